@@ -1,0 +1,1 @@
+# analyses — fragment (to be written)

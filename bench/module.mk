@@ -1,0 +1,1 @@
+# bench — fragment (to be written)

@@ -1,0 +1,1 @@
+# feedback — fragment (to be written)

@@ -1,0 +1,1 @@
+# libprof — fragment (to be written)

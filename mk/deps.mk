@@ -1,0 +1,1 @@
+# mk — fragment (to be written)

@@ -1,0 +1,1 @@
+# tests/bad — fragment (to be written)

@@ -1,0 +1,13 @@
+# tests — `make check` runs every suite. Each suite has its own fragment that
+# defines a target check-<suite> and appends it to CHECKS.
+CHECKS :=
+include tests/unit/unit.mk
+include tests/bad/bad.mk
+include tests/e2e/e2e.mk
+include tests/xcheck/xcheck.mk
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@fail=0; for c in $(CHECKS); do \
+	  echo "== $$c"; $(MAKE) --no-print-directory $$c || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "check: all suites passed"; else echo "check: FAILED"; exit 1; fi

@@ -1,0 +1,1 @@
+# tests/unit — fragment (to be written)

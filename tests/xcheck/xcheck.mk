@@ -1,0 +1,1 @@
+# tests/xcheck — fragment (to be written)

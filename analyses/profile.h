@@ -52,7 +52,7 @@ struct dpa_header {
 	char *clock;            /* "calls" or "calls+loops" */
 	uint64_t timer_hz, cpu_ns, ticks, ticks_outside;
 	double ns_per_tick;
-	uint64_t calls, cscs, allocs, bytes, allocs_outside, bytes_outside, lost;
+	uint64_t calls, cscs, allocs, bytes, allocs_outside, bytes_outside, mem_bytes, lost;
 };
 
 struct dpa_module {

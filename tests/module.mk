@@ -5,6 +5,9 @@ include tests/unit/unit.mk
 include tests/bad/bad.mk
 include tests/e2e/e2e.mk
 include tests/xcheck/xcheck.mk
+-include tests/install/install.mk
+-include tests/batch/batch.mk
+-include tests/plugin/plugin.mk
 
 check: deps
 	@$(MAKE) --no-print-directory all

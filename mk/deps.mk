@@ -1,1 +1,16 @@
-# mk — fragment (to be written)
+# mk/deps.mk — `make deps`: install the Debian packages the build needs
+# (mk/deps.sh says which and why). `check` (tests/module.mk), `demo` and
+# `bench` depend on it; `bench` through deps-bench, which also asks for what
+# building bzip2 from source needs. Silent when nothing is missing.
+# Part of deepprof's build. MIT licence.
+
+.PHONY: deps-bench
+
+deps:
+	@sh mk/deps.sh
+
+deps-bench:
+	@sh mk/deps.sh --bench
+
+bench: deps-bench
+demo: deps

@@ -1,0 +1,84 @@
+#!/bin/sh
+# deps.sh — make sure the Debian packages deepprof needs are installed.
+# Quiet and fast when nothing is missing; as root, installs only what is
+# missing; otherwise prints the apt-get command to run and fails.
+# Part of deepprof's build (mk/). MIT licence.
+#
+# usage: mk/deps.sh [--bench] [--list]
+#   --bench   also require what `make bench` needs (building bzip2 from source)
+#   --list    print the required package names, one a line, and exit
+# environment:
+#   DEEPPROF_EXTRA_DEPS  more package names to require (space separated);
+#                        tests use it to pretend a package is missing
+#   DEEPPROF_APT_GET     the apt-get to run (default apt-get); tests stub it
+#   DEEPPROF_DEPS_UID    the user id to act as (default: id -u); tests use it
+#                        to take the not-root path
+set -eu
+
+# ---- the packages -----------------------------------------------------------
+# build: compiler, make and pkg-config; g++ builds the GCC plugins.
+# libraries: msgpack-c and zlib (libprof's writer, analyses' reader), jansson
+# (JSON), elfutils (symbols), libunwind, CUnit (unit tests).
+# tools: valgrind (memory checks, cross-checks), python3 + jsonschema (schema
+# tests), dpkg-dev (apt-get source in benchmarks and cross-checks).
+core="gcc g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
+zlib1g-dev libunwind-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
+python3-jsonschema dpkg-dev"
+# bench: apt-get source bzip2 unpacks a .tar.gz plus a quilt .debian.tar.bz2
+# (bzip2, xz-utils, patch); bzip2's own Makefile needs only gcc and make.
+bench="bzip2 xz-utils patch"
+
+want=$core
+list=0
+for arg in "$@"; do
+	case $arg in
+	--bench) want="$want $bench" ;;
+	--list) list=1 ;;
+	*) echo "deepprof: mk/deps.sh: unknown option '$arg' (usage: mk/deps.sh [--bench] [--list])" >&2
+	   exit 2 ;;
+	esac
+done
+want="$want ${DEEPPROF_EXTRA_DEPS:-}"
+# one a line, no duplicates
+want=$(printf '%s\n' $want | awk 'NF && !seen[$0]++')
+
+if [ $list = 1 ]; then
+	printf '%s\n' "$want"
+	exit 0
+fi
+
+# ---- which are missing ------------------------------------------------------
+# One dpkg-query for all: it prints a line for each package it knows (even
+# removed ones, with a status other than "install ok installed") and stays
+# silent, apart from stderr, about names it has never heard of.
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' $want 2>/dev/null |
+	awk '$2 == "install" && $3 == "ok" && $4 == "installed" { print $1 }') || true
+missing=
+for p in $want; do
+	case " $(echo $installed) " in
+	*" $p "*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+missing=${missing# }
+[ -n "$missing" ] || exit 0
+
+# ---- install them, or say how -----------------------------------------------
+uid=${DEEPPROF_DEPS_UID:-$(id -u)}
+if [ "$uid" != 0 ]; then
+	echo "deepprof: missing Debian packages: $missing — run: sudo apt-get install $missing" >&2
+	exit 1
+fi
+
+apt=${DEEPPROF_APT_GET:-apt-get}
+echo "deepprof: installing missing Debian packages: $missing"
+export DEBIAN_FRONTEND=noninteractive
+if ! $apt update -q </dev/null; then
+	echo "deepprof: apt-get update failed; cannot install: $missing" >&2
+	exit 1
+fi
+# word splitting of $missing is wanted: one argument per package
+if ! $apt install -y -q --no-install-recommends $missing </dev/null; then
+	echo "deepprof: apt-get install failed for: $missing" >&2
+	exit 1
+fi

@@ -1,0 +1,352 @@
+/*
+ * write_profile.c — serialise a struct dpa_profile as Deep.data v1
+ * (schemas/deep-data.md) through msgpack-c's packer, with zlib's crc32 for
+ * the END record, into a temporary file renamed into place when complete.
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include "write_profile.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+#include <zlib.h>
+
+/* Record kind tags (schemas/deep-data.md). */
+enum {
+	TAG_MODULE = 1, TAG_PS = 2, TAG_CSS = 3, TAG_PD = 5, TAG_CSD = 6,
+	TAG_THREAD = 7, TAG_END = 9
+};
+
+/* The sink every packed byte goes through: the file, and the running CRC. */
+struct sink {
+	FILE *f;
+	uLong crc;
+	int failed;             /* an fwrite failed; errno saved in err_no */
+	int err_no;
+};
+
+/* --- private prototypes --- */
+static int sink_write(void *data, const char *buf, size_t len);
+static int werror(struct dpa_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void pack_cstr(msgpack_packer *pk, const char *s);
+static void pack_key(msgpack_packer *pk, const char *k);
+static int pack_hex_bin(msgpack_packer *pk, const char *hex);
+static int pack_header(msgpack_packer *pk, const struct dpa_header *h);
+static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
+			const char *path, struct dpa_error *err);
+
+static int werror(struct dpa_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int sink_write(void *data, const char *buf, size_t len)
+{
+	struct sink *s = data;
+
+	if (s->failed)
+		return -1;
+	s->crc = crc32(s->crc, (const Bytef *)buf, (uInt)len);
+	if (len && fwrite(buf, 1, len, s->f) != len) {
+		s->failed = 1;
+		s->err_no = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* ================================================================
+ * Packing
+ * ================================================================ */
+
+/* A str, or nil for NULL. */
+static void pack_cstr(msgpack_packer *pk, const char *s)
+{
+	size_t n;
+
+	if (!s) {
+		msgpack_pack_nil(pk);
+		return;
+	}
+	n = strlen(s);
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s, n);
+}
+
+static void pack_key(msgpack_packer *pk, const char *k)
+{
+	pack_cstr(pk, k);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A build id, held in memory as hex, goes to the file as bin (or nil). */
+static int pack_hex_bin(msgpack_packer *pk, const char *hex)
+{
+	size_t n, i;
+	unsigned char buf[256];
+
+	if (!hex) {
+		msgpack_pack_nil(pk);
+		return 0;
+	}
+	n = strlen(hex);
+	if (n % 2 || n / 2 > sizeof(buf))
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		int hi = hexval((unsigned char)hex[2 * i]);
+		int lo = hexval((unsigned char)hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		buf[i] = (unsigned char)(hi << 4 | lo);
+	}
+	msgpack_pack_bin(pk, n / 2);
+	msgpack_pack_bin_body(pk, buf, n / 2);
+	return 0;
+}
+
+#define KV_U64(name, val) do { pack_key(pk, name); msgpack_pack_uint64(pk, (val)); } while (0)
+
+static int pack_header(msgpack_packer *pk, const struct dpa_header *h)
+{
+	uint32_t i;
+
+	msgpack_pack_map(pk, 26);
+	pack_key(pk, "magic");
+	pack_cstr(pk, "deepprof");
+	KV_U64("version", 1);
+	KV_U64("min_version", 1);
+	pack_key(pk, "program");
+	pack_cstr(pk, h->program ? h->program : "");
+	pack_key(pk, "argv");
+	msgpack_pack_array(pk, h->argc);
+	for (i = 0; i < h->argc; i++)
+		pack_cstr(pk, h->argv[i] ? h->argv[i] : "");
+	KV_U64("pid", h->pid);
+	KV_U64("ppid", h->ppid);
+	KV_U64("fork_of", h->fork_of);
+	pack_key(pk, "final");
+	if (h->final)
+		msgpack_pack_true(pk);
+	else
+		msgpack_pack_false(pk);
+	KV_U64("start_ns", h->start_ns);
+	KV_U64("wall_ns", h->wall_ns);
+	pack_key(pk, "clock");
+	pack_cstr(pk, h->clock ? h->clock : "calls");
+	KV_U64("timer_hz", h->timer_hz);
+	KV_U64("cpu_ns", h->cpu_ns);
+	KV_U64("ticks", h->ticks);
+	KV_U64("ticks_outside", h->ticks_outside);
+	pack_key(pk, "ns_per_tick");
+	msgpack_pack_double(pk, h->ns_per_tick);
+	KV_U64("calls", h->calls);
+	KV_U64("cscs", h->cscs);
+	KV_U64("allocs", h->allocs);
+	KV_U64("bytes", h->bytes);
+	KV_U64("allocs_outside", h->allocs_outside);
+	KV_U64("bytes_outside", h->bytes_outside);
+	KV_U64("mem_bytes", h->mem_bytes);
+	KV_U64("lost", h->lost);
+	/* 25 keys so far; the 26th: which tool wrote the file (informative,
+	 * readers ignore unknown keys). */
+	pack_key(pk, "writer");
+	pack_cstr(pk, "deepprof analyses");
+	return 0;
+}
+
+static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
+			const char *path, struct dpa_error *err)
+{
+	uint32_t i;
+	int k;
+
+	for (i = 1; i <= p->n_module; i++) {
+		const struct dpa_module *m = &p->module[i];
+		msgpack_pack_array(pk, 6);
+		msgpack_pack_uint32(pk, TAG_MODULE);
+		msgpack_pack_uint32(pk, i);
+		pack_cstr(pk, m->path ? m->path : "");
+		msgpack_pack_uint64(pk, m->base);
+		msgpack_pack_uint64(pk, m->size);
+		if (pack_hex_bin(pk, m->build_id) < 0)
+			return werror(err, "%s: module %u: build id is not hex: %s",
+				      path, i, m->build_id);
+	}
+	for (i = 1; i <= p->n_ps; i++) {
+		const struct dpa_ps *s = &p->ps[i];
+		msgpack_pack_array(pk, 7);
+		msgpack_pack_uint32(pk, TAG_PS);
+		msgpack_pack_uint32(pk, i);
+		msgpack_pack_uint32(pk, s->module);
+		msgpack_pack_uint64(pk, s->offset);
+		pack_cstr(pk, s->name);
+		pack_cstr(pk, s->file);
+		msgpack_pack_uint32(pk, s->line);
+	}
+	for (i = 1; i <= p->n_css; i++) {
+		const struct dpa_css *c = &p->css[i];
+		msgpack_pack_array(pk, 10);
+		msgpack_pack_uint32(pk, TAG_CSS);
+		msgpack_pack_uint32(pk, i);
+		msgpack_pack_uint32(pk, c->caller_ps);
+		msgpack_pack_uint32(pk, c->module);
+		msgpack_pack_uint64(pk, c->offset);
+		msgpack_pack_uint32(pk, c->kind);
+		msgpack_pack_uint32(pk, c->callee_ps);
+		pack_cstr(pk, c->file);
+		msgpack_pack_uint32(pk, c->line);
+		msgpack_pack_uint32(pk, c->col);
+	}
+	for (i = 1; i <= p->n_pd; i++) {
+		msgpack_pack_array(pk, 3);
+		msgpack_pack_uint32(pk, TAG_PD);
+		msgpack_pack_uint32(pk, i);
+		msgpack_pack_uint32(pk, p->pd[i].ps);
+	}
+	for (i = 1; i <= p->n_csd; i++) {
+		const struct dpa_csd *d = &p->csd[i];
+		msgpack_pack_array(pk, 5 + DPA_NMEASURES);
+		msgpack_pack_uint32(pk, TAG_CSD);
+		msgpack_pack_uint32(pk, i);
+		msgpack_pack_uint32(pk, d->css);
+		msgpack_pack_uint32(pk, d->caller_pd);
+		msgpack_pack_uint32(pk, d->callee_pd);
+		for (k = 0; k < DPA_NMEASURES; k++)
+			msgpack_pack_uint64(pk, d->m[k]);
+	}
+	for (i = 1; i <= p->n_thread; i++) {
+		const struct dpa_thread *t = &p->thread[i];
+		msgpack_pack_array(pk, 10);
+		msgpack_pack_uint32(pk, TAG_THREAD);
+		msgpack_pack_uint32(pk, i);
+		msgpack_pack_uint64(pk, t->tid);
+		msgpack_pack_uint32(pk, t->root_pd);
+		msgpack_pack_uint64(pk, t->cpu_ns);
+		msgpack_pack_uint64(pk, t->ticks);
+		msgpack_pack_uint64(pk, t->ticks_outside);
+		msgpack_pack_uint64(pk, t->allocs_outside);
+		msgpack_pack_uint64(pk, t->bytes_outside);
+		if (t->exited)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+	}
+	return 0;
+}
+
+/* ================================================================
+ * The atomic file write
+ * ================================================================ */
+
+int dpa_profile_write(const struct dpa_profile *p, const char *path, struct dpa_error *err)
+{
+	struct sink s = { 0 };
+	msgpack_packer pk;
+	char *tmp = NULL;
+	int fd = -1, ret = -1;
+	mode_t mask;
+	size_t n;
+
+	if (!p || !path || !*path)
+		return werror(err, "%s: no profile or no file name to write", path ? path : "(null)");
+	n = strlen(path);
+	tmp = malloc(n + sizeof(".tmpXXXXXX"));
+	if (!tmp)
+		return werror(err, "%s: out of memory", path);
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		werror(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	/* mkstemp makes the file 0600; give it the mode a plain create would. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0) {
+		werror(err, "%s: cannot set the mode of %s: %s", path, tmp, strerror(errno));
+		close(fd);
+		goto cleanup;
+	}
+	s.f = fdopen(fd, "wb");
+	if (!s.f) {
+		werror(err, "%s: %s", path, strerror(errno));
+		close(fd);
+		goto cleanup;
+	}
+	s.crc = crc32(0L, Z_NULL, 0);
+	msgpack_packer_init(&pk, &s, sink_write);
+
+	pack_header(&pk, &p->hdr);
+	if (pack_records(&pk, p, path, err) < 0)
+		goto cleanup;
+	if (s.failed) {
+		werror(err, "%s: write failed: %s", path, strerror(s.err_no));
+		goto cleanup;
+	}
+	/* END: the counts, and the CRC of everything written before it. */
+	{
+		uLong crc = s.crc;
+		msgpack_pack_array(&pk, 8);
+		msgpack_pack_uint32(&pk, TAG_END);
+		msgpack_pack_uint32(&pk, p->n_module);
+		msgpack_pack_uint32(&pk, p->n_ps);
+		msgpack_pack_uint32(&pk, p->n_css);
+		msgpack_pack_uint32(&pk, p->n_pd);
+		msgpack_pack_uint32(&pk, p->n_csd);
+		msgpack_pack_uint32(&pk, p->n_thread);
+		msgpack_pack_uint32(&pk, (uint32_t)crc);
+	}
+	if (s.failed) {
+		werror(err, "%s: write failed: %s", path, strerror(s.err_no));
+		goto cleanup;
+	}
+	if (fflush(s.f) != 0 || fsync(fileno(s.f)) != 0) {
+		werror(err, "%s: write failed: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (fclose(s.f) != 0) {
+		s.f = NULL;
+		werror(err, "%s: write failed: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	s.f = NULL;
+	if (rename(tmp, path) < 0) {
+		werror(err, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
+		goto cleanup;
+	}
+	ret = 0;
+
+cleanup:
+	if (s.f)
+		fclose(s.f);
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}

@@ -1,1 +1,33 @@
-# tests/xcheck — fragment (to be written)
+# tests/xcheck — fragment: `make check-xcheck`, the callgrind cross-check.
+# bzip2 from Debian's sources (fetched into $(BUILD)/src at test time) is
+# built at -O0 -finstrument-functions with libprof; its caller→callee call
+# counts must equal callgrind's on the same binary and input. Skipped under
+# SAN=1: the sanitizer pass re-runs every suite, and callgrind over a UBSan
+# build would check nothing new. Part of deepprof. MIT licence.
+
+XCHECK_DIR := $(BUILD)/xcheck
+XCHECK_GEN := $(XCHECK_DIR)/gen_text
+# What a program linked with libprof.a needs after it (libprof's fragment may
+# say so in LIBPROF_LIBS; otherwise what libprof is known to use).
+XCHECK_PROF_LIBS = $(if $(LIBPROF_LIBS),$(LIBPROF_LIBS),-lmsgpackc -lz -lpthread -lrt -ldl -lm)
+
+CHECKS += check-xcheck
+.PHONY: check-xcheck
+
+$(XCHECK_GEN): bench/gen_text.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 $(WARN) -o $@ $<
+
+ifeq ($(SAN),1)
+check-xcheck:
+	@echo "xcheck: skipped under SAN=1 (callgrind over a UBSan build would cross-check nothing new; the plain 'make check' runs it)"
+else
+check-xcheck: $(LIB_DIR)/libprof.a $(BIN_DIR)/deepprof $(XCHECK_GEN)
+	@sh bench/fetch-src.sh bzip2 $(BUILD)/src || { echo "xcheck: 0 passed, 1 failed"; exit 2; }
+	@rc=0; \
+	$(PYTHON) tests/xcheck/parser_test.py $(XCHECK_DIR)/parser $(CC) || rc=1; \
+	$(PYTHON) tests/xcheck/xcheck.py --work $(XCHECK_DIR)/bzip2 --src $(BUILD)/src/bzip2 \
+	  --cc $(CC) --libprof $(LIB_DIR)/libprof.a --libs "$(XCHECK_PROF_LIBS)" \
+	  --deepprof $(BIN_DIR)/deepprof --gen $(XCHECK_GEN) || rc=$$?; \
+	exit $$rc
+endif

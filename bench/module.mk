@@ -1,1 +1,19 @@
-# bench — fragment (to be written)
+# bench — fragment: `make bench`, deepprof's overhead against the plain -O2
+# build, empty -finstrument-functions hooks, gprof and callgrind, on fib, an
+# allocation-heavy program, and bzip2 and zlib's minigzip from Debian's
+# sources (fetched into $(BUILD)/src by bench/fetch-src.sh). Not part of
+# `make check`. The table also goes to $(BUILD)/bench/results.txt.
+#   make bench BENCH_ARGS=--quick          one tiny run: checks the machinery
+#   make bench BENCH_ARGS="--only fib,bzip2 --runs 3"
+# Part of deepprof. MIT licence.
+
+BENCH_ARGS ?=
+# What a program linked with libprof.a needs after it (libprof's fragment may
+# say so in LIBPROF_LIBS; otherwise what libprof is known to use).
+BENCH_PROF_LIBS = $(if $(LIBPROF_LIBS),$(LIBPROF_LIBS),-lmsgpackc -lz -lpthread -lrt -ldl -lm)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) bench/run.py --build $(BUILD) --cc $(CC) --warn "$(WARN)" \
+	  --libprof $(LIB_DIR)/libprof.a --libs "$(BENCH_PROF_LIBS)" \
+	  --deepprof $(BIN_DIR)/deepprof $(BENCH_ARGS)

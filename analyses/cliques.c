@@ -1,0 +1,389 @@
+/*
+ * cliques.c — strongly connected components of the pd graph (Pearce's
+ * space-efficient variant of Tarjan's algorithm, with an explicit stack),
+ * then each clique's members and entry csds.
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cliques.h"
+
+/* --- private prototypes ------------------------------------------------ */
+
+static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
+		     struct dpa_error *err);
+static int group_members(struct dpa_cliques *cl, struct dpa_error *err,
+			 const struct dpa_profile *p);
+static int find_entries(struct dpa_cliques *cl, const struct dpa_profile *p,
+			struct dpa_error *err);
+
+/* ===================================================================== */
+
+static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err)
+		return -1;
+	n = snprintf(err->msg, sizeof(err->msg), "%s: ", p && p->path ? p->path : "profile");
+	if (n < 0 || (size_t)n >= sizeof(err->msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A growable array of `size`-byte elements; returns 0 or -1 (out of memory). */
+static int grow(void **a, uint32_t *cap, uint32_t need, size_t size)
+{
+	uint64_t ncap;
+	void *na;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? (uint64_t)*cap * 2 : 256;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > UINT32_MAX)
+		ncap = UINT32_MAX;
+	if (ncap < need)
+		return -1;
+	na = realloc(*a, ncap * size);
+	if (!na)
+		return -1;
+	*a = na;
+	*cap = (uint32_t)ncap;
+	return 0;
+}
+
+/* ===================================================================== */
+/* { ==== strongly connected components ==== */
+
+/*
+ * One frame of the depth-first search: the pd and the position of the next
+ * out csd to look at. The top bit of `pos` is Pearce's "root" flag (v is the
+ * root of its component unless some edge leads to an earlier index); a pd
+ * has fewer than 2^31 out csds since csd ids are below 2^31.
+ */
+struct frame {
+	uint32_t v;
+	uint32_t pos;
+};
+#define NOT_ROOT 0x80000000u
+
+/*
+ * Pearce, "A space-efficient algorithm for finding strongly connected
+ * components" (IPL 2016), PEA_FIND_SCC2 made iterative. rindex[v] is 0 while
+ * v is unvisited, then its (reused) visiting index while v is on the search
+ * or component stack, then its component's number, counted down from
+ * C0 = UINT32_MAX - 1. Live indices stay below n_pd + 1 < C0 - n_pd, so a
+ * finished pd never looks earlier than a live one. Components finish in
+ * reverse topological order; they are renumbered 1..n at the end, the last
+ * finished first, in place: rindex becomes pd_clique.
+ */
+static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
+		     struct dpa_error *err)
+{
+	const uint32_t C0 = UINT32_MAX - 1;
+	uint32_t n = p->n_pd;
+	uint32_t *rindex, index = 1, c = C0;
+	struct frame *fs = NULL;
+	uint32_t nfs = 0, capfs = 0;
+	uint32_t *ss = NULL, nss = 0, capss = 0;
+	uint32_t start_i = 0;   /* which start point comes next: roots, then all pds */
+
+	rindex = calloc((size_t)n + 1, sizeof(*rindex));
+	if (!rindex)
+		return fail(err, p, "out of memory finding cliques of %u pds", n);
+
+	for (;;) {
+		uint32_t s = 0;
+
+		/* Next start: thread roots last-to-first (so thread 1's
+		 * cliques finish last and get the smallest ids), then any pd
+		 * no root reached, highest id first. */
+		while (start_i < p->n_thread + n && !s) {
+			uint32_t cand;
+
+			if (start_i < p->n_thread)
+				cand = p->thread[p->n_thread - start_i].root_pd;
+			else
+				cand = n - (start_i - p->n_thread);
+			start_i++;
+			if (cand >= 1 && cand <= n && rindex[cand] == 0)
+				s = cand;
+		}
+		if (!s)
+			break;
+
+		if (grow((void **)&fs, &capfs, 1, sizeof(*fs)))
+			goto oom;
+		rindex[s] = index++;
+		fs[0].v = s;
+		fs[0].pos = 0;
+		nfs = 1;
+		while (nfs) {
+			struct frame *f = &fs[nfs - 1];
+			uint32_t v = f->v, pos = f->pos & ~NOT_ROOT;
+			const struct dpa_pd *pd = &p->pd[v];
+
+			if (pos < pd->out_n) {
+				uint32_t w = p->csd[p->out_csd[pd->out_first + pos]].callee_pd;
+
+				if (rindex[w] == 0) {
+					/* descend; the edge is looked at
+					 * again (below) when w is done */
+					if (grow((void **)&fs, &capfs, nfs + 1, sizeof(*fs)))
+						goto oom;
+					rindex[w] = index++;
+					fs[nfs].v = w;
+					fs[nfs].pos = 0;
+					nfs++;
+					continue;
+				}
+				if (rindex[w] < rindex[v]) {
+					rindex[v] = rindex[w];
+					f->pos |= NOT_ROOT;
+				}
+				f->pos++;
+				continue;
+			}
+			/* v is done */
+			if (!(f->pos & NOT_ROOT)) {
+				index--;
+				while (nss && rindex[v] <= rindex[ss[nss - 1]]) {
+					rindex[ss[--nss]] = c;
+					index--;
+				}
+				rindex[v] = c--;
+			} else {
+				if (grow((void **)&ss, &capss, nss + 1, sizeof(*ss)))
+					goto oom;
+				ss[nss++] = v;
+			}
+			nfs--;
+		}
+	}
+	free(fs);
+	free(ss);
+
+	/* renumber: component C0 - k (k-th to finish, from 0) becomes n_c - k */
+	cl->n = C0 - c;
+	{
+		uint32_t shift = C0 - cl->n;    /* id = rindex - shift */
+
+		for (uint32_t v = 1; v <= n; v++)
+			rindex[v] -= shift;
+	}
+	cl->pd_clique = rindex;
+	cl->n_pd = n;
+	cl->bytes += ((size_t)n + 1) * sizeof(*rindex);
+	return 0;
+oom:
+	free(fs);
+	free(ss);
+	free(rindex);
+	return fail(err, p, "out of memory finding cliques of %u pds", n);
+}
+
+/* } ==== */
+
+/* Counting sort of the pds by clique: first[] and member[]. */
+static int group_members(struct dpa_cliques *cl, struct dpa_error *err,
+			 const struct dpa_profile *p)
+{
+	uint32_t n = cl->n;
+
+	cl->first = calloc((size_t)n + 2, sizeof(*cl->first));
+	cl->member = malloc(((size_t)cl->n_pd + 1) * sizeof(*cl->member));
+	if (!cl->first || !cl->member)
+		return fail(err, p, "out of memory grouping %u cliques", n);
+	cl->bytes += ((size_t)n + 2 + cl->n_pd + 1) * sizeof(uint32_t);
+	/* first[c+1] counts c's members, then prefix sums make first[c] its start */
+	for (uint32_t v = 1; v <= cl->n_pd; v++)
+		cl->first[cl->pd_clique[v] + 1]++;
+	for (uint32_t c = 1; c <= n + 1; c++)
+		cl->first[c] += cl->first[c - 1];
+	/* fill using first[c] as the cursor, then shift back */
+	for (uint32_t v = 1; v <= cl->n_pd; v++)
+		cl->member[cl->first[cl->pd_clique[v]]++] = v;
+	for (uint32_t c = n + 1; c >= 1; c--)
+		cl->first[c] = cl->first[c - 1];
+	cl->first[0] = 0;
+	cl->first[1] = 0;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Each clique's entry csds: a single one inline in entry[], more in multi[]. */
+static int find_entries(struct dpa_cliques *cl, const struct dpa_profile *p,
+			struct dpa_error *err)
+{
+	uint32_t capm = 0, capmc = 0, nmc = 0;
+
+	cl->entry = calloc((size_t)cl->n + 1, sizeof(*cl->entry));
+	if (!cl->entry)
+		return fail(err, p, "out of memory listing clique entries");
+	cl->bytes += ((size_t)cl->n + 1) * sizeof(*cl->entry);
+	for (uint32_t c = 1; c <= cl->n; c++) {
+		uint32_t start = nmc, nm, primary = 0;
+		const uint32_t *mem = dpa_clique_members(cl, c, &nm);
+
+		for (uint32_t i = 0; i < nm; i++) {
+			const struct dpa_pd *pd = &p->pd[mem[i]];
+
+			for (uint32_t j = 0; j < pd->in_n; j++) {
+				uint32_t e = p->in_csd[pd->in_first + j];
+
+				if (cl->pd_clique[p->csd[e].caller_pd] == c)
+					continue;
+				if (grow((void **)&cl->multi_csd, &capmc, nmc + 1, sizeof(uint32_t)))
+					goto oom;
+				cl->multi_csd[nmc++] = e;
+			}
+		}
+		if (nmc - start == 0)
+			continue;
+		if (nmc - start == 1) {
+			cl->entry[c] = cl->multi_csd[start];
+			nmc = start;
+			continue;
+		}
+		qsort(cl->multi_csd + start, nmc - start, sizeof(uint32_t), cmp_u32);
+		for (uint32_t k = start; k < nmc; k++) {
+			uint32_t e = cl->multi_csd[k];
+
+			/* ascending ids: strictly more calls wins, so ties keep the lowest */
+			if (!primary || p->csd[e].m[DPA_CALLS] > p->csd[primary].m[DPA_CALLS])
+				primary = e;
+		}
+		if (grow((void **)&cl->multi, &capm, cl->n_multi + 1, sizeof(*cl->multi)))
+			goto oom;
+		cl->multi[cl->n_multi] = (struct dpa_clique_multi){
+			.clique = c, .first = start, .n = nmc - start, .primary = primary };
+		cl->entry[c] = DPA_CLIQUE_MULTI | cl->n_multi;
+		cl->n_multi++;
+	}
+	cl->bytes += (size_t)capmc * sizeof(uint32_t) + (size_t)capm * sizeof(*cl->multi);
+	return 0;
+oom:
+	return fail(err, p, "out of memory listing clique entries");
+}
+
+int dpa_cliques_init(struct dpa_cliques *cl, const struct dpa_profile *p,
+		     struct dpa_error *err)
+{
+	memset(cl, 0, sizeof(*cl));
+	/* ids and the NOT_ROOT / DPA_CLIQUE_MULTI bits need n < 2^31 */
+	if (p->n_pd >= 0x7fffffffu || p->n_csd >= 0x7fffffffu)
+		return fail(err, p, "too many nodes for clique analysis (%u pds, %u csds)",
+			    p->n_pd, p->n_csd);
+	if (find_sccs(cl, p, err) || group_members(cl, err, p) || find_entries(cl, p, err)) {
+		dpa_cliques_release(cl);
+		return -1;
+	}
+	return 0;
+}
+
+void dpa_cliques_release(struct dpa_cliques *cl)
+{
+	if (!cl)
+		return;
+	free(cl->pd_clique);
+	free(cl->first);
+	free(cl->member);
+	free(cl->entry);
+	free(cl->multi);
+	free(cl->multi_csd);
+	memset(cl, 0, sizeof(*cl));
+}
+
+/* ===================================================================== */
+
+const uint32_t *dpa_clique_entries(const struct dpa_cliques *cl, uint32_t c, uint32_t *n)
+{
+	uint32_t e = cl->entry[c];
+
+	if (!e) {
+		*n = 0;
+		return NULL;
+	}
+	if (!(e & DPA_CLIQUE_MULTI)) {
+		*n = 1;
+		return &cl->entry[c];
+	}
+	*n = cl->multi[e & ~DPA_CLIQUE_MULTI].n;
+	return cl->multi_csd + cl->multi[e & ~DPA_CLIQUE_MULTI].first;
+}
+
+uint32_t dpa_clique_primary_entry(const struct dpa_cliques *cl, uint32_t c)
+{
+	uint32_t e = cl->entry[c];
+
+	if (e & DPA_CLIQUE_MULTI)
+		return cl->multi[e & ~DPA_CLIQUE_MULTI].primary;
+	return e;
+}
+
+uint32_t dpa_clique_parent(const struct dpa_cliques *cl, const struct dpa_profile *p,
+			   uint32_t c)
+{
+	uint32_t e = dpa_clique_primary_entry(cl, c);
+
+	return e ? cl->pd_clique[p->csd[e].caller_pd] : 0;
+}
+
+uint32_t dpa_clique_parents(const struct dpa_cliques *cl, const struct dpa_profile *p,
+			    uint32_t c, uint32_t *buf, uint32_t cap)
+{
+	uint32_t n, count = 0;
+	const uint32_t *es = dpa_clique_entries(cl, c, &n);
+
+	/* Parents come out ascending and distinct: each pass takes the
+	 * smallest parent above the previous one. Entries are few (usually
+	 * one), so the quadratic worst case does not matter in practice. */
+	for (uint32_t last = 0;;) {
+		uint32_t best = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t pc = cl->pd_clique[p->csd[es[i]].caller_pd];
+
+			if (pc > last && (!best || pc < best))
+				best = pc;
+		}
+		if (!best)
+			break;
+		if (count < cap)
+			buf[count] = best;
+		count++;
+		last = best;
+	}
+	return count;
+}
+
+bool dpa_clique_recursive(const struct dpa_cliques *cl, const struct dpa_profile *p,
+			  uint32_t c)
+{
+	uint32_t nm;
+	const uint32_t *mem = dpa_clique_members(cl, c, &nm);
+
+	if (nm > 1)
+		return true;
+	for (uint32_t j = 0; j < p->pd[mem[0]].out_n; j++)
+		if (p->csd[p->out_csd[p->pd[mem[0]].out_first + j]].callee_pd == mem[0])
+			return true;
+	return false;
+}

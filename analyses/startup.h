@@ -1,0 +1,132 @@
+/*
+ * startup.h — the "deep" structure: a profile with its cliques and the
+ * inherited (own + descendants) costs of every csd, pd, clique, ps and css,
+ * computed once after reading (Mercury's startup.m).
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#ifndef DPA_STARTUP_H
+#define DPA_STARTUP_H
+
+#include "profile.h"
+#include "cliques.h"
+
+/*
+ * Words. A node's *own* cost is what was measured while its code ran; its
+ * *desc* (descendants') cost is what its callees cost; its *total* is own +
+ * desc. The issue's "inherited cost" is the total. All are exact integers.
+ *
+ *  csd   own: the file's measures. An internal csd (caller and callee in the
+ *        same clique) has total = own: costs never flow along a call inside a
+ *        clique. An entry csd x (callee in another clique D) has total =
+ *        D's total when x is D's only entry; when D has several entries,
+ *        own(x) + a share of D's total minus all its entries' own costs, in
+ *        proportion to calls (equal shares if no entry made a call),
+ *        rounded down, the primary entry taking the rounding remainder so
+ *        the shares add up exactly.
+ *  pd    own: the sum of its in csds' own costs (the procedure's body in
+ *        this context). desc: the sum of the totals of its out csds into
+ *        other cliques. So for a pd q in its own non-recursive clique
+ *        entered by x alone, total(x) = own(x) + desc(q) = total(q).
+ *  clique own: sum of its members' own; desc: sum of its members' desc;
+ *        total = own + desc = the sum of its members' totals.
+ *  thread total: its root pd's total = the own costs of all its csds.
+ *  ps    own: sum over its pds. total: sum of the totals of its *outermost*
+ *        pds only: a pd of procedure P is left out when a pd of P calls, on
+ *        the chain of primary entry csds from its clique up to the root,
+ *        into one of its ancestor cliques — its cost is then already inside
+ *        that pd's total. (Several pds of P in one clique are all counted:
+ *        their totals do not overlap.)
+ *  css   own: sum over its csds. total: sum of the totals of its csds,
+ *        leaving out those below a csd of the same css on that chain.
+ *
+ * With a consistent profile: each thread's total equals the sum of the own
+ * costs of its csds, and over all threads the header's calls, cscs,
+ * ticks - ticks_outside, allocs - allocs_outside, bytes - bytes_outside.
+ *
+ * Memory: totals are stored per clique (4 bytes per stored measure, values
+ * that need more go to a small overflow table) and per ps and css; csd and
+ * pd totals are derived on demand in O(out degree). A caller short of
+ * memory may store fewer measures (dpa_deep_init_measures): own costs stay
+ * available for all, totals only for those stored.
+ */
+struct dpa_deep_tier {          /* one measure's per-clique totals */
+	uint32_t *lo;           /* [n+1]; UINT32_MAX: look in the overflow table */
+	uint32_t n_over, cap_over;
+	uint32_t *over_id;      /* clique ids, descending */
+	uint64_t *over_val;
+};
+
+struct dpa_deep {
+	struct dpa_profile *p;  /* not owned: must outlive *d, unchanged */
+	struct dpa_cliques cl;
+	unsigned measures;      /* bit (1u << m) set: totals of measure m are stored */
+	int8_t slot[DPA_NMEASURES];     /* m's index in the arrays below, or -1 */
+	uint8_t n_slots;
+	struct dpa_deep_tier *tier;     /* [n_slots] */
+	/* per multi-entry clique i (cl.multi[i]): total calls of its entries
+	 * (0: equal shares), and per slot the rest to share and the primary's share */
+	uint64_t *multi_w;      /* [n_multi] */
+	uint64_t *multi_rest;   /* [n_multi * n_slots] */
+	uint64_t *multi_prim;   /* [n_multi * n_slots] */
+	uint64_t *ps_own, *css_own;     /* [(n+1) * DPA_NMEASURES] */
+	uint64_t *ps_total, *css_total; /* [(n+1) * n_slots] */
+	size_t bytes;           /* memory *d holds, cliques included */
+};
+
+#define DPA_ALL_MEASURES ((1u << DPA_NMEASURES) - 1)
+
+/*
+ * Find the cliques of *p and compute every total, for all measures. *p is
+ * borrowed: it must outlive *d and not change. Returns 0, or -1 with *err set
+ * (out of memory, a cost that overflows 64 bits); on failure *d holds nothing
+ * to release. Linear time; no recursion.
+ */
+int dpa_deep_init(struct dpa_deep *d, struct dpa_profile *p, struct dpa_error *err);
+
+/* The same, storing totals only for the measures in `mask` (bits 1u << m). */
+int dpa_deep_init_measures(struct dpa_deep *d, struct dpa_profile *p, unsigned mask,
+			   struct dpa_error *err);
+
+/* Free what *d owns (not the profile); *d is then zeroed. Zeroed: no-op. */
+void dpa_deep_release(struct dpa_deep *d);
+
+static inline bool dpa_deep_stored(const struct dpa_deep *d, enum dpa_measure m)
+{
+	return d->slot[m] >= 0;
+}
+
+/*
+ * Accessors. Ids must be in range. Totals and descs of a measure that is not
+ * stored are 0. pd, clique and csd accessors cost O(out degree) (pd),
+ * O(members' degrees) (clique own/desc) and O(1) (csd, clique total).
+ */
+uint64_t dpa_deep_csd_total(const struct dpa_deep *d, uint32_t csd, enum dpa_measure m);
+uint64_t dpa_deep_csd_desc(const struct dpa_deep *d, uint32_t csd, enum dpa_measure m);
+
+uint64_t dpa_deep_pd_own(const struct dpa_deep *d, uint32_t pd, enum dpa_measure m);
+uint64_t dpa_deep_pd_desc(const struct dpa_deep *d, uint32_t pd, enum dpa_measure m);
+uint64_t dpa_deep_pd_total(const struct dpa_deep *d, uint32_t pd, enum dpa_measure m);
+
+uint64_t dpa_deep_clique_own(const struct dpa_deep *d, uint32_t c, enum dpa_measure m);
+uint64_t dpa_deep_clique_total(const struct dpa_deep *d, uint32_t c, enum dpa_measure m);
+
+uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum dpa_measure m);
+
+static inline uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
+{
+	return d->ps_own[(size_t)ps * DPA_NMEASURES + m];
+}
+static inline uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
+{
+	return d->css_own[(size_t)css * DPA_NMEASURES + m];
+}
+static inline uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
+{
+	return d->slot[m] < 0 ? 0 : d->ps_total[(size_t)ps * d->n_slots + d->slot[m]];
+}
+static inline uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
+{
+	return d->slot[m] < 0 ? 0 : d->css_total[(size_t)css * d->n_slots + d->slot[m]];
+}
+
+#endif

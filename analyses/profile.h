@@ -19,6 +19,10 @@ struct dpa_error {
 	char msg[512];
 };
 
+/* The Deep.data format version this reader understands (schemas/deep-data.md):
+ * a file whose version or min_version is larger is rejected. */
+#define DPA_FORMAT_VERSION 1
+
 /* The measures every csd carries, in Deep.data's CSD record order. */
 enum dpa_measure {
 	DPA_CALLS,
@@ -136,5 +140,13 @@ void dpa_profile_release(struct dpa_profile *p);
 const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps);
 const char *dpa_measure_name(enum dpa_measure m);   /* "calls", "exits", "nonlocal_exits", ... */
 const char *dpa_css_kind_name(enum dpa_css_kind k); /* "dynamic", "normal", ... */
+
+/* "0x1139 in prog" (offset, module file's basename; just "0x1139" for module 0
+ * or out of range): the display name of an unresolved address. The string is
+ * interned in *p and lives until dpa_profile_release(). Never NULL. */
+const char *dpa_addr_name(const struct dpa_profile *p, uint32_t module, uint64_t offset);
+
+/* The part of `path` after its last '/' ("?" for NULL). Points into path. */
+const char *dpa_basename(const char *path);
 
 #endif

@@ -1,1 +1,17 @@
-# feedback — fragment (to be written)
+# feedback — fragment: the command-line tool $(BIN_DIR)/deepprof, built from
+# every feedback/*.c (main.c holds the subcommand table) over libdpa.a.
+# Part of deepprof. MIT licence.
+
+DP_CLI_SRCS := $(wildcard feedback/*.c)
+DP_CLI_OBJS := $(patsubst feedback/%.c,$(OBJ_DIR)/feedback/%.o,$(DP_CLI_SRCS))
+DP_CLI      := $(BIN_DIR)/deepprof
+
+all: $(DP_CLI)
+
+$(OBJ_DIR)/feedback/%.o: feedback/%.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_CFLAGS) -Ianalyses -Ifeedback -c -o $@ $<
+
+$(DP_CLI): $(DP_CLI_OBJS) $(DPA_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_LDFLAGS) -o $@ $(DP_CLI_OBJS) $(DPA_LIBS)

@@ -1,0 +1,1005 @@
+/*
+ * read_profile.c — dpa_profile_read(): stream a Deep.data file through
+ * msgpack-c's unpacker in chunks, validate every invariant of
+ * schemas/deep-data.md as records arrive, and build struct dpa_profile
+ * (arrays by id, the CSR call lists, each pd's thread).
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+#include <zlib.h>
+
+#include "profile.h"
+#include "strtab.h"
+
+/* ---- private types ---- */
+
+#define CHUNK_SIZE      (1024 * 1024)   /* bytes read per read(2) */
+#define MAX_RECORD_LEN  16              /* longest record array in v1 is 12 */
+#define MAX_HEADER_KEYS 65536
+
+enum {  /* record kind tags (schemas/deep-data.md) */
+	K_MODULE = 1, K_PS = 2, K_CSS = 3, K_PD = 5, K_CSD = 6, K_THREAD = 7, K_END = 9
+};
+
+/*
+ * The reader's state while streaming one file. Offsets are bytes from the
+ * start of the file. Invariant: the unpacker's unconsumed bytes
+ * [u.off, u.used) are the file's bytes [consumed, fed).
+ */
+struct reader {
+	const char *path;
+	struct dpa_error *err;
+	int fd;
+	uint64_t file_size;     /* from fstat; UINT64_MAX when not a regular file */
+	bool eof;
+	msgpack_unpacker u;
+	msgpack_unpacked res;
+	uint64_t fed;           /* bytes read from the file into the unpacker */
+	uint64_t consumed;      /* bytes of complete objects handed out */
+	uint64_t obj_start;     /* offset of the object being looked at */
+	size_t read_size;       /* grows while one object does not fit */
+	uint32_t crc;           /* crc32 of [0, consumed) except END */
+	int stage;              /* order of the last record kind read (0: header) */
+	bool have_header;
+	struct dpa_profile *p;
+	struct dpa_strtab *st;
+	/* capacities of the id-indexed arrays in *p (element 0 included) */
+	size_t cap_module, cap_ps, cap_css, cap_pd, cap_csd, cap_thread;
+};
+
+/* ---- private prototypes ---- */
+
+static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int corrupt(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int truncated(struct reader *r);
+
+/* ---- errors ---- */
+
+/* Write "<path>: <message>" into r->err; returns -1. */
+static int fail(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->err->msg, sizeof(r->err->msg), "%s: ", r->path);
+	if (n < 0 || (size_t)n >= sizeof(r->err->msg))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(r->err->msg + n, sizeof(r->err->msg) - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* "<path>: corrupt: record at byte N: <message>"; returns -1. */
+static int corrupt(struct reader *r, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!r->have_header)
+		return fail(r, "corrupt header: %s", buf);
+	return fail(r, "corrupt: record at byte %" PRIu64 ": %s", r->obj_start, buf);
+}
+
+static int no_memory(struct reader *r)
+{
+	return fail(r, "out of memory");
+}
+
+/* ---- reading bytes ---- */
+
+/*
+ * Read up to r->read_size more bytes into the unpacker. Returns 1 when bytes
+ * were added, 0 at end of file, -1 on error.
+ */
+static int feed(struct reader *r)
+{
+	ssize_t n;
+
+	if (r->eof)
+		return 0;
+	msgpack_unpacked_destroy(&r->res);  /* lets the unpacker move its buffer */
+	msgpack_unpacked_init(&r->res);
+	if (!msgpack_unpacker_reserve_buffer(&r->u, r->read_size))
+		return no_memory(r);
+	do
+		n = read(r->fd, msgpack_unpacker_buffer(&r->u), msgpack_unpacker_buffer_capacity(&r->u));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return fail(r, "read error: %s", strerror(errno));
+	if (n == 0) {
+		r->eof = true;
+		return 0;
+	}
+	msgpack_unpacker_buffer_consumed(&r->u, n);
+	r->fed += n;
+	return 1;
+}
+
+/*
+ * Measure the MessagePack object at buf[0..len) without decoding it, so that
+ * msgpack-c is only ever given complete objects and never asked to allocate
+ * for a container that claims more elements than the file has bytes left
+ * (`left`: bytes of the file from buf on). Returns the object's size, 0 when
+ * more bytes are needed, -1 (with the error set) when it cannot be valid.
+ */
+static int64_t skim(struct reader *r, const unsigned char *buf, size_t len, uint64_t left)
+{
+	uint64_t need = 1;      /* objects still to measure */
+	size_t pos = 0;
+
+	while (need) {
+		uint64_t n = 0, add = 0, skip;
+		unsigned char c;
+
+		if (pos >= len)
+			return 0;
+		c = buf[pos];
+		if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3) {
+			skip = 1;
+		} else if (c <= 0x8f) {
+			skip = 1;
+			add = 2 * (uint64_t)(c & 0x0f);
+		} else if (c <= 0x9f) {
+			skip = 1;
+			add = c & 0x0f;
+		} else if (c <= 0xbf) {
+			skip = 1 + (c & 0x1f);
+		} else {
+			static const unsigned char hdr[0x20] = {
+				/* c0 */ 1, 0, 1, 1, 2, 3, 5, 3, 4, 6, 5, 9, 2, 3, 5, 9,
+				/* d0 */ 2, 3, 5, 9, 3, 4, 6, 10, 18, 2, 3, 5, 3, 5, 3, 5,
+			};
+			unsigned h = hdr[c - 0xc0];
+
+			if (h == 0) {
+				if (r->have_header)
+					return corrupt(r, "invalid MessagePack byte 0x%02x at byte %" PRIu64,
+						       c, r->obj_start + pos);
+				return fail(r, "not a Deep.data file");
+			}
+			if (pos + h > len)
+				return 0;
+			switch (c) {
+			case 0xc4: case 0xc7: case 0xd9:        /* 8-bit length */
+				n = buf[pos + 1];
+				break;
+			case 0xc5: case 0xc8: case 0xda: case 0xdc: case 0xde:  /* 16-bit */
+				n = (uint64_t)buf[pos + 1] << 8 | buf[pos + 2];
+				break;
+			case 0xc6: case 0xc9: case 0xdb: case 0xdd: case 0xdf:  /* 32-bit */
+				n = (uint64_t)buf[pos + 1] << 24 | (uint64_t)buf[pos + 2] << 16 |
+				    (uint64_t)buf[pos + 3] << 8 | buf[pos + 4];
+				break;
+			}
+			skip = h;
+			if (c == 0xdc || c == 0xdd)
+				add = n;
+			else if (c == 0xde || c == 0xdf)
+				add = 2 * n;
+			else if ((c >= 0xc4 && c <= 0xc9) || (c >= 0xd9 && c <= 0xdb))
+				skip += n;      /* bin, ext, str: the payload follows */
+		}
+		if (pos == 0 && r->have_header) {
+			/* a record is a short array: refuse anything else before
+			 * msgpack-c allocates for it */
+			if (c <= 0x8f || c == 0xde || c == 0xdf || (c >= 0xa0 && c <= 0xbf) ||
+			    (c >= 0xc0 && c <= 0xdb) || c >= 0xe0)
+				return corrupt(r, "not a record (an array)");
+			if (add > MAX_RECORD_LEN)
+				return corrupt(r, "record with %" PRIu64 " elements", add);
+		} else if (pos == 0) {
+			if (!((c >= 0x80 && c <= 0x8f) || c == 0xde || c == 0xdf))
+				return fail(r, "not a Deep.data file");
+			if (add > 2 * MAX_HEADER_KEYS)
+				return fail(r, "corrupt header: %" PRIu64 " keys", add / 2);
+		}
+		if (add > left) {
+			/* more elements than bytes left: the file ends before this
+			 * object could (msgpack-c is not asked to allocate for it) */
+			return truncated(r);
+		}
+		need += add;
+		need--;
+		if (skip > len - pos)
+			return 0;       /* a truncated file is reported at its end */
+		pos += skip;
+	}
+	return (int64_t)pos;
+}
+
+/* The error for a file that ends inside the object at r->obj_start. */
+static int truncated(struct reader *r)
+{
+	uint64_t size = r->file_size != UINT64_MAX ? r->file_size : r->fed;
+
+	if (!r->have_header)
+		return fail(r, "truncated: the file ends inside the header, after %" PRIu64 " bytes", size);
+	return fail(r, "truncated: the file ends inside the record at byte %" PRIu64
+		    " (after %" PRIu64 " bytes); no END record", r->obj_start, size);
+}
+
+/*
+ * Make the next complete object available in r->res. Returns 1 when there
+ * is one, 0 at a clean end of file (no byte left), -1 on error (truncated,
+ * corrupt, I/O). r->obj_start is set to the object's offset.
+ */
+static int next_object(struct reader *r)
+{
+	int64_t size;
+	int rc;
+
+	r->read_size = CHUNK_SIZE;
+	for (;;) {
+		size_t avail = r->u.used - r->u.off;
+		uint64_t left = r->file_size == UINT64_MAX ? UINT64_MAX : r->file_size - r->consumed;
+
+		r->obj_start = r->consumed;
+		if (avail) {
+			size = skim(r, (const unsigned char *)r->u.buffer + r->u.off, avail, left);
+			if (size < 0)
+				return -1;
+			if (size > 0)
+				break;
+		}
+		rc = feed(r);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			if (avail == 0)
+				return 0;
+			return truncated(r);
+		}
+		if (avail && r->read_size < (SIZE_MAX >> 2))
+			r->read_size *= 2;      /* one object spans chunks: read more at once */
+	}
+
+	rc = msgpack_unpacker_next(&r->u, &r->res);
+	if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
+		return no_memory(r);
+	if (rc != MSGPACK_UNPACK_SUCCESS) {
+		if (!r->have_header)
+			return fail(r, "not a Deep.data file");
+		return corrupt(r, "invalid MessagePack");
+	}
+	r->consumed += size;
+	return 1;
+}
+
+/* Add the bytes of the object just read to the running crc32. */
+static void crc_object(struct reader *r, uint64_t size)
+{
+	const unsigned char *start = (const unsigned char *)r->u.buffer + r->u.off - size;
+
+	while (size) {
+		uInt n = size > (1u << 30) ? (1u << 30) : (uInt)size;
+
+		r->crc = crc32(r->crc, start, n);
+		start += n;
+		size -= n;
+	}
+}
+
+/* ---- values ---- */
+
+static bool is_uint(const msgpack_object *o)
+{
+	return o->type == MSGPACK_OBJECT_POSITIVE_INTEGER;
+}
+
+/* Intern a MessagePack str; NULL with the error set when it holds a NUL or
+ * memory runs out. */
+static const char *intern_str(struct reader *r, const msgpack_object *o, const char *what)
+{
+	const char *s;
+
+	if (memchr(o->via.str.ptr, '\0', o->via.str.size)) {
+		corrupt(r, "%s contains a NUL byte", what);
+		return NULL;
+	}
+	s = dpa_strtab_intern(r->st, o->via.str.ptr, o->via.str.size);
+	if (!s)
+		no_memory(r);
+	return s;
+}
+
+static const char *intern_hex(struct reader *r, const msgpack_object *o)
+{
+	static const char digits[] = "0123456789abcdef";
+	char small[128], *buf = small;
+	const char *s;
+	size_t n = o->via.bin.size;
+
+	if (2 * n + 1 > sizeof(small) && !(buf = malloc(2 * n + 1))) {
+		no_memory(r);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = o->via.bin.ptr[i];
+
+		buf[2 * i] = digits[b >> 4];
+		buf[2 * i + 1] = digits[b & 15];
+	}
+	s = dpa_strtab_intern(r->st, buf, 2 * n);
+	if (buf != small)
+		free(buf);
+	if (!s)
+		no_memory(r);
+	return s;
+}
+
+/* ---- the header ---- */
+
+enum htype { H_STR, H_UINT, H_U32, H_BOOL, H_FLOAT, H_ARGV };
+
+struct hkey {
+	const char *name;
+	enum htype type;
+	size_t off;             /* in struct dpa_header */
+};
+
+#define HK(n, t, f) { n, t, offsetof(struct dpa_header, f) }
+static const struct hkey header_keys[] = {
+	/* magic, version and min_version are checked first, by hand */
+	HK("program", H_STR, program),
+	HK("argv", H_ARGV, argv),
+	HK("pid", H_UINT, pid),
+	HK("ppid", H_UINT, ppid),
+	HK("fork_of", H_UINT, fork_of),
+	HK("final", H_BOOL, final),
+	HK("start_ns", H_UINT, start_ns),
+	HK("wall_ns", H_UINT, wall_ns),
+	HK("clock", H_STR, clock),
+	HK("timer_hz", H_UINT, timer_hz),
+	HK("cpu_ns", H_UINT, cpu_ns),
+	HK("ticks", H_UINT, ticks),
+	HK("ticks_outside", H_UINT, ticks_outside),
+	HK("ns_per_tick", H_FLOAT, ns_per_tick),
+	HK("calls", H_UINT, calls),
+	HK("cscs", H_UINT, cscs),
+	HK("allocs", H_UINT, allocs),
+	HK("bytes", H_UINT, bytes),
+	HK("allocs_outside", H_UINT, allocs_outside),
+	HK("bytes_outside", H_UINT, bytes_outside),
+	HK("mem_bytes", H_UINT, mem_bytes),
+	HK("lost", H_UINT, lost),
+};
+#define NHEADER_KEYS (sizeof(header_keys) / sizeof(header_keys[0]))
+
+static bool key_is(const msgpack_object *k, const char *name)
+{
+	size_t n = strlen(name);
+
+	return k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, name, n);
+}
+
+/* The value of key `name` in map m, or NULL. */
+static const msgpack_object *map_get(const msgpack_object_map *m, const char *name)
+{
+	for (uint32_t i = 0; i < m->size; i++)
+		if (key_is(&m->ptr[i].key, name))
+			return &m->ptr[i].val;
+	return NULL;
+}
+
+static int header_value(struct reader *r, const struct hkey *hk, const msgpack_object *v)
+{
+	struct dpa_header *h = &r->p->hdr;
+	char *field = (char *)h + hk->off;
+
+	switch (hk->type) {
+	case H_STR:
+		if (v->type != MSGPACK_OBJECT_STR)
+			return corrupt(r, "'%s' is not a string", hk->name);
+		if (!(*(const char **)field = intern_str(r, v, hk->name)))
+			return -1;
+		return 0;
+	case H_UINT:
+		if (!is_uint(v))
+			return corrupt(r, "'%s' is not an unsigned integer", hk->name);
+		*(uint64_t *)field = v->via.u64;
+		return 0;
+	case H_U32:
+		if (!is_uint(v) || v->via.u64 > UINT32_MAX)
+			return corrupt(r, "'%s' is not a 32-bit unsigned integer", hk->name);
+		*(uint32_t *)field = v->via.u64;
+		return 0;
+	case H_BOOL:
+		if (v->type != MSGPACK_OBJECT_BOOLEAN)
+			return corrupt(r, "'%s' is not a boolean", hk->name);
+		*(bool *)field = v->via.boolean;
+		return 0;
+	case H_FLOAT:
+		/* a float64 by the spec; an integer is taken too (a writer's 0) */
+		if (v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32)
+			*(double *)field = v->via.f64;
+		else if (is_uint(v))
+			*(double *)field = (double)v->via.u64;
+		else
+			return corrupt(r, "'%s' is not a number", hk->name);
+		return 0;
+	case H_ARGV:
+		if (v->type != MSGPACK_OBJECT_ARRAY)
+			return corrupt(r, "'argv' is not an array");
+		h->argv = calloc(v->via.array.size + 1, sizeof(char *));
+		if (!h->argv)
+			return no_memory(r);
+		for (uint32_t i = 0; i < v->via.array.size; i++) {
+			const msgpack_object *a = &v->via.array.ptr[i];
+
+			if (a->type != MSGPACK_OBJECT_STR)
+				return corrupt(r, "'argv' element %u is not a string", i);
+			if (!(h->argv[i] = (char *)intern_str(r, a, "argv")))
+				return -1;
+		}
+		h->argc = v->via.array.size;
+		return 0;
+	}
+	return 0;
+}
+
+static int read_header(struct reader *r, const msgpack_object *o)
+{
+	const msgpack_object_map *m;
+	const msgpack_object *magic, *ver, *minver;
+
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return fail(r, "not a Deep.data file");
+	m = &o->via.map;
+	magic = map_get(m, "magic");
+	if (!magic || !key_is(magic, "deepprof"))
+		return fail(r, "not a Deep.data file");
+	if (m->size > MAX_HEADER_KEYS)
+		return corrupt(r, "%u keys", m->size);
+	ver = map_get(m, "version");
+	minver = map_get(m, "min_version");
+	if (!ver)
+		return corrupt(r, "no 'version' key");
+	if (!is_uint(ver))
+		return corrupt(r, "'version' is not an unsigned integer");
+	if (!minver)
+		return corrupt(r, "no 'min_version' key");
+	if (!is_uint(minver))
+		return corrupt(r, "'min_version' is not an unsigned integer");
+	if (ver->via.u64 > DPA_FORMAT_VERSION || minver->via.u64 > DPA_FORMAT_VERSION)
+		return fail(r, "format version %" PRIu64 " is newer than this deepprof (%d)",
+			    ver->via.u64 > minver->via.u64 ? ver->via.u64 : minver->via.u64,
+			    DPA_FORMAT_VERSION);
+	if (ver->via.u64 == 0 || minver->via.u64 == 0 || minver->via.u64 > ver->via.u64)
+		return corrupt(r, "version %" PRIu64 " with min_version %" PRIu64 " is not valid",
+			       ver->via.u64, minver->via.u64);
+	r->p->hdr.version = ver->via.u64;
+	r->p->hdr.min_version = minver->via.u64;
+
+	/* duplicate keys would make the file mean two things */
+	for (uint32_t i = 0; i < m->size; i++) {
+		const msgpack_object *k = &m->ptr[i].key;
+
+		if (k->type != MSGPACK_OBJECT_STR)
+			return corrupt(r, "a key is not a string");
+		if (m->size <= 256)
+			for (uint32_t j = 0; j < i; j++)
+				if (m->ptr[j].key.via.str.size == k->via.str.size &&
+				    !memcmp(m->ptr[j].key.via.str.ptr, k->via.str.ptr, k->via.str.size))
+					return corrupt(r, "key '%.*s' appears twice",
+						       (int)(k->via.str.size > 64 ? 64 : k->via.str.size),
+						       k->via.str.ptr);
+	}
+	for (size_t i = 0; i < NHEADER_KEYS; i++) {
+		const msgpack_object *v = map_get(m, header_keys[i].name);
+
+		if (!v)
+			return corrupt(r, "no '%s' key", header_keys[i].name);
+		if (header_value(r, &header_keys[i], v) < 0)
+			return -1;
+	}
+	r->have_header = true;
+	return 0;
+}
+
+/* ---- records ---- */
+
+/* Grow an id-indexed array so that element `id` exists; new elements zeroed. */
+static int reserve(struct reader *r, void **arr, size_t *cap, size_t elem, uint32_t id)
+{
+	size_t ncap;
+	void *n;
+
+	if (id < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	while (ncap <= id)
+		ncap *= 2;
+	n = realloc(*arr, ncap * elem);
+	if (!n)
+		return no_memory(r);
+	memset((char *)n + *cap * elem, 0, (ncap - *cap) * elem);
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* Field accessors for a record array whose length was checked. */
+struct rec {
+	struct reader *r;
+	const msgpack_object *v;
+	const char *kind;
+};
+
+static int get_u64(struct rec *c, int i, const char *name, uint64_t *out)
+{
+	if (!is_uint(&c->v[i]))
+		return corrupt(c->r, "%s %s is not an unsigned integer", c->kind, name);
+	*out = c->v[i].via.u64;
+	return 0;
+}
+
+static int get_u32(struct rec *c, int i, const char *name, uint32_t *out)
+{
+	if (!is_uint(&c->v[i]) || c->v[i].via.u64 > UINT32_MAX)
+		return corrupt(c->r, "%s %s is not a 32-bit unsigned integer", c->kind, name);
+	*out = c->v[i].via.u64;
+	return 0;
+}
+
+/* A reference to a record of another kind: 0 .. n (0 only when allowed). */
+static int get_ref(struct rec *c, int i, const char *name, uint32_t n, const char *target,
+		   bool zero_ok, uint32_t *out)
+{
+	if (get_u32(c, i, name, out) < 0)
+		return -1;
+	if (*out == 0 && !zero_ok)
+		return corrupt(c->r, "%s %s is 0", c->kind, name);
+	if (*out > n)
+		return corrupt(c->r, "%s %s refers to %s %u, but only %u %s came before it",
+			       c->kind, name, target, *out, n, target);
+	return 0;
+}
+
+static int get_opt_str(struct rec *c, int i, const char *name, const char **out)
+{
+	if (c->v[i].type == MSGPACK_OBJECT_NIL) {
+		*out = NULL;
+		return 0;
+	}
+	if (c->v[i].type != MSGPACK_OBJECT_STR)
+		return corrupt(c->r, "%s %s is neither a string nor nil", c->kind, name);
+	*out = intern_str(c->r, &c->v[i], name);
+	return *out ? 0 : -1;
+}
+
+static int read_module(struct reader *r, struct rec *c, uint32_t id)
+{
+	struct dpa_profile *p = r->p;
+	struct dpa_module *m;
+	const char *path;
+
+	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*m), id) < 0)
+		return -1;
+	m = &p->module[id];
+	if (c->v[2].type != MSGPACK_OBJECT_STR)
+		return corrupt(r, "module path is not a string");
+	if (!(path = intern_str(r, &c->v[2], "module path")))
+		return -1;
+	m->path = (char *)path;
+	if (get_u64(c, 3, "base", &m->base) < 0 || get_u64(c, 4, "size", &m->size) < 0)
+		return -1;
+	if (c->v[5].type == MSGPACK_OBJECT_BIN) {
+		if (!(m->build_id = (char *)intern_hex(r, &c->v[5])))
+			return -1;
+	} else if (c->v[5].type != MSGPACK_OBJECT_NIL) {
+		return corrupt(r, "module build_id is neither bin nor nil");
+	}
+	p->n_module = id;
+	return 0;
+}
+
+static int read_ps(struct reader *r, struct rec *c, uint32_t id)
+{
+	struct dpa_profile *p = r->p;
+	struct dpa_ps *ps;
+
+	if (reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*ps), id) < 0)
+		return -1;
+	ps = &p->ps[id];
+	if (get_ref(c, 2, "module", p->n_module, "modules", true, &ps->module) < 0 ||
+	    get_u64(c, 3, "offset", &ps->offset) < 0 ||
+	    get_opt_str(c, 4, "name", &ps->name) < 0 ||
+	    get_opt_str(c, 5, "file", &ps->file) < 0 ||
+	    get_u32(c, 6, "line", &ps->line) < 0)
+		return -1;
+	if (ps->module == 0 && !ps->name)
+		return corrupt(r, "synthetic ps %u (module 0) has no name", id);
+	p->n_ps = id;
+	return 0;
+}
+
+static int read_css(struct reader *r, struct rec *c, uint32_t id)
+{
+	struct dpa_profile *p = r->p;
+	struct dpa_css *s;
+	uint64_t kind = 0;
+
+	if (reserve(r, (void **)&p->css, &r->cap_css, sizeof(*s), id) < 0)
+		return -1;
+	s = &p->css[id];
+	if (get_ref(c, 2, "caller_ps", p->n_ps, "ps", false, &s->caller_ps) < 0 ||
+	    get_ref(c, 3, "module", p->n_module, "modules", true, &s->module) < 0 ||
+	    get_u64(c, 4, "offset", &s->offset) < 0 ||
+	    get_u64(c, 5, "kind", &kind) < 0)
+		return -1;
+	if (kind >= DPA_CSS_NKINDS)
+		return corrupt(r, "css kind %" PRIu64 " is not one of 0..%d", kind, DPA_CSS_NKINDS - 1);
+	s->kind = kind;
+	if (get_ref(c, 6, "callee_ps", p->n_ps, "ps", true, &s->callee_ps) < 0 ||
+	    get_opt_str(c, 7, "file", &s->file) < 0 ||
+	    get_u32(c, 8, "line", &s->line) < 0 ||
+	    get_u32(c, 9, "col", &s->col) < 0)
+		return -1;
+	p->n_css = id;
+	return 0;
+}
+
+static int read_pd(struct reader *r, struct rec *c, uint32_t id)
+{
+	struct dpa_profile *p = r->p;
+	struct dpa_pd *pd;
+
+	if (reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*pd), id) < 0)
+		return -1;
+	pd = &p->pd[id];
+	if (get_ref(c, 2, "ps", p->n_ps, "ps", false, &pd->ps) < 0)
+		return -1;
+	p->n_pd = id;
+	return 0;
+}
+
+static int read_csd(struct reader *r, struct rec *c, uint32_t id)
+{
+	struct dpa_profile *p = r->p;
+	struct dpa_csd *d;
+
+	if (reserve(r, (void **)&p->csd, &r->cap_csd, sizeof(*d), id) < 0)
+		return -1;
+	d = &p->csd[id];
+	if (get_ref(c, 2, "css", p->n_css, "css", false, &d->css) < 0 ||
+	    get_ref(c, 3, "caller_pd", p->n_pd, "pd", false, &d->caller_pd) < 0 ||
+	    get_ref(c, 4, "callee_pd", p->n_pd, "pd", false, &d->callee_pd) < 0)
+		return -1;
+	for (int i = 0; i < DPA_NMEASURES; i++)
+		if (get_u64(c, 5 + i, dpa_measure_name(i), &d->m[i]) < 0)
+			return -1;
+	p->n_csd = id;
+	return 0;
+}
+
+static int read_thread(struct reader *r, struct rec *c, uint32_t id)
+{
+	struct dpa_profile *p = r->p;
+	struct dpa_thread *t;
+
+	if (reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*t), id) < 0)
+		return -1;
+	t = &p->thread[id];
+	if (get_u64(c, 2, "tid", &t->tid) < 0 ||
+	    get_ref(c, 3, "root_pd", p->n_pd, "pd", false, &t->root_pd) < 0 ||
+	    get_u64(c, 4, "cpu_ns", &t->cpu_ns) < 0 ||
+	    get_u64(c, 5, "ticks", &t->ticks) < 0 ||
+	    get_u64(c, 6, "ticks_outside", &t->ticks_outside) < 0 ||
+	    get_u64(c, 7, "allocs_outside", &t->allocs_outside) < 0 ||
+	    get_u64(c, 8, "bytes_outside", &t->bytes_outside) < 0)
+		return -1;
+	if (c->v[9].type != MSGPACK_OBJECT_BOOLEAN)
+		return corrupt(r, "thread exited is not a boolean");
+	t->exited = c->v[9].via.boolean;
+	if (p->pd[t->root_pd].ps != 1)
+		return corrupt(r, "thread %u's root_pd %u is a pd of ps %u, not of ps 1 (<root>)",
+			       id, t->root_pd, p->pd[t->root_pd].ps);
+	p->n_thread = id;
+	return 0;
+}
+
+static int read_end(struct reader *r, struct rec *c)
+{
+	struct dpa_profile *p = r->p;
+	static const char *const names[6] = { "modules", "ps", "css", "pd", "csd", "threads" };
+	const uint32_t have[6] = { p->n_module, p->n_ps, p->n_css, p->n_pd, p->n_csd, p->n_thread };
+	uint64_t v = 0;
+
+	for (int i = 0; i < 6; i++) {
+		if (get_u64(c, 1 + i, names[i], &v) < 0)
+			return -1;
+		if (v != have[i])
+			return corrupt(r, "END says %" PRIu64 " %s, the file has %u", v, names[i], have[i]);
+	}
+	if (get_u64(c, 7, "crc32", &v) < 0)
+		return -1;
+	if (v != r->crc)
+		return corrupt(r, "checksum mismatch: END says crc32 0x%08" PRIx64
+			       ", the bytes before it give 0x%08" PRIx32, v, r->crc);
+	return 0;
+}
+
+struct kind_info {
+	int tag, order, len;
+	const char *name;
+	int (*read)(struct reader *, struct rec *, uint32_t);
+};
+
+static const struct kind_info kinds[] = {
+	{ K_MODULE, 1, 6, "module", read_module },
+	{ K_PS, 2, 7, "ps", read_ps },
+	{ K_CSS, 3, 10, "css", read_css },
+	{ K_PD, 4, 3, "pd", read_pd },
+	{ K_CSD, 5, 12, "csd", read_csd },
+	{ K_THREAD, 6, 10, "thread", read_thread },
+	{ K_END, 7, 8, "END", NULL },
+};
+
+static uint32_t count_of(const struct dpa_profile *p, int tag)
+{
+	switch (tag) {
+	case K_MODULE: return p->n_module;
+	case K_PS: return p->n_ps;
+	case K_CSS: return p->n_css;
+	case K_PD: return p->n_pd;
+	case K_CSD: return p->n_csd;
+	case K_THREAD: return p->n_thread;
+	}
+	return 0;
+}
+
+/* Validate and store one record; returns 1 after END, 0 after another kind. */
+static int read_record(struct reader *r, const msgpack_object *o)
+{
+	const struct kind_info *k = NULL;
+	struct rec c;
+	uint64_t tag, id;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY)
+		return corrupt(r, "not a record (an array)");
+	if (o->via.array.size == 0 || !is_uint(&o->via.array.ptr[0]))
+		return corrupt(r, "record without a kind tag");
+	tag = o->via.array.ptr[0].via.u64;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].tag == (int)tag && tag < 100)
+			k = &kinds[i];
+	if (!k)
+		return corrupt(r, "unknown record kind %" PRIu64, tag);
+	if (o->via.array.size != (uint32_t)k->len)
+		return corrupt(r, "%s record has %u elements, not %d", k->name, o->via.array.size, k->len);
+	if (k->order < r->stage)
+		return corrupt(r, "%s record after a %s record", k->name, kinds[r->stage - 1].name);
+	r->stage = k->order;
+	c.r = r;
+	c.v = o->via.array.ptr;
+	c.kind = k->name;
+	if (!k->read)
+		return read_end(r, &c) < 0 ? -1 : 1;
+	if (!is_uint(&c.v[1]))
+		return corrupt(r, "%s id is not an unsigned integer", k->name);
+	id = c.v[1].via.u64;
+	if (id != (uint64_t)count_of(r->p, k->tag) + 1)
+		return corrupt(r, "%s id %" PRIu64 " out of sequence (expected %" PRIu64 ")",
+			       k->name, id, (uint64_t)count_of(r->p, k->tag) + 1);
+	if (id >= UINT32_MAX)
+		return corrupt(r, "too many %s records", k->name);
+	return k->read(r, &c, (uint32_t)id) < 0 ? -1 : 0;
+}
+
+/* ---- after END: call lists and threads ---- */
+
+/* Counting sort of csd ids by key (caller or callee pd) into CSR form. */
+static int build_csr(struct reader *r, bool out)
+{
+	struct dpa_profile *p = r->p;
+	uint32_t *list = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t));
+
+	if (!list)
+		return no_memory(r);
+	for (uint32_t i = 1; i <= p->n_pd; i++) {
+		if (out)
+			p->pd[i].out_n = 0;
+		else
+			p->pd[i].in_n = 0;
+	}
+	for (uint32_t i = 1; i <= p->n_csd; i++) {
+		if (out)
+			p->pd[p->csd[i].caller_pd].out_n++;
+		else
+			p->pd[p->csd[i].callee_pd].in_n++;
+	}
+	uint32_t sum = 0;
+	for (uint32_t i = 1; i <= p->n_pd; i++) {
+		struct dpa_pd *pd = &p->pd[i];
+
+		if (out) {
+			pd->out_first = sum;
+			sum += pd->out_n;
+			pd->out_n = 0;
+		} else {
+			pd->in_first = sum;
+			sum += pd->in_n;
+			pd->in_n = 0;
+		}
+	}
+	for (uint32_t i = 1; i <= p->n_csd; i++) {
+		if (out) {
+			struct dpa_pd *pd = &p->pd[p->csd[i].caller_pd];
+
+			list[pd->out_first + pd->out_n++] = i;
+		} else {
+			struct dpa_pd *pd = &p->pd[p->csd[i].callee_pd];
+
+			list[pd->in_first + pd->in_n++] = i;
+		}
+	}
+	if (out)
+		p->out_csd = list;
+	else
+		p->in_csd = list;
+	return 0;
+}
+
+/* Give each pd its thread by a breadth-first walk from every thread's root;
+ * a pd reached from two roots, or from none, makes the file invalid. */
+static int assign_threads(struct reader *r)
+{
+	struct dpa_profile *p = r->p;
+	uint32_t *queue = malloc(((size_t)p->n_pd + 1) * sizeof(uint32_t));
+
+	if (!queue)
+		return no_memory(r);
+	for (uint32_t t = 1; t <= p->n_thread; t++) {
+		uint32_t root = p->thread[t].root_pd, head = 0, tail = 0;
+
+		if (p->pd[root].thread) {
+			free(queue);
+			return fail(r, "corrupt: thread %u's root pd %u is already in thread %u's graph",
+				    t, root, p->pd[root].thread);
+		}
+		p->pd[root].thread = t;
+		queue[tail++] = root;
+		while (head < tail) {
+			const struct dpa_pd *pd = &p->pd[queue[head++]];
+
+			for (uint32_t i = 0; i < pd->out_n; i++) {
+				uint32_t callee = p->csd[p->out_csd[pd->out_first + i]].callee_pd;
+
+				if (p->pd[callee].thread == t)
+					continue;
+				if (p->pd[callee].thread) {
+					free(queue);
+					return fail(r, "corrupt: pd %u is reachable from the roots of threads %u and %u",
+						    callee, p->pd[callee].thread, t);
+				}
+				p->pd[callee].thread = t;
+				queue[tail++] = callee;
+			}
+		}
+	}
+	free(queue);
+	for (uint32_t i = 1; i <= p->n_pd; i++)
+		if (!p->pd[i].thread)
+			return fail(r, "corrupt: pd %u is not reachable from any thread's root", i);
+	return 0;
+}
+
+/* Make every array non-NULL with element 0 present, so callers may index
+ * [1..n] of an empty kind and [0] always. */
+static int finish_arrays(struct reader *r)
+{
+	struct dpa_profile *p = r->p;
+
+	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*p->module), 0) < 0 ||
+	    reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), 0) < 0 ||
+	    reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), 0) < 0 ||
+	    reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), 0) < 0 ||
+	    reserve(r, (void **)&p->csd, &r->cap_csd, sizeof(*p->csd), 0) < 0 ||
+	    reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*p->thread), 0) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- the whole file ---- */
+
+static int read_all(struct reader *r)
+{
+	int rc;
+
+	rc = next_object(r);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return fail(r, "empty file");
+	if (read_header(r, &r->res.data) < 0)
+		return -1;
+	crc_object(r, r->consumed - r->obj_start);
+	for (;;) {
+		rc = next_object(r);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			return fail(r, "truncated: no END record after %" PRIu64 " bytes", r->consumed);
+		rc = read_record(r, &r->res.data);
+		if (rc < 0)
+			return -1;
+		if (rc == 1)
+			break;
+		crc_object(r, r->consumed - r->obj_start);
+	}
+	/* nothing may follow END */
+	rc = r->u.used - r->u.off > 0 ? 1 : feed(r);
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
+		if (r->file_size != UINT64_MAX)
+			return fail(r, "corrupt: %" PRIu64 " bytes of data after the END record (at byte %"
+				    PRIu64 ")", r->file_size - r->consumed, r->obj_start);
+		return fail(r, "corrupt: data after the END record (at byte %" PRIu64 ")", r->obj_start);
+	}
+	if (finish_arrays(r) < 0 || build_csr(r, true) < 0 || build_csr(r, false) < 0)
+		return -1;
+	return assign_threads(r);
+}
+
+int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *err)
+{
+	struct reader r;
+	struct stat st;
+	int rc = -1;
+
+	memset(p, 0, sizeof(*p));
+	memset(&r, 0, sizeof(r));
+	err->msg[0] = '\0';
+	r.path = path;
+	r.err = err;
+	r.p = p;
+	r.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r.fd < 0)
+		return fail(&r, "cannot open: %s", strerror(errno));
+	if (fstat(r.fd, &st) < 0) {
+		fail(&r, "cannot stat: %s", strerror(errno));
+		close(r.fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fail(&r, "cannot read: %s", strerror(EISDIR));
+		close(r.fd);
+		return -1;
+	}
+	r.file_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+	r.crc = crc32(0, NULL, 0);
+	if (!msgpack_unpacker_init(&r.u, CHUNK_SIZE)) {
+		no_memory(&r);
+		close(r.fd);
+		return -1;
+	}
+	msgpack_unpacked_init(&r.res);
+	r.st = dpa_strtab_new();
+	p->strings = r.st;
+	p->path = strdup(path);
+	if (!r.st || !p->path)
+		no_memory(&r);
+	else
+		rc = read_all(&r);
+	msgpack_unpacked_destroy(&r.res);
+	msgpack_unpacker_destroy(&r.u);
+	close(r.fd);
+	if (rc < 0)
+		dpa_profile_release(p);
+	return rc;
+}

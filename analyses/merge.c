@@ -1,0 +1,1261 @@
+/*
+ * merge.c — merge profiles of runs of one program context by context: keys
+ * for the static records, a congruence closure over the pds of all inputs,
+ * and a canonical (breadth-first, key-ordered) numbering of the result.
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include "merge.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ================================================================
+ * Private types and prototypes
+ * ================================================================ */
+
+/* Interned strings: id 1 .. n, in first-seen order. */
+struct strtab {
+	char **str;             /* str[1 .. n], owned */
+	uint32_t n, cap;
+	uint32_t *slot;         /* open addressing: 0 empty, else an id */
+	uint32_t nslot;         /* a power of two */
+};
+
+/* A map from three non-zero-first u32s to a u32. */
+struct tent { uint32_t a, b, c, v; };
+struct tmap {
+	struct tent *e;
+	size_t cap;             /* a power of two; e[i].a == 0: empty */
+};
+
+/* One input csd, in global terms. */
+struct edge {
+	uint32_t caller, callee;    /* global pd index */
+	uint32_t css, ps;           /* css key gid, callee ps key gid */
+	uint32_t in, id;            /* input number and csd id there */
+};
+
+/* Everything a merge needs while it runs. */
+struct merger {
+	const struct dpa_profile *const *in;
+	uint32_t n;
+	bool force;
+	struct dpa_error *err;
+
+	struct strtab mods, pss, csss, thrs;
+	uint32_t **mod_gid, **ps_gid, **css_gid, **thr_gid;
+	uint32_t *mod_out, *ps_out, *css_out, *thr_out;  /* gid -> output id */
+	uint32_t *mod_ord, *ps_ord, *css_ord, *thr_ord;  /* output id -> gid */
+
+	uint32_t *base;         /* global pd index of input i's pd 0 */
+	uint32_t npd;           /* global pd indexes are 1 .. npd */
+	uint32_t *parent;       /* union-find */
+	uint32_t *pd_ps;        /* global pd -> ps gid */
+	struct edge *edge;
+	size_t nedge;
+};
+
+static int merr(struct dpa_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static char *xfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xstrdup(const char *s);
+static void *xcalloc(size_t n, size_t size);
+
+/* ================================================================
+ * Small utilities
+ * ================================================================ */
+
+static int merr(struct dpa_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static char *xfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t hash3(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ULL;
+
+	h ^= ((uint64_t)b << 32 | c) + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2);
+	h *= 0xBF58476D1CE4E5B9ULL;
+	return h ^ (h >> 31);
+}
+
+static void strtab_free(struct strtab *t)
+{
+	uint32_t i;
+
+	for (i = 1; i <= t->n; i++)
+		free(t->str[i]);
+	free(t->str);
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+static int strtab_grow(struct strtab *t)
+{
+	uint32_t ns = t->nslot ? t->nslot * 2 : 64, i;
+	uint32_t *slot = calloc(ns, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (i = 1; i <= t->n; i++) {
+		uint32_t j = (uint32_t)hash_str(t->str[i]) & (ns - 1);
+		while (slot[j])
+			j = (j + 1) & (ns - 1);
+		slot[j] = i;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = ns;
+	return 0;
+}
+
+/* The id of `s`, adding it if new. Takes ownership of s (frees it if it was
+ * already there). Returns 0 when out of memory (s is freed). */
+static uint32_t strtab_intern(struct strtab *t, char *s)
+{
+	uint32_t j;
+
+	if (!s)
+		return 0;
+	if ((t->n + 1) * 2 > t->nslot && strtab_grow(t) < 0) {
+		free(s);
+		return 0;
+	}
+	j = (uint32_t)hash_str(s) & (t->nslot - 1);
+	while (t->slot[j]) {
+		if (!strcmp(t->str[t->slot[j]], s)) {
+			free(s);
+			return t->slot[j];
+		}
+		j = (j + 1) & (t->nslot - 1);
+	}
+	if (t->n + 2 > t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 64;
+		char **ns = realloc(t->str, nc * sizeof(*ns));
+		if (!ns) {
+			free(s);
+			return 0;
+		}
+		t->str = ns;
+		t->cap = nc;
+	}
+	t->str[++t->n] = s;
+	t->slot[j] = t->n;
+	return t->n;
+}
+
+static int tmap_init(struct tmap *m, size_t n)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	m->e = calloc(cap, sizeof(*m->e));
+	m->cap = cap;
+	return m->e ? 0 : -1;
+}
+
+static void tmap_clear(struct tmap *m)
+{
+	memset(m->e, 0, m->cap * sizeof(*m->e));
+}
+
+/* The entry for (a, b, c), a != 0; a fresh one has v == 0. The map never
+ * holds more entries than the n it was sized for. */
+static struct tent *tmap_get(struct tmap *m, uint32_t a, uint32_t b, uint32_t c)
+{
+	size_t j = hash3(a, b, c) & (m->cap - 1);
+
+	while (m->e[j].a) {
+		if (m->e[j].a == a && m->e[j].b == b && m->e[j].c == c)
+			return &m->e[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->e[j].a = a;
+	m->e[j].b = b;
+	m->e[j].c = c;
+	m->e[j].v = 0;
+	return &m->e[j];
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x)
+{
+	uint32_t r = x;
+
+	while (parent[r] != r)
+		r = parent[r];
+	while (parent[x] != r) {
+		uint32_t nx = parent[x];
+		parent[x] = r;
+		x = nx;
+	}
+	return r;
+}
+
+/* Union by smaller index: deterministic, and keeps roots stable enough. */
+static int uf_union(uint32_t *parent, uint32_t a, uint32_t b)
+{
+	a = uf_find(parent, a);
+	b = uf_find(parent, b);
+	if (a == b)
+		return 0;
+	if (a < b)
+		parent[b] = a;
+	else
+		parent[a] = b;
+	return 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "?";
+}
+
+/* ================================================================
+ * Keys
+ * ================================================================ */
+
+static const char *mod_path(const struct dpa_profile *p, uint32_t m)
+{
+	if (m == 0 || m > p->n_module || !p->module[m].path)
+		return "";
+	return p->module[m].path;
+}
+
+/* The key of ps `s` of p (see merge.h); malloc'd. */
+static char *ps_key(const struct dpa_profile *p, uint32_t s)
+{
+	const struct dpa_ps *ps = &p->ps[s];
+
+	if (ps->module == 0)
+		return xfmt("s:%s", ps->name ? ps->name : "");
+	if (ps->name)
+		return xfmt("f:%s\x1f%s", ps->name, ps->file ? ps->file : "");
+	return xfmt("a:%s\x1f%llx", mod_path(p, ps->module), (unsigned long long)ps->offset);
+}
+
+/* The key of css `c` of p, given the keys of p's ps. */
+static char *css_key(const struct dpa_profile *p, uint32_t c, const struct strtab *pss,
+		     const uint32_t *ps_gid)
+{
+	const struct dpa_css *cs = &p->css[c];
+	const struct dpa_ps *caller = &p->ps[cs->caller_ps];
+	const char *callee = cs->callee_ps ? pss->str[ps_gid[cs->callee_ps]] : "";
+
+	if (caller->name && caller->module && cs->module == caller->module &&
+	    cs->offset >= caller->offset)
+		return xfmt("%s\x1er:%llx\x1e%u\x1e%s", pss->str[ps_gid[cs->caller_ps]],
+			    (unsigned long long)(cs->offset - caller->offset), cs->kind, callee);
+	return xfmt("%s\x1e" "a:%s\x1f%llx\x1e%u\x1e%s", pss->str[ps_gid[cs->caller_ps]],
+		    mod_path(p, cs->module), (unsigned long long)cs->offset, cs->kind, callee);
+}
+
+static const struct dpa_module *main_module(const struct dpa_profile *p)
+{
+	uint32_t m;
+
+	for (m = 1; m <= p->n_module; m++)
+		if (p->module[m].path && p->hdr.program &&
+		    !strcmp(p->module[m].path, p->hdr.program))
+			return &p->module[m];
+	return p->n_module ? &p->module[1] : NULL;
+}
+
+/* ================================================================
+ * Canonical orders of the static records
+ * ================================================================ */
+
+static const struct strtab *sort_tab;
+static const char *sort_first;          /* a key that sorts before all others */
+
+static int cmp_gid(const void *a, const void *b)
+{
+	const char *x = sort_tab->str[*(const uint32_t *)a];
+	const char *y = sort_tab->str[*(const uint32_t *)b];
+
+	if (sort_first) {
+		int fx = !strcmp(x, sort_first), fy = !strcmp(y, sort_first);
+		if (fx != fy)
+			return fy - fx;
+	}
+	return strcmp(x, y);
+}
+
+/* Fill ord (output id -> gid) and out (gid -> output id) for table t,
+ * ordered by key with `first` (may be NULL) before the rest. */
+static int order_tab(const struct strtab *t, const char *first, uint32_t **ord, uint32_t **out)
+{
+	uint32_t i;
+
+	*ord = xcalloc(t->n + 1, sizeof(uint32_t));
+	*out = xcalloc(t->n + 1, sizeof(uint32_t));
+	if (!*ord || !*out)
+		return -1;
+	for (i = 1; i <= t->n; i++)
+		(*ord)[i] = i;
+	sort_tab = t;
+	sort_first = first;
+	qsort(*ord + 1, t->n, sizeof(uint32_t), cmp_gid);
+	sort_tab = NULL;
+	sort_first = NULL;
+	for (i = 1; i <= t->n; i++)
+		(*out)[(*ord)[i]] = i;
+	return 0;
+}
+
+/* ================================================================
+ * Building the keys of all inputs
+ * ================================================================ */
+
+static int check_same_program(struct merger *mg)
+{
+	const struct dpa_profile *a = mg->in[0];
+	uint32_t i;
+
+	for (i = 1; i < mg->n; i++) {
+		const struct dpa_profile *b = mg->in[i];
+		const char *ca = a->hdr.clock ? a->hdr.clock : "";
+		const char *cb = b->hdr.clock ? b->hdr.clock : "";
+		const struct dpa_module *ma = main_module(a), *mb = main_module(b);
+
+		if (strcmp(ca, cb))
+			return merr(mg->err, "%s, %s: different clocks (\"%s\" vs \"%s\"): cannot merge",
+				    a->path ? a->path : "?", b->path ? b->path : "?", ca, cb);
+		if (mg->force)
+			continue;
+		if (strcmp(a->hdr.program ? a->hdr.program : "", b->hdr.program ? b->hdr.program : ""))
+			return merr(mg->err, "%s, %s: different programs (%s vs %s)",
+				    a->path ? a->path : "?", b->path ? b->path : "?",
+				    a->hdr.program ? a->hdr.program : "?",
+				    b->hdr.program ? b->hdr.program : "?");
+		if (ma && mb && ma->build_id && mb->build_id && strcmp(ma->build_id, mb->build_id))
+			return merr(mg->err, "%s, %s: different builds of %s (build id %s vs %s)",
+				    a->path ? a->path : "?", b->path ? b->path : "?",
+				    a->hdr.program ? a->hdr.program : "?", ma->build_id, mb->build_id);
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The key of thread t of input i: "" for thread 1 (the main thread), else
+ * its start routines' keys, sorted, and its position among the input's
+ * threads with the same start routines. */
+static char *thread_key(struct merger *mg, uint32_t i, uint32_t t, char **sigs)
+{
+	const struct dpa_profile *p = mg->in[i];
+	uint32_t root = p->thread[t].root_pd, c, k, n = 0, ord = 0;
+	const char **names;
+	size_t len = 1;
+	char *sig, *key;
+
+	if (t == 1)
+		return xstrdup("");
+	names = xcalloc(p->n_csd + 1, sizeof(*names));
+	if (!names)
+		return NULL;
+	for (c = 1; c <= p->n_csd; c++)
+		if (p->csd[c].caller_pd == root)
+			names[n++] = mg->pss.str[mg->ps_gid[i][p->pd[p->csd[c].callee_pd].ps]];
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (k = 0; k < n; k++)
+		len += strlen(names[k]) + 1;
+	sig = malloc(len);
+	if (!sig) {
+		free(names);
+		return NULL;
+	}
+	sig[0] = 0;
+	len = 0;
+	for (k = 0; k < n; k++) {
+		if (k && !strcmp(names[k], names[k - 1]))
+			continue;
+		len += (size_t)sprintf(sig + len, "%s\x1d", names[k]);
+	}
+	free(names);
+	for (k = 2; k < t; k++)
+		if (sigs[k] && !strcmp(sigs[k], sig))
+			ord++;
+	sigs[t] = sig;
+	key = xfmt("%s\x1c%010u", sig, ord);
+	return key;
+}
+
+static int build_keys(struct merger *mg)
+{
+	uint32_t i, k;
+	const char *root_key;
+
+	mg->mod_gid = xcalloc(mg->n, sizeof(uint32_t *));
+	mg->ps_gid = xcalloc(mg->n, sizeof(uint32_t *));
+	mg->css_gid = xcalloc(mg->n, sizeof(uint32_t *));
+	mg->thr_gid = xcalloc(mg->n, sizeof(uint32_t *));
+	if (!mg->mod_gid || !mg->ps_gid || !mg->css_gid || !mg->thr_gid)
+		goto oom;
+	for (i = 0; i < mg->n; i++) {
+		const struct dpa_profile *p = mg->in[i];
+		char **sigs;
+
+		mg->mod_gid[i] = xcalloc(p->n_module + 1, sizeof(uint32_t));
+		mg->ps_gid[i] = xcalloc(p->n_ps + 1, sizeof(uint32_t));
+		mg->css_gid[i] = xcalloc(p->n_css + 1, sizeof(uint32_t));
+		mg->thr_gid[i] = xcalloc(p->n_thread + 1, sizeof(uint32_t));
+		if (!mg->mod_gid[i] || !mg->ps_gid[i] || !mg->css_gid[i] || !mg->thr_gid[i])
+			goto oom;
+		for (k = 1; k <= p->n_module; k++)
+			if (!(mg->mod_gid[i][k] = strtab_intern(&mg->mods, xstrdup(mod_path(p, k)))))
+				goto oom;
+		for (k = 1; k <= p->n_ps; k++)
+			if (!(mg->ps_gid[i][k] = strtab_intern(&mg->pss, ps_key(p, k))))
+				goto oom;
+		for (k = 1; k <= p->n_css; k++)
+			if (!(mg->css_gid[i][k] = strtab_intern(&mg->csss,
+							css_key(p, k, &mg->pss, mg->ps_gid[i]))))
+				goto oom;
+		sigs = xcalloc(p->n_thread + 1, sizeof(char *));
+		if (!sigs)
+			goto oom;
+		for (k = 1; k <= p->n_thread; k++)
+			if (!(mg->thr_gid[i][k] = strtab_intern(&mg->thrs, thread_key(mg, i, k, sigs))))
+				break;
+		for (k = 1; k <= p->n_thread; k++)
+			free(sigs[k]);
+		free(sigs);
+		if (k <= p->n_thread)
+			goto oom;
+	}
+	/* Orders: the program's module first, "<root>" first among ps. */
+	if (order_tab(&mg->mods, mg->in[0]->hdr.program, &mg->mod_ord, &mg->mod_out) < 0)
+		goto oom;
+	root_key = mg->in[0]->n_ps ? mg->pss.str[mg->ps_gid[0][1]] : NULL;
+	if (order_tab(&mg->pss, root_key, &mg->ps_ord, &mg->ps_out) < 0 ||
+	    order_tab(&mg->csss, NULL, &mg->css_ord, &mg->css_out) < 0 ||
+	    order_tab(&mg->thrs, NULL, &mg->thr_ord, &mg->thr_out) < 0)
+		goto oom;
+	return 0;
+oom:
+	return merr(mg->err, "%s: out of memory while merging", mg->in[0]->path ? mg->in[0]->path : "?");
+}
+
+/* ================================================================
+ * The congruence closure over all inputs' pds
+ * ================================================================ */
+
+static int check_input(const struct dpa_profile *p, struct dpa_error *err)
+{
+	uint32_t k;
+	const char *f = p->path ? p->path : "?";
+
+	if (p->n_ps < 1 || p->ps[1].module != 0)
+		return merr(err, "%s: ps 1 is not the synthetic <root>", f);
+	for (k = 1; k <= p->n_css; k++)
+		if (!p->css[k].caller_ps || p->css[k].caller_ps > p->n_ps ||
+		    p->css[k].callee_ps > p->n_ps || p->css[k].module > p->n_module)
+			return merr(err, "%s: css %u refers to a record that does not exist", f, k);
+	for (k = 1; k <= p->n_ps; k++)
+		if (p->ps[k].module > p->n_module)
+			return merr(err, "%s: ps %u refers to a module that does not exist", f, k);
+	for (k = 1; k <= p->n_pd; k++)
+		if (!p->pd[k].ps || p->pd[k].ps > p->n_ps)
+			return merr(err, "%s: pd %u refers to a ps that does not exist", f, k);
+	for (k = 1; k <= p->n_csd; k++) {
+		const struct dpa_csd *d = &p->csd[k];
+		if (!d->css || d->css > p->n_css || !d->caller_pd || d->caller_pd > p->n_pd ||
+		    !d->callee_pd || d->callee_pd > p->n_pd)
+			return merr(err, "%s: csd %u refers to a record that does not exist", f, k);
+	}
+	for (k = 1; k <= p->n_thread; k++) {
+		uint32_t r = p->thread[k].root_pd;
+		if (!r || r > p->n_pd || p->pd[r].ps != 1)
+			return merr(err, "%s: thread %u: root_pd is not a pd of <root>", f, k);
+	}
+	return 0;
+}
+
+static int close_pds(struct merger *mg)
+{
+	struct tmap map;
+	uint32_t i, k, g;
+	size_t e;
+	int changed;
+
+	mg->base = xcalloc(mg->n + 1, sizeof(uint32_t));
+	if (!mg->base)
+		goto oom;
+	for (i = 0; i < mg->n; i++) {
+		mg->base[i + 1] = mg->base[i] + mg->in[i]->n_pd;
+		mg->nedge += mg->in[i]->n_csd;
+	}
+	mg->npd = mg->base[mg->n];
+	mg->parent = xcalloc(mg->npd + 1, sizeof(uint32_t));
+	mg->pd_ps = xcalloc(mg->npd + 1, sizeof(uint32_t));
+	mg->edge = xcalloc(mg->nedge, sizeof(struct edge));
+	if (!mg->parent || !mg->pd_ps || !mg->edge)
+		goto oom;
+	for (g = 0; g <= mg->npd; g++)
+		mg->parent[g] = g;
+	e = 0;
+	for (i = 0; i < mg->n; i++) {
+		const struct dpa_profile *p = mg->in[i];
+		for (k = 1; k <= p->n_pd; k++)
+			mg->pd_ps[mg->base[i] + k] = mg->ps_gid[i][p->pd[k].ps];
+		for (k = 1; k <= p->n_csd; k++, e++) {
+			const struct dpa_csd *d = &p->csd[k];
+			mg->edge[e].caller = mg->base[i] + d->caller_pd;
+			mg->edge[e].callee = mg->base[i] + d->callee_pd;
+			mg->edge[e].css = mg->css_gid[i][d->css];
+			mg->edge[e].ps = mg->ps_gid[i][p->pd[d->callee_pd].ps];
+			mg->edge[e].in = i;
+			mg->edge[e].id = k;
+		}
+	}
+	/* Matched threads share one root context. */
+	{
+		uint32_t *first = xcalloc(mg->thrs.n + 1, sizeof(uint32_t));
+		if (!first)
+			goto oom;
+		for (i = 0; i < mg->n; i++)
+			for (k = 1; k <= mg->in[i]->n_thread; k++) {
+				uint32_t t = mg->thr_gid[i][k];
+				uint32_t r = mg->base[i] + mg->in[i]->thread[k].root_pd;
+				if (first[t])
+					uf_union(mg->parent, first[t], r);
+				else
+					first[t] = r;
+			}
+		free(first);
+	}
+	/* Same context, same (css, callee ps) => same callee context. Repeat
+	 * until a pass unites nothing (each changing pass unites at least two
+	 * classes, so this ends). */
+	if (tmap_init(&map, mg->nedge) < 0)
+		goto oom;
+	do {
+		changed = 0;
+		tmap_clear(&map);
+		for (e = 0; e < mg->nedge; e++) {
+			struct edge *ed = &mg->edge[e];
+			struct tent *t = tmap_get(&map, uf_find(mg->parent, ed->caller), ed->css, ed->ps);
+			if (!t->v)
+				t->v = ed->callee;
+			else if (uf_union(mg->parent, t->v, ed->callee))
+				changed = 1;
+		}
+	} while (changed);
+	free(map.e);
+	return 0;
+oom:
+	return merr(mg->err, "%s: out of memory while merging", mg->in[0]->path ? mg->in[0]->path : "?");
+}
+
+/* ================================================================
+ * The output: canonical numbering and summing
+ * ================================================================ */
+
+static struct merger *cmp_mg;
+
+/* Edges by (caller class, css output id, callee ps output id). */
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	uint32_t cx = cmp_mg->parent[x->caller], cy = cmp_mg->parent[y->caller];
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	if (x->css != y->css)
+		return cmp_mg->css_out[x->css] < cmp_mg->css_out[y->css] ? -1 : 1;
+	if (x->ps != y->ps)
+		return cmp_mg->ps_out[x->ps] < cmp_mg->ps_out[y->ps] ? -1 : 1;
+	if (x->in != y->in)
+		return x->in < y->in ? -1 : 1;
+	return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+static int alloc_maps(struct dpa_merged *out, struct merger *mg)
+{
+	uint32_t i;
+
+	out->n_in = mg->n;
+	out->ps_map = xcalloc(mg->n, sizeof(uint32_t *));
+	out->pd_map = xcalloc(mg->n, sizeof(uint32_t *));
+	out->csd_map = xcalloc(mg->n, sizeof(uint32_t *));
+	out->thread_map = xcalloc(mg->n, sizeof(uint32_t *));
+	if (!out->ps_map || !out->pd_map || !out->csd_map || !out->thread_map)
+		return -1;
+	for (i = 0; i < mg->n; i++) {
+		const struct dpa_profile *p = mg->in[i];
+		if (!(out->ps_map[i] = xcalloc(p->n_ps + 1, sizeof(uint32_t))) ||
+		    !(out->pd_map[i] = xcalloc(p->n_pd + 1, sizeof(uint32_t))) ||
+		    !(out->csd_map[i] = xcalloc(p->n_csd + 1, sizeof(uint32_t))) ||
+		    !(out->thread_map[i] = xcalloc(p->n_thread + 1, sizeof(uint32_t))))
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_argv(const struct dpa_header *a, const struct dpa_header *b)
+{
+	uint32_t k;
+
+	for (k = 0; k < a->argc && k < b->argc; k++) {
+		int c = strcmp(a->argv[k] ? a->argv[k] : "", b->argv[k] ? b->argv[k] : "");
+		if (c)
+			return c;
+	}
+	return (a->argc > b->argc) - (a->argc < b->argc);
+}
+
+static int build_header(struct dpa_merged *out, struct merger *mg)
+{
+	struct dpa_header *h = &out->prof.hdr;
+	const struct dpa_header *least = &mg->in[0]->hdr;
+	uint32_t i, k;
+
+	*h = mg->in[0]->hdr;
+	h->program = NULL;
+	h->argv = NULL;
+	h->clock = NULL;
+	h->version = 1;
+	h->min_version = 1;
+	for (i = 1; i < mg->n; i++) {
+		const struct dpa_header *x = &mg->in[i]->hdr;
+		if (cmp_argv(x, least) < 0)
+			least = x;
+		h->final = h->final && x->final;
+		if (x->start_ns < h->start_ns)
+			h->start_ns = x->start_ns;
+		h->wall_ns += x->wall_ns;
+		if (x->timer_hz > h->timer_hz)
+			h->timer_hz = x->timer_hz;
+		h->cpu_ns += x->cpu_ns;
+		h->ticks += x->ticks;
+		h->ticks_outside += x->ticks_outside;
+		h->calls += x->calls;
+		h->cscs += x->cscs;
+		h->allocs += x->allocs;
+		h->bytes += x->bytes;
+		h->allocs_outside += x->allocs_outside;
+		h->bytes_outside += x->bytes_outside;
+		if (x->mem_bytes > h->mem_bytes)
+			h->mem_bytes = x->mem_bytes;
+		h->lost += x->lost;
+	}
+	if (mg->n > 1) {
+		h->pid = h->ppid = h->fork_of = 0;
+		if (h->ticks)
+			h->ns_per_tick = (double)h->cpu_ns / (double)h->ticks;
+		else if (h->timer_hz)
+			h->ns_per_tick = 1e9 / (double)h->timer_hz;
+		else
+			h->ns_per_tick = 0;
+	}
+	h->program = xstrdup(mg->in[0]->hdr.program ? mg->in[0]->hdr.program : "");
+	h->clock = xstrdup(mg->in[0]->hdr.clock ? mg->in[0]->hdr.clock : "calls");
+	h->argc = least->argc;
+	h->argv = xcalloc(least->argc + 1, sizeof(char *));
+	if (!h->program || !h->clock || !h->argv)
+		return -1;
+	for (k = 0; k < least->argc; k++)
+		if (!(h->argv[k] = xstrdup(least->argv[k] ? least->argv[k] : "")))
+			return -1;
+	return 0;
+}
+
+static int build_statics(struct dpa_merged *out, struct merger *mg)
+{
+	struct dpa_profile *o = &out->prof;
+	uint32_t i, k;
+	bool *seen_mod = NULL, *seen_ps = NULL, *seen_css = NULL, *bid_conflict = NULL;
+	int ret = -1;
+
+	o->n_module = mg->mods.n;
+	o->n_ps = mg->pss.n;
+	o->n_css = mg->csss.n;
+	o->module = xcalloc(o->n_module + 1, sizeof(*o->module));
+	o->ps = xcalloc(o->n_ps + 1, sizeof(*o->ps));
+	o->css = xcalloc(o->n_css + 1, sizeof(*o->css));
+	seen_mod = xcalloc(o->n_module + 1, sizeof(bool));
+	bid_conflict = xcalloc(o->n_module + 1, sizeof(bool));
+	seen_ps = xcalloc(o->n_ps + 1, sizeof(bool));
+	seen_css = xcalloc(o->n_css + 1, sizeof(bool));
+	if (!o->module || !o->ps || !o->css || !seen_mod || !seen_ps || !seen_css || !bid_conflict)
+		goto out;
+	for (i = 0; i < mg->n; i++) {
+		const struct dpa_profile *p = mg->in[i];
+		for (k = 1; k <= p->n_module; k++) {
+			uint32_t id = mg->mod_out[mg->mod_gid[i][k]];
+			struct dpa_module *m = &o->module[id];
+			const struct dpa_module *x = &p->module[k];
+			if (!seen_mod[id]) {
+				seen_mod[id] = true;
+				m->path = xstrdup(mod_path(p, k));
+				m->base = x->base;
+				m->size = x->size;
+				if (!m->path)
+					goto out;
+				if (x->build_id && !(m->build_id = xstrdup(x->build_id)))
+					goto out;
+				bid_conflict[id] = !x->build_id;
+				continue;
+			}
+			if (x->base < m->base)
+				m->base = x->base;
+			if (x->size > m->size)
+				m->size = x->size;
+			if (!x->build_id || !m->build_id || strcmp(x->build_id, m->build_id))
+				bid_conflict[id] = true;
+		}
+		for (k = 1; k <= p->n_ps; k++) {
+			uint32_t id = mg->ps_out[mg->ps_gid[i][k]];
+			struct dpa_ps *s = &o->ps[id];
+			const struct dpa_ps *x = &p->ps[k];
+			if (!seen_ps[id]) {
+				seen_ps[id] = true;
+				s->module = x->module ? mg->mod_out[mg->mod_gid[i][x->module]] : 0;
+				s->offset = x->offset;
+				s->line = x->line;
+				if ((x->name && !(s->name = xstrdup(x->name))) ||
+				    (x->file && !(s->file = xstrdup(x->file))))
+					goto out;
+				continue;
+			}
+			if (x->offset < s->offset)
+				s->offset = x->offset;
+			if (x->line > s->line)
+				s->line = x->line;
+			if (!s->file && x->file && !(s->file = xstrdup(x->file)))
+				goto out;
+		}
+		for (k = 1; k <= p->n_css; k++) {
+			uint32_t id = mg->css_out[mg->css_gid[i][k]];
+			struct dpa_css *c = &o->css[id];
+			const struct dpa_css *x = &p->css[k];
+			if (!seen_css[id]) {
+				seen_css[id] = true;
+				c->caller_ps = mg->ps_out[mg->ps_gid[i][x->caller_ps]];
+				c->module = x->module ? mg->mod_out[mg->mod_gid[i][x->module]] : 0;
+				c->offset = x->offset;
+				c->kind = x->kind;
+				c->callee_ps = x->callee_ps ? mg->ps_out[mg->ps_gid[i][x->callee_ps]] : 0;
+				c->line = x->line;
+				c->col = x->col;
+				if ((x->file && !(c->file = xstrdup(x->file))) ||
+				    (x->in_fn && !(c->in_fn = xstrdup(x->in_fn))))
+					goto out;
+				continue;
+			}
+			if (x->offset < c->offset)
+				c->offset = x->offset;
+			if (x->line > c->line)
+				c->line = x->line;
+			if (x->col > c->col)
+				c->col = x->col;
+			if (!c->file && x->file && !(c->file = xstrdup(x->file)))
+				goto out;
+			if (!c->in_fn && x->in_fn && !(c->in_fn = xstrdup(x->in_fn)))
+				goto out;
+		}
+		for (k = 1; k <= p->n_ps; k++)
+			out->ps_map[i][k] = mg->ps_out[mg->ps_gid[i][k]];
+	}
+	for (k = 1; k <= o->n_module; k++)
+		if (bid_conflict[k]) {
+			free(o->module[k].build_id);
+			o->module[k].build_id = NULL;
+		}
+	ret = 0;
+out:
+	free(seen_mod);
+	free(seen_ps);
+	free(seen_css);
+	free(bid_conflict);
+	return ret;
+}
+
+static int build_graph(struct dpa_merged *out, struct merger *mg)
+{
+	struct dpa_profile *o = &out->prof;
+	uint32_t *canon = NULL, *queue = NULL, *first = NULL, *cnt = NULL, *thr_root = NULL;
+	uint32_t i, k, t, head, tail, npd = 0, ncsd = 0, nclass = 0, g;
+	size_t e;
+	int ret = -1;
+
+	/* Flatten union-find so the sort can read parent[] directly. */
+	for (g = 1; g <= mg->npd; g++)
+		uf_find(mg->parent, g);
+	for (g = 1; g <= mg->npd; g++)
+		mg->parent[g] = uf_find(mg->parent, g);
+	for (g = 1; g <= mg->npd; g++)
+		if (mg->parent[g] == g)
+			nclass++;
+	cmp_mg = mg;
+	if (mg->nedge)
+		qsort(mg->edge, mg->nedge, sizeof(*mg->edge), cmp_edge);
+	cmp_mg = NULL;
+
+	canon = xcalloc(mg->npd + 1, sizeof(uint32_t));
+	queue = xcalloc(nclass + 1, sizeof(uint32_t));
+	first = xcalloc(mg->npd + 1, sizeof(uint32_t));
+	cnt = xcalloc(mg->npd + 1, sizeof(uint32_t));
+	thr_root = xcalloc(mg->thrs.n + 1, sizeof(uint32_t));
+	o->n_thread = mg->thrs.n;
+	o->thread = xcalloc(o->n_thread + 1, sizeof(*o->thread));
+	o->pd = xcalloc(nclass + 1, sizeof(*o->pd));
+	o->csd = xcalloc(mg->nedge + 1, sizeof(*o->csd));
+	out->bfs_parent_csd = xcalloc(nclass + 1, sizeof(uint32_t));
+	if (!canon || !queue || !first || !cnt || !thr_root || !o->thread || !o->pd || !o->csd ||
+	    !out->bfs_parent_csd)
+		goto oom;
+	for (e = mg->nedge; e-- > 0;) {
+		uint32_t c = mg->parent[mg->edge[e].caller];
+		first[c] = (uint32_t)e;
+		cnt[c]++;
+	}
+	/* Threads: the root class and the summed costs. */
+	for (i = 0; i < mg->n; i++)
+		for (k = 1; k <= mg->in[i]->n_thread; k++) {
+			const struct dpa_thread *x = &mg->in[i]->thread[k];
+			uint32_t id = mg->thr_out[mg->thr_gid[i][k]];
+			struct dpa_thread *th = &o->thread[id];
+			out->thread_map[i][k] = id;
+			if (!thr_root[id]) {
+				thr_root[id] = mg->parent[mg->base[i] + x->root_pd];
+				*th = *x;
+				continue;
+			}
+			if (x->tid < th->tid)
+				th->tid = x->tid;
+			th->cpu_ns += x->cpu_ns;
+			th->ticks += x->ticks;
+			th->ticks_outside += x->ticks_outside;
+			th->allocs_outside += x->allocs_outside;
+			th->bytes_outside += x->bytes_outside;
+			th->exited = th->exited && x->exited;
+		}
+	/* Breadth first from each root, thread by thread; pds are numbered as
+	 * they are found and csds as their caller is taken off the queue, so
+	 * csds come out ordered by (caller pd, css, callee ps). */
+	for (t = 1; t <= o->n_thread; t++) {
+		uint32_t r = thr_root[t];
+		if (canon[r]) {
+			merr(mg->err, "%s: two threads share one root context", mg->in[0]->path ? mg->in[0]->path : "?");
+			goto out;
+		}
+		canon[r] = ++npd;
+		o->pd[npd].ps = mg->ps_out[mg->pd_ps[r]];
+		o->pd[npd].thread = t;
+		o->thread[t].root_pd = npd;
+		head = tail = 0;
+		queue[tail++] = r;
+		while (head < tail) {
+			uint32_t x = queue[head++];
+			size_t a = first[x], end = first[x] + cnt[x];
+			if (!cnt[x])
+				continue;
+			o->pd[canon[x]].out_first = ncsd + 1;
+			while (a < end) {
+				size_t b = a;
+				struct dpa_csd *d = &o->csd[++ncsd];
+				uint32_t y = mg->parent[mg->edge[a].callee];
+				while (b < end && mg->edge[b].css == mg->edge[a].css &&
+				       mg->edge[b].ps == mg->edge[a].ps) {
+					const struct edge *ed = &mg->edge[b];
+					const struct dpa_csd *xd = &mg->in[ed->in]->csd[ed->id];
+					int m;
+					if (mg->parent[ed->callee] != y) {
+						merr(mg->err, "merge: internal error: closure not reached");
+						goto out;
+					}
+					for (m = 0; m < DPA_NMEASURES; m++)
+						d->m[m] += xd->m[m];
+					out->csd_map[ed->in][ed->id] = ncsd;
+					b++;
+				}
+				if (!canon[y]) {
+					canon[y] = ++npd;
+					o->pd[npd].ps = mg->ps_out[mg->pd_ps[y]];
+					o->pd[npd].thread = t;
+					out->bfs_parent_csd[npd] = ncsd;
+					queue[tail++] = y;
+				}
+				d->css = mg->css_out[mg->edge[a].css];
+				d->caller_pd = canon[x];
+				d->callee_pd = canon[y];
+				o->pd[canon[x]].out_n++;
+				a = b;
+			}
+		}
+	}
+	if (npd != nclass) {
+		for (i = 0; i < mg->n; i++)
+			for (k = 1; k <= mg->in[i]->n_pd; k++)
+				if (!canon[mg->parent[mg->base[i] + k]]) {
+					merr(mg->err, "%s: pd %u is not reachable from a thread's root",
+					     mg->in[i]->path ? mg->in[i]->path : "?", k);
+					goto out;
+				}
+	}
+	o->n_pd = npd;
+	o->n_csd = ncsd;
+	for (i = 0; i < mg->n; i++)
+		for (k = 1; k <= mg->in[i]->n_pd; k++)
+			out->pd_map[i][k] = canon[mg->parent[mg->base[i] + k]];
+	/* Index arrays: out_csd is the identity (csds are grouped by caller);
+	 * in_csd by counting sort on the callee. */
+	o->out_csd = xcalloc(ncsd + 1, sizeof(uint32_t));
+	o->in_csd = xcalloc(ncsd + 1, sizeof(uint32_t));
+	if (!o->out_csd || !o->in_csd)
+		goto oom;
+	for (k = 0; k < ncsd; k++)
+		o->out_csd[k] = k + 1;
+	for (k = 1; k <= npd; k++) {
+		if (o->pd[k].out_n)
+			o->pd[k].out_first -= 1;   /* index into out_csd, which is 0-based */
+		o->pd[k].in_n = 0;
+	}
+	for (k = 1; k <= ncsd; k++)
+		o->pd[o->csd[k].callee_pd].in_n++;
+	{
+		uint32_t pos = 0;
+		for (k = 1; k <= npd; k++) {
+			o->pd[k].in_first = pos;
+			pos += o->pd[k].in_n;
+			o->pd[k].in_n = 0;
+		}
+		for (k = 1; k <= ncsd; k++) {
+			struct dpa_pd *pd = &o->pd[o->csd[k].callee_pd];
+			o->in_csd[pd->in_first + pd->in_n++] = k;
+		}
+	}
+	ret = 0;
+	goto out;
+oom:
+	merr(mg->err, "%s: out of memory while merging", mg->in[0]->path ? mg->in[0]->path : "?");
+out:
+	free(canon);
+	free(queue);
+	free(first);
+	free(cnt);
+	free(thr_root);
+	return ret;
+}
+
+static void merger_free(struct merger *mg)
+{
+	uint32_t i;
+
+	for (i = 0; i < mg->n; i++) {
+		if (mg->mod_gid)
+			free(mg->mod_gid[i]);
+		if (mg->ps_gid)
+			free(mg->ps_gid[i]);
+		if (mg->css_gid)
+			free(mg->css_gid[i]);
+		if (mg->thr_gid)
+			free(mg->thr_gid[i]);
+	}
+	free(mg->mod_gid);
+	free(mg->ps_gid);
+	free(mg->css_gid);
+	free(mg->thr_gid);
+	strtab_free(&mg->mods);
+	strtab_free(&mg->pss);
+	strtab_free(&mg->csss);
+	strtab_free(&mg->thrs);
+	free(mg->mod_out);
+	free(mg->ps_out);
+	free(mg->css_out);
+	free(mg->thr_out);
+	free(mg->mod_ord);
+	free(mg->ps_ord);
+	free(mg->css_ord);
+	free(mg->thr_ord);
+	free(mg->base);
+	free(mg->parent);
+	free(mg->pd_ps);
+	free(mg->edge);
+}
+
+/* ================================================================
+ * Public entry points
+ * ================================================================ */
+
+int dpa_merge(struct dpa_merged *out, const struct dpa_profile *const *in, uint32_t n,
+	      const struct dpa_merge_options *opt, struct dpa_error *err)
+{
+	struct merger mg = { 0 };
+	uint32_t i;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (n < 1)
+		return merr(err, "merge: no profiles to merge");
+	for (i = 0; i < n; i++)
+		if (check_input(in[i], err) < 0)
+			return -1;
+	mg.in = in;
+	mg.n = n;
+	mg.force = opt && opt->force;
+	mg.err = err;
+	if (check_same_program(&mg) < 0)
+		return -1;
+	if (build_keys(&mg) < 0 || close_pds(&mg) < 0)
+		goto out;
+	if (alloc_maps(out, &mg) < 0 || build_header(out, &mg) < 0) {
+		merr(err, "%s: out of memory while merging", in[0]->path ? in[0]->path : "?");
+		goto out;
+	}
+	if (build_statics(out, &mg) < 0) {
+		merr(err, "%s: out of memory while merging", in[0]->path ? in[0]->path : "?");
+		goto out;
+	}
+	if (build_graph(out, &mg) < 0)
+		goto out;
+	out->prof.path = xstrdup(n == 1 && in[0]->path ? in[0]->path : "(merged)");
+	ret = 0;
+out:
+	merger_free(&mg);
+	if (ret < 0)
+		dpa_merged_release(out);
+	return ret;
+}
+
+void dpa_merged_release(struct dpa_merged *m)
+{
+	struct dpa_profile *o;
+	uint32_t i;
+
+	if (!m)
+		return;
+	o = &m->prof;
+	for (i = 0; i < m->n_in; i++) {
+		if (m->ps_map)
+			free(m->ps_map[i]);
+		if (m->pd_map)
+			free(m->pd_map[i]);
+		if (m->csd_map)
+			free(m->csd_map[i]);
+		if (m->thread_map)
+			free(m->thread_map[i]);
+	}
+	free(m->ps_map);
+	free(m->pd_map);
+	free(m->csd_map);
+	free(m->thread_map);
+	free(m->bfs_parent_csd);
+	free(o->path);
+	free(o->hdr.program);
+	free(o->hdr.clock);
+	if (o->hdr.argv)
+		for (i = 0; i < o->hdr.argc; i++)
+			free(o->hdr.argv[i]);
+	free(o->hdr.argv);
+	if (o->module)
+		for (i = 1; i <= o->n_module; i++) {
+			free(o->module[i].path);
+			free(o->module[i].build_id);
+		}
+	if (o->ps)
+		for (i = 1; i <= o->n_ps; i++) {
+			free((char *)o->ps[i].name);
+			free((char *)o->ps[i].file);
+		}
+	if (o->css)
+		for (i = 1; i <= o->n_css; i++) {
+			free((char *)o->css[i].file);
+			free((char *)o->css[i].in_fn);
+		}
+	free(o->module);
+	free(o->ps);
+	free(o->css);
+	free(o->pd);
+	free(o->csd);
+	free(o->thread);
+	free(o->out_csd);
+	free(o->in_csd);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *dpa_merge_ps_label(const struct dpa_profile *p, uint32_t ps, char *buf, size_t n)
+{
+	const struct dpa_ps *s;
+
+	if (!ps || ps > p->n_ps) {
+		snprintf(buf, n, "<ps %u>", ps);
+		return buf;
+	}
+	s = &p->ps[ps];
+	if (s->name)
+		snprintf(buf, n, "%s", s->name);
+	else if (s->module && s->module <= p->n_module)
+		snprintf(buf, n, "0x%llx in %s", (unsigned long long)s->offset,
+			 base_name(p->module[s->module].path));
+	else
+		snprintf(buf, n, "<ps %u>", ps);
+	return buf;
+}
+
+/* ================================================================
+ * Canonical text
+ * ================================================================ */
+
+static void put_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("-", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
+{
+	const struct dpa_profile *p = &m->prof;
+	const struct dpa_header *h = &p->hdr;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	uint32_t k;
+	int j;
+
+	if (!f) {
+		merr(err, "canon: out of memory");
+		return NULL;
+	}
+	fprintf(f, "header program=");
+	put_str(f, h->program);
+	fprintf(f, " argv=[");
+	for (k = 0; k < h->argc; k++) {
+		fputs(k ? " " : "", f);
+		put_str(f, h->argv[k]);
+	}
+	fprintf(f, "] pid=%llu ppid=%llu fork_of=%llu final=%d start_ns=%llu wall_ns=%llu clock=",
+		(unsigned long long)h->pid, (unsigned long long)h->ppid,
+		(unsigned long long)h->fork_of, h->final, (unsigned long long)h->start_ns,
+		(unsigned long long)h->wall_ns);
+	put_str(f, h->clock);
+	fprintf(f, " timer_hz=%llu cpu_ns=%llu ticks=%llu ticks_outside=%llu ns_per_tick=%.17g"
+		" calls=%llu cscs=%llu allocs=%llu bytes=%llu allocs_outside=%llu bytes_outside=%llu"
+		" mem_bytes=%llu lost=%llu\n",
+		(unsigned long long)h->timer_hz, (unsigned long long)h->cpu_ns,
+		(unsigned long long)h->ticks, (unsigned long long)h->ticks_outside, h->ns_per_tick,
+		(unsigned long long)h->calls, (unsigned long long)h->cscs,
+		(unsigned long long)h->allocs, (unsigned long long)h->bytes,
+		(unsigned long long)h->allocs_outside, (unsigned long long)h->bytes_outside,
+		(unsigned long long)h->mem_bytes, (unsigned long long)h->lost);
+	for (k = 1; k <= p->n_module; k++) {
+		fprintf(f, "module %u ", k);
+		put_str(f, p->module[k].path);
+		fprintf(f, " base=%llx size=%llx build_id=", (unsigned long long)p->module[k].base,
+			(unsigned long long)p->module[k].size);
+		put_str(f, p->module[k].build_id);
+		fputc('\n', f);
+	}
+	for (k = 1; k <= p->n_ps; k++) {
+		const struct dpa_ps *s = &p->ps[k];
+		fprintf(f, "ps %u module=%u offset=%llx name=", k, s->module, (unsigned long long)s->offset);
+		put_str(f, s->name);
+		fprintf(f, " file=");
+		put_str(f, s->file);
+		fprintf(f, " line=%u\n", s->line);
+	}
+	for (k = 1; k <= p->n_css; k++) {
+		const struct dpa_css *c = &p->css[k];
+		fprintf(f, "css %u caller_ps=%u module=%u offset=%llx kind=%u callee_ps=%u file=", k,
+			c->caller_ps, c->module, (unsigned long long)c->offset, c->kind, c->callee_ps);
+		put_str(f, c->file);
+		fprintf(f, " line=%u col=%u\n", c->line, c->col);
+	}
+	for (k = 1; k <= p->n_pd; k++)
+		fprintf(f, "pd %u ps=%u thread=%u\n", k, p->pd[k].ps, p->pd[k].thread);
+	for (k = 1; k <= p->n_csd; k++) {
+		const struct dpa_csd *d = &p->csd[k];
+		fprintf(f, "csd %u css=%u %u->%u", k, d->css, d->caller_pd, d->callee_pd);
+		for (j = 0; j < DPA_NMEASURES; j++)
+			fprintf(f, " %llu", (unsigned long long)d->m[j]);
+		fputc('\n', f);
+	}
+	for (k = 1; k <= p->n_thread; k++) {
+		const struct dpa_thread *t = &p->thread[k];
+		fprintf(f, "thread %u tid=%llu root_pd=%u cpu_ns=%llu ticks=%llu ticks_outside=%llu"
+			" allocs_outside=%llu bytes_outside=%llu exited=%d\n", k,
+			(unsigned long long)t->tid, t->root_pd, (unsigned long long)t->cpu_ns,
+			(unsigned long long)t->ticks, (unsigned long long)t->ticks_outside,
+			(unsigned long long)t->allocs_outside, (unsigned long long)t->bytes_outside,
+			t->exited);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		merr(err, "canon: out of memory");
+		return NULL;
+	}
+	return buf;
+}
+
+char *dpa_profile_canon(const struct dpa_profile *p, struct dpa_error *err)
+{
+	struct dpa_merged m;
+	char *s;
+
+	if (dpa_merge(&m, &p, 1, NULL, err) < 0)
+		return NULL;
+	s = dpa_merged_canon(&m, err);
+	dpa_merged_release(&m);
+	return s;
+}

@@ -1,1 +1,62 @@
-# libprof — fragment (to be written)
+# libprof — the runtime linked into profiled programs (static and shared),
+# its public header and pkg-config files. Never built with -finstrument-functions.
+
+LIBPROF_SRCS := $(wildcard libprof/*.c)
+LIBPROF_OBJS := $(patsubst libprof/%.c,$(OBJ_DIR)/libprof/%.o,$(LIBPROF_SRCS))
+LIBPROF_PICS := $(patsubst libprof/%.c,$(OBJ_DIR)/libprof/pic/%.o,$(LIBPROF_SRCS))
+LIBPROF_CFLAGS := $(CFLAGS_COMMON) $(SAN_PROF) -fvisibility=hidden -fno-builtin \
+	-fno-omit-frame-pointer -ftls-model=initial-exec \
+	$(shell pkg-config --cflags msgpack 2>/dev/null)
+# Nothing beyond libc: msgpack-c's packer is header-only (static inline).
+LIBPROF_LIBS_PRIVATE := -lpthread
+
+LIBPROF_A  := $(LIB_DIR)/libprof.a
+LIBPROF_SO := $(LIB_DIR)/libprof.so
+LIBPROF_PC := $(LIB_DIR)/pkgconfig/libprof.pc
+LIBPROF_INC := $(BUILD)/include/deepprof.h
+
+all: $(LIBPROF_A) $(LIBPROF_SO) $(LIBPROF_PC) $(LIBPROF_INC)
+.PHONY: libprof install-libprof
+libprof: $(LIBPROF_A) $(LIBPROF_SO) $(LIBPROF_PC) $(LIBPROF_INC)
+
+$(OBJ_DIR)/libprof/%.o: libprof/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBPROF_CFLAGS) -c -o $@ $<
+
+$(OBJ_DIR)/libprof/pic/%.o: libprof/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBPROF_CFLAGS) -fPIC -c -o $@ $<
+
+$(LIBPROF_A): $(LIBPROF_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIBPROF_SO): $(LIBPROF_PICS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(SAN_PROF) -Wl,-soname,libprof.so -o $@ $^ $(LIBPROF_LIBS_PRIVATE)
+
+$(LIBPROF_INC): libprof/deepprof.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# pkg-config file for prefix $(1), libdir $(2), includedir $(3), written to $(4).
+libprof_pc = printf '%s\n' 'prefix=$(1)' 'libdir=$(2)' 'includedir=$(3)' '' \
+	'Name: libprof' \
+	'Description: deepprof runtime: deep call-graph profiling of -finstrument-functions programs' \
+	'Version: 1.0' \
+	'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lprof' \
+	'Libs.private: $(LIBPROF_LIBS_PRIVATE)' \
+	'Cflags: -I$${includedir}' >$(4)
+
+$(LIBPROF_PC): libprof/module.mk
+	@mkdir -p $(dir $@)
+	$(call libprof_pc,$(abspath $(BUILD)),$(abspath $(LIB_DIR)),$(abspath $(BUILD)/include),$@)
+
+install: install-libprof
+install-libprof: $(LIBPROF_A) $(LIBPROF_SO) libprof/deepprof.h
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 644 $(LIBPROF_A) $(DESTDIR)$(PREFIX)/lib/libprof.a
+	install -m 755 $(LIBPROF_SO) $(DESTDIR)$(PREFIX)/lib/libprof.so
+	install -m 644 libprof/deepprof.h $(DESTDIR)$(PREFIX)/include/deepprof.h
+	$(call libprof_pc,$(PREFIX),$(PREFIX)/lib,$(PREFIX)/include,$(DESTDIR)$(PREFIX)/lib/pkgconfig/libprof.pc)

@@ -1,0 +1,99 @@
+/*
+ * alloc.c — allocation counting: malloc and friends are interposed, counted
+ * on the current csd (or the thread's outside sink) and passed to glibc's
+ * own __libc_* entry points, so there is no dlsym bootstrap and no recursion.
+ * Part of deepprof's libprof. MIT licence.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "internal.h"
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+/* One allocation of n bytes asked, by the calling thread. */
+static inline void count(size_t n)
+{
+	struct dp_thread *t = dp_self;
+	if (likely(t)) {
+		struct dp_csd *c = t->stop ? &t->outside : t->top->csd;
+		c->allocs++;
+		c->bytes += n;
+	} else {
+		DP_ADD(&dp_rt.allocs_outside, 1);
+		DP_ADD(&dp_rt.bytes_outside, n);
+	}
+}
+
+/* Referenced from runtime init so that a static link always pulls this file in. */
+void dp_alloc_link(void)
+{
+}
+
+DP_EXPORT void *malloc(size_t n)
+{
+	count(n);
+	return __libc_malloc(n);
+}
+
+DP_EXPORT void *calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (!__builtin_mul_overflow(nmemb, size, &n))
+		count(n);
+	return __libc_calloc(nmemb, size);
+}
+
+/* realloc counts one allocation of the new size, except realloc(p, 0), which frees. */
+DP_EXPORT void *realloc(void *p, size_t n)
+{
+	if (n || !p)
+		count(n);
+	return __libc_realloc(p, n);
+}
+
+DP_EXPORT void free(void *p)
+{
+	__libc_free(p);
+}
+
+DP_EXPORT void *memalign(size_t align, size_t n)
+{
+	count(n);
+	return __libc_memalign(align, n);
+}
+
+DP_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	if (align == 0 || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	count(n);
+	return __libc_memalign(align, n);
+}
+
+DP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (align < sizeof(void *) || (align & (align - 1)))
+		return EINVAL;
+	int saved_errno = errno;
+	count(n);
+	void *p = __libc_memalign(align, n);
+	if (!p) {
+		errno = saved_errno;
+		return ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+DP_EXPORT void *valloc(size_t n)
+{
+	count(n);
+	return __libc_memalign((size_t)sysconf(_SC_PAGESIZE), n);
+}

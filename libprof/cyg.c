@@ -1,0 +1,19 @@
+/*
+ * cyg.c — the -finstrument-functions entry points. They name a function by
+ * its entry address and a call site by its return address, and hand both to
+ * the graph core (graph.h); the GCC plugin will call the same core with
+ * static site indexes instead.
+ * Part of deepprof's libprof. MIT licence.
+ */
+#include "graph.h"
+
+DP_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+	dp_graph_enter((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_frame_address(0));
+}
+
+DP_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+	(void)call_site;
+	dp_graph_exit((uintptr_t)fn, (uintptr_t)__builtin_frame_address(0));
+}

@@ -1,0 +1,393 @@
+/*
+ * graph.c — the slow paths of the deep call graph: creating ps, css, pd and
+ * csd nodes, recursion folding for new csds, table and stack growth, and
+ * resynchronising the shadow stack after non-local exits.
+ * Part of deepprof's libprof. MIT licence.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "graph.h"
+
+/* --- private prototypes --- */
+static struct dp_ps *ps_get(uintptr_t fn);
+static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller);
+static struct dp_pd *pd_new(struct dp_thread *t, struct dp_ps *ps);
+static int outer_reserve(struct dp_thread *t, uint32_t idx);
+static int tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c);
+static void pop_nonlocal(struct dp_thread *t);
+
+#define PD_TAB_INIT 4
+
+static inline void busy_on(struct dp_thread *t)  { __atomic_fetch_or(&t->stop, DP_BUSY, __ATOMIC_RELAXED); }
+static inline void busy_off(struct dp_thread *t) { __atomic_fetch_and(&t->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED); }
+
+static uintptr_t module_base_of(uintptr_t addr)
+{
+	Dl_info info;
+	if (addr && dladdr((void *)addr, &info))
+		return (uintptr_t)info.dli_fbase;
+	return 0;
+}
+
+/* ==== global nodes: ps and css ============================================ */
+
+static inline uint32_t hash_ptr(uintptr_t a, uintptr_t b)
+{
+	return (uint32_t)(((a ^ (b * 31)) * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+/* Double a chained hash table's bucket array (caller holds dp_rt.lock). */
+#define REHASH(type, buckets, hmask, keyexpr)                                   \
+	do {                                                                    \
+		uint32_t nm = (hmask) * 2 + 1;                                  \
+		type **nb = dp_mem_global(sizeof(*nb) * (nm + 1));              \
+		if (!nb)                                                        \
+			break;                                                  \
+		for (uint32_t i = 0; i <= (hmask); i++) {                       \
+			type *e = (buckets)[i], *nx;                            \
+			for (; e; e = nx) {                                     \
+				nx = e->hnext;                                  \
+				uint32_t h = keyexpr & nm;                      \
+				e->hnext = nb[h];                               \
+				nb[h] = e;                                      \
+			}                                                       \
+		}                                                               \
+		(buckets) = nb;                                                 \
+		(hmask) = nm;                                                   \
+	} while (0)
+
+/* Create the synthetic root procedure, PS 1 (runtime init, lock held). */
+struct dp_ps *dp_graph_root_ps(void)
+{
+	struct dp_ps *ps = dp_mem_global(sizeof *ps);
+	if (!ps)
+		return NULL;
+	ps->idx = ++dp_rt.n_ps;
+	ps->name = "<root>";
+	dp_rt.ps_head = dp_rt.ps_tail = ps;
+	return ps;
+}
+
+static struct dp_ps *ps_find(uintptr_t fn)
+{
+	for (struct dp_ps *p = dp_rt.ps_hash[hash_ptr(fn, 0) & dp_rt.ps_hmask]; p; p = p->hnext)
+		if (p->fn == fn)
+			return p;
+	return NULL;
+}
+
+/* The ps of entry address fn, created if new. NULL when out of memory. */
+static struct dp_ps *ps_get(uintptr_t fn)
+{
+	pthread_mutex_lock(&dp_rt.lock);
+	struct dp_ps *ps = ps_find(fn);
+	pthread_mutex_unlock(&dp_rt.lock);
+	if (ps)
+		return ps;
+	uintptr_t base = module_base_of(fn);    /* outside our lock: dladdr takes the loader's */
+	pthread_mutex_lock(&dp_rt.lock);
+	ps = ps_find(fn);
+	if (!ps && (ps = dp_mem_global(sizeof *ps))) {
+		ps->fn = fn;
+		ps->mod_base = base;
+		ps->idx = dp_rt.n_ps + 1;
+		uint32_t h = hash_ptr(fn, 0) & dp_rt.ps_hmask;
+		ps->hnext = dp_rt.ps_hash[h];
+		dp_rt.ps_hash[h] = ps;
+		DP_STORE_REL(&dp_rt.ps_tail->next, ps);
+		dp_rt.ps_tail = ps;
+		DP_STORE_REL(&dp_rt.n_ps, ps->idx);
+		if (dp_rt.n_ps > dp_rt.ps_hmask)
+			REHASH(struct dp_ps, dp_rt.ps_hash, dp_rt.ps_hmask, hash_ptr(e->fn, 0));
+	}
+	pthread_mutex_unlock(&dp_rt.lock);
+	return ps;
+}
+
+static struct dp_css *css_find(uintptr_t site, struct dp_ps *caller)
+{
+	uint32_t h = hash_ptr(site, (uintptr_t)caller) & dp_rt.css_hmask;
+	for (struct dp_css *c = dp_rt.css_hash[h]; c; c = c->hnext)
+		if (c->site == site && c->caller == caller)
+			return c;
+	return NULL;
+}
+
+/* The css of (return address site, caller ps), created if new. */
+static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller)
+{
+	pthread_mutex_lock(&dp_rt.lock);
+	struct dp_css *css = css_find(site, caller);
+	pthread_mutex_unlock(&dp_rt.lock);
+	if (css)
+		return css;
+	/* A return address outside the caller's module lies in uninstrumented
+	 * code that called back (qsort, start_thread); so does any call from
+	 * the root, which has no code of its own. */
+	uint32_t kind = DP_CSS_DYNAMIC;
+	if (caller == dp_rt.root_ps || module_base_of(site) != caller->mod_base)
+		kind = DP_CSS_CALLBACK;
+	pthread_mutex_lock(&dp_rt.lock);
+	css = css_find(site, caller);
+	if (!css && (css = dp_mem_global(sizeof *css))) {
+		css->site = site;
+		css->caller = caller;
+		css->kind = kind;
+		uint32_t h = hash_ptr(site, (uintptr_t)caller) & dp_rt.css_hmask;
+		css->hnext = dp_rt.css_hash[h];
+		dp_rt.css_hash[h] = css;
+		if (dp_rt.css_tail)
+			DP_STORE_REL(&dp_rt.css_tail->next, css);
+		else
+			DP_STORE_REL(&dp_rt.css_head, css);
+		dp_rt.css_tail = css;
+		DP_STORE_REL(&dp_rt.n_css, dp_rt.n_css + 1);
+		if (dp_rt.n_css > dp_rt.css_hmask)
+			REHASH(struct dp_css, dp_rt.css_hash, dp_rt.css_hmask,
+			       hash_ptr(e->site, (uintptr_t)e->caller));
+	}
+	pthread_mutex_unlock(&dp_rt.lock);
+	return css;
+}
+
+/* ==== per-thread nodes: pd and csd ======================================== */
+
+/* A new pd of ps in t's graph, linked at the end of t's pd list. */
+static struct dp_pd *pd_new(struct dp_thread *t, struct dp_ps *ps)
+{
+	struct dp_pd *pd = dp_mem_thread(t, sizeof *pd + PD_TAB_INIT * sizeof(struct dp_csd *));
+	if (!pd)
+		return NULL;
+	pd->tab = (struct dp_csd **)(pd + 1);
+	pd->mask = PD_TAB_INIT - 1;
+	pd->ps = ps;
+	if (t->pd_tail)
+		DP_STORE_REL(&t->pd_tail->next, pd);
+	else
+		DP_STORE_REL(&t->pd_head, pd);
+	t->pd_tail = pd;
+	DP_STORE_REL(&t->n_pd, t->n_pd + 1);
+	return pd;
+}
+
+/* Make t->outer hold index idx. Old arrays are unmapped: only t reads them. */
+static int outer_reserve(struct dp_thread *t, uint32_t idx)
+{
+	if (likely(idx < t->outer_cap))
+		return 0;
+	uint32_t cap = t->outer_cap ? t->outer_cap : 1024;
+	while (cap <= idx)
+		cap *= 2;
+	struct dp_pd **n = dp_mem_map(cap * sizeof *n);
+	if (!n)
+		return -1;
+	if (t->outer) {
+		memcpy(n, t->outer, t->outer_cap * sizeof *n);
+		munmap(t->outer, t->outer_cap * sizeof *n);
+		DP_ADD(&dp_rt.mem_bytes, -(uint64_t)(t->outer_cap * sizeof *n));
+	}
+	t->outer = n;
+	t->outer_cap = cap;
+	return 0;
+}
+
+/* Put c into pd's table, doubling it when it would be more than half full. */
+static int tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c)
+{
+	if ((pd->n + 1) * 2 > pd->mask + 1) {
+		uintptr_t nmask = pd->mask * 2 + 1;
+		struct dp_csd **nt = dp_mem_thread(t, (nmask + 1) * sizeof *nt);
+		if (!nt)
+			return -1;
+		for (uintptr_t i = 0; i <= pd->mask; i++) {
+			struct dp_csd *e = pd->tab[i];
+			if (!e)
+				continue;
+			uintptr_t j = dp_hash(e->site, e->fn) & nmask;
+			while (nt[j])
+				j = (j + 1) & nmask;
+			nt[j] = e;
+		}
+		pd->tab = nt;   /* the old table is simply abandoned in the arena */
+		pd->mask = nmask;
+	}
+	uintptr_t j = dp_hash(c->site, c->fn) & pd->mask;
+	while (pd->tab[j])
+		j = (j + 1) & pd->mask;
+	pd->tab[j] = c;
+	pd->n++;
+	return 0;
+}
+
+/*
+ * The csd of (site, fn) called from pd when its first probe missed: probe
+ * on, or create it (with its ps, css and callee pd). Recursion folding for a
+ * new csd: if fn's ps has an outermost activation on this thread, the csd
+ * adopts that pd; else it gets a new one. NULL when out of memory (lost).
+ */
+struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site)
+{
+	uintptr_t j = dp_hash(site, fn) & pd->mask;
+	struct dp_csd *c;
+	while ((c = pd->tab[j])) {
+		if (c->site == site && c->fn == fn)
+			return c;
+		j = (j + 1) & pd->mask;
+	}
+	int saved_errno = errno;
+	busy_on(t);
+	struct dp_ps *ps = ps_get(fn);
+	struct dp_css *css = ps ? css_get(site, pd->ps) : NULL;
+	struct dp_pd *callee = NULL;
+	if (!css || outer_reserve(t, ps->idx) < 0)
+		goto fail;
+	callee = t->outer[ps->idx];
+	if (!callee && !(callee = pd_new(t, ps)))
+		goto fail;
+	c = dp_mem_thread(t, sizeof *c);
+	if (!c)
+		goto fail;
+	c->site = site;
+	c->fn = fn;
+	c->callee = callee;
+	c->psi = ps->idx;
+	c->css = css;
+	c->caller = pd;
+	if (tab_insert(t, pd, c) < 0)
+		goto fail;
+	if (t->csd_tail)
+		DP_STORE_REL(&t->csd_tail->next, c);
+	else
+		DP_STORE_REL(&t->csd_head, c);
+	t->csd_tail = c;
+	DP_STORE_REL(&t->n_csd, t->n_csd + 1);
+	busy_off(t);
+	errno = saved_errno;
+	return c;
+fail:
+	t->lost++;
+	busy_off(t);
+	errno = saved_errno;
+	return NULL;
+}
+
+/* ==== the shadow stack ===================================================== */
+
+/* Pop the top frame as left without returning. */
+static void pop_nonlocal(struct dp_thread *t)
+{
+	struct dp_frame *f = t->top;
+	t->outer[f->psi] = f->saved;
+	f->csd->nonlocal++;
+	t->top = f - 1;
+}
+
+/* Double t's shadow stack. The old one is left mapped: a writer on another
+ * thread may be reading it. */
+int dp_graph_grow_stack(struct dp_thread *t)
+{
+	size_t cap = t->stack_cap * 2;
+	struct dp_frame *s = dp_mem_map(cap * sizeof *s);
+	if (!s)
+		return -1;
+	size_t depth = (size_t)(t->top - t->stack);
+	memcpy(s, t->stack, (depth + 1) * sizeof *s);
+	t->stack = s;
+	t->stack_cap = cap;
+	t->stack_last = s + cap - 1;
+	t->top = s + depth;
+	return 0;
+}
+
+/*
+ * Everything the enter hook's fast path does not handle: the thread's first
+ * hook, re-entry while the runtime is busy, a stopped runtime, stale frames
+ * left by longjmp (each recorded sp <= the current sp), a full stack.
+ */
+DP_COLD void dp_graph_enter_slow(struct dp_thread *t, uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+	if (!t && !(t = dp_thread_init()))
+		return;
+	if (t->stop) {
+		if (!(t->stop & (DP_STOPPED | DP_EXITED)))
+			t->lost++;
+		return;
+	}
+	int saved_errno = errno;
+	busy_on(t);
+	while (t->top != t->stack && t->top->sp <= sp)
+		pop_nonlocal(t);
+	if (t->top == t->stack_last && dp_graph_grow_stack(t) < 0) {
+		t->lost++;
+		busy_off(t);
+		errno = saved_errno;
+		return;
+	}
+	busy_off(t);
+	struct dp_frame *f = t->top;
+	struct dp_pd *pd = f->pd;
+	struct dp_csd *c = pd->tab[dp_hash(site, fn) & pd->mask];
+	if (!c || c->site != site || c->fn != fn) {
+		c = dp_graph_csd_miss(t, pd, fn, site);
+		if (!c) {
+			errno = saved_errno;
+			return;
+		}
+	}
+	struct dp_pd *old = t->outer[c->psi];
+	t->outer[c->psi] = old ? old : c->callee;
+	c->calls++;
+	t->clock++;
+	f[1].sp = sp;
+	f[1].fn = fn;
+	f[1].csd = c;
+	f[1].pd = c->callee;
+	f[1].saved = old;
+	f[1].psi = c->psi;
+	__asm__ volatile("" ::: "memory");
+	t->top = f + 1;
+	errno = saved_errno;
+}
+
+/*
+ * The exit hook's slow path: frames deeper than sp were left by longjmp and
+ * are popped as non-local exits; then fn's frame is popped as a return. An
+ * exit whose enter was never seen (ignored while busy) is counted as lost.
+ */
+DP_COLD void dp_graph_exit_slow(struct dp_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	if (!t || t->stop)
+		return;
+	busy_on(t);
+	while (t->top != t->stack && t->top->sp < sp)
+		pop_nonlocal(t);
+	struct dp_frame *f = t->top;
+	if (f != t->stack && f->fn == fn) {
+		t->outer[f->psi] = f->saved;
+		f->csd->exits++;
+		t->top = f - 1;
+	} else {
+		t->lost++;
+	}
+	busy_off(t);
+}
+
+/*
+ * Count every activation on t's stack as a non-local exit (pthread_exit,
+ * exit() or a fatal signal below them, the final profile). When t is the
+ * calling thread the stack is emptied; another thread's stack is only read.
+ */
+void dp_graph_unwind_all(struct dp_thread *t)
+{
+	struct dp_frame *top = DP_LOAD(&t->top);
+	for (struct dp_frame *f = top; f > t->stack; f--)
+		if (f->csd != &t->outside)
+			f->csd->nonlocal++;
+	if (t == dp_self) {
+		for (struct dp_frame *f = top; f > t->stack; f--)
+			t->outer[f->psi] = f->saved;
+		t->top = t->stack;
+	}
+}

@@ -1,0 +1,230 @@
+/*
+ * internal.h — libprof's runtime-wide internals: the node graph's types, the
+ * per-thread state, and the hidden functions shared between the runtime's files.
+ * Part of deepprof's libprof. MIT licence.
+ */
+#ifndef DP_INTERNAL_H
+#define DP_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/types.h>
+
+/* ==== compiler helpers ==================================================== */
+
+/* The one export macro: everything else in libprof is hidden (-fvisibility=hidden). */
+#define DP_EXPORT       __attribute__((visibility("default")))
+#define DP_COLD         __attribute__((cold, noinline))
+#define likely(x)       __builtin_expect(!!(x), 1)
+#define unlikely(x)     __builtin_expect(!!(x), 0)
+
+#define DP_LOAD_ACQ(p)      __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define DP_STORE_REL(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define DP_LOAD(p)          __atomic_load_n((p), __ATOMIC_RELAXED)
+#define DP_ADD(p, v)        __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+
+/* ==== the node graph ====================================================== */
+
+/*
+ * ps: one per function entry address (or, in plugin builds, per static id).
+ * Global, shared by all threads; created under dp_rt.lock and never freed.
+ * idx is dense from 1 (1 = the synthetic "<root>") and is also the PS record
+ * id in Deep.data; threads index their outermost-activation array with it.
+ */
+struct dp_ps {
+	uintptr_t fn;
+	uint32_t idx;
+	uintptr_t mod_base;         /* dladdr()'s dli_fbase of fn, 0 if unknown */
+	const char *name;           /* synthetic procedures only */
+	struct dp_ps *hnext;        /* hash chain (under dp_rt.lock) */
+	struct dp_ps *next;         /* creation-order list, published with release stores */
+};
+
+enum dp_css_kind {
+	DP_CSS_DYNAMIC = 0, DP_CSS_NORMAL = 1, DP_CSS_INDIRECT = 2,
+	DP_CSS_EXTERNAL = 3, DP_CSS_CALLBACK = 4,
+};
+
+/* css: one per (return address, caller ps). Global, like ps. id is assigned by the writer. */
+struct dp_css {
+	uintptr_t site;
+	struct dp_ps *caller;
+	uint32_t kind;              /* enum dp_css_kind */
+	uint32_t id;
+	struct dp_css *hnext;
+	struct dp_css *next;
+};
+
+struct dp_pd;
+
+/*
+ * csd: one per (caller pd, call site, callee) in one thread's graph. Only the
+ * owning thread writes the key fields and counters (the SIGPROF handler runs
+ * on that thread too); the writer reads them racily, which is fine for
+ * counters. Invariant for a final profile: calls == exits + nonlocal.
+ */
+struct dp_csd {
+	uintptr_t site, fn;         /* the key in the caller pd's table */
+	struct dp_pd *callee;
+	uint32_t psi;               /* callee->ps->idx, kept here for the hot path */
+	uint32_t id;                /* assigned by the writer */
+	uint64_t calls, exits, nonlocal, ticks, allocs, bytes;
+	struct dp_css *css;
+	struct dp_pd *caller;
+	struct dp_csd *next;        /* the thread's csd list, creation order */
+};
+
+/*
+ * pd: a procedure in one calling context of one thread. tab is a small
+ * open-addressing table of the csds called from here, keyed by (site, fn);
+ * its size is a power of two (mask + 1), kept at most half full.
+ */
+struct dp_pd {
+	struct dp_csd **tab;
+	uintptr_t mask;
+	uint32_t n;                 /* csds in tab */
+	uint32_t id;                /* assigned by the writer */
+	struct dp_ps *ps;
+	struct dp_pd *next;         /* the thread's pd list, creation order */
+};
+
+/* One activation on a thread's shadow stack. */
+struct dp_frame {
+	uintptr_t sp;               /* stack address at the enter hook: deeper frames have smaller sp */
+	uintptr_t fn;
+	struct dp_csd *csd;         /* where exits go; &t->outside for frames inherited over fork */
+	struct dp_pd *pd;           /* the activation's pd: calls made from it hang here */
+	struct dp_pd *saved;        /* the ps's outermost activation before this call */
+	uintptr_t psi;
+};
+
+/* Bits of dp_thread.stop: every reason for a hook to leave the fast path. */
+enum dp_stop_bits {
+	DP_BUSY = 1,                /* the runtime itself is running on this thread */
+	DP_STOPPED = 2,             /* the final profile is written: record nothing more */
+	DP_EXITED = 4,              /* the thread has ended (its key destructor ran) */
+};
+
+/*
+ * Per-thread state, mmap'ed at the thread's first hook and never freed (the
+ * writer reads it after the thread ends). Only the owning thread writes the
+ * fields above "cold", except stop (the final writer sets DP_STOPPED).
+ */
+struct dp_thread {
+	/* ---- hot: read on every hook ---- */
+	uint32_t stop;              /* enum dp_stop_bits; 0 = fast path allowed */
+	struct dp_frame *top;       /* current activation; stack[0] is the root frame */
+	struct dp_frame *stack_last;/* the last usable frame */
+	struct dp_pd **outer;       /* outermost activation per ps idx, outer_cap entries */
+	uint64_t clock;             /* call sequence count clock: one tick per call */
+	/* ---- cold ---- */
+	uint32_t outer_cap;
+	struct dp_frame *stack;
+	size_t stack_cap;
+	struct dp_csd outside;      /* sink for costs with no activation current */
+	uint64_t ticks;             /* all SIGPROF ticks received */
+	uint64_t lost;              /* events dropped (out of memory, re-entry) */
+	struct dp_pd *root;
+	struct dp_pd *pd_head, *pd_tail;
+	struct dp_csd *csd_head, *csd_tail;
+	uint32_t n_pd, n_csd;       /* published (release) after the node is linked */
+	char *arena, *arena_end;    /* bump allocator for this thread's nodes */
+	pid_t tid;
+	pthread_t self;
+	timer_t timer;
+	bool has_timer;
+	bool exited;
+	uint64_t cpu_ns_end;        /* CPU time when the thread ended */
+	uint32_t id;                /* assigned by the writer */
+	uint32_t w_pd, w_csd;       /* the writer's snapshot of n_pd, n_csd */
+	struct dp_thread *next;     /* registry, creation order */
+};
+
+/* ==== global runtime state (runtime.c) ==================================== */
+
+/*
+ * Written at init (constructor or first hook) and at fork in the child;
+ * lists are appended under lock and published with release stores so the
+ * writer can walk them without the lock (it may run in a signal handler).
+ */
+struct dp_runtime {
+	pthread_mutex_t lock;       /* ps/css tables, thread registry, global arena */
+	int inited;
+	struct dp_ps *root_ps;
+	struct dp_ps **ps_hash;  uint32_t ps_hmask;
+	struct dp_ps *ps_head, *ps_tail;   uint32_t n_ps;
+	struct dp_css **css_hash; uint32_t css_hmask;
+	struct dp_css *css_head, *css_tail; uint32_t n_css;
+	struct dp_thread *threads, *threads_tail; uint32_t n_threads;
+	char *arena, *arena_end;
+	uint64_t mem_bytes;         /* atomic: bytes mmap'ed by the runtime */
+	uint64_t allocs_outside, bytes_outside;  /* atomic: allocations with no thread state */
+	uint64_t lost;              /* atomic */
+	uint64_t start_ns, start_mono_ns;
+	unsigned timer_hz;
+	const char *file_env;       /* $DEEPPROF_FILE or NULL */
+	int argc;
+	char **argv;
+	pid_t fork_of;
+	pthread_key_t key;
+	uint32_t stopped;           /* set once the final profile is written */
+	uint32_t final_done;
+};
+
+extern struct dp_runtime dp_rt;
+extern __thread struct dp_thread *dp_self __attribute__((tls_model("initial-exec")));
+
+/* ==== hidden functions shared across files ================================ */
+
+/* mem.c: all runtime memory comes from mmap (never malloc). Zeroed. NULL on failure. */
+void *dp_mem_map(size_t size);
+void *dp_mem_thread(struct dp_thread *t, size_t size);
+void *dp_mem_global(size_t size);       /* caller holds dp_rt.lock */
+
+/* graph.c: the core, independent of how sites and functions are named. */
+struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site);
+void dp_graph_enter_slow(struct dp_thread *t, uintptr_t fn, uintptr_t site, uintptr_t sp);
+void dp_graph_exit_slow(struct dp_thread *t, uintptr_t fn, uintptr_t sp);
+int dp_graph_grow_stack(struct dp_thread *t);
+void dp_graph_unwind_all(struct dp_thread *t);  /* count every frame still on t's stack as a non-local exit */
+struct dp_ps *dp_graph_root_ps(void);
+
+/* runtime.c: lifecycle. */
+void dp_runtime_init(void);
+struct dp_thread *dp_thread_init(void);
+void dp_thread_end(struct dp_thread *t);
+uint64_t dp_thread_cpu_ns(struct dp_thread *t);
+uint64_t dp_now_ns(clockid_t clk);
+void dp_log(const char *a, const char *b, const char *c);  /* "deepprof: a b c" on stderr */
+
+/* timer.c */
+void dp_timer_install(void);
+void dp_timer_start(struct dp_thread *t);
+void dp_timer_stop(struct dp_thread *t);
+
+/* alloc.c */
+void dp_alloc_link(void);
+
+/* write.c */
+int dp_write_profile(const char *path, bool final);
+void dp_write_reset_child(void);   /* a forked child: forget a write in progress */
+
+/* crc32.c */
+uint32_t dp_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* fmt helpers (runtime.c): async-signal-safe number formatting */
+char *dp_fmt_u64(char *out, uint64_t v);   /* writes digits + NUL, returns the end */
+
+/*
+ * The hot hash of a (site, fn) key into a pd's table: one multiply.
+ */
+static inline uintptr_t dp_hash(uintptr_t site, uintptr_t fn)
+{
+	return ((site ^ (fn << 7)) * 0x9E3779B97F4A7C15ull) >> 40;
+}
+
+#endif

@@ -1,0 +1,355 @@
+/*
+ * runtime.c — libprof's lifecycle: global init, the thread registry and each
+ * thread's state, thread end, fork, the fatal-signal and exit-time writes, and
+ * the public dp_write().
+ * Part of deepprof's libprof. MIT licence.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "internal.h"
+#include "deepprof.h"
+
+/*
+ * The runtime's globals. lock guards the ps/css tables, the thread registry
+ * and the global arena; the writer reads the lists without it (see internal.h).
+ */
+struct dp_runtime dp_rt = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The calling thread's state: NULL until its first hook; never freed. */
+__thread struct dp_thread *dp_self __attribute__((tls_model("initial-exec")));
+
+/* Set while this thread builds its state, and forever if that failed. */
+static __thread int initializing __attribute__((tls_model("initial-exec")));
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pid_t pid_at_prepare;
+
+/* --- private prototypes --- */
+static void runtime_init_once(void);
+static void thread_key_dtor(void *arg);
+static void on_fatal_signal(int sig);
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+#define STACK_INIT 4096
+
+/* ==== small async-signal-safe helpers ====================================== */
+
+char *dp_fmt_u64(char *out, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*out++ = tmp[--n];
+	*out = 0;
+	return out;
+}
+
+/* One line on stderr: "deepprof: a b c" (NULL parts are skipped). */
+void dp_log(const char *a, const char *b, const char *c)
+{
+	char buf[1024];
+	size_t n = 0;
+	const char *parts[4] = { "deepprof: ", a, b, c };
+	for (int i = 0; i < 4; i++) {
+		if (!parts[i])
+			continue;
+		if (i > 1 && n < sizeof buf)
+			buf[n++] = ' ';
+		for (const char *s = parts[i]; *s && n < sizeof buf - 1; s++)
+			buf[n++] = *s;
+	}
+	buf[n++] = '\n';
+	ssize_t r = write(2, buf, n);
+	(void)r;
+}
+
+uint64_t dp_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	if (clock_gettime(clk, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ==== global init ========================================================== */
+
+static void runtime_init_once(void)
+{
+	int saved_errno = errno;
+	pthread_mutex_lock(&dp_rt.lock);
+	dp_rt.ps_hmask = 1023;
+	dp_rt.css_hmask = 1023;
+	dp_rt.ps_hash = dp_mem_global(1024 * sizeof *dp_rt.ps_hash);
+	dp_rt.css_hash = dp_mem_global(1024 * sizeof *dp_rt.css_hash);
+	dp_rt.root_ps = dp_graph_root_ps();
+	pthread_mutex_unlock(&dp_rt.lock);
+	if (!dp_rt.ps_hash || !dp_rt.css_hash || !dp_rt.root_ps) {
+		dp_log("out of memory at start: not profiling", NULL, NULL);
+		dp_rt.stopped = 1;
+		errno = saved_errno;
+		return;
+	}
+	dp_rt.start_ns = dp_now_ns(CLOCK_REALTIME);
+	dp_rt.start_mono_ns = dp_now_ns(CLOCK_MONOTONIC);
+
+	const char *hz = getenv("DEEPPROF_HZ");
+	dp_rt.timer_hz = 1000;
+	if (hz && *hz) {
+		char *end;
+		unsigned long v = strtoul(hz, &end, 10);
+		if (*end || v > 1000000)
+			dp_log("DEEPPROF_HZ:", hz, "is not a rate in Hz; using 1000");
+		else
+			dp_rt.timer_hz = (unsigned)v;
+	}
+	const char *file = getenv("DEEPPROF_FILE");
+	dp_rt.file_env = (file && *file) ? file : NULL;
+
+	if (pthread_key_create(&dp_rt.key, thread_key_dtor) != 0)
+		dp_log("cannot create a thread key: thread ends will not be seen", NULL, NULL);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+
+	static const int fatal[] = { SIGINT, SIGTERM };
+	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+		struct sigaction old;
+		if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO)) {
+			struct sigaction sa;
+			memset(&sa, 0, sizeof sa);
+			sa.sa_handler = on_fatal_signal;
+			sigemptyset(&sa.sa_mask);
+			sigaction(fatal[i], &sa, NULL);
+		}
+	}
+	if (dp_rt.timer_hz)
+		dp_timer_install();
+	dp_alloc_link();
+	DP_STORE_REL(&dp_rt.inited, 1);
+	errno = saved_errno;
+}
+
+/* Set up the global state once; safe to call from any hook or constructor. */
+void dp_runtime_init(void)
+{
+	if (!DP_LOAD_ACQ(&dp_rt.inited))
+		pthread_once(&init_once, runtime_init_once);
+}
+
+/* glibc passes (argc, argv, envp) to ELF constructors, in executables and libraries. */
+__attribute__((constructor(101)))
+static void dp_ctor(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	dp_rt.argc = argc;
+	dp_rt.argv = argv;
+	dp_runtime_init();
+}
+
+/* The final profile, after main returned (and its exit hook ran) or exit() was called. */
+__attribute__((destructor(101)))
+static void dp_dtor(void)
+{
+	int saved_errno = errno;
+	dp_write_profile(NULL, true);
+	errno = saved_errno;
+}
+
+/* ==== threads ============================================================== */
+
+/*
+ * The calling thread's state, built at its first hook: a root pd, a shadow
+ * stack holding the root frame, its registry entry and its CPU timer.
+ * NULL if the runtime has stopped or memory ran out (then never retried).
+ */
+struct dp_thread *dp_thread_init(void)
+{
+	if (initializing)
+		return NULL;
+	initializing = 1;
+	int saved_errno = errno;
+	dp_runtime_init();
+	if (DP_LOAD(&dp_rt.stopped) || !dp_rt.root_ps) {
+		errno = saved_errno;
+		return NULL;
+	}
+	struct dp_thread *t = dp_mem_map(sizeof *t);
+	struct dp_frame *stack = dp_mem_map(STACK_INIT * sizeof *stack);
+	if (!t || !stack) {
+		dp_log("out of memory: a thread is not profiled", NULL, NULL);
+		DP_ADD(&dp_rt.lost, 1);
+		errno = saved_errno;
+		return NULL;
+	}
+	t->stack = stack;
+	t->stack_cap = STACK_INIT;
+	t->stack_last = stack + STACK_INIT - 1;
+	t->top = stack;
+	t->tid = (pid_t)syscall(SYS_gettid);
+	t->self = pthread_self();
+	pthread_mutex_lock(&dp_rt.lock);
+	uint32_t n_ps = dp_rt.n_ps;
+	pthread_mutex_unlock(&dp_rt.lock);
+	uint32_t cap = 1024;
+	while (cap <= n_ps * 2)
+		cap *= 2;
+	t->outer = dp_mem_map(cap * sizeof *t->outer);
+	t->outer_cap = cap;
+	/* The root pd is the first of the thread's pd list: pd_new is reached
+	 * through csd creation, so build it by hand here. */
+	struct dp_pd *root = dp_mem_thread(t, sizeof *root + 4 * sizeof(struct dp_csd *));
+	if (!t->outer || !root) {
+		dp_log("out of memory: a thread is not profiled", NULL, NULL);
+		DP_ADD(&dp_rt.lost, 1);
+		errno = saved_errno;
+		return NULL;
+	}
+	root->tab = (struct dp_csd **)(root + 1);
+	root->mask = 3;
+	root->ps = dp_rt.root_ps;
+	t->root = t->pd_head = t->pd_tail = root;
+	t->n_pd = 1;
+	stack[0].sp = UINTPTR_MAX;
+	stack[0].csd = &t->outside;
+	stack[0].pd = root;
+
+	pthread_mutex_lock(&dp_rt.lock);
+	if (dp_rt.threads_tail)
+		DP_STORE_REL(&dp_rt.threads_tail->next, t);
+	else
+		DP_STORE_REL(&dp_rt.threads, t);
+	dp_rt.threads_tail = t;
+	DP_STORE_REL(&dp_rt.n_threads, dp_rt.n_threads + 1);
+	pthread_mutex_unlock(&dp_rt.lock);
+
+	pthread_setspecific(dp_rt.key, t);
+	dp_timer_start(t);
+	dp_self = t;
+	initializing = 0;
+	errno = saved_errno;
+	return t;
+}
+
+/* CPU time of t: measured at its end, or now from its CPU clock. */
+uint64_t dp_thread_cpu_ns(struct dp_thread *t)
+{
+	if (t->exited)
+		return t->cpu_ns_end;
+	if (t == dp_self)
+		return dp_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	clockid_t clk;
+	if (pthread_getcpuclockid(t->self, &clk) != 0)
+		return 0;
+	return dp_now_ns(clk);
+}
+
+/* A thread ends (return from its start routine or pthread_exit): what is
+ * still on its stack left without returning; its data stays for the writer. */
+void dp_thread_end(struct dp_thread *t)
+{
+	__atomic_fetch_or(&t->stop, DP_BUSY, __ATOMIC_RELAXED);
+	dp_graph_unwind_all(t);
+	dp_timer_stop(t);
+	t->cpu_ns_end = dp_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	DP_STORE_REL(&t->exited, true);
+	__atomic_fetch_or(&t->stop, DP_EXITED, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&t->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED);
+}
+
+static void thread_key_dtor(void *arg)
+{
+	struct dp_thread *t = arg;
+	int saved_errno = errno;
+	if (t && t == dp_self && !(t->stop & DP_EXITED) && !DP_LOAD(&dp_rt.final_done))
+		dp_thread_end(t);
+	errno = saved_errno;
+}
+
+/* ==== fork ================================================================= */
+
+static void fork_prepare(void)
+{
+	pid_at_prepare = getpid();
+	pthread_mutex_lock(&dp_rt.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&dp_rt.lock);
+}
+
+/*
+ * The child keeps profiling from zero: only the forking thread's graph
+ * remains, its counters are cleared, and the frames already on its stack
+ * send their exits to the sink (they were called in the parent).
+ */
+static void fork_child(void)
+{
+	int saved_errno = errno;
+	pthread_mutex_unlock(&dp_rt.lock);
+	dp_rt.fork_of = pid_at_prepare;
+	dp_rt.start_ns = dp_now_ns(CLOCK_REALTIME);
+	dp_rt.start_mono_ns = dp_now_ns(CLOCK_MONOTONIC);
+	dp_rt.allocs_outside = dp_rt.bytes_outside = dp_rt.lost = 0;
+	dp_rt.final_done = 0;
+	dp_write_reset_child();
+	struct dp_thread *t = dp_self;
+	if (t && (t->stop & (DP_EXITED | DP_STOPPED)))
+		t = NULL;
+	dp_rt.threads = dp_rt.threads_tail = t;
+	dp_rt.n_threads = t ? 1 : 0;
+	if (t) {
+		t->next = NULL;
+		uint32_t n = t->n_csd;
+		struct dp_csd *c = t->csd_head;
+		for (uint32_t i = 0; i < n && c; i++, c = c->next)
+			c->calls = c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = 0;
+		memset(&t->outside, 0, sizeof t->outside);
+		for (struct dp_frame *f = t->top; f > t->stack; f--)
+			f->csd = &t->outside;
+		t->stack[0].csd = &t->outside;
+		t->ticks = t->clock = t->lost = 0;
+		t->tid = (pid_t)syscall(SYS_gettid);
+		t->self = pthread_self();
+		t->has_timer = false;
+		dp_timer_start(t);
+	}
+	errno = saved_errno;
+}
+
+/* ==== writes: on fatal signals and on demand =============================== */
+
+/* SIGINT/SIGTERM with our handler (installed only over SIG_DFL): write the
+ * final profile, then die of the signal as the program would have. */
+static void on_fatal_signal(int sig)
+{
+	int saved_errno = errno;
+	dp_write_profile(NULL, true);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	errno = saved_errno;
+}
+
+DP_EXPORT int dp_write(const char *path)
+{
+	int saved_errno = errno;
+	dp_runtime_init();
+	int r = dp_write_profile(path, false);
+	errno = saved_errno;
+	return r;
+}

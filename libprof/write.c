@@ -1,0 +1,550 @@
+/*
+ * write.c — the Deep.data writer (schemas/deep-data.md, v1): snapshots every
+ * thread's graph (which may still be growing), packs it with msgpack-c's
+ * packer into a static buffer flushed with write(2), and renames the file
+ * into place. No malloc: it may run in a signal handler or at exit.
+ * Part of deepprof's libprof. MIT licence.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+#include <elf.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <msgpack.h>
+#include "internal.h"
+
+#define MAX_MODULES 1024
+#define PATH_BUF 4096
+
+/* --- private state: all of it belongs to the holder of writer_owner --- */
+
+static pid_t writer_owner;      /* tid of the thread writing, 0 = none */
+
+struct module {
+	const char *path;
+	uintptr_t base, lo, hi;     /* [base + lo, base + hi) holds the PT_LOAD segments */
+	const unsigned char *build_id;
+	size_t build_id_len;
+};
+static struct module modules[MAX_MODULES];
+static uint32_t n_modules;
+static char exe_path[PATH_BUF];
+
+static struct {
+	int fd;
+	int err;                    /* first errno of a failed write(2) */
+	bool crc_on;
+	uint32_t crc;
+	size_t n;
+	char buf[1 << 16];
+} out;
+
+/* Per-csd and per-thread counters, copied once so the header's sums and the
+ * records agree even while other threads keep counting. */
+struct csd_snap { uint64_t calls, exits, nonlocal, ticks, allocs, bytes; };
+struct thr_snap { uint64_t cpu_ns, ticks, ticks_out, allocs_out, bytes_out; bool exited; };
+
+/* ==== output =============================================================== */
+
+static void out_flush(void)
+{
+	size_t off = 0;
+	while (off < out.n && !out.err) {
+		ssize_t r = write(out.fd, out.buf + off, out.n - off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			out.err = r < 0 ? errno : EIO;
+			break;
+		}
+		off += (size_t)r;
+	}
+	out.n = 0;
+}
+
+static int out_cb(void *data, const char *buf, size_t len)
+{
+	(void)data;
+	if (out.crc_on)
+		out.crc = dp_crc32(out.crc, buf, len);
+	while (len) {
+		size_t room = sizeof out.buf - out.n;
+		size_t k = len < room ? len : room;
+		memcpy(out.buf + out.n, buf, k);
+		out.n += k;
+		buf += k;
+		len -= k;
+		if (out.n == sizeof out.buf)
+			out_flush();
+	}
+	return 0;
+}
+
+static void pack_cstr(msgpack_packer *pk, const char *s)
+{
+	if (!s) {
+		msgpack_pack_nil(pk);
+		return;
+	}
+	size_t n = strlen(s);
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s, n);
+}
+
+static void pack_key(msgpack_packer *pk, const char *k)
+{
+	pack_cstr(pk, k);
+}
+
+/* ==== modules ============================================================== */
+
+static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size; (void)data;
+	const char *name = info->dlpi_name;
+	if (n_modules == 0 && (!name || !*name))
+		name = exe_path;
+	else if (!name || name[0] != '/')
+		return 0;       /* the vdso, or an object without a usable path */
+	if (n_modules >= MAX_MODULES)
+		return 1;
+	struct module *m = &modules[n_modules];
+	m->path = name;
+	m->base = info->dlpi_addr;
+	m->lo = UINTPTR_MAX;
+	m->hi = 0;
+	m->build_id = NULL;
+	m->build_id_len = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD) {
+			if (ph->p_vaddr < m->lo)
+				m->lo = ph->p_vaddr;
+			if (ph->p_vaddr + ph->p_memsz > m->hi)
+				m->hi = ph->p_vaddr + ph->p_memsz;
+		} else if (ph->p_type == PT_NOTE && !m->build_id) {
+			const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+			const unsigned char *end = p + ph->p_memsz;
+			while (p + sizeof(ElfW(Nhdr)) <= end) {
+				const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+				size_t nsz = (nh->n_namesz + 3) & ~(size_t)3;
+				size_t dsz = (nh->n_descsz + 3) & ~(size_t)3;
+				const unsigned char *nm = p + sizeof *nh;
+				if (nm + nsz + dsz > end)
+					break;
+				if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+				    memcmp(nm, "GNU", 4) == 0) {
+					m->build_id = nm + nsz;
+					m->build_id_len = nh->n_descsz;
+					break;
+				}
+				p = nm + nsz + dsz;
+			}
+		}
+	}
+	if (m->lo == UINTPTR_MAX)
+		return 0;
+	n_modules++;
+	return 0;
+}
+
+static void modules_scan(void)
+{
+	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+	exe_path[n > 0 ? n : 0] = 0;
+	n_modules = 0;
+	dl_iterate_phdr(module_cb, NULL);
+}
+
+/* The module id (1-based) holding addr and its offset; 0 when none does. */
+static uint32_t module_of(uintptr_t addr, uint64_t *off)
+{
+	for (uint32_t i = 0; i < n_modules; i++) {
+		const struct module *m = &modules[i];
+		if (addr >= m->base + m->lo && addr < m->base + m->hi) {
+			*off = addr - m->base;
+			return i + 1;
+		}
+	}
+	*off = addr;
+	return 0;
+}
+
+/* ==== the file name ======================================================== */
+
+static char *append(char *p, char *end, const char *s)
+{
+	while (*s && p < end)
+		*p++ = *s++;
+	*p = 0;
+	return p;
+}
+
+/* Expand "%p" to the pid; in a forked child, a name without %p gets ".<pid>". */
+static int resolve_path(char *dst, size_t size, const char *path)
+{
+	char pid[24];
+	dp_fmt_u64(pid, (uint64_t)getpid());
+	char *p = dst, *end = dst + size - 1;
+	bool had_pid = false;
+	if (!path)
+		path = dp_rt.file_env ? dp_rt.file_env : "Deep.data";
+	for (const char *s = path; *s && p < end; s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			p = append(p, end, pid);
+			had_pid = true;
+			s++;
+		} else {
+			*p++ = *s;
+		}
+	}
+	*p = 0;
+	if (dp_rt.fork_of && !had_pid) {
+		p = append(p, end, ".");
+		p = append(p, end, pid);
+	}
+	return p < end ? 0 : -1;
+}
+
+/* ==== the writer lock ====================================================== */
+
+static int writer_lock(void)
+{
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	for (;;) {
+		pid_t expect = 0;
+		if (__atomic_compare_exchange_n(&writer_owner, &expect, me, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 0;
+		if (expect == me)
+			return -1;      /* a signal handler interrupted our own write */
+		sched_yield();
+	}
+}
+
+static void writer_unlock(void)
+{
+	__atomic_store_n(&writer_owner, 0, __ATOMIC_RELEASE);
+}
+
+void dp_write_reset_child(void)
+{
+	writer_owner = 0;
+}
+
+/* ==== records ============================================================== */
+
+static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, double ns_per_tick)
+{
+	enum { T_CPU, T_TICKS, T_TOUT, T_CALLS, T_ALLOCS, T_BYTES, T_AOUT, T_BOUT, T_MEM, T_LOST };
+	msgpack_pack_map(pk, 25);
+	pack_key(pk, "magic");       pack_cstr(pk, "deepprof");
+	pack_key(pk, "version");     msgpack_pack_uint64(pk, 1);
+	pack_key(pk, "min_version"); msgpack_pack_uint64(pk, 1);
+	pack_key(pk, "program");     pack_cstr(pk, exe_path);
+	pack_key(pk, "argv");
+	int argc = dp_rt.argv ? dp_rt.argc : 0;
+	msgpack_pack_array(pk, (size_t)argc);
+	for (int i = 0; i < argc; i++)
+		pack_cstr(pk, dp_rt.argv[i] ? dp_rt.argv[i] : "");
+	pack_key(pk, "pid");         msgpack_pack_uint64(pk, (uint64_t)getpid());
+	pack_key(pk, "ppid");        msgpack_pack_uint64(pk, (uint64_t)getppid());
+	pack_key(pk, "fork_of");     msgpack_pack_uint64(pk, (uint64_t)dp_rt.fork_of);
+	pack_key(pk, "final");
+	if (final)
+		msgpack_pack_true(pk);
+	else
+		msgpack_pack_false(pk);
+	pack_key(pk, "start_ns");    msgpack_pack_uint64(pk, dp_rt.start_ns);
+	uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
+	pack_key(pk, "wall_ns");     msgpack_pack_uint64(pk, now > dp_rt.start_mono_ns ? now - dp_rt.start_mono_ns : 0);
+	pack_key(pk, "clock");       pack_cstr(pk, "calls");
+	pack_key(pk, "timer_hz");    msgpack_pack_uint64(pk, dp_rt.timer_hz);
+	pack_key(pk, "cpu_ns");      msgpack_pack_uint64(pk, tot[T_CPU]);
+	pack_key(pk, "ticks");       msgpack_pack_uint64(pk, tot[T_TICKS]);
+	pack_key(pk, "ticks_outside"); msgpack_pack_uint64(pk, tot[T_TOUT]);
+	pack_key(pk, "ns_per_tick"); msgpack_pack_double(pk, ns_per_tick);
+	pack_key(pk, "calls");       msgpack_pack_uint64(pk, tot[T_CALLS]);
+	pack_key(pk, "cscs");        msgpack_pack_uint64(pk, tot[T_CALLS]);
+	pack_key(pk, "allocs");      msgpack_pack_uint64(pk, tot[T_ALLOCS]);
+	pack_key(pk, "bytes");       msgpack_pack_uint64(pk, tot[T_BYTES]);
+	pack_key(pk, "allocs_outside"); msgpack_pack_uint64(pk, tot[T_AOUT]);
+	pack_key(pk, "bytes_outside");  msgpack_pack_uint64(pk, tot[T_BOUT]);
+	pack_key(pk, "mem_bytes");   msgpack_pack_uint64(pk, tot[T_MEM]);
+	pack_key(pk, "lost");        msgpack_pack_uint64(pk, tot[T_LOST]);
+}
+
+/*
+ * Write the profile to path (NULL: $DEEPPROF_FILE or Deep.data, see
+ * resolve_path). A final profile (once per process) first counts every
+ * activation still on a stack as a non-local exit and stops recording.
+ * Returns 0, or -1 after one "deepprof:" line on stderr. Never exits.
+ */
+int dp_write_profile(const char *path, bool final)
+{
+	static char dst[PATH_BUF], tmp[PATH_BUF + 32];
+	dp_runtime_init();
+	if (!dp_rt.root_ps)
+		return -1;
+	if (final && __atomic_exchange_n(&dp_rt.final_done, 1, __ATOMIC_ACQ_REL))
+		return 0;
+	if (writer_lock() < 0) {
+		dp_log("a profile write is already in progress on this thread", NULL, NULL);
+		return -1;
+	}
+	struct dp_thread *me = dp_self;
+	uint32_t was_busy = me ? __atomic_fetch_or(&me->stop, DP_BUSY, __ATOMIC_RELAXED) & DP_BUSY : 1;
+	int ret = -1;
+	void *snap = NULL;
+	size_t snap_size = 0;
+
+	if (final) {
+		DP_STORE_REL(&dp_rt.stopped, 1);
+		for (struct dp_thread *t = DP_LOAD_ACQ(&dp_rt.threads); t; t = DP_LOAD_ACQ(&t->next))
+			__atomic_fetch_or(&t->stop, DP_STOPPED, __ATOMIC_RELAXED);
+		for (struct dp_thread *t = DP_LOAD_ACQ(&dp_rt.threads); t; t = DP_LOAD_ACQ(&t->next))
+			if (!DP_LOAD_ACQ(&t->exited))
+				dp_graph_unwind_all(t);
+	}
+	if (resolve_path(dst, sizeof dst, path) < 0) {
+		dp_log("output file name too long:", dst, NULL);
+		goto done;
+	}
+	char *p = append(tmp, tmp + sizeof tmp - 1, dst);
+	p = append(p, tmp + sizeof tmp - 1, ".tmp.");
+	dp_fmt_u64(p, (uint64_t)getpid());
+
+	/* Snapshot the counts, newest kinds first: a node is published after
+	 * everything it references, so every reference lands inside the snapshot. */
+	uint32_t n_thr = 0;
+	struct dp_thread *threads = DP_LOAD_ACQ(&dp_rt.threads);
+	{
+		uint32_t nt = DP_LOAD_ACQ(&dp_rt.n_threads);
+		for (struct dp_thread *t = threads; t && n_thr < nt; t = DP_LOAD_ACQ(&t->next))
+			n_thr++;
+	}
+	uint64_t n_csd = 0;
+	{
+		struct dp_thread *t = threads;
+		for (uint32_t i = 0; i < n_thr; i++, t = t->next)
+			n_csd += (t->w_csd = DP_LOAD_ACQ(&t->n_csd));
+		t = threads;
+		for (uint32_t i = 0; i < n_thr; i++, t = t->next)
+			t->w_pd = DP_LOAD_ACQ(&t->n_pd);
+	}
+	uint32_t n_css = DP_LOAD_ACQ(&dp_rt.n_css);
+	uint32_t n_ps = DP_LOAD_ACQ(&dp_rt.n_ps);
+	uint64_t mem_bytes = DP_LOAD(&dp_rt.mem_bytes);
+
+	snap_size = (size_t)n_csd * sizeof(struct csd_snap) + (size_t)n_thr * sizeof(struct thr_snap);
+	snap = mmap(NULL, snap_size ? snap_size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (snap == MAP_FAILED) {
+		snap = NULL;
+		dp_log(dst, "out of memory for the write", NULL);
+		goto done;
+	}
+	struct csd_snap *cs = snap;
+	struct thr_snap *ts = (struct thr_snap *)(cs + n_csd);
+
+	/* Ids and totals. */
+	uint64_t tot[10] = { 0 };
+	uint32_t pd_id = 0, csd_id = 0, css_id = 0;
+	{
+		uint32_t id = 0;
+		struct dp_css *c = DP_LOAD_ACQ(&dp_rt.css_head);
+		for (uint32_t i = 0; i < n_css && c; i++, c = DP_LOAD_ACQ(&c->next))
+			c->id = ++id;
+		css_id = id;
+		uint32_t ti = 0;
+		for (struct dp_thread *t = threads; ti < n_thr; t = t->next, ti++) {
+			t->id = ti + 1;
+			struct dp_pd *pd = t->pd_head;
+			for (uint32_t i = 0; i < t->w_pd && pd; i++, pd = DP_LOAD_ACQ(&pd->next))
+				pd->id = ++pd_id;
+			struct dp_csd *c = DP_LOAD_ACQ(&t->csd_head);
+			for (uint32_t i = 0; i < t->w_csd && c; i++, c = DP_LOAD_ACQ(&c->next)) {
+				struct csd_snap *s = &cs[csd_id];
+				c->id = ++csd_id;
+				s->calls = DP_LOAD(&c->calls);
+				s->exits = DP_LOAD(&c->exits);
+				s->nonlocal = DP_LOAD(&c->nonlocal);
+				s->ticks = DP_LOAD(&c->ticks);
+				s->allocs = DP_LOAD(&c->allocs);
+				s->bytes = DP_LOAD(&c->bytes);
+				tot[3] += s->calls;
+				tot[4] += s->allocs;
+				tot[5] += s->bytes;
+			}
+			struct thr_snap *h = &ts[ti];
+			h->exited = DP_LOAD_ACQ(&t->exited);
+			h->cpu_ns = dp_thread_cpu_ns(t);
+			h->ticks = DP_LOAD(&t->ticks);
+			h->ticks_out = DP_LOAD(&t->outside.ticks);
+			h->allocs_out = DP_LOAD(&t->outside.allocs);
+			h->bytes_out = DP_LOAD(&t->outside.bytes);
+			tot[0] += h->cpu_ns;
+			tot[1] += h->ticks;
+			tot[2] += h->ticks_out;
+			tot[6] += h->allocs_out;
+			tot[7] += h->bytes_out;
+			tot[9] += DP_LOAD(&t->lost);
+		}
+		tot[6] += DP_LOAD(&dp_rt.allocs_outside);
+		tot[7] += DP_LOAD(&dp_rt.bytes_outside);
+		tot[4] += tot[6];
+		tot[5] += tot[7];
+		tot[8] = mem_bytes;
+		tot[9] += DP_LOAD(&dp_rt.lost);
+	}
+	double ns_per_tick = tot[1] ? (double)tot[0] / (double)tot[1]
+				    : (dp_rt.timer_hz ? 1e9 / dp_rt.timer_hz : 0.0);
+
+	modules_scan();
+	out.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out.fd < 0) {
+		dp_log(tmp, "cannot create:", strerror(errno));
+		goto done;
+	}
+	out.err = 0;
+	out.n = 0;
+	out.crc = 0;
+	out.crc_on = true;
+	msgpack_packer pk;
+	msgpack_packer_init(&pk, NULL, out_cb);
+
+	pack_header(&pk, final, tot, ns_per_tick);
+	for (uint32_t i = 0; i < n_modules; i++) {
+		const struct module *m = &modules[i];
+		msgpack_pack_array(&pk, 6);
+		msgpack_pack_uint64(&pk, 1);
+		msgpack_pack_uint64(&pk, i + 1);
+		pack_cstr(&pk, m->path);
+		msgpack_pack_uint64(&pk, m->base);
+		msgpack_pack_uint64(&pk, m->hi - m->lo);
+		if (m->build_id) {
+			msgpack_pack_bin(&pk, m->build_id_len);
+			msgpack_pack_bin_body(&pk, m->build_id, m->build_id_len);
+		} else {
+			msgpack_pack_nil(&pk);
+		}
+	}
+	{
+		struct dp_ps *ps = DP_LOAD_ACQ(&dp_rt.ps_head);
+		for (uint32_t i = 0; i < n_ps && ps; i++, ps = DP_LOAD_ACQ(&ps->next)) {
+			uint64_t off = 0;
+			uint32_t mod = ps->name ? 0 : module_of(ps->fn, &off);
+			msgpack_pack_array(&pk, 7);
+			msgpack_pack_uint64(&pk, 2);
+			msgpack_pack_uint64(&pk, ps->idx);
+			msgpack_pack_uint64(&pk, mod);
+			msgpack_pack_uint64(&pk, off);
+			pack_cstr(&pk, ps->name ? ps->name : mod ? NULL : "<unknown>");
+			msgpack_pack_nil(&pk);
+			msgpack_pack_uint64(&pk, 0);
+		}
+	}
+	{
+		struct dp_css *c = DP_LOAD_ACQ(&dp_rt.css_head);
+		for (uint32_t i = 0; i < n_css && c; i++, c = DP_LOAD_ACQ(&c->next)) {
+			uint64_t off;
+			uint32_t mod = module_of(c->site, &off);
+			msgpack_pack_array(&pk, 10);
+			msgpack_pack_uint64(&pk, 3);
+			msgpack_pack_uint64(&pk, c->id);
+			msgpack_pack_uint64(&pk, c->caller->idx);
+			msgpack_pack_uint64(&pk, mod);
+			msgpack_pack_uint64(&pk, off);
+			msgpack_pack_uint64(&pk, c->kind);
+			msgpack_pack_uint64(&pk, 0);
+			msgpack_pack_nil(&pk);
+			msgpack_pack_uint64(&pk, 0);
+			msgpack_pack_uint64(&pk, 0);
+		}
+	}
+	{
+		struct dp_thread *t = threads;
+		for (uint32_t ti = 0; ti < n_thr; ti++, t = t->next) {
+			struct dp_pd *pd = t->pd_head;
+			for (uint32_t i = 0; i < t->w_pd && pd; i++, pd = DP_LOAD_ACQ(&pd->next)) {
+				msgpack_pack_array(&pk, 3);
+				msgpack_pack_uint64(&pk, 5);
+				msgpack_pack_uint64(&pk, pd->id);
+				msgpack_pack_uint64(&pk, pd->ps->idx);
+			}
+		}
+		t = threads;
+		uint64_t k = 0;
+		for (uint32_t ti = 0; ti < n_thr; ti++, t = t->next) {
+			struct dp_csd *c = DP_LOAD_ACQ(&t->csd_head);
+			for (uint32_t i = 0; i < t->w_csd && c; i++, c = DP_LOAD_ACQ(&c->next), k++) {
+				const struct csd_snap *s = &cs[k];
+				msgpack_pack_array(&pk, 12);
+				msgpack_pack_uint64(&pk, 6);
+				msgpack_pack_uint64(&pk, c->id);
+				msgpack_pack_uint64(&pk, c->css->id);
+				msgpack_pack_uint64(&pk, c->caller->id);
+				msgpack_pack_uint64(&pk, c->callee->id);
+				msgpack_pack_uint64(&pk, s->calls);
+				msgpack_pack_uint64(&pk, s->exits);
+				msgpack_pack_uint64(&pk, s->nonlocal);
+				msgpack_pack_uint64(&pk, s->calls);
+				msgpack_pack_uint64(&pk, s->ticks);
+				msgpack_pack_uint64(&pk, s->allocs);
+				msgpack_pack_uint64(&pk, s->bytes);
+			}
+		}
+		t = threads;
+		for (uint32_t ti = 0; ti < n_thr; ti++, t = t->next) {
+			const struct thr_snap *h = &ts[ti];
+			msgpack_pack_array(&pk, 10);
+			msgpack_pack_uint64(&pk, 7);
+			msgpack_pack_uint64(&pk, t->id);
+			msgpack_pack_uint64(&pk, (uint64_t)t->tid);
+			msgpack_pack_uint64(&pk, t->root->id);
+			msgpack_pack_uint64(&pk, h->cpu_ns);
+			msgpack_pack_uint64(&pk, h->ticks);
+			msgpack_pack_uint64(&pk, h->ticks_out);
+			msgpack_pack_uint64(&pk, h->allocs_out);
+			msgpack_pack_uint64(&pk, h->bytes_out);
+			if (h->exited)
+				msgpack_pack_true(&pk);
+			else
+				msgpack_pack_false(&pk);
+		}
+	}
+	out.crc_on = false;
+	msgpack_pack_array(&pk, 8);
+	msgpack_pack_uint64(&pk, 9);
+	msgpack_pack_uint64(&pk, n_modules);
+	msgpack_pack_uint64(&pk, n_ps);
+	msgpack_pack_uint64(&pk, css_id);
+	msgpack_pack_uint64(&pk, pd_id);
+	msgpack_pack_uint64(&pk, csd_id);
+	msgpack_pack_uint64(&pk, n_thr);
+	msgpack_pack_uint64(&pk, out.crc);
+	out_flush();
+	if (close(out.fd) != 0 && !out.err)
+		out.err = errno;
+	if (out.err) {
+		dp_log(tmp, "write failed:", strerror(out.err));
+		unlink(tmp);
+		goto done;
+	}
+	if (rename(tmp, dst) != 0) {
+		dp_log(dst, "cannot rename the profile into place:", strerror(errno));
+		unlink(tmp);
+		goto done;
+	}
+	ret = 0;
+done:
+	if (snap)
+		munmap(snap, snap_size ? snap_size : 1);
+	if (me && !was_busy)
+		__atomic_fetch_and(&me->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED);
+	writer_unlock();
+	return ret;
+}

@@ -60,3 +60,6 @@ install-libprof: $(LIBPROF_A) $(LIBPROF_SO) libprof/deepprof.h
 	install -m 755 $(LIBPROF_SO) $(DESTDIR)$(PREFIX)/lib/libprof.so
 	install -m 644 libprof/deepprof.h $(DESTDIR)$(PREFIX)/include/deepprof.h
 	$(call libprof_pc,$(PREFIX),$(PREFIX)/lib,$(PREFIX)/include,$(DESTDIR)$(PREFIX)/lib/pkgconfig/libprof.pc)
+
+# What a program linked with $(LIBPROF_A) needs after it (other fragments use this).
+LIBPROF_LIBS := $(LIBPROF_LIBS_PRIVATE)

@@ -1,0 +1,763 @@
+/*
+ * test_startup.c — cliques and total (inherited) costs on hand-built
+ * profiles small enough to check by hand, plus deep ones for stack safety.
+ * Part of deepprof's tests. MIT licence.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "startup.h"
+
+/* ===================================================================== */
+/* { ==== building a profile from a list of arcs ==== */
+
+/* One csd: caller pd → callee pd through call site css, with its own costs. */
+struct arc {
+	uint32_t caller, callee, css;
+	uint64_t calls, cscs, ticks, allocs, bytes, nonlocal;
+};
+
+/*
+ * Fill *p with n_pd pds (pd_ps[v] is pd v's ps; pd_ps[0] unused), one
+ * thread per entry of roots[], and a csd per arc (ids in arc order). css
+ * ids are the arcs' (their caller ps taken from the arc's caller); the
+ * header's totals are the sums, plus ticks_outside and allocs_outside.
+ * Everything is freed by free_profile().
+ */
+static void build(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
+		  uint32_t n_thread, const uint32_t *roots, const struct arc *arcs,
+		  uint32_t n_arcs, uint64_t ticks_outside, uint64_t allocs_outside)
+{
+	uint32_t *cur;
+
+	memset(p, 0, sizeof(*p));
+	p->path = "test.data";
+	p->n_pd = n_pd;
+	p->n_csd = n_arcs;
+	p->n_thread = n_thread;
+	for (uint32_t v = 1; v <= n_pd; v++)
+		if (pd_ps[v] > p->n_ps)
+			p->n_ps = pd_ps[v];
+	for (uint32_t i = 0; i < n_arcs; i++)
+		if (arcs[i].css > p->n_css)
+			p->n_css = arcs[i].css;
+	p->ps = calloc(p->n_ps + 1, sizeof(*p->ps));
+	p->css = calloc(p->n_css + 1, sizeof(*p->css));
+	p->pd = calloc(n_pd + 1, sizeof(*p->pd));
+	p->csd = calloc(n_arcs + 1, sizeof(*p->csd));
+	p->thread = calloc(n_thread + 1, sizeof(*p->thread));
+	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
+	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
+	cur = calloc(n_pd + 2, sizeof(*cur));
+	for (uint32_t v = 1; v <= n_pd; v++)
+		p->pd[v].ps = pd_ps[v];
+	for (uint32_t t = 1; t <= n_thread; t++) {
+		p->thread[t].tid = 100 + t;
+		p->thread[t].root_pd = roots[t - 1];
+		p->pd[roots[t - 1]].thread = t;
+	}
+	for (uint32_t i = 0; i < n_arcs; i++) {
+		const struct arc *a = &arcs[i];
+		struct dpa_csd *c = &p->csd[i + 1];
+
+		c->css = a->css;
+		c->caller_pd = a->caller;
+		c->callee_pd = a->callee;
+		c->m[DPA_CALLS] = a->calls;
+		c->m[DPA_EXITS] = a->calls - a->nonlocal;
+		c->m[DPA_NONLOCAL] = a->nonlocal;
+		c->m[DPA_CSCS] = a->cscs;
+		c->m[DPA_TICKS] = a->ticks;
+		c->m[DPA_ALLOCS] = a->allocs;
+		c->m[DPA_BYTES] = a->bytes;
+		p->css[a->css].caller_ps = pd_ps[a->caller];
+		if (!p->pd[a->callee].thread)
+			p->pd[a->callee].thread = p->pd[a->caller].thread;
+		p->pd[a->caller].out_n++;
+		p->pd[a->callee].in_n++;
+		p->hdr.calls += a->calls;
+		p->hdr.cscs += a->cscs;
+		p->hdr.ticks += a->ticks;
+		p->hdr.allocs += a->allocs;
+		p->hdr.bytes += a->bytes;
+	}
+	p->hdr.ticks += ticks_outside;
+	p->hdr.ticks_outside = ticks_outside;
+	p->hdr.allocs += allocs_outside;
+	p->hdr.allocs_outside = allocs_outside;
+	/* out_csd grouped by caller, in_csd by callee, each in arc order */
+	for (uint32_t v = 1, o = 0, in = 0; v <= n_pd; v++) {
+		p->pd[v].out_first = o;
+		p->pd[v].in_first = in;
+		o += p->pd[v].out_n;
+		in += p->pd[v].in_n;
+	}
+	for (uint32_t i = 0; i < n_arcs; i++) {
+		struct dpa_pd *a = &p->pd[arcs[i].caller];
+
+		p->out_csd[a->out_first + cur[arcs[i].caller]++] = i + 1;
+	}
+	memset(cur, 0, (n_pd + 2) * sizeof(*cur));
+	for (uint32_t i = 0; i < n_arcs; i++) {
+		struct dpa_pd *b = &p->pd[arcs[i].callee];
+
+		p->in_csd[b->in_first + cur[arcs[i].callee]++] = i + 1;
+	}
+	free(cur);
+}
+
+static void free_profile(struct dpa_profile *p)
+{
+	free(p->ps);
+	free(p->css);
+	free(p->pd);
+	free(p->csd);
+	free(p->thread);
+	free(p->out_csd);
+	free(p->in_csd);
+	memset(p, 0, sizeof(*p));
+}
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define BUILD(p, pd_ps, roots, arcs, to, ao)                                          \
+	build(p, NELEM(pd_ps) - 1, pd_ps, NELEM(roots), roots, arcs, NELEM(arcs), to, ao)
+
+/*
+ * The invariants every consistent profile satisfies, for every measure:
+ * each thread's total is the sum of its csds' own costs and, over all
+ * threads, the header's totals; each clique's total is its members' totals;
+ * an entry csd of a single-entry clique has the clique's total; an internal
+ * csd's total is its own; the shares of a multi-entry clique add up to its
+ * total; csd total = own + callee pd's desc when the callee is alone in a
+ * non-recursive clique with this one entry.
+ */
+static void check_invariants(const struct dpa_deep *d)
+{
+	const struct dpa_profile *p = d->p;
+	const struct dpa_cliques *cl = &d->cl;
+
+	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
+		uint64_t all = 0, hdr = 0;
+
+		for (uint32_t t = 1; t <= p->n_thread; t++) {
+			uint64_t sum = 0;
+
+			for (uint32_t x = 1; x <= p->n_csd; x++)
+				if (p->pd[p->csd[x].caller_pd].thread == t)
+					sum += p->csd[x].m[m];
+			CU_ASSERT_EQUAL(dpa_deep_thread_total(d, t, m), sum);
+			all += dpa_deep_thread_total(d, t, m);
+		}
+		switch (m) {
+		case DPA_CALLS: hdr = p->hdr.calls; break;
+		case DPA_CSCS: hdr = p->hdr.cscs; break;
+		case DPA_TICKS: hdr = p->hdr.ticks - p->hdr.ticks_outside; break;
+		case DPA_ALLOCS: hdr = p->hdr.allocs - p->hdr.allocs_outside; break;
+		case DPA_BYTES: hdr = p->hdr.bytes - p->hdr.bytes_outside; break;
+		default: hdr = all; break;
+		}
+		CU_ASSERT_EQUAL(all, hdr);
+
+		for (uint32_t c = 1; c <= cl->n; c++) {
+			uint32_t nm, ne;
+			const uint32_t *mem = dpa_clique_members(cl, c, &nm);
+			const uint32_t *es = dpa_clique_entries(cl, c, &ne);
+			uint64_t sum = 0, own = 0, esum = 0;
+
+			for (uint32_t i = 0; i < nm; i++) {
+				sum += dpa_deep_pd_total(d, mem[i], m);
+				own += dpa_deep_pd_own(d, mem[i], m);
+				CU_ASSERT_EQUAL(dpa_clique_of(cl, mem[i]), c);
+			}
+			CU_ASSERT_EQUAL(dpa_deep_clique_total(d, c, m), sum);
+			CU_ASSERT_EQUAL(dpa_deep_clique_own(d, c, m), own);
+			for (uint32_t i = 0; i < ne; i++)
+				esum += dpa_deep_csd_total(d, es[i], m);
+			if (ne)
+				CU_ASSERT_EQUAL(esum, sum);
+			if (ne == 1 && !dpa_clique_recursive(cl, p, c)) {
+				uint32_t q = p->csd[es[0]].callee_pd;
+
+				CU_ASSERT_EQUAL(dpa_deep_csd_total(d, es[0], m),
+						p->csd[es[0]].m[m] + dpa_deep_pd_desc(d, q, m));
+			}
+		}
+		for (uint32_t x = 1; x <= p->n_csd; x++) {
+			if (dpa_csd_internal(cl, p, x))
+				CU_ASSERT_EQUAL(dpa_deep_csd_total(d, x, m), p->csd[x].m[m]);
+			CU_ASSERT(dpa_deep_csd_total(d, x, m) >= p->csd[x].m[m]);
+			CU_ASSERT_EQUAL(dpa_deep_csd_desc(d, x, m),
+					dpa_deep_csd_total(d, x, m) - p->csd[x].m[m]);
+		}
+		/* callers' parents come before their children */
+		for (uint32_t x = 1; x <= p->n_csd; x++)
+			CU_ASSERT(dpa_clique_of(cl, p->csd[x].caller_pd) <=
+				  dpa_clique_of(cl, p->csd[x].callee_pd));
+	}
+}
+
+/* Set up *d over *p, asserting success and the invariants. */
+static int deep(struct dpa_deep *d, struct dpa_profile *p)
+{
+	struct dpa_error err = { "" };
+	int r = dpa_deep_init(d, p, &err);
+
+	CU_ASSERT_EQUAL_FATAL(r, 0);
+	CU_ASSERT_STRING_EQUAL(err.msg, "");
+	check_invariants(d);
+	return r;
+}
+
+/* } ==== */
+
+/* ===================================================================== */
+
+/*
+ * root(1) → main(2) → a(3) → b(4), ps = pd. Hand-computed totals:
+ *   csd3 a→b: own = total (calls 6, cscs 6, ticks 1)
+ *   csd2 main→a: calls 3+6 = 9, cscs 10+6 = 16, ticks 4+1 = 5, allocs 2, bytes 50
+ *   csd1 root→main: calls 10, cscs 21, ticks 7, allocs 3, bytes 150
+ */
+static void test_chain(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 5, .ticks = 2, .allocs = 1, .bytes = 100 },
+		{ 2, 3, 2, .calls = 3, .cscs = 10, .ticks = 4, .allocs = 2, .bytes = 50 },
+		{ 3, 4, 3, .calls = 6, .cscs = 6, .ticks = 1 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+
+	BUILD(&p, pd_ps, roots, arcs, 5, 0);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(d.cl.n, 4);
+	for (uint32_t v = 1; v <= 4; v++) {
+		CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, v), v);
+		CU_ASSERT_FALSE(dpa_clique_recursive(&d.cl, &p, v));
+		CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, v), v - 1);
+		CU_ASSERT_EQUAL(dpa_clique_primary_entry(&d.cl, v), v - 1);
+	}
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 3, DPA_CALLS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_csd_desc(&d, 3, DPA_CALLS), 0);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_CALLS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_CSCS), 16);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_TICKS), 5);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_ALLOCS), 2);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_BYTES), 50);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_EXITS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_NONLOCAL), 0);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_CSCS), 21);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_TICKS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_ALLOCS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_BYTES), 150);
+	CU_ASSERT_EQUAL(dpa_deep_csd_desc(&d, 1, DPA_CSCS), 16);
+	/* pds: own is the in csd's, desc the out csds' totals */
+	CU_ASSERT_EQUAL(dpa_deep_pd_own(&d, 3, DPA_CSCS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_pd_desc(&d, 3, DPA_CSCS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_pd_total(&d, 3, DPA_CSCS), 16);
+	CU_ASSERT_EQUAL(dpa_deep_pd_own(&d, 1, DPA_CSCS), 0);
+	CU_ASSERT_EQUAL(dpa_deep_pd_total(&d, 1, DPA_CSCS), 21);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 1, DPA_TICKS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_clique_own(&d, 2, DPA_TICKS), 2);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_TICKS), 7);
+	CU_ASSERT_EQUAL(p.hdr.ticks, 12);   /* 7 inside + 5 outside */
+	/* ps and css: no recursion, so the pd's and csd's values */
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 3, DPA_CSCS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CSCS), 16);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 1, DPA_CSCS), 21);
+	CU_ASSERT_EQUAL(dpa_deep_css_own(&d, 2, DPA_CSCS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 2, DPA_CSCS), 16);
+	CU_ASSERT(d.bytes > 0);
+	dpa_deep_release(&d);
+	dpa_deep_release(&d);   /* releasing twice is harmless */
+	free_profile(&p);
+}
+
+/*
+ * A function called from two contexts: h (ps 5) under f and under g, each
+ * with its own pd, both calling k (ps 6) through the same site (css 6).
+ *   root1 → main2 → f3 → h5 → k7
+ *                 → g4 → h6 → k8
+ * ps h: own calls 4+1 = 5, total (4+8) + (1+2) = 15; cscs own 4+7 = 11,
+ * total (4+16) + (7+4) = 31. css 6: own = total = calls 10, cscs 20.
+ */
+static void test_diamond(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4, 5, 5, 6, 6 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 1 },
+		{ 2, 3, 2, .calls = 2, .cscs = 2 },
+		{ 2, 4, 3, .calls = 1, .cscs = 1 },
+		{ 3, 5, 4, .calls = 4, .cscs = 4, .ticks = 3 },
+		{ 4, 6, 5, .calls = 1, .cscs = 7, .ticks = 1 },
+		{ 5, 7, 6, .calls = 8, .cscs = 16 },
+		{ 6, 8, 6, .calls = 2, .cscs = 4 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(d.cl.n, 8);
+	CU_ASSERT_EQUAL(d.cl.n_multi, 0);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 5, DPA_CALLS), 5);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 5, DPA_CALLS), 15);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 5, DPA_CSCS), 11);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 5, DPA_CSCS), 31);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 5, DPA_TICKS), 4);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 6, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_css_own(&d, 6, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 6, DPA_CSCS), 20);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_CSCS), 2 + 4 + 16);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 3, DPA_CSCS), 1 + 7 + 4);
+	CU_ASSERT_EQUAL(dpa_deep_pd_total(&d, 2, DPA_CSCS), 1 + 22 + 12);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CSCS), 35);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/*
+ * Direct recursion folded into one pd: fact (pd 3) calls itself 9 times
+ * (csd 3, internal) and mul (pd 4) 10 times.
+ * Clique {3}: own calls 1+9 = 10, total 10 + 10 = 20; main→fact total 20.
+ * ps fact: own 10, total 20. css 3 (the recursive site): total = own = 9.
+ */
+static void test_direct_recursion(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 1 },
+		{ 2, 3, 2, .calls = 1, .cscs = 1 },
+		{ 3, 3, 3, .calls = 9, .cscs = 9, .ticks = 2 },
+		{ 3, 4, 4, .calls = 10, .cscs = 10, .ticks = 1 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(d.cl.n, 4);
+	CU_ASSERT_TRUE(dpa_clique_recursive(&d.cl, &p, 3));
+	CU_ASSERT_FALSE(dpa_clique_recursive(&d.cl, &p, 4));
+	CU_ASSERT_TRUE(dpa_csd_internal(&d.cl, &p, 3));
+	CU_ASSERT_FALSE(dpa_csd_internal(&d.cl, &p, 2));
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 3, DPA_CALLS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 3, DPA_TICKS), 2);
+	CU_ASSERT_EQUAL(dpa_deep_clique_own(&d, 3, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 3, DPA_CALLS), 20);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 3, DPA_TICKS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_CALLS), 20);
+	CU_ASSERT_EQUAL(dpa_deep_csd_desc(&d, 2, DPA_CALLS), 19);
+	CU_ASSERT_EQUAL(dpa_deep_pd_own(&d, 3, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_pd_desc(&d, 3, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 3, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CALLS), 20);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 3, DPA_CALLS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CALLS), 21);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/*
+ * Mutual recursion: even (pd 3) ⇄ odd (pd 4), odd → leaf5, even → leaf6.
+ * The search goes root, main, even, odd, leaf5 (finished first), leaf6, so
+ * the topological ids are root 1, main 2, {even, odd} 3, leaf6 4, leaf5 5.
+ * Clique 3: own calls 1+4+5 = 10, total 10 + 2 + 1 = 13, ticks 3 + 1 = 4.
+ * pd even: own 5, desc 1, total 6; pd odd: own 5, desc 2, total 7.
+ */
+static void test_mutual_recursion(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4, 5, 5 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 1 },
+		{ 2, 3, 2, .calls = 1, .cscs = 1 },
+		{ 3, 4, 3, .calls = 5, .cscs = 5 },
+		{ 4, 3, 4, .calls = 4, .cscs = 4 },
+		{ 4, 5, 5, .calls = 2, .cscs = 2, .ticks = 3 },
+		{ 3, 6, 6, .calls = 1, .cscs = 1, .ticks = 1 },
+	};
+	static const uint32_t want_clique[] = { 0, 1, 2, 3, 3, 5, 4 };
+	struct dpa_profile p;
+	struct dpa_deep d;
+	uint32_t n, buf[4];
+	const uint32_t *mem;
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(d.cl.n, 5);
+	for (uint32_t v = 1; v <= 6; v++)
+		CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, v), want_clique[v]);
+	mem = dpa_clique_members(&d.cl, 3, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(mem[0], 3);
+	CU_ASSERT_EQUAL(mem[1], 4);
+	CU_ASSERT_TRUE(dpa_clique_recursive(&d.cl, &p, 3));
+	CU_ASSERT_EQUAL(dpa_clique_primary_entry(&d.cl, 3), 2);
+	CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, 3), 2);
+	CU_ASSERT_EQUAL(dpa_clique_parents(&d.cl, &p, 3, buf, 4), 1);
+	CU_ASSERT_EQUAL(buf[0], 2);
+	CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, 5), 3);
+	CU_ASSERT_EQUAL(dpa_clique_parents(&d.cl, &p, 1, buf, 4), 0);
+	CU_ASSERT_TRUE(dpa_csd_internal(&d.cl, &p, 3));
+	CU_ASSERT_TRUE(dpa_csd_internal(&d.cl, &p, 4));
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 4, DPA_CALLS), 4);
+	CU_ASSERT_EQUAL(dpa_deep_clique_own(&d, 3, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 3, DPA_CALLS), 13);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 3, DPA_TICKS), 4);
+	CU_ASSERT_EQUAL(dpa_deep_pd_own(&d, 3, DPA_CALLS), 5);
+	CU_ASSERT_EQUAL(dpa_deep_pd_desc(&d, 3, DPA_CALLS), 1);
+	CU_ASSERT_EQUAL(dpa_deep_pd_total(&d, 4, DPA_CALLS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_CALLS), 13);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CALLS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 4, DPA_CALLS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 5, DPA_TICKS), 4);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CALLS), 14);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/*
+ * The same recursion (p ⇄ q) entered from two contexts: main → p, and
+ * main → r → p: two cliques of the same procedures, neither inside the other.
+ *   {p3, q4}: calls 1 + 3 + 2 = 6;  {p6, q7}: 2 + 4 + 3 = 9;  r: 1 + 9 = 10
+ * ps p: own (1+2) + (2+3) = 8 = total (both pds outermost); ps q: 3 + 4 = 7.
+ * css 4 (p's call of q) and css 5: internal, so total = own = 7 and 5.
+ */
+static void test_recursion_two_contexts(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4, 5, 3, 4 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 1 },
+		{ 2, 3, 2, .calls = 1, .cscs = 1 },
+		{ 3, 4, 4, .calls = 3, .cscs = 3 },
+		{ 4, 3, 5, .calls = 2, .cscs = 2 },
+		{ 2, 5, 3, .calls = 1, .cscs = 1 },
+		{ 5, 6, 6, .calls = 2, .cscs = 2 },
+		{ 6, 7, 4, .calls = 4, .cscs = 4 },
+		{ 7, 6, 5, .calls = 3, .cscs = 3 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+	uint32_t c1, c2;
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(d.cl.n, 5);
+	c1 = dpa_clique_of(&d.cl, 3);
+	c2 = dpa_clique_of(&d.cl, 6);
+	CU_ASSERT_NOT_EQUAL(c1, c2);
+	CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, 4), c1);
+	CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, 7), c2);
+	CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, c1), 2);
+	CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, c2), dpa_clique_of(&d.cl, 5));
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, c1, DPA_CALLS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, c2, DPA_CALLS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 5, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 3, DPA_CALLS), 8);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CALLS), 8);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 4, DPA_CALLS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 5, DPA_CALLS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_css_own(&d, 4, DPA_CALLS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 4, DPA_CALLS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 5, DPA_CALLS), 5);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CALLS), 17);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/*
+ * A procedure nested in itself across cliques (p3 → x4 → p5, a second pd of
+ * p below the first, as a profile can hold when a call site's csd keeps the
+ * callee pd it got first): the inner pd's cost is already in the outer's
+ * total, so ps p's total counts only the outer one. Likewise css 3 (p's call
+ * of x) is used at p3 → x4 and, nested, at p5 → x7.
+ *   p3 total cscs: 1 + 2 + 2 + 3 + 1 = 9;  p5 total: 2 + 3 + 1 = 6
+ * ps p: own 1 + 2 = 3, total 9 (not 15). css 3: own 2 + 1 = 3, total 2+2+3+1 = 8.
+ */
+static void test_nested_procedure(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4, 3, 5, 4 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 1 },
+		{ 2, 3, 2, .calls = 1, .cscs = 1 },
+		{ 3, 4, 3, .calls = 2, .cscs = 2 },
+		{ 4, 5, 4, .calls = 2, .cscs = 2 },
+		{ 5, 6, 5, .calls = 3, .cscs = 3 },
+		{ 5, 7, 3, .calls = 1, .cscs = 1 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(dpa_deep_pd_total(&d, 3, DPA_CSCS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_pd_total(&d, 5, DPA_CSCS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 3, DPA_CSCS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CSCS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 4, DPA_CSCS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 4, DPA_CSCS), 8);
+	CU_ASSERT_EQUAL(dpa_deep_css_own(&d, 3, DPA_CSCS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 3, DPA_CSCS), 8);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 4, DPA_CSCS), 6);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/*
+ * Two threads, each with its own graph; f (ps 3) runs in both.
+ *   thread 1: root1 → main2 → f3      thread 2: root4 → start5 → f6
+ * Thread 1's cliques are 1..3, thread 2's 4..6. 3 ticks and 2 allocations
+ * happened outside instrumented code: the header counts them, no csd does.
+ */
+static void test_two_threads(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 1, 4, 3 };
+	static const uint32_t roots[] = { 1, 4 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 4, .allocs = 1, .bytes = 8 },
+		{ 2, 3, 2, .calls = 2, .cscs = 2, .ticks = 1 },
+		{ 4, 5, 3, .calls = 1, .cscs = 3, .nonlocal = 1 },
+		{ 5, 6, 4, .calls = 5, .cscs = 5, .ticks = 2, .allocs = 5, .bytes = 80 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+
+	BUILD(&p, pd_ps, roots, arcs, 3, 2);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(d.cl.n, 6);
+	for (uint32_t v = 1; v <= 6; v++)
+		CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, v), v);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CALLS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CSCS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 2, DPA_CALLS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 2, DPA_CSCS), 8);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 2, DPA_NONLOCAL), 1);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 2, DPA_EXITS), 5);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 2, DPA_ALLOCS), 5);
+	CU_ASSERT_EQUAL(p.hdr.allocs, 8);
+	CU_ASSERT_EQUAL(p.hdr.ticks, 6);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 3, DPA_CALLS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CALLS), 7);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_TICKS), 3);
+	/* the root procedure's total: both threads */
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 1, DPA_CALLS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 1, DPA_CSCS), 14);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/*
+ * A clique with two parents (not produced by recursion folding, but a file
+ * may hold it): c5 is called from a3 and from b4. Its total is shared out
+ * by calls (3 : 1), rounding down, the primary entry (a→c, more calls)
+ * taking the remainder:
+ *   calls: total 3+1+8 = 12, rest 12-4 = 8: a→c 3 + 6 = 9, b→c 1 + 2 = 3
+ *   cscs:  total 3+1+7 = 11, rest 7: b→c 1 + floor(7/4) = 2, a→c 3 + 6 = 9
+ */
+static void test_two_parents(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4, 5, 6 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 1 },
+		{ 2, 3, 2, .calls = 1, .cscs = 1 },
+		{ 2, 4, 3, .calls = 1, .cscs = 1 },
+		{ 3, 5, 4, .calls = 3, .cscs = 3 },
+		{ 4, 5, 5, .calls = 1, .cscs = 1 },
+		{ 5, 6, 6, .calls = 8, .cscs = 7 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+	uint32_t c, n, buf[4];
+	const uint32_t *es;
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	deep(&d, &p);
+	c = dpa_clique_of(&d.cl, 5);
+	CU_ASSERT_EQUAL(d.cl.n_multi, 1);
+	es = dpa_clique_entries(&d.cl, c, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(es[0], 4);
+	CU_ASSERT_EQUAL(es[1], 5);
+	CU_ASSERT_EQUAL(dpa_clique_primary_entry(&d.cl, c), 4);
+	CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, c), dpa_clique_of(&d.cl, 3));
+	CU_ASSERT_EQUAL_FATAL(dpa_clique_parents(&d.cl, &p, c, buf, 4), 2);
+	CU_ASSERT_EQUAL(buf[0], dpa_clique_of(&d.cl, 3) < dpa_clique_of(&d.cl, 4) ?
+			dpa_clique_of(&d.cl, 3) : dpa_clique_of(&d.cl, 4));
+	CU_ASSERT_NOT_EQUAL(buf[0], buf[1]);
+	CU_ASSERT_EQUAL(dpa_clique_parents(&d.cl, &p, c, buf, 1), 2);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, c, DPA_CALLS), 12);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 4, DPA_CALLS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 5, DPA_CALLS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 4, DPA_CSCS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 5, DPA_CSCS), 2);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 5, DPA_TICKS), 0);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CALLS), 15);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CSCS), 14);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/* Storing only some measures: own costs for all, totals for those only. */
+static void test_measure_mask(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 5, .ticks = 2 },
+		{ 2, 3, 2, .calls = 3, .cscs = 10, .ticks = 4 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+	struct dpa_error err = { "" };
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init_measures(&d, &p, 1u << DPA_TICKS, &err), 0);
+	CU_ASSERT_TRUE(dpa_deep_stored(&d, DPA_TICKS));
+	CU_ASSERT_FALSE(dpa_deep_stored(&d, DPA_CSCS));
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_TICKS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_pd_total(&d, 2, DPA_TICKS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_TICKS), 6);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_CSCS), 0);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CSCS), 0);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 2, DPA_CSCS), 5);
+	CU_ASSERT_EQUAL(dpa_deep_pd_own(&d, 3, DPA_CSCS), 10);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/* Totals above 2^32 go to the overflow table; above 2^64 are an error. */
+static void test_wide_values(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4 };
+	static const uint32_t roots[] = { 1 };
+	struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 3000000000u },
+		{ 2, 3, 2, .calls = 1, .cscs = 3000000000u },
+		{ 3, 4, 3, .calls = 1, .cscs = 5 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+	struct dpa_error err = { "" };
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 1, DPA_CSCS), 6000000005ull);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 2, DPA_CSCS), 6000000005ull);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 3, DPA_CSCS), 3000000005ull);
+	CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 4, DPA_CSCS), 5);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_CSCS), 3000000005ull);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CSCS), 6000000005ull);
+	dpa_deep_release(&d);
+	free_profile(&p);
+
+	arcs[0].cscs = arcs[1].cscs = UINT64_MAX / 2 + 1;
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	CU_ASSERT_EQUAL(dpa_deep_init(&d, &p, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.data: costs overflow 64 bits");
+	dpa_deep_release(&d);   /* zeroed on failure: a no-op */
+	free_profile(&p);
+}
+
+/* An empty profile: no pds, no cliques. */
+static void test_empty(void)
+{
+	struct dpa_profile p;
+	struct dpa_deep d;
+	struct dpa_error err = { "" };
+
+	memset(&p, 0, sizeof(p));
+	p.pd = calloc(1, sizeof(*p.pd));
+	p.csd = calloc(1, sizeof(*p.csd));
+	p.ps = calloc(1, sizeof(*p.ps));
+	p.css = calloc(1, sizeof(*p.css));
+	p.thread = calloc(1, sizeof(*p.thread));
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&d, &p, &err), 0);
+	CU_ASSERT_EQUAL(d.cl.n, 0);
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/*
+ * 10^6 pds in a chain (root → 2 → ... → N), then the same with the last
+ * calling back to pd 2 (one clique of N-1 members): no recursion, so no
+ * stack overflow, under ASan too. csd i (pd i → pd i+1) has total
+ * calls N - i, cscs 2 (N - i).
+ */
+#define DEEP_N 1000000u
+static void deep_chain(bool cycle)
+{
+	uint32_t *pd_ps = malloc((DEEP_N + 1) * sizeof(*pd_ps));
+	struct arc *arcs = calloc(DEEP_N, sizeof(*arcs));
+	uint32_t roots[] = { 1 }, n_arcs = DEEP_N - 1;
+	struct dpa_profile p;
+	struct dpa_deep d;
+	struct dpa_error err = { "" };
+
+	for (uint32_t v = 1; v <= DEEP_N; v++)
+		pd_ps[v] = v;
+	for (uint32_t i = 0; i < DEEP_N - 1; i++)
+		arcs[i] = (struct arc){ i + 1, i + 2, i + 1, .calls = 1, .cscs = 2 };
+	if (cycle)
+		arcs[n_arcs++] = (struct arc){ DEEP_N, 2, DEEP_N, .calls = 1, .cscs = 2 };
+	build(&p, DEEP_N, pd_ps, 1, roots, arcs, n_arcs, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&d, &p, &err), 0);
+	if (!cycle) {
+		CU_ASSERT_EQUAL(d.cl.n, DEEP_N);
+		CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, DEEP_N), DEEP_N);
+		CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, 12345), 12345);
+		CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_CALLS), DEEP_N - 1);
+		CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 500000, DPA_CSCS), 2 * (DEEP_N - 500000));
+		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CALLS), DEEP_N - 1);
+	} else {
+		uint32_t n;
+
+		CU_ASSERT_EQUAL(d.cl.n, 2);
+		dpa_clique_members(&d.cl, 2, &n);
+		CU_ASSERT_EQUAL(n, DEEP_N - 1);
+		/* in csds of the clique: 1→2, the N-2 inside the chain, N→2 */
+		CU_ASSERT_EQUAL(dpa_deep_clique_total(&d, 2, DPA_CALLS), DEEP_N);
+		CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_CALLS), DEEP_N);
+		CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 2, DPA_CALLS), 1);  /* internal */
+		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CALLS), 2);   /* in: 1→2, N→2 */
+	}
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CSCS), p.hdr.cscs);
+	dpa_deep_release(&d);
+	free_profile(&p);
+	free(arcs);
+	free(pd_ps);
+}
+
+static void test_deep_chain(void)
+{
+	deep_chain(false);
+}
+
+static void test_deep_cycle(void)
+{
+	deep_chain(true);
+}
+
+DPA_TEST_SUITE(startup,
+	       DPA_TEST(test_chain),
+	       DPA_TEST(test_diamond),
+	       DPA_TEST(test_direct_recursion),
+	       DPA_TEST(test_mutual_recursion),
+	       DPA_TEST(test_recursion_two_contexts),
+	       DPA_TEST(test_nested_procedure),
+	       DPA_TEST(test_two_threads),
+	       DPA_TEST(test_two_parents),
+	       DPA_TEST(test_measure_mask),
+	       DPA_TEST(test_wide_values),
+	       DPA_TEST(test_empty),
+	       DPA_TEST(test_deep_chain),
+	       DPA_TEST(test_deep_cycle));

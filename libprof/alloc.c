@@ -20,7 +20,7 @@ static inline void count(size_t n)
 {
 	struct dp_thread *t = dp_self;
 	if (likely(t)) {
-		struct dp_csd *c = t->stop ? &t->outside : t->top->csd;
+		struct dp_csd *c = t->h->stop ? &t->outside : t->h->top->csd;
 		c->allocs++;
 		c->bytes += n;
 	} else {

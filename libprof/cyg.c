@@ -9,11 +9,11 @@
 
 DP_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
-	dp_graph_enter((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_frame_address(0));
+	dp_graph_enter((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa());
 }
 
 DP_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
 	(void)call_site;
-	dp_graph_exit((uintptr_t)fn, (uintptr_t)__builtin_frame_address(0));
+	dp_graph_exit((uintptr_t)fn, (uintptr_t)__builtin_dwarf_cfa());
 }

@@ -20,8 +20,9 @@ static void pop_nonlocal(struct dp_thread *t);
 
 #define PD_TAB_INIT 4
 
-static inline void busy_on(struct dp_thread *t)  { __atomic_fetch_or(&t->stop, DP_BUSY, __ATOMIC_RELAXED); }
-static inline void busy_off(struct dp_thread *t) { __atomic_fetch_and(&t->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED); }
+/* Only the owning thread calls these; the final writer may set DP_STOPPED at the same time. */
+static inline void busy_on(struct dp_thread *t)  { __atomic_fetch_or(&t->h->stop, DP_BUSY, __ATOMIC_RELAXED); }
+static inline void busy_off(struct dp_thread *t) { __atomic_fetch_and(&t->h->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED); }
 
 static uintptr_t module_base_of(uintptr_t addr)
 {
@@ -172,7 +173,7 @@ static struct dp_pd *pd_new(struct dp_thread *t, struct dp_ps *ps)
 	return pd;
 }
 
-/* Make t->outer hold index idx. Old arrays are unmapped: only t reads them. */
+/* Make t->h->outer hold index idx. Old arrays are unmapped: only t reads them. */
 static int outer_reserve(struct dp_thread *t, uint32_t idx)
 {
 	if (likely(idx < t->outer_cap))
@@ -183,12 +184,12 @@ static int outer_reserve(struct dp_thread *t, uint32_t idx)
 	struct dp_pd **n = dp_mem_map(cap * sizeof *n);
 	if (!n)
 		return -1;
-	if (t->outer) {
-		memcpy(n, t->outer, t->outer_cap * sizeof *n);
-		munmap(t->outer, t->outer_cap * sizeof *n);
+	if (t->h->outer) {
+		memcpy(n, t->h->outer, t->outer_cap * sizeof *n);
+		munmap(t->h->outer, t->outer_cap * sizeof *n);
 		DP_ADD(&dp_rt.mem_bytes, -(uint64_t)(t->outer_cap * sizeof *n));
 	}
-	t->outer = n;
+	t->h->outer = n;
 	t->outer_cap = cap;
 	return 0;
 }
@@ -243,7 +244,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	struct dp_pd *callee = NULL;
 	if (!css || outer_reserve(t, ps->idx) < 0)
 		goto fail;
-	callee = t->outer[ps->idx];
+	callee = t->h->outer[ps->idx];
 	if (!callee && !(callee = pd_new(t, ps)))
 		goto fail;
 	c = dp_mem_thread(t, sizeof *c);
@@ -252,6 +253,8 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	c->site = site;
 	c->fn = fn;
 	c->callee = callee;
+	c->ctab = callee->tab;
+	c->cmask = callee->mask;
 	c->psi = ps->idx;
 	c->css = css;
 	c->caller = pd;
@@ -278,10 +281,10 @@ fail:
 /* Pop the top frame as left without returning. */
 static void pop_nonlocal(struct dp_thread *t)
 {
-	struct dp_frame *f = t->top;
-	t->outer[f->psi] = f->saved;
+	struct dp_frame *f = t->h->top;
+	t->h->outer[f->psi] = f->saved;
 	f->csd->nonlocal++;
-	t->top = f - 1;
+	t->h->top = f - 1;
 }
 
 /* Double t's shadow stack. The old one is left mapped: a writer on another
@@ -292,12 +295,12 @@ int dp_graph_grow_stack(struct dp_thread *t)
 	struct dp_frame *s = dp_mem_map(cap * sizeof *s);
 	if (!s)
 		return -1;
-	size_t depth = (size_t)(t->top - t->stack);
+	size_t depth = (size_t)(t->h->top - t->stack);
 	memcpy(s, t->stack, (depth + 1) * sizeof *s);
 	t->stack = s;
 	t->stack_cap = cap;
-	t->stack_last = s + cap - 1;
-	t->top = s + depth;
+	t->h->stack_last = s + cap - 1;
+	t->h->top = s + depth;
 	return 0;
 }
 
@@ -306,28 +309,37 @@ int dp_graph_grow_stack(struct dp_thread *t)
  * hook, re-entry while the runtime is busy, a stopped runtime, stale frames
  * left by longjmp (each recorded sp <= the current sp), a full stack.
  */
-DP_COLD void dp_graph_enter_slow(struct dp_thread *t, uintptr_t fn, uintptr_t site, uintptr_t sp)
+DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
+	struct dp_thread *t = dp_self;
 	if (!t && !(t = dp_thread_init()))
 		return;
-	if (t->stop) {
-		if (!(t->stop & (DP_STOPPED | DP_EXITED)))
+	if (t->h->stop) {
+		if (!(t->h->stop & (DP_STOPPED | DP_EXITED)))
 			t->lost++;
 		return;
 	}
 	int saved_errno = errno;
 	busy_on(t);
-	while (t->top != t->stack && t->top->sp <= sp)
+	while (t->h->top != t->stack && t->h->top->sp <= sp)
 		pop_nonlocal(t);
-	if (t->top == t->stack_last && dp_graph_grow_stack(t) < 0) {
+	if (t->h->top == t->h->stack_last && dp_graph_grow_stack(t) < 0) {
 		t->lost++;
 		busy_off(t);
 		errno = saved_errno;
 		return;
 	}
 	busy_off(t);
-	struct dp_frame *f = t->top;
+	struct dp_frame *f = t->h->top;
 	struct dp_pd *pd = f->pd;
+	if (f->tab != pd->tab) {    /* refresh caches left stale by table growth */
+		f->tab = pd->tab;
+		f->mask = pd->mask;
+		if (f->csd->callee == pd) {
+			f->csd->ctab = pd->tab;
+			f->csd->cmask = pd->mask;
+		}
+	}
 	struct dp_csd *c = pd->tab[dp_hash(site, fn) & pd->mask];
 	if (!c || c->site != site || c->fn != fn) {
 		c = dp_graph_csd_miss(t, pd, fn, site);
@@ -335,19 +347,27 @@ DP_COLD void dp_graph_enter_slow(struct dp_thread *t, uintptr_t fn, uintptr_t si
 			errno = saved_errno;
 			return;
 		}
+		f->tab = pd->tab;
+		f->mask = pd->mask;
+		if (f->csd->callee == pd) {
+			f->csd->ctab = pd->tab;
+			f->csd->cmask = pd->mask;
+		}
 	}
-	struct dp_pd *old = t->outer[c->psi];
-	t->outer[c->psi] = old ? old : c->callee;
+	struct dp_pd *old = t->h->outer[c->psi];
+	t->h->outer[c->psi] = old ? old : c->callee;
 	c->calls++;
-	t->clock++;
+	t->h->clock++;
 	f[1].sp = sp;
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = c->callee;
 	f[1].saved = old;
 	f[1].psi = c->psi;
+	f[1].tab = c->ctab = c->callee->tab;
+	f[1].mask = c->cmask = c->callee->mask;
 	__asm__ volatile("" ::: "memory");
-	t->top = f + 1;
+	t->h->top = f + 1;
 	errno = saved_errno;
 }
 
@@ -356,18 +376,19 @@ DP_COLD void dp_graph_enter_slow(struct dp_thread *t, uintptr_t fn, uintptr_t si
  * are popped as non-local exits; then fn's frame is popped as a return. An
  * exit whose enter was never seen (ignored while busy) is counted as lost.
  */
-DP_COLD void dp_graph_exit_slow(struct dp_thread *t, uintptr_t fn, uintptr_t sp)
+DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t sp)
 {
-	if (!t || t->stop)
+	struct dp_thread *t = dp_self;
+	if (!t || t->h->stop)
 		return;
 	busy_on(t);
-	while (t->top != t->stack && t->top->sp < sp)
+	while (t->h->top != t->stack && t->h->top->sp < sp)
 		pop_nonlocal(t);
-	struct dp_frame *f = t->top;
+	struct dp_frame *f = t->h->top;
 	if (f != t->stack && f->fn == fn) {
-		t->outer[f->psi] = f->saved;
+		t->h->outer[f->psi] = f->saved;
 		f->csd->exits++;
-		t->top = f - 1;
+		t->h->top = f - 1;
 	} else {
 		t->lost++;
 	}
@@ -381,13 +402,13 @@ DP_COLD void dp_graph_exit_slow(struct dp_thread *t, uintptr_t fn, uintptr_t sp)
  */
 void dp_graph_unwind_all(struct dp_thread *t)
 {
-	struct dp_frame *top = DP_LOAD(&t->top);
+	struct dp_frame *top = DP_LOAD(&t->h->top);
 	for (struct dp_frame *f = top; f > t->stack; f--)
 		if (f->csd != &t->outside)
 			f->csd->nonlocal++;
 	if (t == dp_self) {
 		for (struct dp_frame *f = top; f > t->stack; f--)
-			t->outer[f->psi] = f->saved;
-		t->top = t->stack;
+			t->h->outer[f->psi] = f->saved;
+		t->h->top = t->stack;
 	}
 }

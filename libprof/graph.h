@@ -18,37 +18,31 @@
 static inline __attribute__((always_inline))
 void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
-	struct dp_thread *t = dp_self;
-	if (unlikely(!t || t->stop)) {
-		dp_graph_enter_slow(t, fn, site, sp);
-		return;
-	}
-	struct dp_frame *f = t->top;
-	if (unlikely(f->sp <= sp || f == t->stack_last)) {
-		dp_graph_enter_slow(t, fn, site, sp);   /* stale frames (longjmp) or a full stack */
-		return;
-	}
-	struct dp_pd *pd = f->pd;
-	struct dp_csd *c = pd->tab[dp_hash(site, fn) & pd->mask];
-	if (unlikely(!c || c->site != site || c->fn != fn)) {
-		c = dp_graph_csd_miss(t, pd, fn, site);
-		if (unlikely(!c))
-			return;                             /* out of memory: counted as lost */
-	}
+	struct dp_hot *h = &dp_hot;
+	if (unlikely(h->stop))
+		return dp_graph_enter_slow(fn, site, sp);   /* first hook, busy, stopped */
+	struct dp_frame *f = h->top;
+	if (unlikely(f->sp <= sp || f == h->stack_last))
+		return dp_graph_enter_slow(fn, site, sp);   /* stale frames (longjmp) or a full stack */
+	struct dp_csd *c = f->tab[dp_hash(site, fn) & f->mask];
+	if (unlikely(!c || c->site != site || c->fn != fn))
+		return dp_graph_enter_slow(fn, site, sp);   /* a collision or a new csd */
 	struct dp_pd *callee = c->callee;
-	uint32_t psi = c->psi;
-	struct dp_pd *old = t->outer[psi];
-	t->outer[psi] = old ? old : callee;
+	uintptr_t psi = c->psi;
+	struct dp_pd *old = h->outer[psi];
+	h->outer[psi] = old ? old : callee;
 	c->calls++;
-	t->clock++;
+	h->clock++;
 	f[1].sp = sp;
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = callee;
 	f[1].saved = old;
 	f[1].psi = psi;
-	__asm__ volatile("" ::: "memory");          /* the frame is complete before it is visible to a signal handler */
-	t->top = f + 1;
+	f[1].tab = c->ctab;
+	f[1].mask = c->cmask;
+	__asm__ volatile("" ::: "memory");          /* the frame is complete before a signal handler can see it */
+	h->top = f + 1;
 }
 
 /*
@@ -59,20 +53,16 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
 static inline __attribute__((always_inline))
 void dp_graph_exit(uintptr_t fn, uintptr_t sp)
 {
-	struct dp_thread *t = dp_self;
-	if (unlikely(!t || t->stop)) {
-		dp_graph_exit_slow(t, fn, sp);
-		return;
-	}
-	struct dp_frame *f = t->top;
-	if (unlikely(f->fn != fn || f->sp < sp)) {
-		dp_graph_exit_slow(t, fn, sp);
-		return;
-	}
-	t->outer[f->psi] = f->saved;
+	struct dp_hot *h = &dp_hot;
+	if (unlikely(h->stop))
+		return dp_graph_exit_slow(fn, sp);
+	struct dp_frame *f = h->top;
+	if (unlikely(f->fn != fn || f->sp < sp))
+		return dp_graph_exit_slow(fn, sp);
+	h->outer[f->psi] = f->saved;
 	f->csd->exits++;
 	__asm__ volatile("" ::: "memory");
-	t->top = f - 1;
+	h->top = f - 1;
 }
 
 #endif

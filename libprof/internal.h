@@ -69,6 +69,8 @@ struct dp_pd;
  */
 struct dp_csd {
 	uintptr_t site, fn;         /* the key in the caller pd's table */
+	struct dp_csd **ctab;       /* callee->tab and callee->mask, copied here to shorten the */
+	uintptr_t cmask;            /* hot path's chain of loads; refreshed when found stale */
 	struct dp_pd *callee;
 	uint32_t psi;               /* callee->ps->idx, kept here for the hot path */
 	uint32_t id;                /* assigned by the writer */
@@ -100,6 +102,8 @@ struct dp_frame {
 	struct dp_pd *pd;           /* the activation's pd: calls made from it hang here */
 	struct dp_pd *saved;        /* the ps's outermost activation before this call */
 	uintptr_t psi;
+	struct dp_csd **tab;        /* pd's table and mask, cached for the next call's lookup; */
+	uintptr_t mask;             /* may be stale after growth: then the slow path finds the csd */
 };
 
 /* Bits of dp_thread.stop: every reason for a hook to leave the fast path. */
@@ -107,21 +111,30 @@ enum dp_stop_bits {
 	DP_BUSY = 1,                /* the runtime itself is running on this thread */
 	DP_STOPPED = 2,             /* the final profile is written: record nothing more */
 	DP_EXITED = 4,              /* the thread has ended (its key destructor ran) */
+	DP_UNINIT = 8,              /* the thread has no state yet (the TLS initial value) */
 };
 
 /*
- * Per-thread state, mmap'ed at the thread's first hook and never freed (the
- * writer reads it after the thread ends). Only the owning thread writes the
- * fields above "cold", except stop (the final writer sets DP_STOPPED).
+ * The hot per-thread state, in static TLS so a hook reaches it with one
+ * %fs-relative access. Only the owning thread writes it, except stop (the
+ * final writer sets DP_STOPPED). Another thread may read it through
+ * dp_thread.h only while the owner is alive (the TLS block dies with it).
  */
-struct dp_thread {
-	/* ---- hot: read on every hook ---- */
+struct dp_hot {
 	uint32_t stop;              /* enum dp_stop_bits; 0 = fast path allowed */
 	struct dp_frame *top;       /* current activation; stack[0] is the root frame */
 	struct dp_frame *stack_last;/* the last usable frame */
 	struct dp_pd **outer;       /* outermost activation per ps idx, outer_cap entries */
 	uint64_t clock;             /* call sequence count clock: one tick per call */
-	/* ---- cold ---- */
+	struct dp_thread *t;        /* the rest of the thread's state; NULL before its first hook */
+};
+
+/*
+ * Per-thread state, mmap'ed at the thread's first hook and never freed (the
+ * writer reads it after the thread ends). Only the owning thread writes it.
+ */
+struct dp_thread {
+	struct dp_hot *h;           /* the owner's dp_hot */
 	uint32_t outer_cap;
 	struct dp_frame *stack;
 	size_t stack_cap;
@@ -176,7 +189,8 @@ struct dp_runtime {
 };
 
 extern struct dp_runtime dp_rt;
-extern __thread struct dp_thread *dp_self __attribute__((tls_model("initial-exec")));
+extern __thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec")));
+#define dp_self (dp_hot.t)
 
 /* ==== hidden functions shared across files ================================ */
 
@@ -187,8 +201,8 @@ void *dp_mem_global(size_t size);       /* caller holds dp_rt.lock */
 
 /* graph.c: the core, independent of how sites and functions are named. */
 struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site);
-void dp_graph_enter_slow(struct dp_thread *t, uintptr_t fn, uintptr_t site, uintptr_t sp);
-void dp_graph_exit_slow(struct dp_thread *t, uintptr_t fn, uintptr_t sp);
+void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp);
+void dp_graph_exit_slow(uintptr_t fn, uintptr_t sp);
 int dp_graph_grow_stack(struct dp_thread *t);
 void dp_graph_unwind_all(struct dp_thread *t);  /* count every frame still on t's stack as a non-local exit */
 struct dp_ps *dp_graph_root_ps(void);
@@ -220,11 +234,11 @@ uint32_t dp_crc32(uint32_t crc, const void *buf, size_t len);
 char *dp_fmt_u64(char *out, uint64_t v);   /* writes digits + NUL, returns the end */
 
 /*
- * The hot hash of a (site, fn) key into a pd's table: one multiply.
+ * The hot hash of a (site, fn) key into a pd's table (masked by the caller).
  */
 static inline uintptr_t dp_hash(uintptr_t site, uintptr_t fn)
 {
-	return ((site ^ (fn << 7)) * 0x9E3779B97F4A7C15ull) >> 40;
+	return site ^ (fn >> 4);    /* sites in one function differ in their low bits */
 }
 
 #endif

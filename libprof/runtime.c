@@ -18,8 +18,8 @@
  */
 struct dp_runtime dp_rt = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* The calling thread's state: NULL until its first hook; never freed. */
-__thread struct dp_thread *dp_self __attribute__((tls_model("initial-exec")));
+/* The calling thread's hot state; dp_hot.t is NULL until its first hook. */
+__thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec"))) = { .stop = DP_UNINIT };
 
 /* Set while this thread builds its state, and forever if that failed. */
 static __thread int initializing __attribute__((tls_model("initial-exec")));
@@ -188,10 +188,11 @@ struct dp_thread *dp_thread_init(void)
 		errno = saved_errno;
 		return NULL;
 	}
+	t->h = &dp_hot;
 	t->stack = stack;
 	t->stack_cap = STACK_INIT;
-	t->stack_last = stack + STACK_INIT - 1;
-	t->top = stack;
+	t->h->stack_last = stack + STACK_INIT - 1;
+	t->h->top = stack;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	t->self = pthread_self();
 	pthread_mutex_lock(&dp_rt.lock);
@@ -200,12 +201,12 @@ struct dp_thread *dp_thread_init(void)
 	uint32_t cap = 1024;
 	while (cap <= n_ps * 2)
 		cap *= 2;
-	t->outer = dp_mem_map(cap * sizeof *t->outer);
+	t->h->outer = dp_mem_map(cap * sizeof *t->h->outer);
 	t->outer_cap = cap;
 	/* The root pd is the first of the thread's pd list: pd_new is reached
 	 * through csd creation, so build it by hand here. */
 	struct dp_pd *root = dp_mem_thread(t, sizeof *root + 4 * sizeof(struct dp_csd *));
-	if (!t->outer || !root) {
+	if (!t->h->outer || !root) {
 		dp_log("out of memory: a thread is not profiled", NULL, NULL);
 		DP_ADD(&dp_rt.lost, 1);
 		errno = saved_errno;
@@ -219,6 +220,8 @@ struct dp_thread *dp_thread_init(void)
 	stack[0].sp = UINTPTR_MAX;
 	stack[0].csd = &t->outside;
 	stack[0].pd = root;
+	stack[0].tab = root->tab;
+	stack[0].mask = root->mask;
 
 	pthread_mutex_lock(&dp_rt.lock);
 	if (dp_rt.threads_tail)
@@ -232,6 +235,7 @@ struct dp_thread *dp_thread_init(void)
 	pthread_setspecific(dp_rt.key, t);
 	dp_timer_start(t);
 	dp_self = t;
+	__atomic_fetch_and(&dp_hot.stop, ~(uint32_t)DP_UNINIT, __ATOMIC_RELAXED);
 	initializing = 0;
 	errno = saved_errno;
 	return t;
@@ -254,20 +258,20 @@ uint64_t dp_thread_cpu_ns(struct dp_thread *t)
  * still on its stack left without returning; its data stays for the writer. */
 void dp_thread_end(struct dp_thread *t)
 {
-	__atomic_fetch_or(&t->stop, DP_BUSY, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&t->h->stop, DP_BUSY, __ATOMIC_RELAXED);
 	dp_graph_unwind_all(t);
 	dp_timer_stop(t);
 	t->cpu_ns_end = dp_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	DP_STORE_REL(&t->exited, true);
-	__atomic_fetch_or(&t->stop, DP_EXITED, __ATOMIC_RELAXED);
-	__atomic_fetch_and(&t->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&t->h->stop, DP_EXITED, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&t->h->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED);
 }
 
 static void thread_key_dtor(void *arg)
 {
 	struct dp_thread *t = arg;
 	int saved_errno = errno;
-	if (t && t == dp_self && !(t->stop & DP_EXITED) && !DP_LOAD(&dp_rt.final_done))
+	if (t && t == dp_self && !(t->h->stop & DP_EXITED) && !DP_LOAD(&dp_rt.final_done))
 		dp_thread_end(t);
 	errno = saved_errno;
 }
@@ -301,7 +305,7 @@ static void fork_child(void)
 	dp_rt.final_done = 0;
 	dp_write_reset_child();
 	struct dp_thread *t = dp_self;
-	if (t && (t->stop & (DP_EXITED | DP_STOPPED)))
+	if (t && (t->h->stop & (DP_EXITED | DP_STOPPED)))
 		t = NULL;
 	dp_rt.threads = dp_rt.threads_tail = t;
 	dp_rt.n_threads = t ? 1 : 0;
@@ -312,10 +316,10 @@ static void fork_child(void)
 		for (uint32_t i = 0; i < n && c; i++, c = c->next)
 			c->calls = c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = 0;
 		memset(&t->outside, 0, sizeof t->outside);
-		for (struct dp_frame *f = t->top; f > t->stack; f--)
+		for (struct dp_frame *f = t->h->top; f > t->stack; f--)
 			f->csd = &t->outside;
 		t->stack[0].csd = &t->outside;
-		t->ticks = t->clock = t->lost = 0;
+		t->ticks = t->h->clock = t->lost = 0;
 		t->tid = (pid_t)syscall(SYS_gettid);
 		t->self = pthread_self();
 		t->has_timer = false;

@@ -17,7 +17,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	struct dp_thread *t = dp_self;
 	if (t) {
 		t->ticks++;
-		struct dp_csd *c = t->stop ? &t->outside : DP_LOAD(&t->top)->csd;
+		struct dp_csd *c = t->h->stop ? &t->outside : DP_LOAD(&t->h->top)->csd;
 		c->ticks++;
 	}
 	errno = saved_errno;

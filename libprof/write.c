@@ -297,7 +297,7 @@ int dp_write_profile(const char *path, bool final)
 		return -1;
 	}
 	struct dp_thread *me = dp_self;
-	uint32_t was_busy = me ? __atomic_fetch_or(&me->stop, DP_BUSY, __ATOMIC_RELAXED) & DP_BUSY : 1;
+	uint32_t was_busy = me ? __atomic_fetch_or(&me->h->stop, DP_BUSY, __ATOMIC_RELAXED) & DP_BUSY : 1;
 	int ret = -1;
 	void *snap = NULL;
 	size_t snap_size = 0;
@@ -305,7 +305,8 @@ int dp_write_profile(const char *path, bool final)
 	if (final) {
 		DP_STORE_REL(&dp_rt.stopped, 1);
 		for (struct dp_thread *t = DP_LOAD_ACQ(&dp_rt.threads); t; t = DP_LOAD_ACQ(&t->next))
-			__atomic_fetch_or(&t->stop, DP_STOPPED, __ATOMIC_RELAXED);
+			if (!DP_LOAD_ACQ(&t->exited))   /* an ended thread's TLS is gone */
+				__atomic_fetch_or(&t->h->stop, DP_STOPPED, __ATOMIC_RELAXED);
 		for (struct dp_thread *t = DP_LOAD_ACQ(&dp_rt.threads); t; t = DP_LOAD_ACQ(&t->next))
 			if (!DP_LOAD_ACQ(&t->exited))
 				dp_graph_unwind_all(t);
@@ -544,7 +545,7 @@ done:
 	if (snap)
 		munmap(snap, snap_size ? snap_size : 1);
 	if (me && !was_busy)
-		__atomic_fetch_and(&me->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&me->h->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED);
 	writer_unlock();
 	return ret;
 }

@@ -1,6 +1,6 @@
 """parser_test.py — tests of callgrind.py: hand-written files for name
 compression and malformed input, and a real callgrind run of small.c whose
-call counts are known. Part of deepprof's cross-check. MIT licence.
+call counts are known; and of xcheck.py's arc comparison. Part of deepprof's cross-check. MIT licence.
 
     parser_test.py WORKDIR CC       prints "xcheck-parser: N passed, N failed"
 """
@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import callgrind
+import xcheck
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 passed = failed = 0
@@ -122,6 +123,16 @@ def hand_tests(workdir):
     expect_error(workdir, "junk.callgrind", "version: 1\nfn=f\n%%%\n", "unrecognised line")
 
 
+def compare_tests():
+    ours = {("a", "b"): 3, ("b", "c"): 2, ("x", "b"): 1, ("a", "a"): 5}
+    theirs = {("a", "b"): 3, ("b", "c"): 1, ("a", "c"): 4, ("a", "a"): 5, ("b", "y"): 9}
+    keys, p, f, lines = xcheck.compare(ours, theirs, {"a", "b", "c"})
+    expect("compare keys", keys, [("a", "a"), ("a", "b"), ("a", "c"), ("b", "c")])
+    expect("compare counts", (p, f), (2, 2))
+    expect("compare lines", lines, ["MISMATCH a -> c: deepprof 0, callgrind 4",
+                                    "MISMATCH b -> c: deepprof 2, callgrind 1"])
+
+
 def small_test(workdir, cc):
     exe = os.path.join(workdir, "small")
     out = os.path.join(workdir, "small.callgrind")
@@ -146,6 +157,7 @@ def main():
     workdir, cc = sys.argv[1], sys.argv[2]
     os.makedirs(workdir, exist_ok=True)
     hand_tests(workdir)
+    compare_tests()
     small_test(workdir, cc)
     print("xcheck-parser: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -109,6 +109,22 @@ def add(total, arcs):
         total[k] = total.get(k, 0) + v
 
 
+def compare(ours, theirs, fns):
+    """Compare the arcs whose two ends are both in fns (an arc missing on one
+    side counts 0 there). Returns (keys, passed, failed, mismatch lines)."""
+    keys = sorted(k for k in set(ours) | set(theirs) if k[0] in fns and k[1] in fns)
+    passed = failed = 0
+    lines = []
+    for k in keys:
+        o, t = ours.get(k, 0), theirs.get(k, 0)
+        if o == t:
+            passed += 1
+        else:
+            failed += 1
+            lines.append("MISMATCH %s -> %s: deepprof %d, callgrind %d" % (k[0], k[1], o, t))
+    return keys, passed, failed, lines
+
+
 def xcheck(a):
     work = os.path.abspath(a.work)
     shutil.rmtree(work, ignore_errors=True)
@@ -136,17 +152,11 @@ def xcheck(a):
     if not filecmp.cmp(text, back, shallow=False):
         raise Fatal("%s: bzip2 round trip did not give back %s" % (back, text))
 
-    keys = sorted(k for k in set(ours) | set(theirs) if k[0] in fns and k[1] in fns)
+    keys, passed, failed, lines = compare(ours, theirs, fns)
     if not keys:
         raise Fatal("no arcs between bzip2's functions in either profile")
-    passed = failed = 0
-    for k in keys:
-        o, t = ours.get(k, 0), theirs.get(k, 0)
-        if o == t:
-            passed += 1
-        else:
-            failed += 1
-            print("MISMATCH %s -> %s: deepprof %d, callgrind %d" % (k[0], k[1], o, t))
+    for line in lines:
+        print(line)
     total = sum(ours.get(k, 0) for k in keys)
     print("xcheck: %d arcs between bzip2's functions, %d calls (deepprof), input %d bytes"
           % (len(keys), total, a.bytes))

@@ -134,7 +134,7 @@ def compare_tests():
 
 
 def small_test(workdir, cc):
-    exe = os.path.join(workdir, "small")
+    exe = os.path.abspath(os.path.join(workdir, "small"))
     out = os.path.join(workdir, "small.callgrind")
     subprocess.run([cc, "-O0", "-g", "-o", exe, os.path.join(HERE, "small.c")], check=True)
     subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=no", "--separate-recs=1",

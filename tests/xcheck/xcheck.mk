@@ -27,7 +27,7 @@ check-xcheck: $(LIB_DIR)/libprof.a $(BIN_DIR)/deepprof $(XCHECK_GEN)
 	@rc=0; \
 	$(PYTHON) tests/xcheck/parser_test.py $(XCHECK_DIR)/parser $(CC) || rc=1; \
 	$(PYTHON) tests/xcheck/xcheck.py --work $(XCHECK_DIR)/bzip2 --src $(BUILD)/src/bzip2 \
-	  --cc $(CC) --libprof $(LIB_DIR)/libprof.a --libs "$(XCHECK_PROF_LIBS)" \
+	  --cc $(CC) --libprof $(LIB_DIR)/libprof.a --libs="$(XCHECK_PROF_LIBS)" \
 	  --deepprof $(BIN_DIR)/deepprof --gen $(XCHECK_GEN) || rc=$$?; \
 	exit $$rc
 endif

@@ -43,7 +43,8 @@ struct reader {
 	uint64_t file_size;     /* from fstat; UINT64_MAX when not a regular file */
 	bool eof;
 	msgpack_unpacker u;
-	msgpack_unpacked res;
+	msgpack_object obj;     /* the object next_object() found; lives in u's zone
+				 * until the next call */
 	uint64_t fed;           /* bytes read from the file into the unpacker */
 	uint64_t consumed;      /* bytes of complete objects handed out */
 	uint64_t obj_start;     /* offset of the object being looked at */
@@ -111,8 +112,6 @@ static int feed(struct reader *r)
 
 	if (r->eof)
 		return 0;
-	msgpack_unpacked_destroy(&r->res);  /* lets the unpacker move its buffer */
-	msgpack_unpacked_init(&r->res);
 	if (!msgpack_unpacker_reserve_buffer(&r->u, r->read_size))
 		return no_memory(r);
 	do
@@ -233,7 +232,7 @@ static int truncated(struct reader *r)
 }
 
 /*
- * Make the next complete object available in r->res. Returns 1 when there
+ * Make the next complete object available in r->obj. Returns 1 when there
  * is one, 0 at a clean end of file (no byte left), -1 on error (truncated,
  * corrupt, I/O). r->obj_start is set to the object's offset.
  */
@@ -267,14 +266,20 @@ static int next_object(struct reader *r)
 			r->read_size *= 2;      /* one object spans chunks: read more at once */
 	}
 
-	rc = msgpack_unpacker_next(&r->u, &r->res);
+	/* The zone is cleared per object, not replaced (msgpack_unpacker_next
+	 * would malloc a new one for every record). */
+	if (r->u.z)     /* msgpack-c makes the zone on first use */
+		msgpack_unpacker_reset_zone(&r->u);
+	rc = msgpack_unpacker_execute(&r->u);
 	if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
 		return no_memory(r);
-	if (rc != MSGPACK_UNPACK_SUCCESS) {
+	if (rc <= 0) {
 		if (!r->have_header)
 			return fail(r, "not a Deep.data file");
 		return corrupt(r, "invalid MessagePack");
 	}
+	r->obj = msgpack_unpacker_data(&r->u);
+	msgpack_unpacker_reset(&r->u);
 	r->consumed += size;
 	return 1;
 }
@@ -526,7 +531,11 @@ static int reserve(struct reader *r, void **arr, size_t *cap, size_t elem, uint3
 	n = realloc(*arr, ncap * elem);
 	if (!n)
 		return no_memory(r);
-	memset((char *)n + *cap * elem, 0, (ncap - *cap) * elem);
+	if (*cap == 0)
+		memset(n, 0, elem);     /* element 0: unused, zeroed */
+
+	/* the rest is zeroed an element at a time as records fill it: pages
+	 * of a large array are then touched once, not twice */
 	*arr = n;
 	*cap = ncap;
 	return 0;
@@ -590,6 +599,7 @@ static int read_module(struct reader *r, struct rec *c, uint32_t id)
 	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*m), id) < 0)
 		return -1;
 	m = &p->module[id];
+	memset(m, 0, sizeof(*m));
 	if (c->v[2].type != MSGPACK_OBJECT_STR)
 		return corrupt(r, "module path is not a string");
 	if (!(path = intern_str(r, &c->v[2], "module path")))
@@ -615,6 +625,7 @@ static int read_ps(struct reader *r, struct rec *c, uint32_t id)
 	if (reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*ps), id) < 0)
 		return -1;
 	ps = &p->ps[id];
+	memset(ps, 0, sizeof(*ps));
 	if (get_ref(c, 2, "module", p->n_module, "modules", true, &ps->module) < 0 ||
 	    get_u64(c, 3, "offset", &ps->offset) < 0 ||
 	    get_opt_str(c, 4, "name", &ps->name) < 0 ||
@@ -636,6 +647,7 @@ static int read_css(struct reader *r, struct rec *c, uint32_t id)
 	if (reserve(r, (void **)&p->css, &r->cap_css, sizeof(*s), id) < 0)
 		return -1;
 	s = &p->css[id];
+	memset(s, 0, sizeof(*s));
 	if (get_ref(c, 2, "caller_ps", p->n_ps, "ps", false, &s->caller_ps) < 0 ||
 	    get_ref(c, 3, "module", p->n_module, "modules", true, &s->module) < 0 ||
 	    get_u64(c, 4, "offset", &s->offset) < 0 ||
@@ -661,6 +673,7 @@ static int read_pd(struct reader *r, struct rec *c, uint32_t id)
 	if (reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*pd), id) < 0)
 		return -1;
 	pd = &p->pd[id];
+	memset(pd, 0, sizeof(*pd));
 	if (get_ref(c, 2, "ps", p->n_ps, "ps", false, &pd->ps) < 0)
 		return -1;
 	p->n_pd = id;
@@ -675,6 +688,7 @@ static int read_csd(struct reader *r, struct rec *c, uint32_t id)
 	if (reserve(r, (void **)&p->csd, &r->cap_csd, sizeof(*d), id) < 0)
 		return -1;
 	d = &p->csd[id];
+	memset(d, 0, sizeof(*d));
 	if (get_ref(c, 2, "css", p->n_css, "css", false, &d->css) < 0 ||
 	    get_ref(c, 3, "caller_pd", p->n_pd, "pd", false, &d->caller_pd) < 0 ||
 	    get_ref(c, 4, "callee_pd", p->n_pd, "pd", false, &d->callee_pd) < 0)
@@ -694,6 +708,7 @@ static int read_thread(struct reader *r, struct rec *c, uint32_t id)
 	if (reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*t), id) < 0)
 		return -1;
 	t = &p->thread[id];
+	memset(t, 0, sizeof(*t));
 	if (get_u64(c, 2, "tid", &t->tid) < 0 ||
 	    get_ref(c, 3, "root_pd", p->n_pd, "pd", false, &t->root_pd) < 0 ||
 	    get_u64(c, 4, "cpu_ns", &t->cpu_ns) < 0 ||
@@ -898,8 +913,22 @@ static int assign_threads(struct reader *r)
 	return 0;
 }
 
+/* Give back an array's unused capacity (a failure to shrink is harmless). */
+static void shrink(void **arr, size_t *cap, size_t elem, uint32_t n)
+{
+	void *q;
+
+	if ((size_t)n + 1 >= *cap)
+		return;
+	q = realloc(*arr, ((size_t)n + 1) * elem);
+	if (q) {
+		*arr = q;
+		*cap = (size_t)n + 1;
+	}
+}
+
 /* Make every array non-NULL with element 0 present, so callers may index
- * [1..n] of an empty kind and [0] always. */
+ * [1..n] of an empty kind and [0] always; return spare capacity. */
 static int finish_arrays(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
@@ -911,6 +940,12 @@ static int finish_arrays(struct reader *r)
 	    reserve(r, (void **)&p->csd, &r->cap_csd, sizeof(*p->csd), 0) < 0 ||
 	    reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*p->thread), 0) < 0)
 		return -1;
+	shrink((void **)&p->module, &r->cap_module, sizeof(*p->module), p->n_module);
+	shrink((void **)&p->ps, &r->cap_ps, sizeof(*p->ps), p->n_ps);
+	shrink((void **)&p->css, &r->cap_css, sizeof(*p->css), p->n_css);
+	shrink((void **)&p->pd, &r->cap_pd, sizeof(*p->pd), p->n_pd);
+	shrink((void **)&p->csd, &r->cap_csd, sizeof(*p->csd), p->n_csd);
+	shrink((void **)&p->thread, &r->cap_thread, sizeof(*p->thread), p->n_thread);
 	return 0;
 }
 
@@ -925,7 +960,7 @@ static int read_all(struct reader *r)
 		return -1;
 	if (rc == 0)
 		return fail(r, "empty file");
-	if (read_header(r, &r->res.data) < 0)
+	if (read_header(r, &r->obj) < 0)
 		return -1;
 	crc_object(r, r->consumed - r->obj_start);
 	for (;;) {
@@ -934,7 +969,7 @@ static int read_all(struct reader *r)
 			return -1;
 		if (rc == 0)
 			return fail(r, "truncated: no END record after %" PRIu64 " bytes", r->consumed);
-		rc = read_record(r, &r->res.data);
+		rc = read_record(r, &r->obj);
 		if (rc < 0)
 			return -1;
 		if (rc == 1)
@@ -988,7 +1023,6 @@ int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *
 		close(r.fd);
 		return -1;
 	}
-	msgpack_unpacked_init(&r.res);
 	r.st = dpa_strtab_new();
 	p->strings = r.st;
 	p->path = strdup(path);
@@ -996,7 +1030,6 @@ int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *
 		no_memory(&r);
 	else
 		rc = read_all(&r);
-	msgpack_unpacked_destroy(&r.res);
 	msgpack_unpacker_destroy(&r.u);
 	close(r.fd);
 	if (rc < 0)

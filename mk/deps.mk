@@ -14,3 +14,9 @@ deps-bench:
 
 bench: deps-bench
 demo: deps
+
+# The rest of the front door: `make demo` and the deepprof binary's install
+# rule. (Only recipes there refer to other modules' variables, so being read
+# before their fragments does not matter.)
+include mk/demo.mk
+include mk/install.mk

@@ -4,7 +4,7 @@
 # sources (fetched into $(BUILD)/src by bench/fetch-src.sh). Not part of
 # `make check`. The table also goes to $(BUILD)/bench/results.txt.
 #   make bench BENCH_ARGS=--quick          one tiny run: checks the machinery
-#   make bench BENCH_ARGS="--only fib,bzip2 --runs 3"
+#   make bench BENCH_ARGS="--only fib,bzip2 --runs 3 --pin 1"
 # Part of deepprof. MIT licence.
 
 BENCH_ARGS ?=

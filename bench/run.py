@@ -143,8 +143,12 @@ def build_all(a, progs, bdir):
 
 # ---------------------------------------------------------------- running
 
+PIN = []      # taskset prefix, set by --pin
+
+
 def timed(cmd, cwd, out_path):
     """Run cmd in cwd with stdout to out_path; return (cpu_s, wall_s)."""
+    cmd = PIN + cmd
     with open(out_path, "wb") as out, open(os.devnull, "rb") as nul:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, cwd=cwd, stdin=nul, stdout=out, stderr=subprocess.PIPE)
@@ -261,7 +265,8 @@ def report(a, progs, res, cg, stats, load_before, started):
         started.strftime("%Y-%m-%d %H:%M"), platform.node(), os.cpu_count() or 0,
         subprocess.run([a.cc, "--version"], stdout=subprocess.PIPE).stdout.decode().splitlines()[0]))
     L.append("CPU seconds (user+sys), median of %d runs (min-max); wall median beside; "
-             "load average before %.2f, after %.2f" % (a.runs, load_before, os.getloadavg()[0]))
+             "load average before %.2f, after %.2f%s" % (a.runs, load_before, os.getloadavg()[0],
+                                                       "; pinned to CPU " + a.pin if a.pin else ""))
     L.append("")
     hdr = "%-16s %-10s %9s  %-17s %9s %8s %8s" % ("program", "variant", "median s", "(min-max)",
                                                   "wall s", "x plain", "x empty")
@@ -331,8 +336,16 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes and one run: checks the machinery, measures nothing")
     ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--pin", default="",
+                    help="run every measured command under taskset -c PIN (off by default: on "
+                         "a two-core machine shared with compiles, pinning isolates nothing)")
     a = ap.parse_args()
     a.warn = shlex.split(a.warn)
+    if a.pin:
+        if not shutil.which("taskset"):
+            print("bench: --pin needs taskset (util-linux)", file=sys.stderr)
+            return 2
+        PIN[:] = ["taskset", "-c", a.pin]
     a.fib_n, a.alloc_rounds, a.text_bytes = 41, 200, 10_000_000
     a.cg_shrink, a.cg_runs, a.callgrind = 8, 3, True
     if a.quick:

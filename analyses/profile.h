@@ -63,6 +63,9 @@ struct dpa_module {
 	char *path;
 	uint64_t base, size;
 	char *build_id;         /* lower-case hex, or NULL */
+	int symbols;            /* set by dpa_profile_symbolize(): 1 its file was
+				 * read, -1 missing/unreadable/build id mismatch,
+				 * 0 not looked at (no node in it needed a name) */
 };
 
 /* Strings (name, file) may be NULL until dpa_profile_symbolize() fills them. */

@@ -1,34 +1,459 @@
 /*
  * dump.c — `deepprof dump [--json] FILE`: every node of a profile with
- * resolved names and all measures, as text tables or one JSON document.
+ * resolved names and all measures, as aligned text tables or as the one
+ * JSON document of schemas/deep-data.md ("deepprof dump --json").
  * Part of deepprof's feedback tools. MIT licence.
  */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <jansson.h>
 
 #include "cli.h"
 #include "profile.h"
+
+/* ---- text: aligned tables ---- */
+
+#define MAX_COLS 16
+#define CELL 256
+
+/* A table is printed in two passes over its rows: widths, then text. A row
+ * function fills cells[0..ncol) for row i (1-based ids). */
+struct table {
+	const char *title;
+	int ncol;
+	const char *head[MAX_COLS];
+	const char *align;      /* per column: 'r' right, 'l' left */
+	uint32_t nrows;
+	void (*row)(const struct dpa_profile *p, uint32_t i, char cells[][CELL]);
+};
+
+static void print_table(const struct dpa_profile *p, const struct table *t)
+{
+	static char cells[MAX_COLS][CELL];
+	int w[MAX_COLS];
+
+	printf("\n%s (%" PRIu32 ")\n", t->title, t->nrows);
+	if (!t->nrows)
+		return;
+	for (int c = 0; c < t->ncol; c++)
+		w[c] = strlen(t->head[c]);
+	for (uint32_t i = 1; i <= t->nrows; i++) {
+		t->row(p, i, cells);
+		for (int c = 0; c < t->ncol; c++) {
+			int n = strlen(cells[c]);
+
+			if (n > w[c])
+				w[c] = n;
+		}
+	}
+	for (uint32_t i = 0; i <= t->nrows; i++) {
+		fputs(" ", stdout);
+		if (i)
+			t->row(p, i, cells);
+		for (int c = 0; c < t->ncol; c++) {
+			const char *s = i ? cells[c] : t->head[c];
+			bool last = c == t->ncol - 1;
+
+			if (t->align[c] == 'r')
+				printf(" %*s", w[c], s);
+			else if (last)
+				printf(" %s", s);
+			else
+				printf(" %-*s", w[c], s);
+		}
+		putchar('\n');
+	}
+}
+
+static void fmt_u(char *cell, uint64_t v)
+{
+	snprintf(cell, CELL, "%" PRIu64, v);
+}
+
+static void fmt_loc(char *cell, const char *file, uint32_t line, uint32_t col)
+{
+	if (!file)
+		snprintf(cell, CELL, "-");
+	else if (col)
+		snprintf(cell, CELL, "%s:%" PRIu32 ":%" PRIu32, file, line, col);
+	else if (line)
+		snprintf(cell, CELL, "%s:%" PRIu32, file, line);
+	else
+		snprintf(cell, CELL, "%s", file);
+}
+
+static void module_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
+{
+	const struct dpa_module *m = &p->module[i];
+
+	fmt_u(c[0], i);
+	snprintf(c[1], CELL, "0x%" PRIx64, m->base);
+	snprintf(c[2], CELL, "0x%" PRIx64, m->size);
+	snprintf(c[3], CELL, "%.40s", m->build_id ? m->build_id : "-");
+	snprintf(c[4], CELL, "%s", m->path);
+}
+
+static void ps_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
+{
+	const struct dpa_ps *ps = &p->ps[i];
+
+	fmt_u(c[0], i);
+	fmt_u(c[1], ps->module);
+	snprintf(c[2], CELL, "0x%" PRIx64, ps->offset);
+	fmt_loc(c[3], ps->file, ps->line, 0);
+	snprintf(c[4], CELL, "%s", dpa_ps_name(p, i));
+}
+
+static void css_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
+{
+	const struct dpa_css *s = &p->css[i];
+
+	fmt_u(c[0], i);
+	fmt_u(c[1], s->module);
+	snprintf(c[2], CELL, "0x%" PRIx64, s->offset);
+	snprintf(c[3], CELL, "%s", dpa_css_kind_name(s->kind));
+	fmt_loc(c[4], s->file, s->line, s->col);
+	snprintf(c[5], CELL, "%s", s->in_fn ? s->in_fn : dpa_addr_name(p, s->module, s->offset));
+	snprintf(c[6], CELL, "%" PRIu32 " %s", s->caller_ps, dpa_ps_name(p, s->caller_ps));
+	if (s->callee_ps)
+		snprintf(c[7], CELL, "%" PRIu32 " %s", s->callee_ps, dpa_ps_name(p, s->callee_ps));
+	else
+		snprintf(c[7], CELL, "-");
+}
+
+static void pd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
+{
+	const struct dpa_pd *pd = &p->pd[i];
+
+	fmt_u(c[0], i);
+	fmt_u(c[1], pd->thread);
+	fmt_u(c[2], pd->ps);
+	fmt_u(c[3], pd->in_n);
+	fmt_u(c[4], pd->out_n);
+	snprintf(c[5], CELL, "%s", dpa_ps_name(p, pd->ps));
+}
+
+static void csd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
+{
+	const struct dpa_csd *d = &p->csd[i];
+
+	fmt_u(c[0], i);
+	fmt_u(c[1], d->css);
+	snprintf(c[2], CELL, "%" PRIu32 "->%" PRIu32, d->caller_pd, d->callee_pd);
+	for (int m = 0; m < DPA_NMEASURES; m++)
+		fmt_u(c[3 + m], d->m[m]);
+	snprintf(c[3 + DPA_NMEASURES], CELL, "%s -> %s",
+		 dpa_ps_name(p, p->pd[d->caller_pd].ps), dpa_ps_name(p, p->pd[d->callee_pd].ps));
+}
+
+static void thread_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
+{
+	const struct dpa_thread *t = &p->thread[i];
+
+	fmt_u(c[0], i);
+	fmt_u(c[1], t->tid);
+	fmt_u(c[2], t->root_pd);
+	fmt_u(c[3], t->cpu_ns);
+	fmt_u(c[4], t->ticks);
+	fmt_u(c[5], t->ticks_outside);
+	fmt_u(c[6], t->allocs_outside);
+	fmt_u(c[7], t->bytes_outside);
+	snprintf(c[8], CELL, "%s", t->exited ? "yes" : "no");
+}
+
+static void print_header(const struct dpa_profile *p)
+{
+	const struct dpa_header *h = &p->hdr;
+	char when[64] = "?";
+	time_t secs = h->start_ns / 1000000000u;
+	struct tm tm;
+
+	if (gmtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	printf("%s: Deep.data format %" PRIu32 " (readable from %" PRIu32 "), %s profile\n",
+	       p->path, h->version, h->min_version, h->final ? "final" : "snapshot");
+	printf("  program      %s\n", h->program);
+	printf("  argv        ");
+	for (uint32_t i = 0; i < h->argc; i++)
+		printf(" %s", h->argv[i]);
+	printf("\n  pid          %" PRIu64 " (parent %" PRIu64 ")", h->pid, h->ppid);
+	if (h->fork_of)
+		printf(", forked from %" PRIu64, h->fork_of);
+	printf("\n  started      %s, ran %.3f s wall, %.3f s cpu\n", when,
+	       h->wall_ns / 1e9, h->cpu_ns / 1e9);
+	printf("  clock        %s (call sequence counts: %" PRIu64 ")\n", h->clock, h->cscs);
+	printf("  timer        %" PRIu64 " Hz asked, %" PRIu64 " ticks (%" PRIu64
+	       " outside), %.3f ms per tick\n", h->timer_hz, h->ticks, h->ticks_outside,
+	       h->ns_per_tick / 1e6);
+	printf("  calls        %" PRIu64 "\n", h->calls);
+	printf("  allocations  %" PRIu64 " (%" PRIu64 " outside), %" PRIu64 " bytes (%" PRIu64
+	       " outside)\n", h->allocs, h->allocs_outside, h->bytes, h->bytes_outside);
+	printf("  runtime      %" PRIu64 " bytes of memory, %" PRIu64 " events lost\n",
+	       h->mem_bytes, h->lost);
+	printf("  nodes        %" PRIu32 " modules, %" PRIu32 " ps, %" PRIu32 " css, %" PRIu32
+	       " pd, %" PRIu32 " csd, %" PRIu32 " threads\n", p->n_module, p->n_ps, p->n_css,
+	       p->n_pd, p->n_csd, p->n_thread);
+}
+
+static void dump_text(const struct dpa_profile *p)
+{
+	const struct table tables[] = {
+		{ "modules", 5, { "id", "base", "size", "build_id", "path" }, "rrrll",
+		  p->n_module, module_row },
+		{ "ps: procedures", 5, { "id", "module", "offset", "file:line", "name" }, "rrrll",
+		  p->n_ps, ps_row },
+		{ "css: call sites", 8, { "id", "module", "offset", "kind", "file:line:col", "in",
+					   "caller_ps", "callee_ps" }, "rrrlllll",
+		  p->n_css, css_row },
+		{ "pd: procedures in context", 6, { "id", "thread", "ps", "in", "out", "name" },
+		  "rrrrrl", p->n_pd, pd_row },
+		{ "csd: call sites in context", 11, { "id", "css", "pd->pd", "calls", "exits",
+						       "nonlocal", "cscs", "ticks", "allocs", "bytes",
+						       "caller -> callee" },
+		  "rrrrrrrrrrl", p->n_csd, csd_row },
+		{ "threads", 9, { "id", "tid", "root_pd", "cpu_ns", "ticks", "ticks_outside",
+				  "allocs_outside", "bytes_outside", "exited" }, "rrrrrrrrl",
+		  p->n_thread, thread_row },
+	};
+
+	print_header(p);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		print_table(p, &tables[i]);
+}
+
+/* ---- JSON: one document, one array element per line ---- */
+
+static json_t *ju(uint64_t v)
+{
+	return v <= INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v);
+}
+
+static json_t *js(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static void put(json_t *o, const char *key, json_t *v)
+{
+	json_object_set_new(o, key, v ? v : json_null());
+}
+
+/* Write `v` compactly and free it; ordered keys. */
+static void emit(json_t *v)
+{
+	json_dumpf(v, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	json_decref(v);
+}
+
+static json_t *header_json(const struct dpa_profile *p)
+{
+	const struct dpa_header *h = &p->hdr;
+	json_t *o = json_object(), *argv = json_array();
+
+	for (uint32_t i = 0; i < h->argc; i++)
+		json_array_append_new(argv, json_string(h->argv[i]));
+	put(o, "magic", json_string("deepprof"));
+	put(o, "version", ju(h->version));
+	put(o, "min_version", ju(h->min_version));
+	put(o, "program", js(h->program));
+	put(o, "argv", argv);
+	put(o, "pid", ju(h->pid));
+	put(o, "ppid", ju(h->ppid));
+	put(o, "fork_of", ju(h->fork_of));
+	put(o, "final", json_boolean(h->final));
+	put(o, "start_ns", ju(h->start_ns));
+	put(o, "wall_ns", ju(h->wall_ns));
+	put(o, "clock", js(h->clock));
+	put(o, "timer_hz", ju(h->timer_hz));
+	put(o, "cpu_ns", ju(h->cpu_ns));
+	put(o, "ticks", ju(h->ticks));
+	put(o, "ticks_outside", ju(h->ticks_outside));
+	put(o, "ns_per_tick", json_real(h->ns_per_tick));
+	put(o, "calls", ju(h->calls));
+	put(o, "cscs", ju(h->cscs));
+	put(o, "allocs", ju(h->allocs));
+	put(o, "bytes", ju(h->bytes));
+	put(o, "allocs_outside", ju(h->allocs_outside));
+	put(o, "bytes_outside", ju(h->bytes_outside));
+	put(o, "mem_bytes", ju(h->mem_bytes));
+	put(o, "lost", ju(h->lost));
+	return o;
+}
+
+static json_t *module_json(const struct dpa_profile *p, uint32_t i)
+{
+	const struct dpa_module *m = &p->module[i];
+	json_t *o = json_object();
+
+	put(o, "id", ju(i));
+	put(o, "path", js(m->path));
+	put(o, "base", ju(m->base));
+	put(o, "size", ju(m->size));
+	put(o, "build_id", js(m->build_id));
+	return o;
+}
+
+static json_t *ps_json(const struct dpa_profile *p, uint32_t i)
+{
+	const struct dpa_ps *ps = &p->ps[i];
+	json_t *o = json_object();
+
+	put(o, "id", ju(i));
+	put(o, "name", js(ps->name));
+	put(o, "file", js(ps->file));
+	put(o, "line", ju(ps->line));
+	put(o, "module", ju(ps->module));
+	put(o, "offset", ju(ps->offset));
+	return o;
+}
+
+static json_t *css_json(const struct dpa_profile *p, uint32_t i)
+{
+	const struct dpa_css *s = &p->css[i];
+	json_t *o = json_object();
+
+	put(o, "id", ju(i));
+	put(o, "caller_ps", ju(s->caller_ps));
+	put(o, "kind", json_string(dpa_css_kind_name(s->kind)));
+	put(o, "callee_ps", ju(s->callee_ps));
+	put(o, "in", js(s->in_fn));
+	put(o, "file", js(s->file));
+	put(o, "line", ju(s->line));
+	put(o, "col", ju(s->col));
+	put(o, "module", ju(s->module));
+	put(o, "offset", ju(s->offset));
+	return o;
+}
+
+static json_t *pd_json(const struct dpa_profile *p, uint32_t i)
+{
+	const struct dpa_pd *pd = &p->pd[i];
+	json_t *o = json_object();
+
+	put(o, "id", ju(i));
+	put(o, "ps", ju(pd->ps));
+	put(o, "name", js(p->ps[pd->ps].name));
+	put(o, "thread", ju(pd->thread));
+	return o;
+}
+
+static json_t *csd_json(const struct dpa_profile *p, uint32_t i)
+{
+	const struct dpa_csd *d = &p->csd[i];
+	json_t *o = json_object();
+
+	put(o, "id", ju(i));
+	put(o, "css", ju(d->css));
+	put(o, "caller_pd", ju(d->caller_pd));
+	put(o, "callee_pd", ju(d->callee_pd));
+	put(o, "caller", js(p->ps[p->pd[d->caller_pd].ps].name));
+	put(o, "callee", js(p->ps[p->pd[d->callee_pd].ps].name));
+	for (int m = 0; m < DPA_NMEASURES; m++)
+		put(o, dpa_measure_name(m), ju(d->m[m]));
+	return o;
+}
+
+static json_t *thread_json(const struct dpa_profile *p, uint32_t i)
+{
+	const struct dpa_thread *t = &p->thread[i];
+	json_t *o = json_object();
+
+	put(o, "id", ju(i));
+	put(o, "tid", ju(t->tid));
+	put(o, "root_pd", ju(t->root_pd));
+	put(o, "cpu_ns", ju(t->cpu_ns));
+	put(o, "ticks", ju(t->ticks));
+	put(o, "ticks_outside", ju(t->ticks_outside));
+	put(o, "allocs_outside", ju(t->allocs_outside));
+	put(o, "bytes_outside", ju(t->bytes_outside));
+	put(o, "exited", json_boolean(t->exited));
+	return o;
+}
+
+static void emit_array(const struct dpa_profile *p, const char *key, uint32_t n,
+		       json_t *(*elem)(const struct dpa_profile *, uint32_t), bool last)
+{
+	printf("\"%s\":[", key);
+	for (uint32_t i = 1; i <= n; i++) {
+		fputs(i > 1 ? ",\n" : "\n", stdout);
+		emit(elem(p, i));
+	}
+	printf("%s]%s\n", n ? "\n" : "", last ? "" : ",");
+}
+
+static void dump_json(const struct dpa_profile *p)
+{
+	fputs("{\"file\":", stdout);
+	emit(json_string(p->path));
+	fputs(",\n\"header\":", stdout);
+	emit(header_json(p));
+	fputs(",\n", stdout);
+	emit_array(p, "modules", p->n_module, module_json, false);
+	emit_array(p, "ps", p->n_ps, ps_json, false);
+	emit_array(p, "css", p->n_css, css_json, false);
+	emit_array(p, "pd", p->n_pd, pd_json, false);
+	emit_array(p, "csd", p->n_csd, csd_json, false);
+	emit_array(p, "threads", p->n_thread, thread_json, true);
+	fputs("}\n", stdout);
+}
+
+/* ---- the subcommand ---- */
+
+static void warn_symbols(const struct dpa_profile *p, int missing)
+{
+	const char *first = NULL;
+
+	for (uint32_t i = 1; i <= p->n_module && !first; i++)
+		if (p->module[i].symbols < 0)
+			first = p->module[i].path;
+	fprintf(stderr, "%s: warning: no symbols from %d module%s (file missing or changed: %s);"
+		" their names show as addresses\n", dp_progname, missing, missing == 1 ? "" : "s",
+		first ? first : "?");
+}
 
 int cmd_dump(int argc, char **argv)
 {
 	struct dpa_profile p;
 	struct dpa_error err;
 	const char *file = NULL;
+	bool json = false, opts_done = false;
+	int missing;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			usage_error("dump", "unknown option '%s'", argv[i]);
-		if (file)
-			usage_error("dump", "more than one FILE");
-		file = argv[i];
+		const char *a = argv[i];
+
+		if (!opts_done && !strcmp(a, "--")) {
+			opts_done = true;
+		} else if (!opts_done && !strcmp(a, "--json")) {
+			json = true;
+		} else if (!opts_done && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+			fputs(dp_cmd_usage("dump"), stdout);
+			return DP_EXIT_OK;
+		} else if (!opts_done && a[0] == '-' && a[1]) {
+			usage_error("dump", "unknown option '%s'", a);
+		} else {
+			if (file)
+				usage_error("dump", "more than one FILE ('%s' and '%s')", file, a);
+			file = a;
+		}
 	}
 	if (!file)
 		usage_error("dump", "no FILE given");
 	if (dpa_profile_read(&p, file, &err) < 0)
 		die_plain("%s", err.msg);
-	printf("%u csds\n", p.n_csd);
+	missing = dpa_profile_symbolize(&p);
+	if (missing > 0)
+		warn_symbols(&p, missing);
+	if (json)
+		dump_json(&p);
+	else
+		dump_text(&p);
 	dpa_profile_release(&p);
-	return 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die_status(DP_EXIT_FAIL, "error writing the output");
+	return DP_EXIT_OK;
 }

@@ -12,7 +12,7 @@
 # part of check): $(BIN_DIR)/fuzz-read CORPUS_DIR.
 # Part of deepprof's tests. MIT licence.
 
--include tests/gen/gen.mk
+include tests/gen/gen.mk
 
 UNIT_DIR   := $(BUILD)/tests/unit
 UNIT_SRCS  := tests/unit/unit_main.c $(wildcard tests/unit/test_*.c)

@@ -1,0 +1,168 @@
+/*
+ * symbols.c — dpa_profile_symbolize(): names, files and lines for the ps
+ * and css the file left unnamed, from each module's ELF file and its DWARF
+ * through elfutils' libdwfl, offline (each module reported at its base).
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "profile.h"
+#include "strtab.h"
+
+/* One module's debug information, opened on first need. */
+struct symmod {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	int state;              /* 0 not opened, 1 usable, -1 unusable */
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* Does the file's NT_GNU_BUILD_ID equal the hex string the profile has? */
+static bool build_id_matches(Dwfl_Module *mod, const char *hex)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+
+	if (n <= 0 || strlen(hex) != 2 * (size_t)n)
+		return false;
+	for (int i = 0; i < n; i++) {
+		char b[3];
+
+		snprintf(b, sizeof(b), "%02x", bits[i]);
+		if (b[0] != hex[2 * i] || b[1] != hex[2 * i + 1])
+			return false;
+	}
+	return true;
+}
+
+static void open_module(struct dpa_profile *p, uint32_t id, struct symmod *sm)
+{
+	struct dpa_module *m = &p->module[id];
+
+	sm->state = -1;
+	m->symbols = -1;
+	if (!m->path || !m->path[0])
+		return;
+	sm->dwfl = dwfl_begin(&offline_callbacks);
+	if (!sm->dwfl)
+		return;
+	dwfl_report_begin(sm->dwfl);
+	sm->mod = dwfl_report_elf(sm->dwfl, dpa_basename(m->path), m->path, -1, m->base, false);
+	dwfl_report_end(sm->dwfl, NULL, NULL);
+	if (!sm->mod)
+		return;
+	if (m->build_id && !build_id_matches(sm->mod, m->build_id))
+		return;
+	sm->state = 1;
+	m->symbols = 1;
+}
+
+static Dwfl_Module *module_for(struct dpa_profile *p, struct symmod *mods, uint32_t id)
+{
+	if (id == 0 || id > p->n_module)
+		return NULL;
+	if (mods[id].state == 0)
+		open_module(p, id, &mods[id]);
+	return mods[id].state > 0 ? mods[id].mod : NULL;
+}
+
+static const char *intern(struct dpa_profile *p, const char *s)
+{
+	return s ? dpa_strtab_intern(p->strings, s, strlen(s)) : NULL;
+}
+
+/* The function containing `addr`, or NULL. */
+static const char *function_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr addr)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+
+	return name && name[0] ? intern(p, name) : NULL;
+}
+
+/* Source position of `addr`: returns the file (interned) or NULL. */
+static const char *source_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr addr,
+			     uint32_t *line, uint32_t *col)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	int ln = 0, cl = 0;
+	const char *file;
+
+	if (!l)
+		return NULL;
+	file = dwfl_lineinfo(l, NULL, &ln, &cl, NULL, NULL);
+	if (!file)
+		return NULL;
+	*line = ln > 0 ? (uint32_t)ln : 0;
+	if (col)
+		*col = cl > 0 ? (uint32_t)cl : 0;
+	return intern(p, file);
+}
+
+int dpa_profile_symbolize(struct dpa_profile *p)
+{
+	struct symmod *mods;
+	int missing = 0;
+
+	if (!p->strings && !(p->strings = dpa_strtab_new()))
+		return 0;
+	mods = calloc((size_t)p->n_module + 1, sizeof(*mods));
+	if (!mods)
+		return 0;
+
+	for (uint32_t i = 1; i <= p->n_ps; i++) {
+		struct dpa_ps *ps = &p->ps[i];
+		Dwfl_Module *mod;
+		GElf_Addr addr;
+
+		if (ps->name && ps->file)
+			continue;
+		if (!(mod = module_for(p, mods, ps->module)))
+			continue;
+		addr = p->module[ps->module].base + ps->offset;
+		if (!ps->name)
+			ps->name = function_at(p, mod, addr);
+		if (!ps->file)
+			ps->file = source_at(p, mod, addr, &ps->line, NULL);
+	}
+
+	for (uint32_t i = 1; i <= p->n_css; i++) {
+		struct dpa_css *s = &p->css[i];
+		Dwfl_Module *mod;
+		GElf_Addr addr;
+
+		if (s->in_fn && s->file)
+			continue;
+		if (!(mod = module_for(p, mods, s->module)))
+			continue;
+		/* offset is the return address: the call itself is just before it */
+		addr = p->module[s->module].base + s->offset - (s->offset > 0);
+		if (!s->in_fn)
+			s->in_fn = function_at(p, mod, addr);
+		if (!s->file)
+			s->file = source_at(p, mod, addr, &s->line, &s->col);
+	}
+
+	for (uint32_t i = 1; i <= p->n_module; i++) {
+		if (mods[i].state < 0)
+			missing++;
+		if (mods[i].dwfl)
+			dwfl_end(mods[i].dwfl);
+	}
+	free(mods);
+	return missing;
+}

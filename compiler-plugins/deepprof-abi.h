@@ -1,0 +1,141 @@
+/*
+ * deepprof-abi.h — the contract between the code the deepprof GCC plugin
+ * emits and the runtime that implements it (libprof): per-translation-unit
+ * static tables, their registration, and the hook entry points.
+ * Specified in schemas/plugin-abi.md. Part of deepprof. MIT licence.
+ */
+#ifndef DEEPPROF_ABI_H
+#define DEEPPROF_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The layout below is ABI version 1. A runtime rejects (ignores, counting it
+ * as lost) a table whose abi_version it does not know, and accepts any
+ * version >= DP_ABI_MIN_VERSION that it knows. */
+#define DP_ABI_VERSION          1
+#define DP_ABI_MIN_VERSION      1
+
+/* Call-site kinds: the same numbers as Deep.data's CSS kind. */
+enum dp_css_kind {
+	DP_CSS_KIND_NORMAL   = 1,   /* direct call to a function presumed instrumented */
+	DP_CSS_KIND_INDIRECT = 2,   /* call through a pointer; target known at run time */
+	DP_CSS_KIND_EXTERNAL = 3    /* direct call into uninstrumented code (libc, builtins,
+	                               system headers, no_instrument_function) */
+};
+
+/* dp_css_static.flags (bits) */
+enum dp_css_flags {
+	DP_CSS_TAIL        = 1u << 0,  /* in tail position: no dp_abi_return follows */
+	DP_CSS_LEAF_CALLEE = 1u << 1,  /* the callee is a leaf of this TU (DP_PS_LEAF) */
+	DP_CSS_NORETURN    = 1u << 2,  /* the callee never returns (exit, abort, longjmp) */
+	DP_CSS_SAME_LOC    = 1u << 3   /* another site has the same file:line:col */
+};
+
+/* dp_ps_static.flags (bits) */
+enum dp_ps_flags {
+	DP_PS_LEAF    = 1u << 0,    /* no call sites and no loop back-edges */
+	DP_PS_PUBLIC  = 1u << 1,    /* externally visible (not static) */
+	DP_PS_LOOPS   = 1u << 2     /* has at least one back-edge tick */
+};
+
+/* dp_tu.flags (bits) */
+enum dp_tu_flags {
+	DP_TU_BACKEDGES     = 1u << 0,  /* back-edges are ticked: Deep.data clock "calls+loops" */
+	DP_TU_SOURCE_CALLS  = 1u << 1,  /* sites are source-level calls, instrumented before inlining */
+	DP_TU_PROGREP       = 1u << 2   /* the object has .deepprof.progrep records for this TU */
+};
+
+/* A procedure (ProcStatic). 32 bytes. */
+struct dp_ps_static {
+	const char *name;           /* source name */
+	const char *file;           /* as the compiler saw it */
+	uint32_t line;              /* of the function's name in its definition */
+	uint32_t flags;             /* enum dp_ps_flags */
+	uint32_t first_css;         /* its sites are css[first_css .. first_css + n_css) */
+	uint32_t n_css;             /* = the length of its pd's slot array */
+};
+
+/* A call site (CallSiteStatic). 48 bytes. A site's identity is
+ * (tu_id, index), never file:line:col: two sites may share a location. */
+struct dp_css_static {
+	const char *callee;         /* callee's source name; NULL for an indirect call */
+	const char *file;
+	uint32_t line, col;         /* 0: unknown */
+	uint32_t caller;            /* index of the calling function in tu->ps */
+	uint32_t callee_ps;         /* 1 + index of the callee in tu->ps if defined (and
+	                               instrumented) in this TU, else 0 */
+	uint16_t kind;              /* enum dp_css_kind */
+	uint16_t flags;             /* enum dp_css_flags */
+	uint32_t index;             /* its own index in tu->css */
+	uint64_t tu_id;             /* = tu->tu_id; lets a reader map a record's address back to its id */
+};
+
+/* One per instrumented translation unit (object file, or per TU inside an
+ * -flto link). The plugin emits it writable: runtime[] belongs to the
+ * runtime, zero until dp_register_tu() sees the table. */
+struct dp_tu {
+	uint32_t abi_version;       /* DP_ABI_VERSION of the plugin that emitted it */
+	uint32_t flags;             /* enum dp_tu_flags */
+	uint64_t tu_id;             /* FNV-1a of source path + dump name (schemas/plugin-abi.md) */
+	const char *file;           /* main input file */
+	uint32_t n_ps, n_css;
+	const struct dp_ps_static *ps;
+	const struct dp_css_static *css;
+	void *runtime[4];
+};
+
+/* ---- registration: emitted constructor / destructor of every TU ----
+ * dp_register_tu runs from a constructor, possibly before the runtime's own
+ * constructor and before main, in any order across TUs and shared objects;
+ * dp_unregister_tu from the matching destructor (dlclose, exit). Hooks may
+ * see a table before its registration (another TU's constructor calling
+ * into this TU): the runtime registers it lazily then. */
+void dp_register_tu(struct dp_tu *tu);
+void dp_unregister_tu(struct dp_tu *tu);
+
+/* ---- out-of-line hooks: what plugin ABI v1 code calls ----
+ * All are nothrow and "leaf" (they never call back into the program), keep
+ * errno, and take the table of the TU that emitted the call.
+ *
+ * dp_abi_enter(tu, ps)        first thing in every instrumented function
+ * dp_abi_call(tu, site, fn)   just before the call of site; fn is the target
+ *                             of an indirect call, NULL otherwise
+ * dp_abi_return(tu, site)     just after that call returned normally; absent
+ *                             after DP_CSS_TAIL and DP_CSS_NORETURN sites
+ * dp_abi_backedge()           on each traversal of a loop back-edge
+ */
+void dp_abi_enter(struct dp_tu *tu, uint32_t ps);
+void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn);
+void dp_abi_return(struct dp_tu *tu, uint32_t site);
+void dp_abi_backedge(void);
+
+/* ---- the state the inline fast path (ABI v2, not emitted yet) touches ----
+ * Declared here so the runtime's layout is fixed now; see
+ * schemas/plugin-abi.md, "The inline fast path". */
+struct dp_csd_hot {
+	uint64_t calls;             /* calls made through this csd */
+	uint64_t loop_cscs;         /* back-edge ticks charged while it was current */
+	struct dp_pd_hot *callee;   /* the callee's pd (after recursion folding) */
+	const void *target;         /* indirect sites: the function this csd is for */
+	struct dp_csd_hot *next;    /* indirect sites: csds of other targets */
+};
+struct dp_pd_hot {
+	const struct dp_ps_static *ps;
+	uint32_t n_slot;
+	uint32_t active;            /* activations on this thread's stack */
+	struct dp_csd_hot *slot[];  /* one per site of ps, by site index - ps->first_css */
+};
+struct dp_thread_hot {
+	struct dp_csd_hot *cur;     /* the csd of the running activation */
+	uint32_t stop;              /* non-zero: every hook takes the slow path */
+	uint32_t depth;
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,236 @@
+/*
+ * instrument.cc — the instrumentation pass (after "cfg", before SSA and
+ * before any inlining): numbers every source-level call site, records the
+ * function and its sites for the tables, and inserts the ABI v1 hooks:
+ * enter, call/return around each site, a tick on each loop back-edge.
+ * Part of deepprof's compiler plugins. MIT licence.
+ */
+#include "plugin.h"
+
+/* --- private prototypes --- */
+static bool is_site(gimple *stmt);
+static unsigned site_kind(tree fndecl);
+static bool in_tail_position(gimple *call);
+static void add_fn(tree fndecl, function *fun);
+static unsigned add_site(gimple *call, unsigned caller);
+
+static bool is_site(gimple *stmt)
+{
+	if (!is_gimple_call(stmt) || gimple_call_internal_p(stmt))
+		return false;
+	if (gimple_call_flags(stmt) & ECF_RETURNS_TWICE)
+		return false;           /* setjmp & co: see schemas/plugin-abi.md */
+	tree fn = gimple_call_fndecl(stmt);
+	if (!fn)
+		return true;
+	if (dp_is_hook(fn))
+		return false;
+	if (fndecl_built_in_p(fn, BUILT_IN_MD) || fndecl_built_in_p(fn, BUILT_IN_FRONTEND))
+		return false;
+	/* Builtins spelled __builtin_* (expect, unreachable, va_*, alloca,
+	 * constant_p ...) are not calls; printf, memcpy & co are. */
+	if (fndecl_built_in_p(fn, BUILT_IN_NORMAL) &&
+	    !strncmp(dp_decl_name(fn), "__builtin_", 10))
+		return false;
+	return true;
+}
+
+/* Statically, a direct call goes into uninstrumented code when the callee
+ * is a library builtin, comes from a system header, or is marked
+ * no_instrument_function. A callee in another TU is presumed instrumented;
+ * the runtime finds out if it was not. */
+static unsigned site_kind(tree fn)
+{
+	if (!fn)
+		return DP_CSS_KIND_INDIRECT;
+	if (fndecl_built_in_p(fn) || dp_skip_function(fn))
+		return DP_CSS_KIND_EXTERNAL;
+	return DP_CSS_KIND_NORMAL;
+}
+
+/* Nothing but copies of the call's value and the return follow the call. */
+static bool in_tail_position(gimple *call)
+{
+	tree val = gimple_call_lhs(call);
+	basic_block bb = gimple_bb(call);
+	gimple_stmt_iterator g = gsi_for_stmt(call);
+	gsi_next(&g);
+	for (int hops = 0; hops < 4; hops++) {
+		for (; !gsi_end_p(g); gsi_next(&g)) {
+			gimple *s = gsi_stmt(g);
+			enum gimple_code c = gimple_code(s);
+			if (is_gimple_debug(s) || c == GIMPLE_LABEL || c == GIMPLE_NOP ||
+			    c == GIMPLE_PREDICT || gimple_clobber_p(s))
+				continue;
+			if (c == GIMPLE_RETURN) {
+				tree r = gimple_return_retval(as_a<greturn *>(s));
+				return !r || (val && r == val);
+			}
+			if (val && gimple_assign_single_p(s) && gimple_assign_rhs1(s) == val) {
+				tree l = gimple_assign_lhs(s);
+				if ((TREE_CODE(l) == VAR_DECL || TREE_CODE(l) == RESULT_DECL) &&
+				    !TREE_ADDRESSABLE(l) && !is_global_var(l)) {
+					val = l;
+					continue;
+				}
+			}
+			return false;
+		}
+		if (!single_succ_p(bb))
+			return false;
+		edge e = single_succ_edge(bb);
+		if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
+			return false;
+		bb = e->dest;
+		if (bb == EXIT_BLOCK_PTR_FOR_FN(cfun))
+			return val == NULL_TREE;
+		g = gsi_start_bb(bb);
+	}
+	return false;
+}
+
+static void add_fn(tree fndecl, function *fun)
+{
+	dp_fns = (struct dp_fn_rec *)xrealloc(dp_fns, (dp_n_fns + 1) * sizeof *dp_fns);
+	struct dp_fn_rec *f = &dp_fns[dp_n_fns++];
+	expanded_location xl = expand_location(DECL_SOURCE_LOCATION(fndecl));
+	expanded_location xe = expand_location(fun->function_end_locus);
+	f->name = xstrdup(dp_decl_name(fndecl));
+	f->file = xstrdup(xl.file ? xl.file : "");
+	f->line = xl.line;
+	f->end_line = xe.line >= xl.line ? xe.line : xl.line;
+	f->flags = TREE_PUBLIC(fndecl) ? DP_PS_PUBLIC : 0;
+	f->first_css = dp_n_sites;
+	f->n_css = 0;
+	f->n_backedges = 0;
+	f->uid = DECL_UID(fndecl);
+}
+
+static unsigned add_site(gimple *call, unsigned caller)
+{
+	dp_sites = (struct dp_site_rec *)xrealloc(dp_sites, (dp_n_sites + 1) * sizeof *dp_sites);
+	struct dp_site_rec *s = &dp_sites[dp_n_sites];
+	tree fn = gimple_call_fndecl(call);
+	expanded_location xl = expand_location(gimple_location(call));
+	s->callee = fn ? xstrdup(dp_decl_name(fn)) : NULL;
+	s->file = xstrdup(xl.file ? xl.file : "");
+	s->line = xl.line;
+	s->col = xl.column;
+	s->caller = caller;
+	s->kind = site_kind(fn);
+	s->callee_uid = s->kind == DP_CSS_KIND_NORMAL ? (int)DECL_UID(fn) : -1;
+	s->flags = 0;
+	if (gimple_call_noreturn_p(call))
+		s->flags |= DP_CSS_NORETURN;
+	else if (dp_opt.tailcalls && in_tail_position(call))
+		s->flags |= DP_CSS_TAIL;
+	return dp_n_sites++;
+}
+
+/* ================= the pass ================= */
+
+namespace {
+
+const pass_data inst_pass_data = {
+	GIMPLE_PASS, "deepprof_inst", OPTGROUP_NONE, TV_NONE,
+	PROP_cfg, 0, 0, 0, 0
+};
+
+class inst_pass : public gimple_opt_pass {
+public:
+	inst_pass(gcc::context *ctxt) : gimple_opt_pass(inst_pass_data, ctxt) {}
+	bool gate(function *) override { return !in_lto_p && !seen_error(); }
+	unsigned int execute(function *fun) override;
+};
+
+unsigned int inst_pass::execute(function *fun)
+{
+	tree fndecl = fun->decl;
+	if (dp_skip_function(fndecl))
+		return 0;
+	unsigned ps = dp_n_fns;
+	add_fn(fndecl, fun);
+
+	/* Sites, in block then statement order. */
+	auto_vec<gimple *> calls;
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g))
+			if (is_site(gsi_stmt(g)))
+				calls.safe_push(gsi_stmt(g));
+
+	/* Back-edges: every retreating edge of a depth-first walk, which covers
+	 * natural loops, continue and backward goto (and irreducible loops). */
+	unsigned n_back = 0;
+	if (dp_opt.backedges) {
+		mark_dfs_back_edges(fun);
+		auto_vec<edge> back;
+		FOR_EACH_BB_FN(bb, fun) {
+			edge e;
+			edge_iterator ei;
+			FOR_EACH_EDGE(e, ei, bb->succs)
+				if ((e->flags & EDGE_DFS_BACK) && !(e->flags & (EDGE_ABNORMAL | EDGE_EH)))
+					back.safe_push(e);
+		}
+		for (unsigned i = 0; i < back.length(); i++) {
+			gcall *tick = gimple_build_call(dp_hook_decl(DPR_BACKEDGE), 0);
+			gimple_set_location(tick, back[i]->goto_locus);
+			gsi_insert_on_edge(back[i], tick);
+			n_back++;
+		}
+	}
+
+	for (unsigned i = 0; i < calls.length(); i++) {
+		gimple *call = calls[i];
+		unsigned site = add_site(call, ps);
+		tree fn = gimple_call_fndecl(call) ? null_pointer_node : gimple_call_fn(call);
+		gcall *pre = gimple_build_call(dp_hook_decl(DPR_CALL), 3, dp_tu_addr(),
+					       build_int_cst(uint32_type_node, site), fn);
+		gimple_set_location(pre, gimple_location(call));
+		gimple_stmt_iterator g = gsi_for_stmt(call);
+		gsi_insert_before(&g, pre, GSI_SAME_STMT);
+		if (dp_sites[site].flags & (DP_CSS_TAIL | DP_CSS_NORETURN))
+			continue;
+		gcall *post = gimple_build_call(dp_hook_decl(DPR_RETURN), 2, dp_tu_addr(),
+						build_int_cst(uint32_type_node, site));
+		gimple_set_location(post, gimple_location(call));
+		if (!stmt_ends_bb_p(call)) {
+			gsi_insert_after(&g, post, GSI_NEW_STMT);
+			continue;
+		}
+		/* The call ends its block (abnormal or EH edges): the return
+		 * hook goes on its one normal successor edge. */
+		edge e, normal = NULL;
+		edge_iterator ei;
+		int n = 0;
+		FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
+			if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
+				normal = e;
+				n++;
+			}
+		if (n == 1)
+			gsi_insert_on_edge(normal, post);
+	}
+
+	gcall *enter = gimple_build_call(dp_hook_decl(DPR_ENTER), 2, dp_tu_addr(),
+					 build_int_cst(uint32_type_node, ps));
+	gimple_set_location(enter, DECL_SOURCE_LOCATION(fndecl));
+	gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)), enter);
+	gsi_commit_edge_inserts();
+
+	struct dp_fn_rec *f = &dp_fns[ps];
+	f->n_css = calls.length();
+	f->n_backedges = n_back;
+	if (n_back)
+		f->flags |= DP_PS_LOOPS;
+	if (!f->n_css && !n_back)
+		f->flags |= DP_PS_LEAF;
+	return 0;
+}
+
+} /* namespace */
+
+opt_pass *dp_make_instrument_pass(gcc::context *ctxt)
+{
+	return new inst_pass(ctxt);
+}

@@ -1,0 +1,48 @@
+# compiler-plugins — the deepprof GCC plugin (build/lib/deepprof-plugin.so,
+# reachable as build/lib/gcc-plugin/deepprof.so so that -fplugin-arg-deepprof-*
+# reach it) and the deepprof-cc wrapper (build/bin/deepprof-cc).
+# The plugin is C++ only because GCC requires it; it is built with g++
+# against the headers of the installed GCC (`gcc -print-file-name=plugin`).
+# It runs inside cc1, so it is never built with sanitizers.
+
+PLUGIN_GCC  ?= gcc
+PLUGIN_CXX  ?= g++
+PLUGIN_INC  := $(shell $(PLUGIN_GCC) -print-file-name=plugin)/include
+PLUGIN_GCCV := $(shell $(PLUGIN_GCC) -dumpfullversion 2>/dev/null)
+PLUGIN_CXXFLAGS := -std=gnu++14 -fPIC -fno-rtti -fno-exceptions -g -O2 $(WARN) \
+	-Wno-unused-parameter -I$(PLUGIN_INC) -Icompiler-plugins
+PLUGIN_SRCS := plugin_main.cc tables.cc instrument.cc progrep.cc
+PLUGIN_OBJS := $(PLUGIN_SRCS:%.cc=$(OBJ_DIR)/compiler-plugins/%.o)
+PLUGIN_SO   := $(LIB_DIR)/deepprof-plugin.so
+PLUGIN_LINK := $(LIB_DIR)/gcc-plugin/deepprof.so
+DEEPPROF_CC := $(BIN_DIR)/deepprof-cc
+
+all: $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC)
+.PHONY: plugin install-plugin
+plugin: $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC)
+
+$(OBJ_DIR)/compiler-plugins/%.o: compiler-plugins/%.cc compiler-plugins/plugin.h compiler-plugins/deepprof-abi.h
+	@mkdir -p $(@D)
+	$(PLUGIN_CXX) $(PLUGIN_CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(PLUGIN_SO): $(PLUGIN_OBJS)
+	@mkdir -p $(@D)
+	$(PLUGIN_CXX) -shared -o $@ $^
+
+$(PLUGIN_LINK): $(PLUGIN_SO)
+	@mkdir -p $(@D)
+	ln -sf ../deepprof-plugin.so $@
+
+$(DEEPPROF_CC): compiler-plugins/deepprof-cc.c
+	@mkdir -p $(@D) $(OBJ_DIR)/compiler-plugins
+	$(CC) $(TOOL_CFLAGS) -DDP_PREFIX='"$(PREFIX)"' -DDP_GCC_VERSION='"$(PLUGIN_GCCV)"' \
+	  -MF $(OBJ_DIR)/compiler-plugins/deepprof-cc.d $< -o $@ $(TOOL_LDFLAGS)
+
+install: install-plugin
+install-plugin: $(PLUGIN_SO) $(DEEPPROF_CC)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/deepprof/gcc-plugin \
+	  $(DESTDIR)$(PREFIX)/include/deepprof
+	install -m 755 $(DEEPPROF_CC) $(DESTDIR)$(PREFIX)/bin/deepprof-cc
+	install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PREFIX)/lib/deepprof/deepprof-plugin.so
+	ln -sf ../deepprof-plugin.so $(DESTDIR)$(PREFIX)/lib/deepprof/gcc-plugin/deepprof.so
+	install -m 644 compiler-plugins/deepprof-abi.h $(DESTDIR)$(PREFIX)/include/deepprof/deepprof-abi.h

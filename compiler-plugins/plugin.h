@@ -1,0 +1,96 @@
+/*
+ * plugin.h — what the deepprof GCC plugin's files share: the options, the
+ * per-translation-unit record of functions and call sites, the hook decls.
+ * Part of deepprof's compiler plugins. MIT licence.
+ */
+#ifndef DP_PLUGIN_H
+#define DP_PLUGIN_H
+
+#include "gcc-plugin.h"
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "cgraph.h"
+#include "stringpool.h"
+#include "attribs.h"
+#include "diagnostic-core.h"
+#include "cfganal.h"
+#include "cfgloop.h"
+#include "dominance.h"
+#include "ssa.h"
+#include "tree-ssa-operands.h"
+#include "tree-pretty-print.h"
+#include "stor-layout.h"
+#include "varasm.h"
+#include "toplev.h"
+#include "langhooks.h"
+#include "ggc.h"
+#include "output.h"
+#include "tree-cfg.h"
+
+#include "deepprof-abi.h"
+
+/* ---- options (plugin_main.cc): set once in plugin_init, read by the passes ---- */
+struct dp_options {
+	bool progrep;           /* emit the .deepprof.progrep records (default on) */
+	bool backedges;         /* tick loop back-edges (default on) */
+	bool tailcalls;         /* keep tail calls: no return hook after a call in tail position */
+	const char *progrep_file;  /* also append the records to this file, or NULL */
+};
+extern struct dp_options dp_opt;
+
+/* ---- the translation unit's tables, filled by the instrumentation pass ----
+ * ps[i] is the i-th function instrumented, css[j] the j-th call site; a
+ * function's sites are contiguous. Strings are xstrdup'd; decls are kept by
+ * DECL_UID only, so nothing here needs a GC root. */
+struct dp_fn_rec {
+	char *name, *file;
+	unsigned line, end_line;
+	unsigned flags;         /* DP_PS_* */
+	unsigned first_css, n_css;
+	unsigned n_backedges;
+	int uid;                /* DECL_UID of the function */
+};
+struct dp_site_rec {
+	char *callee, *file;    /* callee NULL: indirect */
+	unsigned line, col;
+	unsigned caller;        /* index into dp_fns */
+	int callee_uid;         /* DECL_UID of a direct callee, else -1 */
+	unsigned kind, flags;   /* DP_CSS_KIND_*, DP_CSS_* */
+};
+extern struct dp_fn_rec *dp_fns;
+extern unsigned dp_n_fns;
+extern struct dp_site_rec *dp_sites;
+extern unsigned dp_n_sites;
+extern uint64_t dp_tu_id;
+
+/* The GC-rooted trees (plugin_main.cc registers the roots). */
+enum dp_root {
+	DPR_TU_DECL,            /* the TU's struct dp_tu variable */
+	DPR_TU_TYPE, DPR_PS_TYPE, DPR_CSS_TYPE,
+	DPR_CALL, DPR_RETURN, DPR_ENTER, DPR_BACKEDGE, DPR_REGISTER, DPR_UNREGISTER,
+	DPR_N
+};
+extern tree dp_roots[DPR_N];
+
+/* tables.cc */
+tree dp_tu_decl(void);                  /* created on first use */
+tree dp_tu_addr(void);                  /* a fresh &tu */
+tree dp_hook_decl(enum dp_root which);  /* the runtime entry points */
+bool dp_is_hook(tree fndecl);
+void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START */
+
+/* instrument.cc, progrep.cc */
+opt_pass *dp_make_instrument_pass(gcc::context *ctxt);
+opt_pass *dp_make_progrep_pass(gcc::context *ctxt);
+
+/* util */
+uint64_t dp_fnv1a(uint64_t h, const void *p, size_t n);
+bool dp_skip_function(tree fndecl);     /* not instrumented: artificial, no_instrument_function, system header */
+const char *dp_decl_name(tree decl);
+
+#endif

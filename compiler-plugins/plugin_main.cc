@@ -1,0 +1,159 @@
+/*
+ * plugin_main.cc — the deepprof GCC plugin's entry: version check, the
+ * -fplugin-arg-deepprof-* options, GC roots and where the passes go.
+ * Part of deepprof's compiler plugins. MIT licence.
+ */
+#include "plugin.h"
+#include "plugin-version.h"
+
+/* GCC refuses plugins without this symbol; deepprof's MIT licence is
+ * GPL-compatible. */
+int plugin_is_GPL_compatible;
+
+struct dp_options dp_opt = { true, true, true, NULL };
+tree dp_roots[DPR_N];
+
+static const struct ggc_root_tab dp_root_tab[] = {
+	{ dp_roots, DPR_N, sizeof(tree), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	LAST_GGC_ROOT_TAB
+};
+
+static struct plugin_info dp_info = {
+	"0.1",
+	"deepprof instrumentation: static ps/css tables, loop back-edge ticks,\n"
+	"program representation (.deepprof.progrep).\n"
+	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1\n"
+	"           -fplugin-arg-deepprof-tailcalls=0|1 -fplugin-arg-deepprof-progrep-file=PATH\n"
+	"           -fplugin-arg-deepprof-calls=source"
+};
+
+/* ================= utilities shared by the passes ================= */
+
+uint64_t dp_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+const char *dp_decl_name(tree decl)
+{
+	if (!decl || !DECL_NAME(decl))
+		return "<anon>";
+	return IDENTIFIER_POINTER(DECL_NAME(decl));
+}
+
+/* After gimplification DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT is set on
+ * every function (NOTES.md), so look at the attribute itself. */
+bool dp_skip_function(tree fndecl)
+{
+	if (DECL_ARTIFICIAL(fndecl) || DECL_IS_UNDECLARED_BUILTIN(fndecl))
+		return true;
+	if (lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(fndecl)))
+		return true;
+	if (DECL_IN_SYSTEM_HEADER(fndecl))
+		return true;
+	return false;
+}
+
+/* ================= options ================= */
+
+static bool parse_bool(const struct plugin_argument *a, bool *out)
+{
+	if (!a->value || !strcmp(a->value, "1") || !strcmp(a->value, "yes")) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(a->value, "0") || !strcmp(a->value, "no")) {
+		*out = false;
+		return true;
+	}
+	error("deepprof plugin: %<-fplugin-arg-deepprof-%s=%s%>: expected 0 or 1",
+	      a->key, a->value);
+	return false;
+}
+
+static bool parse_args(const struct plugin_name_args *info)
+{
+	bool ok = true;
+	for (int i = 0; i < info->argc; i++) {
+		const struct plugin_argument *a = &info->argv[i];
+		if (!strcmp(a->key, "progrep"))
+			ok &= parse_bool(a, &dp_opt.progrep);
+		else if (!strcmp(a->key, "backedges"))
+			ok &= parse_bool(a, &dp_opt.backedges);
+		else if (!strcmp(a->key, "tailcalls"))
+			ok &= parse_bool(a, &dp_opt.tailcalls);
+		else if (!strcmp(a->key, "progrep-file")) {
+			if (!a->value || !*a->value) {
+				error("deepprof plugin: %<-fplugin-arg-deepprof-progrep-file%> needs a path");
+				ok = false;
+				continue;
+			}
+			FILE *f = fopen(a->value, "a");
+			if (!f) {
+				error("deepprof plugin: cannot write progrep file %qs: %m", a->value);
+				ok = false;
+				continue;
+			}
+			fclose(f);
+			dp_opt.progrep_file = a->value;
+		} else if (!strcmp(a->key, "calls")) {
+			if (a->value && !strcmp(a->value, "source"))
+				continue;
+			if (a->value && !strcmp(a->value, "surviving"))
+				error("deepprof plugin: %<-fplugin-arg-deepprof-calls=surviving%> "
+				      "(only the calls that survive inlining) is not implemented yet");
+			else
+				error("deepprof plugin: %<-fplugin-arg-deepprof-calls=%s%>: "
+				      "expected %<source%>", a->value ? a->value : "");
+			ok = false;
+		} else {
+			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
+			      "(known: progrep, backedges, tailcalls, progrep-file, calls)", a->key);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* ================= entry ================= */
+
+int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
+{
+	if (!plugin_default_version_check(version, &gcc_version)) {
+		error("deepprof plugin %qs was built for GCC %s, but this is GCC %s: "
+		      "rebuild deepprof against this compiler",
+		      info->full_name, gcc_version.basever, version->basever);
+		return 1;
+	}
+	if (!parse_args(info))
+		return 1;
+	/* GCC splits -fplugin-arg-NAME-KEY at the first '-', so arguments reach
+	 * the plugin only when it is loaded under the name "deepprof"
+	 * (build/lib/gcc-plugin/deepprof.so, a link to deepprof-plugin.so). */
+	register_callback(info->base_name, PLUGIN_INFO, NULL, &dp_info);
+	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+			  (void *)dp_root_tab);
+
+	struct register_pass_info inst;
+	inst.pass = dp_make_instrument_pass(g);
+	inst.reference_pass_name = "cfg";
+	inst.ref_pass_instance_number = 1;
+	inst.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &inst);
+
+	struct register_pass_info pr;
+	pr.pass = dp_make_progrep_pass(g);
+	pr.reference_pass_name = "ssa";
+	pr.ref_pass_instance_number = 1;
+	pr.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pr);
+
+	register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_START,
+			  dp_tables_finish, NULL);
+	return 0;
+}

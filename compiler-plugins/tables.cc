@@ -1,0 +1,309 @@
+/*
+ * tables.cc — the per-TU static tables (struct dp_tu, ps and css arrays of
+ * deepprof-abi.h), the hook declarations, and the constructor/destructor
+ * that register the tables with the runtime. Part of deepprof. MIT licence.
+ */
+#include "plugin.h"
+
+struct dp_fn_rec *dp_fns;
+unsigned dp_n_fns;
+struct dp_site_rec *dp_sites;
+unsigned dp_n_sites;
+uint64_t dp_tu_id;
+
+/* --- private prototypes --- */
+static tree build_record(const char *name, const char *const *names, tree *types, int n);
+static void build_types(void);
+static tree str_or_null(const char *s);
+static tree field(tree type, int i);
+static tree emit_array(const char *name, tree elt_type, vec<constructor_elt, va_gc> *elts, unsigned n);
+
+/* ================= types ================= */
+
+/* finish_builtin_struct reverses the chain it is given, so build it backwards. */
+static tree build_record(const char *name, const char *const *names, tree *types, int n)
+{
+	tree type = lang_hooks.types.make_type(RECORD_TYPE);
+	tree fields = NULL_TREE;
+	for (int i = 0; i < n; i++) {
+		tree f = build_decl(BUILTINS_LOCATION, FIELD_DECL, get_identifier(names[i]), types[i]);
+		DECL_CHAIN(f) = fields;
+		fields = f;
+	}
+	finish_builtin_struct(type, name, fields, NULL_TREE);
+	return type;
+}
+
+/* The layouts of struct dp_ps_static, dp_css_static and dp_tu. */
+static void build_types(void)
+{
+	if (dp_roots[DPR_TU_TYPE])
+		return;
+	tree p = ptr_type_node, u32 = uint32_type_node, u16 = uint16_type_node, u64 = uint64_type_node;
+	static const char *const ps_n[] = { "name", "file", "line", "flags", "first_css", "n_css" };
+	tree ps_t[] = { p, p, u32, u32, u32, u32 };
+	dp_roots[DPR_PS_TYPE] = build_record("dp_ps_static", ps_n, ps_t, 6);
+
+	static const char *const css_n[] = { "callee", "file", "line", "col", "caller",
+		"callee_ps", "kind", "flags", "index", "tu_id" };
+	tree css_t[] = { p, p, u32, u32, u32, u32, u16, u16, u32, u64 };
+	dp_roots[DPR_CSS_TYPE] = build_record("dp_css_static", css_n, css_t, 10);
+
+	static const char *const tu_n[] = { "abi_version", "flags", "tu_id", "file", "n_ps",
+		"n_css", "ps", "css", "runtime" };
+	tree tu_t[] = { u32, u32, u64, p, u32, u32, p, p, build_array_type_nelts(p, 4) };
+	dp_roots[DPR_TU_TYPE] = build_record("dp_tu", tu_n, tu_t, 9);
+}
+
+static tree field(tree type, int i)
+{
+	tree f = TYPE_FIELDS(type);
+	while (i-- > 0)
+		f = DECL_CHAIN(f);
+	return f;
+}
+
+static tree str_or_null(const char *s)
+{
+	if (!s)
+		return null_pointer_node;
+	return fold_convert(ptr_type_node, build_string_literal(strlen(s) + 1, s));
+}
+
+/* ================= the TU variable and the hooks ================= */
+
+/* The TU's identity: FNV-1a 64 of the real path of the main input file and
+ * of the dump base name (which differs when one source is compiled twice
+ * into two objects of one link). */
+static uint64_t compute_tu_id(void)
+{
+	uint64_t h = 14695981039346656037ULL;
+	char *real = lrealpath(main_input_filename ? main_input_filename : "");
+	h = dp_fnv1a(h, real, strlen(real) + 1);
+	free(real);
+	const char *dump = dump_base_name ? dump_base_name : "";
+	h = dp_fnv1a(h, dump, strlen(dump) + 1);
+	return h ? h : 1;
+}
+
+/* The constructor and destructor that register the TU with the runtime.
+ * Built while the unit is still being analysed (the first instrumented
+ * function's pass): built at PLUGIN_ALL_IPA_PASSES_START they crash
+ * free_lang_data under -flto. cgraph_build_static_cdtor switches cfun, so
+ * the caller's is restored. */
+static void build_cdtors(void)
+{
+	function *saved_fun = cfun;
+	tree saved_decl = current_function_decl;
+	location_t saved_loc = input_location;
+	/* The gimplifier gives location-less trees input_location. */
+	input_location = BUILTINS_LOCATION;
+	cgraph_build_static_cdtor('I', build_call_expr(dp_hook_decl(DPR_REGISTER), 1, dp_tu_addr()),
+				  DEFAULT_INIT_PRIORITY);
+	cgraph_build_static_cdtor('D', build_call_expr(dp_hook_decl(DPR_UNREGISTER), 1, dp_tu_addr()),
+				  DEFAULT_INIT_PRIORITY);
+	input_location = saved_loc;
+	set_cfun(saved_fun);
+	current_function_decl = saved_decl;
+}
+
+/* Created at the first instrumented function, zero-initialised; its real
+ * initialiser is set by dp_tables_finish once every function is known. */
+
+tree dp_tu_decl(void)
+{
+	if (dp_roots[DPR_TU_DECL])
+		return dp_roots[DPR_TU_DECL];
+	build_types();
+	dp_tu_id = compute_tu_id();
+	tree d = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier("__deepprof_tu"),
+			    dp_roots[DPR_TU_TYPE]);
+	TREE_STATIC(d) = 1;
+	TREE_PUBLIC(d) = 0;
+	DECL_ARTIFICIAL(d) = 1;
+	DECL_IGNORED_P(d) = 1;
+	TREE_ADDRESSABLE(d) = 1;
+	TREE_USED(d) = 1;
+	DECL_PRESERVE_P(d) = 1;
+	SET_DECL_ALIGN(d, 64);
+	DECL_USER_ALIGN(d) = 1;
+	DECL_INITIAL(d) = build_constructor(dp_roots[DPR_TU_TYPE], NULL);
+	varpool_node::finalize_decl(d);
+	dp_roots[DPR_TU_DECL] = d;
+	build_cdtors();
+	return d;
+}
+
+/* A fresh &__deepprof_tu for each use, so that no pass can give a shared
+ * tree one function's location. */
+tree dp_tu_addr(void)
+{
+	tree d = dp_tu_decl();
+	return build1_loc(UNKNOWN_LOCATION, ADDR_EXPR, build_pointer_type(TREE_TYPE(d)), d);
+}
+
+static tree make_hook(const char *name, tree type)
+{
+	tree d = build_fn_decl(name, type);
+	TREE_NOTHROW(d) = 1;
+	/* leaf: the hook never calls back into this unit, so it needs no
+	 * abnormal edges in functions that call setjmp, and does not make
+	 * the optimisers forget the values of static variables. */
+	DECL_ATTRIBUTES(d) = tree_cons(get_identifier("leaf"), NULL_TREE, DECL_ATTRIBUTES(d));
+	DECL_ATTRIBUTES(d) = tree_cons(get_identifier("nothrow"), NULL_TREE, DECL_ATTRIBUTES(d));
+	return d;
+}
+
+tree dp_hook_decl(enum dp_root which)
+{
+	if (dp_roots[which])
+		return dp_roots[which];
+	tree p = ptr_type_node, u32 = uint32_type_node, v = void_type_node;
+	tree d = NULL_TREE;
+	switch (which) {
+	case DPR_CALL:
+		d = make_hook("dp_abi_call", build_function_type_list(v, p, u32, p, NULL_TREE));
+		break;
+	case DPR_RETURN:
+		d = make_hook("dp_abi_return", build_function_type_list(v, p, u32, NULL_TREE));
+		break;
+	case DPR_ENTER:
+		d = make_hook("dp_abi_enter", build_function_type_list(v, p, u32, NULL_TREE));
+		break;
+	case DPR_BACKEDGE:
+		d = make_hook("dp_abi_backedge", build_function_type_list(v, NULL_TREE));
+		break;
+	case DPR_REGISTER:
+		d = make_hook("dp_register_tu", build_function_type_list(v, p, NULL_TREE));
+		break;
+	case DPR_UNREGISTER:
+		d = make_hook("dp_unregister_tu", build_function_type_list(v, p, NULL_TREE));
+		break;
+	default:
+		gcc_unreachable();
+	}
+	dp_roots[which] = d;
+	return d;
+}
+
+bool dp_is_hook(tree fndecl)
+{
+	if (!fndecl)
+		return false;
+	for (int i = DPR_CALL; i <= DPR_UNREGISTER; i++)
+		if (dp_roots[i] == fndecl)
+			return true;
+	return false;
+}
+
+/* ================= finishing the tables ================= */
+
+static tree emit_array(const char *name, tree elt_type, vec<constructor_elt, va_gc> *elts, unsigned n)
+{
+	tree atype = build_array_type_nelts(elt_type, n);
+	tree d = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier(name), atype);
+	TREE_STATIC(d) = 1;
+	TREE_PUBLIC(d) = 0;
+	TREE_READONLY(d) = 1;
+	DECL_ARTIFICIAL(d) = 1;
+	DECL_IGNORED_P(d) = 1;
+	TREE_ADDRESSABLE(d) = 1;
+	TREE_USED(d) = 1;
+	DECL_PRESERVE_P(d) = 1;
+	DECL_INITIAL(d) = build_constructor(atype, elts);
+	TREE_CONSTANT(DECL_INITIAL(d)) = 1;
+	TREE_STATIC(DECL_INITIAL(d)) = 1;
+	varpool_node::finalize_decl(d);
+	varpool_node *node = varpool_node::get(d);
+	if (!node->analyzed)
+		node->analyze();
+	return fold_convert(ptr_type_node, build_fold_addr_expr(d));
+}
+
+static void resolve_callees(void)
+{
+	for (unsigned j = 0; j < dp_n_sites; j++) {
+		struct dp_site_rec *s = &dp_sites[j];
+		if (s->callee_uid < 0)
+			continue;
+		for (unsigned i = 0; i < dp_n_fns; i++)
+			if (dp_fns[i].uid == s->callee_uid) {
+				s->flags |= (dp_fns[i].flags & DP_PS_LEAF) ? DP_CSS_LEAF_CALLEE : 0;
+				s->callee_uid = -2 - (int)i;    /* -2 - index: resolved */
+				break;
+			}
+	}
+	for (unsigned j = 0; j < dp_n_sites; j++)
+		for (unsigned k = 0; k < dp_n_sites; k++)
+			if (k != j && dp_sites[k].line && dp_sites[k].line == dp_sites[j].line &&
+			    dp_sites[k].col == dp_sites[j].col &&
+			    !strcmp(dp_sites[k].file, dp_sites[j].file))
+				dp_sites[j].flags |= DP_CSS_SAME_LOC;
+}
+
+/* PLUGIN_ALL_IPA_PASSES_START: every function has been through the
+ * instrumentation pass (it runs with the lowering passes), nothing has been
+ * streamed for LTO or output yet. Build the arrays, give the TU variable
+ * its initialiser and emit the constructor and destructor. */
+void dp_tables_finish(void *, void *)
+{
+	static bool done;
+	if (done || in_lto_p || seen_error() || !dp_roots[DPR_TU_DECL])
+		return;
+	done = true;
+	resolve_callees();
+
+	tree pst = dp_roots[DPR_PS_TYPE], csst = dp_roots[DPR_CSS_TYPE], tut = dp_roots[DPR_TU_TYPE];
+	vec<constructor_elt, va_gc> *pv = NULL;
+	for (unsigned i = 0; i < dp_n_fns; i++) {
+		struct dp_fn_rec *f = &dp_fns[i];
+		vec<constructor_elt, va_gc> *e = NULL;
+		CONSTRUCTOR_APPEND_ELT(e, field(pst, 0), str_or_null(f->name));
+		CONSTRUCTOR_APPEND_ELT(e, field(pst, 1), str_or_null(f->file));
+		CONSTRUCTOR_APPEND_ELT(e, field(pst, 2), build_int_cst(uint32_type_node, f->line));
+		CONSTRUCTOR_APPEND_ELT(e, field(pst, 3), build_int_cst(uint32_type_node, f->flags));
+		CONSTRUCTOR_APPEND_ELT(e, field(pst, 4), build_int_cst(uint32_type_node, f->first_css));
+		CONSTRUCTOR_APPEND_ELT(e, field(pst, 5), build_int_cst(uint32_type_node, f->n_css));
+		CONSTRUCTOR_APPEND_ELT(pv, build_int_cst(size_type_node, i), build_constructor(pst, e));
+	}
+	tree ps_addr = emit_array("__deepprof_ps", pst, pv, dp_n_fns);
+
+	tree css_addr = null_pointer_node;
+	if (dp_n_sites) {
+		vec<constructor_elt, va_gc> *cv = NULL;
+		for (unsigned j = 0; j < dp_n_sites; j++) {
+			struct dp_site_rec *s = &dp_sites[j];
+			unsigned callee_ps = s->callee_uid <= -2 ? (unsigned)(-2 - s->callee_uid) + 1 : 0;
+			vec<constructor_elt, va_gc> *e = NULL;
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 0), str_or_null(s->callee));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 1), str_or_null(s->file));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 2), build_int_cst(uint32_type_node, s->line));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 3), build_int_cst(uint32_type_node, s->col));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 4), build_int_cst(uint32_type_node, s->caller));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 5), build_int_cst(uint32_type_node, callee_ps));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 6), build_int_cst(uint16_type_node, s->kind));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 7), build_int_cst(uint16_type_node, s->flags));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 8), build_int_cst(uint32_type_node, j));
+			CONSTRUCTOR_APPEND_ELT(e, field(csst, 9), build_int_cst(uint64_type_node, dp_tu_id));
+			CONSTRUCTOR_APPEND_ELT(cv, build_int_cst(size_type_node, j), build_constructor(csst, e));
+		}
+		css_addr = emit_array("__deepprof_css", csst, cv, dp_n_sites);
+	}
+
+	unsigned tflags = DP_TU_SOURCE_CALLS | (dp_opt.backedges ? DP_TU_BACKEDGES : 0) |
+			  (dp_opt.progrep ? DP_TU_PROGREP : 0);
+	vec<constructor_elt, va_gc> *tv = NULL;
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 0), build_int_cst(uint32_type_node, DP_ABI_VERSION));
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 1), build_int_cst(uint32_type_node, tflags));
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 2), build_int_cst(uint64_type_node, dp_tu_id));
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 3), str_or_null(main_input_filename));
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 4), build_int_cst(uint32_type_node, dp_n_fns));
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 5), build_int_cst(uint32_type_node, dp_n_sites));
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 6), ps_addr);
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 7), css_addr);
+	tree tu = dp_roots[DPR_TU_DECL];
+	DECL_INITIAL(tu) = build_constructor(tut, tv);
+	TREE_STATIC(DECL_INITIAL(tu)) = 1;
+	record_references_in_initializer(tu, false);
+
+}

@@ -1,0 +1,152 @@
+/*
+ * testrt.c — a tiny runtime implementing deepprof-abi.h just enough for
+ * tests: prints each TU's tables when it registers and, when it
+ * unregisters, how often each function was entered, each site called and
+ * returned, and the back-edge ticks charged to each function.
+ * Output goes to $DP_TEST_OUT (appended) or stderr. Part of deepprof. MIT licence.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "deepprof-abi.h"
+
+_Static_assert(sizeof(struct dp_ps_static) == 32, "ps layout");
+_Static_assert(sizeof(struct dp_css_static) == 48, "css layout");
+_Static_assert(sizeof(struct dp_tu) == 80, "tu layout");
+
+#define MAXTU 16
+#define MAXN 4096
+#define MAXDEPTH 4096
+
+struct tu_counts {
+	struct dp_tu *tu;
+	unsigned long enters[MAXN], backedges[MAXN], calls[MAXN], returns[MAXN];
+	unsigned long indirect_null[MAXN];
+};
+
+static struct tu_counts counts[MAXTU];
+static int n_tu;
+/* The shadow stack: the function running at each depth. */
+static struct { struct tu_counts *t; uint32_t ps; } stack[MAXDEPTH];
+static int depth;
+static int call_depth[MAXDEPTH];   /* stack depth at each pending call */
+static int n_calls;
+static unsigned long stray_backedges;
+
+static FILE *out(void)
+{
+	static FILE *f;
+	if (!f) {
+		const char *p = getenv("DP_TEST_OUT");
+		f = p ? fopen(p, "a") : NULL;
+		if (!f)
+			f = stderr;
+		setvbuf(f, NULL, _IOLBF, 0);
+	}
+	return f;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p ? p : "?";
+}
+
+static struct tu_counts *find(struct dp_tu *tu)
+{
+	for (int i = 0; i < n_tu; i++)
+		if (counts[i].tu == tu)
+			return &counts[i];
+	if (n_tu == MAXTU || tu->n_ps > MAXN || tu->n_css > MAXN) {
+		fprintf(out(), "testrt: too many TUs or sites\n");
+		exit(99);
+	}
+	counts[n_tu].tu = tu;
+	return &counts[n_tu++];
+}
+
+static const char *const kinds[] = { "dynamic", "normal", "indirect", "external" };
+
+void dp_register_tu(struct dp_tu *tu)
+{
+	FILE *f = out();
+	find(tu);
+	if (tu->abi_version != DP_ABI_VERSION) {
+		fprintf(f, "tu %s: abi %u unknown\n", base(tu->file), tu->abi_version);
+		return;
+	}
+	fprintf(f, "tu %s abi=%u flags=%u n_ps=%u n_css=%u\n", base(tu->file), tu->abi_version,
+		tu->flags, tu->n_ps, tu->n_css);
+	for (uint32_t i = 0; i < tu->n_ps; i++) {
+		const struct dp_ps_static *p = &tu->ps[i];
+		fprintf(f, "ps %u %s %s:%u flags=%u sites=%u+%u\n", i, p->name, base(p->file), p->line,
+			p->flags, p->first_css, p->n_css);
+	}
+	for (uint32_t i = 0; i < tu->n_css; i++) {
+		const struct dp_css_static *c = &tu->css[i];
+		fprintf(f, "css %u %s->%s %s %s:%u:%u callee_ps=%u flags=%u%s\n", c->index,
+			tu->ps[c->caller].name, c->callee ? c->callee : "*", kinds[c->kind & 3],
+			base(c->file), c->line, c->col, c->callee_ps, c->flags,
+			c->tu_id == tu->tu_id ? "" : " BAD-TU-ID");
+	}
+}
+
+void dp_unregister_tu(struct dp_tu *tu)
+{
+	FILE *f = out();
+	struct tu_counts *t = find(tu);
+	fprintf(f, "counts %s\n", base(tu->file));
+	for (uint32_t i = 0; i < tu->n_ps; i++)
+		if (t->enters[i] || t->backedges[i])
+			fprintf(f, "  enter %s %lu backedges %lu\n", tu->ps[i].name, t->enters[i],
+				t->backedges[i]);
+	for (uint32_t i = 0; i < tu->n_css; i++)
+		if (t->calls[i])
+			fprintf(f, "  site %u %s->%s calls %lu returns %lu\n", i,
+				tu->ps[tu->css[i].caller].name,
+				tu->css[i].callee ? tu->css[i].callee : "*", t->calls[i], t->returns[i]);
+	if (stray_backedges)
+		fprintf(f, "  stray backedges %lu\n", stray_backedges);
+}
+
+void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
+{
+	struct tu_counts *t = find(tu);
+	t->enters[ps]++;
+	if (depth < MAXDEPTH) {
+		stack[depth].t = t;
+		stack[depth].ps = ps;
+	}
+	depth++;
+}
+
+void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
+{
+	struct tu_counts *t = find(tu);
+	t->calls[site]++;
+	if (tu->css[site].kind == DP_CSS_KIND_INDIRECT && !fn)
+		t->indirect_null[site]++;
+	if (n_calls < MAXDEPTH)
+		call_depth[n_calls] = depth;
+	n_calls++;
+}
+
+/* Pops every activation entered since the call of this site, tail calls included. */
+void dp_abi_return(struct dp_tu *tu, uint32_t site)
+{
+	struct tu_counts *t = find(tu);
+	t->returns[site]++;
+	if (n_calls > 0) {
+		n_calls--;
+		if (n_calls < MAXDEPTH)
+			depth = call_depth[n_calls];
+	}
+}
+
+void dp_abi_backedge(void)
+{
+	if (depth > 0 && depth <= MAXDEPTH)
+		stack[depth - 1].t->backedges[stack[depth - 1].ps]++;
+	else
+		stray_backedges++;
+}

@@ -5,7 +5,7 @@
 # Part of deepprof's build (mk/). MIT licence.
 #
 # usage: mk/deps.sh [--bench] [--list]
-#   --bench   also require what `make bench` needs (building bzip2 from source)
+#   --bench   also require what `make bench` needs (gprof, to compare against)
 #   --list    print the required package names, one a line, and exit
 # environment:
 #   DEEPPROF_EXTRA_DEPS  more package names to require (space separated);
@@ -19,14 +19,16 @@ set -eu
 # build: compiler, make and pkg-config; g++ builds the GCC plugins.
 # libraries: msgpack-c and zlib (libprof's writer, analyses' reader), jansson
 # (JSON), elfutils (symbols), libunwind, CUnit (unit tests).
-# tools: valgrind (memory checks, cross-checks), python3 + jsonschema (schema
-# tests), dpkg-dev (apt-get source in benchmarks and cross-checks).
+# tools: valgrind (memory checks; callgrind for the cross-check), python3 +
+# jsonschema (schema tests), dpkg-dev and what unpacks a Debian source package
+# (bzip2, xz-utils, patch): the cross-check (part of `make check`) and the
+# benchmarks build bzip2 and zlib from `apt-get source`.
 core="gcc g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
 zlib1g-dev libunwind-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
-python3-jsonschema dpkg-dev"
-# bench: apt-get source bzip2 unpacks a .tar.gz plus a quilt .debian.tar.bz2
-# (bzip2, xz-utils, patch); bzip2's own Makefile needs only gcc and make.
-bench="bzip2 xz-utils patch"
+python3-jsonschema dpkg-dev bzip2 xz-utils patch"
+# bench, in addition: building bzip2 and minigzip needs only gcc and make
+# (above); binutils has gprof, one of the profilers bench compares against.
+bench="binutils"
 
 want=$core
 list=0

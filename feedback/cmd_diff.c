@@ -17,9 +17,6 @@
 
 int cmd_diff(int argc, char **argv);
 
-/* Names come from dpa_profile_symbolize() when the library has it. */
-#pragma weak dpa_profile_symbolize
-
 static const char diff_usage[] =
 	"usage: deepprof diff [--json] [--sort=MEASURE] [--limit=N] [--force] OLD NEW\n"
 	"\n"
@@ -145,8 +142,11 @@ static void print_rows(const struct dpa_diff *d, bool procs, int sort, size_t li
 			 dpa_diff_measure_name(shown[k]));
 		printf(" %11s %8s", x, "%");
 	}
-	if (incl)
-		printf(" %11s %8s", "dincl", "%");
+	if (incl) {
+		snprintf(x, sizeof(x), "d%s incl", sort == DPA_DIFF_TIME ? "time" :
+			 dpa_diff_measure_name(sort));
+		printf(" %11s %8s", x, "%");
+	}
 	printf("  %s\n", procs ? "procedure" : "context");
 	for (r = 0; r < n && (!limit || r < limit); r++) {
 		const struct dpa_diff_row *row = &rows[r];
@@ -195,7 +195,7 @@ static int read_side(struct dpa_profile *p, const char *path, bool **named, int 
 		die_status(DP_EXIT_FAIL, "diff: out of memory");
 	for (k = 1; k <= p->n_ps; k++)
 		(*named)[k] = p->ps[k].name != NULL;
-	*unresolved = dpa_profile_symbolize ? dpa_profile_symbolize(p) : 0;
+	*unresolved = dpa_profile_symbolize(p);
 	return 0;
 }
 

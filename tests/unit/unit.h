@@ -35,6 +35,13 @@ void dpa_test_register(struct dpa_test_suite *s);
  * generated files): $DPA_UNIT_DIR, or the one the Makefile compiled in. */
 const char *dpa_test_dir(void);
 
+/* A scratch directory for this run (made on first call, removed with
+ * everything in it when the runner exits), or NULL if it cannot be made. */
+const char *dpa_test_tmpdir(void);
+
+/* dpa_test_tmpdir()/name in a static buffer (overwritten by the next call). */
+const char *dpa_test_path(const char *name);
+
 #define DPA_TEST(fn) { #fn, fn }
 
 #define DPA_TEST_SUITE_FIXTURE(sname, init_fn, cleanup_fn, ...)                  \

@@ -5,9 +5,11 @@
  * Usage: unit-tests [SUITE...]   (no argument: all suites)
  * Part of deepprof's tests. MIT licence.
  */
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <CUnit/Basic.h>
 
 #include "unit.h"
@@ -36,6 +38,46 @@ const char *dpa_test_dir(void)
 #else
 	return ".";
 #endif
+}
+
+static char tmpdir[4096];
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void remove_tmpdir(void)
+{
+	if (tmpdir[0])
+		nftw(tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *dpa_test_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (tmpdir[0])
+		return tmpdir;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/dpa-unit.XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		tmpdir[0] = '\0';
+		return NULL;
+	}
+	atexit(remove_tmpdir);
+	return tmpdir;
+}
+
+const char *dpa_test_path(const char *name)
+{
+	static char buf[4096 + 256];
+	const char *d = dpa_test_tmpdir();
+
+	snprintf(buf, sizeof(buf), "%s/%s", d ? d : "/tmp", name);
+	return buf;
 }
 
 static int wanted(const char *name, int argc, char **argv)

@@ -1,0 +1,577 @@
+/*
+ * test_read_profile.c — dpa_profile_read() on generated Deep.data files:
+ * exact counts, ids, call lists (CSR) and threads for every shape; every
+ * invariant violation rejected with its message; truncation at every byte.
+ * Part of deepprof's tests. MIT licence.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+
+#include "gen.h"
+#include "profile.h"
+#include "unit.h"
+
+/* ---- helpers ---- */
+
+/* Generate into the scratch dir; returns the path (static buffer). */
+static const char *gen(const char *name, enum dpg_shape shape, uint64_t csds, uint32_t threads,
+		       enum dpg_corrupt corrupt, struct dpg_stats *st)
+{
+	static char path[4096 + 256];
+	struct dpg_opts o = { .shape = shape, .csds = csds, .threads = threads, .seed = 7,
+			      .corrupt = corrupt };
+	char err[512];
+
+	snprintf(path, sizeof(path), "%s", dpa_test_path(name));
+	if (dpg_write_file(&o, path, st, err, sizeof(err)) < 0) {
+		fprintf(stderr, "dpg_write_file: %s\n", err);
+		CU_FAIL_FATAL("cannot generate a test file");
+	}
+	return path;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(n + 1);
+	if (buf && fread(buf, 1, n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static void spill(const char *path, const char *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT(fwrite(buf, 1, len, f) == len);
+	fclose(f);
+}
+
+/* Offsets where each top-level MessagePack object starts, plus the file size
+ * as the last entry; returns how many objects. */
+static size_t object_offsets(const char *buf, size_t len, size_t *offs, size_t max)
+{
+	msgpack_unpacked u;
+	size_t off = 0, n = 0;
+
+	msgpack_unpacked_init(&u);
+	while (n < max - 1 && off < len) {
+		offs[n++] = off;
+		if (msgpack_unpack_next(&u, buf, len, &off) != MSGPACK_UNPACK_SUCCESS)
+			break;
+	}
+	offs[n] = off;
+	msgpack_unpacked_destroy(&u);
+	return n;
+}
+
+/* Read `path` expecting failure with exactly "<path>: <msg>". */
+static void expect_error(const char *path, const char *msg)
+{
+	struct dpa_profile p;
+	struct dpa_error err;
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%s: %s", path, msg);
+	CU_ASSERT_EQUAL(dpa_profile_read(&p, path, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
+	if (strcmp(err.msg, want))
+		fprintf(stderr, "\n  got:  %s\n  want: %s\n", err.msg, want);
+	/* on failure nothing is left to release */
+	CU_ASSERT_PTR_NULL(p.csd);
+	CU_ASSERT_PTR_NULL(p.strings);
+}
+
+/* Read `path` expecting failure with a message starting "<path>: <prefix>". */
+static void expect_error_prefix(const char *path, const char *prefix)
+{
+	struct dpa_profile p;
+	struct dpa_error err;
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%s: %s", path, prefix);
+	CU_ASSERT_EQUAL(dpa_profile_read(&p, path, &err), -1);
+	CU_ASSERT(strncmp(err.msg, want, strlen(want)) == 0);
+	if (strncmp(err.msg, want, strlen(want)))
+		fprintf(stderr, "\n  got:  %s\n  want: %s...\n", err.msg, want);
+	CU_ASSERT(strchr(err.msg, '\n') == NULL);
+}
+
+static int read_ok(struct dpa_profile *p, const char *path)
+{
+	struct dpa_error err;
+	int rc = dpa_profile_read(p, path, &err);
+
+	if (rc < 0)
+		fprintf(stderr, "\n  unexpected: %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	return rc;
+}
+
+/* ---- valid files ---- */
+
+static void test_chain_exact(void)
+{
+	struct dpa_profile p;
+	struct dpg_stats st;
+	const char *path = gen("chain.dp", DPG_CHAIN, 5, 1, DPG_OK, &st);
+
+	read_ok(&p, path);
+	CU_ASSERT_EQUAL(p.n_module, 1);
+	CU_ASSERT_EQUAL(p.n_ps, 6);
+	CU_ASSERT_EQUAL(p.n_css, 5);
+	CU_ASSERT_EQUAL(p.n_pd, 6);
+	CU_ASSERT_EQUAL(p.n_csd, 5);
+	CU_ASSERT_EQUAL(p.n_thread, 1);
+	CU_ASSERT_STRING_EQUAL(p.path, path);
+	/* header */
+	CU_ASSERT_EQUAL(p.hdr.version, 1);
+	CU_ASSERT_EQUAL(p.hdr.min_version, 1);
+	CU_ASSERT_EQUAL(p.hdr.pid, 4242);
+	CU_ASSERT_EQUAL(p.hdr.ppid, 4241);
+	CU_ASSERT_EQUAL(p.hdr.argc, 2);
+	CU_ASSERT_STRING_EQUAL(p.hdr.argv[1], "--generated");
+	CU_ASSERT_STRING_EQUAL(p.hdr.clock, "calls");
+	CU_ASSERT(p.hdr.final);
+	CU_ASSERT_DOUBLE_EQUAL(p.hdr.ns_per_tick, 4000000.0, 1e-9);
+	CU_ASSERT_EQUAL(p.hdr.calls, st.calls);
+	/* the module and ps 1 */
+	CU_ASSERT_STRING_EQUAL(p.module[1].path, "/nonexistent/dp-gen-program");
+	CU_ASSERT_EQUAL(p.module[1].base, 0x555555554000ull);
+	CU_ASSERT_EQUAL(p.module[1].size, 0x10000);
+	CU_ASSERT_PTR_NULL(p.module[1].build_id);
+	CU_ASSERT_STRING_EQUAL(p.ps[1].name, "<root>");
+	CU_ASSERT_EQUAL(p.ps[1].module, 0);
+	CU_ASSERT_EQUAL(p.ps[3].offset, 0x1030);
+	CU_ASSERT_PTR_NULL(p.ps[3].name);
+	CU_ASSERT_EQUAL(p.css[1].kind, DPA_CSS_DYNAMIC);
+	CU_ASSERT_EQUAL(p.css[2].kind, DPA_CSS_NORMAL);
+	CU_ASSERT_EQUAL(p.css[2].caller_ps, 2);
+	CU_ASSERT_EQUAL(p.css[2].callee_ps, 3);
+	CU_ASSERT_EQUAL(p.css[2].offset, 0x8010);
+	/* chain: csd i goes from pd i to pd i+1; pd i is a pd of ps i */
+	for (uint32_t i = 1; i <= 5; i++) {
+		CU_ASSERT_EQUAL(p.csd[i].css, i);
+		CU_ASSERT_EQUAL(p.csd[i].caller_pd, i);
+		CU_ASSERT_EQUAL(p.csd[i].callee_pd, i + 1);
+		CU_ASSERT_EQUAL(p.csd[i].m[DPA_EXITS], p.csd[i].m[DPA_CALLS]);
+		CU_ASSERT_EQUAL(p.csd[i].m[DPA_CSCS], p.csd[i].m[DPA_CALLS]);
+		CU_ASSERT_EQUAL(p.csd[i].m[DPA_NONLOCAL], 0);
+	}
+	CU_ASSERT_EQUAL(p.csd[1].m[DPA_CALLS], 1);  /* root -> main */
+	for (uint32_t i = 1; i <= 6; i++) {
+		CU_ASSERT_EQUAL(p.pd[i].ps, i);
+		CU_ASSERT_EQUAL(p.pd[i].thread, 1);
+		CU_ASSERT_EQUAL(p.pd[i].out_n, i < 6);
+		CU_ASSERT_EQUAL(p.pd[i].in_n, i > 1);
+		if (i < 6)
+			CU_ASSERT_EQUAL(p.out_csd[p.pd[i].out_first], i);
+		if (i > 1)
+			CU_ASSERT_EQUAL(p.in_csd[p.pd[i].in_first], i - 1);
+	}
+	CU_ASSERT_EQUAL(p.thread[1].root_pd, 1);
+	CU_ASSERT_EQUAL(p.thread[1].tid, 4242);
+	CU_ASSERT_FALSE(p.thread[1].exited);
+	dpa_profile_release(&p);
+	CU_ASSERT_PTR_NULL(p.csd);
+	CU_ASSERT_EQUAL(p.n_csd, 0);
+	dpa_profile_release(&p);        /* a zeroed profile: nothing happens */
+}
+
+static void test_measure_totals(void)
+{
+	struct dpa_profile p;
+	struct dpg_stats st;
+	uint64_t sum[DPA_NMEASURES] = { 0 };
+
+	read_ok(&p, gen("totals.dp", DPG_TREE, 1000, 3, DPG_OK, &st));
+	for (uint32_t i = 1; i <= p.n_csd; i++)
+		for (int m = 0; m < DPA_NMEASURES; m++)
+			sum[m] += p.csd[i].m[m];
+	CU_ASSERT_EQUAL(sum[DPA_CALLS], st.calls);
+	CU_ASSERT_EQUAL(sum[DPA_CSCS], st.cscs);
+	CU_ASSERT_EQUAL(sum[DPA_TICKS], st.ticks);
+	CU_ASSERT_EQUAL(sum[DPA_ALLOCS], st.allocs);
+	CU_ASSERT_EQUAL(sum[DPA_BYTES], st.bytes);
+	CU_ASSERT_EQUAL(p.hdr.calls, st.calls);
+	CU_ASSERT_EQUAL(p.hdr.cscs, st.cscs);
+	CU_ASSERT_EQUAL(p.hdr.allocs, st.allocs + 2);
+	dpa_profile_release(&p);
+}
+
+static void test_tree_csr(void)
+{
+	struct dpa_profile p;
+	static const uint32_t main_out[] = { 2, 3, 4, 5 };
+	static const uint32_t pd3_out[] = { 6, 7, 8, 9 };
+
+	read_ok(&p, gen("tree.dp", DPG_TREE, 10, 1, DPG_OK, NULL));
+	CU_ASSERT_EQUAL(p.n_pd, 11);
+	CU_ASSERT_EQUAL(p.n_ps, 11);    /* 2 + min(9, 16) */
+	CU_ASSERT_EQUAL(p.n_css, 41);   /* 1 + 4 * 10 */
+	/* main (pd 2) calls pds 3..6 through csds 2..5; pd 3 calls 7..10 */
+	CU_ASSERT_EQUAL_FATAL(p.pd[2].out_n, 4);
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(p.out_csd[p.pd[2].out_first + i], main_out[i]);
+		CU_ASSERT_EQUAL(p.csd[main_out[i]].callee_pd, 3 + i);
+	}
+	CU_ASSERT_EQUAL_FATAL(p.pd[3].out_n, 4);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(p.out_csd[p.pd[3].out_first + i], pd3_out[i]);
+	CU_ASSERT_EQUAL(p.pd[4].out_n, 1);      /* pd 4 calls pd 11 */
+	CU_ASSERT_EQUAL(p.out_csd[p.pd[4].out_first], 10);
+	CU_ASSERT_EQUAL(p.pd[11].in_n, 1);
+	CU_ASSERT_EQUAL(p.in_csd[p.pd[11].in_first], 10);
+	CU_ASSERT_EQUAL(p.pd[11].out_n, 0);
+	/* every csd appears once in each list */
+	{
+		uint32_t seen_out = 0, seen_in = 0;
+
+		for (uint32_t i = 1; i <= p.n_pd; i++) {
+			for (uint32_t k = 0; k < p.pd[i].out_n; k++)
+				CU_ASSERT_EQUAL(p.csd[p.out_csd[p.pd[i].out_first + k]].caller_pd, i);
+			for (uint32_t k = 0; k < p.pd[i].in_n; k++)
+				CU_ASSERT_EQUAL(p.csd[p.in_csd[p.pd[i].in_first + k]].callee_pd, i);
+			seen_out += p.pd[i].out_n;
+			seen_in += p.pd[i].in_n;
+		}
+		CU_ASSERT_EQUAL(seen_out, 10);
+		CU_ASSERT_EQUAL(seen_in, 10);
+	}
+	/* the css of a tree edge: caller ps of main is 2, slot 0..3 */
+	CU_ASSERT_EQUAL(p.csd[2].css, 2);
+	CU_ASSERT_EQUAL(p.css[2].caller_ps, 2);
+	CU_ASSERT_EQUAL(p.css[2].callee_ps, 3);
+	dpa_profile_release(&p);
+}
+
+static void test_recursive_and_mutual(void)
+{
+	struct dpa_profile p;
+
+	/* recursive, 6 csds: root->main, main->r1, r1->r1, main->r2, r2->r2, main->r3 */
+	read_ok(&p, gen("rec.dp", DPG_RECURSIVE, 6, 1, DPG_OK, NULL));
+	CU_ASSERT_EQUAL(p.n_ps, 5);
+	CU_ASSERT_EQUAL(p.n_css, 7);
+	CU_ASSERT_EQUAL(p.n_pd, 5);
+	CU_ASSERT_EQUAL(p.n_csd, 6);
+	CU_ASSERT_EQUAL(p.csd[3].caller_pd, 3);
+	CU_ASSERT_EQUAL(p.csd[3].callee_pd, 3);
+	CU_ASSERT_EQUAL(p.pd[3].in_n, 2);       /* from main and from itself */
+	CU_ASSERT_EQUAL(p.pd[3].out_n, 1);
+	CU_ASSERT_EQUAL(p.pd[2].out_n, 3);
+	CU_ASSERT_EQUAL(p.pd[5].in_n, 1);
+	CU_ASSERT_EQUAL(p.pd[5].out_n, 0);
+	dpa_profile_release(&p);
+
+	/* mutual, 7 csds: root->main, main->a1->b1->a1, main->a2->b2->a2 */
+	read_ok(&p, gen("mut.dp", DPG_MUTUAL, 7, 1, DPG_OK, NULL));
+	CU_ASSERT_EQUAL(p.n_ps, 6);
+	CU_ASSERT_EQUAL(p.n_css, 7);
+	CU_ASSERT_EQUAL(p.n_pd, 6);
+	CU_ASSERT_EQUAL(p.csd[4].caller_pd, 4); /* b1 -> a1 */
+	CU_ASSERT_EQUAL(p.csd[4].callee_pd, 3);
+	CU_ASSERT_EQUAL(p.pd[3].in_n, 2);
+	CU_ASSERT_EQUAL(p.in_csd[p.pd[3].in_first], 2);
+	CU_ASSERT_EQUAL(p.in_csd[p.pd[3].in_first + 1], 4);
+	dpa_profile_release(&p);
+
+	/* wide, 5 csds: main calls 4 procedures through one indirect site */
+	read_ok(&p, gen("wide.dp", DPG_WIDE, 5, 1, DPG_OK, NULL));
+	CU_ASSERT_EQUAL(p.n_css, 2);
+	CU_ASSERT_EQUAL(p.css[2].kind, DPA_CSS_INDIRECT);
+	CU_ASSERT_EQUAL(p.css[2].callee_ps, 0);
+	CU_ASSERT_EQUAL(p.pd[2].out_n, 4);
+	for (uint32_t i = 2; i <= 5; i++)
+		CU_ASSERT_EQUAL(p.csd[i].css, 2);
+	dpa_profile_release(&p);
+}
+
+static void test_threads(void)
+{
+	struct dpa_profile p;
+
+	/* 10 csds over 4 threads: 3, 3, 2, 2 csds -> 4, 4, 3, 3 pds */
+	read_ok(&p, gen("threads.dp", DPG_THREADS, 10, 0, DPG_OK, NULL));
+	CU_ASSERT_EQUAL_FATAL(p.n_thread, 4);
+	CU_ASSERT_EQUAL(p.n_pd, 14);
+	CU_ASSERT_EQUAL(p.thread[1].root_pd, 1);
+	CU_ASSERT_EQUAL(p.thread[2].root_pd, 5);
+	CU_ASSERT_EQUAL(p.thread[3].root_pd, 9);
+	CU_ASSERT_EQUAL(p.thread[4].root_pd, 12);
+	CU_ASSERT_TRUE(p.thread[2].exited);
+	for (uint32_t i = 1; i <= 14; i++) {
+		uint32_t want = i <= 4 ? 1 : i <= 8 ? 2 : i <= 11 ? 3 : 4;
+
+		CU_ASSERT_EQUAL(p.pd[i].thread, want);
+	}
+	CU_ASSERT_EQUAL(p.pd[5].ps, 1);
+	CU_ASSERT_EQUAL(p.csd[4].caller_pd, 5); /* thread 2's root -> main */
+	CU_ASSERT_EQUAL(p.csd[4].callee_pd, 6);
+	dpa_profile_release(&p);
+
+	/* more threads than csds: 1, 1, 0 csds; the last thread has only its root */
+	read_ok(&p, gen("threads2.dp", DPG_TREE, 2, 3, DPG_OK, NULL));
+	CU_ASSERT_EQUAL(p.n_thread, 3);
+	CU_ASSERT_EQUAL(p.n_pd, 5);
+	CU_ASSERT_EQUAL(p.n_csd, 2);
+	CU_ASSERT_EQUAL(p.thread[3].root_pd, 5);
+	CU_ASSERT_EQUAL(p.pd[5].thread, 3);
+	CU_ASSERT_EQUAL(p.pd[5].out_n, 0);
+	dpa_profile_release(&p);
+}
+
+static void test_large(void)
+{
+	struct dpa_profile p;
+	struct dpg_stats st;
+
+	read_ok(&p, gen("large.dp", DPG_TREE, 300000, 2, DPG_OK, &st));
+	CU_ASSERT_EQUAL(p.n_csd, 300000);
+	CU_ASSERT_EQUAL(p.n_pd, 300002);
+	CU_ASSERT_EQUAL(p.n_csd, st.n_csd);
+	CU_ASSERT(st.file_size > 2 * 1024 * 1024);     /* spans several read chunks */
+	CU_ASSERT_EQUAL(p.pd[300002].thread, 2);
+	CU_ASSERT_EQUAL(p.pd[150001].thread, 1);
+	dpa_profile_release(&p);
+}
+
+/* ---- bad files ---- */
+
+static void test_corruptions(void)
+{
+	static const struct {
+		enum dpg_corrupt c;
+		const char *msg;
+	} cases[] = {
+		{ DPG_MAGIC, "not a Deep.data file" },
+		{ DPG_NOT_MAP, "not a Deep.data file" },
+		{ DPG_VERSION, "format version 7 is newer than this deepprof (1)" },
+		{ DPG_MINVERSION, "format version 2 is newer than this deepprof (1)" },
+		{ DPG_MISSING_KEY, "corrupt header: no 'pid' key" },
+		{ DPG_KEY_TYPE, "corrupt header: 'pid' is not an unsigned integer" },
+	};
+	struct dpg_stats st;
+	const char *path;
+	char msg[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		path = gen("bad.dp", DPG_CHAIN, 5, 1, cases[i].c, NULL);
+		expect_error(path, cases[i].msg);
+	}
+	path = gen("bad.dp", DPG_CHAIN, 5, 1, DPG_NO_END, &st);
+	snprintf(msg, sizeof(msg), "truncated: no END record after %" PRIu64 " bytes", st.file_size);
+	expect_error(path, msg);
+}
+
+/* Defects in records: the message names the record's byte offset, which the
+ * test finds by decoding the file itself. */
+static void test_record_defects(void)
+{
+	static const struct {
+		enum dpg_corrupt c;
+		int obj;                /* index of the object that is wrong; -1: END */
+		const char *msg;
+	} cases[] = {
+		/* chain 5: objects 0 header, 1 module, 2-7 ps, 8-12 css, 13-18 pd,
+		 * 19-23 csd, 24 thread, 25 END */
+		{ DPG_REF, 19, "csd callee_pd refers to pd 11, but only 6 pd came before it" },
+		{ DPG_ORDER, 13, "module record after a css record" },
+		{ DPG_ID, 20, "csd id 3 out of sequence (expected 2)" },
+		{ DPG_KIND, 13, "unknown record kind 4" },
+		{ DPG_LEN, 14, "pd record has 4 elements, not 3" },
+		{ DPG_CSS_KIND, 8, "css kind 9 is not one of 0..4" },
+		{ DPG_ROOT, 24, "thread 1's root_pd 2 is a pd of ps 2, not of ps 1 (<root>)" },
+		{ DPG_COUNT, -1, "END says 6 csd, the file has 5" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *path = gen("rec.dp", DPG_CHAIN, 5, 1, cases[i].c, NULL);
+		size_t len, offs[64], n;
+		char *buf = slurp(path, &len);
+		char msg[512];
+
+		CU_ASSERT_FATAL(buf != NULL);
+		n = object_offsets(buf, len, offs, 64);
+		snprintf(msg, sizeof(msg), "corrupt: record at byte %zu: %s",
+			 offs[cases[i].obj < 0 ? n - 1 : (size_t)cases[i].obj], cases[i].msg);
+		expect_error(path, msg);
+		free(buf);
+	}
+}
+
+static void test_graph_defects(void)
+{
+	const char *path;
+
+	path = gen("unreach.dp", DPG_CHAIN, 5, 1, DPG_UNREACHABLE, NULL);
+	expect_error(path, "corrupt: pd 7 is not reachable from any thread's root");
+	path = gen("shared.dp", DPG_CHAIN, 6, 2, DPG_SHARED, NULL);
+	/* threads of 3 csds: pds 1-4 and 5-8; thread 2's root (5) calls pd 2 */
+	expect_error(path, "corrupt: pd 2 is reachable from the roots of threads 1 and 2");
+}
+
+static void test_crc(void)
+{
+	const char *path = gen("crc.dp", DPG_CHAIN, 5, 1, DPG_CRC, NULL);
+	size_t len, offs[64], n;
+	char *buf = slurp(path, &len);
+	struct dpa_profile p;
+	struct dpa_error err;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	n = object_offsets(buf, len, offs, 64);
+	CU_ASSERT_EQUAL(n, 26);
+	expect_error_prefix(path, "corrupt: record at byte");
+	CU_ASSERT_EQUAL(dpa_profile_read(&p, path, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": checksum mismatch: END says crc32 0x"));
+	free(buf);
+
+	/* a valid file with one value changed in place (exited false -> true):
+	 * still well-formed, so only the checksum can tell */
+	path = gen("crc2.dp", DPG_CHAIN, 5, 1, DPG_OK, NULL);
+	buf = slurp(path, &len);
+	CU_ASSERT_FATAL(buf != NULL);
+	n = object_offsets(buf, len, offs, 64);
+	CU_ASSERT_EQUAL_FATAL((unsigned char)buf[offs[n - 1] - 1], 0xc2);
+	buf[offs[n - 1] - 1] = (char)0xc3;
+	spill(path, buf, len);
+	CU_ASSERT_EQUAL(dpa_profile_read(&p, path, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": checksum mismatch: END says crc32 0x"));
+	free(buf);
+}
+
+static void test_trailing(void)
+{
+	const char *path = gen("trail.dp", DPG_CHAIN, 5, 1, DPG_TRAILING, NULL);
+	size_t len, offs[64];
+	char *buf = slurp(path, &len);
+	char msg[256];
+
+	CU_ASSERT_FATAL(buf != NULL);
+	object_offsets(buf, len, offs, 64);
+	snprintf(msg, sizeof(msg), "corrupt: 3 bytes of data after the END record (at byte %zu)", offs[25]);
+	expect_error(path, msg);
+	free(buf);
+}
+
+static void test_no_file(void)
+{
+	const char *path = dpa_test_path("empty.dp");
+
+	expect_error("/nonexistent/Deep.data", "cannot open: No such file or directory");
+	spill(path, "", 0);
+	expect_error(path, "empty file");
+	expect_error(dpa_test_tmpdir(), "cannot read: Is a directory");
+	spill(path, "hello, world\n", 13);
+	expect_error(path, "not a Deep.data file");
+	spill(path, "\x81\xa5magic\xa8" "deepprof", 16);  /* a header with only its magic */
+	expect_error(path, "corrupt header: no 'version' key");
+}
+
+/* Cut a valid file at every byte: every prefix is rejected as truncated
+ * (or empty), never read out of bounds (the sanitizer run checks that). */
+static void test_truncation_everywhere(void)
+{
+	const char *path = gen("whole.dp", DPG_MUTUAL, 7, 2, DPG_OK, NULL);
+	char cut[4096 + 256];
+	size_t len, offs[128], n;
+	char *buf = slurp(path, &len);
+
+	CU_ASSERT_FATAL(buf != NULL);
+	n = object_offsets(buf, len, offs, 128);
+	snprintf(cut, sizeof(cut), "%s", dpa_test_path("cut.dp"));
+	for (size_t at = 0; at < len; at++) {
+		struct dpa_profile p;
+		struct dpa_error err;
+		bool boundary = false;
+
+		spill(cut, buf, at);
+		CU_ASSERT_EQUAL(dpa_profile_read(&p, cut, &err), -1);
+		for (size_t k = 1; k < n; k++)
+			boundary |= offs[k] == at;
+		if (at == 0) {
+			CU_ASSERT(strstr(err.msg, ": empty file") != NULL);
+		} else if (boundary) {
+			char want[128];
+
+			snprintf(want, sizeof(want), ": truncated: no END record after %zu bytes", at);
+			CU_ASSERT(strstr(err.msg, want) != NULL);
+		} else {
+			CU_ASSERT(strstr(err.msg, ": truncated: the file ends inside the") != NULL);
+		}
+	}
+	free(buf);
+}
+
+/* Flip each byte of a small file in turn: always rejected, one line. */
+static void test_flips(void)
+{
+	const char *path = gen("flip.dp", DPG_TREE, 6, 2, DPG_OK, NULL);
+	char bad[4096 + 256];
+	size_t len;
+	char *buf = slurp(path, &len);
+	unsigned accepted = 0;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	snprintf(bad, sizeof(bad), "%s", dpa_test_path("flipped.dp"));
+	for (size_t at = 0; at < len; at++) {
+		static const unsigned char masks[] = { 0x01, 0x80, 0xff };
+
+		for (size_t k = 0; k < sizeof(masks); k++) {
+			struct dpa_profile p;
+			struct dpa_error err;
+
+			buf[at] ^= masks[k];
+			spill(bad, buf, len);
+			if (dpa_profile_read(&p, bad, &err) == 0) {
+				accepted++;
+				dpa_profile_release(&p);
+			} else {
+				CU_ASSERT(strncmp(err.msg, bad, strlen(bad)) == 0);
+				CU_ASSERT(strchr(err.msg, '\n') == NULL);
+			}
+			buf[at] ^= masks[k];
+		}
+	}
+	/* the crc catches every change before END; a changed END fails its
+	 * own checks; only the header's ignored extra key may change freely */
+	CU_ASSERT(accepted <= 3 * 16);
+	free(buf);
+}
+
+DPA_TEST_SUITE(read_profile,
+	       DPA_TEST(test_chain_exact),
+	       DPA_TEST(test_measure_totals),
+	       DPA_TEST(test_tree_csr),
+	       DPA_TEST(test_recursive_and_mutual),
+	       DPA_TEST(test_threads),
+	       DPA_TEST(test_large),
+	       DPA_TEST(test_corruptions),
+	       DPA_TEST(test_record_defects),
+	       DPA_TEST(test_graph_defects),
+	       DPA_TEST(test_crc),
+	       DPA_TEST(test_trailing),
+	       DPA_TEST(test_no_file),
+	       DPA_TEST(test_truncation_everywhere),
+	       DPA_TEST(test_flips));

@@ -1,7 +1,9 @@
 # tests/xcheck — fragment: `make check-xcheck`, the callgrind cross-check.
 # bzip2 from Debian's sources (fetched into $(BUILD)/src at test time) is
 # built at -O0 -finstrument-functions with libprof; its caller→callee call
-# counts must equal callgrind's on the same binary and input. Skipped under
+# counts must equal callgrind's on the same binary and input; at -O2 (where
+# callgrind cannot see inlined calls) libprof must agree with refhooks.c, a
+# plain reference counter linked into the same objects. Skipped under
 # SAN=1: the sanitizer pass re-runs every suite, and callgrind over a UBSan
 # build would check nothing new. Part of deepprof. MIT licence.
 
@@ -26,7 +28,7 @@ check-xcheck: $(LIB_DIR)/libprof.a $(BIN_DIR)/deepprof $(XCHECK_GEN)
 	@sh bench/fetch-src.sh bzip2 $(BUILD)/src || { echo "xcheck: 0 passed, 1 failed"; exit 2; }
 	@rc=0; \
 	$(PYTHON) tests/xcheck/parser_test.py $(XCHECK_DIR)/parser $(CC) || rc=1; \
-	$(PYTHON) tests/xcheck/xcheck.py --work $(XCHECK_DIR)/bzip2 --src $(BUILD)/src/bzip2 \
+	$(PYTHON) tests/xcheck/xcheck.py --work $(XCHECK_DIR)/work --src $(BUILD)/src/bzip2 \
 	  --cc $(CC) --libprof $(LIB_DIR)/libprof.a --libs="$(XCHECK_PROF_LIBS)" \
 	  --deepprof $(BIN_DIR)/deepprof --gen $(XCHECK_GEN) || rc=$$?; \
 	exit $$rc

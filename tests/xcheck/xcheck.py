@@ -1,14 +1,22 @@
-"""xcheck.py — cross-check deepprof's call counts against callgrind's on a real
-program: bzip2 from Debian's sources, built at -O0 -finstrument-functions
-with libprof, compresses and decompresses a generated text; the same binary
-on the same input runs again under callgrind. Every caller→callee arc between
-two of bzip2's own (instrumented) functions must have the same count in both.
+"""xcheck.py — cross-check deepprof's call counts on real code.
+
+1. against callgrind ("xcheck"): bzip2 from Debian's sources, built at -O0
+   -finstrument-functions with libprof, compresses and decompresses a
+   generated text; the same binary on the same input runs again under
+   callgrind. Every caller→callee arc between two of bzip2's own (instrumented)
+   functions must have the same count in both.
+2. against reference hooks ("xcheck-o2"): at -O2 callgrind cannot see calls
+   to inlined functions, which still call the hooks; so the same -O2 objects
+   (bzip2, bench/alloc.c, bench/fib.c) are linked once with libprof and once
+   with refhooks.c, a plain stack-and-table arc counter, and every arc between
+   the programs' functions must agree (GCC clones f.constprop.0 etc. count as f).
+
 Part of deepprof's cross-check. MIT licence.
 
     xcheck.py --work DIR --src BZIP2_SRC --cc CC --libprof LIBPROF.a
               --libs "LDLIBS" --deepprof BIN --gen GEN_TEXT [--bytes N]
 
-Prints each mismatch and ends with "xcheck: N passed, N failed".
+Prints each mismatch and a line "xcheck: N passed, N failed" for each check.
 Exit 0 if all passed, 1 if an arc differs, 2 if the check could not run.
 """
 
@@ -26,8 +34,10 @@ import callgrind
 
 BZIP2_SOURCES = ["blocksort.c", "huffman.c", "crctable.c", "randtable.c",
                  "compress.c", "decompress.c", "bzlib.c", "bzip2.c"]
-CFLAGS = ["-O0", "-g", "-finstrument-functions", "-w", "-D_FILE_OFFSET_BITS=64"]
+CFLAGS = ["-g", "-finstrument-functions", "-w", "-D_FILE_OFFSET_BITS=64"]
 SEED = 20240531
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench")
 
 
 class Fatal(Exception):
@@ -45,33 +55,43 @@ def run(cmd, **kw):
     return r
 
 
-def build(a, work):
-    """Compile bzip2 into work/bzip2; return (binary, set of its function names)."""
-    objdir = os.path.join(work, "obj")
+def base_name(name):
+    """GCC's clones (f.constprop.0, f.part.1, f.isra.0, f.cold) count as f."""
+    return name.split(".", 1)[0] if name else name
+
+
+def compile_objs(a, sources, opt, objdir):
     os.makedirs(objdir, exist_ok=True)
     objs = []
-    for src in BZIP2_SOURCES:
-        path = os.path.join(a.src, src)
+    for path in sources:
         if not os.path.exists(path):
-            raise Fatal("%s: missing from the bzip2 source tree" % path)
-        obj = os.path.join(objdir, src[:-2] + ".o")
-        run([a.cc] + CFLAGS + ["-c", path, "-o", obj])
+            raise Fatal("%s: no such source file" % path)
+        obj = os.path.join(objdir, os.path.basename(path)[:-2] + ".o")
+        run([a.cc, opt] + CFLAGS + ["-c", path, "-o", obj])
         objs.append(obj)
-    exe = os.path.join(work, "bzip2")
-    run([a.cc, "-g", "-o", exe] + objs + [a.libprof] + shlex.split(a.libs))
-    # bzip2's own functions: text symbols defined in its objects (all instrumented)
+    return objs
+
+
+def functions(objs):
+    """The program's own functions: text symbols defined in its objects (all
+    instrumented), clone suffixes removed."""
     r = run(["nm", "--defined-only"] + objs)
     fns = set()
     for line in r.stdout.decode().splitlines():
         f = line.split()
         if len(f) == 3 and f[1] in ("T", "t"):
-            fns.add(f[2])
-    if "main" not in fns or "BZ2_compressBlock" not in fns:
-        raise Fatal("nm found no bzip2 functions in %s" % objdir)
-    return exe, fns
+            fns.add(base_name(f[2]))
+    if "main" not in fns:
+        raise Fatal("nm found no main in %s" % " ".join(objs))
+    return fns
 
 
-def our_arcs(a, rundir):
+def link_libprof(a, objs, exe):
+    run([a.cc, "-g", "-o", exe] + objs + [a.libprof] + shlex.split(a.libs))
+    return exe
+
+
+def our_arcs(a, rundir, normalize=lambda n: n):
     """Arcs from the Deep.data the run left in rundir, via deepprof dump --json."""
     files = sorted(glob.glob(os.path.join(rundir, "Deep.data*")))
     if len(files) != 1:
@@ -88,11 +108,35 @@ def our_arcs(a, rundir):
         if c.get("caller") is None or c.get("callee") is None:
             unnamed += 1
             continue
-        k = (c["caller"], c["callee"])
+        k = (normalize(c["caller"]), normalize(c["callee"]))
         arcs[k] = arcs.get(k, 0) + c["calls"]
     if unnamed:
         print("xcheck: note: %s: %d csds have an unresolved caller or callee name"
               % (files[0], unnamed))
+    return arcs
+
+
+def ref_arcs(rundir, exe):
+    """Arcs refhooks.c wrote in rundir/refarcs.txt, named through nm of exe
+    (linked -no-pie, so the addresses are the symbols' values)."""
+    syms = {}
+    for line in run(["nm", "--defined-only", exe]).stdout.decode().splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in ("T", "t"):
+            syms[int(f[0], 16)] = base_name(f[2])
+    arcs = {}
+    path = os.path.join(rundir, "refarcs.txt")
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                if not line.endswith(" overflow 0\n"):
+                    raise Fatal("%s: %s" % (path, line.strip()))
+                continue
+            caller, callee, calls = line.split()
+            caller, callee = int(caller, 16), int(callee, 16)
+            k = (syms.get(caller, "<root>" if caller == 0 else hex(caller)),
+                 syms.get(callee, hex(callee)))
+            arcs[k] = arcs.get(k, 0) + int(calls)
     return arcs
 
 
@@ -109,7 +153,7 @@ def add(total, arcs):
         total[k] = total.get(k, 0) + v
 
 
-def compare(ours, theirs, fns):
+def compare(ours, theirs, fns, other="callgrind"):
     """Compare the arcs whose two ends are both in fns (an arc missing on one
     side counts 0 there). Returns (keys, passed, failed, mismatch lines)."""
     keys = sorted(k for k in set(ours) | set(theirs) if k[0] in fns and k[1] in fns)
@@ -121,24 +165,36 @@ def compare(ours, theirs, fns):
             passed += 1
         else:
             failed += 1
-            lines.append("MISMATCH %s -> %s: deepprof %d, callgrind %d" % (k[0], k[1], o, t))
+            lines.append("MISMATCH %s -> %s: deepprof %d, %s %d" % (k[0], k[1], o, other, t))
     return keys, passed, failed, lines
 
 
-def xcheck(a):
-    work = os.path.abspath(a.work)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    exe, fns = build(a, work)
-    text = os.path.join(work, "input.txt")
-    run([a.gen, str(SEED), str(a.bytes), text])
-
-    ours, theirs = {}, {}
-    # (name, argv, stdin file): compress then decompress what was compressed
+def bzip2_steps(exe, work, text):
+    """(name, argv, stdin file, stdout file): compress, then decompress what
+    was compressed."""
     comp = os.path.join(work, "input.txt.bz2")
     back = os.path.join(work, "input.back")
-    steps = [("compress", [exe, "-c", "-9"], text, comp),
-             ("decompress", [exe, "-d", "-c"], comp, back)]
+    return back, [("compress", [exe, "-c", "-9"], text, comp),
+                  ("decompress", [exe, "-d", "-c"], comp, back)]
+
+
+def report(suite, keys, passed, failed, lines, what):
+    if not keys:
+        raise Fatal("no arcs between %s in either profile" % what)
+    for line in lines:
+        print(line)
+    print("%s: %d passed, %d failed" % (suite, passed, failed))
+    return 1 if failed else 0
+
+
+def check_callgrind(a, work, text):
+    """-O0 bzip2 with libprof against callgrind on the same binary and input."""
+    objs = compile_objs(a, [os.path.join(a.src, s) for s in BZIP2_SOURCES], "-O0",
+                        os.path.join(work, "obj"))
+    fns = functions(objs)
+    exe = link_libprof(a, objs, os.path.join(work, "bzip2"))
+    back, steps = bzip2_steps(exe, work, text)
+    ours, theirs = {}, {}
     for name, cmd, inp, outp in steps:
         native = os.path.join(work, "native", name)
         os.makedirs(native)
@@ -151,17 +207,63 @@ def xcheck(a):
             add(theirs, callgrind_arcs(cg, cmd, i, subprocess.DEVNULL))
     if not filecmp.cmp(text, back, shallow=False):
         raise Fatal("%s: bzip2 round trip did not give back %s" % (back, text))
-
     keys, passed, failed, lines = compare(ours, theirs, fns)
-    if not keys:
-        raise Fatal("no arcs between bzip2's functions in either profile")
-    for line in lines:
-        print(line)
-    total = sum(ours.get(k, 0) for k in keys)
-    print("xcheck: %d arcs between bzip2's functions, %d calls (deepprof), input %d bytes"
-          % (len(keys), total, a.bytes))
-    print("xcheck: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    print("xcheck: bzip2 -O0 vs callgrind: %d arcs, %d calls (deepprof), input %d bytes"
+          % (len(keys), sum(ours.get(k, 0) for k in keys), a.bytes))
+    return report("xcheck", keys, passed, failed, lines, "bzip2's functions")
+
+
+def check_reference(a, work, text):
+    """-O2 builds (inlining, clones) with libprof against the same objects
+    linked with refhooks.c, on bzip2, bench/alloc.c and bench/fib.c."""
+    os.makedirs(work, exist_ok=True)
+    hooks = os.path.join(work, "refhooks.o")
+    run([a.cc, "-O2", "-w", "-c", os.path.join(HERE, "refhooks.c"), "-o", hooks])
+    total = [[], 0, 0, []]
+    for prog, sources, runs in (
+            ("bzip2", [os.path.join(a.src, s) for s in BZIP2_SOURCES], None),
+            ("alloc", [os.path.join(BENCH, "alloc.c")], [["4"]]),
+            ("fib", [os.path.join(BENCH, "fib.c")], [["22"]])):
+        pw = os.path.join(work, prog)
+        objs = compile_objs(a, sources, "-O2", os.path.join(pw, "obj"))
+        fns = functions(objs)
+        exe = link_libprof(a, objs, os.path.join(pw, prog))
+        ref = os.path.join(pw, prog + "-ref")
+        run([a.cc, "-no-pie", "-o", ref] + objs + [hooks])
+        if runs is None:
+            back, steps = bzip2_steps(exe, pw, text)
+        else:
+            steps = [("run%d" % i, [exe] + argv, None, os.path.join(pw, "out%d" % i))
+                     for i, argv in enumerate(runs)]
+        ours, theirs = {}, {}
+        for name, cmd, inp, outp in steps:
+            for kind, argv in (("libprof", cmd), ("ref", [ref] + cmd[1:])):
+                d = os.path.join(pw, kind, name)
+                os.makedirs(d)
+                with open(inp or os.devnull, "rb") as i, \
+                        open(outp if kind == "libprof" else os.devnull, "wb") as o:
+                    run(argv, cwd=d, stdin=i, stdout=o)
+                if kind == "libprof":
+                    add(ours, our_arcs(a, d, base_name))
+                else:
+                    add(theirs, ref_arcs(d, ref))
+        keys, passed, failed, lines = compare(ours, theirs, fns, "reference hooks")
+        print("xcheck-o2: %s -O2 vs reference hooks: %d arcs, %d calls (deepprof)"
+              % (prog, len(keys), sum(ours.get(k, 0) for k in keys)))
+        total[0] += keys
+        total[1] += passed
+        total[2] += failed
+        total[3] += ["%s: %s" % (prog, line) for line in lines]
+    return report("xcheck-o2", *total, what="the programs' functions")
+
+
+def run_check(name, fn, a, work, text):
+    try:
+        return fn(a, work, text)
+    except (Fatal, callgrind.CallgrindError, OSError) as e:
+        print("%s: %s" % (name, e), file=sys.stderr)
+        print("%s: 0 passed, 1 failed" % name)
+        return 2
 
 
 def main():
@@ -182,13 +284,18 @@ def main():
     if not shutil.which("valgrind"):
         print("xcheck: valgrind not found (make deps installs it)", file=sys.stderr)
         return 2
+    work = os.path.abspath(a.work)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    text = os.path.join(work, "input.txt")
     try:
-        return xcheck(a)
-    except (Fatal, callgrind.CallgrindError, OSError) as e:
+        run([a.gen, str(SEED), str(a.bytes), text])
+    except (Fatal, OSError) as e:
         print("xcheck: %s" % e, file=sys.stderr)
-        print("xcheck: 0 passed, 1 failed")
         return 2
-
+    rc1 = run_check("xcheck", check_callgrind, a, os.path.join(work, "callgrind-O0"), text)
+    rc2 = run_check("xcheck-o2", check_reference, a, os.path.join(work, "reference-O2"), text)
+    return max(rc1, rc2)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -29,7 +29,8 @@ static int n_tu;
 /* The shadow stack: the function running at each depth. */
 static struct { struct tu_counts *t; uint32_t ps; } stack[MAXDEPTH];
 static int depth;
-static int call_depth[MAXDEPTH];   /* stack depth at each pending call */
+/* The calls in progress: the site and the shadow stack depth when made. */
+static struct { struct dp_tu *tu; uint32_t site; int depth; } pending[MAXDEPTH];
 static int n_calls;
 static unsigned long stray_backedges;
 
@@ -126,20 +127,27 @@ void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 	t->calls[site]++;
 	if (tu->css[site].kind == DP_CSS_KIND_INDIRECT && !fn)
 		t->indirect_null[site]++;
-	if (n_calls < MAXDEPTH)
-		call_depth[n_calls] = depth;
+	if (n_calls < MAXDEPTH) {
+		pending[n_calls].tu = tu;
+		pending[n_calls].site = site;
+		pending[n_calls].depth = depth;
+	}
 	n_calls++;
 }
 
-/* Pops every activation entered since the call of this site, tail calls included. */
+/* Pops every activation entered since the call of this site: calls made
+ * in tail position above it (which have no return hook) end with it. */
 void dp_abi_return(struct dp_tu *tu, uint32_t site)
 {
 	struct tu_counts *t = find(tu);
 	t->returns[site]++;
-	if (n_calls > 0) {
-		n_calls--;
-		if (n_calls < MAXDEPTH)
-			depth = call_depth[n_calls];
+	int i = n_calls < MAXDEPTH ? n_calls : MAXDEPTH;
+	while (--i >= 0)
+		if (pending[i].tu == tu && pending[i].site == site)
+			break;
+	if (i >= 0) {
+		depth = pending[i].depth;
+		n_calls = i;
 	}
 }
 
@@ -149,4 +157,26 @@ void dp_abi_backedge(void)
 		stack[depth - 1].t->backedges[stack[depth - 1].ps]++;
 	else
 		stray_backedges++;
+}
+
+/* ---- -finstrument-functions hooks, for deepprof-cc --deepprof-mode=cyg ---- */
+
+static unsigned long cyg_enters, cyg_exits;
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)fn, (void)site;
+	cyg_enters++;
+}
+
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)fn, (void)site;
+	cyg_exits++;
+}
+
+__attribute__((destructor)) static void cyg_report(void)
+{
+	if (cyg_enters || cyg_exits)
+		fprintf(out(), "cyg enters %lu exits %lu\n", cyg_enters, cyg_exits);
 }

@@ -1,0 +1,409 @@
+#!/usr/bin/python3
+"""run.py BUILD — the check-plugin suite.
+
+Builds small programs with build/bin/deepprof-cc and the test runtime
+(testrt.c, which prints the registered tables and counts hooks) at -O0, -O2
+and -O2 -flto, and asserts exact tables (names, file:line:col, kinds, flags,
+site ids), exact enter/call/return/back-edge counts, and the progrep records
+read back from the .deepprof.progrep section. Then the error paths: bad plugin
+arguments, unknown wrapper options, a compiler the plugin was not built for.
+Part of deepprof. MIT licence.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+OUT = os.path.join(BUILD, "tests", "plugin")
+DPCC = os.path.join(BUILD, "bin", "deepprof-cc")
+PLUGIN = os.path.join(BUILD, "lib", "gcc-plugin", "deepprof.so")
+RT = os.path.join(OUT, "libtestrt.so")
+EXTRA = os.environ.get("DP_TEST_CFLAGS", "").split()
+VARIANTS = [["-O0"], ["-O2"], ["-O2", "-flto"]]
+
+failures = []
+n_checks = 0
+
+
+def check(cond, what):
+    global n_checks
+    n_checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what)
+    return cond
+
+
+def run(args, env=None):
+    e = dict(os.environ)
+    e["LC_ALL"] = "C"       # plain quotes in GCC's messages
+    e.update(env or {})
+    return subprocess.run(args, capture_output=True, text=True, env=e)
+
+
+def must(args, env=None):
+    p = run(args, env)
+    if p.returncode != 0:
+        print("command failed (%d): %s\n%s%s" % (p.returncode, " ".join(args), p.stdout, p.stderr))
+        sys.exit(1)
+    return p
+
+
+def cc(args, link=True):
+    tail = ["-Wl,-rpath," + OUT] if link else []
+    return must([DPCC, "--deepprof-runtime=" + RT, "-fchecking=2"] + EXTRA + args + tail)
+
+
+def src(name):
+    return os.path.join(HERE, name)
+
+
+def out(name):
+    return os.path.join(OUT, name)
+
+
+# ---------------------------------------------------------------- readers
+
+def parse_rt(text):
+    """The test runtime's report: per TU file, its tables and counts."""
+    tus, cur, cnt, cyg = {}, None, None, None
+    for line in text.splitlines():
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "tu":
+            cur = tus.setdefault(w[1], {"ps": [], "css": [], "enter": {}, "back": {}, "site": {}})
+            cur["flags"] = int(w[3].split("=")[1])
+        elif w[0] == "ps":
+            first, n = w[5].split("=")[1].split("+")
+            cur["ps"].append({"name": w[2], "loc": w[3], "flags": int(w[4].split("=")[1]),
+                              "first": int(first), "n": int(n)})
+        elif w[0] == "css":
+            cur["css"].append({"index": int(w[1]), "edge": w[2], "kind": w[3], "loc": w[4],
+                               "callee_ps": int(w[5].split("=")[1]),
+                               "flags": int(w[6].split("=")[1]), "bad": "BAD" in line})
+        elif w[0] == "counts":
+            cnt = tus[w[1]]
+        elif w[0] == "enter":
+            cnt["enter"][w[1]] = int(w[2])
+            cnt["back"][w[1]] = int(w[4])
+        elif w[0] == "site":
+            css = cnt["css"][int(w[1])]
+            cnt["site"][(css["edge"], css["loc"])] = (int(w[4]), int(w[6]))
+        elif w[0] == "cyg":
+            cyg = (int(w[2]), int(w[4]))
+    return tus, cyg
+
+
+def run_prog(exe):
+    rep = exe + ".rt"
+    if os.path.exists(rep):
+        os.unlink(rep)
+    p = must([exe], env={"DP_TEST_OUT": rep})
+    with open(rep) as f:
+        return parse_rt(f.read()) + (p.stdout,)
+
+
+def progrep(path):
+    """The JSON records of a module's .deepprof.progrep section."""
+    dump = path + ".progrep"
+    if os.path.exists(dump):
+        os.unlink(dump)
+    p = run(["objcopy", "--dump-section", ".deepprof.progrep=" + dump, path, out("scratch.o")])
+    if p.returncode != 0:
+        return None
+    with open(dump, encoding="utf-8") as f:
+        return [json.loads(l) for l in f.read().replace("\0", "").split("\n") if l.strip()]
+
+
+def fnv_lines(path, first, last):
+    h = 14695981039346656037
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")
+    data = b"".join(l + b"\n" for l in lines[first - 1:last])
+    if last >= len(lines):          # no newline after the last line
+        data = data[:-1]
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return "%016x" % h
+
+
+# ---------------------------------------------------------------- p1
+
+P1_PS = {  # name: (line, flags, number of sites)
+    "leaf": (5, 3, 0), "twice": (6, 1, 0), "konst": (7, 3, 0), "apply": (8, 2, 1),
+    "count_loop": (9, 6, 1), "goto_loop": (19, 6, 0), "do_loop": (28, 6, 0),
+    "fill": (29, 3, 0), "main": (30, 2, 11),
+}
+P1_CSS = {  # (caller->callee, file:line:col): (kind, flags, callee defined here)
+    ("apply->*", "p1.c:8:42"): ("indirect", 1, None),
+    ("count_loop->leaf", "p1.c:15:8"): ("normal", 2, "leaf"),
+    ("main->leaf", "p1.c:32:10"): ("normal", 2, "leaf"),
+    ("main->twice", "p1.c:33:10"): ("normal", 2, "twice"),
+    ("main->twice", "p1.c:34:10"): ("normal", 2 | 8, "twice"),
+    ("main->leaf", "p1.c:34:10"): ("normal", 2 | 8, "leaf"),
+    ("main->apply", "p1.c:35:10"): ("normal", 0, "apply"),
+    ("main->fill", "p1.c:37:2"): ("normal", 2, "fill"),
+    ("main->count_loop", "p1.c:38:10"): ("normal", 0, "count_loop"),
+    ("main->goto_loop", "p1.c:38:26"): ("normal", 0, "goto_loop"),
+    ("main->do_loop", "p1.c:38:41"): ("normal", 0, "do_loop"),
+    ("main->konst", "p1.c:38:54"): ("normal", 2, "konst"),
+    ("main->printf", "p1.c:39:2"): ("external", 0, None),
+}
+P1_ENTER = {"leaf": 7, "twice": 2, "konst": 1, "apply": 1, "count_loop": 1, "goto_loop": 1,
+            "do_loop": 1, "fill": 1, "main": 1}
+P1_BACK = {"count_loop": 5, "goto_loop": 3, "do_loop": 2}
+
+
+def check_tables(tag, tu, want_ps, want_css):
+    got_ps = {p["name"]: (int(p["loc"].split(":")[1]), p["flags"], p["n"]) for p in tu["ps"]}
+    check(got_ps == want_ps, "%s: ps table %s" % (tag, got_ps))
+    got_css = {}
+    for c in tu["css"]:
+        callee = tu["ps"][c["callee_ps"] - 1]["name"] if c["callee_ps"] else None
+        got_css[(c["edge"], c["loc"])] = (c["kind"], c["flags"], callee)
+        check(not c["bad"], "%s: css %d has another TU's id" % (tag, c["index"]))
+    check(got_css == want_css, "%s: css table %s" % (tag, got_css))
+    # a function's sites are contiguous and ids are the table positions
+    for p in tu["ps"]:
+        for k in range(p["first"], p["first"] + p["n"]):
+            check(tu["css"][k]["index"] == k and tu["css"][k]["edge"].startswith(p["name"] + "->"),
+                  "%s: site %d not in %s" % (tag, k, p["name"]))
+
+
+def check_p1_progrep(tag, recs, tu):
+    check(recs is not None, tag + ": no .deepprof.progrep section")
+    if not recs:
+        return
+    tus = [r for r in recs if r["record"] == "tu"]
+    fns = {r["fn"]: r for r in recs if r["record"] == "fn"}
+    check(len(tus) == 1 and tus[0]["n_ps"] == 9 and tus[0]["n_css"] == 13,
+          tag + ": progrep tu record %s" % tus)
+    check(sorted(fns) == sorted(P1_PS), tag + ": progrep functions %s" % sorted(fns))
+    if sorted(fns) != sorted(P1_PS):
+        return
+    tuid = tus[0]["tu"]
+    site = {}  # (edge, loc) -> site id, from the runtime tables
+    for c in tu["css"]:
+        site[(c["edge"], c["loc"])] = c["index"]
+    for name, r in fns.items():
+        check(r["tu"] == tuid, tag + ": %s tu id" % name)
+        check(r["checksum"] == fnv_lines(src("p1.c"), r["line"], r["end_line"]),
+              tag + ": %s checksum" % name)
+        ps = [p for p in tu["ps"] if p["name"] == name][0]
+        check(r["ps"] == tu["ps"].index(ps) and r["first_site"] == ps["first"]
+              and r["n_sites"] == ps["n"], tag + ": %s ps/site numbering" % name)
+        check(r["backedges"] == (1 if name in P1_BACK else 0), tag + ": %s backedges" % name)
+        for c in r["calls"]:   # the progrep's ids are the tables' ids
+            t = tu["css"][c["site"]]
+            check(t["loc"] == "p1.c:%d:%d" % (c["line"], c["col"])
+                  and t["edge"].split("->")[1] == (c["callee"] or "*")
+                  and c["id"] == "%s:%d" % (tuid, c["site"]), tag + ": site %d" % c["site"])
+    s = lambda e, l: site[(e, "p1.c:" + l)]
+    main = fns["main"]
+    order = ["main->leaf 32:10", "main->twice 33:10", "main->twice 34:10", "main->leaf 34:10",
+             "main->apply 35:10", "main->fill 37:2", "main->count_loop 38:10",
+             "main->goto_loop 38:26", "main->do_loop 38:41", "main->konst 38:54",
+             "main->printf 39:2"]
+    check(main["body"] == [{"call": s(*o.split())} for o in order], tag + ": main body %s" % main["body"])
+    check(main["params"] == [{"name": "argc", "type": "int", "pointer": False},
+                             {"name": "argv", "type": "char * *", "pointer": True}],
+          tag + ": main params")
+    calls = {c["site"]: c for c in main["calls"]}
+    a, b = s("main->leaf", "32:10"), s("main->twice", "33:10")
+    tw, lf = s("main->twice", "34:10"), s("main->leaf", "34:10")
+    want = {
+        a: ([{"from": [{"const": True}]}], {"local": "a"}, "memory"),
+        b: ([{"from": [{"param": "argc"}]}], {"local": "b"}, "memory"),
+        tw: ([{"from": [{"local": "a"}, {"call": a}]}], "temp", "memory"),
+        lf: ([{"from": [{"call": tw}]}], {"local": "c"}, "memory"),
+        s("main->apply", "35:10"): ([{"from": [{"function": "leaf"}], "points_to": ["function"]},
+                                    {"from": [{"local": "b"}, {"call": b}]}], {"local": "d"}, "memory"),
+        s("main->fill", "37:2"): ([{"from": [{"addr_of": {"local": "local"}}],
+                                   "points_to": [{"local": "local"}]},
+                                  {"from": [{"local": "c"}, {"call": lf}]}], None, "memory"),
+        s("main->konst", "38:54"): ([{"from": [{"param": "argc"}]}], "temp", "const"),
+    }
+    for k, (args, res, eff) in want.items():
+        c = calls[k]
+        check((c["args"], c["result"], c["effects"]) == (args, res, eff),
+              tag + ": main call %d: %s" % (k, json.dumps(c)))
+    pf = calls[s("main->printf", "39:2")]
+    check(pf["kind"] == "external" and pf["args"][5] == {"from": [{"local": "local"}]},
+          tag + ": printf record")
+    ap = fns["apply"]
+    check(ap["params"] == [{"name": "f", "type": "int (*) (int)", "pointer": True},
+                           {"name": "v", "type": "int", "pointer": False}], tag + ": apply params")
+    c = ap["calls"][0]
+    check(c["kind"] == "indirect" and c["callee"] is None and c.get("tail") is True
+          and c["target_from"] == [{"param": "f"}] and c["args"] == [{"from": [{"param": "v"}]}]
+          and c["result"] == "temp", tag + ": apply call %s" % json.dumps(c))
+    cl = s("count_loop->leaf", "15:8")
+    check(fns["count_loop"]["body"] == [{"loop": {"line": 12, "body": [
+        {"branch": {"kind": "if", "line": 13, "arms": [[], [{"call": cl}]]}}]}}],
+        tag + ": count_loop body %s" % fns["count_loop"]["body"])
+    check(fns["count_loop"]["calls"][0]["args"] == [{"from": [{"local": "i"}, {"const": True}]}]
+          and fns["count_loop"]["calls"][0]["result"] == "temp", tag + ": count_loop call")
+    check(fns["goto_loop"]["body"] == [{"loop": {"line": 24, "body": []}}], tag + ": goto_loop body")
+    check(fns["do_loop"]["body"] == [{"loop": {"line": 28, "body": []}}], tag + ": do_loop body")
+    check(all(r["unplaced"] == [] for r in fns.values()), tag + ": unplaced sites")
+
+
+def test_p1():
+    for v in VARIANTS:
+        tag = "p1 " + " ".join(v)
+        exe = out("p1" + "".join(v).replace("-", "_"))
+        cc(v + [src("p1.c"), "-o", exe])
+        tus, cyg, stdout = run_prog(exe)
+        check(stdout == "2 2 5 3 5 25 ok\n", tag + ": program output %r" % stdout)
+        check(list(tus) == ["p1.c"], tag + ": TUs %s" % list(tus))
+        tu = tus["p1.c"]
+        check(tu["flags"] == 7, tag + ": tu flags %d" % tu["flags"])
+        check_tables(tag, tu, P1_PS, P1_CSS)
+        check(tu["enter"] == P1_ENTER, tag + ": enters %s" % tu["enter"])
+        check({k: n for k, n in tu["back"].items() if n} == P1_BACK, tag + ": back-edges %s" % tu["back"])
+        want_site = {k: (4, 4) if k[0] == "count_loop->leaf" else (1, 0) if k[0] == "apply->*"
+                     else (1, 1) for k in P1_CSS}
+        check(tu["site"] == want_site, tag + ": site counts %s" % tu["site"])
+        check_p1_progrep(tag, progrep(exe), tu)
+
+
+# ---------------------------------------------------------------- p2: multi-TU + shared library
+
+def test_p2():
+    for v in VARIANTS:
+        tag = "p2 " + " ".join(v)
+        sfx = "".join(v).replace("-", "_")
+        lib = out("libp2%s.so" % sfx)
+        exe = out("p2" + sfx)
+        cc(v + ["-shared", "-fPIC", src("p2lib.c"), "-o", lib, RT])
+        cc(v + [src("p2main.c"), src("p2help.c"), "-o", exe, lib])
+        tus, cyg, stdout = run_prog(exe)
+        check(stdout == "14\n", tag + ": output %r" % stdout)
+        check(sorted(tus) == ["p2help.c", "p2lib.c", "p2main.c"], tag + ": TUs %s" % sorted(tus))
+        if sorted(tus) != ["p2help.c", "p2lib.c", "p2main.c"]:
+            continue
+        check_tables(tag + " lib", tus["p2lib.c"], {"lib_sum": (2, 6, 1)},
+                     {("lib_sum->*", "p2lib.c:6:8"): ("indirect", 0, None)})
+        check_tables(tag + " main", tus["p2main.c"], {"cb": (6, 0, 1), "main": (7, 2, 2)},
+                     {("cb->helper", "p2main.c:6:31"): ("normal", 1, None),
+                      ("main->lib_sum", "p2main.c:9:2"): ("normal", 8, None),
+                      ("main->printf", "p2main.c:9:2"): ("external", 8, None)})
+        check_tables(tag + " help", tus["p2help.c"], {"helper": (2, 3, 0)}, {})
+        check(tus["p2lib.c"]["enter"] == {"lib_sum": 1} and tus["p2lib.c"]["back"] == {"lib_sum": 4},
+              tag + ": lib_sum counts")
+        check(tus["p2lib.c"]["site"] == {("lib_sum->*", "p2lib.c:6:8"): (4, 4)}, tag + ": lib site")
+        check(tus["p2main.c"]["enter"] == {"cb": 4, "main": 1}, tag + ": main TU enters")
+        check(tus["p2main.c"]["site"] == {("cb->helper", "p2main.c:6:31"): (4, 0),
+                                         ("main->lib_sum", "p2main.c:9:2"): (1, 1),
+                                         ("main->printf", "p2main.c:9:2"): (1, 1)},
+              tag + ": main TU sites %s" % tus["p2main.c"]["site"])
+        check(tus["p2help.c"]["enter"] == {"helper": 4}, tag + ": helper enters")
+        recs = progrep(lib) or []
+        fn = [r for r in recs if r.get("fn") == "lib_sum"]
+        check(len(fn) == 1, tag + ": lib progrep")
+        if fn:
+            r = fn[0]
+            check(r["body"] == [{"loop": {"line": 5, "body": [{"call": 0}]}}]
+                  and r["calls"][0]["target_from"] == [{"param": "cb"}]
+                  and r["calls"][0]["args"] == [{"from": [{"local": "i"}, {"const": True}]}]
+                  and [p["pointer"] for p in r["params"]] == [False, True],
+                  tag + ": lib_sum progrep %s" % json.dumps(r))
+        recs = progrep(exe) or []
+        check(sorted(r["fn"] for r in recs if r["record"] == "fn") == ["cb", "helper", "main"]
+              and sorted(r["file"].split("/")[-1] for r in recs if r["record"] == "tu")
+              == ["p2help.c", "p2main.c"], tag + ": exe progrep records")
+
+
+# ---------------------------------------------------------------- options, modes, errors
+
+def test_modes():
+    exe = out("p1_cyg")
+    cc(["--deepprof-mode=cyg", "-O2", src("p1.c"), "-o", exe])
+    tus, cyg, stdout = run_prog(exe)
+    check(tus == {} and cyg == (16, 16), "cyg mode: tables %s, hooks %s" % (list(tus), cyg))
+
+    exe = out("p1_noback")
+    pf = out("p1.jsonl")
+    if os.path.exists(pf):
+        os.unlink(pf)
+    cc(["--deepprof-arg=backedges=0", "--deepprof-arg=progrep-file=" + pf, "-O2",
+        src("p1.c"), "-o", exe])
+    tus, cyg, stdout = run_prog(exe)
+    tu = tus.get("p1.c", {"flags": -1, "ps": [], "back": {}})
+    flags = {p["name"]: p["flags"] for p in tu["ps"]}
+    check(tu["flags"] == 6 and not any(tu["back"].values()) and flags.get("count_loop") == 2
+          and flags.get("goto_loop") == 3, "backedges=0: %s %s" % (tu["flags"], flags))
+    with open(pf) as f:
+        side = [json.loads(l) for l in f if l.strip()]
+    check(side == progrep(exe), "progrep-file differs from the section")
+
+    obj = out("p1_noprogrep.o")
+    cc(["--deepprof-arg=progrep=0", "-c", src("p1.c"), "-o", obj], link=False)
+    check(".deepprof.progrep" not in must(["readelf", "-S", obj]).stdout, "progrep=0 still emits records")
+
+    p = run([DPCC, "--help"])
+    check(p.returncode == 0 and "--deepprof-mode=cyg" in p.stdout and "before inlining" in p.stdout,
+          "deepprof-cc --help")
+    p = run([DPCC, "--deepprof-mode=off", "-O2", src("p2help.c"), "-c", "-o", out("off.o")])
+    check(p.returncode == 0 and "dp_abi_enter" not in must(["nm", out("off.o")]).stdout,
+          "mode=off adds instrumentation")
+
+
+def expect_error(tag, args, rc_ok, needle, env=None):
+    p = run(args, env)
+    err = p.stderr
+    ok = rc_ok(p.returncode) and needle in err and "internal compiler error" not in err
+    check(ok, "%s: rc %d, stderr %r" % (tag, p.returncode, err[-400:]))
+    lines = [l for l in err.splitlines() if "deepprof" in l]
+    check(len(lines) >= 1, tag + ": no one-line message")
+
+
+def test_errors():
+    c = ["-c", src("p2help.c"), "-o", out("err.o")]
+    nz = lambda rc: rc != 0
+    two = lambda rc: rc == 2
+    g = ["gcc", "-fplugin=" + PLUGIN]
+    expect_error("unknown plugin argument", g + ["-fplugin-arg-deepprof-bogus=1"] + c, nz,
+                 "unknown argument '-fplugin-arg-deepprof-bogus'")
+    expect_error("bad plugin value", g + ["-fplugin-arg-deepprof-progrep=maybe"] + c, nz,
+                 "expected 0 or 1")
+    expect_error("unwritable progrep file", g + ["-fplugin-arg-deepprof-progrep-file=/nonexistent/x.jsonl"] + c,
+                 nz, "cannot write progrep file '/nonexistent/x.jsonl'")
+    expect_error("calls=surviving", g + ["-fplugin-arg-deepprof-calls=surviving"] + c, nz,
+                 "not implemented yet")
+    expect_error("wrapper: unknown option", [DPCC, "--deepprof-bogus"] + c, two,
+                 "deepprof-cc: unknown option --deepprof-bogus")
+    expect_error("wrapper: bad mode", [DPCC, "--deepprof-mode=fast"] + c, two, "unknown mode")
+    expect_error("wrapper: clang", [DPCC, "--deepprof-cc=clang"] + c, two,
+                 "plugin mode needs GCC")
+    expect_error("wrapper: output dir", [DPCC, "-c", src("p2help.c"), "-o", "/nonexistent/dir/x.o"],
+                 two, "cannot write output file /nonexistent/dir/x.o")
+    fake = out("fake-gcc")
+    with open(fake, "w") as f:
+        f.write('#!/bin/sh\nif [ "$1" = -dumpfullversion ]; then echo 11.3.0; exit 0; fi\nexec gcc "$@"\n')
+    os.chmod(fake, 0o755)
+    expect_error("wrapper: other GCC", [DPCC, "--deepprof-cc=" + fake] + c, two,
+                 "is GCC 11.3.0 but the deepprof plugin was built for GCC")
+    expect_error("wrapper: missing plugin", [DPCC, "--deepprof-plugin=/nonexistent/deepprof.so"] + c,
+                 two, "cannot read the deepprof GCC plugin /nonexistent/deepprof.so")
+    # -fchecking=2 is quiet at every level
+    for v in VARIANTS:
+        p = run(["gcc", "-fplugin=" + PLUGIN, "-fchecking=2", "-c", src("p1.c"), "-o", out("chk.o")] + v)
+        check(p.returncode == 0 and p.stderr == "", "-fchecking=2 %s: %r" % (v, p.stderr[-400:]))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for t in (test_p1, test_p2, test_modes, test_errors):
+        t()
+    if failures:
+        print("check-plugin: %d FAILED" % len(failures))
+        sys.exit(1)
+    print("check-plugin: all %d checks passed" % n_checks)
+
+
+if __name__ == "__main__":
+    main()

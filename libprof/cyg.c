@@ -1,8 +1,9 @@
 /*
  * cyg.c — the -finstrument-functions entry points. They name a function by
  * its entry address and a call site by its return address, and hand both to
- * the graph core (graph.h); the GCC plugin will call the same core with
- * static site indexes instead.
+ * the graph core (graph.h) with their stack pointer (the hook's CFA, which is
+ * the instrumented function's stack pointer at the call); the GCC plugin will
+ * call the same core with static site indexes instead.
  * Part of deepprof's libprof. MIT licence.
  */
 #include "graph.h"
@@ -14,6 +15,5 @@ DP_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 
 DP_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
-	(void)call_site;
-	dp_graph_exit((uintptr_t)fn, (uintptr_t)__builtin_dwarf_cfa());
+	dp_graph_exit((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa());
 }

@@ -11,7 +11,7 @@
 #include "graph.h"
 
 /* --- private prototypes --- */
-static struct dp_ps *ps_get(uintptr_t fn);
+static struct dp_ps *ps_get(uintptr_t fn, uint32_t off);
 static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller);
 static struct dp_pd *pd_new(struct dp_thread *t, struct dp_ps *ps);
 static int outer_reserve(struct dp_thread *t, uint32_t idx);
@@ -79,8 +79,8 @@ static struct dp_ps *ps_find(uintptr_t fn)
 	return NULL;
 }
 
-/* The ps of entry address fn, created if new. NULL when out of memory. */
-static struct dp_ps *ps_get(uintptr_t fn)
+/* The ps of entry address fn, created if new with frame offset off. NULL when out of memory. */
+static struct dp_ps *ps_get(uintptr_t fn, uint32_t off)
 {
 	pthread_mutex_lock(&dp_rt.lock);
 	struct dp_ps *ps = ps_find(fn);
@@ -92,6 +92,7 @@ static struct dp_ps *ps_get(uintptr_t fn)
 	ps = ps_find(fn);
 	if (!ps && (ps = dp_mem_global(sizeof *ps))) {
 		ps->fn = fn;
+		ps->off = off;
 		ps->mod_base = base;
 		ps->idx = dp_rt.n_ps + 1;
 		uint32_t h = hash_ptr(fn, 0) & dp_rt.ps_hmask;
@@ -228,7 +229,8 @@ static int tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c)
  * new csd: if fn's ps has an outermost activation on this thread, the csd
  * adopts that pd; else it gets a new one. NULL when out of memory (lost).
  */
-struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site)
+struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site,
+				 uint32_t off)
 {
 	uintptr_t j = dp_hash(site, fn) & pd->mask;
 	struct dp_csd *c;
@@ -239,7 +241,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	}
 	int saved_errno = errno;
 	busy_on(t);
-	struct dp_ps *ps = ps_get(fn);
+	struct dp_ps *ps = ps_get(fn, off);
 	struct dp_css *css = ps ? css_get(site, pd->ps) : NULL;
 	struct dp_pd *callee = NULL;
 	if (!css || outer_reserve(t, ps->idx) < 0)
@@ -256,6 +258,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	c->ctab = callee->tab;
 	c->cmask = callee->mask;
 	c->psi = ps->idx;
+	c->off = ps->off;
 	c->css = css;
 	c->caller = pd;
 	if (tab_insert(t, pd, c) < 0)
@@ -305,11 +308,27 @@ int dp_graph_grow_stack(struct dp_thread *t)
 }
 
 /*
- * Everything the enter hook's fast path does not handle: the thread's first
- * hook, re-entry while the runtime is busy, a stopped runtime, stale frames
- * left by longjmp (each recorded sp <= the current sp), a full stack.
+ * The canonical frame address of the function that called a hook at
+ * hook_sp: just above its return address, the first stack word from hook_sp
+ * up that holds site. NOTE: reads the program's stack; bounded to 4 KiB of
+ * frame, beyond which hook_sp itself is used (offset 0).
  */
-DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
+static uintptr_t frame_cfa(uintptr_t hook_sp, uintptr_t site)
+{
+	const uintptr_t *p = (const uintptr_t *)hook_sp;
+	for (int i = 0; i < 512; i++)
+		if (p[i] == site)
+			return (uintptr_t)(p + i + 1);
+	return hook_sp;
+}
+
+/*
+ * Everything the enter hook's fast path does not handle: the thread's first
+ * hook, re-entry while the runtime is busy, a stopped runtime, a new csd or
+ * a table collision, stale frames left by longjmp (each recorded sp <= the
+ * current sp), a full stack.
+ */
+DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 {
 	struct dp_thread *t = dp_self;
 	if (!t && !(t = dp_thread_init()))
@@ -320,6 +339,7 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 		return;
 	}
 	int saved_errno = errno;
+	uintptr_t sp = frame_cfa(hook_sp, site);
 	busy_on(t);
 	while (t->h->top != t->stack && t->h->top->sp <= sp)
 		pop_nonlocal(t);
@@ -342,7 +362,7 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 	}
 	struct dp_csd *c = pd->tab[dp_hash(site, fn) & pd->mask];
 	if (!c || c->site != site || c->fn != fn) {
-		c = dp_graph_csd_miss(t, pd, fn, site);
+		c = dp_graph_csd_miss(t, pd, fn, site, (uint32_t)(sp - hook_sp));
 		if (!c) {
 			errno = saved_errno;
 			return;
@@ -364,6 +384,7 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 	f[1].pd = c->callee;
 	f[1].saved = old;
 	f[1].psi = c->psi;
+	f[1].off = (uint32_t)(sp - hook_sp);
 	f[1].tab = c->ctab = c->callee->tab;
 	f[1].mask = c->cmask = c->callee->mask;
 	__asm__ volatile("" ::: "memory");
@@ -372,15 +393,16 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 }
 
 /*
- * The exit hook's slow path: frames deeper than sp were left by longjmp and
- * are popped as non-local exits; then fn's frame is popped as a return. An
- * exit whose enter was never seen (ignored while busy) is counted as lost.
+ * The exit hook's slow path: frames deeper than fn's frame were left by
+ * longjmp and are popped as non-local exits; then fn's frame is popped as a
+ * return. An exit whose enter was never seen (ignored while busy) is lost.
  */
-DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t sp)
+DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 {
 	struct dp_thread *t = dp_self;
 	if (!t || t->h->stop)
 		return;
+	uintptr_t sp = frame_cfa(hook_sp, site);
 	busy_on(t);
 	while (t->h->top != t->stack && t->h->top->sp < sp)
 		pop_nonlocal(t);

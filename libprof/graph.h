@@ -10,25 +10,28 @@
 #include "internal.h"
 
 /*
- * A call of fn from call site site, made with the stack at sp. Builds or
- * reuses the csd of (current pd, site, fn), folds recursion through the
- * thread's outermost activations, counts the call and pushes a frame.
- * Everything rare happens in dp_graph_enter_slow().
+ * A call of fn from call site site; hook_sp is the stack pointer of fn where
+ * it called the hook, and fn's frame offset (learned by the slow path, kept
+ * in the csd) turns it into fn's canonical frame address. Builds or reuses
+ * the csd of (current pd, site, fn), folds recursion through the thread's
+ * outermost activations, counts the call and pushes a frame. Everything rare
+ * happens in dp_graph_enter_slow().
  */
 static inline __attribute__((always_inline))
-void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
+void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 {
 	struct dp_hot *h = &dp_hot;
 	if (unlikely(h->stop))
-		return dp_graph_enter_slow(fn, site, sp);   /* first hook, busy, stopped */
+		return dp_graph_enter_slow(fn, site, hook_sp);  /* first hook, busy, stopped */
 	struct dp_frame *f = h->top;
-	if (unlikely(f->sp <= sp || f == h->stack_last))
-		return dp_graph_enter_slow(fn, site, sp);   /* stale frames (longjmp) or a full stack */
 	struct dp_csd *c = f->tab[dp_hash(site, fn) & f->mask];
 	if (unlikely(!c || c->site != site || c->fn != fn))
-		return dp_graph_enter_slow(fn, site, sp);   /* a collision or a new csd */
+		return dp_graph_enter_slow(fn, site, hook_sp);  /* a collision or a new csd */
+	uintptr_t sp = hook_sp + c->off;
+	if (unlikely(f->sp <= sp || f == h->stack_last))
+		return dp_graph_enter_slow(fn, site, hook_sp);  /* stale frames (longjmp) or a full stack */
 	struct dp_pd *callee = c->callee;
-	uintptr_t psi = c->psi;
+	uint32_t psi = c->psi;
 	struct dp_pd *old = h->outer[psi];
 	h->outer[psi] = old ? old : callee;
 	c->calls++;
@@ -39,6 +42,7 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
 	f[1].pd = callee;
 	f[1].saved = old;
 	f[1].psi = psi;
+	f[1].off = c->off;
 	f[1].tab = c->ctab;
 	f[1].mask = c->cmask;
 	__asm__ volatile("" ::: "memory");          /* the frame is complete before a signal handler can see it */
@@ -46,19 +50,19 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
 }
 
 /*
- * The return of fn, with the stack at sp. The common case pops the top frame;
- * a top frame of another function, or one deeper than sp, means frames were
- * left by longjmp: dp_graph_exit_slow() resynchronises.
+ * The return of fn (hook_sp as for dp_graph_enter). The common case pops the
+ * top frame; a top frame of another function, or one deeper than fn's frame,
+ * means frames were left by longjmp: dp_graph_exit_slow() resynchronises.
  */
 static inline __attribute__((always_inline))
-void dp_graph_exit(uintptr_t fn, uintptr_t sp)
+void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 {
 	struct dp_hot *h = &dp_hot;
 	if (unlikely(h->stop))
-		return dp_graph_exit_slow(fn, sp);
+		return dp_graph_exit_slow(fn, site, hook_sp);
 	struct dp_frame *f = h->top;
-	if (unlikely(f->fn != fn || f->sp < sp))
-		return dp_graph_exit_slow(fn, sp);
+	if (unlikely(f->fn != fn || f->sp < hook_sp + f->off))
+		return dp_graph_exit_slow(fn, site, hook_sp);
 	h->outer[f->psi] = f->saved;
 	f->csd->exits++;
 	__asm__ volatile("" ::: "memory");

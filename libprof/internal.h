@@ -39,6 +39,7 @@ struct dp_ps {
 	uintptr_t fn;
 	uint32_t idx;
 	uintptr_t mod_base;         /* dladdr()'s dli_fbase of fn, 0 if unknown */
+	uint32_t off;               /* frame offset, see dp_frame: from fn's hook stack pointer to its CFA */
 	const char *name;           /* synthetic procedures only */
 	struct dp_ps *hnext;        /* hash chain (under dp_rt.lock) */
 	struct dp_ps *next;         /* creation-order list, published with release stores */
@@ -73,6 +74,7 @@ struct dp_csd {
 	uintptr_t cmask;            /* hot path's chain of loads; refreshed when found stale */
 	struct dp_pd *callee;
 	uint32_t psi;               /* callee->ps->idx, kept here for the hot path */
+	uint32_t off;               /* callee->ps->off */
 	uint32_t id;                /* assigned by the writer */
 	uint64_t calls, exits, nonlocal, ticks, allocs, bytes;
 	struct dp_css *css;
@@ -94,14 +96,20 @@ struct dp_pd {
 	struct dp_pd *next;         /* the thread's pd list, creation order */
 };
 
-/* One activation on a thread's shadow stack. */
+/*
+ * One activation on a thread's shadow stack (64 bytes). sp is the
+ * activation's canonical frame address (its CFA: the caller's stack pointer
+ * at the call), so two callees called from the same place have the same sp
+ * whatever their frame sizes, and every live caller has a larger one.
+ */
 struct dp_frame {
-	uintptr_t sp;               /* stack address at the enter hook: deeper frames have smaller sp */
+	uintptr_t sp;               /* deeper frames have smaller sp */
 	uintptr_t fn;
 	struct dp_csd *csd;         /* where exits go; &t->outside for frames inherited over fork */
 	struct dp_pd *pd;           /* the activation's pd: calls made from it hang here */
 	struct dp_pd *saved;        /* the ps's outermost activation before this call */
-	uintptr_t psi;
+	uint32_t psi;               /* the ps idx, for restoring outer[] */
+	uint32_t off;               /* fn's frame offset: sp = the hook's stack pointer + off */
 	struct dp_csd **tab;        /* pd's table and mask, cached for the next call's lookup; */
 	uintptr_t mask;             /* may be stale after growth: then the slow path finds the csd */
 };
@@ -200,9 +208,10 @@ void *dp_mem_thread(struct dp_thread *t, size_t size);
 void *dp_mem_global(size_t size);       /* caller holds dp_rt.lock */
 
 /* graph.c: the core, independent of how sites and functions are named. */
-struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site);
-void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp);
-void dp_graph_exit_slow(uintptr_t fn, uintptr_t sp);
+struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site,
+				 uint32_t off);
+void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp);
+void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp);
 int dp_graph_grow_stack(struct dp_thread *t);
 void dp_graph_unwind_all(struct dp_thread *t);  /* count every frame still on t's stack as a non-local exit */
 struct dp_ps *dp_graph_root_ps(void);

@@ -1,0 +1,192 @@
+"""e2e.py — shared helpers for deepprof's end-to-end tests: build a test
+program with libprof, run it, read its Deep.data through `deepprof dump
+--json`, and look up nodes by function name. Stdlib only.
+Part of deepprof's end-to-end tests. MIT licence.
+"""
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+
+
+class Fail(AssertionError):
+    pass
+
+
+def eq(actual, expected, what):
+    if actual != expected:
+        raise Fail("%s: expected %r, got %r" % (what, expected, actual))
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+class Ctx:
+    """One test's context: where things are, and a scratch directory."""
+
+    def __init__(self, args, name):
+        self.a = args
+        self.name = name
+        self.srcdir = os.path.dirname(os.path.abspath(__file__))
+        self.dir = os.path.abspath(os.path.join(args.build, "e2e", name))
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.lib = os.path.abspath(os.path.join(args.build, "lib"))
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def compile(self, src, out=None, link="static", extra=()):
+        """Build tests/e2e/<src> at -O0 -g -finstrument-functions with libprof:
+        link "static" (libprof.a) or "pkg-config" (libprof.so through
+        build/lib/pkgconfig/libprof.pc). Returns the executable's path."""
+        exe = self.path(out or os.path.splitext(src)[0])
+        cmd = [self.a.cc, "-std=gnu11", "-O0", "-g", "-finstrument-functions",
+               "-Wall", "-pthread", "-I" + os.path.join(self.lib, "..", "include")]
+        cmd += shlex.split(self.a.cflags) + list(extra)
+        cmd += [os.path.join(self.srcdir, src), "-o", exe]
+        env = dict(os.environ)
+        if link == "static":
+            cmd += [os.path.join(self.lib, "libprof.a"), "-lpthread"]
+        elif link == "pkg-config":
+            env["PKG_CONFIG_PATH"] = os.path.join(self.lib, "pkgconfig")
+            r = subprocess.run(["pkg-config", "--cflags", "--libs", "libprof"], env=env,
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise Fail("pkg-config libprof failed: " + r.stderr.strip())
+            cmd += shlex.split(r.stdout)
+        else:
+            raise ValueError(link)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            raise Fail("build of %s failed:\n%s" % (src, r.stderr.strip()))
+        return exe
+
+    def run(self, exe, args=(), env=None, rc=0, timeout=120):
+        """Run exe in the scratch dir; check its exit status (rc < 0: died of
+        signal -rc). Returns the CompletedProcess (text stdout/stderr)."""
+        e = dict(os.environ)
+        for k in ("DEEPPROF_FILE", "DEEPPROF_HZ"):
+            e.pop(k, None)
+        e.update(env or {})
+        r = subprocess.run([exe] + list(args), cwd=self.dir, env=e, capture_output=True,
+                           text=True, timeout=timeout)
+        if r.returncode != rc:
+            raise Fail("%s exited with %d, expected %d; stderr: %s"
+                       % (os.path.basename(exe), r.returncode, rc, r.stderr.strip()[-800:]))
+        return r
+
+    def spawn(self, exe, args=(), env=None):
+        e = dict(os.environ)
+        for k in ("DEEPPROF_FILE", "DEEPPROF_HZ"):
+            e.pop(k, None)
+        e.update(env or {})
+        return subprocess.Popen([exe] + list(args), cwd=self.dir, env=e,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def dump(self, name="Deep.data"):
+        """The profile at <scratch>/<name>, as `deepprof dump --json` shows it."""
+        path = self.path(name)
+        check(os.path.exists(path), "%s was not written" % path)
+        r = subprocess.run([self.a.deepprof, "dump", "--json", path], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            raise Fail("deepprof dump --json %s failed (%d): %s"
+                       % (path, r.returncode, r.stderr.strip()))
+        try:
+            j = json.loads(r.stdout)
+        except ValueError as e:
+            raise Fail("deepprof dump --json %s: not JSON: %s" % (path, e))
+        return Profile(j, path)
+
+
+class Profile:
+    """A dumped profile with lookups by function name."""
+
+    def __init__(self, j, path):
+        self.j = j
+        self.path = path
+        self.h = j["header"]
+        self.ps = j["ps"]
+        self.css = j["css"]
+        self.pd = j["pd"]
+        self.csd = j["csd"]
+        self.threads = j["threads"]
+
+    def thread_of_csd(self, c):
+        return self.pd[c["caller_pd"] - 1]["thread"]
+
+    def csds(self, caller=None, callee=None, thread=None):
+        out = []
+        for c in self.csd:
+            if caller is not None and c["caller"] != caller:
+                continue
+            if callee is not None and c["callee"] != callee:
+                continue
+            if thread is not None and self.thread_of_csd(c) != thread:
+                continue
+            out.append(c)
+        return out
+
+    def one(self, caller, callee, thread=None):
+        """The single csd from caller to callee (in thread); fails otherwise."""
+        cs = self.csds(caller, callee, thread)
+        if len(cs) != 1:
+            raise Fail("%s: expected one csd %s -> %s%s, found %d"
+                       % (self.path, caller, callee,
+                          "" if thread is None else " in thread %d" % thread, len(cs)))
+        return cs[0]
+
+    def total(self, caller=None, callee=None, field="calls", thread=None):
+        return sum(c[field] for c in self.csds(caller, callee, thread))
+
+    def pds(self, name, thread=None):
+        return [p for p in self.pd if p["name"] == name
+                and (thread is None or p["thread"] == thread)]
+
+    def counts(self, caller, callee, thread=None):
+        """(calls, exits, nonlocal_exits) of the single csd caller -> callee."""
+        c = self.one(caller, callee, thread)
+        return (c["calls"], c["exits"], c["nonlocal_exits"])
+
+    def css_of(self, c):
+        return self.css[c["css"] - 1]
+
+    def check_invariants(self):
+        """What every profile libprof writes must satisfy."""
+        h = self.h
+        eq(h["magic"], "deepprof", "magic")
+        eq(h["version"], 1, "version")
+        eq(h["clock"], "calls", "clock")
+        eq(h["calls"], sum(c["calls"] for c in self.csd), "header calls == sum of csd calls")
+        eq(h["cscs"], h["calls"], "header cscs == calls")
+        eq(h["allocs"], sum(c["allocs"] for c in self.csd) + h["allocs_outside"],
+           "header allocs == csd allocs + outside")
+        eq(h["bytes"], sum(c["bytes"] for c in self.csd) + h["bytes_outside"],
+           "header bytes == csd bytes + outside")
+        eq(h["ticks"], sum(t["ticks"] for t in self.threads), "header ticks == thread ticks")
+        eq(h["ticks"], sum(c["ticks"] for c in self.csd) + h["ticks_outside"],
+           "ticks == csd ticks + ticks_outside")
+        eq(h["lost"], 0, "lost")
+        check(h["mem_bytes"] > 0, "mem_bytes > 0")
+        eq(self.ps[0]["name"], "<root>", "PS 1 is <root>")
+        for c in self.csd:
+            eq(c["cscs"], c["calls"], "csd %d cscs == calls" % c["id"])
+            if h["final"]:
+                eq(c["calls"], c["exits"] + c["nonlocal_exits"],
+                   "csd %d (%s -> %s) calls == exits + nonlocal_exits"
+                   % (c["id"], c["caller"], c["callee"]))
+        for t in self.threads:
+            eq(self.pd[t["root_pd"] - 1]["ps"], 1, "thread %d root pd is a <root> pd" % t["id"])
+
+
+def died_of(sig):
+    return -int(sig)
+
+
+SIGTERM = signal.SIGTERM

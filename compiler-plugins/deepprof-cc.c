@@ -55,7 +55,7 @@ static const char *const usage =
 "                          this program in the build tree or under " DP_PREFIX ")\n"
 "  --deepprof-runtime=LIB  link LIB instead of libprof (default: $DEEPPROF_RUNTIME)\n"
 "  --deepprof-libs=\"-lx..\" libraries the runtime needs (default: $DEEPPROF_LIBS, else\n"
-"                          \"-lmsgpackc -lpthread -lrt -lm -ldl\"; none with a LIB above)\n"
+"                          \"-lpthread\"; none with a LIB above)\n"
 "  --deepprof-verbose      print the compiler command before running it\n"
 "  --help                  this text (`gcc --help` for the compiler's options)\n"
 "\n"
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 				die("cannot find the runtime libprof.a (in this program's ../lib or "
 				    DP_PREFIX "/lib); set DEEPPROF_RUNTIME");
 			if (!libs)
-				libs = "-lmsgpackc -lpthread -lrt -lm -ldl";
+				libs = "-lpthread";
 		} else if (!file_exists(rt)) {
 			die("cannot read the runtime %s", rt);
 		}

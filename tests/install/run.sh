@@ -117,6 +117,18 @@ else
 	fail "not installed:$missing"
 fi
 
+# A staged install (packagers): files under DESTDIR, paths inside them
+# naming PREFIX alone.
+dest=$work/dest
+if $MAKE --no-print-directory install PREFIX=/opt/deepprof DESTDIR="$dest" >"$work/destdir.log" 2>&1 &&
+   [ -x "$dest/opt/deepprof/bin/deepprof" ] && [ -f "$dest/opt/deepprof/lib/libprof.a" ] &&
+   grep -qx 'prefix=/opt/deepprof' "$dest/opt/deepprof/lib/pkgconfig/libprof.pc" &&
+   ! grep -q "$dest" "$dest/opt/deepprof/lib/pkgconfig/libprof.pc"; then
+	ok "make install DESTDIR=... PREFIX=/opt/deepprof: staged, .pc says prefix=/opt/deepprof"
+else
+	fail "make install DESTDIR=$dest PREFIX=/opt/deepprof"; tail -n 20 "$work/destdir.log" | sed 's/^/     | /'
+fi
+
 # The installed .pc must point into PREFIX, not back into the build tree.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 flags=$(pkg-config --cflags --libs libprof 2>"$work/pc.err")

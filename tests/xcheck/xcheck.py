@@ -220,6 +220,16 @@ def check_reference(a, work, text):
     hooks = os.path.join(work, "refhooks.o")
     run([a.cc, "-O2", "-w", "-c", os.path.join(HERE, "refhooks.c"), "-o", hooks])
     total = [[], 0, 0, []]
+    # Known answers, to check the reference itself: alloc 4 builds, checks and
+    # frees 4 trees of depth 16 (2^17-1 nodes: 2^17-2 recursive calls each);
+    # fib(22) makes 2*fib(23)-2 = 57312 recursive calls.
+    tree = 4 * (2 ** 17 - 2)
+    known = {
+        "alloc": {("main", "make"): 4, ("main", "check"): 4, ("main", "release"): 4,
+                  ("main", "churn"): 4, ("make", "make"): tree, ("check", "check"): tree,
+                  ("release", "release"): tree},
+        "fib": {("main", "fib"): 1, ("fib", "fib"): 57312},
+    }
     for prog, sources, runs in (
             ("bzip2", [os.path.join(a.src, s) for s in BZIP2_SOURCES], None),
             ("alloc", [os.path.join(BENCH, "alloc.c")], [["4"]]),
@@ -247,6 +257,11 @@ def check_reference(a, work, text):
                     add(ours, our_arcs(a, d, base_name))
                 else:
                     add(theirs, ref_arcs(d, ref))
+        if prog in known:
+            mine = {k: v for k, v in theirs.items() if k[0] in fns and k[1] in fns}
+            if mine != known[prog]:
+                raise Fatal("refhooks.c itself is wrong on %s: %r, want %r"
+                            % (prog, sorted(mine.items()), sorted(known[prog].items())))
         keys, passed, failed, lines = compare(ours, theirs, fns, "reference hooks")
         print("xcheck-o2: %s -O2 vs reference hooks: %d arcs, %d calls (deepprof)"
               % (prog, len(keys), sum(ours.get(k, 0) for k in keys)))

@@ -15,5 +15,5 @@ BENCH_PROF_LIBS = $(if $(LIBPROF_LIBS),$(LIBPROF_LIBS),-lmsgpackc -lz -lpthread 
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) bench/run.py --build $(BUILD) --cc $(CC) --warn="$(WARN)" \
-	  --libprof $(LIB_DIR)/libprof.a --libs="$(BENCH_PROF_LIBS)" \
+	  --libprof $(LIB_DIR)/libprof.a --libs="$(BENCH_PROF_LIBS) $(SAN_PROF)" \
 	  --deepprof $(BIN_DIR)/deepprof $(BENCH_ARGS)

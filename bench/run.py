@@ -279,9 +279,13 @@ def report(a, progs, res, cg, stats, load_before, started):
         for v in VARIANTS:
             s = res[(p.name, v)]
             m = s.median()
-            L.append("%-16s %-10s %9s  %-17s %9s %8.2f %8.2f" % (
+            mark = ""
+            if v == "libprof":
+                mark = "  target <=%.1fx empty: %s" % (
+                    TARGET_VS_EMPTY, "met" if m / empty <= TARGET_VS_EMPTY else "MISSED")
+            L.append("%-16s %-10s %9s  %-17s %9s %8.2f %8.2f%s" % (
                 p.label, v, fmt_s(m), "(%s-%s)" % (fmt_s(min(s.cpu)), fmt_s(max(s.cpu))),
-                fmt_s(statistics.median(s.wall)), m / plain, m / empty))
+                fmt_s(statistics.median(s.wall)), m / plain, m / empty, mark))
         if p.name in cg:
             ps, cs = cg[p.name]
             ratio = cs.median() / ps.median()

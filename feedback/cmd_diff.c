@@ -270,14 +270,15 @@ int cmd_diff(int argc, char **argv)
 		/* Names on one side and addresses on the other would match nothing. */
 		drop_resolved_names(&old, named[0]);
 		drop_resolved_names(&new_, named[1]);
-		fprintf(stderr, "%s: warning: %s: cannot resolve every name from debug information;"
-			" matching procedures by address\n", dp_progname, un[0] ? files[0] : files[1]);
 	}
 	if (dpa_diff_init(&d, &old, &new_, force, &err) < 0) {
 		if (!force && (strstr(err.msg, "different programs") || strstr(err.msg, "different builds")))
 			die("%s (--force compares them anyway)", err.msg);
 		die("%s", err.msg);
 	}
+	if (un[0] || un[1])
+		fprintf(stderr, "%s: warning: %s: cannot resolve every name from debug information;"
+			" matching procedures by address\n", dp_progname, un[0] ? files[0] : files[1]);
 	dpa_diff_sort(&d, (enum dpa_diff_measure)sort);
 	if (json) {
 		json_t *doc = dpa_diff_json(&d, (enum dpa_diff_measure)sort, limit);

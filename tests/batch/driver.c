@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define main dp_deepprof_main
-#include "main.c"
+#include "../../feedback/main.c"
 #undef main
 
 int dp_deepprof_main(int argc, char **argv);

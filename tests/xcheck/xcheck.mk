@@ -25,8 +25,9 @@ check-xcheck:
 	@echo "xcheck: skipped under SAN=1 (callgrind over a UBSan build would cross-check nothing new; the plain 'make check' runs it)"
 else
 check-xcheck: $(LIB_DIR)/libprof.a $(BIN_DIR)/deepprof $(XCHECK_GEN)
-	@sh bench/fetch-src.sh bzip2 $(BUILD)/src || { echo "xcheck: 0 passed, 1 failed"; exit 2; }
 	@rc=0; \
+	sh tests/xcheck/fetch_test.sh $(XCHECK_DIR)/fetch || rc=1; \
+	sh bench/fetch-src.sh bzip2 $(BUILD)/src || { echo "xcheck: 0 passed, 1 failed"; exit 2; }; \
 	$(PYTHON) tests/xcheck/parser_test.py $(XCHECK_DIR)/parser $(CC) || rc=1; \
 	$(PYTHON) tests/xcheck/xcheck.py --work $(XCHECK_DIR)/work --src $(BUILD)/src/bzip2 \
 	  --cc $(CC) --libprof $(LIB_DIR)/libprof.a --libs="$(XCHECK_PROF_LIBS)" \

@@ -1,0 +1,100 @@
+#!/bin/sh
+# fetch_test.sh — tests of bench/fetch-src.sh that need no network: the
+# deb-src entries it derives from deb822 and one-line apt sources, and its
+# usage errors. Prints "xcheck-fetch: N passed, N failed".
+# Part of deepprof's cross-check. MIT licence.
+#
+#   fetch_test.sh WORKDIR
+set -u
+work=${1:?usage: fetch_test.sh WORKDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+fetch="$here/../../bench/fetch-src.sh"
+passed=0 failed=0
+
+check() {   # NAME EXPECTED-FILE ACTUAL-FILE
+	if cmp -s "$2" "$3"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $1:"; diff "$2" "$3" | head -n 20
+	fi
+}
+
+rm -rf "$work"
+mkdir -p "$work/apt/sources.list.d" "$work/dest"
+
+# deb822: two stanzas, one disabled, one deb-src only, a comment, an inline key
+cat >"$work/apt/sources.list.d/debian.sources" <<'X'
+Types: deb
+# http://snapshot.debian.org/archive/debian/20250520T000000Z
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://example.org/off
+Suites: x
+Components: main
+Enabled: no
+
+Types: deb-src
+URIs: http://example.org/src-only
+Suites: y
+X
+# one-line style, with options in brackets and a trailing comment
+cat >"$work/apt/sources.list" <<'X'
+# comment
+deb [arch=amd64 signed-by=/k.gpg] http://deb.example.org/debian bookworm main contrib
+deb http://security.example.org/ bookworm-security main # trailing
+deb-src http://ignored.example.org/ z main
+X
+cat >"$work/want" <<'X'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.example.org/debian
+Suites: bookworm
+Components: main contrib
+Signed-By: /k.gpg
+
+Types: deb-src
+URIs: http://security.example.org/
+Suites: bookworm-security
+Components: main
+
+X
+DEEPPROF_APT_DIR="$work/apt" DEEPPROF_DERIVE_ONLY=1 sh "$fetch" bzip2 "$work/dest" >"$work/got" 2>&1
+check "derived deb-src entries" "$work/want" "$work/got"
+
+# usage errors: exit 2 and one line naming the problem
+expect_usage() {    # NAME WANT-FRAGMENT ARGS...
+	name=$1 frag=$2; shift 2
+	out=$(sh "$fetch" "$@" 2>&1); rc=$?
+	if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+		printf '%s' "$out" | grep -q "$frag"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)); echo "FAIL $name: exit $rc, output: $out"
+	fi
+}
+expect_usage "no arguments" "usage:"
+expect_usage "three arguments" "usage:" a b c
+expect_usage "bad package name" "bad package name" ../x "$work/dest"
+
+# cache: an existing DESTDIR/PKG is left alone, with no apt call at all
+mkdir -p "$work/dest/cached-1.0"
+ln -s cached-1.0 "$work/dest/cachedpkg"
+if DEEPPROF_APT_DIR=/nonexistent sh "$fetch" cachedpkg "$work/dest" >"$work/out" 2>&1 &&
+	[ ! -s "$work/out" ]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1)); echo "FAIL cache: $(cat "$work/out")"
+fi
+
+echo "xcheck-fetch: $passed passed, $failed failed"
+[ $failed = 0 ]

@@ -133,10 +133,8 @@ int main(int argc, char **argv)
 	const struct subcmd *c;
 	const char *name;
 
-	if (argc < 2) {
-		print_help(stderr);
-		return DP_EXIT_USAGE;
-	}
+	if (argc < 2)
+		usage_error(NULL, "no command given");
 	name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
 		return cmd_help(argc - 1, argv + 1);

@@ -6,5 +6,5 @@
 
 .PHONY: check-bad
 check-bad: $(DP_CLI) $(DPG_BIN)
-	@sh tests/bad/run.sh $(BIN_DIR) $(BUILD)/tests/bad
+	@$(PYTHON) tests/bad/run.py $(BIN_DIR) $(BUILD)/tests/bad
 CHECKS += check-bad

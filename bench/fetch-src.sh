@@ -19,8 +19,12 @@ case $pkg in
 	''|-*|*/*) rc=2 die "bad package name '$pkg'" ;;
 esac
 
+# The environment variables below exist for tests (tests/xcheck/fetch_test.sh).
 SRC_FILE=${DEEPPROF_SRC_SOURCES:-/etc/apt/sources.list.d/deepprof-src.sources}
 APT_DIR=${DEEPPROF_APT_DIR:-/etc/apt}
+APT_GET=${DEEPPROF_APT_GET:-apt-get}
+APT_CACHE=${DEEPPROF_APT_CACHE:-apt-cache}
+UID_NOW=${DEEPPROF_FETCH_UID:-$(id -u)}
 
 mkdir -p "$dest" || die "$dest: cannot create directory"
 dest=$(cd "$dest" && pwd)
@@ -120,24 +124,28 @@ if [ "${DEEPPROF_DERIVE_ONLY:-}" = 1 ]; then
 	exit 0
 fi
 
+# The first error or warning line of an apt log, for a one-line message.
+first_problem() {
+	grep -E '^(E|W|Err):' "$1" | head -n 1 | tr -s ' \t' ' '
+}
+
 apt_update() {
-	[ "$(id -u)" = 0 ] || die "not root: cannot run apt-get update to fetch source indexes for '$pkg' (run as root, or unpack it into $dest/$pkg yourself)"
+	[ "$UID_NOW" = 0 ] || die "not root: cannot run apt-get update to fetch source indexes for '$pkg' (run as root, or unpack it into $dest/$pkg yourself)"
 	log=$(mktemp)
-	if ! apt-get update >"$log" 2>&1; then
-		tail -n 5 "$log" >&2; rm -f "$log"
-		die "apt-get update failed (no network?): cannot fetch source of '$pkg'"
+	if ! $APT_GET update >"$log" 2>&1; then
+		why=$(first_problem "$log"); rm -f "$log"
+		die "apt-get update failed (no network?): cannot fetch source of '$pkg'${why:+: $why}"
 	fi
 	# apt-get update exits 0 on some fetch failures: look for them.
 	if grep -Eq '^(W|E): (Failed to fetch|Some index files failed)' "$log"; then
-		grep -E '^(W|E):' "$log" | head -n 3 >&2
-		rm -f "$log"
-		die "apt-get update could not fetch every index (no network?): cannot fetch source of '$pkg'"
+		why=$(first_problem "$log"); rm -f "$log"
+		die "apt-get update could not fetch every index (no network?): cannot fetch source of '$pkg'${why:+: $why}"
 	fi
 	rm -f "$log"
 }
 
 if [ "$(have_deb_src)" = no ]; then
-	[ "$(id -u)" = 0 ] || die "not root: no deb-src entry in $APT_DIR and cannot add $SRC_FILE (run as root, or add deb-src sources yourself)"
+	[ "$UID_NOW" = 0 ] || die "not root: no deb-src entry in $APT_DIR and cannot add $SRC_FILE (run as root, or add deb-src sources yourself)"
 	tmp="$SRC_FILE.tmp.$$"
 	{
 		echo "# Written by deepprof bench/fetch-src.sh: deb-src twins of the enabled deb sources."
@@ -151,9 +159,9 @@ if [ "$(have_deb_src)" = no ]; then
 fi
 
 # Source indexes may be missing even when the entry exists.
-if ! apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Package:'; then
+if ! $APT_CACHE showsrc "$pkg" 2>/dev/null | grep -q '^Package:'; then
 	apt_update
-	apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Package:' ||
+	$APT_CACHE showsrc "$pkg" 2>/dev/null | grep -q '^Package:' ||
 		die "no source package for '$pkg' in the apt sources"
 fi
 
@@ -164,15 +172,15 @@ rm -rf "$work"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 log="$work/log"
-if ! (cd "$work" && apt-get source --download-only "$pkg") >"$log" 2>&1; then
-	tail -n 5 "$log" >&2
-	die "apt-get source $pkg failed (no network?)"
+if ! (cd "$work" && $APT_GET source --download-only "$pkg") >"$log" 2>&1; then
+	why=$(first_problem "$log")
+	die "apt-get source $pkg failed (no network?)${why:+: $why}"
 fi
 dsc=$(ls "$work"/*.dsc 2>/dev/null | head -n 1)
 [ -n "$dsc" ] || die "apt-get source $pkg left no .dsc file"
 if ! (cd "$work" && dpkg-source -x "$dsc" tree) >>"$log" 2>&1; then
-	tail -n 5 "$log" >&2
-	die "dpkg-source -x $dsc failed"
+	why=$(grep -E 'error|failed' "$log" | head -n 1)
+	die "dpkg-source -x $dsc failed${why:+: $why}"
 fi
 name=$(basename "$dsc" .dsc)        # e.g. bzip2_1.0.8-5
 name=$(echo "$name" | tr '_' '-')

@@ -96,5 +96,39 @@ else
 	failed=$((failed + 1)); echo "FAIL cache: $(cat "$work/out")"
 fi
 
+# errors that end the fetch: exit 1, one line on stderr naming the problem
+expect_fail() {     # NAME WANT-FRAGMENT (environment set by the caller)
+	if [ "$rc" = 1 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q "$2" "$work/err"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)); echo "FAIL $1: exit $rc, stderr: $(cat "$work/err")"
+	fi
+}
+mkdir -p "$work/apt2/sources.list.d"
+printf 'deb http://deb.example.org/debian bookworm main\n' >"$work/apt2/sources.list"
+
+DEEPPROF_APT_DIR="$work/apt2" DEEPPROF_FETCH_UID=1000 \
+	sh "$fetch" bzip2 "$work/dest" >/dev/null 2>"$work/err"; rc=$?
+expect_fail "not root" "not root: no deb-src entry"
+
+# no network: a stand-in apt-get whose update fails as apt's does offline
+cat >"$work/apt-get" <<'X'
+#!/bin/sh
+echo "Err:1 http://deb.example.org/debian bookworm InRelease"
+echo "  Temporary failure resolving 'deb.example.org'"
+echo "W: Failed to fetch http://deb.example.org/debian/dists/bookworm/InRelease"
+echo "W: Some index files failed to download. They have been ignored, or old ones used instead."
+exit 0
+X
+chmod +x "$work/apt-get"
+DEEPPROF_APT_DIR="$work/apt2" DEEPPROF_FETCH_UID=0 DEEPPROF_APT_GET="$work/apt-get" \
+	DEEPPROF_SRC_SOURCES="$work/apt2/sources.list.d/deepprof-src.sources" \
+	sh "$fetch" bzip2 "$work/dest" >/dev/null 2>"$work/err.all"; rc=$?
+grep -v '^fetch-src.sh: added deb-src' "$work/err.all" >"$work/err"
+expect_fail "no network" "no network?.*Temporary failure\|no network?.*Err:1"
+printf 'Types: deb-src\nURIs: http://deb.example.org/debian\nSuites: bookworm\nComponents: main\n\n' >"$work/want2"
+grep -v '^#' "$work/apt2/sources.list.d/deepprof-src.sources" | sed '1{/^$/d}' >"$work/got2" 2>/dev/null
+check "deb-src file written before the update" "$work/want2" "$work/got2"
+
 echo "xcheck-fetch: $passed passed, $failed failed"
 [ $failed = 0 ]

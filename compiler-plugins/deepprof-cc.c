@@ -237,6 +237,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "--deepprof-help")) {
 			fputs(usage, stdout);
+			free(o.plugin_args);
 			return 0;
 		}
 		if (starts(argv[i], "--deepprof-"))

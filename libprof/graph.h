@@ -24,9 +24,16 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 	if (unlikely(h->stop))
 		return dp_graph_enter_slow(fn, site, hook_sp);  /* first hook, busy, stopped */
 	struct dp_frame *f = h->top;
-	struct dp_csd *c = f->tab[dp_hash(site, fn) & f->mask];
-	if (unlikely(!c || c->site != site || c->fn != fn))
-		return dp_graph_enter_slow(fn, site, hook_sp);  /* a collision or a new csd */
+	uintptr_t i = dp_hash(site, fn) & f->mask;
+	struct dp_csd *c = f->tab[i];
+	if (unlikely(!c || c->site != site || c->fn != fn)) {
+		do {                                        /* a collision: probe on */
+			if (!c)
+				return dp_graph_enter_slow(fn, site, hook_sp);  /* a new csd */
+			i = (i + 1) & f->mask;
+			c = f->tab[i];
+		} while (!c || c->site != site || c->fn != fn);
+	}
 	uintptr_t sp = hook_sp + c->off;
 	if (unlikely(f->sp <= sp || f == h->stack_last))
 		return dp_graph_enter_slow(fn, site, hook_sp);  /* stale frames (longjmp) or a full stack */

@@ -11,6 +11,7 @@ Part of deepprof. MIT licence.
 """
 import json
 import os
+import jsonschema
 import subprocess
 import sys
 
@@ -21,6 +22,8 @@ DPCC = os.path.join(BUILD, "bin", "deepprof-cc")
 PLUGIN = os.path.join(BUILD, "lib", "gcc-plugin", "deepprof.so")
 RT = os.path.join(OUT, "libtestrt.so")
 EXTRA = os.environ.get("DP_TEST_CFLAGS", "").split()
+with open(os.path.join(HERE, "..", "..", "schemas", "progrep.schema.json")) as _f:
+    SCHEMA = json.load(_f)
 VARIANTS = [["-O0"], ["-O2"], ["-O2", "-flto"]]
 
 failures = []
@@ -115,7 +118,14 @@ def progrep(path):
     if p.returncode != 0:
         return None
     with open(dump, encoding="utf-8") as f:
-        return [json.loads(l) for l in f.read().replace("\0", "").split("\n") if l.strip()]
+        recs = [json.loads(l) for l in f.read().replace("\0", "").split("\n") if l.strip()]
+    for r in recs:
+        try:
+            jsonschema.validate(r, SCHEMA)
+            check(True, "")
+        except jsonschema.ValidationError as e:
+            check(False, "%s: record does not match schemas/progrep.schema.json: %s" % (path, e.message))
+    return recs
 
 
 def fnv_lines(path, first, last):

@@ -36,3 +36,11 @@ def run(ctx):
     check_pair(ctx, parent, ctx.dump("fork.dp.%d" % cpid), parent.h["pid"], cpid)
     eq(sorted(f for f in os.listdir(ctx.dir) if f.startswith("fork.dp")),
        sorted(["fork.dp", "fork.dp.%d" % cpid]), "files written")
+    # with %p, each process's own pid and no suffix
+    r = ctx.run(exe, env={"DEEPPROF_FILE": "f-%p.dp"})
+    cpid = int(r.stdout.split()[-1])
+    files = sorted(f for f in os.listdir(ctx.dir) if f.startswith("f-"))
+    eq(len(files), 2, "files f-*.dp (%s)" % files)
+    child = ctx.dump("f-%d.dp" % cpid)
+    parent = ctx.dump([f for f in files if f != "f-%d.dp" % cpid][0])
+    check_pair(ctx, parent, child, parent.h["pid"], cpid)

@@ -1,16 +1,16 @@
-"""SIGTERM in the middle of work: the profile is written and the process
+"""SIGTERM (and SIGINT) in the middle of work: the profile is written and the process
 still dies of SIGTERM; a program with its own SIGTERM handler keeps it."""
 import os
 import signal
 from e2e import eq, check, Fail
 
 
-def signal_when_ready(ctx, exe, args=()):
+def signal_when_ready(ctx, exe, args=(), sig=signal.SIGTERM):
     proc = ctx.spawn(exe, args)
     try:
         line = proc.stdout.readline()
         eq(line, "ready\n", "program said")
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
@@ -30,6 +30,13 @@ def run(ctx):
     eq(p.counts("main", "work"), (1, 0, 1), "main -> work")
     eq(p.counts("work", "wait_here"), (1, 0, 1), "work -> wait_here")
     eq(p.h["calls"], 3, "total calls")
+
+    os.unlink(ctx.path("Deep.data"))
+    rc, out, err = signal_when_ready(ctx, exe, sig=signal.SIGINT)
+    eq(rc, -signal.SIGINT, "exit status (died of SIGINT)")
+    p = ctx.dump()
+    p.check_invariants()
+    eq(p.counts("work", "wait_here"), (1, 0, 1), "work -> wait_here (SIGINT)")
 
     os.unlink(ctx.path("Deep.data"))
     rc, out, err = signal_when_ready(ctx, exe, ["handler"])

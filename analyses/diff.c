@@ -269,16 +269,15 @@ void dpa_diff_release(struct dpa_diff *d)
  * Sorting
  * ================================================================ */
 
-static enum dpa_diff_measure sort_m;
-
 static uint64_t absdelta(const struct dpa_diff_row *r, int m)
 {
 	return r->new_[m] >= r->old[m] ? r->new_[m] - r->old[m] : r->old[m] - r->new_[m];
 }
 
-static int cmp_row(const void *a, const void *b)
+static int cmp_row(const void *a, const void *b, void *arg)
 {
 	const struct dpa_diff_row *x = a, *y = b;
+	int sort_m = *(const enum dpa_diff_measure *)arg;
 	uint64_t dx = absdelta(x, sort_m), dy = absdelta(y, sort_m);
 
 	if (dx != dy)
@@ -290,11 +289,10 @@ static int cmp_row(const void *a, const void *b)
 
 void dpa_diff_sort(struct dpa_diff *d, enum dpa_diff_measure m)
 {
-	sort_m = m;
 	if (d->n_procs)
-		qsort(d->procs, d->n_procs, sizeof(*d->procs), cmp_row);
+		qsort_r(d->procs, d->n_procs, sizeof(*d->procs), cmp_row, &m);
 	if (d->n_ctx)
-		qsort(d->ctx, d->n_ctx, sizeof(*d->ctx), cmp_row);
+		qsort_r(d->ctx, d->n_ctx, sizeof(*d->ctx), cmp_row, &m);
 }
 
 /* ================================================================

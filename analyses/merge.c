@@ -109,7 +109,10 @@ static uint64_t hash_str(const char *s)
 		h ^= (unsigned char)*s++;
 		h *= 1099511628211ULL;
 	}
-	return h;
+	/* FNV's low bits are weak for keys that differ only at the end. */
+	h ^= h >> 32;
+	h *= 0xD6E8FEB86659FD93ULL;
+	return h ^ (h >> 32);
 }
 
 static uint64_t hash3(uint32_t a, uint32_t b, uint32_t c)
@@ -309,16 +312,19 @@ static const struct dpa_module *main_module(const struct dpa_profile *p)
  * Canonical orders of the static records
  * ================================================================ */
 
-static const struct strtab *sort_tab;
-static const char *sort_first;          /* a key that sorts before all others */
+struct gid_order {
+	const struct strtab *tab;
+	const char *first;      /* a key that sorts before all others, or NULL */
+};
 
-static int cmp_gid(const void *a, const void *b)
+static int cmp_gid(const void *a, const void *b, void *arg)
 {
-	const char *x = sort_tab->str[*(const uint32_t *)a];
-	const char *y = sort_tab->str[*(const uint32_t *)b];
+	const struct gid_order *o = arg;
+	const char *x = o->tab->str[*(const uint32_t *)a];
+	const char *y = o->tab->str[*(const uint32_t *)b];
 
-	if (sort_first) {
-		int fx = !strcmp(x, sort_first), fy = !strcmp(y, sort_first);
+	if (o->first) {
+		int fx = !strcmp(x, o->first), fy = !strcmp(y, o->first);
 		if (fx != fy)
 			return fy - fx;
 	}
@@ -329,6 +335,7 @@ static int cmp_gid(const void *a, const void *b)
  * ordered by key with `first` (may be NULL) before the rest. */
 static int order_tab(const struct strtab *t, const char *first, uint32_t **ord, uint32_t **out)
 {
+	struct gid_order o = { t, first };
 	uint32_t i;
 
 	*ord = xcalloc(t->n + 1, sizeof(uint32_t));
@@ -337,11 +344,7 @@ static int order_tab(const struct strtab *t, const char *first, uint32_t **ord, 
 		return -1;
 	for (i = 1; i <= t->n; i++)
 		(*ord)[i] = i;
-	sort_tab = t;
-	sort_first = first;
-	qsort(*ord + 1, t->n, sizeof(uint32_t), cmp_gid);
-	sort_tab = NULL;
-	sort_first = NULL;
+	qsort_r(*ord + 1, t->n, sizeof(uint32_t), cmp_gid, &o);
 	for (i = 1; i <= t->n; i++)
 		(*out)[(*ord)[i]] = i;
 	return 0;
@@ -599,11 +602,10 @@ oom:
  * The output: canonical numbering and summing
  * ================================================================ */
 
-static struct merger *cmp_mg;
-
 /* Edges by (caller class, css output id, callee ps output id). */
-static int cmp_edge(const void *a, const void *b)
+static int cmp_edge(const void *a, const void *b, void *arg)
 {
+	const struct merger *cmp_mg = arg;
 	const struct edge *x = a, *y = b;
 	uint32_t cx = cmp_mg->parent[x->caller], cy = cmp_mg->parent[y->caller];
 
@@ -835,10 +837,8 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 	for (g = 1; g <= mg->npd; g++)
 		if (mg->parent[g] == g)
 			nclass++;
-	cmp_mg = mg;
 	if (mg->nedge)
-		qsort(mg->edge, mg->nedge, sizeof(*mg->edge), cmp_edge);
-	cmp_mg = NULL;
+		qsort_r(mg->edge, mg->nedge, sizeof(*mg->edge), cmp_edge, mg);
 
 	canon = xcalloc(mg->npd + 1, sizeof(uint32_t));
 	queue = xcalloc(nclass + 1, sizeof(uint32_t));

@@ -16,11 +16,10 @@
 static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
-		     struct dpa_error *err);
-static int group_members(struct dpa_cliques *cl, struct dpa_error *err,
-			 const struct dpa_profile *p);
-static int find_entries(struct dpa_cliques *cl, const struct dpa_profile *p,
-			struct dpa_error *err);
+		     dpa_clique_done_fn done, void *ctx, struct dpa_error *err);
+static int add_entries(struct dpa_cliques *cl, const struct dpa_profile *p, uint32_t k,
+		       uint32_t *capm, uint32_t *capmc);
+static void finish(struct dpa_cliques *cl);
 
 /* ===================================================================== */
 
@@ -63,6 +62,13 @@ static int grow(void **a, uint32_t *cap, uint32_t need, size_t size)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* ===================================================================== */
 /* { ==== strongly connected components ==== */
 
@@ -82,26 +88,32 @@ struct frame {
  * Pearce, "A space-efficient algorithm for finding strongly connected
  * components" (IPL 2016), PEA_FIND_SCC2 made iterative. rindex[v] is 0 while
  * v is unvisited, then its (reused) visiting index while v is on the search
- * or component stack, then its component's number, counted down from
- * C0 = UINT32_MAX - 1. Live indices stay below n_pd + 1 < C0 - n_pd, so a
- * finished pd never looks earlier than a live one. Components finish in
- * reverse topological order; they are renumbered 1..n at the end, the last
- * finished first, in place: rindex becomes pd_clique.
+ * or component stack, then its component's key DPA_CLIQUE_KEY(k), k the
+ * component's completion index. Live indices stay below n_pd + 1, far below
+ * any key (n_pd < 2^31), so a finished pd never looks earlier than a live
+ * one. Components complete in reverse topological order; as each does, its
+ * members go to member[first[k] ..], its entries are found and done() runs.
+ * rindex is cl->pd_clique throughout; finish() turns keys into ids.
  */
 static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
-		     struct dpa_error *err)
+		     dpa_clique_done_fn done, void *ctx, struct dpa_error *err)
 {
-	const uint32_t C0 = UINT32_MAX - 1;
-	uint32_t n = p->n_pd;
-	uint32_t *rindex, index = 1, c = C0;
+	const uint32_t n = p->n_pd;
+	uint32_t *rindex, index = 1, k = 0, mpos = 0;
 	struct frame *fs = NULL;
 	uint32_t nfs = 0, capfs = 0;
 	uint32_t *ss = NULL, nss = 0, capss = 0;
+	uint32_t capm = 0, capmc = 0;
 	uint32_t start_i = 0;   /* which start point comes next: roots, then all pds */
 
-	rindex = calloc((size_t)n + 1, sizeof(*rindex));
-	if (!rindex)
-		return fail(err, p, "out of memory finding cliques of %u pds", n);
+	/* at most n cliques: first, entry sized for that, shrunk by finish() */
+	rindex = cl->pd_clique = calloc((size_t)n + 1, sizeof(uint32_t));
+	cl->member = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	cl->first = calloc((size_t)n + 2, sizeof(uint32_t));
+	cl->entry = calloc((size_t)n + 2, sizeof(uint32_t));
+	if (!rindex || !cl->member || !cl->first || !cl->entry)
+		goto oom;
+	cl->n_pd = n;
 
 	for (;;) {
 		uint32_t s = 0;
@@ -131,7 +143,7 @@ static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 		nfs = 1;
 		while (nfs) {
 			struct frame *f = &fs[nfs - 1];
-			uint32_t v = f->v, pos = f->pos & ~NOT_ROOT;
+			uint32_t v = f->v, pos = f->pos & ~NOT_ROOT, key;
 			const struct dpa_pd *pd = &p->pd[v];
 
 			if (pos < pd->out_n) {
@@ -155,147 +167,173 @@ static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 				f->pos++;
 				continue;
 			}
-			/* v is done */
-			if (!(f->pos & NOT_ROOT)) {
-				index--;
-				while (nss && rindex[v] <= rindex[ss[nss - 1]]) {
-					rindex[ss[--nss]] = c;
-					index--;
-				}
-				rindex[v] = c--;
-			} else {
+			nfs--;
+			if (f->pos & NOT_ROOT) {
 				if (grow((void **)&ss, &capss, nss + 1, sizeof(*ss)))
 					goto oom;
 				ss[nss++] = v;
+				continue;
 			}
-			nfs--;
+			/* v is the root of a component: it and the pds above
+			 * it on the component stack */
+			key = DPA_CLIQUE_KEY(k);
+			index--;
+			cl->member[mpos++] = v;
+			while (nss && rindex[v] <= rindex[ss[nss - 1]]) {
+				uint32_t w = ss[--nss];
+
+				rindex[w] = key;
+				cl->member[mpos++] = w;
+				index--;
+			}
+			rindex[v] = key;
+			if (mpos - cl->first[k] > 1)
+				qsort(cl->member + cl->first[k], mpos - cl->first[k],
+				      sizeof(uint32_t), cmp_u32);
+			cl->first[k + 1] = mpos;
+			if (add_entries(cl, p, k, &capm, &capmc))
+				goto oom;
+			cl->n = ++k;
+			if (done && done(ctx, cl, k - 1))
+				goto out;
 		}
 	}
 	free(fs);
 	free(ss);
-
-	/* renumber: component C0 - k (k-th to finish, from 0) becomes n_c - k */
-	cl->n = C0 - c;
-	{
-		uint32_t shift = C0 - cl->n;    /* id = rindex - shift */
-
-		for (uint32_t v = 1; v <= n; v++)
-			rindex[v] -= shift;
-	}
-	cl->pd_clique = rindex;
-	cl->n_pd = n;
-	cl->bytes += ((size_t)n + 1) * sizeof(*rindex);
+	cl->bytes += (size_t)capmc * sizeof(uint32_t) + (size_t)capm * sizeof(*cl->multi);
+	finish(cl);
 	return 0;
 oom:
+	fail(err, p, "out of memory finding cliques of %u pds", n);
+out:
 	free(fs);
 	free(ss);
-	free(rindex);
-	return fail(err, p, "out of memory finding cliques of %u pds", n);
+	return -1;
+}
+
+/*
+ * The entry csds of the just completed clique k: in csds of its members
+ * whose caller has another key (callers may be live or unvisited: their
+ * rindex is then an index or 0, never k's key). A single entry is kept in
+ * entry[k]; more go to multi[] and multi_csd[].
+ */
+static int add_entries(struct dpa_cliques *cl, const struct dpa_profile *p, uint32_t k,
+		       uint32_t *capm, uint32_t *capmc)
+{
+	const uint32_t key = DPA_CLIQUE_KEY(k);
+	uint32_t start = cl->n_multi ? cl->multi[cl->n_multi - 1].first +
+					   cl->multi[cl->n_multi - 1].n : 0;
+	uint32_t nmc = start, single = 0, primary = 0;
+
+	for (uint32_t i = cl->first[k]; i < cl->first[k + 1]; i++) {
+		const struct dpa_pd *pd = &p->pd[cl->member[i]];
+
+		for (uint32_t j = 0; j < pd->in_n; j++) {
+			uint32_t e = p->in_csd[pd->in_first + j];
+
+			if (cl->pd_clique[p->csd[e].caller_pd] == key)
+				continue;
+			if (!single) {
+				single = e;
+				continue;
+			}
+			if (nmc == start) {
+				if (grow((void **)&cl->multi_csd, capmc, nmc + 1, sizeof(uint32_t)))
+					return -1;
+				cl->multi_csd[nmc++] = single;
+			}
+			if (grow((void **)&cl->multi_csd, capmc, nmc + 1, sizeof(uint32_t)))
+				return -1;
+			cl->multi_csd[nmc++] = e;
+		}
+	}
+	if (nmc == start) {
+		cl->entry[k] = single;  /* 0 for a root */
+		return 0;
+	}
+	qsort(cl->multi_csd + start, nmc - start, sizeof(uint32_t), cmp_u32);
+	for (uint32_t i = start; i < nmc; i++) {
+		uint32_t e = cl->multi_csd[i];
+
+		/* ascending ids: strictly more calls wins, so ties keep the lowest */
+		if (!primary || p->csd[e].m[DPA_CALLS] > p->csd[primary].m[DPA_CALLS])
+			primary = e;
+	}
+	if (grow((void **)&cl->multi, capm, cl->n_multi + 1, sizeof(*cl->multi)))
+		return -1;
+	cl->multi[cl->n_multi] = (struct dpa_clique_multi){
+		.clique = k, .first = start, .n = nmc - start, .primary = primary };
+	cl->entry[k] = DPA_CLIQUE_MULTI | cl->n_multi;
+	cl->n_multi++;
+	return 0;
+}
+
+static void reverse_u32(uint32_t *a, uint32_t n)
+{
+	for (uint32_t i = 0, j = n; i + 1 < j; i++, j--) {
+		uint32_t t = a[i];
+
+		a[i] = a[j - 1];
+		a[j - 1] = t;
+	}
+}
+
+/*
+ * From completion order to ids: clique k becomes id n - k. pd_clique keys
+ * become ids; the member array is reversed (each block is then sorted
+ * again) and first[] rebuilt; entry[] is reversed; the arrays shrink to n.
+ */
+static void finish(struct dpa_cliques *cl)
+{
+	const uint32_t n = cl->n, shift = DPA_CLIQUE_KEY(0) - n;    /* id = key - shift */
+	void *a;
+
+	for (uint32_t v = 1; v <= cl->n_pd; v++)
+		cl->pd_clique[v] -= shift;
+	/* member: block k was [first[k], first[k+1]); reversed, it ends at
+	 * n_pd - first[k], so id i = n - k starts at n_pd - first[n - i + 1] */
+	reverse_u32(cl->member, cl->n_pd);
+	reverse_u32(cl->first, n + 1);
+	for (uint32_t i = n + 1; i >= 1; i--)
+		cl->first[i] = cl->n_pd - cl->first[i - 1];
+	cl->first[0] = 0;
+	for (uint32_t i = 1; i <= n; i++)
+		if (cl->first[i + 1] - cl->first[i] > 1)
+			reverse_u32(cl->member + cl->first[i], cl->first[i + 1] - cl->first[i]);
+	reverse_u32(cl->entry, n);
+	memmove(cl->entry + 1, cl->entry, (size_t)n * sizeof(uint32_t));
+	cl->entry[0] = 0;
+	for (uint32_t i = 0; i < cl->n_multi; i++)
+		cl->multi[i].clique = n - cl->multi[i].clique;
+	if ((a = realloc(cl->first, ((size_t)n + 2) * sizeof(uint32_t))))
+		cl->first = a;
+	if ((a = realloc(cl->entry, ((size_t)n + 1) * sizeof(uint32_t))))
+		cl->entry = a;
+	cl->bytes += ((size_t)cl->n_pd + 1) * 2 * sizeof(uint32_t) +
+		     ((size_t)n + 2 + n + 1) * sizeof(uint32_t);
 }
 
 /* } ==== */
 
-/* Counting sort of the pds by clique: first[] and member[]. */
-static int group_members(struct dpa_cliques *cl, struct dpa_error *err,
-			 const struct dpa_profile *p)
+int dpa_cliques_init_walk(struct dpa_cliques *cl, const struct dpa_profile *p,
+			  dpa_clique_done_fn done, void *ctx, struct dpa_error *err)
 {
-	uint32_t n = cl->n;
-
-	cl->first = calloc((size_t)n + 2, sizeof(*cl->first));
-	cl->member = malloc(((size_t)cl->n_pd + 1) * sizeof(*cl->member));
-	if (!cl->first || !cl->member)
-		return fail(err, p, "out of memory grouping %u cliques", n);
-	cl->bytes += ((size_t)n + 2 + cl->n_pd + 1) * sizeof(uint32_t);
-	/* first[c+1] counts c's members, then prefix sums make first[c] its start */
-	for (uint32_t v = 1; v <= cl->n_pd; v++)
-		cl->first[cl->pd_clique[v] + 1]++;
-	for (uint32_t c = 1; c <= n + 1; c++)
-		cl->first[c] += cl->first[c - 1];
-	/* fill using first[c] as the cursor, then shift back */
-	for (uint32_t v = 1; v <= cl->n_pd; v++)
-		cl->member[cl->first[cl->pd_clique[v]]++] = v;
-	for (uint32_t c = n + 1; c >= 1; c--)
-		cl->first[c] = cl->first[c - 1];
-	cl->first[0] = 0;
-	cl->first[1] = 0;
-	return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Each clique's entry csds: a single one inline in entry[], more in multi[]. */
-static int find_entries(struct dpa_cliques *cl, const struct dpa_profile *p,
-			struct dpa_error *err)
-{
-	uint32_t capm = 0, capmc = 0, nmc = 0;
-
-	cl->entry = calloc((size_t)cl->n + 1, sizeof(*cl->entry));
-	if (!cl->entry)
-		return fail(err, p, "out of memory listing clique entries");
-	cl->bytes += ((size_t)cl->n + 1) * sizeof(*cl->entry);
-	for (uint32_t c = 1; c <= cl->n; c++) {
-		uint32_t start = nmc, nm, primary = 0;
-		const uint32_t *mem = dpa_clique_members(cl, c, &nm);
-
-		for (uint32_t i = 0; i < nm; i++) {
-			const struct dpa_pd *pd = &p->pd[mem[i]];
-
-			for (uint32_t j = 0; j < pd->in_n; j++) {
-				uint32_t e = p->in_csd[pd->in_first + j];
-
-				if (cl->pd_clique[p->csd[e].caller_pd] == c)
-					continue;
-				if (grow((void **)&cl->multi_csd, &capmc, nmc + 1, sizeof(uint32_t)))
-					goto oom;
-				cl->multi_csd[nmc++] = e;
-			}
-		}
-		if (nmc - start == 0)
-			continue;
-		if (nmc - start == 1) {
-			cl->entry[c] = cl->multi_csd[start];
-			nmc = start;
-			continue;
-		}
-		qsort(cl->multi_csd + start, nmc - start, sizeof(uint32_t), cmp_u32);
-		for (uint32_t k = start; k < nmc; k++) {
-			uint32_t e = cl->multi_csd[k];
-
-			/* ascending ids: strictly more calls wins, so ties keep the lowest */
-			if (!primary || p->csd[e].m[DPA_CALLS] > p->csd[primary].m[DPA_CALLS])
-				primary = e;
-		}
-		if (grow((void **)&cl->multi, &capm, cl->n_multi + 1, sizeof(*cl->multi)))
-			goto oom;
-		cl->multi[cl->n_multi] = (struct dpa_clique_multi){
-			.clique = c, .first = start, .n = nmc - start, .primary = primary };
-		cl->entry[c] = DPA_CLIQUE_MULTI | cl->n_multi;
-		cl->n_multi++;
+	memset(cl, 0, sizeof(*cl));
+	/* ids, keys and the NOT_ROOT / DPA_CLIQUE_MULTI bits need n < 2^31 */
+	if (p->n_pd >= 0x7fffffffu || p->n_csd >= 0x7fffffffu)
+		return fail(err, p, "too many nodes for clique analysis (%u pds, %u csds)",
+			    p->n_pd, p->n_csd);
+	if (find_sccs(cl, p, done, ctx, err)) {
+		dpa_cliques_release(cl);
+		return -1;
 	}
-	cl->bytes += (size_t)capmc * sizeof(uint32_t) + (size_t)capm * sizeof(*cl->multi);
 	return 0;
-oom:
-	return fail(err, p, "out of memory listing clique entries");
 }
 
 int dpa_cliques_init(struct dpa_cliques *cl, const struct dpa_profile *p,
 		     struct dpa_error *err)
 {
-	memset(cl, 0, sizeof(*cl));
-	/* ids and the NOT_ROOT / DPA_CLIQUE_MULTI bits need n < 2^31 */
-	if (p->n_pd >= 0x7fffffffu || p->n_csd >= 0x7fffffffu)
-		return fail(err, p, "too many nodes for clique analysis (%u pds, %u csds)",
-			    p->n_pd, p->n_csd);
-	if (find_sccs(cl, p, err) || group_members(cl, err, p) || find_entries(cl, p, err)) {
-		dpa_cliques_release(cl);
-		return -1;
-	}
-	return 0;
+	return dpa_cliques_init_walk(cl, p, NULL, NULL, err);
 }
 
 void dpa_cliques_release(struct dpa_cliques *cl)

@@ -12,7 +12,8 @@
 /*
  * A clique whose entry csds number two or more (the rare case: with recursion
  * folding every call into a clique from outside is the csd that created its
- * pd, so a clique normally has exactly one entry). Kept aside, in clique order.
+ * pd, so a clique normally has exactly one entry). Kept aside, in descending
+ * clique order (the order the search completes them).
  */
 struct dpa_clique_multi {
 	uint32_t clique;
@@ -61,6 +62,26 @@ struct dpa_cliques {
  */
 int dpa_cliques_init(struct dpa_cliques *cl, const struct dpa_profile *p,
 		     struct dpa_error *err);
+
+/*
+ * A hook for computations that go bottom-up over the cliques (startup's
+ * totals), run while each clique is fresh in the cache. done(ctx, cl, k) is
+ * called as the k-th clique (k = 0, 1, ...) is complete: every clique it
+ * calls is complete before it. During the call cliques are known by this
+ * completion index k, not yet by their final id:
+ *   - a pd of a complete clique k has pd_clique[pd] == DPA_CLIQUE_KEY(k);
+ *     other pds have smaller values (so a csd is internal iff both ends
+ *     have the same value, for any complete end);
+ *   - the members of k are member[first[k] .. first[k+1]), its entries are
+ *     entry[k] (multi[i].clique == k for a multi-entry clique).
+ * A nonzero return from done stops the search: dpa_cliques_init_walk then
+ * returns -1 (done must have set *err). When it returns 0 the ids are final
+ * and clique k has become id n - k.
+ */
+#define DPA_CLIQUE_KEY(k) (UINT32_MAX - 1 - (k))
+typedef int (*dpa_clique_done_fn)(void *ctx, const struct dpa_cliques *cl, uint32_t k);
+int dpa_cliques_init_walk(struct dpa_cliques *cl, const struct dpa_profile *p,
+			  dpa_clique_done_fn done, void *ctx, struct dpa_error *err);
 
 /* Free what *cl owns; *cl is then zeroed. Releasing a zeroed *cl does nothing. */
 void dpa_cliques_release(struct dpa_cliques *cl);

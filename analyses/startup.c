@@ -15,10 +15,10 @@
 
 static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static uint64_t tier_get(const struct dpa_deep_tier *t, uint32_t c);
-static int tier_set(struct dpa_deep_tier *t, uint32_t c, uint64_t v);
+static uint64_t tier_get(const struct dpa_deep_tier *t, uint32_t idx, uint32_t key);
+static int tier_set(struct dpa_deep_tier *t, uint32_t idx, uint32_t key, uint64_t v);
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s);
-static int clique_totals(struct dpa_deep *d, struct dpa_error *err);
+static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k);
 static int static_totals(struct dpa_deep *d, struct dpa_error *err);
 
 /* ===================================================================== */
@@ -51,19 +51,23 @@ static void *zalloc(struct dpa_deep *d, size_t n, size_t size)
 /* ===================================================================== */
 /* { ==== per-clique totals: 32 bits each, wider values aside ==== */
 
-static uint64_t tier_get(const struct dpa_deep_tier *t, uint32_t c)
+/*
+ * While the cliques are being found, lo[] is indexed by completion index k
+ * and the overflow table keyed by DPA_CLIQUE_KEY(k); afterwards both by id.
+ * Either way keys descend as entries are added.
+ */
+static uint64_t tier_get(const struct dpa_deep_tier *t, uint32_t idx, uint32_t key)
 {
 	uint32_t lo = 0, hi = t->n_over;
 
-	if (t->lo[c] != UINT32_MAX)
-		return t->lo[c];
-	/* over_id is descending (cliques are stored from n down to 1) */
+	if (t->lo[idx] != UINT32_MAX)
+		return t->lo[idx];
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (t->over_id[mid] == c)
+		if (t->over_id[mid] == key)
 			return t->over_val[mid];
-		if (t->over_id[mid] > c)
+		if (t->over_id[mid] > key)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -71,11 +75,11 @@ static uint64_t tier_get(const struct dpa_deep_tier *t, uint32_t c)
 	return 0;       /* not reached: every UINT32_MAX has its entry */
 }
 
-/* Cliques must be set in descending id order. Returns 0 or -1 (out of memory). */
-static int tier_set(struct dpa_deep_tier *t, uint32_t c, uint64_t v)
+/* Keys must come in descending order. Returns 0 or -1 (out of memory). */
+static int tier_set(struct dpa_deep_tier *t, uint32_t idx, uint32_t key, uint64_t v)
 {
 	if (v < UINT32_MAX) {
-		t->lo[c] = (uint32_t)v;
+		t->lo[idx] = (uint32_t)v;
 		return 0;
 	}
 	if (t->n_over == t->cap_over) {
@@ -92,8 +96,8 @@ static int tier_set(struct dpa_deep_tier *t, uint32_t c, uint64_t v)
 		t->over_val = nv;
 		t->cap_over = ncap;
 	}
-	t->lo[c] = UINT32_MAX;
-	t->over_id[t->n_over] = c;
+	t->lo[idx] = UINT32_MAX;
+	t->over_id[t->n_over] = key;
 	t->over_val[t->n_over] = v;
 	t->n_over++;
 	return 0;
@@ -125,14 +129,15 @@ static uint64_t entry_wsum(const struct dpa_deep *d, uint32_t i)
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s)
 {
 	const struct dpa_profile *p = d->p;
-	uint32_t cc = d->cl.pd_clique[p->csd[x].callee_pd];
+	uint32_t key = d->cl.pd_clique[p->csd[x].callee_pd], cc;
 	uint32_t e, i;
 
-	if (d->cl.pd_clique[p->csd[x].caller_pd] == cc)
+	if (d->cl.pd_clique[p->csd[x].caller_pd] == key)
 		return p->csd[x].m[m];
+	cc = d->walking ? DPA_CLIQUE_KEY(0) - key : key;
 	e = d->cl.entry[cc];
 	if (!(e & DPA_CLIQUE_MULTI))
-		return tier_get(&d->tier[s], cc);       /* x is its only entry */
+		return tier_get(&d->tier[s], cc, key);  /* x is its only entry */
 	i = e & ~DPA_CLIQUE_MULTI;
 	if (x == d->cl.multi[i].primary)
 		return p->csd[x].m[m] + d->multi_prim[(size_t)i * d->n_slots + s];
@@ -200,7 +205,7 @@ uint64_t dpa_deep_clique_own(const struct dpa_deep *d, uint32_t c, enum dpa_meas
 
 uint64_t dpa_deep_clique_total(const struct dpa_deep *d, uint32_t c, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : tier_get(&d->tier[d->slot[m]], c);
+	return d->slot[m] < 0 ? 0 : tier_get(&d->tier[d->slot[m]], c, c);
 }
 
 uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum dpa_measure m)
@@ -208,80 +213,132 @@ uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum d
 	return dpa_deep_pd_total(d, d->p->thread[thread].root_pd, m);
 }
 
-/*
- * Cliques from the last (the leaves of the topological order) to the first:
- * a clique's total is its members' in csds' own costs plus the totals of the
- * csds leaving it, which are known since their callees' cliques come later.
- * A multi-entry clique then gets its shares. Costs that do not fit 64 bits
- * are an error (a corrupt or adversarial file), not a silent wrap.
- */
-static int clique_totals(struct dpa_deep *d, struct dpa_error *err)
+/* Space for multi-entry clique i's shares. Returns 0 or -1 (out of memory). */
+static int grow_multi(struct dpa_deep *d, uint32_t i)
 {
+	uint32_t ncap;
+	uint64_t *a;
+
+	if (i < d->cap_multi)
+		return 0;
+	ncap = d->cap_multi ? d->cap_multi * 2 : 16;
+	if (!(a = realloc(d->multi_w, (size_t)ncap * sizeof(*a))))
+		return -1;
+	d->multi_w = a;
+	if (!(a = realloc(d->multi_rest, (size_t)ncap * (d->n_slots + 1) * sizeof(*a))))
+		return -1;
+	d->multi_rest = a;
+	if (!(a = realloc(d->multi_prim, (size_t)ncap * (d->n_slots + 1) * sizeof(*a))))
+		return -1;
+	d->multi_prim = a;
+	d->cap_multi = ncap;
+	return 0;
+}
+
+/*
+ * Called by the clique search as clique k completes (callees' cliques first):
+ * its total is its members' in csds' own costs plus the totals of the csds
+ * leaving it, whose callees' cliques are complete. A multi-entry clique
+ * then gets its shares. A cost that does not fit 64 bits is an error (a
+ * corrupt or adversarial file), not a silent wrap.
+ */
+static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
+{
+	struct dpa_deep *d = ((void **)ctx)[0];
+	struct dpa_error *err = ((void **)ctx)[1];
 	const struct dpa_profile *p = d->p;
-	const struct dpa_cliques *cl = &d->cl;
-	uint32_t ns = d->n_slots;
+	const uint32_t key = DPA_CLIQUE_KEY(k), ns = d->n_slots;
+	uint64_t acc[DPA_NMEASURES] = { 0 };
 	bool overflow = false;
 
-	for (uint32_t c = cl->n; c >= 1; c--) {
-		uint64_t acc[DPA_NMEASURES] = { 0 };
-		uint32_t nm;
-		const uint32_t *mem = dpa_clique_members(cl, c, &nm);
+	for (uint32_t mi = cl->first[k]; mi < cl->first[k + 1]; mi++) {
+		const struct dpa_pd *q = &p->pd[cl->member[mi]];
 
-		for (uint32_t i = 0; i < nm; i++) {
-			const struct dpa_pd *q = &p->pd[mem[i]];
+		for (uint32_t j = 0; j < q->in_n; j++) {
+			const struct dpa_csd *e = &p->csd[p->in_csd[q->in_first + j]];
 
-			for (uint32_t j = 0; j < q->in_n; j++) {
-				const struct dpa_csd *e = &p->csd[p->in_csd[q->in_first + j]];
-
-				for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-					if (d->slot[m] >= 0)
-						overflow |= __builtin_add_overflow(acc[m], e->m[m], &acc[m]);
-			}
-			for (uint32_t j = 0; j < q->out_n; j++) {
-				uint32_t x = p->out_csd[q->out_first + j];
-
-				if (cl->pd_clique[p->csd[x].callee_pd] == c)
-					continue;
-				for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-					if (d->slot[m] >= 0)
-						overflow |= __builtin_add_overflow(
-							acc[m], csd_total_slot(d, x, m, d->slot[m]), &acc[m]);
-			}
+			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
+				if (d->slot[m] >= 0)
+					overflow |= __builtin_add_overflow(acc[m], e->m[m], &acc[m]);
 		}
-		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-			if (d->slot[m] >= 0 && tier_set(&d->tier[d->slot[m]], c, acc[m]))
-				return fail(err, p, "out of memory computing clique totals");
+		for (uint32_t j = 0; j < q->out_n; j++) {
+			uint32_t x = p->out_csd[q->out_first + j];
 
-		if (cl->entry[c] & DPA_CLIQUE_MULTI) {
-			uint32_t i = cl->entry[c] & ~DPA_CLIQUE_MULTI, n;
-			const uint32_t *es = dpa_clique_entries(cl, c, &n);
-			uint64_t w = 0;
-
-			for (uint32_t k = 0; k < n; k++)
-				overflow |= __builtin_add_overflow(w, p->csd[es[k]].m[DPA_CALLS], &w);
-			d->multi_w[i] = w;
-			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
-				int s = d->slot[m];
-				uint64_t rest = acc[m], prim;
-
-				if (s < 0)
-					continue;
-				/* the entries' own costs are part of acc: never underflows */
-				for (uint32_t k = 0; k < n; k++)
-					rest -= p->csd[es[k]].m[m];
-				prim = rest;
-				for (uint32_t k = 0; k < n; k++)
-					if (es[k] != cl->multi[i].primary)
-						prim -= share(rest, entry_weight(d, i, es[k]),
-							      entry_wsum(d, i));
-				d->multi_rest[(size_t)i * ns + s] = rest;
-				d->multi_prim[(size_t)i * ns + s] = prim;
-			}
+			if (cl->pd_clique[p->csd[x].callee_pd] == key)
+				continue;
+			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
+				if (d->slot[m] >= 0)
+					overflow |= __builtin_add_overflow(
+						acc[m], csd_total_slot(d, x, m, d->slot[m]), &acc[m]);
 		}
 	}
 	if (overflow)
 		return fail(err, p, "costs overflow 64 bits");
+	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
+		if (d->slot[m] >= 0 && tier_set(&d->tier[d->slot[m]], k, key, acc[m]))
+			return fail(err, p, "out of memory computing clique totals");
+
+	if (cl->entry[k] & DPA_CLIQUE_MULTI) {
+		uint32_t i = cl->entry[k] & ~DPA_CLIQUE_MULTI, n;
+		const uint32_t *es = cl->multi_csd + cl->multi[i].first;
+		uint64_t w = 0;
+
+		n = cl->multi[i].n;
+		if (grow_multi(d, i))
+			return fail(err, p, "out of memory computing clique totals");
+		for (uint32_t j = 0; j < n; j++)
+			if (__builtin_add_overflow(w, p->csd[es[j]].m[DPA_CALLS], &w))
+				return fail(err, p, "costs overflow 64 bits");
+		d->multi_w[i] = w;
+		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
+			int s = d->slot[m];
+			uint64_t rest = acc[m], prim;
+
+			if (s < 0)
+				continue;
+			/* the entries' own costs are part of acc: never underflows */
+			for (uint32_t j = 0; j < n; j++)
+				rest -= p->csd[es[j]].m[m];
+			prim = rest;
+			for (uint32_t j = 0; j < n; j++)
+				if (es[j] != cl->multi[i].primary)
+					prim -= share(rest, entry_weight(d, i, es[j]),
+						      entry_wsum(d, i));
+			d->multi_rest[(size_t)i * ns + s] = rest;
+			d->multi_prim[(size_t)i * ns + s] = prim;
+		}
+	}
 	return 0;
+}
+
+/*
+ * The search is over: per-clique totals move from completion order to ids
+ * (clique k is id n - k, key DPA_CLIQUE_KEY(k) = id + DPA_CLIQUE_KEY(0) - n).
+ */
+static void renumber_totals(struct dpa_deep *d)
+{
+	const uint32_t n = d->cl.n, shift = DPA_CLIQUE_KEY(0) - n;
+
+	for (uint32_t s = 0; s < d->n_slots; s++) {
+		struct dpa_deep_tier *t = &d->tier[s];
+		void *a;
+
+		for (uint32_t i = 0, j = n; i + 1 < j; i++, j--) {
+			uint32_t v = t->lo[i];
+
+			t->lo[i] = t->lo[j - 1];
+			t->lo[j - 1] = v;
+		}
+		memmove(t->lo + 1, t->lo, (size_t)n * sizeof(uint32_t));
+		t->lo[0] = 0;
+		if ((a = realloc(t->lo, ((size_t)n + 1) * sizeof(uint32_t))))
+			t->lo = a;
+		for (uint32_t j = 0; j < t->n_over; j++)
+			t->over_id[j] -= shift;
+		d->bytes += ((size_t)n + 1) * sizeof(uint32_t) +
+			    (size_t)t->cap_over * (sizeof(uint32_t) + sizeof(uint64_t));
+	}
+	d->bytes += (size_t)d->cap_multi * (1 + 2 * (d->n_slots + 1)) * sizeof(uint64_t);
 }
 
 /* } ==== */
@@ -314,6 +371,12 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 
 		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
 			own[m] += e->m[m];
+	}
+	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
+		/* alone in its clique: the clique's total is the pd's */
+		for (uint32_t s = 0; s < d->n_slots; s++)
+			total[s] = tier_get(&d->tier[s], c, c);
+		return;
 	}
 	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
 		if (d->slot[m] >= 0)
@@ -386,34 +449,73 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 		active_css[s] += delta;
 }
 
-static int static_totals(struct dpa_deep *d, struct dpa_error *err)
+/*
+ * The walk in id order. Ids are the reverse of the order in which the search
+ * completed the cliques, which is a preorder of the tree of primary parents
+ * whenever every clique's primary entry is the edge the search entered it
+ * by (always so when no clique has several entries): the chain of entries
+ * above a clique is then a stack. Returns 0, 1 if the ids turn out not to be
+ * a preorder (the caller starts again with walk_tree), -1 out of memory.
+ */
+static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *active_css)
+{
+	const struct dpa_cliques *cl = &d->cl;
+	uint32_t *st = NULL, nst = 0, capst = 0;
+	int ret = 0;
+
+	for (uint32_t c = 1; c <= cl->n; c++) {
+		uint32_t pc = dpa_clique_parent(cl, d->p, c);
+
+		while (nst && st[nst - 1] != pc)
+			mark(d, st[--nst], active_ps, active_css, -1);
+		if (pc && !nst) {
+			ret = 1;
+			break;
+		}
+		if (nst == capst) {
+			uint32_t *ns;
+
+			capst = capst ? capst * 2 : 256;
+			ns = realloc(st, (size_t)capst * sizeof(*st));
+			if (!ns) {
+				ret = -1;
+				break;
+			}
+			st = ns;
+		}
+		st[nst++] = c;
+		mark(d, c, active_ps, active_css, +1);
+		add_clique(d, c, active_ps, active_css);
+	}
+	free(st);
+	return ret;
+}
+
+/* The general walk: depth first down the tree of primary parents, built by
+ * a counting sort of the cliques by parent. Returns 0 or -1 (out of memory). */
+static int walk_tree(struct dpa_deep *d, uint32_t *active_ps, uint32_t *active_css)
 {
 	const struct dpa_profile *p = d->p;
 	const struct dpa_cliques *cl = &d->cl;
 	uint32_t n = cl->n;
-	uint32_t *cfirst = NULL, *child = NULL, *active_ps = NULL, *active_css = NULL;
+	uint32_t *cfirst, *child, *par;
 	struct walk *st = NULL;
 	uint32_t nst = 0, capst = 0;
 	int ret = -1;
 
-	d->ps_own = zalloc(d, ((size_t)p->n_ps + 1) * DPA_NMEASURES, sizeof(uint64_t));
-	d->css_own = zalloc(d, ((size_t)p->n_css + 1) * DPA_NMEASURES, sizeof(uint64_t));
-	d->ps_total = zalloc(d, ((size_t)p->n_ps + 1) * (d->n_slots ? d->n_slots : 1), sizeof(uint64_t));
-	d->css_total = zalloc(d, ((size_t)p->n_css + 1) * (d->n_slots ? d->n_slots : 1), sizeof(uint64_t));
-	/* the tree of primary parents, children grouped by counting sort */
 	cfirst = calloc((size_t)n + 2, sizeof(*cfirst));
 	child = malloc(((size_t)n + 1) * sizeof(*child));
-	active_ps = calloc((size_t)p->n_ps + 1, sizeof(*active_ps));
-	active_css = calloc((size_t)p->n_css + 1, sizeof(*active_css));
-	if (!d->ps_own || !d->css_own || !d->ps_total || !d->css_total || !cfirst || !child ||
-	    !active_ps || !active_css)
-		goto oom;
-	for (uint32_t c = 1; c <= n; c++)
-		cfirst[dpa_clique_parent(cl, p, c) + 1]++;      /* parent 0: the roots */
+	par = malloc(((size_t)n + 1) * sizeof(*par));
+	if (!cfirst || !child || !par)
+		goto out;
+	for (uint32_t c = 1; c <= n; c++) {
+		par[c] = dpa_clique_parent(cl, p, c);
+		cfirst[par[c] + 1]++;                           /* parent 0: the roots */
+	}
 	for (uint32_t c = 1; c <= n + 1; c++)
 		cfirst[c] += cfirst[c - 1];
 	for (uint32_t c = 1; c <= n; c++)
-		child[cfirst[dpa_clique_parent(cl, p, c)]++] = c;
+		child[cfirst[par[c]]++] = c;
 	for (uint32_t c = n + 1; c >= 1; c--)
 		cfirst[c] = cfirst[c - 1];
 	cfirst[0] = 0;
@@ -422,7 +524,7 @@ static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 	capst = 64;
 	st = malloc(capst * sizeof(*st));
 	if (!st)
-		goto oom;
+		goto out;
 	st[0] = (struct walk){ .c = 0, .next = cfirst[0] };
 	nst = 1;
 	while (nst) {
@@ -442,26 +544,55 @@ static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 			struct walk *ns;
 
 			if (capst > UINT32_MAX / 2)
-				goto oom;
+				goto out;
 			ns = realloc(st, (size_t)capst * 2 * sizeof(*st));
 			if (!ns)
-				goto oom;
+				goto out;
 			st = ns;
 			capst *= 2;
 		}
 		st[nst++] = (struct walk){ .c = k, .next = cfirst[k] };
 	}
 	ret = 0;
-	goto out;
-oom:
-	fail(err, p, "out of memory computing procedure totals");
 out:
+	free(par);
 	free(cfirst);
 	free(child);
-	free(active_ps);
-	free(active_css);
 	free(st);
 	return ret;
+}
+
+static int static_totals(struct dpa_deep *d, struct dpa_error *err)
+{
+	const struct dpa_profile *p = d->p;
+	size_t ns = d->n_slots ? d->n_slots : 1;
+	size_t nps = (size_t)p->n_ps + 1, ncss = (size_t)p->n_css + 1;
+	uint32_t *active_ps, *active_css;
+	int r = -1;
+
+	d->ps_own = zalloc(d, nps * DPA_NMEASURES, sizeof(uint64_t));
+	d->css_own = zalloc(d, ncss * DPA_NMEASURES, sizeof(uint64_t));
+	d->ps_total = zalloc(d, nps * ns, sizeof(uint64_t));
+	d->css_total = zalloc(d, ncss * ns, sizeof(uint64_t));
+	active_ps = calloc(nps, sizeof(*active_ps));
+	active_css = calloc(ncss, sizeof(*active_css));
+	if (d->ps_own && d->css_own && d->ps_total && d->css_total && active_ps && active_css)
+		r = walk_preorder(d, active_ps, active_css);
+	if (r > 0) {
+		memset(d->ps_own, 0, nps * DPA_NMEASURES * sizeof(uint64_t));
+		memset(d->css_own, 0, ncss * DPA_NMEASURES * sizeof(uint64_t));
+		memset(d->ps_total, 0, nps * ns * sizeof(uint64_t));
+		memset(d->css_total, 0, ncss * ns * sizeof(uint64_t));
+		memset(active_ps, 0, nps * sizeof(*active_ps));
+		memset(active_css, 0, ncss * sizeof(*active_css));
+		r = walk_tree(d, active_ps, active_css);
+		d->tree_walk = true;
+	}
+	free(active_ps);
+	free(active_css);
+	if (r)
+		return fail(err, p, "out of memory computing procedure totals");
+	return 0;
 }
 
 /* } ==== */
@@ -471,33 +602,32 @@ out:
 int dpa_deep_init_measures(struct dpa_deep *d, struct dpa_profile *p, unsigned mask,
 			   struct dpa_error *err)
 {
+	void *ctx[2] = { d, err };
+
 	memset(d, 0, sizeof(*d));
 	d->p = p;
 	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
 		d->slot[m] = (mask & (1u << m)) ? (int8_t)d->n_slots++ : -1;
 	d->measures = mask & DPA_ALL_MEASURES;
 
-	if (dpa_cliques_init(&d->cl, p, err)) {
-		memset(d, 0, sizeof(*d));
-		return -1;
-	}
-	d->tier = zalloc(d, d->n_slots, sizeof(*d->tier));
+	/* per-clique totals: room for as many cliques as pds until the search
+	 * knows how many there are */
+	d->tier = calloc(d->n_slots ? d->n_slots : 1, sizeof(*d->tier));
 	if (!d->tier)
 		goto oom;
+	d->bytes += d->n_slots * sizeof(*d->tier);
 	for (uint32_t s = 0; s < d->n_slots; s++) {
-		d->tier[s].lo = zalloc(d, (size_t)d->cl.n + 1, sizeof(uint32_t));
+		d->tier[s].lo = malloc(((size_t)p->n_pd + 1) * sizeof(uint32_t));
 		if (!d->tier[s].lo)
 			goto oom;
 	}
-	d->multi_w = zalloc(d, d->cl.n_multi, sizeof(uint64_t));
-	d->multi_rest = zalloc(d, (size_t)d->cl.n_multi * d->n_slots, sizeof(uint64_t));
-	d->multi_prim = zalloc(d, (size_t)d->cl.n_multi * d->n_slots, sizeof(uint64_t));
-	if (!d->multi_w || !d->multi_rest || !d->multi_prim)
-		goto oom;
-	if (clique_totals(d, err) || static_totals(d, err))
+	d->walking = true;
+	if (dpa_cliques_init_walk(&d->cl, p, clique_done, ctx, err))
 		goto fail;
-	for (uint32_t s = 0; s < d->n_slots; s++)
-		d->bytes += (size_t)d->tier[s].cap_over * (sizeof(uint32_t) + sizeof(uint64_t));
+	d->walking = false;
+	renumber_totals(d);
+	if (static_totals(d, err))
+		goto fail;
 	d->bytes += d->cl.bytes;
 	return 0;
 oom:

@@ -66,6 +66,9 @@ struct dpa_deep {
 	/* per multi-entry clique i (cl.multi[i]): total calls of its entries
 	 * (0: equal shares), and per slot the rest to share and the primary's share */
 	uint64_t *multi_w;      /* [n_multi] */
+	uint32_t cap_multi;
+	bool walking;           /* private: set while the cliques are being found */
+	bool tree_walk;         /* private, for tests: ps/css totals needed the general walk */
 	uint64_t *multi_rest;   /* [n_multi * n_slots] */
 	uint64_t *multi_prim;   /* [n_multi * n_slots] */
 	uint64_t *ps_own, *css_own;     /* [(n+1) * DPA_NMEASURES] */

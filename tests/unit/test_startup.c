@@ -272,6 +272,7 @@ static void test_chain(void)
 	CU_ASSERT_EQUAL(dpa_deep_css_own(&d, 2, DPA_CSCS), 10);
 	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 2, DPA_CSCS), 16);
 	CU_ASSERT(d.bytes > 0);
+	CU_ASSERT_FALSE(d.tree_walk);
 	dpa_deep_release(&d);
 	dpa_deep_release(&d);   /* releasing twice is harmless */
 	free_profile(&p);
@@ -603,6 +604,56 @@ static void test_two_parents(void)
 	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 5, DPA_TICKS), 0);
 	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CALLS), 15);
 	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CSCS), 14);
+	/* ps c: its one pd's total; css 4 and 5: their csds' shares */
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 5, DPA_CSCS), 11);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 4, DPA_CSCS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 5, DPA_CSCS), 2);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CSCS), 1 + 9);
+	CU_ASSERT_FALSE(d.tree_walk);   /* the search entered c by its primary entry */
+	dpa_deep_release(&d);
+	free_profile(&p);
+}
+
+/*
+ * The same with the calls swapped: b→c (3 calls) is now the primary entry
+ * but the search enters c from a, so ids are not a preorder of the tree of
+ * primary parents and the ps/css totals take the general walk.
+ *   calls: rest 8: a→c 1 + 2 = 3, b→c 3 + 6 = 9
+ *   cscs:  rest 7: a→c 1 + floor(7/4) = 2, b→c 3 + 6 = 9
+ */
+static void test_two_parents_other_primary(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4, 5, 6 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = {
+		{ 1, 2, 1, .calls = 1, .cscs = 1 },
+		{ 2, 3, 2, .calls = 1, .cscs = 1 },
+		{ 2, 4, 3, .calls = 1, .cscs = 1 },
+		{ 3, 5, 4, .calls = 1, .cscs = 1 },
+		{ 4, 5, 5, .calls = 3, .cscs = 3 },
+		{ 5, 6, 6, .calls = 8, .cscs = 7 },
+	};
+	struct dpa_profile p;
+	struct dpa_deep d;
+	uint32_t c;
+
+	BUILD(&p, pd_ps, roots, arcs, 0, 0);
+	deep(&d, &p);
+	c = dpa_clique_of(&d.cl, 5);
+	CU_ASSERT_TRUE(d.tree_walk);
+	CU_ASSERT_EQUAL(dpa_clique_primary_entry(&d.cl, c), 5);
+	CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, c), dpa_clique_of(&d.cl, 4));
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 4, DPA_CALLS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 5, DPA_CALLS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 4, DPA_CSCS), 2);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 5, DPA_CSCS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 5, DPA_CSCS), 11);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CSCS), 3);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 4, DPA_CSCS), 10);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 4, DPA_CSCS), 2);
+	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 5, DPA_CSCS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 5, DPA_CSCS), 4);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CSCS), 14);
 	dpa_deep_release(&d);
 	free_profile(&p);
 }
@@ -756,6 +807,7 @@ DPA_TEST_SUITE(startup,
 	       DPA_TEST(test_nested_procedure),
 	       DPA_TEST(test_two_threads),
 	       DPA_TEST(test_two_parents),
+	       DPA_TEST(test_two_parents_other_primary),
 	       DPA_TEST(test_measure_mask),
 	       DPA_TEST(test_wide_values),
 	       DPA_TEST(test_empty),

@@ -502,6 +502,70 @@ static void test_merge_refuses(void)
 	tmb_free(b);
 }
 
+/* Named procedures (plugin builds) match by name and by the call site's
+ * offset inside its caller, so a rebuild that moved functions still merges
+ * context by context (with --force: the build ids differ). */
+static void name_all(struct tmb *b, uint64_t shift)
+{
+	static const struct { uint64_t off; const char *name; } names[] = {
+		{ MAIN, "main" }, { F, "f" }, { G, "g" }, { H, "h" } };
+	struct dpa_profile *p = &b->p;
+
+	for (uint32_t k = 2; k <= p->n_ps; k++)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (p->ps[k].offset == names[i].off + shift) {
+				p->ps[k].name = names[i].name;
+				p->ps[k].file = "prog.c";
+			}
+}
+
+static void test_merge_by_name(void)
+{
+	struct tmb *a = tmb_new("A", NULL), *b = tmb_new("B", NULL);
+	struct dpa_merged m;
+	struct dpa_error err = { { 0 } };
+	struct dpa_merge_options force = { .force = true };
+	const struct dpa_profile *in[2] = { &a->p, &b->p };
+	uint32_t r, mn, f, pf, pg;
+	const uint64_t s = 0x40;    /* B's functions moved by 0x40 */
+
+	r = tmb_thread(a, 1);
+	mn = tmb_call(a, r, ROOTSITE, MAIN, 0, 1);
+	f = tmb_call(a, mn, MAIN + 0x10, F, 0, 2);
+	tmb_call(a, f, F + 0x8, G, 0, 4);
+	tmb_finish(a);
+	name_all(a, 0);
+	r = tmb_thread(b, 1);
+	mn = tmb_call(b, r, ROOTSITE, MAIN + s, 0, 1);
+	f = tmb_call(b, mn, MAIN + s + 0x10, F + s, 0, 3);
+	tmb_call(b, f, F + s + 0x8, G + s, 0, 5);
+	tmb_call(b, f, F + s + 0xc, G + s, 0, 7);      /* a new call site of g in f */
+	tmb_finish(b);
+	name_all(b, s);
+	b->mod[1].build_id = (char *)"abcdef99";
+
+	CU_ASSERT_EQUAL(dpa_merge(&m, in, 2, NULL, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "A, B: different builds of /bin/prog (build id abcdef01 vs abcdef99)");
+	CU_ASSERT_EQUAL_FATAL(dpa_merge(&m, in, 2, &force, &err), 0);
+	CU_ASSERT_EQUAL(m.prof.n_ps, 4);
+	CU_ASSERT_EQUAL(m.prof.n_pd, 5);        /* root, main, f, g from f+0x8, g from f+0xc */
+	CU_ASSERT_EQUAL(m.prof.n_csd, 4);       /* the two sites of g stay apart */
+	pf = tmb_find(&m.prof, 1, (uint64_t[]){ MAIN, F }, 2);
+	pg = tmb_find(&m.prof, 1, (uint64_t[]){ MAIN, F, G }, 3);
+	CU_ASSERT(pf && pg);
+	CU_ASSERT_EQUAL(tmb_between(&m.prof, 2, pf, DPA_CALLS), 5);
+	CU_ASSERT_EQUAL(m.csd_map[0][3], m.csd_map[1][3]);      /* f+0x8 -> g */
+	CU_ASSERT_NOT_EQUAL(m.csd_map[1][4], m.csd_map[1][3]);
+	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[0][3]].m[DPA_CALLS], 4 + 5);
+	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[1][4]].m[DPA_CALLS], 7);
+	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[1][4]].caller_pd, pf);
+	CU_ASSERT_STRING_EQUAL(m.prof.ps[pf ? m.prof.pd[pf].ps : 1].name, "f");
+	CU_ASSERT_PTR_NULL(m.prof.module[1].build_id);  /* the builds disagree */
+	dpa_merged_release(&m);
+	tmb_free(a);
+	tmb_free(b);
+}
+
 /* ================================================================
  * Random runs of one imaginary program, recorded as libprof records them
  * ================================================================ */
@@ -720,5 +784,6 @@ DPA_TEST_SUITE(merge,
 	DPA_TEST(test_merge_threads),
 	DPA_TEST(test_merge_header),
 	DPA_TEST(test_merge_refuses),
+	DPA_TEST(test_merge_by_name),
 	DPA_TEST(test_merge_assoc_comm),
 	DPA_TEST(test_merge_write_roundtrip));

@@ -183,6 +183,8 @@ refuses "diff: missing file" 2 "$W/nope.data" "$CLI" diff "$A" "$W/nope.data"
 refuses "diff: truncated file" 2 "$W/trunc.data" "$CLI" diff "$W/trunc.data" "$A"
 refuses "diff: different programs name both files" 2 "$A, $W/other.data: different programs" \
 	"$CLI" diff "$A" "$W/other.data"
+refuses "diff: different programs, names unresolvable: still one line" 2 "different programs" \
+	"$CLI" diff "$A" "$W/g1.data"
 runs "diff --force: different programs" "$CLI" diff --force "$A" "$W/other.data"
 refuses "diff: bad --sort" 2 "unknown measure 'speed'" "$CLI" diff --sort=speed "$A" "$B"
 refuses "diff: bad --limit" 2 "bad --limit 'x'" "$CLI" diff --limit=x "$A" "$B"

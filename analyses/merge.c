@@ -388,47 +388,78 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The key of thread t of input i: "" for thread 1 (the main thread), else
- * its start routines' keys, sorted, and its position among the input's
- * threads with the same start routines. */
-static char *thread_key(struct merger *mg, uint32_t i, uint32_t t, char **sigs)
+/*
+ * The keys of input i's threads into mg->thr_gid[i]: "" for thread 1 (the
+ * main thread), else its start routines' keys (the procedures its root
+ * calls), sorted, and its position among the input's threads with the same
+ * start routines. Linear in the input's csds and threads.
+ */
+static int thread_keys(struct merger *mg, uint32_t i)
 {
 	const struct dpa_profile *p = mg->in[i];
-	uint32_t root = p->thread[t].root_pd, c, k, n = 0, ord = 0;
-	const char **names;
-	size_t len = 1;
-	char *sig, *key;
+	uint32_t *root_thread = xcalloc(p->n_pd + 1, sizeof(uint32_t));
+	uint32_t *first = xcalloc(p->n_thread + 2, sizeof(uint32_t));
+	uint32_t *nsig = NULL, t, c, k;
+	const char **names = NULL;
+	struct strtab sigs = { 0 };
+	int ret = -1;
 
-	if (t == 1)
-		return xstrdup("");
-	names = xcalloc(p->n_csd + 1, sizeof(*names));
-	if (!names)
-		return NULL;
+	if (!root_thread || !first)
+		goto out;
+	for (t = 1; t <= p->n_thread; t++)
+		root_thread[p->thread[t].root_pd] = t;
+	/* names[first[t] .. first[t+1]) are thread t's start routines */
 	for (c = 1; c <= p->n_csd; c++)
-		if (p->csd[c].caller_pd == root)
-			names[n++] = mg->pss.str[mg->ps_gid[i][p->pd[p->csd[c].callee_pd].ps]];
-	qsort(names, n, sizeof(*names), cmp_str);
-	for (k = 0; k < n; k++)
-		len += strlen(names[k]) + 1;
-	sig = malloc(len);
-	if (!sig) {
-		free(names);
-		return NULL;
-	}
-	sig[0] = 0;
-	len = 0;
-	for (k = 0; k < n; k++) {
-		if (k && !strcmp(names[k], names[k - 1]))
+		if ((t = root_thread[p->csd[c].caller_pd]))
+			first[t + 1]++;
+	for (t = 1; t <= p->n_thread; t++)
+		first[t + 1] += first[t];
+	names = xcalloc(first[p->n_thread + 1] + 1, sizeof(*names));
+	nsig = xcalloc(p->n_thread + 1, sizeof(uint32_t));
+	if (!names || !nsig)
+		goto out;
+	for (c = 1; c <= p->n_csd; c++)
+		if ((t = root_thread[p->csd[c].caller_pd]))
+			names[first[t]++] = mg->pss.str[mg->ps_gid[i][p->pd[p->csd[c].callee_pd].ps]];
+	for (t = p->n_thread; t >= 1; t--)      /* shift back: first[t] is the start again */
+		first[t + 1] = first[t];
+	first[1] = 0;
+	for (t = 1; t <= p->n_thread; t++) {
+		uint32_t n = first[t + 1] - first[t], sg;
+		const char **nm = names + first[t];
+		size_t len = 1;
+		char *sig, *key;
+
+		if (t == 1) {
+			if (!(mg->thr_gid[i][t] = strtab_intern(&mg->thrs, xstrdup(""))))
+				goto out;
 			continue;
-		len += (size_t)sprintf(sig + len, "%s\x1d", names[k]);
+		}
+		qsort(nm, n, sizeof(*nm), cmp_str);
+		for (k = 0; k < n; k++)
+			len += strlen(nm[k]) + 1;
+		sig = malloc(len);
+		if (!sig)
+			goto out;
+		len = 0;
+		sig[0] = 0;
+		for (k = 0; k < n; k++)
+			if (!k || strcmp(nm[k], nm[k - 1]))
+				len += (size_t)sprintf(sig + len, "%s\x1d", nm[k]);
+		if (!(sg = strtab_intern(&sigs, sig)))
+			goto out;
+		key = xfmt("%s\x1c%010u", sigs.str[sg], nsig[sg]++);
+		if (!(mg->thr_gid[i][t] = strtab_intern(&mg->thrs, key)))
+			goto out;
 	}
+	ret = 0;
+out:
+	strtab_free(&sigs);
+	free(root_thread);
+	free(first);
 	free(names);
-	for (k = 2; k < t; k++)
-		if (sigs[k] && !strcmp(sigs[k], sig))
-			ord++;
-	sigs[t] = sig;
-	key = xfmt("%s\x1c%010u", sig, ord);
-	return key;
+	free(nsig);
+	return ret;
 }
 
 static int build_keys(struct merger *mg)
@@ -444,7 +475,6 @@ static int build_keys(struct merger *mg)
 		goto oom;
 	for (i = 0; i < mg->n; i++) {
 		const struct dpa_profile *p = mg->in[i];
-		char **sigs;
 
 		mg->mod_gid[i] = xcalloc(p->n_module + 1, sizeof(uint32_t));
 		mg->ps_gid[i] = xcalloc(p->n_ps + 1, sizeof(uint32_t));
@@ -462,16 +492,7 @@ static int build_keys(struct merger *mg)
 			if (!(mg->css_gid[i][k] = strtab_intern(&mg->csss,
 							css_key(p, k, &mg->pss, mg->ps_gid[i]))))
 				goto oom;
-		sigs = xcalloc(p->n_thread + 1, sizeof(char *));
-		if (!sigs)
-			goto oom;
-		for (k = 1; k <= p->n_thread; k++)
-			if (!(mg->thr_gid[i][k] = strtab_intern(&mg->thrs, thread_key(mg, i, k, sigs))))
-				break;
-		for (k = 1; k <= p->n_thread; k++)
-			free(sigs[k]);
-		free(sigs);
-		if (k <= p->n_thread)
+		if (thread_keys(mg, i) < 0)
 			goto oom;
 	}
 	/* Orders: the program's module first, "<root>" first among ps. */

@@ -215,6 +215,10 @@ unsigned int inst_pass::execute(function *fun)
 	gcall *enter = gimple_build_call(dp_hook_decl(DPR_ENTER), 2, dp_tu_addr(),
 					 build_int_cst(uint32_type_node, ps));
 	gimple_set_location(enter, DECL_SOURCE_LOCATION(fndecl));
+	/* In the function's outermost scope, so that a copy inlined elsewhere
+	 * is recognisable (surviving.cc). */
+	if (DECL_INITIAL(fndecl) && TREE_CODE(DECL_INITIAL(fndecl)) == BLOCK)
+		gimple_set_block(enter, DECL_INITIAL(fndecl));
 	gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)), enter);
 	gsi_commit_edge_inserts();
 

@@ -39,6 +39,7 @@ struct dp_options {
 	bool progrep;           /* emit the .deepprof.progrep records (default on) */
 	bool backedges;         /* tick loop back-edges (default on) */
 	bool tailcalls;         /* keep tail calls: no return hook after a call in tail position */
+	bool surviving;         /* count only the calls that survive inlining (calls=surviving) */
 	const char *progrep_file;  /* also append the records to this file, or NULL */
 };
 extern struct dp_options dp_opt;
@@ -84,9 +85,10 @@ tree dp_hook_decl(enum dp_root which);  /* the runtime entry points */
 bool dp_is_hook(tree fndecl);
 void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START */
 
-/* instrument.cc, progrep.cc */
+/* instrument.cc, progrep.cc, surviving.cc */
 opt_pass *dp_make_instrument_pass(gcc::context *ctxt);
 opt_pass *dp_make_progrep_pass(gcc::context *ctxt);
+opt_pass *dp_make_surviving_pass(gcc::context *ctxt);
 
 /* util */
 uint64_t dp_fnv1a(uint64_t h, const void *p, size_t n);

@@ -10,7 +10,7 @@
  * GPL-compatible. */
 int plugin_is_GPL_compatible;
 
-struct dp_options dp_opt = { true, true, true, NULL };
+struct dp_options dp_opt = { true, true, true, false, NULL };
 tree dp_roots[DPR_N];
 
 static const struct ggc_root_tab dp_root_tab[] = {
@@ -24,7 +24,7 @@ static struct plugin_info dp_info = {
 	"program representation (.deepprof.progrep).\n"
 	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1\n"
 	"           -fplugin-arg-deepprof-tailcalls=0|1 -fplugin-arg-deepprof-progrep-file=PATH\n"
-	"           -fplugin-arg-deepprof-calls=source"
+	"           -fplugin-arg-deepprof-calls=source|surviving"
 };
 
 /* ================= utilities shared by the passes ================= */
@@ -102,15 +102,15 @@ static bool parse_args(const struct plugin_name_args *info)
 			fclose(f);
 			dp_opt.progrep_file = a->value;
 		} else if (!strcmp(a->key, "calls")) {
-			if (a->value && !strcmp(a->value, "source"))
-				continue;
-			if (a->value && !strcmp(a->value, "surviving"))
-				error("deepprof plugin: %<-fplugin-arg-deepprof-calls=surviving%> "
-				      "(only the calls that survive inlining) is not implemented yet");
-			else
+			if (a->value && !strcmp(a->value, "source")) {
+				dp_opt.surviving = false;
+			} else if (a->value && !strcmp(a->value, "surviving")) {
+				dp_opt.surviving = true;
+			} else {
 				error("deepprof plugin: %<-fplugin-arg-deepprof-calls=%s%>: "
-				      "expected %<source%>", a->value ? a->value : "");
-			ok = false;
+				      "expected %<source%> or %<surviving%>", a->value ? a->value : "");
+				ok = false;
+			}
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
 			      "(known: progrep, backedges, tailcalls, progrep-file, calls)", a->key);
@@ -152,6 +152,16 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	pr.ref_pass_instance_number = 1;
 	pr.pos_op = PASS_POS_INSERT_AFTER;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pr);
+
+	/* after inlining: early in all_passes. (Instance numbers other than 1
+	 * are not assigned yet when plugins register, so "fixup_cfg" 3 cannot
+	 * be named; "ehdisp" follows it and has one instance.) */
+	struct register_pass_info sv;
+	sv.pass = dp_make_surviving_pass(g);
+	sv.reference_pass_name = "ehdisp";
+	sv.ref_pass_instance_number = 1;
+	sv.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 
 	register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_START,
 			  dp_tables_finish, NULL);

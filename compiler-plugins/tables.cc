@@ -290,7 +290,7 @@ void dp_tables_finish(void *, void *)
 		css_addr = emit_array("__deepprof_css", csst, cv, dp_n_sites);
 	}
 
-	unsigned tflags = DP_TU_SOURCE_CALLS | (dp_opt.backedges ? DP_TU_BACKEDGES : 0) |
+	unsigned tflags = (dp_opt.surviving ? 0 : DP_TU_SOURCE_CALLS) | (dp_opt.backedges ? DP_TU_BACKEDGES : 0) |
 			  (dp_opt.progrep ? DP_TU_PROGREP : 0);
 	vec<constructor_elt, va_gc> *tv = NULL;
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 0), build_int_cst(uint32_type_node, DP_ABI_VERSION));

@@ -327,6 +327,32 @@ def test_p2():
               == ["p2help.c", "p2main.c"], tag + ": exe progrep records")
 
 
+# ---------------------------------------------------------------- p3: calls=source vs calls=surviving
+
+def test_p3():
+    """ai() is always_inline (inlined even at -O0), g() noinline."""
+    for mode in ("source", "surviving"):
+        for v in VARIANTS:
+            tag = "p3 %s %s" % (mode, " ".join(v))
+            exe = out("p3_%s%s" % (mode, "".join(v).replace("-", "_")))
+            cc(["--deepprof-arg=calls=" + mode] + v + [src("p3.c"), "-o", exe])
+            tus, cyg, stdout = run_prog(exe)
+            tu = tus.get("p3.c")
+            if not check(tu is not None, tag + ": no table"):
+                continue
+            check(tu["flags"] == (7 if mode == "source" else 5), tag + ": tu flags %d" % tu["flags"])
+            check_tables(tag, tu, {"g": (2, 3, 0), "ai": (3, 0, 1), "main": (4, 6, 1)},
+                         {("ai->g", "p3.c:3:69"): ("normal", 2, "g"),
+                          ("main->ai", "p3.c:8:8"): ("normal", 0, "ai")})
+            if mode == "source":
+                want = ({"g": 3, "ai": 3, "main": 1}, {"main": 3},
+                        {("ai->g", "p3.c:3:69"): (3, 3), ("main->ai", "p3.c:8:8"): (3, 3)})
+            else:   # the inlined call and ai's own entry are gone; its call of g survives
+                want = ({"g": 3, "main": 1}, {"main": 3}, {("ai->g", "p3.c:3:69"): (3, 3)})
+            got = (tu["enter"], {k: n for k, n in tu["back"].items() if n}, tu["site"])
+            check(got == want, tag + ": counts %s" % (got,))
+
+
 # ---------------------------------------------------------------- options, modes, errors
 
 def test_modes():
@@ -382,8 +408,8 @@ def test_errors():
                  "expected 0 or 1")
     expect_error("unwritable progrep file", g + ["-fplugin-arg-deepprof-progrep-file=/nonexistent/x.jsonl"] + c,
                  nz, "cannot write progrep file '/nonexistent/x.jsonl'")
-    expect_error("calls=surviving", g + ["-fplugin-arg-deepprof-calls=surviving"] + c, nz,
-                 "not implemented yet")
+    expect_error("bad calls=", g + ["-fplugin-arg-deepprof-calls=fast"] + c, nz,
+                 "expected 'source' or 'surviving'")
     expect_error("wrapper: unknown option", [DPCC, "--deepprof-bogus"] + c, two,
                  "deepprof-cc: unknown option --deepprof-bogus")
     expect_error("wrapper: bad mode", [DPCC, "--deepprof-mode=fast"] + c, two, "unknown mode")
@@ -407,7 +433,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_modes, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_modes, test_errors):
         t()
     if failures:
         print("check-plugin: %d FAILED" % len(failures))

@@ -1,0 +1,127 @@
+/*
+ * surviving.cc — -fplugin-arg-deepprof-calls=surviving: a pass after
+ * inlining that removes the hooks of the calls GCC inlined, so that only the
+ * calls that survive inlining are counted. Part of deepprof. MIT licence.
+ */
+#include "plugin.h"
+
+enum hook { H_NONE, H_ENTER, H_CALL, H_RETURN };
+
+/* By name: under -flto this runs in ltrans, where the hook decls are not
+ * the trees tables.cc made. */
+static enum hook hook_of(gimple *s)
+{
+	if (!is_gimple_call(s))
+		return H_NONE;
+	tree fn = gimple_call_fndecl(s);
+	if (!fn || !DECL_NAME(fn))
+		return H_NONE;
+	const char *n = IDENTIFIER_POINTER(DECL_NAME(fn));
+	if (strncmp(n, "dp_abi_", 7))
+		return H_NONE;
+	if (!strcmp(n + 7, "enter"))
+		return H_ENTER;
+	if (!strcmp(n + 7, "call"))
+		return H_CALL;
+	if (!strcmp(n + 7, "return"))
+		return H_RETURN;
+	return H_NONE;
+}
+
+static bool real_call(gimple *s)
+{
+	return is_gimple_call(s) && !gimple_call_internal_p(s) && hook_of(s) == H_NONE &&
+	       !(gimple_call_fndecl(s) && !strcmp(dp_decl_name(gimple_call_fndecl(s)), "dp_abi_backedge"));
+}
+
+/* A statement copied from an inlined body sits in (a block nested in) the
+ * block the inliner made for that call. */
+static bool from_inlined_body(gimple *s)
+{
+	for (tree b = gimple_block(s); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+		if (inlined_function_outer_scope_p(b))
+			return true;
+	return false;
+}
+
+/* The call hook of a site that survived is followed, in its block, by the
+ * call itself before any other call. */
+static bool call_survived(gimple_stmt_iterator g)
+{
+	for (gsi_next(&g); !gsi_end_p(g); gsi_next(&g)) {
+		gimple *s = gsi_stmt(g);
+		if (is_gimple_call(s))
+			return real_call(s);
+	}
+	return false;
+}
+
+/* The return hook of a site that survived follows the call, in its block
+ * or, when the call ended its block, at the start of the block after it. */
+static bool return_survived(gimple_stmt_iterator g)
+{
+	basic_block bb = gsi_bb(g);
+	for (gsi_prev(&g); !gsi_end_p(g); gsi_prev(&g)) {
+		gimple *s = gsi_stmt(g);
+		if (is_gimple_call(s))
+			return real_call(s);
+	}
+	if (!single_pred_p(bb))
+		return false;
+	gimple *last = last_stmt(single_pred(bb));
+	return last && real_call(last);
+}
+
+namespace {
+
+const pass_data surviving_pass_data = {
+	GIMPLE_PASS, "deepprof_surviving", OPTGROUP_NONE, TV_NONE,
+	PROP_cfg | PROP_ssa, 0, 0, 0, 0
+};
+
+class surviving_pass : public gimple_opt_pass {
+public:
+	surviving_pass(gcc::context *ctxt) : gimple_opt_pass(surviving_pass_data, ctxt) {}
+	bool gate(function *) override { return dp_opt.surviving && !seen_error(); }
+	unsigned int execute(function *fun) override;
+};
+
+unsigned int surviving_pass::execute(function *fun)
+{
+	auto_vec<gimple *> dead;
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+			gimple *s = gsi_stmt(g);
+			switch (hook_of(s)) {
+			case H_ENTER:
+				if (from_inlined_body(s))
+					dead.safe_push(s);
+				break;
+			case H_CALL:
+				if (!call_survived(g))
+					dead.safe_push(s);
+				break;
+			case H_RETURN:
+				if (!return_survived(g))
+					dead.safe_push(s);
+				break;
+			default:
+				break;
+			}
+		}
+	for (unsigned i = 0; i < dead.length(); i++) {
+		gimple_stmt_iterator g = gsi_for_stmt(dead[i]);
+		unlink_stmt_vdef(dead[i]);
+		gsi_remove(&g, true);
+		release_defs(dead[i]);
+	}
+	return 0;
+}
+
+} /* namespace */
+
+opt_pass *dp_make_surviving_pass(gcc::context *ctxt)
+{
+	return new surviving_pass(ctxt);
+}

@@ -388,6 +388,34 @@ def test_modes():
           "mode=off adds instrumentation")
 
 
+def test_make_project():
+    """`make CC=deepprof-cc` on a tiny project, cyg mode, the real libprof and deepprof dump."""
+    libprof = os.path.join(BUILD, "lib", "libprof.a")
+    dump = os.path.join(BUILD, "bin", "deepprof")
+    if not (os.path.exists(libprof) and os.path.exists(dump)):
+        print("check-plugin: skipping the make CC=deepprof-cc test (no libprof.a or deepprof yet)")
+        return
+    d = out("mkproj")
+    os.makedirs(d, exist_ok=True)
+    with open(src("p1.c")) as f, open(os.path.join(d, "p1.c"), "w") as g:
+        g.write(f.read())
+    with open(os.path.join(d, "Makefile"), "w") as f:
+        f.write("prog: p1.o\n\t$(CC) -o prog p1.o\np1.o: p1.c\n\t$(CC) -g -O1 -c p1.c\n")
+    for name in ("prog", "p1.o", "Deep.data"):
+        if os.path.exists(os.path.join(d, name)):
+            os.unlink(os.path.join(d, name))
+    must(["make", "-s", "-C", d, "CC=" + DPCC], env={"DEEPPROF_MODE": "cyg", "MAKEFLAGS": ""})
+    p = subprocess.run([os.path.join(d, "prog")], cwd=d, capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout == "2 2 5 3 5 25 ok\n", "make project: run %r" % p.stderr)
+    p = run([dump, "dump", "--json", os.path.join(d, "Deep.data")])
+    if not check(p.returncode == 0, "make project: deepprof dump: %s" % p.stderr.strip()):
+        return
+    calls = {}
+    for c in json.loads(p.stdout)["csd"]:
+        calls[c["callee"]] = calls.get(c["callee"], 0) + c["calls"]
+    check(calls == P1_ENTER, "make project: calls per callee %s" % calls)
+
+
 def expect_error(tag, args, rc_ok, needle, env=None):
     p = run(args, env)
     err = p.stderr
@@ -433,7 +461,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_modes, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_modes, test_make_project, test_errors):
         t()
     if failures:
         print("check-plugin: %d FAILED" % len(failures))

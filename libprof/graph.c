@@ -286,8 +286,9 @@ static void pop_nonlocal(struct dp_thread *t)
 {
 	struct dp_frame *f = t->h->top;
 	t->h->outer[f->psi] = f->saved;
-	f->csd->nonlocal++;
 	t->h->top = f - 1;
+	__asm__ volatile("" ::: "memory");
+	f->csd->nonlocal++;
 }
 
 /* Double t's shadow stack. The old one is left mapped: a writer on another
@@ -300,7 +301,8 @@ int dp_graph_grow_stack(struct dp_thread *t)
 		return -1;
 	size_t depth = (size_t)(t->h->top - t->stack);
 	memcpy(s, t->stack, (depth + 1) * sizeof *s);
-	t->stack = s;
+	s[0].psi = (uint32_t)cap;
+	DP_STORE_REL(&t->stack, s);
 	t->stack_cap = cap;
 	t->h->stack_last = s + cap - 1;
 	t->h->top = s + depth;
@@ -376,7 +378,6 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	}
 	struct dp_pd *old = t->h->outer[c->psi];
 	t->h->outer[c->psi] = old ? old : c->callee;
-	c->calls++;
 	t->h->clock++;
 	f[1].sp = sp;
 	f[1].fn = fn;
@@ -409,8 +410,9 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 	struct dp_frame *f = t->h->top;
 	if (f != t->stack && f->fn == fn) {
 		t->h->outer[f->psi] = f->saved;
-		f->csd->exits++;
 		t->h->top = f - 1;
+		__asm__ volatile("" ::: "memory");
+		f->csd->exits++;
 	} else {
 		t->lost++;
 	}
@@ -424,13 +426,33 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
  */
 void dp_graph_unwind_all(struct dp_thread *t)
 {
-	struct dp_frame *top = DP_LOAD(&t->h->top);
-	for (struct dp_frame *f = top; f > t->stack; f--)
+	struct dp_frame *lo, *hi;
+	if (!dp_graph_frames(t, &lo, &hi))
+		return;
+	for (struct dp_frame *f = hi; f >= lo; f--)
 		if (f->csd != &t->outside)
 			f->csd->nonlocal++;
 	if (t == dp_self) {
-		for (struct dp_frame *f = top; f > t->stack; f--)
+		for (struct dp_frame *f = hi; f >= lo; f--)
 			t->h->outer[f->psi] = f->saved;
 		t->h->top = t->stack;
 	}
+}
+
+/*
+ * The activations on t's stack, bottom lo to top hi, read consistently
+ * even while t runs and grows its stack (each stack array carries its own
+ * capacity in its root frame). False when there are none (or t was caught
+ * switching arrays). t must not have ended: its top lives in its TLS.
+ */
+bool dp_graph_frames(struct dp_thread *t, struct dp_frame **lo, struct dp_frame **hi)
+{
+	struct dp_frame *base = DP_LOAD_ACQ(&t->stack);
+	size_t cap = base[0].psi;
+	struct dp_frame *top = DP_LOAD(&t->h->top);
+	if (top <= base || top >= base + cap)
+		return false;
+	*lo = base + 1;
+	*hi = top;
+	return true;
 }

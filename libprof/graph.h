@@ -14,7 +14,8 @@
  * it called the hook, and fn's frame offset (learned by the slow path, kept
  * in the csd) turns it into fn's canonical frame address. Builds or reuses
  * the csd of (current pd, site, fn), folds recursion through the thread's
- * outermost activations, counts the call and pushes a frame. Everything rare
+ * outermost activations and pushes a frame (which is what counts the call:
+ * see struct dp_csd). Everything rare
  * happens in dp_graph_enter_slow().
  */
 static inline __attribute__((always_inline))
@@ -41,7 +42,6 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 	uint32_t psi = c->psi;
 	struct dp_pd *old = h->outer[psi];
 	h->outer[psi] = old ? old : callee;
-	c->calls++;
 	h->clock++;
 	f[1].sp = sp;
 	f[1].fn = fn;
@@ -71,9 +71,9 @@ void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 	if (unlikely(f->fn != fn || f->sp < hook_sp + f->off))
 		return dp_graph_exit_slow(fn, site, hook_sp);
 	h->outer[f->psi] = f->saved;
-	f->csd->exits++;
-	__asm__ volatile("" ::: "memory");
 	h->top = f - 1;
+	__asm__ volatile("" ::: "memory");          /* a signal between the two loses the call, never counts it twice */
+	f->csd->exits++;
 }
 
 #endif

@@ -66,7 +66,10 @@ struct dp_pd;
  * csd: one per (caller pd, call site, callee) in one thread's graph. Only the
  * owning thread writes the key fields and counters (the SIGPROF handler runs
  * on that thread too); the writer reads them racily, which is fine for
- * counters. Invariant for a final profile: calls == exits + nonlocal.
+ * counters. There is no calls counter: every call ends as an exit, a
+ * non-local exit, or a frame still on a stack, so the writer computes
+ * calls = exits + nonlocal + live frames, and a final profile's invariant
+ * calls == exits + nonlocal holds even when a signal interrupts a hook.
  */
 struct dp_csd {
 	uintptr_t site, fn;         /* the key in the caller pd's table */
@@ -76,7 +79,7 @@ struct dp_csd {
 	uint32_t psi;               /* callee->ps->idx, kept here for the hot path */
 	uint32_t off;               /* callee->ps->off */
 	uint32_t id;                /* assigned by the writer */
-	uint64_t calls, exits, nonlocal, ticks, allocs, bytes;
+	uint64_t exits, nonlocal, ticks, allocs, bytes;
 	struct dp_css *css;
 	struct dp_pd *caller;
 	struct dp_csd *next;        /* the thread's csd list, creation order */
@@ -144,10 +147,9 @@ struct dp_hot {
 struct dp_thread {
 	struct dp_hot *h;           /* the owner's dp_hot */
 	uint32_t outer_cap;
-	struct dp_frame *stack;
-	size_t stack_cap;
+	struct dp_frame *stack;     /* stack[0] is the root frame; its psi holds the array's */
+	size_t stack_cap;           /* capacity, so a reader on another thread sees a consistent pair */
 	struct dp_csd outside;      /* sink for costs with no activation current */
-	uint64_t ticks;             /* all SIGPROF ticks received */
 	uint64_t lost;              /* events dropped (out of memory, re-entry) */
 	struct dp_pd *root;
 	struct dp_pd *pd_head, *pd_tail;
@@ -214,6 +216,7 @@ void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp);
 void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp);
 int dp_graph_grow_stack(struct dp_thread *t);
 void dp_graph_unwind_all(struct dp_thread *t);  /* count every frame still on t's stack as a non-local exit */
+bool dp_graph_frames(struct dp_thread *t, struct dp_frame **lo, struct dp_frame **hi);
 struct dp_ps *dp_graph_root_ps(void);
 
 /* runtime.c: lifecycle. */
@@ -235,6 +238,11 @@ void dp_alloc_link(void);
 /* write.c */
 int dp_write_profile(const char *path, bool final);
 void dp_write_reset_child(void);   /* a forked child: forget a write in progress */
+/* The writer lock: held while a profile is written, and by a thread while it
+ * ends, so the writer never reads the TLS of a thread that is going away.
+ * dp_write_lock fails (-1) only when the calling thread already holds it. */
+int dp_write_lock(void);
+void dp_write_unlock(void);
 
 /* crc32.c */
 uint32_t dp_crc32(uint32_t crc, const void *buf, size_t len);

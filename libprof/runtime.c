@@ -218,6 +218,7 @@ struct dp_thread *dp_thread_init(void)
 	t->root = t->pd_head = t->pd_tail = root;
 	t->n_pd = 1;
 	stack[0].sp = UINTPTR_MAX;
+	stack[0].psi = STACK_INIT;  /* the array's capacity: see dp_graph_frames */
 	stack[0].csd = &t->outside;
 	stack[0].pd = root;
 	stack[0].tab = root->tab;
@@ -271,8 +272,12 @@ static void thread_key_dtor(void *arg)
 {
 	struct dp_thread *t = arg;
 	int saved_errno = errno;
-	if (t && t == dp_self && !(t->h->stop & DP_EXITED) && !DP_LOAD(&dp_rt.final_done))
+	if (t && t == dp_self && !(t->h->stop & DP_EXITED) && !DP_LOAD(&dp_rt.final_done)) {
+		int locked = dp_write_lock() == 0;
 		dp_thread_end(t);
+		if (locked)
+			dp_write_unlock();
+	}
 	errno = saved_errno;
 }
 
@@ -314,12 +319,12 @@ static void fork_child(void)
 		uint32_t n = t->n_csd;
 		struct dp_csd *c = t->csd_head;
 		for (uint32_t i = 0; i < n && c; i++, c = c->next)
-			c->calls = c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = 0;
+			c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = 0;
 		memset(&t->outside, 0, sizeof t->outside);
 		for (struct dp_frame *f = t->h->top; f > t->stack; f--)
 			f->csd = &t->outside;
 		t->stack[0].csd = &t->outside;
-		t->ticks = t->h->clock = t->lost = 0;
+		t->h->clock = t->lost = 0;
 		t->tid = (pid_t)syscall(SYS_gettid);
 		t->self = pthread_self();
 		t->has_timer = false;

@@ -16,7 +16,6 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	int saved_errno = errno;
 	struct dp_thread *t = dp_self;
 	if (t) {
-		t->ticks++;
 		struct dp_csd *c = t->h->stop ? &t->outside : DP_LOAD(&t->h->top)->csd;
 		c->ticks++;
 	}

@@ -212,7 +212,7 @@ static int resolve_path(char *dst, size_t size, const char *path)
 
 /* ==== the writer lock ====================================================== */
 
-static int writer_lock(void)
+int dp_write_lock(void)
 {
 	pid_t me = (pid_t)syscall(SYS_gettid);
 	for (;;) {
@@ -226,7 +226,7 @@ static int writer_lock(void)
 	}
 }
 
-static void writer_unlock(void)
+void dp_write_unlock(void)
 {
 	__atomic_store_n(&writer_owner, 0, __ATOMIC_RELEASE);
 }
@@ -292,7 +292,7 @@ int dp_write_profile(const char *path, bool final)
 		return -1;
 	if (final && __atomic_exchange_n(&dp_rt.final_done, 1, __ATOMIC_ACQ_REL))
 		return 0;
-	if (writer_lock() < 0) {
+	if (dp_write_lock() < 0) {
 		dp_log("a profile write is already in progress on this thread", NULL, NULL);
 		return -1;
 	}
@@ -366,14 +366,17 @@ int dp_write_profile(const char *path, bool final)
 			struct dp_pd *pd = t->pd_head;
 			for (uint32_t i = 0; i < t->w_pd && pd; i++, pd = DP_LOAD_ACQ(&pd->next))
 				pd->id = ++pd_id;
+			uint32_t first = csd_id + 1;
+			uint64_t thr_ticks = 0;     /* a thread's ticks: its csds' and its outside ones */
 			struct dp_csd *c = DP_LOAD_ACQ(&t->csd_head);
 			for (uint32_t i = 0; i < t->w_csd && c; i++, c = DP_LOAD_ACQ(&c->next)) {
 				struct csd_snap *s = &cs[csd_id];
 				c->id = ++csd_id;
-				s->calls = DP_LOAD(&c->calls);
 				s->exits = DP_LOAD(&c->exits);
 				s->nonlocal = DP_LOAD(&c->nonlocal);
+				s->calls = s->exits + s->nonlocal;
 				s->ticks = DP_LOAD(&c->ticks);
+				thr_ticks += s->ticks;
 				s->allocs = DP_LOAD(&c->allocs);
 				s->bytes = DP_LOAD(&c->bytes);
 				tot[3] += s->calls;
@@ -382,9 +385,21 @@ int dp_write_profile(const char *path, bool final)
 			}
 			struct thr_snap *h = &ts[ti];
 			h->exited = DP_LOAD_ACQ(&t->exited);
+			/* A snapshot counts the calls still running (a final profile
+			 * has already counted them as non-local exits). */
+			struct dp_frame *lo, *hi;
+			if (!final && !h->exited && dp_graph_frames(t, &lo, &hi)) {
+				for (struct dp_frame *f = hi; f >= lo; f--) {
+					uint32_t id = DP_LOAD(&f->csd)->id;
+					if (id >= first && id <= csd_id) {
+						cs[id - 1].calls++;
+						tot[3]++;
+					}
+				}
+			}
 			h->cpu_ns = dp_thread_cpu_ns(t);
-			h->ticks = DP_LOAD(&t->ticks);
 			h->ticks_out = DP_LOAD(&t->outside.ticks);
+			h->ticks = thr_ticks + h->ticks_out;
 			h->allocs_out = DP_LOAD(&t->outside.allocs);
 			h->bytes_out = DP_LOAD(&t->outside.bytes);
 			tot[0] += h->cpu_ns;
@@ -546,6 +561,6 @@ done:
 		munmap(snap, snap_size ? snap_size : 1);
 	if (me && !was_busy)
 		__atomic_fetch_and(&me->h->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED);
-	writer_unlock();
+	dp_write_unlock();
 	return ret;
 }

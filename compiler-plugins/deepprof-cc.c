@@ -20,6 +20,11 @@
 #ifndef DP_GCC_VERSION
 #define DP_GCC_VERSION ""
 #endif
+/* What a program linked with libprof.a needs after it (the build passes
+ * libprof's own list, plus -fsanitize=undefined when libprof was built so). */
+#ifndef DP_DEFAULT_LIBS
+#define DP_DEFAULT_LIBS "-lpthread"
+#endif
 
 enum mode { MODE_PLUGIN, MODE_CYG, MODE_OFF };
 
@@ -56,7 +61,7 @@ static const char *const usage =
 "                          this program in the build tree or under " DP_PREFIX ")\n"
 "  --deepprof-runtime=LIB  link LIB instead of libprof (default: $DEEPPROF_RUNTIME)\n"
 "  --deepprof-libs=\"-lx..\" libraries the runtime needs (default: $DEEPPROF_LIBS, else\n"
-"                          \"-lpthread\"; none with a LIB above)\n"
+"                          \"" DP_DEFAULT_LIBS "\"; none with a LIB above)\n"
 "  --deepprof-verbose      print the compiler command before running it\n"
 "  --help                  this text (`gcc --help` for the compiler's options)\n"
 "\n"
@@ -329,7 +334,7 @@ int main(int argc, char **argv)
 				die("cannot find the runtime libprof.a (in this program's ../lib or "
 				    DP_PREFIX "/lib); set DEEPPROF_RUNTIME");
 			if (!libs)
-				libs = "-lpthread";
+				libs = DP_DEFAULT_LIBS;
 		} else if (!file_exists(rt)) {
 			die("cannot read the runtime %s", rt);
 		}

@@ -33,9 +33,10 @@ $(PLUGIN_LINK): $(PLUGIN_SO)
 	@mkdir -p $(@D)
 	ln -sf ../deepprof-plugin.so $@
 
-$(DEEPPROF_CC): compiler-plugins/deepprof-cc.c
+$(DEEPPROF_CC): compiler-plugins/deepprof-cc.c compiler-plugins/module.mk
 	@mkdir -p $(@D) $(OBJ_DIR)/compiler-plugins
 	$(CC) $(TOOL_CFLAGS) -DDP_PREFIX='"$(PREFIX)"' -DDP_GCC_VERSION='"$(PLUGIN_GCCV)"' \
+	  -DDP_DEFAULT_LIBS='"$(strip $(or $(LIBPROF_LIBS),-lpthread) $(SAN_PROF))"' \
 	  -MF $(OBJ_DIR)/compiler-plugins/deepprof-cc.d $< -o $@ $(TOOL_LDFLAGS)
 
 install: install-plugin

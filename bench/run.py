@@ -163,8 +163,10 @@ def timed(cmd, cwd, out_path):
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         tail = err.decode(errors="replace").strip().splitlines()[-3:]
-        raise Fatal("`%s` in %s exited with %d%s" % (" ".join(cmd), cwd, p.returncode,
-                                                     (": " + " | ".join(tail)) if tail else ""))
+        how = ("was killed by %s" % signal.Signals(-p.returncode).name if p.returncode < 0
+               else "exited with %d" % p.returncode)
+        raise Fatal("`%s` in %s %s%s" % (" ".join(cmd), cwd, how,
+                                         (": " + " | ".join(tail)) if tail else ""))
     return ru.ru_utime + ru.ru_stime, wall
 
 
@@ -177,16 +179,20 @@ def digest(path):
 
 
 class Series:
+    """The timings of one program variant; failed runs are kept apart."""
+
     def __init__(self):
         self.cpu = []
         self.wall = []
+        self.failures = []      # messages of runs that failed
+        self.last_ok_dir = None
 
     def add(self, cpu, wall):
         self.cpu.append(cpu)
         self.wall.append(wall)
 
     def median(self):
-        return statistics.median(self.cpu)
+        return statistics.median(self.cpu) if self.cpu else float("nan")
 
 
 def clean_dir(d):
@@ -204,11 +210,22 @@ def measure(a, progs, exes, bdir, inputs):
         for p in progs:
             argv = [x.replace("{input}", inputs["big"]) for x in p.argv]
             for v in VARIANTS:
-                d = os.path.join(runs_dir, "%s-%s" % (p.name, v))
-                clean_dir(d)            # each run leaves its own Deep.data / gmon.out
+                # one directory per run: each leaves its own Deep.data / gmon.out
+                d = os.path.join(runs_dir, "%s-%s" % (p.name, v), str(r + 1))
+                clean_dir(d)
                 out = os.path.join(d, "out")
-                res[(p.name, v)].add(*timed([exes[(p.name, v)]] + argv, d, out))
-                if r == 0:
+                s = res[(p.name, v)]
+                try:
+                    s.add(*timed([exes[(p.name, v)]] + argv, d, out))
+                except Fatal as e:
+                    if v == "plain":
+                        raise
+                    # keep going: a crash of one variant should not cost the others' numbers
+                    s.failures.append(str(e))
+                    print("bench: %s" % e, file=sys.stderr, flush=True)
+                    continue
+                s.last_ok_dir = d
+                if (p.name, v) not in digests:
                     digests[(p.name, v)] = digest(out)
                     if digests[(p.name, v)] != digests[(p.name, "plain")]:
                         raise Fatal("%s: the %s build's output differs from the plain build's"
@@ -230,11 +247,14 @@ def measure(a, progs, exes, bdir, inputs):
     return res, cg
 
 
-def deep_data_stats(a, progs, bdir):
+def deep_data_stats(a, progs, res):
     """{prog: (n_csd, file_bytes, mem_bytes)} from each libprof run's Deep.data."""
     stats = {}
     for p in progs:
-        d = os.path.join(bdir, "run", "%s-libprof" % p.name)
+        d = res[(p.name, "libprof")].last_ok_dir
+        if d is None:
+            stats[p.name] = "every libprof run failed"
+            continue
         files = sorted(f for f in os.listdir(d) if f.startswith("Deep.data"))
         if not files:
             stats[p.name] = "no Deep.data written"
@@ -280,9 +300,15 @@ def report(a, progs, res, cg, stats, load_before, started):
             s = res[(p.name, v)]
             m = s.median()
             mark = ""
-            if v == "libprof":
+            if v == "libprof" and s.cpu:
                 mark = "  target <=%.1fx empty: %s" % (
                     TARGET_VS_EMPTY, "met" if m / empty <= TARGET_VS_EMPTY else "MISSED")
+            if s.failures:
+                mark += "  %d of %d runs FAILED" % (len(s.failures), a.runs)
+                notes.append("  %s %s failed: %s" % (p.name, v, s.failures[0]))
+            if not s.cpu:
+                L.append("%-16s %-10s %9s%s" % (p.label, v, "-", mark))
+                continue
             L.append("%-16s %-10s %9s  %-17s %9s %8.2f %8.2f%s" % (
                 p.label, v, fmt_s(m), "(%s-%s)" % (fmt_s(min(s.cpu)), fmt_s(max(s.cpu))),
                 fmt_s(statistics.median(s.wall)), m / plain, m / empty, mark))
@@ -298,15 +324,24 @@ def report(a, progs, res, cg, stats, load_before, started):
                          "seconds scaled by that ratio" % (p.name, len(cs.cpu), a.cg_shrink,
                                                            fmt_s(cs.median()), fmt_s(ps.median())))
         L.append("")
-    if notes:
+    cg_notes = [n for n in notes if " callgrind: " in n]
+    fail_notes = [n for n in notes if " callgrind: " not in n]
+    if cg_notes:
         L.append("~ callgrind runs the plain binary on a smaller input (same file, first 1/%d):"
                  % a.cg_shrink)
-        L.extend(notes)
+        L.extend(cg_notes)
+        L.append("")
+    if fail_notes:
+        L.append("failed runs (first message of each; medians are over the runs that worked):")
+        L.extend(fail_notes)
         L.append("")
 
     L.append("target: libprof within %.1fx of the empty-hook build" % TARGET_VS_EMPTY)
     for p in progs:
         r = res[(p.name, "libprof")].median() / res[(p.name, "empty")].median()
+        if r != r:      # NaN: no libprof or empty run worked
+            L.append("  %-16s libprof / empty = n/a     MISSED (no successful run)" % p.label)
+            continue
         L.append("  %-16s libprof / empty = %5.2f   %s" % (
             p.label, r, "met" if r <= TARGET_VS_EMPTY else "MISSED"))
     L.append("")
@@ -396,7 +431,7 @@ def main():
             if not os.path.exists(f) or os.path.getsize(f) != n:
                 run_quiet([gen, str(SEED), str(n), f])
         res, cg = measure(a, progs, exes, bdir, inputs)
-        stats = deep_data_stats(a, progs, bdir)
+        stats = deep_data_stats(a, progs, res)
     except (Fatal, OSError) as e:
         print("bench: %s" % e, file=sys.stderr)
         return 1
@@ -407,6 +442,10 @@ def main():
         f.write(text)
     os.replace(out + ".tmp", out)
     print("bench: table saved in %s" % out, file=sys.stderr)
+    failed = sum(len(s.failures) for s in res.values())
+    if failed:
+        print("bench: %d runs failed (see the table)" % failed, file=sys.stderr)
+        return 1
     return 0
 
 

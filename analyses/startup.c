@@ -405,12 +405,13 @@ static void add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps
 
 		if (ps <= p->n_ps) {
 			uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
-			uint64_t *po = d->ps_own + (size_t)ps * DPA_NMEASURES;
+			uint64_t *po = d->ps_own + (size_t)ps * ns;
 			uint64_t *pt = d->ps_total + (size_t)ps * ns;
 
 			pd_costs(d, v, own, total);
 			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-				po[m] += own[m];
+				if (d->slot[m] >= 0)
+					po[d->slot[m]] += own[m];
 			if (active_ps[ps] == 0)
 				for (uint32_t s = 0; s < ns; s++)
 					pt[s] += total[s];
@@ -421,11 +422,13 @@ static void add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps
 
 			if (s > p->n_css)
 				continue;
-			co = d->css_own + (size_t)s * DPA_NMEASURES;
+			co = d->css_own + (size_t)s * ns;
 			ct = d->css_total + (size_t)s * ns;
 			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
-				co[m] += p->csd[x].m[m];
-				if (d->slot[m] >= 0 && active_css[s] == 0)
+				if (d->slot[m] < 0)
+					continue;
+				co[d->slot[m]] += p->csd[x].m[m];
+				if (active_css[s] == 0)
 					ct[d->slot[m]] += csd_total_slot(d, x, m, d->slot[m]);
 			}
 		}
@@ -570,8 +573,8 @@ static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 	uint32_t *active_ps, *active_css;
 	int r = -1;
 
-	d->ps_own = zalloc(d, nps * DPA_NMEASURES, sizeof(uint64_t));
-	d->css_own = zalloc(d, ncss * DPA_NMEASURES, sizeof(uint64_t));
+	d->ps_own = zalloc(d, nps * ns, sizeof(uint64_t));
+	d->css_own = zalloc(d, ncss * ns, sizeof(uint64_t));
 	d->ps_total = zalloc(d, nps * ns, sizeof(uint64_t));
 	d->css_total = zalloc(d, ncss * ns, sizeof(uint64_t));
 	active_ps = calloc(nps, sizeof(*active_ps));
@@ -579,8 +582,8 @@ static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 	if (d->ps_own && d->css_own && d->ps_total && d->css_total && active_ps && active_css)
 		r = walk_preorder(d, active_ps, active_css);
 	if (r > 0) {
-		memset(d->ps_own, 0, nps * DPA_NMEASURES * sizeof(uint64_t));
-		memset(d->css_own, 0, ncss * DPA_NMEASURES * sizeof(uint64_t));
+		memset(d->ps_own, 0, nps * ns * sizeof(uint64_t));
+		memset(d->css_own, 0, ncss * ns * sizeof(uint64_t));
 		memset(d->ps_total, 0, nps * ns * sizeof(uint64_t));
 		memset(d->css_total, 0, ncss * ns * sizeof(uint64_t));
 		memset(active_ps, 0, nps * sizeof(*active_ps));

@@ -44,10 +44,12 @@
  * ticks - ticks_outside, allocs - allocs_outside, bytes - bytes_outside.
  *
  * Memory: totals are stored per clique (4 bytes per stored measure, values
- * that need more go to a small overflow table) and per ps and css; csd and
- * pd totals are derived on demand in O(out degree). A caller short of
- * memory may store fewer measures (dpa_deep_init_measures): own costs stay
- * available for all, totals only for those stored.
+ * that need more go to a small overflow table), own and total per ps and css
+ * (16 bytes per stored measure); csd and pd totals are derived on demand in
+ * O(degree). With the cliques' 16 bytes per pd, all seven measures cost
+ * about 44 bytes per pd plus 112 per ps and css. A caller short of memory
+ * may store fewer measures (dpa_deep_init_measures): csd, pd and clique own
+ * costs stay available for all, totals and ps/css costs only for those.
  */
 struct dpa_deep_tier {          /* one measure's per-clique totals */
 	uint32_t *lo;           /* [n+1]; UINT32_MAX: look in the overflow table */
@@ -71,7 +73,7 @@ struct dpa_deep {
 	bool tree_walk;         /* private, for tests: ps/css totals needed the general walk */
 	uint64_t *multi_rest;   /* [n_multi * n_slots] */
 	uint64_t *multi_prim;   /* [n_multi * n_slots] */
-	uint64_t *ps_own, *css_own;     /* [(n+1) * DPA_NMEASURES] */
+	uint64_t *ps_own, *css_own;     /* [(n+1) * n_slots] */
 	uint64_t *ps_total, *css_total; /* [(n+1) * n_slots] */
 	size_t bytes;           /* memory *d holds, cliques included */
 };
@@ -100,8 +102,8 @@ static inline bool dpa_deep_stored(const struct dpa_deep *d, enum dpa_measure m)
 
 /*
  * Accessors. Ids must be in range. Totals and descs of a measure that is not
- * stored are 0. pd, clique and csd accessors cost O(out degree) (pd),
- * O(members' degrees) (clique own/desc) and O(1) (csd, clique total).
+ * stored are 0, and so are its ps and css own costs. Costs: csd, clique
+ * total, ps, css O(1); pd O(degree); clique own O(its members' in degrees).
  */
 uint64_t dpa_deep_csd_total(const struct dpa_deep *d, uint32_t csd, enum dpa_measure m);
 uint64_t dpa_deep_csd_desc(const struct dpa_deep *d, uint32_t csd, enum dpa_measure m);
@@ -117,11 +119,11 @@ uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum d
 
 static inline uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
 {
-	return d->ps_own[(size_t)ps * DPA_NMEASURES + m];
+	return d->slot[m] < 0 ? 0 : d->ps_own[(size_t)ps * d->n_slots + d->slot[m]];
 }
 static inline uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
 {
-	return d->css_own[(size_t)css * DPA_NMEASURES + m];
+	return d->slot[m] < 0 ? 0 : d->css_own[(size_t)css * d->n_slots + d->slot[m]];
 }
 static inline uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
 {

@@ -658,7 +658,8 @@ static void test_two_parents_other_primary(void)
 	free_profile(&p);
 }
 
-/* Storing only some measures: own costs for all, totals for those only. */
+/* Storing only some measures: csd/pd/clique own costs for all, totals and
+ * ps/css costs for those only. */
 static void test_measure_mask(void)
 {
 	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
@@ -680,7 +681,9 @@ static void test_measure_mask(void)
 	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_TICKS), 6);
 	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_CSCS), 0);
 	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CSCS), 0);
-	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 2, DPA_CSCS), 5);
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 2, DPA_CSCS), 0);    /* not stored */
+	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 2, DPA_TICKS), 2);
+	CU_ASSERT_EQUAL(dpa_deep_clique_own(&d, 2, DPA_CSCS), 5);
 	CU_ASSERT_EQUAL(dpa_deep_pd_own(&d, 3, DPA_CSCS), 10);
 	dpa_deep_release(&d);
 	free_profile(&p);

@@ -11,7 +11,7 @@
 #include "graph.h"
 
 /* --- private prototypes --- */
-static struct dp_ps *ps_get(uintptr_t fn, uint32_t off);
+static struct dp_ps *ps_get(uintptr_t fn);
 static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller);
 static struct dp_pd *pd_new(struct dp_thread *t, struct dp_ps *ps);
 static int outer_reserve(struct dp_thread *t, uint32_t idx);
@@ -79,8 +79,8 @@ static struct dp_ps *ps_find(uintptr_t fn)
 	return NULL;
 }
 
-/* The ps of entry address fn, created if new with frame offset off. NULL when out of memory. */
-static struct dp_ps *ps_get(uintptr_t fn, uint32_t off)
+/* The ps of entry address fn, created if new. NULL when out of memory. */
+static struct dp_ps *ps_get(uintptr_t fn)
 {
 	pthread_mutex_lock(&dp_rt.lock);
 	struct dp_ps *ps = ps_find(fn);
@@ -92,7 +92,6 @@ static struct dp_ps *ps_get(uintptr_t fn, uint32_t off)
 	ps = ps_find(fn);
 	if (!ps && (ps = dp_mem_global(sizeof *ps))) {
 		ps->fn = fn;
-		ps->off = off;
 		ps->mod_base = base;
 		ps->idx = dp_rt.n_ps + 1;
 		uint32_t h = hash_ptr(fn, 0) & dp_rt.ps_hmask;
@@ -241,7 +240,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	}
 	int saved_errno = errno;
 	busy_on(t);
-	struct dp_ps *ps = ps_get(fn, off);
+	struct dp_ps *ps = ps_get(fn);
 	struct dp_css *css = ps ? css_get(site, pd->ps) : NULL;
 	struct dp_pd *callee = NULL;
 	if (!css || outer_reserve(t, ps->idx) < 0)
@@ -258,7 +257,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	c->ctab = callee->tab;
 	c->cmask = callee->mask;
 	c->psi = ps->idx;
-	c->off = ps->off;
+	c->off = off;
 	c->css = css;
 	c->caller = pd;
 	if (tab_insert(t, pd, c) < 0)
@@ -312,16 +311,20 @@ int dp_graph_grow_stack(struct dp_thread *t)
 /*
  * The canonical frame address of the function that called a hook at
  * hook_sp: just above its return address, the first stack word from hook_sp
- * up that holds site. NOTE: reads the program's stack; bounded to 4 KiB of
- * frame, beyond which hook_sp itself is used (offset 0).
+ * up that holds site. The search reads at most 128 KiB of the function's own
+ * frame (the return address bounds it, so it never leaves the stack). A
+ * bigger frame gets hook_sp + 8: still above every callee's frame address
+ * and below its caller's, so nesting and longjmp resync stay right; only a
+ * stale sibling with a smaller frame may then go unnoticed.
  */
+#define CFA_SCAN_WORDS (128 * 1024 / 8)
 static uintptr_t frame_cfa(uintptr_t hook_sp, uintptr_t site)
 {
 	const uintptr_t *p = (const uintptr_t *)hook_sp;
-	for (int i = 0; i < 512; i++)
+	for (int i = 0; i < CFA_SCAN_WORDS; i++)
 		if (p[i] == site)
 			return (uintptr_t)(p + i + 1);
-	return hook_sp;
+	return hook_sp + 8;
 }
 
 /*
@@ -343,7 +346,7 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	int saved_errno = errno;
 	uintptr_t sp = frame_cfa(hook_sp, site);
 	busy_on(t);
-	while (t->h->top != t->stack && t->h->top->sp <= sp)
+	while (dp_frame_stale(t->h->top, fn, site, sp))
 		pop_nonlocal(t);
 	if (t->h->top == t->h->stack_last && dp_graph_grow_stack(t) < 0) {
 		t->lost++;
@@ -379,13 +382,13 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	struct dp_pd *old = t->h->outer[c->psi];
 	t->h->outer[c->psi] = old ? old : c->callee;
 	t->h->clock++;
-	f[1].sp = sp;
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = c->callee;
 	f[1].saved = old;
 	f[1].psi = c->psi;
-	f[1].off = (uint32_t)(sp - hook_sp);
+	f[1].off = c->off;          /* fn's offset as the fast path will use it */
+	f[1].sp = hook_sp + c->off;
 	f[1].tab = c->ctab = c->callee->tab;
 	f[1].mask = c->cmask = c->callee->mask;
 	__asm__ volatile("" ::: "memory");
@@ -403,7 +406,8 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 	struct dp_thread *t = dp_self;
 	if (!t || t->h->stop)
 		return;
-	uintptr_t sp = frame_cfa(hook_sp, site);
+	struct dp_frame *top = t->h->top;
+	uintptr_t sp = top != t->stack && top->fn == fn ? hook_sp + top->off : frame_cfa(hook_sp, site);
 	busy_on(t);
 	while (t->h->top != t->stack && t->h->top->sp < sp)
 		pop_nonlocal(t);

@@ -10,6 +10,18 @@
 #include "internal.h"
 
 /*
+ * Whether frame f, on top of the stack when fn is called from site with
+ * frame address sp, was left by a longjmp: it is deeper, or at the same
+ * address without being the container of an inlined fn (which GCC reports
+ * with the container's own return address as site). The root frame
+ * (sp = UINTPTR_MAX) is never stale.
+ */
+static inline bool dp_frame_stale(const struct dp_frame *f, uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+	return f->sp < sp || (f->sp == sp && (f->csd->site != site || f->fn == fn));
+}
+
+/*
  * A call of fn from call site site; hook_sp is the stack pointer of fn where
  * it called the hook, and fn's frame offset (learned by the slow path, kept
  * in the csd) turns it into fn's canonical frame address. Builds or reuses
@@ -36,8 +48,10 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 		} while (!c || c->site != site || c->fn != fn);
 	}
 	uintptr_t sp = hook_sp + c->off;
-	if (unlikely(f->sp <= sp || f == h->stack_last))
-		return dp_graph_enter_slow(fn, site, hook_sp);  /* stale frames (longjmp) or a full stack */
+	if (unlikely(f->sp <= sp) && dp_frame_stale(f, fn, site, sp))
+		return dp_graph_enter_slow(fn, site, hook_sp);  /* stale frames (longjmp) */
+	if (unlikely(f == h->stack_last))
+		return dp_graph_enter_slow(fn, site, hook_sp);  /* a full stack */
 	struct dp_pd *callee = c->callee;
 	uint32_t psi = c->psi;
 	struct dp_pd *old = h->outer[psi];

@@ -39,7 +39,6 @@ struct dp_ps {
 	uintptr_t fn;
 	uint32_t idx;
 	uintptr_t mod_base;         /* dladdr()'s dli_fbase of fn, 0 if unknown */
-	uint32_t off;               /* frame offset, see dp_frame: from fn's hook stack pointer to its CFA */
 	const char *name;           /* synthetic procedures only */
 	struct dp_ps *hnext;        /* hash chain (under dp_rt.lock) */
 	struct dp_ps *next;         /* creation-order list, published with release stores */
@@ -77,7 +76,7 @@ struct dp_csd {
 	uintptr_t cmask;            /* hot path's chain of loads; refreshed when found stale */
 	struct dp_pd *callee;
 	uint32_t psi;               /* callee->ps->idx, kept here for the hot path */
-	uint32_t off;               /* callee->ps->off */
+	uint32_t off;               /* fn's frame offset (see dp_frame) when called from site */
 	uint32_t id;                /* assigned by the writer */
 	uint64_t exits, nonlocal, ticks, allocs, bytes;
 	struct dp_css *css;
@@ -103,7 +102,9 @@ struct dp_pd {
  * One activation on a thread's shadow stack (64 bytes). sp is the
  * activation's canonical frame address (its CFA: the caller's stack pointer
  * at the call), so two callees called from the same place have the same sp
- * whatever their frame sizes, and every live caller has a larger one.
+ * whatever their frame sizes, and every live caller has a larger one. A
+ * function GCC inlined is reported with its container's return address as
+ * site, and gets the container's sp: see dp_frame_stale().
  */
 struct dp_frame {
 	uintptr_t sp;               /* deeper frames have smaller sp */

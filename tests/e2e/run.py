@@ -31,6 +31,10 @@ def main():
     if a.deepprof is None:
         a.deepprof = os.path.join(a.build, "bin", "deepprof")
     a.deepprof = os.path.abspath(a.deepprof)
+    if not os.access(a.deepprof, os.X_OK):
+        print("e2e: %s: missing or not executable (build it first)" % a.deepprof)
+        print("e2e: 0 passed, 1 failed")
+        return 1
     here = os.path.dirname(os.path.abspath(__file__))
     files = sorted(glob.glob(os.path.join(here, "t[0-9][0-9][0-9]_*.py")))
     if a.tests:

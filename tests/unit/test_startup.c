@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen.h"
 #include "unit.h"
 #include "startup.h"
 
@@ -148,6 +149,15 @@ static void check_invariants(const struct dpa_deep *d)
 					sum += p->csd[x].m[m];
 			CU_ASSERT_EQUAL(dpa_deep_thread_total(d, t, m), sum);
 			all += dpa_deep_thread_total(d, t, m);
+			/* the same, summed over the root pd's out csds */
+			{
+				const struct dpa_pd *r = &p->pd[p->thread[t].root_pd];
+				uint64_t rsum = 0;
+
+				for (uint32_t j = 0; j < r->out_n; j++)
+					rsum += dpa_deep_csd_total(d, p->out_csd[r->out_first + j], m);
+				CU_ASSERT_EQUAL(rsum, sum);
+			}
 		}
 		switch (m) {
 		case DPA_CALLS: hdr = p->hdr.calls; break;
@@ -801,6 +811,62 @@ static void test_deep_cycle(void)
 	deep_chain(true);
 }
 
+/*
+ * Through the real reader: files written by the generator (tests/gen), whose
+ * shapes fix the clique structure, with every invariant checked against the
+ * header's totals.
+ */
+static void generated(enum dpg_shape shape, uint64_t csds, uint32_t threads,
+		      uint32_t want_cliques, uint32_t want_recursive, uint32_t want_members)
+{
+	struct dpg_opts o = { .shape = shape, .csds = csds, .threads = threads, .seed = 11 };
+	struct dpg_stats st;
+	struct dpa_profile p;
+	struct dpa_deep d;
+	struct dpa_error err = { "" };
+	char gerr[512];
+	const char *path = dpa_test_path("startup.data");
+	uint32_t rec = 0, members = 0;
+
+	CU_ASSERT_EQUAL_FATAL(dpg_write_file(&o, path, &st, gerr, sizeof(gerr)), 0);
+	CU_ASSERT_EQUAL_FATAL(dpa_profile_read(&p, path, &err), 0);
+	deep(&d, &p);
+	CU_ASSERT_EQUAL(d.cl.n, want_cliques);
+	CU_ASSERT_EQUAL(d.cl.n_multi, 0);
+	CU_ASSERT_FALSE(d.tree_walk);
+	for (uint32_t c = 1; c <= d.cl.n; c++) {
+		uint32_t n;
+
+		dpa_clique_members(&d.cl, c, &n);
+		if (dpa_clique_recursive(&d.cl, &p, c)) {
+			rec++;
+			members += n;
+		}
+	}
+	CU_ASSERT_EQUAL(rec, want_recursive);
+	CU_ASSERT_EQUAL(members, want_members);
+	/* thread 1's root clique is clique 1 */
+	CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, p.thread[1].root_pd), 1);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 1, DPA_CALLS), st.calls);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 1, DPA_CSCS), st.cscs);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 1, DPA_ALLOCS), st.allocs);
+	dpa_deep_release(&d);
+	dpa_profile_release(&p);
+}
+
+static void test_generated(void)
+{
+	generated(DPG_CHAIN, 3000, 1, 3001, 0, 0);
+	generated(DPG_TREE, 3000, 1, 3001, 0, 0);
+	generated(DPG_WIDE, 3000, 1, 3001, 0, 0);
+	/* G = ceil((M-1)/2) = 1500 groups main -> r_g -> r_g */
+	generated(DPG_RECURSIVE, 3001, 1, 2 + 1500, 1500, 1500);
+	/* G = ceil((M-1)/3) = 1000 groups main -> a_g -> b_g -> a_g */
+	generated(DPG_MUTUAL, 3001, 1, 2 + 1000, 1000, 2000);
+	/* 4 threads of 750 csds: 751 pds each */
+	generated(DPG_THREADS, 3000, 4, 4 * 751, 0, 0);
+}
+
 DPA_TEST_SUITE(startup,
 	       DPA_TEST(test_chain),
 	       DPA_TEST(test_diamond),
@@ -814,5 +880,6 @@ DPA_TEST_SUITE(startup,
 	       DPA_TEST(test_measure_mask),
 	       DPA_TEST(test_wide_values),
 	       DPA_TEST(test_empty),
+	       DPA_TEST(test_generated),
 	       DPA_TEST(test_deep_chain),
 	       DPA_TEST(test_deep_cycle));

@@ -49,7 +49,8 @@ struct reader {
 	uint64_t consumed;      /* bytes of complete objects handed out */
 	uint64_t obj_start;     /* offset of the object being looked at */
 	size_t read_size;       /* grows while one object does not fit */
-	uint32_t crc;           /* crc32 of [0, consumed) except END */
+	uint32_t crc;           /* crc32 of the file's bytes [0, crc_pos) */
+	uint64_t crc_pos;
 	int stage;              /* order of the last record kind read (0: header) */
 	bool have_header;
 	struct dpa_profile *p;
@@ -63,6 +64,7 @@ struct reader {
 static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int corrupt(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int truncated(struct reader *r);
+static void crc_upto(struct reader *r, uint64_t upto);
 
 /* ---- errors ---- */
 
@@ -112,6 +114,8 @@ static int feed(struct reader *r)
 
 	if (r->eof)
 		return 0;
+	if (r->stage < 7)        /* END not read yet */
+		crc_upto(r, r->consumed);       /* before the buffer can move */
 	if (!msgpack_unpacker_reserve_buffer(&r->u, r->read_size))
 		return no_memory(r);
 	do
@@ -284,11 +288,19 @@ static int next_object(struct reader *r)
 	return 1;
 }
 
-/* Add the bytes of the object just read to the running crc32. */
-static void crc_object(struct reader *r, uint64_t size)
+/*
+ * Bring the running crc32 up to file offset `upto` (<= r->consumed). The
+ * bytes [r->crc_pos, r->consumed) are still in the unpacker's buffer, just
+ * before u.off: feed() calls this before the buffer can move, and END's
+ * check calls it with END's own offset, so END is never included.
+ */
+static void crc_upto(struct reader *r, uint64_t upto)
 {
-	const unsigned char *start = (const unsigned char *)r->u.buffer + r->u.off - size;
+	const unsigned char *start =
+		(const unsigned char *)r->u.buffer + r->u.off - (r->consumed - r->crc_pos);
+	uint64_t size = upto - r->crc_pos;
 
+	r->crc_pos = upto;
 	while (size) {
 		uInt n = size > (1u << 30) ? (1u << 30) : (uInt)size;
 
@@ -742,6 +754,7 @@ static int read_end(struct reader *r, struct rec *c)
 	}
 	if (get_u64(c, 7, "crc32", &v) < 0)
 		return -1;
+	crc_upto(r, r->obj_start);
 	if (v != r->crc)
 		return corrupt(r, "checksum mismatch: END says crc32 0x%08" PRIx64
 			       ", the bytes before it give 0x%08" PRIx32, v, r->crc);
@@ -817,55 +830,43 @@ static int read_record(struct reader *r, const msgpack_object *o)
 
 /* ---- after END: call lists and threads ---- */
 
-/* Counting sort of csd ids by key (caller or callee pd) into CSR form. */
-static int build_csr(struct reader *r, bool out)
+/* Both call lists at once, by counting sort of csd ids on caller and on
+ * callee pd (two passes over the csds, stable: ids ascend in each group). */
+static int build_csr(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
-	uint32_t *list = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t));
+	uint32_t *out = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t));
+	uint32_t *in = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t));
+	uint32_t out_sum = 0, in_sum = 0;
 
-	if (!list)
+	if (!out || !in) {
+		free(out);
+		free(in);
 		return no_memory(r);
-	for (uint32_t i = 1; i <= p->n_pd; i++) {
-		if (out)
-			p->pd[i].out_n = 0;
-		else
-			p->pd[i].in_n = 0;
 	}
 	for (uint32_t i = 1; i <= p->n_csd; i++) {
-		if (out)
-			p->pd[p->csd[i].caller_pd].out_n++;
-		else
-			p->pd[p->csd[i].callee_pd].in_n++;
+		p->pd[p->csd[i].caller_pd].out_n++;
+		p->pd[p->csd[i].callee_pd].in_n++;
 	}
-	uint32_t sum = 0;
 	for (uint32_t i = 1; i <= p->n_pd; i++) {
 		struct dpa_pd *pd = &p->pd[i];
 
-		if (out) {
-			pd->out_first = sum;
-			sum += pd->out_n;
-			pd->out_n = 0;
-		} else {
-			pd->in_first = sum;
-			sum += pd->in_n;
-			pd->in_n = 0;
-		}
+		pd->out_first = out_sum;
+		out_sum += pd->out_n;
+		pd->out_n = 0;
+		pd->in_first = in_sum;
+		in_sum += pd->in_n;
+		pd->in_n = 0;
 	}
 	for (uint32_t i = 1; i <= p->n_csd; i++) {
-		if (out) {
-			struct dpa_pd *pd = &p->pd[p->csd[i].caller_pd];
+		struct dpa_pd *caller = &p->pd[p->csd[i].caller_pd];
+		struct dpa_pd *callee = &p->pd[p->csd[i].callee_pd];
 
-			list[pd->out_first + pd->out_n++] = i;
-		} else {
-			struct dpa_pd *pd = &p->pd[p->csd[i].callee_pd];
-
-			list[pd->in_first + pd->in_n++] = i;
-		}
+		out[caller->out_first + caller->out_n++] = i;
+		in[callee->in_first + callee->in_n++] = i;
 	}
-	if (out)
-		p->out_csd = list;
-	else
-		p->in_csd = list;
+	p->out_csd = out;
+	p->in_csd = in;
 	return 0;
 }
 
@@ -962,7 +963,6 @@ static int read_all(struct reader *r)
 		return fail(r, "empty file");
 	if (read_header(r, &r->obj) < 0)
 		return -1;
-	crc_object(r, r->consumed - r->obj_start);
 	for (;;) {
 		rc = next_object(r);
 		if (rc < 0)
@@ -974,7 +974,6 @@ static int read_all(struct reader *r)
 			return -1;
 		if (rc == 1)
 			break;
-		crc_object(r, r->consumed - r->obj_start);
 	}
 	/* nothing may follow END */
 	rc = r->u.used - r->u.off > 0 ? 1 : feed(r);
@@ -986,7 +985,7 @@ static int read_all(struct reader *r)
 				    PRIu64 ")", r->file_size - r->consumed, r->obj_start);
 		return fail(r, "corrupt: data after the END record (at byte %" PRIu64 ")", r->obj_start);
 	}
-	if (finish_arrays(r) < 0 || build_csr(r, true) < 0 || build_csr(r, false) < 0)
+	if (finish_arrays(r) < 0 || build_csr(r) < 0)
 		return -1;
 	return assign_threads(r);
 }

@@ -248,7 +248,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	struct dpa_error *err = ((void **)ctx)[1];
 	const struct dpa_profile *p = d->p;
 	const uint32_t key = DPA_CLIQUE_KEY(k), ns = d->n_slots;
-	uint64_t acc[DPA_NMEASURES] = { 0 };
+	uint64_t acc[DPA_NMEASURES] = { 0 };   /* by slot */
 	bool overflow = false;
 
 	for (uint32_t mi = cl->first[k]; mi < cl->first[k + 1]; mi++) {
@@ -257,25 +257,23 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 		for (uint32_t j = 0; j < q->in_n; j++) {
 			const struct dpa_csd *e = &p->csd[p->in_csd[q->in_first + j]];
 
-			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-				if (d->slot[m] >= 0)
-					overflow |= __builtin_add_overflow(acc[m], e->m[m], &acc[m]);
+			for (uint32_t s = 0; s < ns; s++)
+				overflow |= __builtin_add_overflow(acc[s], e->m[d->rep[s]], &acc[s]);
 		}
 		for (uint32_t j = 0; j < q->out_n; j++) {
 			uint32_t x = p->out_csd[q->out_first + j];
 
 			if (cl->pd_clique[p->csd[x].callee_pd] == key)
 				continue;
-			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-				if (d->slot[m] >= 0)
-					overflow |= __builtin_add_overflow(
-						acc[m], csd_total_slot(d, x, m, d->slot[m]), &acc[m]);
+			for (uint32_t s = 0; s < ns; s++)
+				overflow |= __builtin_add_overflow(
+					acc[s], csd_total_slot(d, x, d->rep[s], s), &acc[s]);
 		}
 	}
 	if (overflow)
 		return fail(err, p, "costs overflow 64 bits");
-	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-		if (d->slot[m] >= 0 && tier_set(&d->tier[d->slot[m]], k, key, acc[m]))
+	for (uint32_t s = 0; s < ns; s++)
+		if (tier_set(&d->tier[s], k, key, acc[s]))
 			return fail(err, p, "out of memory computing clique totals");
 
 	if (cl->entry[k] & DPA_CLIQUE_MULTI) {
@@ -290,15 +288,12 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 			if (__builtin_add_overflow(w, p->csd[es[j]].m[DPA_CALLS], &w))
 				return fail(err, p, "costs overflow 64 bits");
 		d->multi_w[i] = w;
-		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
-			int s = d->slot[m];
-			uint64_t rest = acc[m], prim;
+		for (uint32_t s = 0; s < ns; s++) {
+			uint64_t rest = acc[s], prim;
 
-			if (s < 0)
-				continue;
 			/* the entries' own costs are part of acc: never underflows */
 			for (uint32_t j = 0; j < n; j++)
-				rest -= p->csd[es[j]].m[m];
+				rest -= p->csd[es[j]].m[d->rep[s]];
 			prim = rest;
 			for (uint32_t j = 0; j < n; j++)
 				if (es[j] != cl->multi[i].primary)
@@ -378,17 +373,15 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 			total[s] = tier_get(&d->tier[s], c, c);
 		return;
 	}
-	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-		if (d->slot[m] >= 0)
-			total[d->slot[m]] = own[m];
+	for (uint32_t s = 0; s < d->n_slots; s++)
+		total[s] = own[d->rep[s]];
 	for (uint32_t j = 0; j < q->out_n; j++) {
 		uint32_t x = p->out_csd[q->out_first + j];
 
 		if (d->cl.pd_clique[p->csd[x].callee_pd] == c)
 			continue;
-		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-			if (d->slot[m] >= 0)
-				total[d->slot[m]] += csd_total_slot(d, x, m, d->slot[m]);
+		for (uint32_t s = 0; s < d->n_slots; s++)
+			total[s] += csd_total_slot(d, x, d->rep[s], s);
 	}
 }
 
@@ -409,9 +402,8 @@ static void add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps
 			uint64_t *pt = d->ps_total + (size_t)ps * ns;
 
 			pd_costs(d, v, own, total);
-			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-				if (d->slot[m] >= 0)
-					po[d->slot[m]] += own[m];
+			for (uint32_t s = 0; s < ns; s++)
+				po[s] += own[d->rep[s]];
 			if (active_ps[ps] == 0)
 				for (uint32_t s = 0; s < ns; s++)
 					pt[s] += total[s];
@@ -424,12 +416,10 @@ static void add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps
 				continue;
 			co = d->css_own + (size_t)s * ns;
 			ct = d->css_total + (size_t)s * ns;
-			for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
-				if (d->slot[m] < 0)
-					continue;
-				co[d->slot[m]] += p->csd[x].m[m];
+			for (uint32_t t = 0; t < ns; t++) {
+				co[t] += p->csd[x].m[d->rep[t]];
 				if (active_css[s] == 0)
-					ct[d->slot[m]] += csd_total_slot(d, x, m, d->slot[m]);
+					ct[t] += csd_total_slot(d, x, d->rep[t], t);
 			}
 		}
 	}
@@ -602,6 +592,63 @@ static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 
 /* ===================================================================== */
 
+/*
+ * Storage slots: a measure equal to an earlier one on every csd (cscs and
+ * calls with the "calls" clock, exits and calls with no non-local exit)
+ * shares its slot, and so all its totals; a measure that is 0 on every csd
+ * needs none (DPA_SLOT_ZERO). One pass over the csds, stopping as soon as
+ * every pair differs and every measure was nonzero somewhere.
+ */
+static void assign_slots(struct dpa_deep *d)
+{
+	const struct dpa_profile *p = d->p;
+	bool eq[DPA_NMEASURES][DPA_NMEASURES], zero[DPA_NMEASURES];
+	unsigned open = 0;      /* pairs still equal + measures still zero */
+
+	for (int i = 0; i < DPA_NMEASURES; i++) {
+		zero[i] = true;
+		open++;
+		for (int j = i + 1; j < DPA_NMEASURES; j++) {
+			eq[i][j] = true;
+			open++;
+		}
+	}
+	for (uint32_t x = 1; x <= p->n_csd && open; x++) {
+		const uint64_t *v = p->csd[x].m;
+
+		for (int i = 0; i < DPA_NMEASURES; i++) {
+			if (zero[i] && v[i]) {
+				zero[i] = false;
+				open--;
+			}
+			for (int j = i + 1; j < DPA_NMEASURES; j++)
+				if (eq[i][j] && v[i] != v[j]) {
+					eq[i][j] = false;
+					open--;
+				}
+		}
+	}
+	d->n_slots = 0;
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		d->slot[m] = -1;
+		if (!(d->measures & (1u << m)))
+			continue;
+		if (zero[m]) {
+			d->slot[m] = DPA_SLOT_ZERO;
+			continue;
+		}
+		for (int i = 0; i < m; i++)
+			if (d->slot[i] >= 0 && eq[i][m]) {
+				d->slot[m] = d->slot[i];
+				break;
+			}
+		if (d->slot[m] < 0) {
+			d->rep[d->n_slots] = (uint8_t)m;
+			d->slot[m] = (int8_t)d->n_slots++;
+		}
+	}
+}
+
 int dpa_deep_init_measures(struct dpa_deep *d, struct dpa_profile *p, unsigned mask,
 			   struct dpa_error *err)
 {
@@ -609,9 +656,8 @@ int dpa_deep_init_measures(struct dpa_deep *d, struct dpa_profile *p, unsigned m
 
 	memset(d, 0, sizeof(*d));
 	d->p = p;
-	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-		d->slot[m] = (mask & (1u << m)) ? (int8_t)d->n_slots++ : -1;
 	d->measures = mask & DPA_ALL_MEASURES;
+	assign_slots(d);
 
 	/* per-clique totals: room for as many cliques as pds until the search
 	 * knows how many there are */

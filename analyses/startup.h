@@ -46,10 +46,13 @@
  * Memory: totals are stored per clique (4 bytes per stored measure, values
  * that need more go to a small overflow table), own and total per ps and css
  * (16 bytes per stored measure); csd and pd totals are derived on demand in
- * O(degree). With the cliques' 16 bytes per pd, all seven measures cost
- * about 44 bytes per pd plus 112 per ps and css. A caller short of memory
- * may store fewer measures (dpa_deep_init_measures): csd, pd and clique own
- * costs stay available for all, totals and ps/css costs only for those.
+ * O(degree). Measures equal on every csd share storage (cscs and calls with
+ * clock "calls"; exits and calls without non-local exits) and measures 0 on
+ * every csd take none. With the cliques' 16 bytes per pd, each stored
+ * measure then costs 4 bytes per pd and 16 per ps and css. A caller short
+ * of memory may store fewer measures (dpa_deep_init_measures): csd, pd and
+ * clique own costs stay available for all, totals and ps/css costs only for
+ * those.
  */
 struct dpa_deep_tier {          /* one measure's per-clique totals */
 	uint32_t *lo;           /* [n+1]; UINT32_MAX: look in the overflow table */
@@ -62,7 +65,11 @@ struct dpa_deep {
 	struct dpa_profile *p;  /* not owned: must outlive *d, unchanged */
 	struct dpa_cliques cl;
 	unsigned measures;      /* bit (1u << m) set: totals of measure m are stored */
-	int8_t slot[DPA_NMEASURES];     /* m's index in the arrays below, or -1 */
+	/* m's index in the arrays below; -1: not stored; DPA_SLOT_ZERO: 0 on
+	 * every csd, so all its costs are 0. Measures equal on every csd share
+	 * a slot; rep[s] is the first measure using slot s. */
+	int8_t slot[DPA_NMEASURES];
+	uint8_t rep[DPA_NMEASURES];
 	uint8_t n_slots;
 	struct dpa_deep_tier *tier;     /* [n_slots] */
 	/* per multi-entry clique i (cl.multi[i]): total calls of its entries
@@ -79,6 +86,7 @@ struct dpa_deep {
 };
 
 #define DPA_ALL_MEASURES ((1u << DPA_NMEASURES) - 1)
+#define DPA_SLOT_ZERO (-2)
 
 /*
  * Find the cliques of *p and compute every total, for all measures. *p is
@@ -97,7 +105,7 @@ void dpa_deep_release(struct dpa_deep *d);
 
 static inline bool dpa_deep_stored(const struct dpa_deep *d, enum dpa_measure m)
 {
-	return d->slot[m] >= 0;
+	return d->slot[m] != -1;
 }
 
 /*

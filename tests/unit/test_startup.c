@@ -283,6 +283,13 @@ static void test_chain(void)
 	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 2, DPA_CSCS), 16);
 	CU_ASSERT(d.bytes > 0);
 	CU_ASSERT_FALSE(d.tree_walk);
+	/* exits equal calls on every csd: one slot; nonlocal exits all 0: none */
+	CU_ASSERT_EQUAL(d.n_slots, 5);
+	CU_ASSERT_EQUAL(d.slot[DPA_EXITS], d.slot[DPA_CALLS]);
+	CU_ASSERT_EQUAL(d.slot[DPA_NONLOCAL], DPA_SLOT_ZERO);
+	CU_ASSERT_TRUE(dpa_deep_stored(&d, DPA_NONLOCAL));
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_EXITS), 9);
+	CU_ASSERT_EQUAL(dpa_deep_css_own(&d, 2, DPA_EXITS), 3);
 	dpa_deep_release(&d);
 	dpa_deep_release(&d);   /* releasing twice is harmless */
 	free_profile(&p);
@@ -554,6 +561,11 @@ static void test_two_threads(void)
 	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 2, DPA_NONLOCAL), 1);
 	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 2, DPA_EXITS), 5);
 	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 2, DPA_ALLOCS), 5);
+	/* a non-local exit: exits differ from calls and take their own slot */
+	CU_ASSERT_NOT_EQUAL(d.slot[DPA_EXITS], d.slot[DPA_CALLS]);
+	CU_ASSERT(d.slot[DPA_NONLOCAL] >= 0);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 1, DPA_EXITS), 8);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 1, DPA_NONLOCAL), 1);
 	CU_ASSERT_EQUAL(p.hdr.allocs, 8);
 	CU_ASSERT_EQUAL(p.hdr.ticks, 6);
 	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 3, DPA_CALLS), 7);

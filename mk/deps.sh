@@ -50,6 +50,10 @@ if [ $list = 1 ]; then
 fi
 
 # ---- which are missing ------------------------------------------------------
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deepprof: make deps needs Debian (dpkg-query not found); install the equivalents of:" $want >&2
+	exit 1
+fi
 # One dpkg-query for all: it prints a line for each package it knows (even
 # removed ones, with a status other than "install ok installed") and stays
 # silent, apart from stderr, about names it has never heard of.

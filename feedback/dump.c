@@ -15,6 +15,16 @@
 #include "cli.h"
 #include "profile.h"
 
+/* Display names of every ps, computed once per dump (rows ask for them
+ * millions of times in a big profile): text form and JSON form. */
+static const char **ps_text;
+static char **ps_json;
+
+static const char *ps_name_text(const struct dpa_profile *p, uint32_t ps)
+{
+	return ps_text && ps <= p->n_ps ? ps_text[ps] : dpa_ps_name(p, ps);
+}
+
 /* ---- text: aligned tables ---- */
 
 #define MAX_COLS 16
@@ -118,9 +128,9 @@ static void css_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	snprintf(c[3], CELL, "%s", dpa_css_kind_name(s->kind));
 	fmt_loc(c[4], s->file, s->line, s->col);
 	snprintf(c[5], CELL, "%s", s->in_fn ? s->in_fn : dpa_addr_name(p, s->module, s->offset));
-	snprintf(c[6], CELL, "%" PRIu32 " %s", s->caller_ps, dpa_ps_name(p, s->caller_ps));
+	snprintf(c[6], CELL, "%" PRIu32 " %s", s->caller_ps, ps_name_text(p, s->caller_ps));
 	if (s->callee_ps)
-		snprintf(c[7], CELL, "%" PRIu32 " %s", s->callee_ps, dpa_ps_name(p, s->callee_ps));
+		snprintf(c[7], CELL, "%" PRIu32 " %s", s->callee_ps, ps_name_text(p, s->callee_ps));
 	else
 		snprintf(c[7], CELL, "-");
 }
@@ -134,7 +144,7 @@ static void pd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	fmt_u(c[2], pd->ps);
 	fmt_u(c[3], pd->in_n);
 	fmt_u(c[4], pd->out_n);
-	snprintf(c[5], CELL, "%s", dpa_ps_name(p, pd->ps));
+	snprintf(c[5], CELL, "%s", ps_name_text(p, pd->ps));
 }
 
 static void csd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
@@ -147,7 +157,7 @@ static void csd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	for (int m = 0; m < DPA_NMEASURES; m++)
 		fmt_u(c[3 + m], d->m[m]);
 	snprintf(c[3 + DPA_NMEASURES], CELL, "%s -> %s",
-		 dpa_ps_name(p, p->pd[d->caller_pd].ps), dpa_ps_name(p, p->pd[d->callee_pd].ps));
+		 ps_name_text(p, p->pd[d->caller_pd].ps), ps_name_text(p, p->pd[d->callee_pd].ps));
 }
 
 static void thread_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
@@ -220,9 +230,15 @@ static void dump_text(const struct dpa_profile *p)
 		  p->n_thread, thread_row },
 	};
 
+	ps_text = malloc(((size_t)p->n_ps + 1) * sizeof(*ps_text));
+	if (ps_text)
+		for (uint32_t i = 1; i <= p->n_ps; i++)
+			ps_text[i] = dpa_ps_name(p, i);
 	print_header(p);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		print_table(p, &tables[i]);
+	free(ps_text);
+	ps_text = NULL;
 }
 
 /* ---- JSON: one document, one array element per line ---- */
@@ -297,7 +313,7 @@ static json_t *module_json(const struct dpa_profile *p, uint32_t i)
 	return o;
 }
 
-static json_t *ps_json(const struct dpa_profile *p, uint32_t i)
+static json_t *ps_json_obj(const struct dpa_profile *p, uint32_t i)
 {
 	const struct dpa_ps *ps = &p->ps[i];
 	json_t *o = json_object();
@@ -329,32 +345,32 @@ static json_t *css_json(const struct dpa_profile *p, uint32_t i)
 	return o;
 }
 
-static json_t *pd_json(const struct dpa_profile *p, uint32_t i)
+/* pd and csd rows are the bulk of a big profile: printed directly, with
+ * names escaped once per ps by jansson. Same keys and order as the others. */
+static const char *ps_name_json(const struct dpa_profile *p, uint32_t ps)
 {
-	const struct dpa_pd *pd = &p->pd[i];
-	json_t *o = json_object();
-
-	put(o, "id", ju(i));
-	put(o, "ps", ju(pd->ps));
-	put(o, "name", js(p->ps[pd->ps].name));
-	put(o, "thread", ju(pd->thread));
-	return o;
+	return ps_json && ps <= p->n_ps && ps_json[ps] ? ps_json[ps] : "null";
 }
 
-static json_t *csd_json(const struct dpa_profile *p, uint32_t i)
+static void pd_json_row(const struct dpa_profile *p, uint32_t i)
+{
+	const struct dpa_pd *pd = &p->pd[i];
+
+	printf("{\"id\":%" PRIu32 ",\"ps\":%" PRIu32 ",\"name\":%s,\"thread\":%" PRIu32 "}",
+	       i, pd->ps, ps_name_json(p, pd->ps), pd->thread);
+}
+
+static void csd_json_row(const struct dpa_profile *p, uint32_t i)
 {
 	const struct dpa_csd *d = &p->csd[i];
-	json_t *o = json_object();
 
-	put(o, "id", ju(i));
-	put(o, "css", ju(d->css));
-	put(o, "caller_pd", ju(d->caller_pd));
-	put(o, "callee_pd", ju(d->callee_pd));
-	put(o, "caller", js(p->ps[p->pd[d->caller_pd].ps].name));
-	put(o, "callee", js(p->ps[p->pd[d->callee_pd].ps].name));
+	printf("{\"id\":%" PRIu32 ",\"css\":%" PRIu32 ",\"caller_pd\":%" PRIu32
+	       ",\"callee_pd\":%" PRIu32 ",\"caller\":%s,\"callee\":%s", i, d->css,
+	       d->caller_pd, d->callee_pd, ps_name_json(p, p->pd[d->caller_pd].ps),
+	       ps_name_json(p, p->pd[d->callee_pd].ps));
 	for (int m = 0; m < DPA_NMEASURES; m++)
-		put(o, dpa_measure_name(m), ju(d->m[m]));
-	return o;
+		printf(",\"%s\":%" PRIu64, dpa_measure_name(m), d->m[m]);
+	putchar('}');
 }
 
 static json_t *thread_json(const struct dpa_profile *p, uint32_t i)
@@ -375,12 +391,16 @@ static json_t *thread_json(const struct dpa_profile *p, uint32_t i)
 }
 
 static void emit_array(const struct dpa_profile *p, const char *key, uint32_t n,
-		       json_t *(*elem)(const struct dpa_profile *, uint32_t), bool last)
+		       json_t *(*elem)(const struct dpa_profile *, uint32_t),
+		       void (*row)(const struct dpa_profile *, uint32_t), bool last)
 {
 	printf("\"%s\":[", key);
 	for (uint32_t i = 1; i <= n; i++) {
 		fputs(i > 1 ? ",\n" : "\n", stdout);
-		emit(elem(p, i));
+		if (row)
+			row(p, i);
+		else
+			emit(elem(p, i));
 	}
 	printf("%s]%s\n", n ? "\n" : "", last ? "" : ",");
 }
@@ -392,13 +412,26 @@ static void dump_json(const struct dpa_profile *p)
 	fputs(",\n\"header\":", stdout);
 	emit(header_json(p));
 	fputs(",\n", stdout);
-	emit_array(p, "modules", p->n_module, module_json, false);
-	emit_array(p, "ps", p->n_ps, ps_json, false);
-	emit_array(p, "css", p->n_css, css_json, false);
-	emit_array(p, "pd", p->n_pd, pd_json, false);
-	emit_array(p, "csd", p->n_csd, csd_json, false);
-	emit_array(p, "threads", p->n_thread, thread_json, true);
+	emit_array(p, "modules", p->n_module, module_json, NULL, false);
+	emit_array(p, "ps", p->n_ps, ps_json_obj, NULL, false);
+	emit_array(p, "css", p->n_css, css_json, NULL, false);
+	ps_json = calloc((size_t)p->n_ps + 1, sizeof(*ps_json));
+	if (ps_json)
+		for (uint32_t i = 1; i <= p->n_ps; i++) {
+			json_t *name = p->ps[i].name ? json_string(p->ps[i].name) : NULL;
+
+			ps_json[i] = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
+			json_decref(name);
+		}
+	emit_array(p, "pd", p->n_pd, NULL, pd_json_row, false);
+	emit_array(p, "csd", p->n_csd, NULL, csd_json_row, false);
+	emit_array(p, "threads", p->n_thread, thread_json, NULL, true);
 	fputs("}\n", stdout);
+	if (ps_json)
+		for (uint32_t i = 1; i <= p->n_ps; i++)
+			free(ps_json[i]);
+	free(ps_json);
+	ps_json = NULL;
 }
 
 /* ---- the subcommand ---- */

@@ -10,10 +10,14 @@
 
 DP_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
-	dp_graph_enter((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa());
+	dp_graph_enter((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa(),
+		       (uintptr_t)__builtin_return_address(0));
 }
 
 DP_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
-	dp_graph_exit((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa());
+	/* At -O2 GCC may jump to this hook after popping fn's frame: then our
+	 * return address is fn's own. */
+	dp_graph_exit((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa(),
+		      __builtin_return_address(0) == call_site);
 }

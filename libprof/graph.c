@@ -317,13 +317,15 @@ int dp_graph_grow_stack(struct dp_thread *t)
  * and below its caller's, so nesting and longjmp resync stay right; only a
  * stale sibling with a smaller frame may then go unnoticed.
  */
-#define CFA_SCAN_WORDS (128 * 1024 / 8)
-static uintptr_t frame_cfa(uintptr_t hook_sp, uintptr_t site)
+#define CFA_SCAN_BYTES (128 * 1024)
+static uintptr_t frame_cfa(const struct dp_thread *t, uintptr_t hook_sp, uintptr_t site)
 {
-	const uintptr_t *p = (const uintptr_t *)hook_sp;
-	for (int i = 0; i < CFA_SCAN_WORDS; i++)
-		if (p[i] == site)
-			return (uintptr_t)(p + i + 1);
+	uintptr_t end = hook_sp + CFA_SCAN_BYTES;
+	if (t->stack_hi && t->stack_hi > hook_sp && end > t->stack_hi)
+		end = t->stack_hi;
+	for (const uintptr_t *p = (const uintptr_t *)hook_sp; (uintptr_t)(p + 1) <= end; p++)
+		if (*p == site)
+			return (uintptr_t)(p + 1);
 	return hook_sp + 8;
 }
 
@@ -333,7 +335,7 @@ static uintptr_t frame_cfa(uintptr_t hook_sp, uintptr_t site)
  * a table collision, stale frames left by longjmp (each recorded sp <= the
  * current sp), a full stack.
  */
-DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
+DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at)
 {
 	struct dp_thread *t = dp_self;
 	if (!t && !(t = dp_thread_init()))
@@ -344,9 +346,9 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 		return;
 	}
 	int saved_errno = errno;
-	uintptr_t sp = frame_cfa(hook_sp, site);
+	uintptr_t sp = frame_cfa(t, hook_sp, site);
 	busy_on(t);
-	while (dp_frame_stale(t->h->top, fn, site, sp))
+	while (dp_frame_stale(t->h->top, site, sp, at))
 		pop_nonlocal(t);
 	if (t->h->top == t->h->stack_last && dp_graph_grow_stack(t) < 0) {
 		t->lost++;
@@ -391,6 +393,7 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	f[1].sp = hook_sp + c->off;
 	f[1].tab = c->ctab = c->callee->tab;
 	f[1].mask = c->cmask = c->callee->mask;
+	f[1].at = at;
 	__asm__ volatile("" ::: "memory");
 	t->h->top = f + 1;
 	errno = saved_errno;
@@ -401,13 +404,15 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
  * longjmp and are popped as non-local exits; then fn's frame is popped as a
  * return. An exit whose enter was never seen (ignored while busy) is lost.
  */
-DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
+DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 {
 	struct dp_thread *t = dp_self;
 	if (!t || t->h->stop)
 		return;
 	struct dp_frame *top = t->h->top;
-	uintptr_t sp = top != t->stack && top->fn == fn ? hook_sp + top->off : frame_cfa(hook_sp, site);
+	uintptr_t sp = tail ? hook_sp
+		: top != t->stack && top->fn == fn ? hook_sp + top->off
+		: frame_cfa(t, hook_sp, site);
 	busy_on(t);
 	while (t->h->top != t->stack && t->h->top->sp < sp)
 		pop_nonlocal(t);

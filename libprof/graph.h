@@ -10,20 +10,23 @@
 #include "internal.h"
 
 /*
- * Whether frame f, on top of the stack when fn is called from site with
- * frame address sp, was left by a longjmp: it is deeper, or at the same
- * address without being the container of an inlined fn (which GCC reports
- * with the container's own return address as site). The root frame
- * (sp = UINTPTR_MAX) is never stale.
+ * Whether frame f, on top of the stack when a function is called from site
+ * with frame address sp by the enter hook called at at, was left by a
+ * longjmp: it is deeper, or it is at the same address without being the
+ * container of an inlined function. GCC reports an inlined function with its
+ * container's own return address as site (so the same sp), from an enter
+ * hook call of its own (so another at); the same site and the same at mean
+ * the same call made again, after a longjmp out of the first. The root
+ * frame (sp = UINTPTR_MAX) is never stale.
  */
-static inline bool dp_frame_stale(const struct dp_frame *f, uintptr_t fn, uintptr_t site, uintptr_t sp)
+static inline bool dp_frame_stale(const struct dp_frame *f, uintptr_t site, uintptr_t sp, uintptr_t at)
 {
-	return f->sp < sp || (f->sp == sp && (f->csd->site != site || f->fn == fn));
+	return f->sp < sp || (f->sp == sp && (f->csd->site != site || f->at == at));
 }
 
 /*
  * A call of fn from call site site; hook_sp is the stack pointer of fn where
- * it called the hook, and fn's frame offset (learned by the slow path, kept
+ * it called the hook and at that call's return address; fn's frame offset (learned by the slow path, kept
  * in the csd) turns it into fn's canonical frame address. Builds or reuses
  * the csd of (current pd, site, fn), folds recursion through the thread's
  * outermost activations and pushes a frame (which is what counts the call:
@@ -31,27 +34,27 @@ static inline bool dp_frame_stale(const struct dp_frame *f, uintptr_t fn, uintpt
  * happens in dp_graph_enter_slow().
  */
 static inline __attribute__((always_inline))
-void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
+void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at)
 {
 	struct dp_hot *h = &dp_hot;
 	if (unlikely(h->stop))
-		return dp_graph_enter_slow(fn, site, hook_sp);  /* first hook, busy, stopped */
+		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* first hook, busy, stopped */
 	struct dp_frame *f = h->top;
 	uintptr_t i = dp_hash(site, fn) & f->mask;
 	struct dp_csd *c = f->tab[i];
 	if (unlikely(!c || c->site != site || c->fn != fn)) {
 		do {                                        /* a collision: probe on */
 			if (!c)
-				return dp_graph_enter_slow(fn, site, hook_sp);  /* a new csd */
+				return dp_graph_enter_slow(fn, site, hook_sp, at);  /* a new csd */
 			i = (i + 1) & f->mask;
 			c = f->tab[i];
 		} while (!c || c->site != site || c->fn != fn);
 	}
 	uintptr_t sp = hook_sp + c->off;
-	if (unlikely(f->sp <= sp) && dp_frame_stale(f, fn, site, sp))
-		return dp_graph_enter_slow(fn, site, hook_sp);  /* stale frames (longjmp) */
+	if (unlikely(f->sp <= sp) && dp_frame_stale(f, site, sp, at))
+		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* stale frames (longjmp) */
 	if (unlikely(f == h->stack_last))
-		return dp_graph_enter_slow(fn, site, hook_sp);  /* a full stack */
+		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* a full stack */
 	struct dp_pd *callee = c->callee;
 	uint32_t psi = c->psi;
 	struct dp_pd *old = h->outer[psi];
@@ -66,24 +69,27 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
 	f[1].off = c->off;
 	f[1].tab = c->ctab;
 	f[1].mask = c->cmask;
+	f[1].at = at;
 	__asm__ volatile("" ::: "memory");          /* the frame is complete before a signal handler can see it */
 	h->top = f + 1;
 }
 
 /*
- * The return of fn (hook_sp as for dp_graph_enter). The common case pops the
- * top frame; a top frame of another function, or one deeper than fn's frame,
- * means frames were left by longjmp: dp_graph_exit_slow() resynchronises.
+ * The return of fn (hook_sp as for dp_graph_enter). tail: the hook was
+ * tail-called after fn's frame was popped (GCC does that at -O2), so hook_sp
+ * is already fn's frame address. The common case pops the top frame; a top
+ * frame of another function, or one deeper than fn's frame, means frames
+ * were left by longjmp: dp_graph_exit_slow() resynchronises.
  */
 static inline __attribute__((always_inline))
-void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp)
+void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 {
 	struct dp_hot *h = &dp_hot;
 	if (unlikely(h->stop))
-		return dp_graph_exit_slow(fn, site, hook_sp);
+		return dp_graph_exit_slow(fn, site, hook_sp, tail);
 	struct dp_frame *f = h->top;
-	if (unlikely(f->fn != fn || f->sp < hook_sp + f->off))
-		return dp_graph_exit_slow(fn, site, hook_sp);
+	if (unlikely(f->fn != fn || f->sp < (tail ? hook_sp : hook_sp + f->off)))
+		return dp_graph_exit_slow(fn, site, hook_sp, tail);
 	h->outer[f->psi] = f->saved;
 	h->top = f - 1;
 	__asm__ volatile("" ::: "memory");          /* a signal between the two loses the call, never counts it twice */

@@ -99,7 +99,7 @@ struct dp_pd {
 };
 
 /*
- * One activation on a thread's shadow stack (64 bytes). sp is the
+ * One activation on a thread's shadow stack (72 bytes). sp is the
  * activation's canonical frame address (its CFA: the caller's stack pointer
  * at the call), so two callees called from the same place have the same sp
  * whatever their frame sizes, and every live caller has a larger one. A
@@ -116,6 +116,7 @@ struct dp_frame {
 	uint32_t off;               /* fn's frame offset: sp = the hook's stack pointer + off */
 	struct dp_csd **tab;        /* pd's table and mask, cached for the next call's lookup; */
 	uintptr_t mask;             /* may be stale after growth: then the slow path finds the csd */
+	uintptr_t at;               /* where the enter hook was called from (its return address) */
 };
 
 /* Bits of dp_thread.stop: every reason for a hook to leave the fast path. */
@@ -148,6 +149,7 @@ struct dp_hot {
 struct dp_thread {
 	struct dp_hot *h;           /* the owner's dp_hot */
 	uint32_t outer_cap;
+	uintptr_t stack_hi;         /* above every frame of this thread's machine stack */
 	struct dp_frame *stack;     /* stack[0] is the root frame; its psi holds the array's */
 	size_t stack_cap;           /* capacity, so a reader on another thread sees a consistent pair */
 	struct dp_csd outside;      /* sink for costs with no activation current */
@@ -213,8 +215,8 @@ void *dp_mem_global(size_t size);       /* caller holds dp_rt.lock */
 /* graph.c: the core, independent of how sites and functions are named. */
 struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site,
 				 uint32_t off);
-void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp);
-void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp);
+void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at);
+void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail);
 int dp_graph_grow_stack(struct dp_thread *t);
 void dp_graph_unwind_all(struct dp_thread *t);  /* count every frame still on t's stack as a non-local exit */
 bool dp_graph_frames(struct dp_thread *t, struct dp_frame **lo, struct dp_frame **hi);

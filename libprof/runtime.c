@@ -164,6 +164,18 @@ static void dp_dtor(void)
 
 /* ==== threads ============================================================== */
 
+extern void *__libc_stack_end;
+
+/* An address above every frame of the calling thread's machine stack: the
+ * process's initial stack pointer for the main thread, the thread
+ * descriptor (which glibc puts above the stack) for the others. */
+static uintptr_t stack_top(const struct dp_thread *t)
+{
+	if (t->tid == getpid())
+		return (uintptr_t)__libc_stack_end;
+	return (uintptr_t)t->self;
+}
+
 /*
  * The calling thread's state, built at its first hook: a root pd, a shadow
  * stack holding the root frame, its registry entry and its CPU timer.
@@ -195,6 +207,7 @@ struct dp_thread *dp_thread_init(void)
 	t->h->top = stack;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	t->self = pthread_self();
+	t->stack_hi = stack_top(t);
 	pthread_mutex_lock(&dp_rt.lock);
 	uint32_t n_ps = dp_rt.n_ps;
 	pthread_mutex_unlock(&dp_rt.lock);

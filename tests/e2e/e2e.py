@@ -41,12 +41,12 @@ class Ctx:
     def path(self, *p):
         return os.path.join(self.dir, *p)
 
-    def compile(self, src, out=None, link="static", extra=()):
-        """Build tests/e2e/<src> at -O0 -g -finstrument-functions with libprof:
+    def compile(self, src, out=None, link="static", extra=(), opt="-O0"):
+        """Build tests/e2e/<src> at opt (-O0) -g -finstrument-functions with libprof:
         link "static" (libprof.a) or "pkg-config" (libprof.so through
         build/lib/pkgconfig/libprof.pc). Returns the executable's path."""
         exe = self.path(out or os.path.splitext(src)[0])
-        cmd = [self.a.cc, "-std=gnu11", "-O0", "-g", "-finstrument-functions",
+        cmd = [self.a.cc, "-std=gnu11", opt, "-g", "-finstrument-functions",
                "-Wall", "-pthread", "-I" + os.path.join(self.lib, "..", "include")]
         cmd += shlex.split(self.a.cflags) + list(extra)
         cmd += [os.path.join(self.srcdir, src), "-o", exe]

@@ -33,6 +33,8 @@ void usage_error(const char *cmd, const char *fmt, ...);
 typedef int (*dp_cmd_fn)(int argc, char **argv);
 
 int cmd_dump(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* The usage text of subcommand `name` (several lines), or NULL. */
 const char *dp_cmd_usage(const char *name);

@@ -20,7 +20,8 @@ struct subcmd {
 	const char *name;
 	dp_cmd_fn fn;
 	const char *summary;
-	const char *usage;      /* full help: first line is the synopsis */
+	const char *usage;      /* full help, first line the synopsis; NULL: the
+				 * command prints its own for --help */
 };
 
 static const struct subcmd subcmds[] = {
@@ -39,6 +40,8 @@ static const struct subcmd subcmds[] = {
 	  "Names come from the file, else from the debug information of each\n"
 	  "module's file; unresolved ones show as 0x<offset> in <module>. Exit\n"
 	  "status: 0 success, 2 bad usage or a missing, truncated or corrupt FILE.\n" },
+	{ "merge", cmd_merge, "combine the profiles of several runs of one program", NULL },
+	{ "diff", cmd_diff, "compare two profiles per procedure and per context", NULL },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))
@@ -124,6 +127,11 @@ static int cmd_help(int argc, char **argv)
 	c = find_subcmd(argv[1]);
 	if (!c)
 		usage_error(NULL, "'%s' is not a deepprof command", argv[1]);
+	if (!c->usage) {
+		char *args[] = { (char *)c->name, "--help", NULL };
+
+		return c->fn(2, args);
+	}
 	fputs(c->usage, stdout);
 	return DP_EXIT_OK;
 }

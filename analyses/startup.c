@@ -39,15 +39,6 @@ static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *
 	return -1;
 }
 
-static void *zalloc(struct dpa_deep *d, size_t n, size_t size)
-{
-	void *a = calloc(n ? n : 1, size);
-
-	if (a)
-		d->bytes += n * size;
-	return a;
-}
-
 /* ===================================================================== */
 /* { ==== per-clique totals: 32 bits each, wider values aside ==== */
 
@@ -101,6 +92,140 @@ static int tier_set(struct dpa_deep_tier *t, uint32_t idx, uint32_t key, uint64_
 	t->over_val[t->n_over] = v;
 	t->n_over++;
 	return 0;
+}
+
+/* } ==== */
+
+/* ===================================================================== */
+/* { ==== per-ps and per-css sums: 32 bits each, wider ones in a hash ==== */
+
+#define SUM_EMPTY UINT32_MAX
+
+static uint32_t sum_find(const struct dpa_deep_sum *a, uint32_t id)
+{
+	uint32_t mask = a->cap_big - 1, i = (id * 2654435761u) & mask;
+
+	while (a->big_id[i] != SUM_EMPTY && a->big_id[i] != id)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static uint64_t sum_get(const struct dpa_deep_sum *a, uint32_t id)
+{
+	if (a->lo[id] != UINT32_MAX)
+		return a->lo[id];
+	return a->big_val[sum_find(a, id)];
+}
+
+/* Room for one more wide sum (load at most 1/2). Returns 0 or -1. */
+static int sum_grow(struct dpa_deep_sum *a)
+{
+	struct dpa_deep_sum n = *a;
+
+	if ((uint64_t)(a->n_big + 1) * 2 <= a->cap_big)
+		return 0;
+	n.cap_big = a->cap_big ? a->cap_big * 2 : 64;
+	n.big_id = malloc((size_t)n.cap_big * sizeof(*n.big_id));
+	n.big_val = malloc((size_t)n.cap_big * sizeof(*n.big_val));
+	if (!n.big_id || !n.big_val || n.cap_big < a->cap_big) {
+		free(n.big_id);
+		free(n.big_val);
+		return -1;
+	}
+	memset(n.big_id, 0xff, (size_t)n.cap_big * sizeof(*n.big_id));
+	for (uint32_t i = 0; i < a->cap_big; i++)
+		if (a->big_id[i] != SUM_EMPTY) {
+			uint32_t j = sum_find(&n, a->big_id[i]);
+
+			n.big_id[j] = a->big_id[i];
+			n.big_val[j] = a->big_val[i];
+		}
+	free(a->big_id);
+	free(a->big_val);
+	*a = n;
+	return 0;
+}
+
+/* a[id] += v. Returns 0 or -1 (out of memory). */
+static int sum_add(struct dpa_deep_sum *a, uint32_t id, uint64_t v)
+{
+	uint32_t i;
+
+	if (a->lo[id] != UINT32_MAX) {
+		uint64_t t = (uint64_t)a->lo[id] + v;
+
+		if (t < UINT32_MAX) {
+			a->lo[id] = (uint32_t)t;
+			return 0;
+		}
+		if (sum_grow(a))
+			return -1;
+		i = sum_find(a, id);
+		a->big_id[i] = id;
+		a->big_val[i] = t;
+		a->n_big++;
+		a->lo[id] = UINT32_MAX;
+		return 0;
+	}
+	a->big_val[sum_find(a, id)] += v;
+	return 0;
+}
+
+static void sum_release(struct dpa_deep_sum *a)
+{
+	free(a->lo);
+	free(a->big_id);
+	free(a->big_val);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ns sums over ids 0..n, all 0. Returns the array or NULL (out of memory). */
+static struct dpa_deep_sum *sums_new(struct dpa_deep *d, uint32_t ns, uint32_t n)
+{
+	struct dpa_deep_sum *a = calloc(ns ? ns : 1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	for (uint32_t s = 0; s < ns; s++) {
+		a[s].lo = calloc((size_t)n + 1, sizeof(uint32_t));
+		if (!a[s].lo) {
+			for (uint32_t t = 0; t < s; t++)
+				sum_release(&a[t]);
+			free(a);
+			return NULL;
+		}
+	}
+	d->bytes += ns * (sizeof(*a) + ((size_t)n + 1) * sizeof(uint32_t));
+	return a;
+}
+
+static void sums_free(struct dpa_deep_sum *a, uint32_t ns)
+{
+	if (!a)
+		return;
+	for (uint32_t s = 0; s < ns; s++)
+		sum_release(&a[s]);
+	free(a);
+}
+
+uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
+{
+	return d->slot[m] < 0 ? 0 : sum_get(&d->ps_own[d->slot[m]], ps);
+}
+
+uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
+{
+	return d->slot[m] < 0 ? 0 : sum_get(&d->ps_total[d->slot[m]], ps);
+}
+
+uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
+{
+	return d->slot[m] < 0 ? 0 : sum_get(&d->css_own[d->slot[m]], css);
+}
+
+uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
+{
+	return d->slot[m] < 0 ? 0 : sum_get(&d->css_total[d->slot[m]], css);
 }
 
 /* } ==== */
@@ -385,9 +510,12 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 	}
 }
 
-static void add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
-		       const uint32_t *active_css)
+/* Add clique c's pds and out csds to the ps and css sums. Returns 0 or -1. */
+static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
+		      const uint32_t *active_css)
 {
+	int r = 0;
+
 	const struct dpa_profile *p = d->p;
 	uint32_t nm, ns = d->n_slots;
 	const uint32_t *mem = dpa_clique_members(&d->cl, c, &nm);
@@ -398,31 +526,28 @@ static void add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps
 
 		if (ps <= p->n_ps) {
 			uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
-			uint64_t *po = d->ps_own + (size_t)ps * ns;
-			uint64_t *pt = d->ps_total + (size_t)ps * ns;
 
 			pd_costs(d, v, own, total);
-			for (uint32_t s = 0; s < ns; s++)
-				po[s] += own[d->rep[s]];
-			if (active_ps[ps] == 0)
-				for (uint32_t s = 0; s < ns; s++)
-					pt[s] += total[s];
+			for (uint32_t s = 0; s < ns; s++) {
+				r |= sum_add(&d->ps_own[s], ps, own[d->rep[s]]);
+				if (active_ps[ps] == 0)
+					r |= sum_add(&d->ps_total[s], ps, total[s]);
+			}
 		}
 		for (uint32_t j = 0; j < q->out_n; j++) {
 			uint32_t x = p->out_csd[q->out_first + j], s = p->csd[x].css;
-			uint64_t *co, *ct;
 
 			if (s > p->n_css)
 				continue;
-			co = d->css_own + (size_t)s * ns;
-			ct = d->css_total + (size_t)s * ns;
 			for (uint32_t t = 0; t < ns; t++) {
-				co[t] += p->csd[x].m[d->rep[t]];
+				r |= sum_add(&d->css_own[t], s, p->csd[x].m[d->rep[t]]);
 				if (active_css[s] == 0)
-					ct[t] += csd_total_slot(d, x, d->rep[t], t);
+					r |= sum_add(&d->css_total[t], s,
+						     csd_total_slot(d, x, d->rep[t], t));
 			}
 		}
 	}
+	return r;
 }
 
 /* Enter (+1) or leave (-1) clique c: its primary entry's caller ps and css. */
@@ -478,7 +603,10 @@ static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *acti
 		}
 		st[nst++] = c;
 		mark(d, c, active_ps, active_css, +1);
-		add_clique(d, c, active_ps, active_css);
+		if (add_clique(d, c, active_ps, active_css)) {
+			ret = -1;
+			break;
+		}
 	}
 	free(st);
 	return ret;
@@ -532,7 +660,8 @@ static int walk_tree(struct dpa_deep *d, uint32_t *active_ps, uint32_t *active_c
 		}
 		k = child[w->next++];
 		mark(d, k, active_ps, active_css, +1);
-		add_clique(d, k, active_ps, active_css);
+		if (add_clique(d, k, active_ps, active_css))
+			goto out;
 		if (nst == capst) {
 			struct walk *ns;
 
@@ -558,28 +687,34 @@ out:
 static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 {
 	const struct dpa_profile *p = d->p;
-	size_t ns = d->n_slots ? d->n_slots : 1;
-	size_t nps = (size_t)p->n_ps + 1, ncss = (size_t)p->n_css + 1;
+	uint32_t ns = d->n_slots;
 	uint32_t *active_ps, *active_css;
 	int r = -1;
 
-	d->ps_own = zalloc(d, nps * ns, sizeof(uint64_t));
-	d->css_own = zalloc(d, ncss * ns, sizeof(uint64_t));
-	d->ps_total = zalloc(d, nps * ns, sizeof(uint64_t));
-	d->css_total = zalloc(d, ncss * ns, sizeof(uint64_t));
-	active_ps = calloc(nps, sizeof(*active_ps));
-	active_css = calloc(ncss, sizeof(*active_css));
-	if (d->ps_own && d->css_own && d->ps_total && d->css_total && active_ps && active_css)
-		r = walk_preorder(d, active_ps, active_css);
-	if (r > 0) {
-		memset(d->ps_own, 0, nps * ns * sizeof(uint64_t));
-		memset(d->css_own, 0, ncss * ns * sizeof(uint64_t));
-		memset(d->ps_total, 0, nps * ns * sizeof(uint64_t));
-		memset(d->css_total, 0, ncss * ns * sizeof(uint64_t));
-		memset(active_ps, 0, nps * sizeof(*active_ps));
-		memset(active_css, 0, ncss * sizeof(*active_css));
-		r = walk_tree(d, active_ps, active_css);
-		d->tree_walk = true;
+	active_ps = calloc((size_t)p->n_ps + 1, sizeof(*active_ps));
+	active_css = calloc((size_t)p->n_css + 1, sizeof(*active_css));
+	for (int again = 0; again < 2 && active_ps && active_css; again++) {
+		sums_free(d->ps_own, ns);
+		sums_free(d->ps_total, ns);
+		sums_free(d->css_own, ns);
+		sums_free(d->css_total, ns);
+		d->ps_own = sums_new(d, ns, p->n_ps);
+		d->ps_total = sums_new(d, ns, p->n_ps);
+		d->css_own = sums_new(d, ns, p->n_css);
+		d->css_total = sums_new(d, ns, p->n_css);
+		if (!d->ps_own || !d->ps_total || !d->css_own || !d->css_total)
+			break;
+		if (!again) {
+			r = walk_preorder(d, active_ps, active_css);
+			if (r <= 0)
+				break;
+			/* not a preorder: start again with the general walk */
+			memset(active_ps, 0, ((size_t)p->n_ps + 1) * sizeof(*active_ps));
+			memset(active_css, 0, ((size_t)p->n_css + 1) * sizeof(*active_css));
+		} else {
+			d->tree_walk = true;
+			r = walk_tree(d, active_ps, active_css);
+		}
 	}
 	free(active_ps);
 	free(active_css);
@@ -705,10 +840,10 @@ void dpa_deep_release(struct dpa_deep *d)
 	free(d->multi_w);
 	free(d->multi_rest);
 	free(d->multi_prim);
-	free(d->ps_own);
-	free(d->css_own);
-	free(d->ps_total);
-	free(d->css_total);
+	sums_free(d->ps_own, d->n_slots);
+	sums_free(d->ps_total, d->n_slots);
+	sums_free(d->css_own, d->n_slots);
+	sums_free(d->css_total, d->n_slots);
 	dpa_cliques_release(&d->cl);
 	memset(d, 0, sizeof(*d));
 }

@@ -45,11 +45,11 @@
  *
  * Memory: totals are stored per clique (4 bytes per stored measure, values
  * that need more go to a small overflow table), own and total per ps and css
- * (16 bytes per stored measure); csd and pd totals are derived on demand in
+ * (8 bytes per stored measure, wider sums in a hash); csd and pd totals are derived on demand in
  * O(degree). Measures equal on every csd share storage (cscs and calls with
  * clock "calls"; exits and calls without non-local exits) and measures 0 on
  * every csd take none. With the cliques' 16 bytes per pd, each stored
- * measure then costs 4 bytes per pd and 16 per ps and css. A caller short
+ * measure then costs 4 bytes per pd and 8 per ps and css. A caller short
  * of memory may store fewer measures (dpa_deep_init_measures): csd, pd and
  * clique own costs stay available for all, totals and ps/css costs only for
  * those.
@@ -59,6 +59,13 @@ struct dpa_deep_tier {          /* one measure's per-clique totals */
 	uint32_t n_over, cap_over;
 	uint32_t *over_id;      /* clique ids, descending */
 	uint64_t *over_val;
+};
+
+struct dpa_deep_sum {           /* one measure's sums by ps or css id */
+	uint32_t *lo;           /* [n+1]; UINT32_MAX: look in the hash */
+	uint32_t n_big, cap_big;        /* cap_big: 0 or a power of 2 */
+	uint32_t *big_id;       /* open addressing; UINT32_MAX: empty */
+	uint64_t *big_val;
 };
 
 struct dpa_deep {
@@ -80,8 +87,8 @@ struct dpa_deep {
 	bool tree_walk;         /* private, for tests: ps/css totals needed the general walk */
 	uint64_t *multi_rest;   /* [n_multi * n_slots] */
 	uint64_t *multi_prim;   /* [n_multi * n_slots] */
-	uint64_t *ps_own, *css_own;     /* [(n+1) * n_slots] */
-	uint64_t *ps_total, *css_total; /* [(n+1) * n_slots] */
+	struct dpa_deep_sum *ps_own, *ps_total;         /* [n_slots], by ps id */
+	struct dpa_deep_sum *css_own, *css_total;       /* [n_slots], by css id */
 	size_t bytes;           /* memory *d holds, cliques included */
 };
 
@@ -125,21 +132,10 @@ uint64_t dpa_deep_clique_total(const struct dpa_deep *d, uint32_t c, enum dpa_me
 
 uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum dpa_measure m);
 
-static inline uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
-{
-	return d->slot[m] < 0 ? 0 : d->ps_own[(size_t)ps * d->n_slots + d->slot[m]];
-}
-static inline uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
-{
-	return d->slot[m] < 0 ? 0 : d->css_own[(size_t)css * d->n_slots + d->slot[m]];
-}
-static inline uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
-{
-	return d->slot[m] < 0 ? 0 : d->ps_total[(size_t)ps * d->n_slots + d->slot[m]];
-}
-static inline uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
-{
-	return d->slot[m] < 0 ? 0 : d->css_total[(size_t)css * d->n_slots + d->slot[m]];
-}
+/* ps and css costs: O(1). */
+uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m);
+uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m);
+uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m);
+uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_measure m);
 
 #endif

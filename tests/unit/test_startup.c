@@ -736,6 +736,37 @@ static void test_wide_values(void)
 	dpa_deep_release(&d);
 	free_profile(&p);
 
+	/* 200 procedures over 2^32 each: the wide sums' hash grows and rehashes */
+	{
+		uint32_t star_ps[204];
+		struct arc star[202];
+
+		for (uint32_t v = 0; v <= 203; v++)
+			star_ps[v] = v;
+		star[0] = (struct arc){ 1, 2, 1, .calls = 1, .cscs = 1 };
+		for (uint32_t i = 1; i <= 200; i++)
+			star[i] = (struct arc){ 2, 2 + i, 1 + i, .calls = i,
+						.cscs = 5000000000ull + i };
+		/* and one small one, which stays in 32 bits */
+		star[201] = (struct arc){ 2, 203, 202, .calls = 1, .cscs = 7 };
+		build(&p, 203, star_ps, 1, roots, star, 202, 0, 0);
+		deep(&d, &p);
+		for (uint32_t i = 1; i <= 200; i++) {
+			CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2 + i, DPA_CSCS), 5000000000ull + i);
+			CU_ASSERT_EQUAL(dpa_deep_css_own(&d, 1 + i, DPA_CSCS), 5000000000ull + i);
+			CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 2 + i, DPA_CALLS), i);
+		}
+		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 203, DPA_CSCS), 7);
+		CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 202, DPA_CSCS), 7);
+		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CSCS),
+				1 + 200 * 5000000000ull + 200 * 201 / 2 + 7);
+		/* ps 1, ps 2 and the 200: wide; ps 203: narrow */
+		CU_ASSERT_EQUAL(d.ps_total[d.slot[DPA_CSCS]].n_big, 202);
+		CU_ASSERT_EQUAL(d.ps_total[d.slot[DPA_CSCS]].cap_big, 512);
+		dpa_deep_release(&d);
+		free_profile(&p);
+	}
+
 	arcs[0].cscs = arcs[1].cscs = UINT64_MAX / 2 + 1;
 	BUILD(&p, pd_ps, roots, arcs, 0, 0);
 	CU_ASSERT_EQUAL(dpa_deep_init(&d, &p, &err), -1);

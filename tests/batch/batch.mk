@@ -6,19 +6,11 @@
 
 BATCH_DIR    := $(BUILD)/tests/batch
 BATCH_SHOW   := $(BATCH_DIR)/dp-batch-show
-BATCH_DRIVER := $(BATCH_DIR)/deepprof-batch
 BATCH_PROG   := $(BATCH_DIR)/prog
-BATCH_CLI_OBJS := $(filter-out $(OBJ_DIR)/feedback/main.o,$(DP_CLI_OBJS))
 
 $(BATCH_SHOW): tests/batch/show.c $(DPA_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -Ianalyses -o $@ $< $(TOOL_LDFLAGS) $(DPA_LIBS)
-
-# deepprof with merge and diff routed in (see driver.c): used only while
-# deepprof itself does not know them.
-$(BATCH_DRIVER): tests/batch/driver.c feedback/main.c $(BATCH_CLI_OBJS) $(DPA_LIB)
-	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -Ianalyses -Ifeedback -o $@ $< $(BATCH_CLI_OBJS) $(TOOL_LDFLAGS) $(DPA_LIBS)
 
 # The profiled program: no sanitizer but UBSan (libprof interposes malloc).
 $(BATCH_PROG): tests/batch/prog.c $(LIBPROF_A)
@@ -26,7 +18,7 @@ $(BATCH_PROG): tests/batch/prog.c $(LIBPROF_A)
 	$(CC) -std=gnu11 -g -O0 -finstrument-functions $(SAN_PROF) -o $@ $< $(LIBPROF_A) $(LIBPROF_LIBS)
 
 .PHONY: check-batch
-check-batch: $(DP_CLI) $(BATCH_SHOW) $(BATCH_DRIVER) $(BATCH_PROG) $(DPG_BIN)
-	@PYTHON=$(PYTHON) sh tests/batch/run.sh $(DP_CLI) $(BATCH_DRIVER) $(BATCH_SHOW) \
+check-batch: $(DP_CLI) $(BATCH_SHOW) $(BATCH_PROG) $(DPG_BIN)
+	@PYTHON=$(PYTHON) sh tests/batch/run.sh $(DP_CLI) $(BATCH_SHOW) \
 	  $(BATCH_PROG) $(DPG_BIN) $(BATCH_DIR)/work
 CHECKS += check-batch

@@ -1,11 +1,11 @@
 #!/bin/sh
-# run.sh DEEPPROF DRIVER SHOW PROG DPGEN WORKDIR — the check-batch suite:
+# run.sh DEEPPROF SHOW PROG DPGEN WORKDIR — the check-batch suite:
 # deepprof merge and diff end to end. Profiles of tests/batch/prog.c run with
 # n = 3, 5 and 4 have known call counts (see prog.c); merged and diffed
 # results are compared with exact expected values. Last line:
 # "batch: N passed, N failed". Part of deepprof's tests. MIT licence.
 set -u
-DP=$1 DRIVER=$2 SHOW=$3 PROG=$4 GEN=$5 W=$6
+DP=$1 SHOW=$2 PROG=$3 GEN=$4 W=$5
 PY=${PYTHON:-/usr/bin/python3}
 pass=0 fail=0
 
@@ -38,13 +38,7 @@ refuses() {
 rm -rf "$W"
 mkdir -p "$W"
 
-# deepprof itself once merge and diff are in its table, else the driver.
-if "$DP" help merge >/dev/null 2>&1 && "$DP" help diff >/dev/null 2>&1; then
-	CLI=$DP
-else
-	CLI=$DRIVER
-	echo "note: $DP has no merge/diff subcommand yet; using $DRIVER"
-fi
+CLI=$DP
 
 # ---- profiles of the real program -------------------------------------
 nm "$PROG" >"$W/prog.nm"

@@ -830,13 +830,19 @@ static int read_record(struct reader *r, const msgpack_object *o)
 
 /* ---- after END: call lists and threads ---- */
 
-/* Both call lists at once, by counting sort of csd ids on caller and on
- * callee pd (two passes over the csds, stable: ids ascend in each group). */
+/*
+ * The call lists, by counting sort of csd ids on caller and on callee pd
+ * (stable: ids ascend within each pd's group). out_csd is filled here;
+ * in_csd gets its groups laid out and is filled by fill_in_csd() later:
+ * until then its memory (max(n_csd, n_pd) + 1 entries) serves as
+ * assign_threads()' queue, which saves a third array of n_pd entries.
+ */
 static int build_csr(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
+	size_t nin = (p->n_csd > p->n_pd ? p->n_csd : p->n_pd) + (size_t)1;
 	uint32_t *out = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t));
-	uint32_t *in = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t));
+	uint32_t *in = malloc(nin * sizeof(uint32_t));
 	uint32_t out_sum = 0, in_sum = 0;
 
 	if (!out || !in) {
@@ -844,6 +850,8 @@ static int build_csr(struct reader *r)
 		free(in);
 		return no_memory(r);
 	}
+	p->out_csd = out;
+	p->in_csd = in;
 	for (uint32_t i = 1; i <= p->n_csd; i++) {
 		p->pd[p->csd[i].caller_pd].out_n++;
 		p->pd[p->csd[i].callee_pd].in_n++;
@@ -860,30 +868,36 @@ static int build_csr(struct reader *r)
 	}
 	for (uint32_t i = 1; i <= p->n_csd; i++) {
 		struct dpa_pd *caller = &p->pd[p->csd[i].caller_pd];
-		struct dpa_pd *callee = &p->pd[p->csd[i].callee_pd];
 
 		out[caller->out_first + caller->out_n++] = i;
-		in[callee->in_first + callee->in_n++] = i;
 	}
-	p->out_csd = out;
-	p->in_csd = in;
 	return 0;
+}
+
+static void fill_in_csd(struct reader *r)
+{
+	struct dpa_profile *p = r->p;
+	uint32_t *in;
+
+	for (uint32_t i = 1; i <= p->n_csd; i++) {
+		struct dpa_pd *callee = &p->pd[p->csd[i].callee_pd];
+
+		p->in_csd[callee->in_first + callee->in_n++] = i;
+	}
+	if (p->n_pd > p->n_csd && (in = realloc(p->in_csd, ((size_t)p->n_csd + 1) * sizeof(uint32_t))))
+		p->in_csd = in;
 }
 
 /* Give each pd its thread by a breadth-first walk from every thread's root;
  * a pd reached from two roots, or from none, makes the file invalid. */
-static int assign_threads(struct reader *r)
+static int assign_threads(struct reader *r, uint32_t *queue)
 {
 	struct dpa_profile *p = r->p;
-	uint32_t *queue = malloc(((size_t)p->n_pd + 1) * sizeof(uint32_t));
 
-	if (!queue)
-		return no_memory(r);
 	for (uint32_t t = 1; t <= p->n_thread; t++) {
 		uint32_t root = p->thread[t].root_pd, head = 0, tail = 0;
 
 		if (p->pd[root].thread) {
-			free(queue);
 			return fail(r, "corrupt: thread %u's root pd %u is already in thread %u's graph",
 				    t, root, p->pd[root].thread);
 		}
@@ -898,7 +912,6 @@ static int assign_threads(struct reader *r)
 				if (p->pd[callee].thread == t)
 					continue;
 				if (p->pd[callee].thread) {
-					free(queue);
 					return fail(r, "corrupt: pd %u is reachable from the roots of threads %u and %u",
 						    callee, p->pd[callee].thread, t);
 				}
@@ -907,7 +920,6 @@ static int assign_threads(struct reader *r)
 			}
 		}
 	}
-	free(queue);
 	for (uint32_t i = 1; i <= p->n_pd; i++)
 		if (!p->pd[i].thread)
 			return fail(r, "corrupt: pd %u is not reachable from any thread's root", i);
@@ -987,7 +999,10 @@ static int read_all(struct reader *r)
 	}
 	if (finish_arrays(r) < 0 || build_csr(r) < 0)
 		return -1;
-	return assign_threads(r);
+	if (assign_threads(r, r->p->in_csd) < 0)
+		return -1;
+	fill_in_csd(r);
+	return 0;
 }
 
 int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *err)

@@ -311,13 +311,13 @@ int dp_graph_grow_stack(struct dp_thread *t)
 /*
  * The canonical frame address of the function that called a hook at
  * hook_sp: just above its return address, the first stack word from hook_sp
- * up that holds site. The search reads at most 128 KiB of the function's own
+ * up that holds site. The search reads at most 64 KiB of the function's own
  * frame (the return address bounds it, so it never leaves the stack). A
  * bigger frame gets hook_sp + 8: still above every callee's frame address
  * and below its caller's, so nesting and longjmp resync stay right; only a
  * stale sibling with a smaller frame may then go unnoticed.
  */
-#define CFA_SCAN_BYTES (128 * 1024)
+#define CFA_SCAN_BYTES (64 * 1024)
 static uintptr_t frame_cfa(const struct dp_thread *t, uintptr_t hook_sp, uintptr_t site)
 {
 	uintptr_t end = hook_sp + CFA_SCAN_BYTES;
@@ -381,6 +381,8 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 			f->csd->cmask = pd->mask;
 		}
 	}
+	if (((const uintptr_t *)sp)[-1] == site)
+		c->off = (uint32_t)(sp - hook_sp);  /* the layout seen last is the likeliest next */
 	struct dp_pd *old = t->h->outer[c->psi];
 	t->h->outer[c->psi] = old ? old : c->callee;
 	t->h->clock++;
@@ -389,8 +391,8 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	f[1].pd = c->callee;
 	f[1].saved = old;
 	f[1].psi = c->psi;
-	f[1].off = c->off;          /* fn's offset as the fast path will use it */
-	f[1].sp = hook_sp + c->off;
+	f[1].sp = sp;
+	f[1].off = (uint32_t)(sp - hook_sp);
 	f[1].tab = c->ctab = c->callee->tab;
 	f[1].mask = c->cmask = c->callee->mask;
 	f[1].at = at;

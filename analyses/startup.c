@@ -20,6 +20,8 @@ static int tier_set(struct dpa_deep_tier *t, uint32_t idx, uint32_t key, uint64_
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s);
 static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k);
 static int static_totals(struct dpa_deep *d, struct dpa_error *err);
+static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
+		 uint32_t *active_css, int delta);
 
 /* ===================================================================== */
 
@@ -511,6 +513,20 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 }
 
 /* Add clique c's pds and out csds to the ps and css sums. Returns 0 or -1. */
+/* The totals (by slot) of pd v. */
+static void pd_totals(const struct dpa_deep *d, uint32_t v, uint64_t *total)
+{
+	uint32_t c = d->cl.pd_clique[v];
+	uint64_t own[DPA_NMEASURES];
+
+	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
+		for (uint32_t s = 0; s < d->n_slots; s++)
+			total[s] = tier_get(&d->tier[s], c, c);
+		return;
+	}
+	pd_costs(d, v, own, total);
+}
+
 static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 		      const uint32_t *active_css)
 {
@@ -550,6 +566,57 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 	return r;
 }
 
+/*
+ * The same for a profile whose cliques all have at most one entry, seen from
+ * the callee side, so that each csd is looked at once, as an in csd: c's
+ * entry counts for its css unless that css is on the chain above c (checked
+ * before c is marked), c's internal csds unless it is on c's chain. Call it
+ * with c's entry not yet marked; it marks it.
+ */
+static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
+			 uint32_t *active_css)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t nm, ns = d->n_slots, e = d->cl.entry[c];
+	const uint32_t *mem = dpa_clique_members(&d->cl, c, &nm);
+	uint64_t total[DPA_NMEASURES];
+	int r = 0;
+
+	if (e && p->csd[e].css <= p->n_css && active_css[p->csd[e].css] == 0)
+		for (uint32_t s = 0; s < ns; s++)
+			r |= sum_add(&d->css_total[s], p->csd[e].css, tier_get(&d->tier[s], c, c));
+	mark(d, c, active_ps, active_css, +1);
+	for (uint32_t i = 0; i < nm; i++) {
+		uint32_t v = mem[i], ps = p->pd[v].ps;
+		const struct dpa_pd *q = &p->pd[v];
+		bool ps_ok = ps <= p->n_ps;
+
+		for (uint32_t j = 0; j < q->in_n; j++) {
+			uint32_t x = p->in_csd[q->in_first + j], s = p->csd[x].css;
+			const uint64_t *own = p->csd[x].m;
+			bool css_ok = s <= p->n_css;
+
+			for (uint32_t t = 0; t < ns; t++) {
+				uint64_t o = own[d->rep[t]];
+
+				if (ps_ok)
+					r |= sum_add(&d->ps_own[t], ps, o);
+				if (css_ok)
+					r |= sum_add(&d->css_own[t], s, o);
+				/* internal: its total is its own */
+				if (css_ok && x != e && active_css[s] == 0)
+					r |= sum_add(&d->css_total[t], s, o);
+			}
+		}
+		if (ps_ok && active_ps[ps] == 0) {
+			pd_totals(d, v, total);
+			for (uint32_t t = 0; t < ns; t++)
+				r |= sum_add(&d->ps_total[t], ps, total[t]);
+		}
+	}
+	return r;
+}
+
 /* Enter (+1) or leave (-1) clique c: its primary entry's caller ps and css. */
 static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 		 uint32_t *active_css, int delta)
@@ -568,12 +635,12 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 }
 
 /*
- * The walk in id order. Ids are the reverse of the order in which the search
- * completed the cliques, which is a preorder of the tree of primary parents
- * whenever every clique's primary entry is the edge the search entered it
- * by (always so when no clique has several entries): the chain of entries
- * above a clique is then a stack. Returns 0, 1 if the ids turn out not to be
- * a preorder (the caller starts again with walk_tree), -1 out of memory.
+ * The walk in id order, for profiles where no clique has several entries.
+ * Ids are the reverse of the order in which the search completed the
+ * cliques, which is then a preorder of the tree of parents (the search
+ * entered each clique by its only entry): the chain of entries above a
+ * clique is a stack. Returns 0, 1 if the ids turn out not to be a preorder
+ * after all (the caller starts again with walk_tree), -1 out of memory.
  */
 static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *active_css)
 {
@@ -602,8 +669,7 @@ static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *acti
 			st = ns;
 		}
 		st[nst++] = c;
-		mark(d, c, active_ps, active_css, +1);
-		if (add_clique(d, c, active_ps, active_css)) {
+		if (add_clique_in(d, c, active_ps, active_css)) {
 			ret = -1;
 			break;
 		}
@@ -684,38 +750,44 @@ out:
 	return ret;
 }
 
-static int static_totals(struct dpa_deep *d, struct dpa_error *err)
+/* (Re)make the four ps/css sum arrays, all 0. Returns 0 or -1. */
+static int new_sums(struct dpa_deep *d)
 {
 	const struct dpa_profile *p = d->p;
 	uint32_t ns = d->n_slots;
+
+	sums_free(d->ps_own, ns);
+	sums_free(d->ps_total, ns);
+	sums_free(d->css_own, ns);
+	sums_free(d->css_total, ns);
+	d->ps_own = sums_new(d, ns, p->n_ps);
+	d->ps_total = sums_new(d, ns, p->n_ps);
+	d->css_own = sums_new(d, ns, p->n_css);
+	d->css_total = sums_new(d, ns, p->n_css);
+	return d->ps_own && d->ps_total && d->css_own && d->css_total ? 0 : -1;
+}
+
+static int static_totals(struct dpa_deep *d, struct dpa_error *err)
+{
+	const struct dpa_profile *p = d->p;
 	uint32_t *active_ps, *active_css;
 	int r = -1;
 
 	active_ps = calloc((size_t)p->n_ps + 1, sizeof(*active_ps));
 	active_css = calloc((size_t)p->n_css + 1, sizeof(*active_css));
-	for (int again = 0; again < 2 && active_ps && active_css; again++) {
-		sums_free(d->ps_own, ns);
-		sums_free(d->ps_total, ns);
-		sums_free(d->css_own, ns);
-		sums_free(d->css_total, ns);
-		d->ps_own = sums_new(d, ns, p->n_ps);
-		d->ps_total = sums_new(d, ns, p->n_ps);
-		d->css_own = sums_new(d, ns, p->n_css);
-		d->css_total = sums_new(d, ns, p->n_css);
-		if (!d->ps_own || !d->ps_total || !d->css_own || !d->css_total)
-			break;
-		if (!again) {
-			r = walk_preorder(d, active_ps, active_css);
-			if (r <= 0)
-				break;
-			/* not a preorder: start again with the general walk */
-			memset(active_ps, 0, ((size_t)p->n_ps + 1) * sizeof(*active_ps));
-			memset(active_css, 0, ((size_t)p->n_css + 1) * sizeof(*active_css));
-		} else {
-			d->tree_walk = true;
-			r = walk_tree(d, active_ps, active_css);
-		}
+	if (!active_ps || !active_css || new_sums(d))
+		goto out;
+	r = 1;
+	if (!d->cl.n_multi && !d->general_walk)
+		r = walk_preorder(d, active_ps, active_css);
+	if (r > 0) {
+		/* not a preorder: start again with the general walk */
+		memset(active_ps, 0, ((size_t)p->n_ps + 1) * sizeof(*active_ps));
+		memset(active_css, 0, ((size_t)p->n_css + 1) * sizeof(*active_css));
+		d->tree_walk = true;
+		r = new_sums(d) ? -1 : walk_tree(d, active_ps, active_css);
 	}
+out:
 	free(active_ps);
 	free(active_css);
 	if (r)
@@ -792,6 +864,7 @@ int dpa_deep_init_measures(struct dpa_deep *d, struct dpa_profile *p, unsigned m
 	memset(d, 0, sizeof(*d));
 	d->p = p;
 	d->measures = mask & DPA_ALL_MEASURES;
+	d->general_walk = mask & DPA_DEEP_GENERAL_WALK;
 	assign_slots(d);
 
 	/* per-clique totals: room for as many cliques as pds until the search

@@ -84,7 +84,8 @@ struct dpa_deep {
 	uint64_t *multi_w;      /* [n_multi] */
 	uint32_t cap_multi;
 	bool walking;           /* private: set while the cliques are being found */
-	bool tree_walk;         /* private, for tests: ps/css totals needed the general walk */
+	bool tree_walk;         /* private, for tests: ps/css totals took the general walk */
+	bool general_walk;      /* private: DPA_DEEP_GENERAL_WALK was asked for */
 	uint64_t *multi_rest;   /* [n_multi * n_slots] */
 	uint64_t *multi_prim;   /* [n_multi * n_slots] */
 	struct dpa_deep_sum *ps_own, *ps_total;         /* [n_slots], by ps id */
@@ -103,7 +104,10 @@ struct dpa_deep {
  */
 int dpa_deep_init(struct dpa_deep *d, struct dpa_profile *p, struct dpa_error *err);
 
-/* The same, storing totals only for the measures in `mask` (bits 1u << m). */
+/* The same, storing totals only for the measures in `mask` (bits 1u << m).
+ * DPA_DEEP_GENERAL_WALK in mask (for tests) computes the ps and css totals
+ * by the general walk even where the fast one applies. */
+#define DPA_DEEP_GENERAL_WALK 0x80000000u
 int dpa_deep_init_measures(struct dpa_deep *d, struct dpa_profile *p, unsigned mask,
 			   struct dpa_error *err);
 

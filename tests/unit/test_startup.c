@@ -207,15 +207,33 @@ static void check_invariants(const struct dpa_deep *d)
 	}
 }
 
-/* Set up *d over *p, asserting success and the invariants. */
+/*
+ * Set up *d over *p, asserting success and the invariants, and that the
+ * general walk gives the same ps and css costs as the one taken.
+ */
 static int deep(struct dpa_deep *d, struct dpa_profile *p)
 {
 	struct dpa_error err = { "" };
+	struct dpa_deep g;
 	int r = dpa_deep_init(d, p, &err);
 
 	CU_ASSERT_EQUAL_FATAL(r, 0);
 	CU_ASSERT_STRING_EQUAL(err.msg, "");
 	check_invariants(d);
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init_measures(&g, p, DPA_ALL_MEASURES |
+						     DPA_DEEP_GENERAL_WALK, &err), 0);
+	CU_ASSERT_TRUE(g.tree_walk);
+	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
+		for (uint32_t i = 0; i <= p->n_ps; i++) {
+			CU_ASSERT_EQUAL(dpa_deep_ps_own(&g, i, m), dpa_deep_ps_own(d, i, m));
+			CU_ASSERT_EQUAL(dpa_deep_ps_total(&g, i, m), dpa_deep_ps_total(d, i, m));
+		}
+		for (uint32_t i = 0; i <= p->n_css; i++) {
+			CU_ASSERT_EQUAL(dpa_deep_css_own(&g, i, m), dpa_deep_css_own(d, i, m));
+			CU_ASSERT_EQUAL(dpa_deep_css_total(&g, i, m), dpa_deep_css_total(d, i, m));
+		}
+	}
+	dpa_deep_release(&g);
 	return r;
 }
 
@@ -631,7 +649,7 @@ static void test_two_parents(void)
 	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 4, DPA_CSCS), 9);
 	CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 5, DPA_CSCS), 2);
 	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 3, DPA_CSCS), 1 + 9);
-	CU_ASSERT_FALSE(d.tree_walk);   /* the search entered c by its primary entry */
+	CU_ASSERT_TRUE(d.tree_walk);    /* several entries: the general walk */
 	dpa_deep_release(&d);
 	free_profile(&p);
 }

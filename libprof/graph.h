@@ -25,13 +25,14 @@ static inline bool dp_frame_stale(const struct dp_frame *f, uintptr_t site, uint
 }
 
 /*
- * A call of fn from call site site; hook_sp is the stack pointer of fn where
- * it called the hook and at that call's return address; fn's frame offset (learned by the slow path, kept
- * in the csd) turns it into fn's canonical frame address. Builds or reuses
- * the csd of (current pd, site, fn), folds recursion through the thread's
- * outermost activations and pushes a frame (which is what counts the call:
- * see struct dp_csd). Everything rare
- * happens in dp_graph_enter_slow().
+ * A call of fn from call site site. hook_sp is fn's stack pointer where it
+ * called the hook, at that call's return address; fn's frame offset (learned
+ * by the slow path, kept in the csd, checked against the return address
+ * found there) turns hook_sp into fn's canonical frame address. Builds or
+ * reuses the csd of (current pd, site, fn), folds recursion through the
+ * thread's outermost activations and pushes a frame (which is what counts
+ * the call: see struct dp_csd). Everything rare happens in
+ * dp_graph_enter_slow().
  */
 static inline __attribute__((always_inline))
 void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at)

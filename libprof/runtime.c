@@ -35,7 +35,7 @@ static void fork_prepare(void);
 static void fork_parent(void);
 static void fork_child(void);
 
-#define STACK_INIT 4096
+#define STACK_INIT 1024
 
 /* ==== small async-signal-safe helpers ====================================== */
 

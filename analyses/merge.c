@@ -23,6 +23,15 @@ struct strtab {
 	uint32_t nslot;         /* a power of two */
 };
 
+/* Interned fixed-size keys: id 1 .. n, in first-seen order. */
+struct tkey { uint64_t a, b, c; };
+struct ttab {
+	struct tkey *key;       /* key[1 .. n] */
+	uint32_t n, cap;
+	uint32_t *slot;         /* open addressing: 0 empty, else an id */
+	uint32_t nslot;         /* a power of two */
+};
+
 /* A map from three non-zero-first u32s to a u32. */
 struct tent { uint32_t a, b, c, v; };
 struct tmap {
@@ -44,7 +53,8 @@ struct merger {
 	bool force;
 	struct dpa_error *err;
 
-	struct strtab mods, pss, csss, thrs;
+	struct strtab mods, names, thrs;  /* module paths, ps names, thread keys */
+	struct ttab pss, csss;            /* ps and css keys (see ps_key, css_key) */
 	uint32_t **mod_gid, **ps_gid, **css_gid, **thr_gid;
 	uint32_t *mod_out, *ps_out, *css_out, *thr_out;  /* gid -> output id */
 	uint32_t *mod_ord, *ps_ord, *css_ord, *thr_ord;  /* output id -> gid */
@@ -189,6 +199,62 @@ static uint32_t strtab_intern(struct strtab *t, char *s)
 	return t->n;
 }
 
+static uint64_t hash_key(const struct tkey *k)
+{
+	uint64_t h = k->a * 0x9E3779B97F4A7C15ULL;
+
+	h = (h ^ (h >> 29) ^ k->b) * 0xBF58476D1CE4E5B9ULL;
+	h = (h ^ (h >> 31) ^ k->c) * 0x94D049BB133111EBULL;
+	return h ^ (h >> 32);
+}
+
+static void ttab_free(struct ttab *t)
+{
+	free(t->key);
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The id of *k, adding it if new; 0 when out of memory. */
+static uint32_t ttab_intern(struct ttab *t, const struct tkey *k)
+{
+	uint32_t j, i;
+
+	if ((t->n + 1) * 2 > t->nslot) {
+		uint32_t ns = t->nslot ? t->nslot * 2 : 64;
+		uint32_t *slot = calloc(ns, sizeof(*slot));
+		if (!slot)
+			return 0;
+		for (i = 1; i <= t->n; i++) {
+			j = (uint32_t)hash_key(&t->key[i]) & (ns - 1);
+			while (slot[j])
+				j = (j + 1) & (ns - 1);
+			slot[j] = i;
+		}
+		free(t->slot);
+		t->slot = slot;
+		t->nslot = ns;
+	}
+	j = (uint32_t)hash_key(k) & (t->nslot - 1);
+	while (t->slot[j]) {
+		const struct tkey *x = &t->key[t->slot[j]];
+		if (x->a == k->a && x->b == k->b && x->c == k->c)
+			return t->slot[j];
+		j = (j + 1) & (t->nslot - 1);
+	}
+	if (t->n + 2 > t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 64;
+		struct tkey *nk = realloc(t->key, nc * sizeof(*nk));
+		if (!nk)
+			return 0;
+		t->key = nk;
+		t->cap = nc;
+	}
+	t->key[++t->n] = *k;
+	t->slot[j] = t->n;
+	return t->n;
+}
+
 static int tmap_init(struct tmap *m, size_t n)
 {
 	size_t cap = 64;
@@ -269,32 +335,51 @@ static const char *mod_path(const struct dpa_profile *p, uint32_t m)
 	return p->module[m].path;
 }
 
-/* The key of ps `s` of p (see merge.h); malloc'd. */
-static char *ps_key(const struct dpa_profile *p, uint32_t s)
-{
-	const struct dpa_ps *ps = &p->ps[s];
+/* Kinds of ps keys, in their canonical order. */
+enum { PS_BY_ADDR, PS_BY_NAME, PS_SYNTHETIC };
 
-	if (ps->module == 0)
-		return xfmt("s:%s", ps->name ? ps->name : "");
-	if (ps->name)
-		return xfmt("f:%s\x1f%s", ps->name, ps->file ? ps->file : "");
-	return xfmt("a:%s\x1f%llx", mod_path(p, ps->module), (unsigned long long)ps->offset);
+/* The key of ps `s` of input i (see merge.h): (PS_BY_ADDR, module gid,
+ * offset), (PS_BY_NAME, names id of "name\x1ffile", 0) or (PS_SYNTHETIC,
+ * names id of the name, 0). Returns 0 when out of memory. */
+static int ps_key(struct merger *mg, uint32_t i, uint32_t s, struct tkey *k)
+{
+	const struct dpa_profile *p = mg->in[i];
+	const struct dpa_ps *ps = &p->ps[s];
+	char *name;
+
+	k->c = 0;
+	if (ps->module == 0 || ps->name) {
+		k->a = ps->module ? PS_BY_NAME : PS_SYNTHETIC;
+		name = ps->module ? xfmt("%s\x1f%s", ps->name, ps->file ? ps->file : "")
+				  : xstrdup(ps->name ? ps->name : "");
+		k->b = strtab_intern(&mg->names, name);
+		return k->b != 0;
+	}
+	k->a = PS_BY_ADDR;
+	k->b = mg->mod_gid[i][ps->module];
+	k->c = ps->offset;
+	return 1;
 }
 
-/* The key of css `c` of p, given the keys of p's ps. */
-static char *css_key(const struct dpa_profile *p, uint32_t c, const struct strtab *pss,
-		     const uint32_t *ps_gid)
+/* The key of css `c` of input i, given its ps gids: (caller gid | callee gid
+ * << 32, module gid | kind << 32 | relative << 40, offset), where a site in
+ * a named caller is its offset inside the caller (module gid 0, relative 1). */
+static void css_key(struct merger *mg, uint32_t i, uint32_t c, struct tkey *k)
 {
+	const struct dpa_profile *p = mg->in[i];
 	const struct dpa_css *cs = &p->css[c];
 	const struct dpa_ps *caller = &p->ps[cs->caller_ps];
-	const char *callee = cs->callee_ps ? pss->str[ps_gid[cs->callee_ps]] : "";
+	const uint32_t *gid = mg->ps_gid[i];
 
+	k->a = gid[cs->caller_ps] | (uint64_t)(cs->callee_ps ? gid[cs->callee_ps] : 0) << 32;
 	if (caller->name && caller->module && cs->module == caller->module &&
-	    cs->offset >= caller->offset)
-		return xfmt("%s\x1er:%llx\x1e%u\x1e%s", pss->str[ps_gid[cs->caller_ps]],
-			    (unsigned long long)(cs->offset - caller->offset), cs->kind, callee);
-	return xfmt("%s\x1e" "a:%s\x1f%llx\x1e%u\x1e%s", pss->str[ps_gid[cs->caller_ps]],
-		    mod_path(p, cs->module), (unsigned long long)cs->offset, cs->kind, callee);
+	    cs->offset >= caller->offset) {
+		k->b = (uint64_t)cs->kind << 32 | 1ULL << 40;
+		k->c = cs->offset - caller->offset;
+	} else {
+		k->b = (cs->module ? mg->mod_gid[i][cs->module] : 0) | (uint64_t)cs->kind << 32;
+		k->c = cs->offset;
+	}
 }
 
 static const struct dpa_module *main_module(const struct dpa_profile *p)
@@ -350,6 +435,74 @@ static int order_tab(const struct strtab *t, const char *first, uint32_t **ord, 
 	return 0;
 }
 
+static int cmp3(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* ps gids: <root> first, then by kind, then by module path and offset or
+ * by name. Independent of the inputs' order. */
+static int cmp_ps(const void *a, const void *b, void *arg)
+{
+	const struct merger *mg = arg;
+	uint32_t ga = *(const uint32_t *)a, gb = *(const uint32_t *)b;
+	const struct tkey *x = &mg->pss.key[ga], *y = &mg->pss.key[gb];
+	uint32_t root = mg->ps_gid[0][1];
+	int c;
+
+	if ((ga == root) != (gb == root))
+		return ga == root ? -1 : 1;
+	if (x->a != y->a)
+		return cmp3(x->a, y->a);
+	if (x->a != PS_BY_ADDR)
+		return strcmp(mg->names.str[x->b], mg->names.str[y->b]);
+	if (x->b != y->b && (c = strcmp(mg->mods.str[x->b], mg->mods.str[y->b])))
+		return c;
+	return cmp3(x->c, y->c);
+}
+
+/* css gids: by caller, relative or not, module, offset, kind, callee, with
+ * ps and modules in their output order. */
+static int cmp_css(const void *a, const void *b, void *arg)
+{
+	const struct merger *mg = arg;
+	const struct tkey *x = &mg->csss.key[*(const uint32_t *)a];
+	const struct tkey *y = &mg->csss.key[*(const uint32_t *)b];
+	uint32_t mx = (uint32_t)x->b, my = (uint32_t)y->b;
+	uint32_t cx = (uint32_t)(x->a >> 32), cy = (uint32_t)(y->a >> 32);
+
+	if ((uint32_t)x->a != (uint32_t)y->a)
+		return cmp3(mg->ps_out[(uint32_t)x->a], mg->ps_out[(uint32_t)y->a]);
+	if ((x->b >> 40) != (y->b >> 40))
+		return cmp3(x->b >> 40, y->b >> 40);
+	if (mx != my)
+		return cmp3(mx ? mg->mod_out[mx] : 0, my ? mg->mod_out[my] : 0);
+	if (x->c != y->c)
+		return cmp3(x->c, y->c);
+	if ((uint8_t)(x->b >> 32) != (uint8_t)(y->b >> 32))
+		return cmp3((uint8_t)(x->b >> 32), (uint8_t)(y->b >> 32));
+	return cmp3(cx ? mg->ps_out[cx] : 0, cy ? mg->ps_out[cy] : 0);
+}
+
+/* Fill ord (output id -> gid) and out (gid -> output id) for n gids ordered
+ * by cmp. */
+static int order_keys(uint32_t n, int (*cmp)(const void *, const void *, void *), void *arg,
+		      uint32_t **ord, uint32_t **out)
+{
+	uint32_t i;
+
+	*ord = xcalloc(n + 1, sizeof(uint32_t));
+	*out = xcalloc(n + 1, sizeof(uint32_t));
+	if (!*ord || !*out)
+		return -1;
+	for (i = 1; i <= n; i++)
+		(*ord)[i] = i;
+	qsort_r(*ord + 1, n, sizeof(uint32_t), cmp, arg);
+	for (i = 1; i <= n; i++)
+		(*out)[(*ord)[i]] = i;
+	return 0;
+}
+
 /* ================================================================
  * Building the keys of all inputs
  * ================================================================ */
@@ -383,9 +536,11 @@ static int check_same_program(struct merger *mg)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+static int cmp_u32(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 /*
@@ -400,7 +555,7 @@ static int thread_keys(struct merger *mg, uint32_t i)
 	uint32_t *root_thread = xcalloc(p->n_pd + 1, sizeof(uint32_t));
 	uint32_t *first = xcalloc(p->n_thread + 2, sizeof(uint32_t));
 	uint32_t *nsig = NULL, t, c, k;
-	const char **names = NULL;
+	uint32_t *names = NULL;
 	struct strtab sigs = { 0 };
 	int ret = -1;
 
@@ -420,13 +575,13 @@ static int thread_keys(struct merger *mg, uint32_t i)
 		goto out;
 	for (c = 1; c <= p->n_csd; c++)
 		if ((t = root_thread[p->csd[c].caller_pd]))
-			names[first[t]++] = mg->pss.str[mg->ps_gid[i][p->pd[p->csd[c].callee_pd].ps]];
+			names[first[t]++] = mg->ps_out[mg->ps_gid[i][p->pd[p->csd[c].callee_pd].ps]];
 	for (t = p->n_thread; t >= 1; t--)      /* shift back: first[t] is the start again */
 		first[t + 1] = first[t];
 	first[1] = 0;
 	for (t = 1; t <= p->n_thread; t++) {
 		uint32_t n = first[t + 1] - first[t], sg;
-		const char **nm = names + first[t];
+		uint32_t *nm = names + first[t];
 		size_t len = 1;
 		char *sig, *key;
 
@@ -435,17 +590,16 @@ static int thread_keys(struct merger *mg, uint32_t i)
 				goto out;
 			continue;
 		}
-		qsort(nm, n, sizeof(*nm), cmp_str);
-		for (k = 0; k < n; k++)
-			len += strlen(nm[k]) + 1;
+		qsort(nm, n, sizeof(*nm), cmp_u32);
+		len += 11 * (size_t)n;
 		sig = malloc(len);
 		if (!sig)
 			goto out;
 		len = 0;
 		sig[0] = 0;
 		for (k = 0; k < n; k++)
-			if (!k || strcmp(nm[k], nm[k - 1]))
-				len += (size_t)sprintf(sig + len, "%s\x1d", nm[k]);
+			if (!k || nm[k] != nm[k - 1])
+				len += (size_t)sprintf(sig + len, "%010u,", nm[k]);
 		if (!(sg = strtab_intern(&sigs, sig)))
 			goto out;
 		key = xfmt("%s\x1c%010u", sigs.str[sg], nsig[sg]++);
@@ -465,7 +619,6 @@ out:
 static int build_keys(struct merger *mg)
 {
 	uint32_t i, k;
-	const char *root_key;
 
 	mg->mod_gid = xcalloc(mg->n, sizeof(uint32_t *));
 	mg->ps_gid = xcalloc(mg->n, sizeof(uint32_t *));
@@ -485,23 +638,29 @@ static int build_keys(struct merger *mg)
 		for (k = 1; k <= p->n_module; k++)
 			if (!(mg->mod_gid[i][k] = strtab_intern(&mg->mods, xstrdup(mod_path(p, k)))))
 				goto oom;
-		for (k = 1; k <= p->n_ps; k++)
-			if (!(mg->ps_gid[i][k] = strtab_intern(&mg->pss, ps_key(p, k))))
+		for (k = 1; k <= p->n_ps; k++) {
+			struct tkey key;
+			if (!ps_key(mg, i, k, &key) ||
+			    !(mg->ps_gid[i][k] = ttab_intern(&mg->pss, &key)))
 				goto oom;
-		for (k = 1; k <= p->n_css; k++)
-			if (!(mg->css_gid[i][k] = strtab_intern(&mg->csss,
-							css_key(p, k, &mg->pss, mg->ps_gid[i]))))
+		}
+		for (k = 1; k <= p->n_css; k++) {
+			struct tkey key;
+			css_key(mg, i, k, &key);
+			if (!(mg->css_gid[i][k] = ttab_intern(&mg->csss, &key)))
 				goto oom;
+		}
+	}
+	/* Orders: the program's module first, <root> first among ps; css and
+	 * thread keys use the ps order. */
+	if (order_tab(&mg->mods, mg->in[0]->hdr.program, &mg->mod_ord, &mg->mod_out) < 0 ||
+	    order_keys(mg->pss.n, cmp_ps, mg, &mg->ps_ord, &mg->ps_out) < 0 ||
+	    order_keys(mg->csss.n, cmp_css, mg, &mg->css_ord, &mg->css_out) < 0)
+		goto oom;
+	for (i = 0; i < mg->n; i++)
 		if (thread_keys(mg, i) < 0)
 			goto oom;
-	}
-	/* Orders: the program's module first, "<root>" first among ps. */
-	if (order_tab(&mg->mods, mg->in[0]->hdr.program, &mg->mod_ord, &mg->mod_out) < 0)
-		goto oom;
-	root_key = mg->in[0]->n_ps ? mg->pss.str[mg->ps_gid[0][1]] : NULL;
-	if (order_tab(&mg->pss, root_key, &mg->ps_ord, &mg->ps_out) < 0 ||
-	    order_tab(&mg->csss, NULL, &mg->css_ord, &mg->css_out) < 0 ||
-	    order_tab(&mg->thrs, NULL, &mg->thr_ord, &mg->thr_out) < 0)
+	if (order_tab(&mg->thrs, NULL, &mg->thr_ord, &mg->thr_out) < 0)
 		goto oom;
 	return 0;
 oom:
@@ -1027,8 +1186,9 @@ static void merger_free(struct merger *mg)
 	free(mg->css_gid);
 	free(mg->thr_gid);
 	strtab_free(&mg->mods);
-	strtab_free(&mg->pss);
-	strtab_free(&mg->csss);
+	strtab_free(&mg->names);
+	ttab_free(&mg->pss);
+	ttab_free(&mg->csss);
 	strtab_free(&mg->thrs);
 	free(mg->mod_out);
 	free(mg->ps_out);

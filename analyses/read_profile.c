@@ -243,6 +243,7 @@ static int truncated(struct reader *r)
 static int next_object(struct reader *r)
 {
 	int64_t size;
+	size_t off;
 	int rc;
 
 	r->read_size = CHUNK_SIZE;
@@ -274,10 +275,13 @@ static int next_object(struct reader *r)
 	 * would malloc a new one for every record). */
 	if (r->u.z)     /* msgpack-c makes the zone on first use */
 		msgpack_unpacker_reset_zone(&r->u);
+	off = r->u.off;
 	rc = msgpack_unpacker_execute(&r->u);
 	if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
 		return no_memory(r);
-	if (rc <= 0) {
+	/* msgpack-c must have taken exactly the bytes skim() measured: the crc
+	 * and every offset rely on it */
+	if (rc <= 0 || r->u.off - off != (size_t)size) {
 		if (!r->have_header)
 			return fail(r, "not a Deep.data file");
 		return corrupt(r, "invalid MessagePack");

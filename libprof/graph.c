@@ -381,8 +381,8 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 			f->csd->cmask = pd->mask;
 		}
 	}
-	if (((const uintptr_t *)sp)[-1] == site)
-		c->off = (uint32_t)(sp - hook_sp);  /* the layout seen last is the likeliest next */
+	c->guess = ((const uintptr_t *)sp)[-1] != site;    /* a frame too big to search */
+	c->off = (uint32_t)(sp - hook_sp);  /* the layout seen last is the likeliest next */
 	struct dp_pd *old = t->h->outer[c->psi];
 	t->h->outer[c->psi] = old ? old : c->callee;
 	t->h->clock++;

@@ -52,7 +52,7 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 		} while (!c || c->site != site || c->fn != fn);
 	}
 	uintptr_t sp = hook_sp + c->off;
-	if (unlikely(((const uintptr_t *)sp)[-1] != site))
+	if (unlikely(((const uintptr_t *)sp)[-1] != site) && !c->guess)
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* fn's frame is laid out otherwise this time */
 	if (unlikely(f->sp <= sp) && dp_frame_stale(f, site, sp, at))
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* stale frames (longjmp) */

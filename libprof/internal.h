@@ -78,6 +78,7 @@ struct dp_csd {
 	uint32_t psi;               /* callee->ps->idx, kept here for the hot path */
 	uint32_t off;               /* fn's frame offset (see dp_frame) when called from site */
 	uint32_t id;                /* assigned by the writer */
+	uint32_t guess;             /* off is a guess: fn's return address was not found */
 	uint64_t exits, nonlocal, ticks, allocs, bytes;
 	struct dp_css *css;
 	struct dp_pd *caller;

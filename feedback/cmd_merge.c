@@ -43,13 +43,34 @@ static void merge_help(void)
 	fputs(u ? u : merge_usage, stdout);
 }
 
+static void read_input(struct dpa_profile *p, const char *path)
+{
+	struct dpa_error err = { { 0 } };
+
+	if (dpa_profile_read(p, path, &err) < 0)
+		die("%s", err.msg);
+}
+
+static void merge_or_die(struct dpa_merged *m, const struct dpa_profile *const *in, uint32_t n,
+			 const struct dpa_merge_options *opt)
+{
+	struct dpa_error err = { { 0 } };
+
+	if (dpa_merge(m, in, n, opt, &err) < 0) {
+		if (!opt->force && (strstr(err.msg, "different programs") ||
+				    strstr(err.msg, "different builds")))
+			die("%s (--force merges them anyway)", err.msg);
+		die("%s", err.msg);
+	}
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	struct dpa_merge_options opt = { .force = false };
 	const char *out = NULL;
 	const char **files;
-	struct dpa_profile *profs;
-	const struct dpa_profile **ins;
+	const struct dpa_profile *ins[2];
+	struct dpa_profile cur;
 	struct dpa_merged m;
 	struct dpa_error err = { { 0 } };
 	int nfiles = 0, i, status = DP_EXIT_OK;
@@ -88,31 +109,41 @@ int cmd_merge(int argc, char **argv)
 	if (nfiles < 1)
 		usage_error("merge", "no profiles to merge");
 
-	profs = calloc((size_t)nfiles, sizeof(*profs));
-	ins = calloc((size_t)nfiles, sizeof(*ins));
-	if (!profs || !ins)
-		die_status(DP_EXIT_FAIL, "merge: out of memory");
-	for (i = 0; i < nfiles; i++) {
-		if (dpa_profile_read(&profs[i], files[i], &err) < 0)
-			die("%s", err.msg);
-		ins[i] = &profs[i];
+	/* Fold the inputs in one at a time (merging is associative, so the
+	 * result is the same as merging all at once): at most two profiles
+	 * and the running result are in memory, however many files there are. */
+	read_input(&cur, files[0]);
+	if (nfiles == 1) {
+		ins[0] = &cur;
+		merge_or_die(&m, ins, 1, &opt);
+		dpa_profile_release(&cur);
 	}
-	if (dpa_merge(&m, ins, (uint32_t)nfiles, &opt, &err) < 0) {
-		if (!opt.force && strstr(err.msg, "different programs"))
-			die("%s (--force merges them anyway)", err.msg);
-		if (!opt.force && strstr(err.msg, "different builds"))
-			die("%s (--force merges them anyway)", err.msg);
-		die("%s", err.msg);
+	for (i = 1; i < nfiles; i++) {
+		struct dpa_profile next;
+		struct dpa_merged acc;
+
+		read_input(&next, files[i]);
+		ins[0] = i == 1 ? &cur : &m.prof;
+		ins[1] = &next;
+		merge_or_die(&acc, ins, 2, &opt);
+		if (i == 1)
+			dpa_profile_release(&cur);
+		else
+			dpa_merged_release(&m);
+		dpa_profile_release(&next);
+		m = acc;
+		/* errors about later files name the first one, whose program the
+		 * running result carries */
+		free(m.prof.path);
+		m.prof.path = strdup(files[0]);
+		if (!m.prof.path)
+			die_status(DP_EXIT_FAIL, "merge: out of memory");
 	}
-	for (i = 0; i < nfiles; i++)
-		dpa_profile_release(&profs[i]);
 	if (dpa_profile_write(&m.prof, out, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", dp_progname, err.msg);
 		status = DP_EXIT_FAIL;
 	}
 	dpa_merged_release(&m);
-	free(profs);
-	free(ins);
 	free(files);
 	return status;
 }

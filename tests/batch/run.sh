@@ -167,6 +167,10 @@ refuses "merge: truncated file" 2 "$W/trunc.data" "$CLI" merge -o "$W/never.data
 refuses "merge: not a profile" 2 "$W/junk.data" "$CLI" merge -o "$W/never.data" "$A" "$W/junk.data"
 refuses "merge: different programs name both files" 2 "$A, $W/other.data: different programs" \
 	"$CLI" merge -o "$W/never.data" "$A" "$W/other.data"
+refuses "merge: a third file of another program is named" 2 "$A, $W/other.data: different programs" \
+	"$CLI" merge -o "$W/never.data" "$A" "$B" "$W/other.data"
+refuses "merge: a bad third file is named" 2 "$W/trunc.data" \
+	"$CLI" merge -o "$W/never.data" "$A" "$B" "$W/trunc.data"
 runs "merge --force: different programs" "$CLI" merge --force -o "$W/forced.data" "$A" "$W/other.data"
 refuses "merge: no -o" 2 "no output file" "$CLI" merge "$A" "$B"
 refuses "merge: no inputs" 2 "no profiles" "$CLI" merge -o "$W/never.data"

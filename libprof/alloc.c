@@ -9,6 +9,10 @@
 #include <unistd.h>
 #include "internal.h"
 
+/* Weak, so a program that brings its own allocator links and keeps it (its
+ * allocations are then not counted). */
+#define DP_ALLOC_FN DP_EXPORT __attribute__((weak))
+
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
@@ -34,13 +38,13 @@ void dp_alloc_link(void)
 {
 }
 
-DP_EXPORT void *malloc(size_t n)
+DP_ALLOC_FN void *malloc(size_t n)
 {
 	count(n);
 	return __libc_malloc(n);
 }
 
-DP_EXPORT void *calloc(size_t nmemb, size_t size)
+DP_ALLOC_FN void *calloc(size_t nmemb, size_t size)
 {
 	size_t n;
 	if (!__builtin_mul_overflow(nmemb, size, &n))
@@ -49,25 +53,25 @@ DP_EXPORT void *calloc(size_t nmemb, size_t size)
 }
 
 /* realloc counts one allocation of the new size, except realloc(p, 0), which frees. */
-DP_EXPORT void *realloc(void *p, size_t n)
+DP_ALLOC_FN void *realloc(void *p, size_t n)
 {
 	if (n || !p)
 		count(n);
 	return __libc_realloc(p, n);
 }
 
-DP_EXPORT void free(void *p)
+DP_ALLOC_FN void free(void *p)
 {
 	__libc_free(p);
 }
 
-DP_EXPORT void *memalign(size_t align, size_t n)
+DP_ALLOC_FN void *memalign(size_t align, size_t n)
 {
 	count(n);
 	return __libc_memalign(align, n);
 }
 
-DP_EXPORT void *aligned_alloc(size_t align, size_t n)
+DP_ALLOC_FN void *aligned_alloc(size_t align, size_t n)
 {
 	if (align == 0 || (align & (align - 1))) {
 		errno = EINVAL;
@@ -77,7 +81,7 @@ DP_EXPORT void *aligned_alloc(size_t align, size_t n)
 	return __libc_memalign(align, n);
 }
 
-DP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+DP_ALLOC_FN int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (align < sizeof(void *) || (align & (align - 1)))
 		return EINVAL;
@@ -92,7 +96,7 @@ DP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	return 0;
 }
 
-DP_EXPORT void *valloc(size_t n)
+DP_ALLOC_FN void *valloc(size_t n)
 {
 	count(n);
 	return __libc_memalign((size_t)sysconf(_SC_PAGESIZE), n);

@@ -102,6 +102,7 @@ static int tier_set(struct dpa_deep_tier *t, uint32_t idx, uint32_t key, uint64_
 /* { ==== per-ps and per-css sums: 32 bits each, wider ones in a hash ==== */
 
 #define SUM_EMPTY UINT32_MAX
+#define CHECK_ZERO 0x80     /* check[i]: the measure must be 0, not equal its slot's rep */
 
 static uint32_t sum_find(const struct dpa_deep_sum *a, uint32_t id)
 {
@@ -386,6 +387,15 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 
 			for (uint32_t s = 0; s < ns; s++)
 				overflow |= __builtin_add_overflow(acc[s], e->m[d->rep[s]], &acc[s]);
+			for (uint32_t i = 0; i < d->n_check; i++) {
+				uint32_t m = d->check[i] & ~CHECK_ZERO;
+				uint64_t want = d->check[i] & CHECK_ZERO ? 0 : e->m[d->rep[d->slot[m]]];
+
+				if (e->m[m] != want) {
+					d->slots_wrong = true;
+					return -1;      /* startup begins again */
+				}
+			}
 		}
 		for (uint32_t j = 0; j < q->out_n; j++) {
 			uint32_t x = p->out_csd[q->out_first + j];
@@ -803,10 +813,13 @@ out:
  * Storage slots: a measure equal to an earlier one on every csd (cscs and
  * calls with the "calls" clock, exits and calls with no non-local exit)
  * shares its slot, and so all its totals; a measure that is 0 on every csd
- * needs none (DPA_SLOT_ZERO). One pass over the csds, stopping as soon as
- * every pair differs and every measure was nonzero somewhere.
+ * needs none (DPA_SLOT_ZERO). Reading every csd first would cost a pass over
+ * the largest array, so the first try looks at a sample of about 64k csds
+ * (`sample`), and clique_done() checks the guess on every csd as it goes;
+ * if it was wrong, startup begins again with a full scan (stopping as soon
+ * as every pair differs and every measure was nonzero somewhere).
  */
-static void assign_slots(struct dpa_deep *d)
+static void assign_slots(struct dpa_deep *d, bool sample)
 {
 	const struct dpa_profile *p = d->p;
 	bool eq[DPA_NMEASURES][DPA_NMEASURES], zero[DPA_NMEASURES];
@@ -820,7 +833,9 @@ static void assign_slots(struct dpa_deep *d)
 			open++;
 		}
 	}
-	for (uint32_t x = 1; x <= p->n_csd && open; x++) {
+	uint32_t step = sample && p->n_csd > 65536 ? p->n_csd / 65536 : 1;
+
+	for (uint32_t x = 1; x <= p->n_csd && open; x += step) {
 		const uint64_t *v = p->csd[x].m;
 
 		for (int i = 0; i < DPA_NMEASURES; i++) {
@@ -854,44 +869,63 @@ static void assign_slots(struct dpa_deep *d)
 			d->slot[m] = (int8_t)d->n_slots++;
 		}
 	}
+	/* what clique_done() must check on every csd */
+	d->n_check = 0;
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		if (d->slot[m] == DPA_SLOT_ZERO)
+			d->check[d->n_check++] = (uint8_t)(m | CHECK_ZERO);
+		else if (d->slot[m] >= 0 && d->rep[d->slot[m]] != m)
+			d->check[d->n_check++] = (uint8_t)m;
+	}
+}
+
+/* One try at startup with slots from a sample (precise: from every csd).
+ * Returns 0, or -1 (d->slots_wrong: the sample misled, try again). */
+static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
+{
+	const struct dpa_profile *p = d->p;
+	void *ctx[2] = { d, err };
+
+	assign_slots(d, !precise);
+	/* per-clique totals: room for as many cliques as pds until the search
+	 * knows how many there are */
+	d->tier = calloc(d->n_slots ? d->n_slots : 1, sizeof(*d->tier));
+	if (!d->tier)
+		return fail(err, p, "out of memory computing inherited costs");
+	d->bytes += d->n_slots * sizeof(*d->tier);
+	for (uint32_t s = 0; s < d->n_slots; s++) {
+		d->tier[s].lo = malloc(((size_t)p->n_pd + 1) * sizeof(uint32_t));
+		if (!d->tier[s].lo)
+			return fail(err, p, "out of memory computing inherited costs");
+	}
+	d->walking = true;
+	if (dpa_cliques_init_walk(&d->cl, p, clique_done, ctx, err))
+		return -1;
+	d->walking = false;
+	renumber_totals(d);
+	if (static_totals(d, err))
+		return -1;
+	d->bytes += d->cl.bytes;
+	return 0;
 }
 
 int dpa_deep_init_measures(struct dpa_deep *d, struct dpa_profile *p, unsigned mask,
 			   struct dpa_error *err)
 {
-	void *ctx[2] = { d, err };
-
-	memset(d, 0, sizeof(*d));
-	d->p = p;
-	d->measures = mask & DPA_ALL_MEASURES;
-	d->general_walk = mask & DPA_DEEP_GENERAL_WALK;
-	assign_slots(d);
-
-	/* per-clique totals: room for as many cliques as pds until the search
-	 * knows how many there are */
-	d->tier = calloc(d->n_slots ? d->n_slots : 1, sizeof(*d->tier));
-	if (!d->tier)
-		goto oom;
-	d->bytes += d->n_slots * sizeof(*d->tier);
-	for (uint32_t s = 0; s < d->n_slots; s++) {
-		d->tier[s].lo = malloc(((size_t)p->n_pd + 1) * sizeof(uint32_t));
-		if (!d->tier[s].lo)
-			goto oom;
+	for (int precise = 0; precise < 2; precise++) {
+		memset(d, 0, sizeof(*d));
+		d->p = p;
+		d->measures = mask & DPA_ALL_MEASURES;
+		d->general_walk = mask & DPA_DEEP_GENERAL_WALK;
+		if (!startup(d, precise, err))
+			return 0;
+		if (!d->slots_wrong || precise) {
+			dpa_deep_release(d);
+			return -1;
+		}
+		dpa_deep_release(d);
 	}
-	d->walking = true;
-	if (dpa_cliques_init_walk(&d->cl, p, clique_done, ctx, err))
-		goto fail;
-	d->walking = false;
-	renumber_totals(d);
-	if (static_totals(d, err))
-		goto fail;
-	d->bytes += d->cl.bytes;
-	return 0;
-oom:
-	fail(err, p, "out of memory computing inherited costs");
-fail:
-	dpa_deep_release(d);
-	return -1;
+	return -1;      /* not reached */
 }
 
 int dpa_deep_init(struct dpa_deep *d, struct dpa_profile *p, struct dpa_error *err)

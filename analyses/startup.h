@@ -78,6 +78,10 @@ struct dpa_deep {
 	int8_t slot[DPA_NMEASURES];
 	uint8_t rep[DPA_NMEASURES];
 	uint8_t n_slots;
+	/* private: measures that share a slot or have none, checked on every
+	 * csd during the search since slots are first guessed from a sample */
+	uint8_t check[DPA_NMEASURES], n_check;
+	bool slots_wrong;
 	struct dpa_deep_tier *tier;     /* [n_slots] */
 	/* per multi-entry clique i (cl.multi[i]): total calls of its entries
 	 * (0: equal shares), and per slot the rest to share and the primary's share */

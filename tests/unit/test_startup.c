@@ -834,6 +834,10 @@ static void deep_chain(bool cycle)
 		arcs[i] = (struct arc){ i + 1, i + 2, i + 1, .calls = 1, .cscs = 2 };
 	if (cycle)
 		arcs[n_arcs++] = (struct arc){ DEEP_N, 2, DEEP_N, .calls = 1, .cscs = 2 };
+	/* one non-local exit where the sample of csds for the slot guess does
+	 * not look (csd 1001; it sees every 15th from 1): startup must notice
+	 * and begin again with exits and nonlocal exits in their own slots */
+	arcs[1000].nonlocal = 1;
 	build(&p, DEEP_N, pd_ps, 1, roots, arcs, n_arcs, 0, 0);
 	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&d, &p, &err), 0);
 	if (!cycle) {
@@ -856,6 +860,13 @@ static void deep_chain(bool cycle)
 		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CALLS), 2);   /* in: 1→2, N→2 */
 	}
 	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_CSCS), p.hdr.cscs);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_NONLOCAL), 1);
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_EXITS), n_arcs - 1);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1001, DPA_NONLOCAL), 1);
+	/* in the cycle, csd 1001 is internal: its total is its own 0 exits */
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1001, DPA_EXITS), cycle ? 0 : DEEP_N - 1002);
+	CU_ASSERT(d.slot[DPA_NONLOCAL] >= 0);
+	CU_ASSERT_NOT_EQUAL(d.slot[DPA_EXITS], d.slot[DPA_CALLS]);
 	dpa_deep_release(&d);
 	free_profile(&p);
 	free(arcs);

@@ -20,7 +20,8 @@ PYTHON  ?= /usr/bin/python3
 
 WARN      := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 OPT       ?= -O2
-SAN_TOOL  := $(if $(filter 1,$(SAN)),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+comma     := ,
+SAN_TOOL  := $(if $(filter 1,$(SAN)),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 SAN_PROF  := $(if $(filter 1,$(SAN)),-fsanitize=undefined -fno-sanitize-recover=all)
 CFLAGS_COMMON := -std=gnu11 -g $(OPT) $(WARN) -D_GNU_SOURCE -MMD -MP
 

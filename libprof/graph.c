@@ -331,9 +331,9 @@ static uintptr_t frame_cfa(const struct dp_thread *t, uintptr_t hook_sp, uintptr
 
 /*
  * Everything the enter hook's fast path does not handle: the thread's first
- * hook, re-entry while the runtime is busy, a stopped runtime, a new csd or
- * a table collision, stale frames left by longjmp (each recorded sp <= the
- * current sp), a full stack.
+ * hook, re-entry while the runtime is busy, a stopped runtime, a new csd, a
+ * frame laid out differently from last time, stale frames left by longjmp
+ * (dp_frame_stale), a full stack.
  */
 DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at)
 {

@@ -31,28 +31,33 @@
  *        total = own + desc = the sum of its members' totals.
  *  thread total: its root pd's total = the own costs of all its csds.
  *  ps    own: sum over its pds. total: sum of the totals of its *outermost*
- *        pds only: a pd of procedure P is left out when a pd of P calls, on
- *        the chain of primary entry csds from its clique up to the root,
- *        into one of its ancestor cliques — its cost is then already inside
- *        that pd's total. (Several pds of P in one clique are all counted:
- *        their totals do not overlap.)
+ *        pds. Walk up from a pd's clique by primary entries (the clique's
+ *        primary entry csd, then the primary entry of that csd's caller's
+ *        clique, ...): the chain of calls that led to it. A pd of procedure
+ *        P is left out when one of those csds is called from a pd of P: its
+ *        cost is then already inside that pd's total, and counting it again
+ *        would count recursion twice. Pds of P in the same clique are all
+ *        counted: their totals do not overlap. (Mercury: the outermost
+ *        activation's contribution only.)
  *  css   own: sum over its csds. total: sum of the totals of its csds,
- *        leaving out those below a csd of the same css on that chain.
+ *        leaving out a csd when a csd of the same css is on its caller's
+ *        chain (the same rule, for call sites).
  *
  * With a consistent profile: each thread's total equals the sum of the own
  * costs of its csds, and over all threads the header's calls, cscs,
  * ticks - ticks_outside, allocs - allocs_outside, bytes - bytes_outside.
  *
- * Memory: totals are stored per clique (4 bytes per stored measure, values
+ * Memory: totals are stored per clique (4 bytes per stored measure; values
  * that need more go to a small overflow table), own and total per ps and css
- * (8 bytes per stored measure, wider sums in a hash); csd and pd totals are derived on demand in
- * O(degree). Measures equal on every csd share storage (cscs and calls with
- * clock "calls"; exits and calls without non-local exits) and measures 0 on
- * every csd take none. With the cliques' 16 bytes per pd, each stored
- * measure then costs 4 bytes per pd and 8 per ps and css. A caller short
- * of memory may store fewer measures (dpa_deep_init_measures): csd, pd and
- * clique own costs stay available for all, totals and ps/css costs only for
- * those.
+ * (8 bytes per stored measure, wider sums in a hash); csd and pd totals are
+ * derived on demand in O(degree). Measures equal on every csd share storage
+ * (cscs and calls with clock "calls"; exits and calls without non-local
+ * exits), measures 0 on every csd take none. With the cliques' 16 bytes per
+ * pd, each stored measure costs 4 bytes per pd and 8 per ps and css: a
+ * 10^7-csd tree profile (4 distinct measures) takes 32 bytes per csd. A
+ * caller short of memory may store fewer measures (dpa_deep_init_measures):
+ * csd, pd and clique own costs stay available for all, totals and ps/css
+ * costs only for those stored.
  */
 struct dpa_deep_tier {          /* one measure's per-clique totals */
 	uint32_t *lo;           /* [n+1]; UINT32_MAX: look in the overflow table */

@@ -386,19 +386,39 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	struct dp_pd *old = t->h->outer[c->psi];
 	t->h->outer[c->psi] = old ? old : c->callee;
 	t->h->clock++;
+	f[1].sp = sp;               /* first: see dp_graph_refill */
+	__asm__ volatile("" ::: "memory");
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = c->callee;
 	f[1].saved = old;
 	f[1].psi = c->psi;
-	f[1].sp = sp;
 	f[1].off = (uint32_t)(sp - hook_sp);
 	f[1].tab = c->ctab = c->callee->tab;
 	f[1].mask = c->cmask = c->callee->mask;
 	f[1].at = at;
 	__asm__ volatile("" ::: "memory");
 	t->h->top = f + 1;
+	__asm__ volatile("" ::: "memory");
+	if (f[1].sp != sp)
+		dp_graph_refill(f + 1, sp, fn, c, old, at);
 	errno = saved_errno;
+}
+
+/*
+ * Write frame f again: a signal handler's instrumented code ran between the
+ * moment f's filling began (with sp, written first) and the moment it was
+ * pushed, and used the same slot (its frames are deeper, so f->sp no longer
+ * matches). f is pushed now, so it cannot happen twice.
+ */
+DP_COLD void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c,
+			     struct dp_pd *saved, uintptr_t at)
+{
+	struct dp_frame n = {
+		.sp = sp, .fn = fn, .csd = c, .pd = c->callee, .saved = saved,
+		.psi = c->psi, .off = c->off, .tab = c->ctab, .mask = c->cmask, .at = at,
+	};
+	*f = n;
 }
 
 /*

@@ -63,7 +63,8 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 	struct dp_pd *old = h->outer[psi];
 	h->outer[psi] = old ? old : callee;
 	h->clock++;
-	f[1].sp = sp;
+	f[1].sp = sp;                               /* first: a signal handler's push overwrites it */
+	__asm__ volatile("" ::: "memory");
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = callee;
@@ -75,6 +76,9 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 	f[1].at = at;
 	__asm__ volatile("" ::: "memory");          /* the frame is complete before a signal handler can see it */
 	h->top = f + 1;
+	__asm__ volatile("" ::: "memory");
+	if (unlikely(f[1].sp != sp))                /* a signal handler's hooks used the slot meanwhile */
+		dp_graph_refill(f + 1, sp, fn, c, old, at);
 }
 
 /*
@@ -93,10 +97,11 @@ void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 	struct dp_frame *f = h->top;
 	if (unlikely(f->fn != fn || f->sp < (tail ? hook_sp : hook_sp + f->off)))
 		return dp_graph_exit_slow(fn, site, hook_sp, tail);
+	struct dp_csd *c = f->csd;                  /* read before the slot is given up */
 	h->outer[f->psi] = f->saved;
 	h->top = f - 1;
 	__asm__ volatile("" ::: "memory");          /* a signal between the two loses the call, never counts it twice */
-	f->csd->exits++;
+	c->exits++;
 }
 
 #endif

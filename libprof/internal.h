@@ -219,6 +219,8 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at);
 void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail);
 int dp_graph_grow_stack(struct dp_thread *t);
+void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c,
+		     struct dp_pd *saved, uintptr_t at);
 void dp_graph_unwind_all(struct dp_thread *t);  /* count every frame still on t's stack as a non-local exit */
 bool dp_graph_frames(struct dp_thread *t, struct dp_frame **lo, struct dp_frame **hi);
 struct dp_ps *dp_graph_root_ps(void);

@@ -726,6 +726,22 @@ static void test_measure_mask(void)
 	CU_ASSERT_EQUAL(dpa_deep_clique_own(&d, 2, DPA_CSCS), 5);
 	CU_ASSERT_EQUAL(dpa_deep_pd_own(&d, 3, DPA_CSCS), 10);
 	dpa_deep_release(&d);
+
+	/* no measure at all: cliques only */
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init_measures(&d, &p, 0, &err), 0);
+	CU_ASSERT_EQUAL(d.n_slots, 0);
+	CU_ASSERT_EQUAL(d.cl.n, 3);
+	CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_CALLS), 0);
+	CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CALLS), 0);
+	CU_ASSERT_EQUAL(dpa_deep_clique_own(&d, 3, DPA_CALLS), 3);
+	dpa_deep_release(&d);
+
+	/* only a measure that is 0 everywhere: stored, no slot */
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init_measures(&d, &p, 1u << DPA_ALLOCS, &err), 0);
+	CU_ASSERT_EQUAL(d.n_slots, 0);
+	CU_ASSERT_TRUE(dpa_deep_stored(&d, DPA_ALLOCS));
+	CU_ASSERT_EQUAL(dpa_deep_thread_total(&d, 1, DPA_ALLOCS), 0);
+	dpa_deep_release(&d);
 	free_profile(&p);
 }
 

@@ -70,14 +70,34 @@ struct ctx {
 	gimple **site_stmt;             /* n entries */
 	bool *placed;                   /* n entries: already in "body" */
 	bool *visited;                  /* per basic block index */
+	bitmap seen;                    /* SSA names walked for the current value */
+	int budget;                     /* steps left for the current value */
 };
 
+/* Every walk from one value visits each SSA name once and takes at most
+ * WALK_BUDGET steps: phis and binary operations would make it exponential. */
+#define WALK_BUDGET 2000
+
+static bool walk_step(struct ctx *c, tree ssa)
+{
+	if (c->budget-- <= 0)
+		return false;
+	return bitmap_set_bit(c->seen, SSA_NAME_VERSION(ssa));
+}
+
+static void walk_start(struct ctx *c)
+{
+	bitmap_clear(c->seen);
+	c->budget = WALK_BUDGET;
+}
+
+/* The pass numbers statements: uid = 1 + site for a site's call, else 0. */
 static int site_of(struct ctx *c, gimple *s)
 {
-	for (unsigned k = 0; k < c->n; k++)
-		if (c->site_stmt[k] == s)
-			return (int)(c->first + k);
-	return -1;
+	unsigned uid = gimple_uid(s);
+	if (uid == 0 || uid > c->n || c->site_stmt[uid - 1] != s)
+		return -1;
+	return (int)(c->first + uid - 1);
 }
 
 static const char *var_kind(tree v)
@@ -125,6 +145,8 @@ static void reaching_store(struct ctx *c, gimple *stmt, tree ref, int depth, str
 {
 	tree vuse = gimple_vuse(stmt);
 	for (int steps = 0; vuse && TREE_CODE(vuse) == SSA_NAME && steps < 32; steps++) {
+		if (!walk_step(c, vuse))
+			return;
 		gimple *d = SSA_NAME_DEF_STMT(vuse);
 		if (gimple_nop_p(d) || gimple_code(d) == GIMPLE_PHI)
 			return;
@@ -171,6 +193,8 @@ static void sources(struct ctx *c, tree t, int depth, struct sbuf *set)
 		return;
 	switch (TREE_CODE(t)) {
 	case SSA_NAME: {
+		if (!walk_step(c, t))
+			return;
 		tree v = SSA_NAME_VAR(t);
 		if (named(v))
 			set_var(set, v);
@@ -281,6 +305,8 @@ static void points_to(struct ctx *c, tree t, int depth, struct sbuf *set)
 		set_add(set, "\"unknown\"");
 		return;
 	}
+	if (!walk_step(c, t))
+		return;
 	tree v = SSA_NAME_VAR(t);
 	if (SSA_NAME_IS_DEFAULT_DEF(t)) {
 		if (v && TREE_CODE(v) == PARM_DECL) {
@@ -376,6 +402,7 @@ static void emit_call(struct ctx *c, unsigned site, struct sbuf *b)
 		sb_puts(b, ",\"noreturn\":true");
 	if (!gimple_call_fndecl(call)) {
 		struct sbuf set = { NULL, 0, 0 };
+		walk_start(c);
 		sources(c, gimple_call_fn(call), 0, &set);
 		sb_printf(b, ",\"target_from\":[%s]", set.p ? set.p : "");
 		free(set.p);
@@ -384,11 +411,13 @@ static void emit_call(struct ctx *c, unsigned site, struct sbuf *b)
 	for (unsigned i = 0; i < gimple_call_num_args(call); i++) {
 		tree a = gimple_call_arg(call, i);
 		struct sbuf set = { NULL, 0, 0 };
+		walk_start(c);
 		sources(c, a, 0, &set);
 		sb_printf(b, "%s{\"from\":[%s]", i ? "," : "", set.p ? set.p : "");
 		free(set.p);
 		if (POINTER_TYPE_P(TREE_TYPE(a))) {
 			struct sbuf pt = { NULL, 0, 0 };
+			walk_start(c);
 			points_to(c, a, 0, &pt);
 			sb_printf(b, ",\"points_to\":[%s]", pt.p ? pt.p : "");
 			free(pt.p);
@@ -506,24 +535,46 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 /* ================= checksum and output ================= */
 
 /* FNV-1a of the function's source lines, so feedback made for an older
- * version of the function can be told apart. 0 when the file is unreadable. */
+ * version of the function can be told apart. 0 when the file is unreadable.
+ * The last file read is kept: a TU's functions mostly share one. */
 static uint64_t source_checksum(const char *file, unsigned from, unsigned to)
 {
-	FILE *f = fopen(file, "r");
-	if (!f)
+	static char *cached_name, *text;
+	static size_t len;
+	if (!cached_name || strcmp(cached_name, file)) {
+		free(cached_name);
+		free(text);
+		cached_name = xstrdup(file);
+		text = NULL;
+		len = 0;
+		FILE *f = fopen(file, "rb");
+		if (f) {
+			size_t cap = 0;
+			for (;;) {
+				if (len == cap) {
+					cap = cap ? cap * 2 : 65536;
+					text = (char *)xrealloc(text, cap);
+				}
+				size_t n = fread(text + len, 1, cap - len, f);
+				if (n == 0)
+					break;
+				len += n;
+			}
+			fclose(f);
+			if (!text)
+				text = xstrdup("");
+		}
+	}
+	if (!text)
 		return 0;
 	uint64_t h = 14695981039346656037ULL;
 	unsigned line = 1;
-	int ch;
-	while ((ch = getc(f)) != EOF && line <= to) {
-		if (line >= from) {
-			unsigned char u = ch;
-			h = dp_fnv1a(h, &u, 1);
-		}
-		if (ch == '\n')
+	for (size_t i = 0; i < len && line <= to; i++) {
+		if (line >= from)
+			h = dp_fnv1a(h, &text[i], 1);
+		if (text[i] == '\n')
 			line++;
 	}
-	fclose(f);
 	return h;
 }
 
@@ -635,6 +686,9 @@ unsigned int progrep_pass::execute(function *fun)
 	c.site_stmt = XCNEWVEC(gimple *, c.n + 1);
 	c.placed = XCNEWVEC(bool, c.n + 1);
 	c.visited = XCNEWVEC(bool, last_basic_block_for_fn(fun) + 1);
+	auto_bitmap seen;
+	c.seen = seen;
+	c.budget = WALK_BUDGET;
 
 	/* Each site is the first real call after its dp_abi_call hook. */
 	basic_block bb;
@@ -642,6 +696,7 @@ unsigned int progrep_pass::execute(function *fun)
 		int pending = -1;
 		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
 			gimple *s = gsi_stmt(g);
+			gimple_set_uid(s, 0);
 			if (!is_gimple_call(s))
 				continue;
 			tree fn = gimple_call_fndecl(s);
@@ -651,8 +706,10 @@ unsigned int progrep_pass::execute(function *fun)
 			}
 			if (dp_is_hook(fn) || gimple_call_internal_p(s))
 				continue;
-			if (pending >= (int)c.first && pending < (int)(c.first + c.n))
+			if (pending >= (int)c.first && pending < (int)(c.first + c.n)) {
 				c.site_stmt[pending - c.first] = s;
+				gimple_set_uid(s, pending - c.first + 1);
+			}
 			pending = -1;
 		}
 	}

@@ -26,6 +26,7 @@
 #define CHUNK_SIZE      (1024 * 1024)   /* bytes read per read(2) */
 #define MAX_RECORD_LEN  16              /* longest record array in v1 is 12 */
 #define MAX_HEADER_KEYS 65536
+#define MAX_DEPTH       16              /* containers in containers (v1 needs 2) */
 
 enum {  /* record kind tags (schemas/deep-data.md) */
 	K_MODULE = 1, K_PS = 2, K_CSS = 3, K_PD = 5, K_CSD = 6, K_THREAD = 7, K_END = 9
@@ -141,10 +142,11 @@ static int feed(struct reader *r)
  */
 static int64_t skim(struct reader *r, const unsigned char *buf, size_t len, uint64_t left)
 {
-	uint64_t need = 1;      /* objects still to measure */
+	uint64_t pending[MAX_DEPTH];    /* elements still to come per open container */
+	int depth = 0;
 	size_t pos = 0;
 
-	while (need) {
+	for (;;) {
 		uint64_t n = 0, add = 0, skip;
 		unsigned char c;
 
@@ -215,13 +217,26 @@ static int64_t skim(struct reader *r, const unsigned char *buf, size_t len, uint
 			 * object could (msgpack-c is not asked to allocate for it) */
 			return truncated(r);
 		}
-		need += add;
-		need--;
 		if (skip > len - pos)
 			return 0;       /* a truncated file is reported at its end */
 		pos += skip;
+		if (add) {
+			/* msgpack-c fails deep nesting as if out of memory: say
+			 * what it is before it gets there */
+			if (depth == MAX_DEPTH) {
+				if (!r->have_header)
+					return fail(r, "corrupt header: nested more than %d deep", MAX_DEPTH);
+				return corrupt(r, "nested more than %d deep", MAX_DEPTH);
+			}
+			pending[depth++] = add;
+			continue;
+		}
+		/* an object is complete: so is every container it finishes */
+		while (depth && --pending[depth - 1] == 0)
+			depth--;
+		if (depth == 0)
+			return (int64_t)pos;
 	}
-	return (int64_t)pos;
 }
 
 /* The error for a file that ends inside the object at r->obj_start. */

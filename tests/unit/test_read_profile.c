@@ -489,6 +489,54 @@ static void test_no_file(void)
 	expect_error(path, "corrupt header: no 'version' key");
 }
 
+/* Containers that msgpack-c must never be given: nested too deep, or
+ * claiming more elements than the file has bytes. */
+static void test_hostile_containers(void)
+{
+	const char *path = gen("host.dp", DPG_CHAIN, 3, 1, DPG_OK, NULL);
+	char bad[4096 + 256], msg[256];
+	size_t len, offs[64], hl;
+	char *buf = slurp(path, &len), *out;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	object_offsets(buf, len, offs, 64);
+	hl = offs[1];   /* the header's length */
+	out = malloc(hl + 256);
+	CU_ASSERT_FATAL(out != NULL);
+	snprintf(bad, sizeof(bad), "%s", dpa_test_path("hostile.dp"));
+
+	/* a record nesting 40 arrays */
+	memcpy(out, buf, hl);
+	out[hl] = (char)0x92;
+	out[hl + 1] = 6;
+	memset(out + hl + 2, 0x91, 40);
+	out[hl + 42] = 1;
+	spill(bad, out, hl + 43);
+	snprintf(msg, sizeof(msg), "corrupt: record at byte %zu: nested more than 16 deep", hl);
+	expect_error(bad, msg);
+
+	/* a record element claiming 2^31 elements */
+	memcpy(out + hl, "\x9c\x06\xdd\x7f\xff\xff\xff", 7);
+	memset(out + hl + 7, 1, 20);
+	spill(bad, out, hl + 27);
+	snprintf(msg, sizeof(msg), "truncated: the file ends inside the record at byte %zu"
+		 " (after %zu bytes); no END record", hl, hl + 27);
+	expect_error(bad, msg);
+
+	/* a record that is not an array, and one far too long */
+	memcpy(out + hl, "\x81\x01\x02", 3);
+	spill(bad, out, hl + 3);
+	snprintf(msg, sizeof(msg), "corrupt: record at byte %zu: not a record (an array)", hl);
+	expect_error(bad, msg);
+	memcpy(out + hl, "\xdc\x01\x00", 3);
+	memset(out + hl + 3, 1, 200);
+	spill(bad, out, hl + 203);
+	snprintf(msg, sizeof(msg), "corrupt: record at byte %zu: record with 256 elements", hl);
+	expect_error(bad, msg);
+	free(out);
+	free(buf);
+}
+
 /* Cut a valid file at every byte: every prefix is rejected as truncated
  * (or empty), never read out of bounds (the sanitizer run checks that). */
 static void test_truncation_everywhere(void)
@@ -573,5 +621,6 @@ DPA_TEST_SUITE(read_profile,
 	       DPA_TEST(test_crc),
 	       DPA_TEST(test_trailing),
 	       DPA_TEST(test_no_file),
+	       DPA_TEST(test_hostile_containers),
 	       DPA_TEST(test_truncation_everywhere),
 	       DPA_TEST(test_flips));

@@ -9,14 +9,14 @@ void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
 /* noinline + noipa: an empty body still costs a real call, as a runtime's would */
-__attribute__((noinline, noipa)) void __cyg_profile_func_enter(void *fn, void *site)
+__attribute__((noinline, noipa, no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)fn;
 	(void)site;
 	__asm__ volatile("" ::: "memory");
 }
 
-__attribute__((noinline, noipa)) void __cyg_profile_func_exit(void *fn, void *site)
+__attribute__((noinline, noipa, no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)fn;
 	(void)site;

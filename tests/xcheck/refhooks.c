@@ -27,7 +27,7 @@ static struct arc {
 	unsigned long calls;
 } table[TABLE_SIZE];
 
-static void write_arcs(void)
+__attribute__((no_instrument_function)) static void write_arcs(void)
 {
 	const char *path = getenv("XCHECK_REF_OUT");
 	FILE *f = fopen(path ? path : "refarcs.txt", "w");
@@ -42,12 +42,12 @@ static void write_arcs(void)
 	fclose(f);
 }
 
-__attribute__((constructor)) static void refhooks_init(void)
+__attribute__((constructor, no_instrument_function)) static void refhooks_init(void)
 {
 	atexit(write_arcs);
 }
 
-void __cyg_profile_func_enter(void *fn, void *site)
+__attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *site)
 {
 	uintptr_t caller, callee = (uintptr_t)fn;
 	unsigned h;
@@ -74,7 +74,7 @@ void __cyg_profile_func_enter(void *fn, void *site)
 	overflow++;
 }
 
-void __cyg_profile_func_exit(void *fn, void *site)
+__attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)fn;
 	(void)site;

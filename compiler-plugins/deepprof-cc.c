@@ -103,7 +103,8 @@ static void self_dir(char *buf, size_t n)
 		*slash = 0;
 }
 
-/* The first of `rel` under <self>/.. and `inst` that exists, or NULL. */
+/* The first that exists of `rel` (build tree) and `inst` (install tree)
+ * under <self>/.., then `inst` under the configured prefix; or NULL. */
 static char *find(const char *rel, const char *inst)
 {
 	static char paths[2][PATH_MAX];
@@ -112,6 +113,8 @@ static char *find(const char *rel, const char *inst)
 	char *out = paths[next++ & 1];
 	self_dir(dir, sizeof dir);
 	if (snprintf(out, PATH_MAX, "%.3000s/../%s", dir, rel) < PATH_MAX && file_exists(out))
+		return out;
+	if (snprintf(out, PATH_MAX, "%.3000s/../%s", dir, inst) < PATH_MAX && file_exists(out))
 		return out;
 	if (snprintf(out, PATH_MAX, "%s/%s", DP_PREFIX, inst) < PATH_MAX && file_exists(out))
 		return out;

@@ -15,8 +15,6 @@
 
 static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static uint64_t tier_get(const struct dpa_deep_tier *t, uint32_t idx, uint32_t key);
-static int tier_set(struct dpa_deep_tier *t, uint32_t idx, uint32_t key, uint64_t v);
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s);
 static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k);
 static int static_totals(struct dpa_deep *d, struct dpa_error *err);
@@ -42,150 +40,65 @@ static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *
 }
 
 /* ===================================================================== */
-/* { ==== per-clique totals: 32 bits each, wider values aside ==== */
+/* { ==== 64-bit values in 32 bits, the few wide ones aside ==== */
 
 /*
- * While the cliques are being found, lo[] is indexed by completion index k
- * and the overflow table keyed by DPA_CLIQUE_KEY(k); afterwards both by id.
- * Either way keys descend as entries are added.
+ * lo[i] < WIDE is the value itself; WIDE | j means big[j]. Values only grow
+ * (sums) or are set once (clique totals), so an entry, once wide, stays in
+ * big[]: no search, no hash, O(1) both ways.
  */
-static uint64_t tier_get(const struct dpa_deep_tier *t, uint32_t idx, uint32_t key)
-{
-	uint32_t lo = 0, hi = t->n_over;
-
-	if (t->lo[idx] != UINT32_MAX)
-		return t->lo[idx];
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->over_id[mid] == key)
-			return t->over_val[mid];
-		if (t->over_id[mid] > key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;       /* not reached: every UINT32_MAX has its entry */
-}
-
-/* Keys must come in descending order. Returns 0 or -1 (out of memory). */
-static int tier_set(struct dpa_deep_tier *t, uint32_t idx, uint32_t key, uint64_t v)
-{
-	if (v < UINT32_MAX) {
-		t->lo[idx] = (uint32_t)v;
-		return 0;
-	}
-	if (t->n_over == t->cap_over) {
-		uint32_t ncap = t->cap_over ? t->cap_over * 2 : 64;
-		uint32_t *ni = realloc(t->over_id, (size_t)ncap * sizeof(*ni));
-		uint64_t *nv;
-
-		if (!ni)
-			return -1;
-		t->over_id = ni;
-		nv = realloc(t->over_val, (size_t)ncap * sizeof(*nv));
-		if (!nv)
-			return -1;
-		t->over_val = nv;
-		t->cap_over = ncap;
-	}
-	t->lo[idx] = UINT32_MAX;
-	t->over_id[t->n_over] = key;
-	t->over_val[t->n_over] = v;
-	t->n_over++;
-	return 0;
-}
-
-/* } ==== */
-
-/* ===================================================================== */
-/* { ==== per-ps and per-css sums: 32 bits each, wider ones in a hash ==== */
-
-#define SUM_EMPTY UINT32_MAX
+#define WIDE 0x80000000u
 #define CHECK_ZERO 0x80     /* check[i]: the measure must be 0, not equal its slot's rep */
 
-static uint32_t sum_find(const struct dpa_deep_sum *a, uint32_t id)
+static uint64_t wide_get(const struct dpa_deep_wide *a, uint32_t i)
 {
-	uint32_t mask = a->cap_big - 1, i = (id * 2654435761u) & mask;
+	uint32_t v = a->lo[i];
 
-	while (a->big_id[i] != SUM_EMPTY && a->big_id[i] != id)
-		i = (i + 1) & mask;
-	return i;
+	return v & WIDE ? a->big[v & ~WIDE] : v;
 }
 
-static uint64_t sum_get(const struct dpa_deep_sum *a, uint32_t id)
+/* a[i] += v (on a zeroed entry: a[i] = v). Returns 0 or -1 (out of memory). */
+static int wide_add(struct dpa_deep_wide *a, uint32_t i, uint64_t v)
 {
-	if (a->lo[id] != UINT32_MAX)
-		return a->lo[id];
-	return a->big_val[sum_find(a, id)];
-}
+	uint64_t t;
 
-/* Room for one more wide sum (load at most 1/2). Returns 0 or -1. */
-static int sum_grow(struct dpa_deep_sum *a)
-{
-	struct dpa_deep_sum n = *a;
-
-	if ((uint64_t)(a->n_big + 1) * 2 <= a->cap_big)
+	if (a->lo[i] & WIDE) {
+		a->big[a->lo[i] & ~WIDE] += v;
 		return 0;
-	n.cap_big = a->cap_big ? a->cap_big * 2 : 64;
-	n.big_id = malloc((size_t)n.cap_big * sizeof(*n.big_id));
-	n.big_val = malloc((size_t)n.cap_big * sizeof(*n.big_val));
-	if (!n.big_id || !n.big_val || n.cap_big < a->cap_big) {
-		free(n.big_id);
-		free(n.big_val);
-		return -1;
 	}
-	memset(n.big_id, 0xff, (size_t)n.cap_big * sizeof(*n.big_id));
-	for (uint32_t i = 0; i < a->cap_big; i++)
-		if (a->big_id[i] != SUM_EMPTY) {
-			uint32_t j = sum_find(&n, a->big_id[i]);
+	t = (uint64_t)a->lo[i] + v;
+	if (t < WIDE && t >= v) {
+		a->lo[i] = (uint32_t)t;
+		return 0;
+	}
+	if (a->n_big == a->cap_big) {
+		uint32_t ncap = a->cap_big ? a->cap_big * 2 : 64;
+		uint64_t *nb;
 
-			n.big_id[j] = a->big_id[i];
-			n.big_val[j] = a->big_val[i];
-		}
-	free(a->big_id);
-	free(a->big_val);
-	*a = n;
-	return 0;
-}
-
-/* a[id] += v. Returns 0 or -1 (out of memory). */
-static int sum_add(struct dpa_deep_sum *a, uint32_t id, uint64_t v)
-{
-	uint32_t i;
-
-	if (a->lo[id] != UINT32_MAX) {
-		uint64_t t = (uint64_t)a->lo[id] + v;
-
-		if (t < UINT32_MAX) {
-			a->lo[id] = (uint32_t)t;
-			return 0;
-		}
-		if (sum_grow(a))
+		if (ncap <= a->cap_big || ncap > WIDE)
 			return -1;
-		i = sum_find(a, id);
-		a->big_id[i] = id;
-		a->big_val[i] = t;
-		a->n_big++;
-		a->lo[id] = UINT32_MAX;
-		return 0;
+		nb = realloc(a->big, (size_t)ncap * sizeof(*nb));
+		if (!nb)
+			return -1;
+		a->big = nb;
+		a->cap_big = ncap;
 	}
-	a->big_val[sum_find(a, id)] += v;
+	a->big[a->n_big] = t;
+	a->lo[i] = WIDE | a->n_big++;
 	return 0;
 }
 
-static void sum_release(struct dpa_deep_sum *a)
+static void wide_release(struct dpa_deep_wide *a)
 {
 	free(a->lo);
-	free(a->big_id);
-	free(a->big_val);
+	free(a->big);
 	memset(a, 0, sizeof(*a));
 }
 
-/* ns sums over ids 0..n, all 0. Returns the array or NULL (out of memory). */
-static struct dpa_deep_sum *sums_new(struct dpa_deep *d, uint32_t ns, uint32_t n)
+/* ns arrays over ids 0..n, all 0. Returns them or NULL (out of memory). */
+static struct dpa_deep_wide *wides_new(struct dpa_deep *d, uint32_t ns, uint32_t n)
 {
-	struct dpa_deep_sum *a = calloc(ns ? ns : 1, sizeof(*a));
+	struct dpa_deep_wide *a = calloc(ns ? ns : 1, sizeof(*a));
 
 	if (!a)
 		return NULL;
@@ -193,7 +106,7 @@ static struct dpa_deep_sum *sums_new(struct dpa_deep *d, uint32_t ns, uint32_t n
 		a[s].lo = calloc((size_t)n + 1, sizeof(uint32_t));
 		if (!a[s].lo) {
 			for (uint32_t t = 0; t < s; t++)
-				sum_release(&a[t]);
+				wide_release(&a[t]);
 			free(a);
 			return NULL;
 		}
@@ -202,33 +115,42 @@ static struct dpa_deep_sum *sums_new(struct dpa_deep *d, uint32_t ns, uint32_t n
 	return a;
 }
 
-static void sums_free(struct dpa_deep_sum *a, uint32_t ns)
+static void wides_free(struct dpa_deep_wide *a, uint32_t ns)
 {
 	if (!a)
 		return;
 	for (uint32_t s = 0; s < ns; s++)
-		sum_release(&a[s]);
+		wide_release(&a[s]);
 	free(a);
+}
+
+static size_t wides_big_bytes(const struct dpa_deep_wide *a, uint32_t ns)
+{
+	size_t b = 0;
+
+	for (uint32_t s = 0; a && s < ns; s++)
+		b += (size_t)a[s].cap_big * sizeof(uint64_t);
+	return b;
 }
 
 uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : sum_get(&d->ps_own[d->slot[m]], ps);
+	return d->slot[m] < 0 ? 0 : wide_get(&d->ps_own[d->slot[m]], ps);
 }
 
 uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : sum_get(&d->ps_total[d->slot[m]], ps);
+	return d->slot[m] < 0 ? 0 : wide_get(&d->ps_total[d->slot[m]], ps);
 }
 
 uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : sum_get(&d->css_own[d->slot[m]], css);
+	return d->slot[m] < 0 ? 0 : wide_get(&d->css_own[d->slot[m]], css);
 }
 
 uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : sum_get(&d->css_total[d->slot[m]], css);
+	return d->slot[m] < 0 ? 0 : wide_get(&d->css_total[d->slot[m]], css);
 }
 
 /* } ==== */
@@ -265,7 +187,7 @@ static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_me
 	cc = d->walking ? DPA_CLIQUE_KEY(0) - key : key;
 	e = d->cl.entry[cc];
 	if (!(e & DPA_CLIQUE_MULTI))
-		return tier_get(&d->tier[s], cc, key);  /* x is its only entry */
+		return wide_get(&d->tier[s], cc);      /* x is its only entry */
 	i = e & ~DPA_CLIQUE_MULTI;
 	if (x == d->cl.multi[i].primary)
 		return p->csd[x].m[m] + d->multi_prim[(size_t)i * d->n_slots + s];
@@ -333,7 +255,7 @@ uint64_t dpa_deep_clique_own(const struct dpa_deep *d, uint32_t c, enum dpa_meas
 
 uint64_t dpa_deep_clique_total(const struct dpa_deep *d, uint32_t c, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : tier_get(&d->tier[d->slot[m]], c, c);
+	return d->slot[m] < 0 ? 0 : wide_get(&d->tier[d->slot[m]], c);
 }
 
 uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum dpa_measure m)
@@ -410,7 +332,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	if (overflow)
 		return fail(err, p, "costs overflow 64 bits");
 	for (uint32_t s = 0; s < ns; s++)
-		if (tier_set(&d->tier[s], k, key, acc[s]))
+		if (wide_add(&d->tier[s], k, acc[s]))
 			return fail(err, p, "out of memory computing clique totals");
 
 	if (cl->entry[k] & DPA_CLIQUE_MULTI) {
@@ -445,14 +367,14 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 
 /*
  * The search is over: per-clique totals move from completion order to ids
- * (clique k is id n - k, key DPA_CLIQUE_KEY(k) = id + DPA_CLIQUE_KEY(0) - n).
+ * (clique k is id n - k); wide ones keep their place in big[].
  */
 static void renumber_totals(struct dpa_deep *d)
 {
-	const uint32_t n = d->cl.n, shift = DPA_CLIQUE_KEY(0) - n;
+	const uint32_t n = d->cl.n;
 
 	for (uint32_t s = 0; s < d->n_slots; s++) {
-		struct dpa_deep_tier *t = &d->tier[s];
+		struct dpa_deep_wide *t = &d->tier[s];
 		void *a;
 
 		for (uint32_t i = 0, j = n; i + 1 < j; i++, j--) {
@@ -465,10 +387,8 @@ static void renumber_totals(struct dpa_deep *d)
 		t->lo[0] = 0;
 		if ((a = realloc(t->lo, ((size_t)n + 1) * sizeof(uint32_t))))
 			t->lo = a;
-		for (uint32_t j = 0; j < t->n_over; j++)
-			t->over_id[j] -= shift;
 		d->bytes += ((size_t)n + 1) * sizeof(uint32_t) +
-			    (size_t)t->cap_over * (sizeof(uint32_t) + sizeof(uint64_t));
+			    (size_t)t->cap_big * sizeof(uint64_t);
 	}
 	d->bytes += (size_t)d->cap_multi * (1 + 2 * (d->n_slots + 1)) * sizeof(uint64_t);
 }
@@ -507,7 +427,7 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
 		/* alone in its clique: the clique's total is the pd's */
 		for (uint32_t s = 0; s < d->n_slots; s++)
-			total[s] = tier_get(&d->tier[s], c, c);
+			total[s] = wide_get(&d->tier[s], c);
 		return;
 	}
 	for (uint32_t s = 0; s < d->n_slots; s++)
@@ -531,7 +451,7 @@ static void pd_totals(const struct dpa_deep *d, uint32_t v, uint64_t *total)
 
 	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
 		for (uint32_t s = 0; s < d->n_slots; s++)
-			total[s] = tier_get(&d->tier[s], c, c);
+			total[s] = wide_get(&d->tier[s], c);
 		return;
 	}
 	pd_costs(d, v, own, total);
@@ -555,9 +475,9 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 
 			pd_costs(d, v, own, total);
 			for (uint32_t s = 0; s < ns; s++) {
-				r |= sum_add(&d->ps_own[s], ps, own[d->rep[s]]);
+				r |= wide_add(&d->ps_own[s], ps, own[d->rep[s]]);
 				if (active_ps[ps] == 0)
-					r |= sum_add(&d->ps_total[s], ps, total[s]);
+					r |= wide_add(&d->ps_total[s], ps, total[s]);
 			}
 		}
 		for (uint32_t j = 0; j < q->out_n; j++) {
@@ -566,9 +486,9 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 			if (s > p->n_css)
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
-				r |= sum_add(&d->css_own[t], s, p->csd[x].m[d->rep[t]]);
+				r |= wide_add(&d->css_own[t], s, p->csd[x].m[d->rep[t]]);
 				if (active_css[s] == 0)
-					r |= sum_add(&d->css_total[t], s,
+					r |= wide_add(&d->css_total[t], s,
 						     csd_total_slot(d, x, d->rep[t], t));
 			}
 		}
@@ -594,7 +514,7 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 
 	if (e && p->csd[e].css <= p->n_css && active_css[p->csd[e].css] == 0)
 		for (uint32_t s = 0; s < ns; s++)
-			r |= sum_add(&d->css_total[s], p->csd[e].css, tier_get(&d->tier[s], c, c));
+			r |= wide_add(&d->css_total[s], p->csd[e].css, wide_get(&d->tier[s], c));
 	mark(d, c, active_ps, active_css, +1);
 	for (uint32_t i = 0; i < nm; i++) {
 		uint32_t v = mem[i], ps = p->pd[v].ps;
@@ -610,18 +530,18 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 				uint64_t o = own[d->rep[t]];
 
 				if (ps_ok)
-					r |= sum_add(&d->ps_own[t], ps, o);
+					r |= wide_add(&d->ps_own[t], ps, o);
 				if (css_ok)
-					r |= sum_add(&d->css_own[t], s, o);
+					r |= wide_add(&d->css_own[t], s, o);
 				/* internal: its total is its own */
 				if (css_ok && x != e && active_css[s] == 0)
-					r |= sum_add(&d->css_total[t], s, o);
+					r |= wide_add(&d->css_total[t], s, o);
 			}
 		}
 		if (ps_ok && active_ps[ps] == 0) {
 			pd_totals(d, v, total);
 			for (uint32_t t = 0; t < ns; t++)
-				r |= sum_add(&d->ps_total[t], ps, total[t]);
+				r |= wide_add(&d->ps_total[t], ps, total[t]);
 		}
 	}
 	return r;
@@ -766,14 +686,14 @@ static int new_sums(struct dpa_deep *d)
 	const struct dpa_profile *p = d->p;
 	uint32_t ns = d->n_slots;
 
-	sums_free(d->ps_own, ns);
-	sums_free(d->ps_total, ns);
-	sums_free(d->css_own, ns);
-	sums_free(d->css_total, ns);
-	d->ps_own = sums_new(d, ns, p->n_ps);
-	d->ps_total = sums_new(d, ns, p->n_ps);
-	d->css_own = sums_new(d, ns, p->n_css);
-	d->css_total = sums_new(d, ns, p->n_css);
+	wides_free(d->ps_own, ns);
+	wides_free(d->ps_total, ns);
+	wides_free(d->css_own, ns);
+	wides_free(d->css_total, ns);
+	d->ps_own = wides_new(d, ns, p->n_ps);
+	d->ps_total = wides_new(d, ns, p->n_ps);
+	d->css_own = wides_new(d, ns, p->n_css);
+	d->css_total = wides_new(d, ns, p->n_css);
 	return d->ps_own && d->ps_total && d->css_own && d->css_total ? 0 : -1;
 }
 
@@ -802,6 +722,8 @@ out:
 	free(active_css);
 	if (r)
 		return fail(err, p, "out of memory computing procedure totals");
+	d->bytes += wides_big_bytes(d->ps_own, d->n_slots) + wides_big_bytes(d->ps_total, d->n_slots) +
+		    wides_big_bytes(d->css_own, d->n_slots) + wides_big_bytes(d->css_total, d->n_slots);
 	return 0;
 }
 
@@ -894,7 +816,7 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 		return fail(err, p, "out of memory computing inherited costs");
 	d->bytes += d->n_slots * sizeof(*d->tier);
 	for (uint32_t s = 0; s < d->n_slots; s++) {
-		d->tier[s].lo = malloc(((size_t)p->n_pd + 1) * sizeof(uint32_t));
+		d->tier[s].lo = calloc((size_t)p->n_pd + 1, sizeof(uint32_t));
 		if (!d->tier[s].lo)
 			return fail(err, p, "out of memory computing inherited costs");
 	}
@@ -937,20 +859,14 @@ void dpa_deep_release(struct dpa_deep *d)
 {
 	if (!d)
 		return;
-	if (d->tier)
-		for (uint32_t s = 0; s < d->n_slots; s++) {
-			free(d->tier[s].lo);
-			free(d->tier[s].over_id);
-			free(d->tier[s].over_val);
-		}
-	free(d->tier);
+	wides_free(d->tier, d->n_slots);
 	free(d->multi_w);
 	free(d->multi_rest);
 	free(d->multi_prim);
-	sums_free(d->ps_own, d->n_slots);
-	sums_free(d->ps_total, d->n_slots);
-	sums_free(d->css_own, d->n_slots);
-	sums_free(d->css_total, d->n_slots);
+	wides_free(d->ps_own, d->n_slots);
+	wides_free(d->ps_total, d->n_slots);
+	wides_free(d->css_own, d->n_slots);
+	wides_free(d->css_total, d->n_slots);
 	dpa_cliques_release(&d->cl);
 	memset(d, 0, sizeof(*d));
 }

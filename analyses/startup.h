@@ -48,8 +48,8 @@
  * ticks - ticks_outside, allocs - allocs_outside, bytes - bytes_outside.
  *
  * Memory: totals are stored per clique (4 bytes per stored measure; values
- * that need more go to a small overflow table), own and total per ps and css
- * (8 bytes per stored measure, wider sums in a hash); csd and pd totals are
+ * of 2^31 or more take 8 bytes more), own and total per ps and css (8 bytes
+ * per stored measure, and 8 more per wide value); csd and pd totals are
  * derived on demand in O(degree). Measures equal on every csd share storage
  * (cscs and calls with clock "calls"; exits and calls without non-local
  * exits), measures 0 on every csd take none. With the cliques' 16 bytes per
@@ -59,18 +59,14 @@
  * csd, pd and clique own costs stay available for all, totals and ps/css
  * costs only for those stored.
  */
-struct dpa_deep_tier {          /* one measure's per-clique totals */
-	uint32_t *lo;           /* [n+1]; UINT32_MAX: look in the overflow table */
-	uint32_t n_over, cap_over;
-	uint32_t *over_id;      /* clique ids, descending */
-	uint64_t *over_val;
-};
-
-struct dpa_deep_sum {           /* one measure's sums by ps or css id */
-	uint32_t *lo;           /* [n+1]; UINT32_MAX: look in the hash */
-	uint32_t n_big, cap_big;        /* cap_big: 0 or a power of 2 */
-	uint32_t *big_id;       /* open addressing; UINT32_MAX: empty */
-	uint64_t *big_val;
+/*
+ * 64-bit values kept in 32 bits: lo[i] is the value, or (top bit set) the
+ * index of the value in big[]. Per clique (totals) and per ps and css (sums).
+ */
+struct dpa_deep_wide {
+	uint32_t *lo;           /* [n+1] */
+	uint64_t *big;
+	uint32_t n_big, cap_big;
 };
 
 struct dpa_deep {
@@ -87,7 +83,7 @@ struct dpa_deep {
 	 * csd during the search since slots are first guessed from a sample */
 	uint8_t check[DPA_NMEASURES], n_check;
 	bool slots_wrong;
-	struct dpa_deep_tier *tier;     /* [n_slots] */
+	struct dpa_deep_wide *tier;     /* [n_slots]: clique totals */
 	/* per multi-entry clique i (cl.multi[i]): total calls of its entries
 	 * (0: equal shares), and per slot the rest to share and the primary's share */
 	uint64_t *multi_w;      /* [n_multi] */
@@ -97,8 +93,8 @@ struct dpa_deep {
 	bool general_walk;      /* private: DPA_DEEP_GENERAL_WALK was asked for */
 	uint64_t *multi_rest;   /* [n_multi * n_slots] */
 	uint64_t *multi_prim;   /* [n_multi * n_slots] */
-	struct dpa_deep_sum *ps_own, *ps_total;         /* [n_slots], by ps id */
-	struct dpa_deep_sum *css_own, *css_total;       /* [n_slots], by css id */
+	struct dpa_deep_wide *ps_own, *ps_total;        /* [n_slots], by ps id */
+	struct dpa_deep_wide *css_own, *css_total;      /* [n_slots], by css id */
 	size_t bytes;           /* memory *d holds, cliques included */
 };
 

@@ -89,6 +89,7 @@ void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASS
 opt_pass *dp_make_instrument_pass(gcc::context *ctxt);
 opt_pass *dp_make_progrep_pass(gcc::context *ctxt);
 opt_pass *dp_make_surviving_pass(gcc::context *ctxt);
+void dp_keep_call_locations(void *gcc_data, void *user_data);  /* PLUGIN_PRE_GENERICIZE */
 
 /* util */
 uint64_t dp_fnv1a(uint64_t h, const void *p, size_t n);

@@ -152,8 +152,8 @@ P1_CSS = {  # (caller->callee, file:line:col): (kind, flags, callee defined here
     ("count_loop->leaf", "p1.c:15:8"): ("normal", 2, "leaf"),
     ("main->leaf", "p1.c:32:10"): ("normal", 2, "leaf"),
     ("main->twice", "p1.c:33:10"): ("normal", 2, "twice"),
-    ("main->twice", "p1.c:34:10"): ("normal", 2 | 8, "twice"),
-    ("main->leaf", "p1.c:34:10"): ("normal", 2 | 8, "leaf"),
+    ("main->twice", "p1.c:34:15"): ("normal", 2, "twice"),   # its own column (locations.cc)
+    ("main->leaf", "p1.c:34:10"): ("normal", 2, "leaf"),
     ("main->apply", "p1.c:35:10"): ("normal", 0, "apply"),
     ("main->fill", "p1.c:37:2"): ("normal", 2, "fill"),
     ("main->count_loop", "p1.c:38:10"): ("normal", 0, "count_loop"),
@@ -213,7 +213,7 @@ def check_p1_progrep(tag, recs, tu):
                   and c["id"] == "%s:%d" % (tuid, c["site"]), tag + ": site %d" % c["site"])
     s = lambda e, l: site[(e, "p1.c:" + l)]
     main = fns["main"]
-    order = ["main->leaf 32:10", "main->twice 33:10", "main->twice 34:10", "main->leaf 34:10",
+    order = ["main->leaf 32:10", "main->twice 33:10", "main->twice 34:15", "main->leaf 34:10",
              "main->apply 35:10", "main->fill 37:2", "main->count_loop 38:10",
              "main->goto_loop 38:26", "main->do_loop 38:41", "main->konst 38:54",
              "main->printf 39:2"]
@@ -223,7 +223,7 @@ def check_p1_progrep(tag, recs, tu):
           tag + ": main params")
     calls = {c["site"]: c for c in main["calls"]}
     a, b = s("main->leaf", "32:10"), s("main->twice", "33:10")
-    tw, lf = s("main->twice", "34:10"), s("main->leaf", "34:10")
+    tw, lf = s("main->twice", "34:15"), s("main->leaf", "34:10")
     want = {
         a: ([{"from": [{"const": True}]}], {"local": "a"}, "memory"),
         b: ([{"from": [{"param": "argc"}]}], {"local": "b"}, "memory"),
@@ -299,15 +299,15 @@ def test_p2():
                      {("lib_sum->*", "p2lib.c:6:8"): ("indirect", 0, None)})
         check_tables(tag + " main", tus["p2main.c"], {"cb": (6, 0, 1), "main": (7, 2, 2)},
                      {("cb->helper", "p2main.c:6:31"): ("normal", 1, None),
-                      ("main->lib_sum", "p2main.c:9:2"): ("normal", 8, None),
-                      ("main->printf", "p2main.c:9:2"): ("external", 8, None)})
+                      ("main->lib_sum", "p2main.c:9:17"): ("normal", 0, None),
+                      ("main->printf", "p2main.c:9:2"): ("external", 0, None)})
         check_tables(tag + " help", tus["p2help.c"], {"helper": (2, 3, 0)}, {})
         check(tus["p2lib.c"]["enter"] == {"lib_sum": 1} and tus["p2lib.c"]["back"] == {"lib_sum": 4},
               tag + ": lib_sum counts")
         check(tus["p2lib.c"]["site"] == {("lib_sum->*", "p2lib.c:6:8"): (4, 4)}, tag + ": lib site")
         check(tus["p2main.c"]["enter"] == {"cb": 4, "main": 1}, tag + ": main TU enters")
         check(tus["p2main.c"]["site"] == {("cb->helper", "p2main.c:6:31"): (4, 0),
-                                         ("main->lib_sum", "p2main.c:9:2"): (1, 1),
+                                         ("main->lib_sum", "p2main.c:9:17"): (1, 1),
                                          ("main->printf", "p2main.c:9:2"): (1, 1)},
               tag + ": main TU sites %s" % tus["p2main.c"]["site"])
         check(tus["p2help.c"]["enter"] == {"helper": 4}, tag + ": helper enters")

@@ -52,7 +52,8 @@ bool dp_skip_function(tree fndecl)
 {
 	if (DECL_ARTIFICIAL(fndecl) || DECL_IS_UNDECLARED_BUILTIN(fndecl))
 		return true;
-	if (lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(fndecl)))
+	if (lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(fndecl)) ||
+	    lookup_attribute("naked", DECL_ATTRIBUTES(fndecl)))   /* only asm may go there */
 		return true;
 	if (DECL_IN_SYSTEM_HEADER(fndecl))
 		return true;

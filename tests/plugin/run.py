@@ -380,6 +380,14 @@ def test_modes():
     cc(["--deepprof-arg=progrep=0", "-c", src("p1.c"), "-o", obj], link=False)
     check(".deepprof.progrep" not in must(["readelf", "-S", obj]).stdout, "progrep=0 still emits records")
 
+    exe = out("p4")
+    cc(["-O2", src("p4.c"), "-o", exe])
+    tus, cyg, stdout = run_prog(exe)
+    tu = tus.get("p4.c", {"ps": [], "css": [], "flags": 7})
+    check_tables("p4", tu, {"main": (4, 2, 2)},
+                 {("main->nk", "p4.c:4:18"): ("external", 0, None),
+                  ("main->quiet", "p4.c:4:31"): ("external", 1, None)})
+
     p = run([DPCC, "--help"])
     check(p.returncode == 0 and "--deepprof-mode=cyg" in p.stdout and "before inlining" in p.stdout,
           "deepprof-cc --help")

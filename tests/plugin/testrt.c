@@ -5,6 +5,7 @@
  * returned, and the back-edge ticks charged to each function.
  * Output goes to $DP_TEST_OUT (appended) or stderr. Part of deepprof. MIT licence.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,9 @@
 _Static_assert(sizeof(struct dp_ps_static) == 32, "ps layout");
 _Static_assert(sizeof(struct dp_css_static) == 48, "css layout");
 _Static_assert(sizeof(struct dp_tu) == 80, "tu layout");
+/* deep-data.md tells readers where these are in a module file */
+_Static_assert(offsetof(struct dp_css_static, index) == 36, "css index offset");
+_Static_assert(offsetof(struct dp_css_static, tu_id) == 40, "css tu_id offset");
 
 #define MAXTU 16
 #define MAXN 4096

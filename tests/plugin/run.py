@@ -183,7 +183,32 @@ def check_tables(tag, tu, want_ps, want_css):
                   "%s: site %d not in %s" % (tag, k, p["name"]))
 
 
-def check_p1_progrep(tag, recs, tu):
+def css_records_in_file(path):
+    """(index, tu_id) of each dp_css_static record, read from the module file
+    at the address of __deepprof_css, as a Deep.data reader would."""
+    syms = must(["readelf", "-sW", path]).stdout
+    addr = size = None
+    for l in syms.splitlines():
+        w = l.split()
+        if len(w) >= 8 and (w[7] == "__deepprof_css" or w[7].startswith("__deepprof_css.")):
+            addr, size = int(w[1], 16), int(w[2])
+    if addr is None:
+        return None
+    for l in must(["readelf", "-SW", path]).stdout.splitlines():
+        w = l.replace("[ ", "[").split()
+        if len(w) > 6 and w[0].startswith("[") and w[1].startswith("."):
+            va, off, sz = int(w[3], 16), int(w[4], 16), int(w[5], 16)
+            if va <= addr < va + sz:
+                with open(path, "rb") as f:
+                    f.seek(off + addr - va)
+                    data = f.read(size)
+                return [(int.from_bytes(data[i + 36:i + 40], "little"),
+                         "%016x" % int.from_bytes(data[i + 40:i + 48], "little"))
+                        for i in range(0, size, 48)]
+    return None
+
+
+def check_p1_progrep(tag, recs, tu, exe):
     check(recs is not None, tag + ": no .deepprof.progrep section")
     if not recs:
         return
@@ -195,6 +220,8 @@ def check_p1_progrep(tag, recs, tu):
     if sorted(fns) != sorted(P1_PS):
         return
     tuid = tus[0]["tu"]
+    check(css_records_in_file(exe) == [(i, tuid) for i in range(13)],
+          tag + ": css records read from the file")
     site = {}  # (edge, loc) -> site id, from the runtime tables
     for c in tu["css"]:
         site[(c["edge"], c["loc"])] = c["index"]
@@ -277,7 +304,7 @@ def test_p1():
         want_site = {k: (4, 4) if k[0] == "count_loop->leaf" else (1, 0) if k[0] == "apply->*"
                      else (1, 1) for k in P1_CSS}
         check(tu["site"] == want_site, tag + ": site counts %s" % tu["site"])
-        check_p1_progrep(tag, progrep(exe), tu)
+        check_p1_progrep(tag, progrep(exe), tu, exe)
 
 
 # ---------------------------------------------------------------- p2: multi-TU + shared library

@@ -46,7 +46,9 @@ enum dp_ps_flags {
 enum dp_tu_flags {
 	DP_TU_BACKEDGES     = 1u << 0,  /* back-edges are ticked: Deep.data clock "calls+loops" */
 	DP_TU_SOURCE_CALLS  = 1u << 1,  /* sites are source-level calls, instrumented before inlining */
-	DP_TU_PROGREP       = 1u << 2   /* the object has .deepprof.progrep records for this TU */
+	DP_TU_PROGREP       = 1u << 2,  /* the object has .deepprof.progrep records for this TU */
+	DP_TU_TICK_CALLS    = 1u << 3   /* back-edges call dp_abi_backedge() (backedges=call)
+	                                   instead of incrementing dp_loop_ticks */
 };
 
 /* A procedure (ProcStatic). 32 bytes. */
@@ -106,12 +108,21 @@ void dp_unregister_tu(struct dp_tu *tu);
  *                             of an indirect call, NULL otherwise
  * dp_abi_return(tu, site)     just after that call returned normally; absent
  *                             after DP_CSS_TAIL and DP_CSS_NORETURN sites
- * dp_abi_backedge()           on each traversal of a loop back-edge
+ * dp_abi_backedge()           on each traversal of a loop back-edge, only in
+ *                             TUs with DP_TU_TICK_CALLS; the others do
+ *                             dp_loop_ticks++ instead (below)
  */
 void dp_abi_enter(struct dp_tu *tu, uint32_t ps);
 void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn);
 void dp_abi_return(struct dp_tu *tu, uint32_t site);
 void dp_abi_backedge(void);
+
+/* Back-edge ticks of this thread not yet charged: every TU without
+ * DP_TU_TICK_CALLS increments it on each back-edge (initial-exec TLS, so
+ * the runtime defining it must be loaded at startup). Each hook, and the
+ * timer, first charges it to the csd that was current and zeroes it:
+ * between two hooks the current csd does not change. */
+extern __thread uint64_t dp_loop_ticks;
 
 /* ---- the state the inline fast path (ABI v2, not emitted yet) touches ----
  * Declared here so the runtime's layout is fixed now; see

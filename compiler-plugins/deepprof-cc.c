@@ -54,7 +54,7 @@ static const char *const usage =
 "  --deepprof-mode=off     add nothing: behave exactly like the compiler\n"
 "  --deepprof-cc=CC        the compiler to run (default: $DEEPPROF_CC, else gcc)\n"
 "  --deepprof-arg=KEY=VAL  pass -fplugin-arg-deepprof-KEY=VAL to the plugin; keys:\n"
-"                          progrep=0|1, backedges=0|1, tailcalls=0|1,\n"
+"                          progrep=0|1, backedges=0|1|call, tailcalls=0|1,\n"
 "                          progrep-file=PATH, calls=source|surviving (count\n"
 "                          only the calls that survive inlining)\n"
 "  --deepprof-plugin=PATH  the plugin (default: $DEEPPROF_PLUGIN, else found next to\n"

@@ -11,6 +11,7 @@
 static bool is_site(gimple *stmt);
 static unsigned site_kind(tree fndecl);
 static bool in_tail_position(gimple *call);
+static gimple_seq tick_sequence(void);
 static void add_fn(tree fndecl, function *fun);
 static unsigned add_site(gimple *call, unsigned caller);
 
@@ -87,6 +88,20 @@ static bool in_tail_position(gimple *call)
 		g = gsi_start_bb(bb);
 	}
 	return false;
+}
+
+/* dp_loop_ticks = dp_loop_ticks + 1, as GIMPLE before SSA. */
+static gimple_seq tick_sequence(void)
+{
+	tree var = dp_ticks_decl();
+	tree t1 = create_tmp_reg(uint64_type_node, "dp_t");
+	tree t2 = create_tmp_reg(uint64_type_node, "dp_t");
+	gimple_seq seq = NULL;
+	gimple_seq_add_stmt(&seq, gimple_build_assign(t1, var));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(t2, PLUS_EXPR, t1,
+						      build_int_cst(uint64_type_node, 1)));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(var, t2));
+	return seq;
 }
 
 static void add_fn(tree fndecl, function *fun)
@@ -173,9 +188,13 @@ unsigned int inst_pass::execute(function *fun)
 					back.safe_push(e);
 		}
 		for (unsigned i = 0; i < back.length(); i++) {
-			gcall *tick = gimple_build_call(dp_hook_decl(DPR_BACKEDGE), 0);
-			gimple_set_location(tick, back[i]->goto_locus);
-			gsi_insert_on_edge(back[i], tick);
+			if (dp_opt.tick_call) {
+				gcall *tick = gimple_build_call(dp_hook_decl(DPR_BACKEDGE), 0);
+				gimple_set_location(tick, back[i]->goto_locus);
+				gsi_insert_on_edge(back[i], tick);
+			} else {
+				gsi_insert_seq_on_edge(back[i], tick_sequence());
+			}
 			n_back++;
 		}
 	}

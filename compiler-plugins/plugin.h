@@ -38,6 +38,8 @@
 struct dp_options {
 	bool progrep;           /* emit the .deepprof.progrep records (default on) */
 	bool backedges;         /* tick loop back-edges (default on) */
+	bool tick_call;         /* ... by calling dp_abi_backedge() instead of
+	                           incrementing dp_loop_ticks (backedges=call) */
 	bool tailcalls;         /* keep tail calls: no return hook after a call in tail position */
 	bool surviving;         /* count only the calls that survive inlining (calls=surviving) */
 	const char *progrep_file;  /* also append the records to this file, or NULL */
@@ -74,6 +76,7 @@ enum dp_root {
 	DPR_TU_DECL,            /* the TU's struct dp_tu variable */
 	DPR_TU_TYPE, DPR_PS_TYPE, DPR_CSS_TYPE,
 	DPR_CALL, DPR_RETURN, DPR_ENTER, DPR_BACKEDGE, DPR_REGISTER, DPR_UNREGISTER,
+	DPR_TICKS,              /* the thread-local dp_loop_ticks */
 	DPR_N
 };
 extern tree dp_roots[DPR_N];
@@ -83,6 +86,7 @@ tree dp_tu_decl(void);                  /* created on first use */
 tree dp_tu_addr(void);                  /* a fresh &tu */
 tree dp_hook_decl(enum dp_root which);  /* the runtime entry points */
 bool dp_is_hook(tree fndecl);
+tree dp_ticks_decl(void);               /* extern __thread uint64_t dp_loop_ticks */
 void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START */
 
 /* instrument.cc, progrep.cc, surviving.cc */

@@ -10,7 +10,7 @@
  * GPL-compatible. */
 int plugin_is_GPL_compatible;
 
-struct dp_options dp_opt = { true, true, true, false, NULL };
+struct dp_options dp_opt = { true, true, false, true, false, NULL };
 tree dp_roots[DPR_N];
 
 static const struct ggc_root_tab dp_root_tab[] = {
@@ -22,7 +22,7 @@ static struct plugin_info dp_info = {
 	"0.1",
 	"deepprof instrumentation: static ps/css tables, loop back-edge ticks,\n"
 	"program representation (.deepprof.progrep).\n"
-	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1\n"
+	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1|call\n"
 	"           -fplugin-arg-deepprof-tailcalls=0|1 -fplugin-arg-deepprof-progrep-file=PATH\n"
 	"           -fplugin-arg-deepprof-calls=source|surviving"
 };
@@ -84,8 +84,12 @@ static bool parse_args(const struct plugin_name_args *info)
 		const struct plugin_argument *a = &info->argv[i];
 		if (!strcmp(a->key, "progrep"))
 			ok &= parse_bool(a, &dp_opt.progrep);
-		else if (!strcmp(a->key, "backedges"))
-			ok &= parse_bool(a, &dp_opt.backedges);
+		else if (!strcmp(a->key, "backedges")) {
+			if (a->value && !strcmp(a->value, "call"))
+				dp_opt.backedges = dp_opt.tick_call = true;
+			else
+				ok &= parse_bool(a, &dp_opt.backedges);
+		}
 		else if (!strcmp(a->key, "tailcalls"))
 			ok &= parse_bool(a, &dp_opt.tailcalls);
 		else if (!strcmp(a->key, "progrep-file")) {

@@ -186,6 +186,27 @@ tree dp_hook_decl(enum dp_root which)
 	return d;
 }
 
+/* The runtime's per-thread back-edge counter, initial-exec TLS: one
+ * `addq $1, %fs:...` per tick. */
+tree dp_ticks_decl(void)
+{
+	if (dp_roots[DPR_TICKS])
+		return dp_roots[DPR_TICKS];
+	tree d = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier("dp_loop_ticks"),
+			    uint64_type_node);
+	TREE_PUBLIC(d) = 1;
+	DECL_EXTERNAL(d) = 1;
+	TREE_STATIC(d) = 0;
+	DECL_ARTIFICIAL(d) = 1;
+	DECL_IGNORED_P(d) = 1;
+	TREE_USED(d) = 1;
+	TREE_ADDRESSABLE(d) = 1;
+	set_decl_tls_model(d, TLS_MODEL_INITIAL_EXEC);
+	varpool_node::get_create(d);
+	dp_roots[DPR_TICKS] = d;
+	return d;
+}
+
 bool dp_is_hook(tree fndecl)
 {
 	if (!fndecl)
@@ -291,6 +312,7 @@ void dp_tables_finish(void *, void *)
 	}
 
 	unsigned tflags = (dp_opt.surviving ? 0 : DP_TU_SOURCE_CALLS) | (dp_opt.backedges ? DP_TU_BACKEDGES : 0) |
+			  (dp_opt.backedges && dp_opt.tick_call ? DP_TU_TICK_CALLS : 0) |
 			  (dp_opt.progrep ? DP_TU_PROGREP : 0);
 	vec<constructor_elt, va_gc> *tv = NULL;
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 0), build_int_cst(uint32_type_node, DP_ABI_VERSION));

@@ -407,6 +407,16 @@ def test_modes():
     cc(["--deepprof-arg=progrep=0", "-c", src("p1.c"), "-o", obj], link=False)
     check(".deepprof.progrep" not in must(["readelf", "-S", obj]).stdout, "progrep=0 still emits records")
 
+    exe = out("p1_tickcall")
+    cc(["--deepprof-arg=backedges=call", "-O2", src("p1.c"), "-o", exe])
+    tus, cyg, stdout = run_prog(exe)
+    tu = tus.get("p1.c", {"flags": -1, "back": {}})
+    check(tu["flags"] == 15 and {k: n for k, n in tu["back"].items() if n} == P1_BACK,
+          "backedges=call: flags %d, back-edges %s" % (tu["flags"], tu["back"]))
+    check("dp_abi_backedge" in must(["nm", exe]).stdout
+          and "dp_loop_ticks" not in must(["nm", exe]).stdout.replace("testrt", ""),
+          "backedges=call: the tick is a call")
+
     exe = out("p4")
     cc(["-O2", src("p4.c"), "-o", exe])
     tus, cyg, stdout = run_prog(exe)

@@ -38,6 +38,20 @@ static struct { struct dp_tu *tu; uint32_t site; int depth; } pending[MAXDEPTH];
 static int n_calls;
 static unsigned long stray_backedges;
 
+__thread uint64_t dp_loop_ticks;
+
+/* Charges the back-edges counted inline since the last hook. */
+static void settle(void)
+{
+	if (!dp_loop_ticks)
+		return;
+	if (depth > 0 && depth <= MAXDEPTH)
+		stack[depth - 1].t->backedges[stack[depth - 1].ps] += dp_loop_ticks;
+	else
+		stray_backedges += dp_loop_ticks;
+	dp_loop_ticks = 0;
+}
+
 static FILE *out(void)
 {
 	static FILE *f;
@@ -100,6 +114,7 @@ void dp_unregister_tu(struct dp_tu *tu)
 {
 	FILE *f = out();
 	struct tu_counts *t = find(tu);
+	settle();
 	fprintf(f, "counts %s\n", base(tu->file));
 	for (uint32_t i = 0; i < tu->n_ps; i++)
 		if (t->enters[i] || t->backedges[i])
@@ -117,6 +132,7 @@ void dp_unregister_tu(struct dp_tu *tu)
 void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
 {
 	struct tu_counts *t = find(tu);
+	settle();
 	t->enters[ps]++;
 	if (depth < MAXDEPTH) {
 		stack[depth].t = t;
@@ -128,6 +144,7 @@ void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
 void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 {
 	struct tu_counts *t = find(tu);
+	settle();
 	t->calls[site]++;
 	if (tu->css[site].kind == DP_CSS_KIND_INDIRECT && !fn)
 		t->indirect_null[site]++;
@@ -144,6 +161,7 @@ void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 void dp_abi_return(struct dp_tu *tu, uint32_t site)
 {
 	struct tu_counts *t = find(tu);
+	settle();
 	t->returns[site]++;
 	int i = n_calls < MAXDEPTH ? n_calls : MAXDEPTH;
 	while (--i >= 0)

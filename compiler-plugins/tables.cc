@@ -108,8 +108,8 @@ static void build_cdtors(void)
 }
 
 /* Created at the first instrumented function, zero-initialised; its real
- * initialiser is set by dp_tables_finish once every function is known. */
-
+ * initialiser is set by dp_tables_finish once every function is known.
+ * Cache-line aligned: runtime[] is written by the runtime. */
 tree dp_tu_decl(void)
 {
 	if (dp_roots[DPR_TU_DECL])
@@ -125,7 +125,7 @@ tree dp_tu_decl(void)
 	TREE_ADDRESSABLE(d) = 1;
 	TREE_USED(d) = 1;
 	DECL_PRESERVE_P(d) = 1;
-	SET_DECL_ALIGN(d, 64);
+	SET_DECL_ALIGN(d, 64 * BITS_PER_UNIT);
 	DECL_USER_ALIGN(d) = 1;
 	DECL_INITIAL(d) = build_constructor(dp_roots[DPR_TU_TYPE], NULL);
 	varpool_node::finalize_decl(d);

@@ -360,12 +360,11 @@ static void emit_result(struct ctx *c, gimple *call, struct sbuf *b)
 	}
 	tree v = TREE_CODE(l) == SSA_NAME ? SSA_NAME_VAR(l) : get_base_address(l);
 	if (TREE_CODE(l) == SSA_NAME && !named(v)) {
-		/* A temporary: if it is only copied into a named variable, that
-		 * variable is what the call defines. */
+		/* A temporary: if its one use computes a named variable (a copy,
+		 * or r += f()), that variable is what the call defines. */
 		use_operand_p use;
 		gimple *u;
-		if (single_imm_use(l, &use, &u) && gimple_assign_single_p(u) &&
-		    gimple_assign_rhs1(u) == l) {
+		if (single_imm_use(l, &use, &u) && is_gimple_assign(u)) {
 			tree ul = gimple_assign_lhs(u);
 			v = TREE_CODE(ul) == SSA_NAME ? SSA_NAME_VAR(ul) : get_base_address(ul);
 		}

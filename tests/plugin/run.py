@@ -261,7 +261,7 @@ def check_p1_progrep(tag, recs, tu, exe):
         s("main->fill", "37:2"): ([{"from": [{"addr_of": {"local": "local"}}],
                                    "points_to": [{"local": "local"}]},
                                   {"from": [{"local": "c"}, {"call": lf}]}], None, "memory"),
-        s("main->konst", "38:54"): ([{"from": [{"param": "argc"}]}], "temp", "const"),
+        s("main->konst", "38:54"): ([{"from": [{"param": "argc"}]}], {"local": "e"}, "const"),
     }
     for k, (args, res, eff) in want.items():
         c = calls[k]
@@ -282,7 +282,7 @@ def check_p1_progrep(tag, recs, tu, exe):
         {"branch": {"kind": "if", "line": 13, "arms": [[], [{"call": cl}]]}}]}}],
         tag + ": count_loop body %s" % fns["count_loop"]["body"])
     check(fns["count_loop"]["calls"][0]["args"] == [{"from": [{"local": "i"}, {"const": True}]}]
-          and fns["count_loop"]["calls"][0]["result"] == "temp", tag + ": count_loop call")
+          and fns["count_loop"]["calls"][0]["result"] == {"local": "s"}, tag + ": count_loop call")
     check(fns["goto_loop"]["body"] == [{"loop": {"line": 24, "body": []}}], tag + ": goto_loop body")
     check(fns["do_loop"]["body"] == [{"loop": {"line": 28, "body": []}}], tag + ": do_loop body")
     check(all(r["unplaced"] == [] for r in fns.values()), tag + ": unplaced sites")

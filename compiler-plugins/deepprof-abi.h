@@ -124,27 +124,43 @@ void dp_abi_backedge(void);
  * between two hooks the current csd does not change. */
 extern __thread uint64_t dp_loop_ticks;
 
-/* ---- the state the inline fast path (ABI v2, not emitted yet) touches ----
- * Declared here so the runtime's layout is fixed now; see
- * schemas/plugin-abi.md, "The inline fast path". */
+/* ---- ABI v2 (-fplugin-arg-deepprof-abi=2): the inline fast path ----
+ * Code emitted for v2 reads and writes these directly (offsets fixed:
+ * csd calls 0, loop_cscs 8, callee 16, target 24; pd ps 0, slot 16) and
+ * calls the two slow paths only when the fast path cannot go on.
+ * schemas/plugin-abi.md, "The inline fast path", says what each does.
+ * Runtime rules: a csd's callee is never NULL (a dummy pd whose ps is NULL
+ * until bound); a slot of an indirect site is never NULL (a dummy csd whose
+ * target is NULL); dp_cur is never 0 (initialise it to a dummy csd). */
+struct dp_pd_hot;
 struct dp_csd_hot {
-	uint64_t calls;             /* calls made through this csd */
-	uint64_t loop_cscs;         /* back-edge ticks charged while it was current */
+	uint64_t calls;             /* calls made through this csd (each also one CSC) */
+	uint64_t loop_cscs;         /* back-edge ticks while it was current */
 	struct dp_pd_hot *callee;   /* the callee's pd (after recursion folding) */
 	const void *target;         /* indirect sites: the function this csd is for */
 	struct dp_csd_hot *next;    /* indirect sites: csds of other targets */
 };
 struct dp_pd_hot {
-	const struct dp_ps_static *ps;
+	const struct dp_ps_static *ps;  /* compared by the prologue with &tu->ps[PS] */
 	uint32_t n_slot;
-	uint32_t active;            /* activations on this thread's stack */
+	uint32_t active;            /* for the runtime: activations on this thread's stack */
 	struct dp_csd_hot *slot[];  /* one per site of ps, by site index - ps->first_css */
 };
-struct dp_thread_hot {
-	struct dp_csd_hot *cur;     /* the csd of the running activation */
-	uint32_t stop;              /* non-zero: every hook takes the slow path */
-	uint32_t depth;
-};
+
+/* The running activation's csd, packed with a flag: bit 0 is set by a call
+ * site (the csd it counted) until the callee's prologue takes it, so one
+ * load tells a prologue both who called and whether it is that call (a
+ * callback from uninstrumented code finds bit 0 clear, or a csd meant for
+ * another procedure). Initial-exec TLS. */
+extern __thread uintptr_t dp_cur;
+
+/* Prologue's slow path: `cur` is dp_cur as the prologue found it. Binds an
+ * unbound csd to this procedure's pd, or makes a callback csd; sets dp_cur
+ * to the csd of the new activation (untagged) and returns it. */
+void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
+/* Site's slow path: the csd for (pd, site, fn) — fn the target of an
+ * indirect call, else NULL — made if new, stored in pd's slot, returned. */
+void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
 
 #ifdef __cplusplus
 }

@@ -135,6 +135,11 @@ static unsigned add_site(gimple *call, unsigned caller)
 	s->kind = site_kind(fn);
 	s->callee_uid = s->kind == DP_CSS_KIND_NORMAL ? (int)DECL_UID(fn) : -1;
 	s->flags = 0;
+	s->stmt = call;
+	if (dp_opt.abi == 2 && s->callee_uid >= 0)     /* a leaf of this TU seen already */
+		for (unsigned i = 0; i < dp_n_fns; i++)
+			if (dp_fns[i].uid == s->callee_uid && (dp_fns[i].flags & DP_PS_LEAF))
+				s->flags |= DP_CSS_LEAF_CALLEE;
 	if (gimple_call_noreturn_p(call))
 		s->flags |= DP_CSS_NORETURN;
 	else if (dp_opt.tailcalls && in_tail_position(call))
@@ -163,6 +168,7 @@ unsigned int inst_pass::execute(function *fun)
 	tree fndecl = fun->decl;
 	if (dp_skip_function(fndecl))
 		return 0;
+	dp_tu_decl();   /* every TU with an instrumented function has tables, leaves only too */
 	unsigned ps = dp_n_fns;
 	add_fn(fndecl, fun);
 
@@ -177,9 +183,9 @@ unsigned int inst_pass::execute(function *fun)
 	/* Back-edges: every retreating edge of a depth-first walk, which covers
 	 * natural loops, continue and backward goto (and irreducible loops). */
 	unsigned n_back = 0;
+	auto_vec<edge> back;
 	if (dp_opt.backedges) {
 		mark_dfs_back_edges(fun);
-		auto_vec<edge> back;
 		FOR_EACH_BB_FN(bb, fun) {
 			edge e;
 			edge_iterator ei;
@@ -187,60 +193,69 @@ unsigned int inst_pass::execute(function *fun)
 				if ((e->flags & EDGE_DFS_BACK) && !(e->flags & (EDGE_ABNORMAL | EDGE_EH)))
 					back.safe_push(e);
 		}
-		for (unsigned i = 0; i < back.length(); i++) {
-			if (dp_opt.tick_call) {
-				gcall *tick = gimple_build_call(dp_hook_decl(DPR_BACKEDGE), 0);
-				gimple_set_location(tick, back[i]->goto_locus);
-				gsi_insert_on_edge(back[i], tick);
-			} else {
-				gsi_insert_seq_on_edge(back[i], tick_sequence());
-			}
-			n_back++;
-		}
 	}
-
-	for (unsigned i = 0; i < calls.length(); i++) {
-		gimple *call = calls[i];
-		unsigned site = add_site(call, ps);
-		tree fn = gimple_call_fndecl(call) ? null_pointer_node : gimple_call_fn(call);
-		gcall *pre = gimple_build_call(dp_hook_decl(DPR_CALL), 3, dp_tu_addr(),
-					       build_int_cst(uint32_type_node, site), fn);
-		gimple_set_location(pre, gimple_location(call));
-		gimple_stmt_iterator g = gsi_for_stmt(call);
-		gsi_insert_before(&g, pre, GSI_SAME_STMT);
-		if (dp_sites[site].flags & (DP_CSS_TAIL | DP_CSS_NORETURN))
-			continue;
-		gcall *post = gimple_build_call(dp_hook_decl(DPR_RETURN), 2, dp_tu_addr(),
-						build_int_cst(uint32_type_node, site));
-		gimple_set_location(post, gimple_location(call));
-		if (!stmt_ends_bb_p(call)) {
-			gsi_insert_after(&g, post, GSI_NEW_STMT);
-			continue;
-		}
-		/* The call ends its block (abnormal or EH edges): the return
-		 * hook goes on its one normal successor edge. */
-		edge e, normal = NULL;
-		edge_iterator ei;
-		int n = 0;
-		FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
-			if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
-				normal = e;
-				n++;
+	if (dp_opt.abi == 2) {
+		for (unsigned i = 0; i < calls.length(); i++)
+			add_site(calls[i], ps);
+		dp_emit_inline(fun, ps, calls, back);
+		gsi_commit_edge_inserts();
+		n_back = back.length();
+	} else {
+		if (dp_opt.backedges) {
+			for (unsigned i = 0; i < back.length(); i++) {
+				if (dp_opt.tick_call) {
+					gcall *tick = gimple_build_call(dp_hook_decl(DPR_BACKEDGE), 0);
+					gimple_set_location(tick, back[i]->goto_locus);
+					gsi_insert_on_edge(back[i], tick);
+				} else {
+					gsi_insert_seq_on_edge(back[i], tick_sequence());
+				}
+				n_back++;
 			}
-		if (n == 1)
-			gsi_insert_on_edge(normal, post);
+		}
+
+		for (unsigned i = 0; i < calls.length(); i++) {
+			gimple *call = calls[i];
+			unsigned site = add_site(call, ps);
+			tree fn = gimple_call_fndecl(call) ? null_pointer_node : gimple_call_fn(call);
+			gcall *pre = gimple_build_call(dp_hook_decl(DPR_CALL), 3, dp_tu_addr(),
+						       build_int_cst(uint32_type_node, site), fn);
+			gimple_set_location(pre, gimple_location(call));
+			gimple_stmt_iterator g = gsi_for_stmt(call);
+			gsi_insert_before(&g, pre, GSI_SAME_STMT);
+			if (dp_sites[site].flags & (DP_CSS_TAIL | DP_CSS_NORETURN))
+				continue;
+			gcall *post = gimple_build_call(dp_hook_decl(DPR_RETURN), 2, dp_tu_addr(),
+							build_int_cst(uint32_type_node, site));
+			gimple_set_location(post, gimple_location(call));
+			if (!stmt_ends_bb_p(call)) {
+				gsi_insert_after(&g, post, GSI_NEW_STMT);
+				continue;
+			}
+			/* The call ends its block (abnormal or EH edges): the return
+			 * hook goes on its one normal successor edge. */
+			edge e, normal = NULL;
+			edge_iterator ei;
+			int n = 0;
+			FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
+				if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
+					normal = e;
+					n++;
+				}
+			if (n == 1)
+				gsi_insert_on_edge(normal, post);
+		}
+
+		gcall *enter = gimple_build_call(dp_hook_decl(DPR_ENTER), 2, dp_tu_addr(),
+						 build_int_cst(uint32_type_node, ps));
+		gimple_set_location(enter, DECL_SOURCE_LOCATION(fndecl));
+		/* In the function's outermost scope, so that a copy inlined elsewhere
+		 * is recognisable (surviving.cc). */
+		if (DECL_INITIAL(fndecl) && TREE_CODE(DECL_INITIAL(fndecl)) == BLOCK)
+			gimple_set_block(enter, DECL_INITIAL(fndecl));
+		gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)), enter);
+		gsi_commit_edge_inserts();
 	}
-
-	gcall *enter = gimple_build_call(dp_hook_decl(DPR_ENTER), 2, dp_tu_addr(),
-					 build_int_cst(uint32_type_node, ps));
-	gimple_set_location(enter, DECL_SOURCE_LOCATION(fndecl));
-	/* In the function's outermost scope, so that a copy inlined elsewhere
-	 * is recognisable (surviving.cc). */
-	if (DECL_INITIAL(fndecl) && TREE_CODE(DECL_INITIAL(fndecl)) == BLOCK)
-		gimple_set_block(enter, DECL_INITIAL(fndecl));
-	gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)), enter);
-	gsi_commit_edge_inserts();
-
 	struct dp_fn_rec *f = &dp_fns[ps];
 	f->n_css = calls.length();
 	f->n_backedges = n_back;

@@ -42,6 +42,7 @@ struct dp_options {
 	                           incrementing dp_loop_ticks (backedges=call) */
 	bool tailcalls;         /* keep tail calls: no return hook after a call in tail position */
 	bool surviving;         /* count only the calls that survive inlining (calls=surviving) */
+	int abi;                /* 1: out-of-line hooks; 2: the inline fast path (abi=2) */
 	const char *progrep_file;  /* also append the records to this file, or NULL */
 };
 extern struct dp_options dp_opt;
@@ -64,6 +65,7 @@ struct dp_site_rec {
 	unsigned caller;        /* index into dp_fns */
 	int callee_uid;         /* DECL_UID of a direct callee, else -1 */
 	unsigned kind, flags;   /* DP_CSS_KIND_*, DP_CSS_* */
+	gimple *stmt;           /* abi=2: the call, for progrep.cc (compared, never followed blindly) */
 };
 extern struct dp_fn_rec *dp_fns;
 extern unsigned dp_n_fns;
@@ -77,6 +79,8 @@ enum dp_root {
 	DPR_TU_TYPE, DPR_PS_TYPE, DPR_CSS_TYPE,
 	DPR_CALL, DPR_RETURN, DPR_ENTER, DPR_BACKEDGE, DPR_REGISTER, DPR_UNREGISTER,
 	DPR_TICKS,              /* the thread-local dp_loop_ticks */
+	DPR_ENTER_SLOW, DPR_CALL_SLOW,  /* abi=2 */
+	DPR_CUR,                /* abi=2: the thread-local dp_cur */
 	DPR_N
 };
 extern tree dp_roots[DPR_N];
@@ -87,6 +91,9 @@ tree dp_tu_addr(void);                  /* a fresh &tu */
 tree dp_hook_decl(enum dp_root which);  /* the runtime entry points */
 bool dp_is_hook(tree fndecl);
 tree dp_ticks_decl(void);               /* extern __thread uint64_t dp_loop_ticks */
+tree dp_cur_decl(void);                 /* extern __thread uintptr_t dp_cur */
+tree dp_tu_ps_ref(void);                /* __deepprof_tu.ps */
+void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back);
 void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START */
 
 /* instrument.cc, progrep.cc, surviving.cc */

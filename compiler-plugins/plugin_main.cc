@@ -10,7 +10,7 @@
  * GPL-compatible. */
 int plugin_is_GPL_compatible;
 
-struct dp_options dp_opt = { true, true, false, true, false, NULL };
+struct dp_options dp_opt = { true, true, false, true, false, 1, NULL };
 tree dp_roots[DPR_N];
 
 static const struct ggc_root_tab dp_root_tab[] = {
@@ -24,7 +24,7 @@ static struct plugin_info dp_info = {
 	"program representation (.deepprof.progrep).\n"
 	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1|call\n"
 	"           -fplugin-arg-deepprof-tailcalls=0|1 -fplugin-arg-deepprof-progrep-file=PATH\n"
-	"           -fplugin-arg-deepprof-calls=source|surviving"
+	"           -fplugin-arg-deepprof-calls=source|surviving -fplugin-arg-deepprof-abi=1|2"
 };
 
 /* ================= utilities shared by the passes ================= */
@@ -106,6 +106,14 @@ static bool parse_args(const struct plugin_name_args *info)
 			}
 			fclose(f);
 			dp_opt.progrep_file = a->value;
+		} else if (!strcmp(a->key, "abi")) {
+			if (a->value && (!strcmp(a->value, "1") || !strcmp(a->value, "2"))) {
+				dp_opt.abi = a->value[0] - '0';
+			} else {
+				error("deepprof plugin: %<-fplugin-arg-deepprof-abi=%s%>: expected 1 or 2",
+				      a->value ? a->value : "");
+				ok = false;
+			}
 		} else if (!strcmp(a->key, "calls")) {
 			if (a->value && !strcmp(a->value, "source")) {
 				dp_opt.surviving = false;
@@ -118,7 +126,7 @@ static bool parse_args(const struct plugin_name_args *info)
 			}
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
-			      "(known: progrep, backedges, tailcalls, progrep-file, calls)", a->key);
+			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi)", a->key);
 			ok = false;
 		}
 	}
@@ -137,6 +145,10 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	}
 	if (!parse_args(info))
 		return 1;
+	if (dp_opt.abi == 2 && dp_opt.surviving) {
+		error("deepprof plugin: %<-fplugin-arg-deepprof-calls=surviving%> needs %<abi=1%>");
+		return 1;
+	}
 	/* GCC splits -fplugin-arg-NAME-KEY at the first '-', so arguments reach
 	 * the plugin only when it is loaded under the name "deepprof"
 	 * (build/lib/gcc-plugin/deepprof.so, a link to deepprof-plugin.so). */

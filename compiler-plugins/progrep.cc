@@ -705,6 +705,14 @@ unsigned int progrep_pass::execute(function *fun)
 			}
 			if (dp_is_hook(fn) || gimple_call_internal_p(s))
 				continue;
+			if (dp_opt.abi == 2) {  /* no marker: the call itself was recorded */
+				for (unsigned k = 0; k < c.n; k++)
+					if (dp_sites[c.first + k].stmt == s) {
+						c.site_stmt[k] = s;
+						gimple_set_uid(s, k + 1);
+					}
+				continue;
+			}
 			if (pending >= (int)c.first && pending < (int)(c.first + c.n)) {
 				c.site_stmt[pending - c.first] = s;
 				gimple_set_uid(s, pending - c.first + 1);

@@ -179,6 +179,13 @@ tree dp_hook_decl(enum dp_root which)
 	case DPR_UNREGISTER:
 		d = make_hook("dp_unregister_tu", build_function_type_list(v, p, NULL_TREE));
 		break;
+	case DPR_ENTER_SLOW:
+		d = make_hook("dp_abi_enter_slow", build_function_type_list(p, p, u32,
+								      pointer_sized_int_node, NULL_TREE));
+		break;
+	case DPR_CALL_SLOW:
+		d = make_hook("dp_abi_call_slow", build_function_type_list(p, p, u32, p, p, NULL_TREE));
+		break;
 	default:
 		gcc_unreachable();
 	}
@@ -207,6 +214,33 @@ tree dp_ticks_decl(void)
 	return d;
 }
 
+/* ABI v2's current csd, tagged (schemas/plugin-abi.md): initial-exec TLS. */
+tree dp_cur_decl(void)
+{
+	if (dp_roots[DPR_CUR])
+		return dp_roots[DPR_CUR];
+	tree d = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier("dp_cur"),
+			    pointer_sized_int_node);
+	TREE_PUBLIC(d) = 1;
+	DECL_EXTERNAL(d) = 1;
+	DECL_ARTIFICIAL(d) = 1;
+	DECL_IGNORED_P(d) = 1;
+	TREE_USED(d) = 1;
+	TREE_ADDRESSABLE(d) = 1;
+	set_decl_tls_model(d, TLS_MODEL_INITIAL_EXEC);
+	varpool_node::get_create(d);
+	dp_roots[DPR_CUR] = d;
+	return d;
+}
+
+/* __deepprof_tu.ps: where this TU's ps records start (known at run time
+ * before the array exists at compile time). */
+tree dp_tu_ps_ref(void)
+{
+	tree tu = dp_tu_decl();
+	return build3(COMPONENT_REF, ptr_type_node, tu, field(TREE_TYPE(tu), 6), NULL_TREE);
+}
+
 bool dp_is_hook(tree fndecl)
 {
 	if (!fndecl)
@@ -214,6 +248,8 @@ bool dp_is_hook(tree fndecl)
 	for (int i = DPR_CALL; i <= DPR_UNREGISTER; i++)
 		if (dp_roots[i] == fndecl)
 			return true;
+	if (fndecl == dp_roots[DPR_ENTER_SLOW] || fndecl == dp_roots[DPR_CALL_SLOW])
+		return true;
 	return false;
 }
 
@@ -249,7 +285,9 @@ static void resolve_callees(void)
 			continue;
 		for (unsigned i = 0; i < dp_n_fns; i++)
 			if (dp_fns[i].uid == s->callee_uid) {
-				s->flags |= (dp_fns[i].flags & DP_PS_LEAF) ? DP_CSS_LEAF_CALLEE : 0;
+				/* abi=2 decided it when it emitted the site */
+				if (dp_opt.abi == 1 && (dp_fns[i].flags & DP_PS_LEAF))
+					s->flags |= DP_CSS_LEAF_CALLEE;
 				s->callee_uid = -2 - (int)i;    /* -2 - index: resolved */
 				break;
 			}
@@ -315,7 +353,7 @@ void dp_tables_finish(void *, void *)
 			  (dp_opt.backedges && dp_opt.tick_call ? DP_TU_TICK_CALLS : 0) |
 			  (dp_opt.progrep ? DP_TU_PROGREP : 0);
 	vec<constructor_elt, va_gc> *tv = NULL;
-	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 0), build_int_cst(uint32_type_node, DP_ABI_VERSION));
+	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 0), build_int_cst(uint32_type_node, dp_opt.abi));
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 1), build_int_cst(uint32_type_node, tflags));
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 2), build_int_cst(uint64_type_node, dp_tu_id));
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 3), str_or_null(main_input_filename));

@@ -78,6 +78,7 @@ def parse_rt(text):
             continue
         if w[0] == "tu":
             cur = tus.setdefault(w[1], {"ps": [], "css": [], "enter": {}, "back": {}, "site": {}})
+            cur["abi"] = int(w[2].split("=")[1])
             cur["flags"] = int(w[3].split("=")[1])
         elif w[0] == "ps":
             first, n = w[5].split("=")[1].split("+")
@@ -95,6 +96,8 @@ def parse_rt(text):
         elif w[0] == "site":
             css = cnt["css"][int(w[1])]
             cnt["site"][(css["edge"], css["loc"])] = (int(w[4]), int(w[6]))
+        elif w[0] == "slow":
+            cnt["slow"] = line.split(": ", 1)[1]
         elif w[0] == "cyg":
             cyg = (int(w[2]), int(w[4]))
     return tus, cyg
@@ -380,6 +383,67 @@ def test_p3():
             check(got == want, tag + ": counts %s" % (got,))
 
 
+# ---------------------------------------------------------------- ABI v2: the inline fast path
+
+def strip_ids(recs):
+    """progrep records without what depends on the output file's name."""
+    out_ = []
+    for r in recs or []:
+        r = json.loads(json.dumps(r))
+        r.pop("tu", None)
+        for c in r.get("calls", []):
+            c.pop("id", None)
+        out_.append(r)
+    return out_
+
+
+def test_abi2():
+    """abi=2 counts what abi=1 counts: per-site calls, back-edges, entries of
+    functions that have a prologue (leaves have none: their callers count
+    them), and takes the slow paths only the first time."""
+    for v in VARIANTS:
+        tag = "abi2 p1 " + " ".join(v)
+        sfx = "".join(v).replace("-", "_")
+        exe = out("p1v2" + sfx)
+        cc(["--deepprof-arg=abi=2"] + v + [src("p1.c"), "-o", exe])
+        tus, cyg, stdout = run_prog(exe)
+        check(stdout == "2 2 5 3 5 25 ok\n", tag + ": output %r" % stdout)
+        tu = tus.get("p1.c")
+        if not check(tu is not None and tu["abi"] == 2, tag + ": no abi 2 table"):
+            continue
+        check({k: c for k, (c, r) in tu["site"].items()} ==
+              {k: (4 if k[0] == "count_loop->leaf" else 1) for k in P1_CSS}, tag + ": site calls %s" % tu["site"])
+        check({k: n for k, n in tu["back"].items() if n} == P1_BACK, tag + ": back-edges %s" % tu["back"])
+        check(tu["enter"] == {"apply": 1, "count_loop": 1, "goto_loop": 1, "do_loop": 1, "main": 1},
+              tag + ": entries %s" % tu["enter"])
+        check(tu["slow"] == "4 binds, 1 callbacks, 13 new csds", tag + ": slow paths %s" % tu["slow"])
+        check(strip_ids(progrep(exe)) == strip_ids(progrep(out("p1" + sfx))),
+              tag + ": progrep differs from abi=1")
+
+        tag = "abi2 p2 " + " ".join(v)
+        lib = out("libp2v2%s.so" % sfx)
+        exe = out("p2v2" + sfx)
+        cc(["--deepprof-arg=abi=2"] + v + ["-shared", "-fPIC", src("p2lib.c"), "-o", lib, RT])
+        cc(["--deepprof-arg=abi=2"] + v + [src("p2main.c"), src("p2help.c"), "-o", exe, lib])
+        tus, cyg, stdout = run_prog(exe)
+        check(stdout == "14\n", tag + ": output %r" % stdout)
+        got = {f: ({k: c for k, (c, r) in t["site"].items()}, t["enter"],
+                   {k: n for k, n in t["back"].items() if n}) for f, t in tus.items()}
+        check(got == {"p2lib.c": ({("lib_sum->*", "p2lib.c:6:8"): 4}, {"lib_sum": 1}, {"lib_sum": 4}),
+                      "p2main.c": ({("cb->helper", "p2main.c:6:31"): 4, ("main->lib_sum", "p2main.c:9:17"): 1,
+                                    ("main->printf", "p2main.c:9:2"): 1}, {"cb": 4, "main": 1}, {}),
+                      "p2help.c": ({}, {}, {})}, tag + ": counts %s" % got)
+
+        tag = "abi2 p3 " + " ".join(v)
+        exe = out("p3v2" + sfx)
+        cc(["--deepprof-arg=abi=2"] + v + [src("p3.c"), "-o", exe])
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("p3.c", {"site": {}, "enter": {}, "back": {}})
+        got = ({k: c for k, (c, r) in t["site"].items()}, t["enter"], {k: n for k, n in t["back"].items() if n})
+        check(got == ({("main->ai", "p3.c:8:8"): 3, ("ai->g", "p3.c:3:69"): 3}, {"ai": 3, "main": 1},
+                      {"main": 3}), tag + ": counts %s" % (got,))
+
+
 # ---------------------------------------------------------------- options, modes, errors
 
 def test_modes():
@@ -483,6 +547,10 @@ def test_errors():
                  nz, "cannot write progrep file '/nonexistent/x.jsonl'")
     expect_error("bad calls=", g + ["-fplugin-arg-deepprof-calls=fast"] + c, nz,
                  "expected 'source' or 'surviving'")
+    expect_error("bad abi=", g + ["-fplugin-arg-deepprof-abi=3"] + c, nz, "expected 1 or 2")
+    expect_error("abi=2 and calls=surviving",
+                 g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
+                 "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1'")
     expect_error("wrapper: unknown option", [DPCC, "--deepprof-bogus"] + c, two,
                  "deepprof-cc: unknown option --deepprof-bogus")
     expect_error("wrapper: bad mode", [DPCC, "--deepprof-mode=fast"] + c, two, "unknown mode")
@@ -506,7 +574,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_modes, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_modes, test_make_project, test_errors):
         t()
     if failures:
         print("check-plugin: %d FAILED" % len(failures))

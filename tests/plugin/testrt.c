@@ -6,6 +6,7 @@
  * Output goes to $DP_TEST_OUT (appended) or stderr. Part of deepprof. MIT licence.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,10 @@ static void settle(void)
 	dp_loop_ticks = 0;
 }
 
+struct tu_counts;
+static void settle_v2(struct tu_counts *t);
+static unsigned long v2_callbacks, v2_binds, v2_call_slow;   /* slow paths taken */
+
 static FILE *out(void)
 {
 	static FILE *f;
@@ -90,7 +95,7 @@ void dp_register_tu(struct dp_tu *tu)
 {
 	FILE *f = out();
 	find(tu);
-	if (tu->abi_version != DP_ABI_VERSION) {
+	if (tu->abi_version != 1 && tu->abi_version != 2) {
 		fprintf(f, "tu %s: abi %u unknown\n", base(tu->file), tu->abi_version);
 		return;
 	}
@@ -115,6 +120,8 @@ void dp_unregister_tu(struct dp_tu *tu)
 	FILE *f = out();
 	struct tu_counts *t = find(tu);
 	settle();
+	if (tu->abi_version == 2)
+		settle_v2(t);
 	fprintf(f, "counts %s\n", base(tu->file));
 	for (uint32_t i = 0; i < tu->n_ps; i++)
 		if (t->enters[i] || t->backedges[i])
@@ -127,6 +134,9 @@ void dp_unregister_tu(struct dp_tu *tu)
 				tu->css[i].callee ? tu->css[i].callee : "*", t->calls[i], t->returns[i]);
 	if (stray_backedges)
 		fprintf(f, "  stray backedges %lu\n", stray_backedges);
+	if (tu->abi_version == 2)
+		fprintf(f, "  slow paths: %lu binds, %lu callbacks, %lu new csds\n", v2_binds,
+			v2_callbacks, v2_call_slow);
 }
 
 void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
@@ -179,6 +189,131 @@ void dp_abi_backedge(void)
 		stack[depth - 1].t->backedges[stack[depth - 1].ps]++;
 	else
 		stray_backedges++;
+}
+
+/* ---- ABI v2: the inline fast path's slow paths and state ----
+ * Nodes are never freed; no recursion folding (a new pd per csd): enough
+ * for small test programs. At unregistration the counts of the nodes are
+ * folded into the v1 arrays, so both ABIs print the same report. */
+
+_Static_assert(offsetof(struct dp_csd_hot, calls) == 0, "csd calls");
+_Static_assert(offsetof(struct dp_csd_hot, loop_cscs) == 8, "csd loop");
+_Static_assert(offsetof(struct dp_csd_hot, callee) == 16, "csd callee");
+_Static_assert(offsetof(struct dp_csd_hot, target) == 24, "csd target");
+_Static_assert(offsetof(struct dp_pd_hot, ps) == 0, "pd ps");
+_Static_assert(offsetof(struct dp_pd_hot, slot) == 16, "pd slot");
+
+struct pdx {
+	struct dp_tu *tu;
+	uint32_t psi;
+	struct dp_pd_hot hot;           /* last: its slot[] follows */
+};
+struct csdx {
+	struct dp_csd_hot hot;
+	struct dp_tu *tu;               /* the site's TU; NULL for a callback csd */
+	uint32_t site;
+	const void *cb_from;            /* callback csds: the csd current when entered */
+	struct csdx *all;               /* every csd, for the report */
+};
+
+static struct dp_pd_hot unbound_pd, external_pd;   /* ps NULL: never match */
+static struct dp_csd_hot root_csd = { 0, 0, &unbound_pd, NULL, NULL };
+static struct dp_csd_hot null_csd = { 0, 0, &unbound_pd, NULL, NULL };
+__thread uintptr_t dp_cur = (uintptr_t)&root_csd;
+static struct csdx *all_csds;
+
+static struct pdx *new_pd(struct dp_tu *tu, uint32_t psi)
+{
+	const struct dp_ps_static *ps = &tu->ps[psi];
+	struct pdx *p = calloc(1, sizeof *p + ps->n_css * sizeof(void *));
+	if (!p)
+		abort();
+	p->tu = tu;
+	p->psi = psi;
+	p->hot.ps = ps;
+	p->hot.n_slot = ps->n_css;
+	for (uint32_t i = 0; i < ps->n_css; i++)     /* indirect slots never hold NULL */
+		if (tu->css[ps->first_css + i].kind == DP_CSS_KIND_INDIRECT)
+			p->hot.slot[i] = &null_csd;
+	return p;
+}
+
+static struct csdx *new_csd(struct dp_tu *tu, uint32_t site, const void *target)
+{
+	struct csdx *c = calloc(1, sizeof *c);
+	if (!c)
+		abort();
+	c->tu = tu;
+	c->site = site;
+	c->hot.target = target;
+	c->hot.callee = tu && tu->css[site].kind == DP_CSS_KIND_EXTERNAL ? &external_pd : &unbound_pd;
+	c->all = all_csds;
+	all_csds = c;
+	return c;
+}
+
+#define PDX(h) ((struct pdx *)((char *)(h) - offsetof(struct pdx, hot)))
+
+void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
+{
+	struct pdx *pd = PDX(pd_hot);
+	v2_call_slow++;
+	uint32_t slot = site - tu->ps[pd->psi].first_css;
+	struct dp_csd_hot *head = pd->hot.slot[slot];
+	if (fn) {
+		for (struct dp_csd_hot *c = head; c && c != &null_csd; c = c->next)
+			if (c->target == fn) {
+				pd->hot.slot[slot] = c;         /* the last target first */
+				return c;
+			}
+	}
+	struct csdx *c = new_csd(tu, site, fn);
+	if (fn && head != &null_csd)
+		c->hot.next = head;
+	pd->hot.slot[slot] = &c->hot;
+	return &c->hot;
+}
+
+void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t psi, uintptr_t cur)
+{
+	struct dp_csd_hot *me = (struct dp_csd_hot *)(cur & ~(uintptr_t)1);
+	if ((cur & 1) && me->callee == &unbound_pd && me != &root_csd) {
+		me->callee = &new_pd(tu, psi)->hot;     /* first call through this csd */
+		v2_binds++;
+		dp_cur = (uintptr_t)me;
+		return me;
+	}
+	/* a callback: entered from uninstrumented code, or from the start */
+	for (struct csdx *c = all_csds; c; c = c->all)
+		if (!c->tu && c->cb_from == me && PDX(c->hot.callee)->tu == tu &&
+		    PDX(c->hot.callee)->psi == psi) {
+			c->hot.calls++;
+			dp_cur = (uintptr_t)&c->hot;
+			v2_callbacks++;
+			return &c->hot;
+		}
+	struct csdx *c = new_csd(NULL, 0, NULL);
+	c->cb_from = me;
+	c->hot.callee = &new_pd(tu, psi)->hot;
+	c->hot.calls = 1;
+	dp_cur = (uintptr_t)&c->hot;
+	v2_callbacks++;
+	return &c->hot;
+}
+
+/* Folds the v2 nodes of `t` into its v1 counters: calls per site, entries
+ * (calls of csds bound to a function) and back-edges per function. */
+static void settle_v2(struct tu_counts *t)
+{
+	for (struct csdx *c = all_csds; c; c = c->all) {
+		if (c->tu == t->tu)
+			t->calls[c->site] += c->hot.calls;
+		struct dp_pd_hot *callee = c->hot.callee;
+		if (callee && callee->ps && PDX(callee)->tu == t->tu) {
+			t->enters[PDX(callee)->psi] += c->hot.calls;
+			t->backedges[PDX(callee)->psi] += c->hot.loop_cscs;
+		}
+	}
 }
 
 /* ---- -finstrument-functions hooks, for deepprof-cc --deepprof-mode=cyg ---- */

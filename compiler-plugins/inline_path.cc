@@ -1,0 +1,205 @@
+/*
+ * inline_path.cc — ABI v2 (-fplugin-arg-deepprof-abi=2): the common path
+ * of a call emitted inline as loads and stores on thread-local state, the
+ * rare paths as calls to dp_abi_enter_slow / dp_abi_call_slow
+ * (schemas/plugin-abi.md, "The inline fast path"). Part of deepprof. MIT licence.
+ */
+#include "plugin.h"
+
+/* Offsets in the runtime's structs (deepprof-abi.h; testrt asserts them). */
+#define CSD_CALLS       0
+#define CSD_LOOP        8
+#define CSD_CALLEE      16
+#define CSD_TARGET      24
+#define PD_PS           0
+#define PD_SLOT         16
+
+/* ================= building blocks ================= */
+
+static tree reg(tree type, const char *name)
+{
+	return create_tmp_reg(type, name);
+}
+
+/* A load or store of TYPE at BASE + OFF; alias set 0 (void * offset), as
+ * the runtime's structs are written by code GCC does not see. */
+static tree mem(tree base, unsigned off, tree type)
+{
+	return build2(MEM_REF, type, base, build_int_cst(ptr_type_node, off));
+}
+
+static void add(gimple_seq *seq, gimple *g, location_t loc)
+{
+	gimple_set_location(g, loc);
+	gimple_seq_add_stmt(seq, g);
+}
+
+/* MEM[base + off] += 1 (uint64) */
+static void add_increment(gimple_seq *seq, tree base, unsigned off, location_t loc)
+{
+	tree a = reg(uint64_type_node, "dp_n"), b = reg(uint64_type_node, "dp_n");
+	add(seq, gimple_build_assign(a, mem(base, off, uint64_type_node)), loc);
+	add(seq, gimple_build_assign(b, PLUS_EXPR, a, build_int_cst(uint64_type_node, 1)), loc);
+	add(seq, gimple_build_assign(mem(base, off, uint64_type_node), b), loc);
+}
+
+/* dp_cur = (uintptr) ptr | tag */
+static void add_set_cur(gimple_seq *seq, tree ptr, int tag, location_t loc)
+{
+	tree u = reg(pointer_sized_int_node, "dp_c");
+	add(seq, gimple_build_assign(u, NOP_EXPR, ptr), loc);
+	if (tag) {
+		tree v = reg(pointer_sized_int_node, "dp_c");
+		add(seq, gimple_build_assign(v, BIT_IOR_EXPR, u,
+					     build_int_cst(pointer_sized_int_node, 1)), loc);
+		u = v;
+	}
+	add(seq, gimple_build_assign(dp_cur_decl(), u), loc);
+}
+
+/* Inserts COND_SEQ (ending in a GIMPLE_COND) before the statement at *GSI
+ * and THEN_SEQ in a new block run when the condition holds (unlikely);
+ * the statement then starts the block where both paths join. */
+static void insert_if_then(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gimple_seq then_seq)
+{
+	gimple *at = gsi_stmt(*gsi);
+	gimple *cond = gimple_seq_last_stmt(cond_seq);
+	gsi_insert_seq_before(gsi, cond_seq, GSI_SAME_STMT);
+	basic_block cond_bb = gimple_bb(cond);
+	edge fall = split_block(cond_bb, cond);
+	basic_block join = fall->dest;
+	fall->flags = EDGE_FALSE_VALUE;
+	basic_block then_bb = create_empty_bb(cond_bb);
+	if (current_loops)
+		add_bb_to_loop(then_bb, cond_bb->loop_father);
+	edge t = make_edge(cond_bb, then_bb, EDGE_TRUE_VALUE);
+	t->probability = profile_probability::very_unlikely();
+	fall->probability = t->probability.invert();
+	make_single_succ_edge(then_bb, join, EDGE_FALLTHRU);
+	gimple_stmt_iterator tg = gsi_start_bb(then_bb);
+	gsi_insert_seq_after(&tg, then_seq, GSI_NEW_STMT);
+	*gsi = gsi_for_stmt(at);
+}
+
+/* ================= the emitted code ================= */
+
+/* The prologue of function PS: find my csd (me) and pd. */
+static void emit_prologue(function *fun, unsigned ps, tree me, tree pd)
+{
+	location_t loc = DECL_SOURCE_LOCATION(fun->decl);
+	basic_block bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	gimple_stmt_iterator gsi = gsi_start_bb(bb);
+	gimple *load_pd = gimple_build_assign(pd, mem(me, CSD_CALLEE, ptr_type_node));
+	gimple_set_location(load_pd, loc);
+	if (DECL_INITIAL(fun->decl) && TREE_CODE(DECL_INITIAL(fun->decl)) == BLOCK)
+		gimple_set_block(load_pd, DECL_INITIAL(fun->decl));
+	gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
+
+	tree up = pointer_sized_int_node;
+	tree c = reg(up, "dp_c"), mi = reg(up, "dp_c"), tag = reg(up, "dp_c");
+	tree pd0 = reg(ptr_type_node, "dp_pd"), pps = reg(ptr_type_node, "dp_ps");
+	tree tps = reg(ptr_type_node, "dp_ps"), exp = reg(ptr_type_node, "dp_ps");
+	tree b1 = reg(boolean_type_node, "dp_b"), b2 = reg(boolean_type_node, "dp_b");
+	tree b = reg(boolean_type_node, "dp_b");
+	gimple_seq s = NULL;
+	add(&s, gimple_build_assign(c, dp_cur_decl()), loc);
+	add(&s, gimple_build_assign(mi, BIT_AND_EXPR, c, build_int_cst(up, -2)), loc);
+	add(&s, gimple_build_assign(tag, BIT_AND_EXPR, c, build_int_cst(up, 1)), loc);
+	add(&s, gimple_build_assign(me, NOP_EXPR, mi), loc);
+	add(&s, gimple_build_assign(dp_cur_decl(), mi), loc);   /* the slow path, given c, overrides it */
+	add(&s, gimple_build_assign(pd0, mem(me, CSD_CALLEE, ptr_type_node)), loc);
+	add(&s, gimple_build_assign(pps, mem(pd0, PD_PS, ptr_type_node)), loc);
+	add(&s, gimple_build_assign(tps, dp_tu_ps_ref()), loc);
+	add(&s, gimple_build_assign(exp, POINTER_PLUS_EXPR, tps,
+				    size_int(ps * sizeof(struct dp_ps_static))), loc);
+	add(&s, gimple_build_assign(b1, EQ_EXPR, tag, build_int_cst(up, 0)), loc);
+	add(&s, gimple_build_assign(b2, NE_EXPR, pps, exp), loc);
+	add(&s, gimple_build_assign(b, BIT_IOR_EXPR, b1, b2), loc);
+	add(&s, gimple_build_cond(NE_EXPR, b, boolean_false_node, NULL_TREE, NULL_TREE), loc);
+
+	gimple_seq slow = NULL;
+	gcall *call = gimple_build_call(dp_hook_decl(DPR_ENTER_SLOW), 3, dp_tu_addr(),
+					build_int_cst(uint32_type_node, ps), c);
+	gimple_call_set_lhs(call, me);
+	add(&slow, call, loc);
+	gsi = gsi_for_stmt(load_pd);
+	insert_if_then(&gsi, s, slow);
+}
+
+/* Site SITE, slot SLOT of the caller's pd, at CALL. */
+static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree pd)
+{
+	struct dp_site_rec *r = &dp_sites[site];
+	location_t loc = gimple_location(call);
+	tree fn = gimple_call_fndecl(call) ? NULL_TREE : gimple_call_fn(call);
+	tree csd = reg(ptr_type_node, "dp_csd");
+	gimple_seq s = NULL;
+	add(&s, gimple_build_assign(csd, mem(pd, PD_SLOT + 8 * slot, ptr_type_node)), loc);
+	if (fn) {       /* slots of indirect sites never hold NULL (the runtime's rule) */
+		tree tgt = reg(ptr_type_node, "dp_tgt");
+		add(&s, gimple_build_assign(tgt, mem(csd, CSD_TARGET, ptr_type_node)), loc);
+		add(&s, gimple_build_cond(NE_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
+	} else {
+		add(&s, gimple_build_cond(EQ_EXPR, csd, null_pointer_node, NULL_TREE, NULL_TREE), loc);
+	}
+	gimple_seq slow = NULL;
+	gcall *sc = gimple_build_call(dp_hook_decl(DPR_CALL_SLOW), 4, dp_tu_addr(),
+				      build_int_cst(uint32_type_node, site),
+				      fn ? fn : null_pointer_node, pd);
+	gimple_call_set_lhs(sc, csd);
+	add(&slow, sc, loc);
+	gimple_stmt_iterator gsi = gsi_for_stmt(call);
+	insert_if_then(&gsi, s, slow);
+
+	gimple_seq fast = NULL;
+	add_increment(&fast, csd, CSD_CALLS, loc);
+	bool leaf = r->flags & DP_CSS_LEAF_CALLEE;
+	if (!leaf)
+		add_set_cur(&fast, csd, 1, loc);
+	gsi_insert_seq_before(&gsi, fast, GSI_SAME_STMT);
+	if (leaf || (r->flags & (DP_CSS_TAIL | DP_CSS_NORETURN)))
+		return;
+
+	gimple_seq restore = NULL;
+	add_set_cur(&restore, me, 0, loc);
+	if (!stmt_ends_bb_p(call)) {
+		gsi = gsi_for_stmt(call);
+		gsi_insert_seq_after(&gsi, restore, GSI_NEW_STMT);
+		return;
+	}
+	edge e, normal = NULL;
+	edge_iterator ei;
+	int n = 0;
+	FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
+		if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
+			normal = e;
+			n++;
+		}
+	if (n == 1)
+		gsi_insert_seq_on_edge(normal, restore);
+}
+
+/* Emits the v2 code for one function whose sites are dp_sites[first ..]
+ * (already recorded, one per element of CALLS) and whose back-edges are BACK.
+ * A leaf (no sites, no back-edges) gets nothing: its callers count it. */
+void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back)
+{
+	if (calls.is_empty() && back.is_empty())
+		return;
+	/* insert_if_then does not keep dominators up to date */
+	free_dominance_info(CDI_DOMINATORS);
+	free_dominance_info(CDI_POST_DOMINATORS);
+	tree me = create_tmp_var(ptr_type_node, "dp_me");
+	tree pd = create_tmp_var(ptr_type_node, "dp_pd");
+	unsigned first = dp_fns[ps].first_css;
+	for (unsigned i = 0; i < back.length(); i++) {
+		gimple_seq t = NULL;
+		add_increment(&t, me, CSD_LOOP, back[i]->goto_locus);
+		gsi_insert_seq_on_edge(back[i], t);
+	}
+	for (unsigned i = 0; i < calls.length(); i++)
+		emit_site(calls[i], first + i, i, me, pd);
+	emit_prologue(fun, ps, me, pd);
+	if (current_loops)
+		loops_state_set(LOOPS_NEED_FIXUP);
+}

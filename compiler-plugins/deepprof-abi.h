@@ -13,9 +13,10 @@
 extern "C" {
 #endif
 
-/* The layout below is ABI version 1. A runtime rejects (ignores, counting it
- * as lost) a table whose abi_version it does not know, and accepts any
- * version >= DP_ABI_MIN_VERSION that it knows. */
+/* dp_tu.abi_version is what the TU's code calls: 1, the out-of-line hooks
+ * (the default), or 2, the inline fast path (-fplugin-arg-deepprof-abi=2);
+ * the tables below are the same for both. A runtime ignores (counting it as
+ * lost) a table whose abi_version it does not implement. */
 #define DP_ABI_VERSION          1
 #define DP_ABI_MIN_VERSION      1
 

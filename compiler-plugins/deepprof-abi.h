@@ -81,7 +81,7 @@ struct dp_css_static {
  * -flto link). The plugin emits it writable: runtime[] belongs to the
  * runtime, zero until dp_register_tu() sees the table. */
 struct dp_tu {
-	uint32_t abi_version;       /* DP_ABI_VERSION of the plugin that emitted it */
+	uint32_t abi_version;       /* 1 or 2: what the code of the TU calls (above) */
 	uint32_t flags;             /* enum dp_tu_flags */
 	uint64_t tu_id;             /* FNV-1a of source path + dump name (schemas/plugin-abi.md) */
 	const char *file;           /* main input file */

@@ -620,7 +620,7 @@ static void output_tu_record(void)
 	sb_printf(&b, "{\"progrep\":1,\"record\":\"tu\",\"tu\":\"%016llx\",\"file\":",
 		  (unsigned long long)dp_tu_id);
 	sb_str(&b, main_input_filename);
-	sb_printf(&b, ",\"n_ps\":%u,\"n_css\":%u,\"abi\":%d}", dp_n_fns, dp_n_sites, DP_ABI_VERSION);
+	sb_printf(&b, ",\"n_ps\":%u,\"n_css\":%u,\"abi\":%d}", dp_n_fns, dp_n_sites, dp_opt.abi);
 	output_record(b.p);
 	free(b.p);
 }

@@ -391,6 +391,7 @@ def strip_ids(recs):
     for r in recs or []:
         r = json.loads(json.dumps(r))
         r.pop("tu", None)
+        r.pop("abi", None)
         for c in r.get("calls", []):
             c.pop("id", None)
         out_.append(r)

@@ -152,4 +152,14 @@ const char *dpa_addr_name(const struct dpa_profile *p, uint32_t module, uint64_t
 /* The part of `path` after its last '/' ("?" for NULL). Points into path. */
 const char *dpa_basename(const char *path);
 
+/*
+ * A csd's own cost for one measure. New code reads measures through this
+ * accessor, not csd[i].m[] directly, so that the storage of measures can
+ * change (it is most of a big profile's memory) without touching callers.
+ */
+static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum dpa_measure m)
+{
+	return p->csd[csd].m[m];
+}
+
 #endif

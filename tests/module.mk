@@ -8,6 +8,10 @@ include tests/xcheck/xcheck.mk
 -include tests/install/install.mk
 -include tests/batch/batch.mk
 -include tests/plugin/plugin.mk
+-include tests/reports/reports.mk
+-include tests/exports/exports.mk
+-include tests/plugin-rt/plugin-rt.mk
+-include tests/progrep/progrep.mk
 
 check: deps
 	@$(MAKE) --no-print-directory all

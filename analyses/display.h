@@ -1,0 +1,101 @@
+/*
+ * display.h — a format-neutral display (Mercury's report_to_display): a
+ * report turned into titled tables of typed cells, which render_text.c and
+ * render_json.c print. A cell knows its kind of value (count, bytes, ticks,
+ * percentage, name) so each renderer can choose its own units.
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#ifndef DPA_DISPLAY_H
+#define DPA_DISPLAY_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* What a column's numbers are: renderers choose units from this. */
+enum dpa_unit {
+	DPA_UNIT_PLAIN,         /* ids, line numbers: as is */
+	DPA_UNIT_COUNT,         /* calls, cscs, allocs: 12.3k in text */
+	DPA_UNIT_BYTES,         /* 4.5 MB in text */
+	DPA_UNIT_TICKS,         /* timer ticks: text shows ticks × ns_per_tick as a time */
+	DPA_UNIT_NS,            /* nanoseconds: a time */
+	DPA_UNIT_PCT,           /* a percentage: 12.3% */
+	DPA_UNIT_RATIO,         /* a plain real: 2 decimals */
+};
+
+enum dpa_cell_type { DPA_CELL_NULL, DPA_CELL_STR, DPA_CELL_UINT, DPA_CELL_REAL, DPA_CELL_BOOL };
+
+struct dpa_cell {
+	uint8_t type;           /* enum dpa_cell_type */
+	union {
+		const char *s;  /* owned by the display or the profile */
+		uint64_t u;
+		double f;
+		bool b;
+	} v;
+};
+
+enum dpa_col_flags {
+	DPA_COL_LEFT = 1,       /* text: left-aligned */
+	DPA_COL_NOTEXT = 2,     /* JSON only */
+	DPA_COL_NOJSON = 4,     /* text only */
+};
+
+#define DPA_DISPLAY_MAX_COLS 40
+
+struct dpa_column {
+	const char *key;        /* JSON key */
+	const char *head;       /* text heading */
+	uint8_t unit;           /* enum dpa_unit */
+	uint8_t flags;          /* enum dpa_col_flags */
+};
+
+/*
+ * A table: rows × columns of cells, row-major. A vertical table has one row
+ * and is shown as "heading: value" lines (JSON: an object, not an array).
+ * total_rows: rows there were before a limit or threshold cut them.
+ */
+struct dpa_table {
+	const char *name;       /* JSON key */
+	const char *title;      /* text heading */
+	bool vertical;
+	int ncol;
+	struct dpa_column col[DPA_DISPLAY_MAX_COLS];
+	uint32_t nrows, cap, total_rows;
+	struct dpa_cell *cell;  /* [nrows * ncol] */
+};
+
+#define DPA_DISPLAY_MAX_TABLES 8
+
+struct dpa_display {
+	const char *report;     /* "summary", "top", ... */
+	const char *file;
+	const char *program;
+	double ns_per_tick;
+	char *title;            /* one line saying what the report shows */
+	const struct dpa_report_opts *o;
+	int ntab;
+	struct dpa_table tab[DPA_DISPLAY_MAX_TABLES];
+	char **strs;            /* strings the display owns */
+	uint32_t nstrs, capstrs;
+};
+
+/* Turn *r into *dp. *r must outlive *dp (names point into its profile).
+ * Returns 0, or -1 with err set (out of memory; *dp then holds nothing). */
+int dpa_report_display(struct dpa_display *dp, const struct dpa_report *r,
+		       struct dpa_error *err);
+
+/* Free what *dp owns; *dp is then zeroed. Zeroed: no-op. */
+void dpa_display_release(struct dpa_display *dp);
+
+/* The renderers: print *dp to f. Return 0, or -1 if writing failed
+ * (render_json: or out of memory). */
+int dpa_render_text(const struct dpa_display *dp, FILE *f);
+int dpa_render_json(const struct dpa_display *dp, FILE *f);
+
+/* Text units (render_text.c), exposed for tests: write v into buf. */
+void dpa_fmt_count(char *buf, size_t n, double v);
+void dpa_fmt_bytes(char *buf, size_t n, double v);
+void dpa_fmt_time(char *buf, size_t n, double ns);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * names.c — procedure lookup by `name` or `file.c:name`, with close matches
+ * for names that are not there (see names.h).
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+
+#define MAX_SUGGEST 5
+
+unsigned dpa_names_distance(const char *a, const char *b, unsigned max)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[64], best;
+
+	if (lb >= 64 || la >= 64)
+		return strcmp(a, b) ? max + 1 : 0;
+	if ((la > lb ? la - lb : lb - la) > max)
+		return max + 1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			unsigned v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > max)
+			return max + 1;
+	}
+	return row[lb] > max ? max + 1 : row[lb];
+}
+
+/* Does the ps's file match `file` (the whole path, or a tail of it that
+ * starts after a '/')? */
+static bool file_matches(const char *path, const char *file, size_t flen)
+{
+	size_t pl;
+
+	if (!path)
+		return false;
+	pl = strlen(path);
+	if (pl == flen)
+		return !memcmp(path, file, flen);
+	return pl > flen && path[pl - flen - 1] == '/' && !memcmp(path + pl - flen, file, flen);
+}
+
+struct cand {
+	unsigned dist;
+	uint32_t ps;
+};
+
+static int cand_cmp(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+
+	if (a->dist != b->dist)
+		return a->dist < b->dist ? -1 : 1;
+	return a->ps < b->ps ? -1 : a->ps > b->ps;
+}
+
+/* Append " (did you mean: a, b?)" or nothing to err. */
+static void suggest(const struct dpa_profile *p, const char *name, struct dpa_error *err)
+{
+	struct cand best[MAX_SUGGEST];
+	unsigned n = 0, max = strlen(name) / 3;
+	size_t len;
+
+	if (max < 1)
+		max = 1;
+	for (uint32_t k = 2; k <= p->n_ps; k++) {
+		const char *s = p->ps[k].name;
+		struct cand c;
+		bool dup = false;
+
+		if (!s)
+			continue;
+		c.dist = dpa_names_distance(name, s, max);
+		if (c.dist > max && !(strlen(name) >= 3 && strstr(s, name)))
+			continue;
+		if (c.dist > max)
+			c.dist = max + 1;
+		c.ps = k;
+		for (unsigned i = 0; i < n; i++)
+			if (!strcmp(p->ps[best[i].ps].name, s))
+				dup = true;
+		if (dup)
+			continue;
+		if (n < MAX_SUGGEST) {
+			best[n++] = c;
+		} else if (cand_cmp(&c, &best[n - 1]) < 0) {
+			best[n - 1] = c;
+		} else {
+			continue;
+		}
+		qsort(best, n, sizeof(best[0]), cand_cmp);
+	}
+	if (!n)
+		return;
+	len = strlen(err->msg);
+	len += snprintf(err->msg + len, sizeof(err->msg) - len, " (did you mean:");
+	for (unsigned i = 0; i < n && len < sizeof(err->msg); i++)
+		len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s", i ? "," : "",
+				p->ps[best[i].ps].name);
+	if (len < sizeof(err->msg))
+		snprintf(err->msg + len, sizeof(err->msg) - len, "?)");
+}
+
+int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out,
+		   uint32_t *n, struct dpa_error *err)
+{
+	const char *colon = strrchr(spec, ':');
+	const char *name = colon ? colon + 1 : spec;
+	size_t flen = colon ? (size_t)(colon - spec) : 0;
+	uint32_t *v = NULL, nv = 0;
+	const char *file1 = NULL;
+	bool ambiguous = false;
+
+	*out = NULL;
+	*n = 0;
+	if (!*name || (colon && !flen)) {
+		snprintf(err->msg, sizeof(err->msg), "%s: bad procedure name '%s': want name or file.c:name",
+			 p->path, spec);
+		return -1;
+	}
+	v = malloc(((size_t)p->n_ps + 1) * sizeof(*v));
+	if (!v) {
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", p->path);
+		return -1;
+	}
+	for (uint32_t k = 1; k <= p->n_ps; k++) {
+		const struct dpa_ps *ps = &p->ps[k];
+		const char *nm = ps->name ? ps->name : dpa_ps_name(p, k);
+
+		if (strcmp(nm, name))
+			continue;
+		if (colon && !file_matches(ps->file, spec, flen))
+			continue;
+		if (nv && !colon) {
+			const char *f = ps->file ? ps->file : "";
+
+			if (strcmp(f, file1 ? file1 : ""))
+				ambiguous = true;
+		} else {
+			file1 = ps->file;
+		}
+		v[nv++] = k;
+	}
+	if (!nv) {
+		if (colon)
+			snprintf(err->msg, sizeof(err->msg), "%s: no procedure '%s' in file '%.*s'",
+				 p->path, name, (int)flen, spec);
+		else
+			snprintf(err->msg, sizeof(err->msg), "%s: no procedure named '%s'", p->path, name);
+		suggest(p, name, err);
+		free(v);
+		return -1;
+	}
+	if (ambiguous) {
+		size_t len = snprintf(err->msg, sizeof(err->msg),
+				      "%s: '%s' names procedures in several files; say which:", p->path, name);
+		for (uint32_t i = 0; i < nv && len < sizeof(err->msg); i++) {
+			const struct dpa_ps *ps = &p->ps[v[i]];
+
+			len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s:%s", i ? "," : "",
+					ps->file ? dpa_basename(ps->file) : "?", name);
+		}
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+}

@@ -1,0 +1,677 @@
+/*
+ * report.c — build report structures from the deep structure (Mercury's
+ * create_report): summary, top procedures, one procedure, one clique, one
+ * call site, the callers of a procedure, recursion types. No formatting here.
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+#include "report.h"
+
+/* ================================================================
+ * Names
+ * ================================================================ */
+
+static const char *const kind_names[DPA_REPORT_NKINDS] = {
+	"summary", "top", "proc", "clique", "site", "callers", "recursion",
+};
+static const char *const group_names[DPA_GROUP_N] = { "site", "proc", "file", "clique" };
+
+const char *dpa_report_kind_name(enum dpa_report_kind k)
+{
+	return (unsigned)k < DPA_REPORT_NKINDS ? kind_names[k] : "?";
+}
+
+int dpa_report_kind_parse(const char *s)
+{
+	for (int i = 0; i < DPA_REPORT_NKINDS; i++)
+		if (!strcmp(s, kind_names[i]))
+			return i;
+	return -1;
+}
+
+const char *dpa_report_group_name(enum dpa_report_group g)
+{
+	return (unsigned)g < DPA_GROUP_N ? group_names[g] : "?";
+}
+
+int dpa_report_group_parse(const char *s)
+{
+	for (int i = 0; i < DPA_GROUP_N; i++)
+		if (!strcmp(s, group_names[i]))
+			return i;
+	return -1;
+}
+
+int dpa_report_measure_parse(const char *s)
+{
+	if (!strcmp(s, "calls"))
+		return DPA_CALLS;
+	if (!strcmp(s, "cscs") || !strcmp(s, "csc"))
+		return DPA_CSCS;
+	if (!strcmp(s, "ticks") || !strcmp(s, "time"))
+		return DPA_TICKS;
+	if (!strcmp(s, "allocs"))
+		return DPA_ALLOCS;
+	if (!strcmp(s, "bytes"))
+		return DPA_BYTES;
+	return -1;
+}
+
+double dpa_report_value(const struct dpa_report *r, const struct dpa_report_row *row,
+			enum dpa_measure m)
+{
+	double v = (double)(r->o.total ? row->c.total[m] : row->c.own[m]);
+
+	if (r->o.per_call)
+		return row->calls ? v / (double)row->calls : 0.0;
+	return v;
+}
+
+/* ================================================================
+ * Rows and sections
+ * ================================================================ */
+
+static int oom(struct dpa_report *r, struct dpa_error *err)
+{
+	snprintf(err->msg, sizeof(err->msg), "%s: out of memory building the report", r->p->path);
+	return -1;
+}
+
+static struct dpa_report_section *new_section(struct dpa_report *r, const char *name)
+{
+	struct dpa_report_section *s = &r->sec[r->n_sec++];
+
+	s->name = name;
+	return s;
+}
+
+/* A zeroed new row at the end of s, or NULL when out of memory. */
+static struct dpa_report_row *add_row(struct dpa_report_section *s)
+{
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 16;
+		struct dpa_report_row *v = realloc(s->row, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->row = v;
+		s->cap = cap;
+	}
+	memset(&s->row[s->n], 0, sizeof(s->row[0]));
+	return &s->row[s->n++];
+}
+
+static void add_costs(struct dpa_report_costs *to, const struct dpa_report_costs *c)
+{
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		to->own[m] += c->own[m];
+		to->total[m] += c->total[m];
+	}
+}
+
+static void csd_costs(const struct dpa_deep *d, uint32_t x, struct dpa_report_costs *c)
+{
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		c->own[m] = dpa_own(d->p, x, m);
+		c->total[m] = dpa_deep_csd_total(d, x, m);
+	}
+}
+
+static void pd_costs(const struct dpa_deep *d, uint32_t pd, struct dpa_report_costs *c)
+{
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		c->own[m] = dpa_deep_pd_own(d, pd, m);
+		c->total[m] = dpa_deep_pd_total(d, pd, m);
+	}
+}
+
+static void clique_costs(const struct dpa_deep *d, uint32_t cq, struct dpa_report_costs *c)
+{
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		c->own[m] = dpa_deep_clique_own(d, cq, m);
+		c->total[m] = dpa_deep_clique_total(d, cq, m);
+	}
+}
+
+/* Sort rows by the value the options ask for, largest first; ties by the
+ * row's first id so the order is stable across runs. */
+static int by_value(const void *x, const void *y, void *ctx)
+{
+	const struct dpa_report *r = ctx;
+	const struct dpa_report_row *a = x, *b = y;
+	double va = dpa_report_value(r, a, r->o.sort), vb = dpa_report_value(r, b, r->o.sort);
+
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	if (a->ps != b->ps)
+		return a->ps < b->ps ? -1 : 1;
+	if (a->css != b->css)
+		return a->css < b->css ? -1 : 1;
+	if (a->clique != b->clique)
+		return a->clique < b->clique ? -1 : 1;
+	return a->label && b->label ? strcmp(a->label, b->label) : 0;
+}
+
+/* Sort s by value, then keep the rows that pass the threshold and the limit. */
+static void rank(struct dpa_report *r, struct dpa_report_section *s)
+{
+	uint32_t keep = 0;
+	double min = 0.0;
+
+	qsort_r(s->row, s->n, sizeof(s->row[0]), by_value, r);
+	s->n_before_limit = s->n;
+	if (r->o.threshold > 0.0)
+		min = r->o.threshold / 100.0 * (double)r->program[r->o.sort];
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct dpa_report_row *w = &s->row[i];
+		double v = (double)(r->o.total ? w->c.total[r->o.sort] : w->c.own[r->o.sort]);
+
+		if (r->o.threshold > 0.0 && v < min)
+			break;
+		if (r->o.limit && keep == r->o.limit)
+			break;
+		keep++;
+	}
+	s->n = keep;
+}
+
+/* The procedures named by r->o.name, marked in a calloc'ed array. */
+static bool *mark_procs(struct dpa_report *r, struct dpa_error *err)
+{
+	bool *mark;
+
+	if (dpa_names_find(r->p, r->o.name, &r->procs, &r->n_procs, err) < 0)
+		return NULL;
+	mark = calloc((size_t)r->p->n_ps + 1, sizeof(bool));
+	if (!mark) {
+		oom(r, err);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < r->n_procs; i++)
+		mark[r->procs[i]] = true;
+	return mark;
+}
+
+/* ================================================================
+ * The reports
+ * ================================================================ */
+
+static void ps_costs(const struct dpa_deep *d, uint32_t ps, struct dpa_report_costs *c)
+{
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		c->own[m] = dpa_deep_ps_own(d, ps, m);
+		c->total[m] = dpa_deep_ps_total(d, ps, m);
+	}
+}
+
+/* procedures: one row per procedure that was called (not <root>): ps,
+ * count = its contexts (pds), calls into it. */
+static int top(struct dpa_report *r, struct dpa_error *err)
+{
+	const struct dpa_profile *p = r->p;
+	struct dpa_report_section *s = new_section(r, "procedures");
+	uint32_t *npd = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
+
+	if (!npd)
+		return oom(r, err);
+	for (uint32_t k = 1; k <= p->n_pd; k++)
+		npd[p->pd[k].ps]++;
+	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
+		struct dpa_report_row *w;
+
+		if (!npd[ps])
+			continue;
+		if (!(w = add_row(s))) {
+			free(npd);
+			return oom(r, err);
+		}
+		w->ps = ps;
+		w->count = npd[ps];
+		ps_costs(r->d, ps, &w->c);
+		w->calls = w->c.own[DPA_CALLS];
+	}
+	free(npd);
+	rank(r, s);
+	return 0;
+}
+
+/* The caller ps of pd's busiest call from outside its clique (or any). */
+static uint32_t main_caller(const struct dpa_deep *d, uint32_t pd)
+{
+	const struct dpa_profile *p = d->p;
+	const struct dpa_pd *q = &p->pd[pd];
+	uint32_t best = 0;
+	uint64_t bc = 0;
+	bool best_ext = false;
+
+	for (uint32_t i = 0; i < q->in_n; i++) {
+		uint32_t x = p->in_csd[q->in_first + i];
+		bool ext = !dpa_csd_internal(&d->cl, p, x);
+		uint64_t c = dpa_own(p, x, DPA_CALLS);
+
+		if (!best || (ext && !best_ext) || (ext == best_ext && c > bc)) {
+			best = x;
+			bc = c;
+			best_ext = ext;
+		}
+	}
+	return best ? p->pd[p->csd[best].caller_pd].ps : 0;
+}
+
+struct site_key {
+	uint32_t css, callee_ps, csd;
+};
+
+static int site_key_cmp(const void *x, const void *y)
+{
+	const struct site_key *a = x, *b = y;
+
+	if (a->css != b->css)
+		return a->css < b->css ? -1 : 1;
+	if (a->callee_ps != b->callee_ps)
+		return a->callee_ps < b->callee_ps ? -1 : 1;
+	return a->csd < b->csd ? -1 : a->csd > b->csd;
+}
+
+/* Group the csds keys[0..n) (sorted) by (css, callee ps) into rows of s. */
+static int group_sites(struct dpa_report *r, struct dpa_report_section *s,
+		       const struct site_key *keys, uint32_t n, struct dpa_error *err)
+{
+	const struct dpa_profile *p = r->p;
+	struct dpa_report_row *w = NULL;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct dpa_report_costs c;
+		uint32_t x = keys[i].csd;
+
+		if (!w || w->css != keys[i].css || w->other_ps != keys[i].callee_ps) {
+			if (!(w = add_row(s)))
+				return oom(r, err);
+			w->css = keys[i].css;
+			w->ps = p->css[keys[i].css].caller_ps;
+			w->other_ps = keys[i].callee_ps;
+			w->csd = x;
+			w->internal = true;
+		}
+		csd_costs(r->d, x, &c);
+		add_costs(&w->c, &c);
+		w->calls += c.own[DPA_CALLS];
+		w->count++;
+		if (!dpa_csd_internal(&r->d->cl, p, x))
+			w->internal = false;
+		if (w->count > 1)
+			w->csd = 0;
+	}
+	return 0;
+}
+
+/* proc NAME: self = the procedure(s) summed; "contexts": each pd (pd,
+ * clique, other_ps = its main caller); "call_sites": each (css of the
+ * procedure, callee ps) with the csds through it summed (count = csds). */
+static int proc(struct dpa_report *r, struct dpa_error *err)
+{
+	const struct dpa_profile *p = r->p;
+	struct dpa_report_section *ctx, *sites;
+	struct site_key *keys = NULL;
+	uint32_t nk = 0;
+	bool *mark = mark_procs(r, err);
+
+	if (!mark)
+		return -1;
+	for (uint32_t i = 0; i < r->n_procs; i++) {
+		struct dpa_report_costs c;
+
+		ps_costs(r->d, r->procs[i], &c);
+		add_costs(&r->self.c, &c);
+	}
+	r->self.ps = r->procs[0];
+	r->self.calls = r->self.c.own[DPA_CALLS];
+	ctx = new_section(r, "contexts");
+	for (uint32_t k = 1; k <= p->n_pd; k++) {
+		struct dpa_report_row *w;
+
+		if (!mark[p->pd[k].ps])
+			continue;
+		if (!(w = add_row(ctx)))
+			goto fail;
+		w->pd = k;
+		w->ps = p->pd[k].ps;
+		w->clique = dpa_clique_of(&r->d->cl, k);
+		w->other_ps = main_caller(r->d, k);
+		pd_costs(r->d, k, &w->c);
+		w->calls = w->c.own[DPA_CALLS];
+		r->self.count++;
+	}
+	sites = new_section(r, "call_sites");
+	keys = malloc(((size_t)p->n_csd + 1) * sizeof(*keys));
+	if (!keys)
+		goto fail;
+	for (uint32_t x = 1; x <= p->n_csd; x++)
+		if (mark[p->pd[p->csd[x].caller_pd].ps])
+			keys[nk++] = (struct site_key){ p->csd[x].css, p->pd[p->csd[x].callee_pd].ps, x };
+	qsort(keys, nk, sizeof(keys[0]), site_key_cmp);
+	if (group_sites(r, sites, keys, nk, err) < 0) {
+		free(keys);
+		free(mark);
+		return -1;
+	}
+	free(keys);
+	free(mark);
+	return 0;
+fail:
+	free(mark);
+	return oom(r, err);
+}
+
+/* clique ID: self = the clique; "ancestors": from its primary parent up to
+ * the clique main is in (clique, csd = the primary entry leading down, ps =
+ * its caller's ps, other_ps = its callee's ps, costs the clique's);
+ * "members": pds; "call_sites": every csd out of a member (clique = the
+ * callee's clique; internal or not); "children": the cliques those lead to. */
+static int clique(struct dpa_report *r, struct dpa_error *err)
+{
+	const struct dpa_profile *p = r->p;
+	const struct dpa_cliques *cl = &r->d->cl;
+	struct dpa_report_section *anc, *mem, *sites, *kids;
+	const uint32_t *m;
+	uint32_t c = r->o.id, nm, nent;
+
+	if (c < 1 || c > cl->n) {
+		snprintf(err->msg, sizeof(err->msg), "%s: no clique %u (cliques are 1..%u)", p->path,
+			 c, cl->n);
+		return -1;
+	}
+	r->self.clique = c;
+	clique_costs(r->d, c, &r->self.c);
+	m = dpa_clique_members(cl, c, &nm);
+	r->self.count = nm;
+	r->self.ps = p->pd[m[0]].ps;
+	const uint32_t *ent = dpa_clique_entries(cl, c, &nent);
+	for (uint32_t i = 0; i < nent; i++)
+		r->self.calls += dpa_own(p, ent[i], DPA_CALLS);
+	dpa_recursion_of(r->d, c, r->o.sort, &r->self.rec);
+
+	anc = new_section(r, "ancestors");
+	for (uint32_t below = c, e; (e = dpa_clique_primary_entry(cl, below)) != 0;) {
+		uint32_t up = dpa_clique_of(cl, p->csd[e].caller_pd);
+		struct dpa_report_row *w;
+
+		if (p->pd[p->csd[e].caller_pd].ps == 1)
+			break;  /* the thread's root: the chain ends at main's clique */
+		if (!(w = add_row(anc)))
+			return oom(r, err);
+		w->clique = up;
+		w->csd = e;
+		w->css = p->csd[e].css;
+		w->ps = p->pd[p->csd[e].caller_pd].ps;
+		w->other_ps = p->pd[p->csd[e].callee_pd].ps;
+		clique_costs(r->d, up, &w->c);
+		w->calls = dpa_own(p, e, DPA_CALLS);
+		below = up;
+	}
+
+	mem = new_section(r, "members");
+	sites = new_section(r, "call_sites");
+	kids = new_section(r, "children");
+	for (uint32_t i = 0; i < nm; i++) {
+		const struct dpa_pd *q = &p->pd[m[i]];
+		struct dpa_report_row *w = add_row(mem);
+
+		if (!w)
+			return oom(r, err);
+		w->pd = m[i];
+		w->ps = q->ps;
+		w->clique = c;
+		pd_costs(r->d, m[i], &w->c);
+		w->calls = w->c.own[DPA_CALLS];
+		for (uint32_t k = 0; k < q->out_n; k++) {
+			uint32_t x = p->out_csd[q->out_first + k];
+			uint32_t callee_cq = dpa_clique_of(cl, p->csd[x].callee_pd);
+			struct dpa_report_row *s = add_row(sites), *kid = NULL;
+
+			if (!s)
+				return oom(r, err);
+			s->csd = x;
+			s->css = p->csd[x].css;
+			s->pd = m[i];
+			s->ps = q->ps;
+			s->other_ps = p->pd[p->csd[x].callee_pd].ps;
+			s->clique = callee_cq;
+			s->internal = callee_cq == c;
+			csd_costs(r->d, x, &s->c);
+			s->calls = s->c.own[DPA_CALLS];
+			s->count = 1;
+			if (s->internal)
+				continue;
+			for (uint32_t j = 0; j < kids->n; j++)
+				if (kids->row[j].clique == callee_cq)
+					kid = &kids->row[j];
+			if (!kid) {
+				uint32_t n2;
+
+				if (!(kid = add_row(kids)))
+					return oom(r, err);
+				kid->clique = callee_cq;
+				kid->ps = p->pd[dpa_clique_members(cl, callee_cq, &n2)[0]].ps;
+				clique_costs(r->d, callee_cq, &kid->c);
+			}
+			kid->calls += dpa_own(p, x, DPA_CALLS);
+			kid->count++;
+		}
+	}
+	return 0;
+}
+
+/* site ID: self = the css (ps = its caller, other_ps = its static callee);
+ * "callees": its csds grouped by callee ps (count = contexts). */
+static int site(struct dpa_report *r, struct dpa_error *err)
+{
+	const struct dpa_profile *p = r->p;
+	struct dpa_report_section *s;
+	struct site_key *keys;
+	uint32_t nk = 0, id = r->o.id;
+
+	if (id < 1 || id > p->n_css) {
+		snprintf(err->msg, sizeof(err->msg), "%s: no call site %u (call sites are 1..%u)",
+			 p->path, id, p->n_css);
+		return -1;
+	}
+	r->self.css = id;
+	r->self.ps = p->css[id].caller_ps;
+	r->self.other_ps = p->css[id].callee_ps;
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		r->self.c.own[m] = dpa_deep_css_own(r->d, id, m);
+		r->self.c.total[m] = dpa_deep_css_total(r->d, id, m);
+	}
+	r->self.calls = r->self.c.own[DPA_CALLS];
+	s = new_section(r, "callees");
+	keys = malloc(((size_t)p->n_csd + 1) * sizeof(*keys));
+	if (!keys)
+		return oom(r, err);
+	for (uint32_t x = 1; x <= p->n_csd; x++)
+		if (p->csd[x].css == id) {
+			keys[nk++] = (struct site_key){ id, p->pd[p->csd[x].callee_pd].ps, x };
+			r->self.count++;
+		}
+	qsort(keys, nk, sizeof(keys[0]), site_key_cmp);
+	int rc = group_sites(r, s, keys, nk, err);
+	free(keys);
+	return rc;
+}
+
+/* callers NAME: every csd into a pd of the procedure, grouped by caller
+ * site (css, ps = caller), procedure (ps), file (label) or clique (clique,
+ * ps = its first member's). count = csds; internal if all are. Ranked. */
+static int callers(struct dpa_report *r, struct dpa_error *err)
+{
+	const struct dpa_profile *p = r->p;
+	const struct dpa_cliques *cl = &r->d->cl;
+	struct dpa_report_section *s;
+	bool *mark = mark_procs(r, err);
+	uint32_t *slot = NULL;  /* group key → row index + 1 */
+	uint32_t nslot;
+
+	if (!mark)
+		return -1;
+	for (uint32_t i = 0; i < r->n_procs; i++) {
+		struct dpa_report_costs c;
+
+		ps_costs(r->d, r->procs[i], &c);
+		add_costs(&r->self.c, &c);
+	}
+	r->self.ps = r->procs[0];
+	r->self.calls = r->self.c.own[DPA_CALLS];
+	s = new_section(r, "callers");
+	nslot = (r->o.group == DPA_GROUP_SITE ? p->n_css : r->o.group == DPA_GROUP_CLIQUE ? cl->n
+										     : p->n_ps) + 1;
+	slot = calloc(nslot, sizeof(uint32_t));
+	if (!slot) {
+		free(mark);
+		return oom(r, err);
+	}
+	for (uint32_t x = 1; x <= p->n_csd; x++) {
+		const struct dpa_csd *y = &p->csd[x];
+		uint32_t caller_ps = p->pd[y->caller_pd].ps, key;
+		struct dpa_report_row *w;
+		struct dpa_report_costs c;
+
+		if (!mark[p->pd[y->callee_pd].ps])
+			continue;
+		switch (r->o.group) {
+		case DPA_GROUP_SITE: key = y->css; break;
+		case DPA_GROUP_CLIQUE: key = dpa_clique_of(cl, y->caller_pd); break;
+		case DPA_GROUP_FILE: {
+			const char *f = p->ps[caller_ps].file;
+
+			/* the first ps with the same file stands for it */
+			key = caller_ps;
+			for (uint32_t i = 0; i < s->n; i++) {
+				const char *g = s->row[i].label;
+
+				if ((f && g && !strcmp(f, g)) || (!f && !g)) {
+					key = s->row[i].ps;
+					break;
+				}
+			}
+			break;
+		}
+		default: key = caller_ps; break;
+		}
+		if (slot[key]) {
+			w = &s->row[slot[key] - 1];
+		} else {
+			if (!(w = add_row(s))) {
+				free(slot);
+				free(mark);
+				return oom(r, err);
+			}
+			slot[key] = s->n;
+			w->internal = true;
+			w->ps = caller_ps;
+			switch (r->o.group) {
+			case DPA_GROUP_SITE: w->css = y->css; break;
+			case DPA_GROUP_CLIQUE: w->clique = key; break;
+			case DPA_GROUP_FILE: w->label = p->ps[caller_ps].file; break;
+			default: break;
+			}
+			if (r->o.group == DPA_GROUP_CLIQUE) {
+				uint32_t n2;
+
+				w->ps = p->pd[dpa_clique_members(cl, key, &n2)[0]].ps;
+			}
+		}
+		csd_costs(r->d, x, &c);
+		add_costs(&w->c, &c);
+		w->calls += c.own[DPA_CALLS];
+		w->count++;
+		if (!dpa_csd_internal(cl, p, x))
+			w->internal = false;
+	}
+	free(slot);
+	free(mark);
+	rank(r, s);
+	return 0;
+}
+
+/* recursion: by_type counts every clique but the thread roots; "cliques":
+ * each recursive one (clique, ps = first member, calls = entry calls,
+ * count = members, rec), ranked. */
+static int recursion(struct dpa_report *r, struct dpa_error *err)
+{
+	const struct dpa_profile *p = r->p;
+	const struct dpa_cliques *cl = &r->d->cl;
+	struct dpa_report_section *s = new_section(r, "cliques");
+
+	for (uint32_t c = 1; c <= cl->n; c++) {
+		struct dpa_recursion rec;
+		struct dpa_report_row *w;
+		uint32_t nm;
+		const uint32_t *m = dpa_clique_members(cl, c, &nm);
+
+		if (p->pd[m[0]].ps == 1 && nm == 1)
+			continue;       /* a thread's root */
+		dpa_recursion_of(r->d, c, r->o.sort, &rec);
+		r->by_type[rec.type]++;
+		if (rec.type == DPA_REC_NONE)
+			continue;
+		if (!(w = add_row(s)))
+			return oom(r, err);
+		w->clique = c;
+		w->ps = p->pd[m[0]].ps;
+		w->count = nm;
+		w->rec = rec;
+		clique_costs(r->d, c, &w->c);
+		w->calls = rec.entry_calls;
+	}
+	rank(r, s);
+	return 0;
+}
+
+static int summary(struct dpa_report *r)
+{
+	for (uint32_t c = 1; c <= r->d->cl.n; c++)
+		if (dpa_clique_recursive(&r->d->cl, r->p, c))
+			r->n_recursive++;
+	return 0;
+}
+
+int dpa_report_init(struct dpa_report *r, const struct dpa_deep *d,
+		    const struct dpa_report_opts *o, struct dpa_error *err)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->o = *o;
+	r->d = d;
+	r->p = d->p;
+	for (uint32_t t = 1; t <= r->p->n_thread; t++)
+		for (int m = 0; m < DPA_NMEASURES; m++)
+			r->program[m] += dpa_deep_thread_total(d, t, m);
+	switch (o->kind) {
+	case DPA_REPORT_SUMMARY: rc = summary(r); break;
+	case DPA_REPORT_TOP: rc = top(r, err); break;
+	case DPA_REPORT_PROC: rc = proc(r, err); break;
+	case DPA_REPORT_CLIQUE: rc = clique(r, err); break;
+	case DPA_REPORT_SITE: rc = site(r, err); break;
+	case DPA_REPORT_CALLERS: rc = callers(r, err); break;
+	case DPA_REPORT_RECURSION: rc = recursion(r, err); break;
+	default:
+		snprintf(err->msg, sizeof(err->msg), "%s: unknown report kind %d", r->p->path, o->kind);
+		rc = -1;
+	}
+	if (rc < 0)
+		dpa_report_release(r);
+	return rc;
+}
+
+void dpa_report_release(struct dpa_report *r)
+{
+	for (int i = 0; i < r->n_sec; i++)
+		free(r->sec[i].row);
+	free(r->procs);
+	memset(r, 0, sizeof(*r));
+}

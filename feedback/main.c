@@ -14,8 +14,6 @@
 
 int cmd_progrep(int argc, char **argv);    /* cmd_progrep.c */
 
-int cmd_progrep(int argc, char **argv);    /* cmd_progrep.c */
-
 int cmd_report(int argc, char **argv);   /* cmd_report.c: prints its own --help */
 
 #define DEEPPROF_VERSION "0.1"
@@ -48,7 +46,6 @@ static const struct subcmd subcmds[] = {
 	  "status: 0 success, 2 bad usage or a missing, truncated or corrupt FILE.\n" },
 	{ "merge", cmd_merge, "combine the profiles of several runs of one program", NULL },
 	{ "diff", cmd_diff, "compare two profiles per procedure and per context", NULL },
-	{ "progrep", cmd_progrep, "show the program representation of a plugin build or profile", NULL },
 	{ "progrep", cmd_progrep, "show the program representation of a plugin build or profile", NULL },
 	{ "report", cmd_report, "summary, top procedures, procedure, clique, call site, callers, recursion", NULL },
 };

@@ -318,7 +318,7 @@ static void summary(struct build *b)
 	col(b, "calls", "calls", DPA_UNIT_COUNT, 0);
 	col(b, "cscs", "call sequence counts", DPA_UNIT_COUNT, 0);
 	col(b, "ticks", "time (profiled)", DPA_UNIT_TICKS, 0);
-	col(b, "ticks_count", "ticks", DPA_UNIT_COUNT, 0);
+	col(b, "ticks_count", "ticks", DPA_UNIT_COUNT, DPA_COL_NOJSON);
 	col(b, "ticks_outside", "ticks outside", DPA_UNIT_COUNT, 0);
 	col(b, "ns_per_tick", "time per tick", DPA_UNIT_NS, 0);
 	col(b, "timer_hz", "timer asked (Hz)", DPA_UNIT_PLAIN, 0);
@@ -503,7 +503,7 @@ static void clique(struct build *b)
 	css_cols(b);
 	cost_cols(b, false);
 	ps_cols(b, "caller", "caller");
-	ps_cols(b, "callee", "calls");
+	ps_cols(b, "callee", "callee");
 	for (uint32_t i = 0; i < anc->n; i++) {
 		const struct dpa_report_row *w = &anc->row[i];
 

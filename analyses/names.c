@@ -81,8 +81,8 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 	unsigned n = 0, max = strlen(name) / 3;
 	size_t len;
 
-	if (max < 1)
-		max = 1;
+	if (max < 2)
+		max = 2;
 	for (uint32_t k = 2; k <= p->n_ps; k++) {
 		const char *s = p->ps[k].name;
 		struct cand c;

@@ -367,6 +367,18 @@ fail:
 	return oom(r, err);
 }
 
+/* The calls into clique c from outside it. */
+static uint64_t entry_calls(const struct dpa_cliques *cl, const struct dpa_profile *p, uint32_t c)
+{
+	uint32_t n;
+	const uint32_t *e = dpa_clique_entries(cl, c, &n);
+	uint64_t s = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		s += dpa_own(p, e[i], DPA_CALLS);
+	return s;
+}
+
 /* clique ID: self = the clique; "ancestors": from its primary parent up to
  * the clique main is in (clique, csd = the primary entry leading down, ps =
  * its caller's ps, other_ps = its callee's ps, costs the clique's);
@@ -378,7 +390,7 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 	const struct dpa_cliques *cl = &r->d->cl;
 	struct dpa_report_section *anc, *mem, *sites, *kids;
 	const uint32_t *m;
-	uint32_t c = r->o.id, nm, nent;
+	uint32_t c = r->o.id, nm;
 
 	if (c < 1 || c > cl->n) {
 		snprintf(err->msg, sizeof(err->msg), "%s: no clique %u (cliques are 1..%u)", p->path,
@@ -390,9 +402,7 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 	m = dpa_clique_members(cl, c, &nm);
 	r->self.count = nm;
 	r->self.ps = p->pd[m[0]].ps;
-	const uint32_t *ent = dpa_clique_entries(cl, c, &nent);
-	for (uint32_t i = 0; i < nent; i++)
-		r->self.calls += dpa_own(p, ent[i], DPA_CALLS);
+	r->self.calls = entry_calls(cl, p, c);
 	dpa_recursion_of(r->d, c, r->o.sort, &r->self.rec);
 
 	anc = new_section(r, "ancestors");
@@ -410,7 +420,7 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 		w->ps = p->pd[p->csd[e].caller_pd].ps;
 		w->other_ps = p->pd[p->csd[e].callee_pd].ps;
 		clique_costs(r->d, up, &w->c);
-		w->calls = dpa_own(p, e, DPA_CALLS);
+		w->calls = entry_calls(cl, p, up);
 		below = up;
 	}
 
@@ -525,6 +535,9 @@ static int callers(struct dpa_report *r, struct dpa_error *err)
 	}
 	r->self.ps = r->procs[0];
 	r->self.calls = r->self.c.own[DPA_CALLS];
+	for (uint32_t k = 1; k <= p->n_pd; k++)
+		if (mark[p->pd[k].ps])
+			r->self.count++;
 	s = new_section(r, "callers");
 	nslot = (r->o.group == DPA_GROUP_SITE ? p->n_css : r->o.group == DPA_GROUP_CLIQUE ? cl->n
 										     : p->n_ps) + 1;

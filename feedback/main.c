@@ -15,6 +15,7 @@
 int cmd_progrep(int argc, char **argv);    /* cmd_progrep.c */
 
 int cmd_report(int argc, char **argv);   /* cmd_report.c: prints its own --help */
+int cmd_export(int argc, char **argv);   /* cmd_export.c: prints its own --help */
 
 #define DEEPPROF_VERSION "0.1"
 
@@ -48,6 +49,7 @@ static const struct subcmd subcmds[] = {
 	{ "diff", cmd_diff, "compare two profiles per procedure and per context", NULL },
 	{ "progrep", cmd_progrep, "show the program representation of a plugin build or profile", NULL },
 	{ "report", cmd_report, "summary, top procedures, procedure, clique, call site, callers, recursion", NULL },
+	{ "export", cmd_export, "write a profile as folded stacks, callgrind or speedscope", NULL },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))

@@ -579,5 +579,8 @@ int cmd_progrep(int argc, char **argv)
 	fclose(f);
 	if (!memcmp(magic, "\177ELF", 4))
 		return show_elf(file, json);
-	return show_profile(file, json);
+	/* Deep.data starts with its HEADER, a MessagePack map */
+	if ((magic[0] & 0xf0) == 0x80 || magic[0] == 0xde || magic[0] == 0xdf)
+		return show_profile(file, json);
+	die_plain("%s: neither an ELF file nor a Deep.data file", file);
 }

@@ -16,6 +16,7 @@ static const struct {
 	const char *key;
 	uint8_t unit;
 } shown[] = {
+	{ DPA_CALLS, "calls", DPA_UNIT_COUNT },
 	{ DPA_CSCS, "cscs", DPA_UNIT_COUNT },
 	{ DPA_TICKS, "ticks", DPA_UNIT_TICKS },
 	{ DPA_ALLOCS, "allocs", DPA_UNIT_COUNT },
@@ -222,7 +223,8 @@ static void loc_col(struct build *b)
 	col(b, "location", "location", DPA_UNIT_PLAIN, DPA_COL_LEFT | DPA_COL_NOJSON);
 }
 
-/* Costs: calls, then self_* and total_* of every shown measure (JSON);
+/* Costs: calls (into the node), then self_* and total_* of every shown
+ * measure (JSON);
  * text shows `ranked`: the measures in the mode asked (self or total, per
  * call) and % of the sort measure; else calls, self and total of the sort
  * measure and % of its total. */
@@ -236,6 +238,10 @@ static void cost_cols(struct build *b, bool ranked)
 		enum dpa_measure m = shown[i].m;
 		bool in_text_self = ranked ? !o->total && !o->per_call : m == s;
 		bool in_text_total = ranked ? o->total && !o->per_call : m == s;
+
+		/* the first column already shows the calls into the node */
+		if (m == DPA_CALLS)
+			in_text_self = false;
 
 		col(b, self_keys[m], ranked ? heads[m] : self_heads[m], unit_of(m),
 		    in_text_self ? 0 : DPA_COL_NOTEXT);

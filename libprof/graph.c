@@ -11,18 +11,19 @@
 #include "graph.h"
 
 /* --- private prototypes --- */
-static struct dp_ps *ps_get(uintptr_t fn);
-static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller);
-static struct dp_pd *pd_new(struct dp_thread *t, struct dp_ps *ps);
-static int outer_reserve(struct dp_thread *t, uint32_t idx);
-static int tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c);
 static void pop_nonlocal(struct dp_thread *t);
+static const char *str_copy(const char *s);
+
+#define ps_get(fn)              dp_graph_ps_get((fn), NULL)
+#define css_get(site, caller)   dp_graph_css_get((site), (caller), NULL)
+#define pd_new                  dp_graph_pd_new
+#define outer_reserve           dp_graph_outer_reserve
+#define tab_insert              dp_graph_tab_insert
 
 #define PD_TAB_INIT 4
 
-/* Only the owning thread calls these; the final writer may set DP_STOPPED at the same time. */
-static inline void busy_on(struct dp_thread *t)  { __atomic_fetch_or(&t->h->stop, DP_BUSY, __ATOMIC_RELAXED); }
-static inline void busy_off(struct dp_thread *t) { __atomic_fetch_and(&t->h->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED); }
+#define busy_on  dp_busy_on
+#define busy_off dp_busy_off
 
 static uintptr_t module_base_of(uintptr_t addr)
 {
@@ -66,6 +67,7 @@ struct dp_ps *dp_graph_root_ps(void)
 	if (!ps)
 		return NULL;
 	ps->idx = ++dp_rt.n_ps;
+	ps->kind = DP_PS_SYNTH;
 	ps->name = "<root>";
 	dp_rt.ps_head = dp_rt.ps_tail = ps;
 	return ps;
@@ -79,20 +81,49 @@ static struct dp_ps *ps_find(uintptr_t fn)
 	return NULL;
 }
 
-/* The ps of entry address fn, created if new. NULL when out of memory. */
-static struct dp_ps *ps_get(uintptr_t fn)
+/* A copy of s in the global arena (caller holds dp_rt.lock); NULL for NULL
+ * or when out of memory. Plugin tables may be unmapped (dlclose) before the
+ * profile is written, so nodes keep copies of their strings. */
+static const char *str_copy(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *d = dp_mem_global(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+/*
+ * The ps of key fn, created if new: with init NULL, fn is an entry address
+ * (-finstrument-functions); else the new ps takes init's kind, name, file,
+ * line, site range and tu (strings copied). NULL when out of memory.
+ */
+struct dp_ps *dp_graph_ps_get(uintptr_t fn, const struct dp_ps *init)
 {
 	pthread_mutex_lock(&dp_rt.lock);
 	struct dp_ps *ps = ps_find(fn);
 	pthread_mutex_unlock(&dp_rt.lock);
 	if (ps)
 		return ps;
-	uintptr_t base = module_base_of(fn);    /* outside our lock: dladdr takes the loader's */
+	/* outside our lock: dladdr takes the loader's */
+	uintptr_t base = init && init->kind == DP_PS_EXTERNAL ? 0 : module_base_of(fn);
 	pthread_mutex_lock(&dp_rt.lock);
 	ps = ps_find(fn);
 	if (!ps && (ps = dp_mem_global(sizeof *ps))) {
 		ps->fn = fn;
 		ps->mod_base = base;
+		if (init) {
+			ps->kind = init->kind;
+			ps->name = str_copy(init->name);
+			ps->file = str_copy(init->file);
+			ps->line = init->line;
+			ps->first_css = init->first_css;
+			ps->n_css = init->n_css;
+			ps->tu = init->tu;
+			ps->uninstrumented = init->uninstrumented;
+		}
 		ps->idx = dp_rt.n_ps + 1;
 		uint32_t h = hash_ptr(fn, 0) & dp_rt.ps_hmask;
 		ps->hnext = dp_rt.ps_hash[h];
@@ -116,8 +147,9 @@ static struct dp_css *css_find(uintptr_t site, struct dp_ps *caller)
 	return NULL;
 }
 
-/* The css of (return address site, caller ps), created if new. */
-static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller)
+/* The css of (return address site, caller ps), created if new; with init,
+ * its kind, callee, file, line and col come from init (plugin sites). */
+struct dp_css *dp_graph_css_get(uintptr_t site, struct dp_ps *caller, const struct dp_css *init)
 {
 	pthread_mutex_lock(&dp_rt.lock);
 	struct dp_css *css = css_find(site, caller);
@@ -128,7 +160,9 @@ static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller)
 	 * code that called back (qsort, start_thread); so does any call from
 	 * the root, which has no code of its own. */
 	uint32_t kind = DP_CSS_DYNAMIC;
-	if (caller == dp_rt.root_ps || module_base_of(site) != caller->mod_base)
+	if (init)
+		kind = init->kind;
+	else if (caller == dp_rt.root_ps || module_base_of(site) != caller->mod_base)
 		kind = DP_CSS_CALLBACK;
 	pthread_mutex_lock(&dp_rt.lock);
 	css = css_find(site, caller);
@@ -136,6 +170,12 @@ static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller)
 		css->site = site;
 		css->caller = caller;
 		css->kind = kind;
+		if (init) {
+			css->callee = init->callee;
+			css->file = str_copy(init->file);
+			css->line = init->line;
+			css->col = init->col;
+		}
 		uint32_t h = hash_ptr(site, (uintptr_t)caller) & dp_rt.css_hmask;
 		css->hnext = dp_rt.css_hash[h];
 		dp_rt.css_hash[h] = css;
@@ -155,13 +195,16 @@ static struct dp_css *css_get(uintptr_t site, struct dp_ps *caller)
 
 /* ==== per-thread nodes: pd and csd ======================================== */
 
-/* A new pd of ps in t's graph, linked at the end of t's pd list. */
-static struct dp_pd *pd_new(struct dp_thread *t, struct dp_ps *ps)
+/* A new pd of ps in t's graph, linked at the end of t's pd list; a ps
+ * from a plugin table gets one slot per site. */
+struct dp_pd *dp_graph_pd_new(struct dp_thread *t, struct dp_ps *ps)
 {
-	struct dp_pd *pd = dp_mem_thread(t, sizeof *pd + PD_TAB_INIT * sizeof(struct dp_csd *));
+	struct dp_pd *pd = dp_mem_thread(t, sizeof *pd + (PD_TAB_INIT + ps->n_css) * sizeof(struct dp_csd *));
 	if (!pd)
 		return NULL;
 	pd->tab = (struct dp_csd **)(pd + 1);
+	if (ps->n_css)
+		pd->slot = pd->tab + PD_TAB_INIT;
 	pd->mask = PD_TAB_INIT - 1;
 	pd->ps = ps;
 	if (t->pd_tail)
@@ -174,7 +217,7 @@ static struct dp_pd *pd_new(struct dp_thread *t, struct dp_ps *ps)
 }
 
 /* Make t->h->outer hold index idx. Old arrays are unmapped: only t reads them. */
-static int outer_reserve(struct dp_thread *t, uint32_t idx)
+int dp_graph_outer_reserve(struct dp_thread *t, uint32_t idx)
 {
 	if (likely(idx < t->outer_cap))
 		return 0;
@@ -195,7 +238,7 @@ static int outer_reserve(struct dp_thread *t, uint32_t idx)
 }
 
 /* Put c into pd's table, doubling it when it would be more than half full. */
-static int tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c)
+int dp_graph_tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c)
 {
 	if ((pd->n + 1) * 2 > pd->mask + 1) {
 		uintptr_t nmask = pd->mask * 2 + 1;
@@ -262,12 +305,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	c->caller = pd;
 	if (tab_insert(t, pd, c) < 0)
 		goto fail;
-	if (t->csd_tail)
-		DP_STORE_REL(&t->csd_tail->next, c);
-	else
-		DP_STORE_REL(&t->csd_head, c);
-	t->csd_tail = c;
-	DP_STORE_REL(&t->n_csd, t->n_csd + 1);
+	dp_graph_csd_publish(t, c);
 	busy_off(t);
 	errno = saved_errno;
 	return c;
@@ -276,6 +314,17 @@ fail:
 	busy_off(t);
 	errno = saved_errno;
 	return NULL;
+}
+
+/* Link c, complete with its callee pd, at the end of t's csd list (only t calls this). */
+void dp_graph_csd_publish(struct dp_thread *t, struct dp_csd *c)
+{
+	if (t->csd_tail)
+		DP_STORE_REL(&t->csd_tail->next, c);
+	else
+		DP_STORE_REL(&t->csd_head, c);
+	t->csd_tail = c;
+	DP_STORE_REL(&t->n_csd, t->n_csd + 1);
 }
 
 /* ==== the shadow stack ===================================================== */
@@ -455,14 +504,30 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp,
  * exit() or a fatal signal below them, the final profile). When t is the
  * calling thread the stack is emptied; another thread's stack is only read.
  */
-void dp_graph_unwind_all(struct dp_thread *t)
+void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 {
 	struct dp_frame *lo, *hi;
 	if (!dp_graph_frames(t, &lo, &hi))
 		return;
-	for (struct dp_frame *f = hi; f >= lo; f--)
-		if (f->csd != &t->outside)
-			f->csd->nonlocal++;
+	uint64_t loops = t->loop_ticks ? DP_LOAD(t->loop_ticks) : 0;
+	if (loops) {    /* back-edges since the last hook: the top frame's */
+		hi->csd->loops += loops;
+		*t->loop_ticks = 0;
+	}
+	for (struct dp_frame *f = hi; f >= lo; f--) {
+		struct dp_csd *c = f->csd;
+		/* Plugin frames: a callback on top returned into uninstrumented
+		 * code (no hook sees that), as did a tail call above it. */
+		if (returned && (f->at & DP_FR_PLUGIN) &&
+		    ((f->at & DP_FR_CB) || (f->at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL))) {
+			if (c != &t->outside && c->callee)
+				c->exits++;
+			continue;
+		}
+		returned = false;
+		if (c != &t->outside && c->callee)
+			c->nonlocal++;
+	}
 	if (t == dp_self) {
 		for (struct dp_frame *f = hi; f >= lo; f--)
 			t->h->outer[f->psi] = f->saved;

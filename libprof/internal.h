@@ -35,26 +35,46 @@
  * idx is dense from 1 (1 = the synthetic "<root>") and is also the PS record
  * id in Deep.data; threads index their outermost-activation array with it.
  */
+enum dp_ps_kind {
+	DP_PS_ADDR = 0,             /* -finstrument-functions: fn is the entry address */
+	DP_PS_STATIC = 1,           /* plugin table: fn is its struct dp_ps_static record */
+	DP_PS_EXTERNAL = 2,         /* an uninstrumented callee known by name only (synthetic) */
+	DP_PS_SYNTH = 3,            /* "<root>" */
+};
+
 struct dp_ps {
-	uintptr_t fn;
+	uintptr_t fn;               /* the key: see enum dp_ps_kind */
 	uint32_t idx;
+	uint32_t kind;              /* enum dp_ps_kind */
 	uintptr_t mod_base;         /* dladdr()'s dli_fbase of fn, 0 if unknown */
-	const char *name;           /* synthetic procedures only */
+	const char *name;           /* synthetic, external and static procedures (a copy) */
+	const char *file;           /* static procedures (a copy), else NULL */
+	uint32_t line;
+	uint32_t first_css, n_css;  /* static procedures: the table's site range; pds of
+	                               this ps get n_css slots (plugin.c) */
+	const void *tu;             /* static procedures: the struct dp_tu of the table */
+	bool uninstrumented;        /* calls into it never see an enter hook (external, or
+	                               an indirect target that was not entered) */
 	struct dp_ps *hnext;        /* hash chain (under dp_rt.lock) */
 	struct dp_ps *next;         /* creation-order list, published with release stores */
 };
 
-enum dp_css_kind {
+enum dp_site_kind {   /* Deep.data CSS kinds (deepprof-abi.h uses the same numbers) */
 	DP_CSS_DYNAMIC = 0, DP_CSS_NORMAL = 1, DP_CSS_INDIRECT = 2,
 	DP_CSS_EXTERNAL = 3, DP_CSS_CALLBACK = 4,
 };
 
-/* css: one per (return address, caller ps). Global, like ps. id is assigned by the writer. */
+/* css: one per (return address, caller ps), or in plugin builds per (address
+ * of the site's struct dp_css_static, caller ps). Global, like ps. id is
+ * assigned by the writer. callee, file, line, col: plugin sites only. */
 struct dp_css {
 	uintptr_t site;
 	struct dp_ps *caller;
-	uint32_t kind;              /* enum dp_css_kind */
+	uint32_t kind;              /* enum dp_site_kind */
 	uint32_t id;
+	struct dp_ps *callee;       /* the static callee, or NULL */
+	const char *file;           /* a copy, or NULL */
+	uint32_t line, col;
 	struct dp_css *hnext;
 	struct dp_css *next;
 };
@@ -80,9 +100,15 @@ struct dp_csd {
 	uint32_t id;                /* assigned by the writer */
 	uint32_t guess;             /* off is a guess: fn's return address was not found */
 	uint64_t exits, nonlocal, ticks, allocs, bytes;
+	uint64_t loops;             /* back-edge ticks while current (plugin builds) */
 	struct dp_css *css;
 	struct dp_pd *caller;
 	struct dp_csd *next;        /* the thread's csd list, creation order */
+	/* plugin builds (plugin.c): callee is NULL until the first enter binds it
+	 * (the csd is published on the thread's list only then); an indirect
+	 * site's csds, one per target fn, are chained from thead by tnext. */
+	struct dp_csd *thead, *tnext;
+	uintptr_t frflags;          /* the `at` word of a frame pushed for a call through it */
 };
 
 /*
@@ -97,6 +123,8 @@ struct dp_pd {
 	uint32_t id;                /* assigned by the writer */
 	struct dp_ps *ps;
 	struct dp_pd *next;         /* the thread's pd list, creation order */
+	struct dp_csd **slot;       /* plugin builds: ps->n_css slots, the csd of each site
+	                               (an indirect site's: the last target's) */
 };
 
 /*
@@ -117,7 +145,26 @@ struct dp_frame {
 	uint32_t off;               /* fn's frame offset: sp = the hook's stack pointer + off */
 	struct dp_csd **tab;        /* pd's table and mask, cached for the next call's lookup; */
 	uintptr_t mask;             /* may be stale after growth: then the slow path finds the csd */
-	uintptr_t at;               /* where the enter hook was called from (its return address) */
+	uintptr_t at;               /* -finstrument-functions frames: where the enter hook was
+	                               called from (its return address, never with bit 63 set);
+	                               plugin frames: DP_FR_PLUGIN | enum dp_fr_flags */
+};
+
+/*
+ * Plugin frames (plugin.c). A frame is pushed by dp_abi_call for the call
+ * of a site (fn = the address of the site's struct dp_css_static, sp = the
+ * caller's stack pointer, PENDING until the callee's dp_abi_enter binds it;
+ * a call into uninstrumented code stays PENDING until its return), or by
+ * dp_abi_enter for a callback (CB: entered with no matching call pending;
+ * fn = 0, sp = the callee's own stack pointer + 1, ended by the next hook
+ * from a frame at or above it, since v1 has no function exit hook).
+ */
+#define DP_FR_PLUGIN (1ull << 63)
+enum dp_fr_flags {
+	DP_FR_PENDING = 1,          /* call made, callee not entered (yet, or never: uninstrumented) */
+	DP_FR_CB = 2,               /* a callback activation */
+	DP_FR_TAIL = 4,             /* the site is DP_CSS_TAIL: no return hook follows */
+	DP_FR_NORET = 8,            /* the site is DP_CSS_NORETURN */
 };
 
 /* Bits of dp_thread.stop: every reason for a hook to leave the fast path. */
@@ -155,6 +202,7 @@ struct dp_thread {
 	size_t stack_cap;           /* capacity, so a reader on another thread sees a consistent pair */
 	struct dp_csd outside;      /* sink for costs with no activation current */
 	uint64_t lost;              /* events dropped (out of memory, re-entry) */
+	uint64_t *loop_ticks;       /* the thread's dp_loop_ticks (plugin.c), charged at its end */
 	struct dp_pd *root;
 	struct dp_pd *pd_head, *pd_tail;
 	struct dp_csd *csd_head, *csd_tail;
@@ -200,9 +248,13 @@ struct dp_runtime {
 	pthread_key_t key;
 	uint32_t stopped;           /* set once the final profile is written */
 	uint32_t final_done;
+	uint32_t clock_loops;       /* a registered plugin TU ticks back-edges: clock "calls+loops" */
+	uint32_t normal_end;        /* the final write runs at a normal process end (main returned
+	                               or exit()), not from a fatal signal */
 };
 
 extern struct dp_runtime dp_rt;
+extern __thread uint64_t dp_loop_ticks __attribute__((tls_model("initial-exec")));  /* plugin.c */
 extern __thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec")));
 #define dp_self (dp_hot.t)
 
@@ -213,6 +265,10 @@ void *dp_mem_map(size_t size);
 void *dp_mem_thread(struct dp_thread *t, size_t size);
 void *dp_mem_global(size_t size);       /* caller holds dp_rt.lock */
 
+/* Only the owning thread calls these; the final writer may set DP_STOPPED at the same time. */
+static inline void dp_busy_on(struct dp_thread *t)  { __atomic_fetch_or(&t->h->stop, DP_BUSY, __ATOMIC_RELAXED); }
+static inline void dp_busy_off(struct dp_thread *t) { __atomic_fetch_and(&t->h->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED); }
+
 /* graph.c: the core, independent of how sites and functions are named. */
 struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site,
 				 uint32_t off);
@@ -221,7 +277,18 @@ void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool ta
 int dp_graph_grow_stack(struct dp_thread *t);
 void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c,
 		     struct dp_pd *saved, uintptr_t at);
-void dp_graph_unwind_all(struct dp_thread *t);  /* count every frame still on t's stack as a non-local exit */
+/* Count every frame still on t's stack as a non-local exit; with returned
+ * (t ended normally: its start routine or main returned), plugin callback
+ * frames on top, and pending tail calls above them, count as exits. */
+void dp_graph_unwind_all(struct dp_thread *t, bool returned);
+/* Node makers shared with plugin.c. ps/css: found by key or made from
+ * *init (strings copied); NULL when out of memory. */
+struct dp_ps *dp_graph_ps_get(uintptr_t key, const struct dp_ps *init);
+struct dp_css *dp_graph_css_get(uintptr_t site, struct dp_ps *caller, const struct dp_css *init);
+struct dp_pd *dp_graph_pd_new(struct dp_thread *t, struct dp_ps *ps);
+int dp_graph_outer_reserve(struct dp_thread *t, uint32_t idx);
+int dp_graph_tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c);
+void dp_graph_csd_publish(struct dp_thread *t, struct dp_csd *c);
 bool dp_graph_frames(struct dp_thread *t, struct dp_frame **lo, struct dp_frame **hi);
 struct dp_ps *dp_graph_root_ps(void);
 

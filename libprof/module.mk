@@ -5,7 +5,7 @@ LIBPROF_SRCS := $(wildcard libprof/*.c)
 LIBPROF_OBJS := $(patsubst libprof/%.c,$(OBJ_DIR)/libprof/%.o,$(LIBPROF_SRCS))
 LIBPROF_PICS := $(patsubst libprof/%.c,$(OBJ_DIR)/libprof/pic/%.o,$(LIBPROF_SRCS))
 LIBPROF_CFLAGS := $(CFLAGS_COMMON) $(SAN_PROF) -fvisibility=hidden -fno-builtin \
-	-fno-omit-frame-pointer -ftls-model=initial-exec \
+	-fno-omit-frame-pointer -ftls-model=initial-exec -Icompiler-plugins \
 	$(shell pkg-config --cflags msgpack 2>/dev/null)
 # Nothing beyond libc: msgpack-c's packer is header-only (static inline).
 LIBPROF_LIBS_PRIVATE := -lpthread

@@ -158,6 +158,7 @@ __attribute__((destructor(101)))
 static void dp_dtor(void)
 {
 	int saved_errno = errno;
+	dp_rt.normal_end = 1;
 	dp_write_profile(NULL, true);
 	errno = saved_errno;
 }
@@ -201,6 +202,7 @@ struct dp_thread *dp_thread_init(void)
 		return NULL;
 	}
 	t->h = &dp_hot;
+	t->loop_ticks = &dp_loop_ticks;
 	t->stack = stack;
 	t->stack_cap = STACK_INIT;
 	t->h->stack_last = stack + STACK_INIT - 1;
@@ -273,7 +275,7 @@ uint64_t dp_thread_cpu_ns(struct dp_thread *t)
 void dp_thread_end(struct dp_thread *t)
 {
 	__atomic_fetch_or(&t->h->stop, DP_BUSY, __ATOMIC_RELAXED);
-	dp_graph_unwind_all(t);
+	dp_graph_unwind_all(t, true);
 	dp_timer_stop(t);
 	t->cpu_ns_end = dp_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	DP_STORE_REL(&t->exited, true);
@@ -332,7 +334,7 @@ static void fork_child(void)
 		uint32_t n = t->n_csd;
 		struct dp_csd *c = t->csd_head;
 		for (uint32_t i = 0; i < n && c; i++, c = c->next)
-			c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = 0;
+			c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = c->loops = 0;
 		memset(&t->outside, 0, sizeof t->outside);
 		for (struct dp_frame *f = t->h->top; f > t->stack; f--)
 			f->csd = &t->outside;

@@ -45,7 +45,7 @@ static struct {
 
 /* Per-csd and per-thread counters, copied once so the header's sums and the
  * records agree even while other threads keep counting. */
-struct csd_snap { uint64_t calls, exits, nonlocal, ticks, allocs, bytes; };
+struct csd_snap { uint64_t calls, exits, nonlocal, ticks, allocs, bytes, loops; };
 struct thr_snap { uint64_t cpu_ns, ticks, ticks_out, allocs_out, bytes_out; bool exited; };
 
 /* ==== output =============================================================== */
@@ -240,7 +240,7 @@ void dp_write_reset_child(void)
 
 static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, double ns_per_tick)
 {
-	enum { T_CPU, T_TICKS, T_TOUT, T_CALLS, T_ALLOCS, T_BYTES, T_AOUT, T_BOUT, T_MEM, T_LOST };
+	enum { T_CPU, T_TICKS, T_TOUT, T_CALLS, T_ALLOCS, T_BYTES, T_AOUT, T_BOUT, T_MEM, T_LOST, T_LOOPS };
 	msgpack_pack_map(pk, 25);
 	pack_key(pk, "magic");       pack_cstr(pk, "deepprof");
 	pack_key(pk, "version");     msgpack_pack_uint64(pk, 1);
@@ -262,14 +262,14 @@ static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, dou
 	pack_key(pk, "start_ns");    msgpack_pack_uint64(pk, dp_rt.start_ns);
 	uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
 	pack_key(pk, "wall_ns");     msgpack_pack_uint64(pk, now > dp_rt.start_mono_ns ? now - dp_rt.start_mono_ns : 0);
-	pack_key(pk, "clock");       pack_cstr(pk, "calls");
+	pack_key(pk, "clock");       pack_cstr(pk, DP_LOAD(&dp_rt.clock_loops) ? "calls+loops" : "calls");
 	pack_key(pk, "timer_hz");    msgpack_pack_uint64(pk, dp_rt.timer_hz);
 	pack_key(pk, "cpu_ns");      msgpack_pack_uint64(pk, tot[T_CPU]);
 	pack_key(pk, "ticks");       msgpack_pack_uint64(pk, tot[T_TICKS]);
 	pack_key(pk, "ticks_outside"); msgpack_pack_uint64(pk, tot[T_TOUT]);
 	pack_key(pk, "ns_per_tick"); msgpack_pack_double(pk, ns_per_tick);
 	pack_key(pk, "calls");       msgpack_pack_uint64(pk, tot[T_CALLS]);
-	pack_key(pk, "cscs");        msgpack_pack_uint64(pk, tot[T_CALLS]);
+	pack_key(pk, "cscs");        msgpack_pack_uint64(pk, tot[T_CALLS] + tot[T_LOOPS]);
 	pack_key(pk, "allocs");      msgpack_pack_uint64(pk, tot[T_ALLOCS]);
 	pack_key(pk, "bytes");       msgpack_pack_uint64(pk, tot[T_BYTES]);
 	pack_key(pk, "allocs_outside"); msgpack_pack_uint64(pk, tot[T_AOUT]);
@@ -309,7 +309,7 @@ int dp_write_profile(const char *path, bool final)
 				__atomic_fetch_or(&t->h->stop, DP_STOPPED, __ATOMIC_RELAXED);
 		for (struct dp_thread *t = DP_LOAD_ACQ(&dp_rt.threads); t; t = DP_LOAD_ACQ(&t->next))
 			if (!DP_LOAD_ACQ(&t->exited))
-				dp_graph_unwind_all(t);
+				dp_graph_unwind_all(t, t == me && DP_LOAD(&dp_rt.normal_end));
 	}
 	if (resolve_path(dst, sizeof dst, path) < 0) {
 		dp_log("output file name too long:", dst, NULL);
@@ -352,7 +352,7 @@ int dp_write_profile(const char *path, bool final)
 	struct thr_snap *ts = (struct thr_snap *)(cs + n_csd);
 
 	/* Ids and totals. */
-	uint64_t tot[10] = { 0 };
+	uint64_t tot[11] = { 0 };
 	uint32_t pd_id = 0, csd_id = 0, css_id = 0;
 	{
 		uint32_t id = 0;
@@ -379,6 +379,8 @@ int dp_write_profile(const char *path, bool final)
 				thr_ticks += s->ticks;
 				s->allocs = DP_LOAD(&c->allocs);
 				s->bytes = DP_LOAD(&c->bytes);
+				s->loops = DP_LOAD(&c->loops);
+				tot[10] += s->loops;
 				tot[3] += s->calls;
 				tot[4] += s->allocs;
 				tot[5] += s->bytes;
@@ -452,15 +454,18 @@ int dp_write_profile(const char *path, bool final)
 		struct dp_ps *ps = DP_LOAD_ACQ(&dp_rt.ps_head);
 		for (uint32_t i = 0; i < n_ps && ps; i++, ps = DP_LOAD_ACQ(&ps->next)) {
 			uint64_t off = 0;
-			uint32_t mod = ps->name ? 0 : module_of(ps->fn, &off);
+			/* synthetic ones (<root>, uninstrumented callees known by
+			 * name) have module 0; a plugin ps is at its table record */
+			bool synth = ps->kind == DP_PS_SYNTH || ps->kind == DP_PS_EXTERNAL;
+			uint32_t mod = synth ? 0 : module_of(ps->fn, &off);
 			msgpack_pack_array(&pk, 7);
 			msgpack_pack_uint64(&pk, 2);
 			msgpack_pack_uint64(&pk, ps->idx);
 			msgpack_pack_uint64(&pk, mod);
-			msgpack_pack_uint64(&pk, off);
+			msgpack_pack_uint64(&pk, synth ? 0 : off);
 			pack_cstr(&pk, ps->name ? ps->name : mod ? NULL : "<unknown>");
-			msgpack_pack_nil(&pk);
-			msgpack_pack_uint64(&pk, 0);
+			pack_cstr(&pk, ps->file);
+			msgpack_pack_uint64(&pk, ps->line);
 		}
 	}
 	{
@@ -475,10 +480,10 @@ int dp_write_profile(const char *path, bool final)
 			msgpack_pack_uint64(&pk, mod);
 			msgpack_pack_uint64(&pk, off);
 			msgpack_pack_uint64(&pk, c->kind);
-			msgpack_pack_uint64(&pk, 0);
-			msgpack_pack_nil(&pk);
-			msgpack_pack_uint64(&pk, 0);
-			msgpack_pack_uint64(&pk, 0);
+			msgpack_pack_uint64(&pk, c->callee ? c->callee->idx : 0);
+			pack_cstr(&pk, c->file);
+			msgpack_pack_uint64(&pk, c->line);
+			msgpack_pack_uint64(&pk, c->col);
 		}
 	}
 	{
@@ -507,7 +512,7 @@ int dp_write_profile(const char *path, bool final)
 				msgpack_pack_uint64(&pk, s->calls);
 				msgpack_pack_uint64(&pk, s->exits);
 				msgpack_pack_uint64(&pk, s->nonlocal);
-				msgpack_pack_uint64(&pk, s->calls);
+				msgpack_pack_uint64(&pk, s->calls + s->loops);
 				msgpack_pack_uint64(&pk, s->ticks);
 				msgpack_pack_uint64(&pk, s->allocs);
 				msgpack_pack_uint64(&pk, s->bytes);

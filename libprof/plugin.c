@@ -1,0 +1,642 @@
+/*
+ * plugin.c — the deepprof GCC plugin's ABI v1 (compiler-plugins/deepprof-abi.h,
+ * schemas/plugin-abi.md): TU registration, the enter/call/return hooks and
+ * back-edge ticks, on the same graph as the -finstrument-functions route.
+ * Part of deepprof's libprof. MIT licence.
+ *
+ * How the plugin's hooks map onto the graph (internal.h, "Plugin frames"):
+ * dp_abi_call pushes a frame for the call, with the csd of (current pd,
+ * site) found in the pd's slot array by the site's index; the callee's
+ * dp_abi_enter only marks it entered (binding the csd to the callee's pd
+ * the first time: recursion folding happens there); dp_abi_return pops it.
+ * A call into uninstrumented code (libc) keeps its frame until it returns,
+ * so its time, allocations and the callbacks it makes are that csd's. A
+ * call in tail position has no return hook: when its callee is entered, the
+ * callee's frame replaces the caller's (which counts its exit then), so a
+ * tail recursion 10^7 deep keeps one frame. Callbacks (an enter with no
+ * call pending for it) have no exit hook either: the next hook from a
+ * frame at or above theirs ends them, as an exit.
+ */
+#include <errno.h>
+#include <string.h>
+#include "graph.h"
+#include "deepprof-abi.h"
+
+_Static_assert(sizeof(struct dp_css_static) == 48, "dp_css_static layout");
+_Static_assert(sizeof(struct dp_tu) == 80, "dp_tu layout");
+
+/*
+ * Back-edge ticks not yet charged (deepprof-abi.h): incremented inline by
+ * instrumented code, charged to the current csd and zeroed by every hook.
+ * The timer does not charge them: the csd current at a tick is also the one
+ * current at the next hook, so charging there gives the same counts and
+ * never races with an interrupted increment.
+ */
+DP_EXPORT __thread uint64_t dp_loop_ticks;
+
+/* tu->runtime[] slots (the plugin leaves them zero). TU_PS: struct dp_ps *[n_ps]
+ * (filled lazily, release stores); TU_CSS: struct dp_css *[n_css], the css of
+ * each site from its static caller (under dp_rt.lock). */
+enum { TU_PS = 0, TU_CSS = 1 };
+
+/* --- private prototypes --- */
+static struct dp_ps **tu_map(struct dp_tu *tu);
+static struct dp_ps *static_ps(struct dp_tu *tu, uint32_t i);
+static struct dp_ps *external_ps(const char *name);
+static struct dp_css *site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *caller);
+static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps);
+static int bind_uninstrumented(struct dp_thread *t, struct dp_csd *c);
+static void pop_stale(struct dp_thread *t);
+static void settle(struct dp_hot *h);
+DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp);
+DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uintptr_t sp);
+DP_COLD static void return_slow(struct dp_tu *tu, uint32_t site, uintptr_t sp);
+
+#define BARRIER() __asm__ volatile("" ::: "memory")
+
+/* ==== registration ========================================================= */
+
+/* The TU's ps array, made at its first registration or hook. NULL when out of memory. */
+static struct dp_ps **tu_map(struct dp_tu *tu)
+{
+	struct dp_ps **map = DP_LOAD_ACQ((struct dp_ps ***)&tu->runtime[TU_PS]);
+	if (likely(map))
+		return map;
+	pthread_mutex_lock(&dp_rt.lock);
+	map = (struct dp_ps **)tu->runtime[TU_PS];
+	if (!map) {
+		struct dp_css **css = dp_mem_global((tu->n_css + 1) * sizeof *css);
+		map = css ? dp_mem_global((tu->n_ps + 1) * sizeof *map) : NULL;
+		if (map) {
+			tu->runtime[TU_CSS] = css;
+			DP_STORE_REL(&tu->runtime[TU_PS], (void *)map);
+		}
+	}
+	pthread_mutex_unlock(&dp_rt.lock);
+	return map;
+}
+
+/* May run before the runtime's own constructor: takes nothing but the
+ * statically initialised lock and the global arena. */
+DP_EXPORT void dp_register_tu(struct dp_tu *tu)
+{
+	int saved_errno = errno;
+	if (tu->abi_version != 1) {
+		if (!tu->runtime[2]) {
+			tu->runtime[2] = (void *)1;
+			DP_ADD(&dp_rt.lost, 1);
+			dp_log(tu->file ? tu->file : "?", ": compiled for a plugin ABI this libprof does not implement",
+			       "(rebuild with --deepprof-arg=abi=1)");
+		}
+		errno = saved_errno;
+		return;
+	}
+	if (tu->flags & DP_TU_BACKEDGES)
+		DP_STORE_REL(&dp_rt.clock_loops, 1);
+	tu_map(tu);
+	errno = saved_errno;
+}
+
+/* The nodes made from the table keep copies of its strings, so nothing is
+ * left to do when it goes away. */
+DP_EXPORT void dp_unregister_tu(struct dp_tu *tu)
+{
+	(void)tu;
+}
+
+/* ==== static nodes ========================================================= */
+
+/* The ps of function i of tu, made if new. NULL when out of memory. */
+static struct dp_ps *static_ps(struct dp_tu *tu, uint32_t i)
+{
+	struct dp_ps **map = tu_map(tu);
+	if (!map || i >= tu->n_ps)
+		return NULL;
+	struct dp_ps *ps = DP_LOAD_ACQ(&map[i]);
+	if (ps)
+		return ps;
+	const struct dp_ps_static *s = &tu->ps[i];
+	struct dp_ps init = {
+		.kind = DP_PS_STATIC, .name = s->name, .file = s->file, .line = s->line,
+		.first_css = s->first_css, .n_css = s->n_css, .tu = tu,
+	};
+	ps = dp_graph_ps_get((uintptr_t)s, &init);
+	if (ps)
+		DP_STORE_REL(&map[i], ps);
+	return ps;
+}
+
+/* The synthetic ps of an uninstrumented callee known by name: one per name,
+ * keyed by a hash with bit 63 set (no code address has it). */
+static struct dp_ps *external_ps(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const char *p = name ? name : "?"; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	struct dp_ps init = { .kind = DP_PS_EXTERNAL, .name = name ? name : "?", .uninstrumented = true };
+	return dp_graph_ps_get((uintptr_t)(h | (1ull << 63)), &init);
+}
+
+/* The css of site of tu called from caller (the site's static caller but for
+ * calls=surviving builds), made if new. NULL when out of memory. */
+static struct dp_css *site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *caller)
+{
+	const struct dp_css_static *s = &tu->css[site];
+	struct dp_css **cache = tu->runtime[TU_CSS];
+	bool own = caller->fn == (uintptr_t)&tu->ps[s->caller];
+	if (own && cache && DP_LOAD_ACQ(&cache[site]))
+		return cache[site];
+	struct dp_css init = { .kind = s->kind, .file = s->file, .line = s->line, .col = s->col };
+	if (s->callee_ps)
+		init.callee = static_ps(tu, s->callee_ps - 1);
+	else if (s->kind == DP_CSS_KIND_EXTERNAL)
+		init.callee = external_ps(s->callee);
+	if ((s->callee_ps || s->kind == DP_CSS_KIND_EXTERNAL) && !init.callee)
+		return NULL;
+	struct dp_css *css = dp_graph_css_get((uintptr_t)s, caller, &init);
+	if (css && own && cache)
+		DP_STORE_REL(&cache[site], css);
+	return css;
+}
+
+/* ==== per-thread nodes ===================================================== */
+
+/* Bind csd c to callee ps: the outermost activation of ps on this thread if
+ * there is one (recursion folding), else a new pd; then publish c. */
+static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
+{
+	if (dp_graph_outer_reserve(t, ps->idx) < 0)
+		return -1;
+	struct dp_pd *callee = t->h->outer[ps->idx];
+	if (!callee && !(callee = dp_graph_pd_new(t, ps)))
+		return -1;
+	c->psi = ps->idx;
+	c->callee = callee;
+	dp_graph_csd_publish(t, c);
+	return 0;
+}
+
+/* Bind c, whose call returned (or was left) without entering instrumented
+ * code, to its uninstrumented callee: by name for a direct call, by target
+ * address for an indirect one. */
+static int bind_uninstrumented(struct dp_thread *t, struct dp_csd *c)
+{
+	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
+	struct dp_ps *ps;
+	if (c->fn) {
+		struct dp_ps init = { .kind = DP_PS_ADDR, .uninstrumented = true };
+		ps = dp_graph_ps_get(c->fn, &init);
+	} else {
+		ps = external_ps(s->callee);
+	}
+	return ps ? bind(t, c, ps) : -1;
+}
+
+/*
+ * The csd of (pd, site, fn) for a call of site of tu: from pd's slot (a
+ * site of pd's own procedure) or pd's hash table (a site of a function
+ * inlined into it, calls=surviving), made if new. NULL when out of memory.
+ */
+static struct dp_csd *site_csd(struct dp_thread *t, struct dp_pd *pd, struct dp_tu *tu, uint32_t site,
+			       uintptr_t fn)
+{
+	struct dp_ps *p = pd->ps;
+	uintptr_t key = (uintptr_t)&tu->css[site];
+	uint32_t i = site - p->first_css;
+	bool slotted = p->tu == tu && i < p->n_css;
+	struct dp_csd *c, *head = NULL;
+	if (slotted) {
+		head = pd->slot[i];
+		if (head)
+			for (c = head->thead; c; c = c->tnext)
+				if (c->fn == fn) {
+					pd->slot[i] = c;        /* the last target first */
+					return c;
+				}
+	} else {
+		uintptr_t j = dp_hash(key, fn) & pd->mask;
+		while ((c = pd->tab[j])) {
+			if (c->site == key && c->fn == fn)
+				return c;
+			j = (j + 1) & pd->mask;
+		}
+	}
+	const struct dp_css_static *s = &tu->css[site];
+	struct dp_css *css = site_css(tu, site, p);
+	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
+		return NULL;
+	c->site = key;
+	c->fn = fn;
+	c->css = css;
+	c->caller = pd;
+	c->frflags = DP_FR_PLUGIN | DP_FR_PENDING | (s->flags & DP_CSS_TAIL ? DP_FR_TAIL : 0) |
+		     (s->flags & DP_CSS_NORETURN ? DP_FR_NORET : 0);
+	if (css->callee && bind(t, c, css->callee) < 0)
+		return NULL;
+	if (slotted) {
+		if (head) {
+			c->thead = head->thead;
+			c->tnext = head->thead->tnext;
+			head->thead->tnext = c;
+		} else {
+			c->thead = c;
+		}
+		pd->slot[i] = c;
+	} else if (dp_graph_tab_insert(t, pd, c) < 0) {
+		return NULL;
+	}
+	return c;
+}
+
+/* The callback csd of (parent, ps): entered from uninstrumented code. */
+static struct dp_csd *callback_csd(struct dp_thread *t, struct dp_pd *parent, struct dp_ps *ps)
+{
+	uintptr_t key = ps->fn;
+	uintptr_t j = dp_hash(key, 0) & parent->mask;
+	struct dp_csd *c;
+	while ((c = parent->tab[j])) {
+		if (c->site == key && c->fn == 0)
+			return c;
+		j = (j + 1) & parent->mask;
+	}
+	struct dp_css init = { .kind = DP_CSS_CALLBACK, .callee = ps };
+	struct dp_css *css = dp_graph_css_get(key, parent->ps, &init);
+	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
+		return NULL;
+	c->site = key;
+	c->css = css;
+	c->caller = parent;
+	c->frflags = DP_FR_PLUGIN | DP_FR_CB;
+	if (dp_graph_tab_insert(t, parent, c) < 0 || bind(t, c, ps) < 0)
+		return NULL;
+	return c;
+}
+
+/* ==== the shadow stack ===================================================== */
+
+/* Charge the back-edge ticks counted since the last hook to the current csd. */
+static inline void settle(struct dp_hot *h)
+{
+	uint64_t n = dp_loop_ticks;
+	if (n && h->top) {
+		dp_loop_ticks = 0;
+		h->top->csd->loops += n;
+	}
+}
+
+/* A popped frame's call returned (a callback, which has no exit hook, or a
+ * call in tail position into uninstrumented code) or was left without
+ * returning (everything else). */
+static inline bool ended_by_return(uintptr_t at)
+{
+	return (at & DP_FR_CB) || (at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL);
+}
+
+/* Pop the top frame, which a hook from a shallower frame shows has ended. */
+static void pop_stale(struct dp_thread *t)
+{
+	struct dp_frame *f = t->h->top;
+	struct dp_csd *c = f->csd;
+	uintptr_t at = f->at;
+	t->h->outer[f->psi] = f->saved;
+	t->h->top = f - 1;
+	BARRIER();
+	if (c == &t->outside)
+		return;
+	if (!c->callee && bind_uninstrumented(t, c) < 0) {
+		t->lost++;
+		return;
+	}
+	if (ended_by_return(at))
+		c->exits++;
+	else
+		c->nonlocal++;
+}
+
+/* Push a frame for a call through c (top is f, not the last slot). */
+static inline __attribute__((always_inline))
+void push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c, uintptr_t at)
+{
+	struct dp_pd *callee = c->callee;
+	uint32_t psi = c->psi;          /* 0 while unbound: outer[0] is never used */
+	struct dp_pd *old = h->outer[psi];
+	h->outer[psi] = old ? old : callee;
+	h->clock++;
+	f[1].sp = sp;                   /* first: a signal handler's push overwrites it */
+	BARRIER();
+	f[1].fn = fn;
+	f[1].csd = c;
+	f[1].pd = callee;
+	f[1].saved = old;
+	f[1].psi = psi;
+	f[1].at = at;
+	BARRIER();
+	h->top = f + 1;
+	BARRIER();
+	if (unlikely(f[1].sp != sp)) { /* a handler's callback frame took the slot: ours wins */
+		f[1].sp = sp;
+		f[1].fn = fn;
+		f[1].csd = c;
+		f[1].pd = callee;
+		f[1].saved = old;
+		f[1].psi = psi;
+		f[1].at = at;
+		if (h->t)
+			h->t->lost++;
+	}
+}
+
+/* Whether entering ps is the call pending in frame f (its csd c). */
+static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
+{
+	if (c->callee)
+		return c->callee->ps == ps;
+	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
+	if (s->kind == DP_CSS_KIND_INDIRECT)
+		return true;
+	return s->callee && ps->name && strcmp(s->callee, ps->name) == 0;
+}
+
+/*
+ * The callee f's pending call was for is entered by a call in tail
+ * position: its frame replaces the caller's, whose activation is over (it
+ * counts an exit now). The new frame keeps the caller's place: the return
+ * hook that would have ended the caller ends it.
+ */
+static void tail_replace(struct dp_thread *t, struct dp_frame *p, uintptr_t sp)
+{
+	struct dp_hot *h = t->h;
+	struct dp_frame *a = p - 1;
+	if (a == t->stack) {
+		p->at &= ~(uintptr_t)DP_FR_PENDING;
+		return;
+	}
+	struct dp_csd *c = p->csd, *ac = a->csd;
+	h->outer[p->psi] = p->saved;
+	h->outer[a->psi] = a->saved;
+	struct dp_pd *old = h->outer[c->psi];
+	h->outer[c->psi] = old ? old : c->callee;
+	if ((a->at & DP_FR_CB) && a->sp <= sp)
+		a->sp = sp + 1;         /* a callback's bound is its own stack pointer */
+	a->csd = c;
+	a->pd = c->callee;
+	a->saved = old;
+	a->psi = c->psi;
+	a->at = DP_FR_PLUGIN | (a->at & DP_FR_CB);
+	BARRIER();
+	h->top = a;
+	BARRIER();
+	if (ac != &t->outside)
+		ac->exits++;
+}
+
+/* ==== the hooks ============================================================ */
+
+/* The hot path: the callee of the call pending on top, already bound. */
+DP_EXPORT void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
+{
+	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
+	struct dp_hot *h = &dp_hot;
+	if (unlikely(h->stop))
+		return enter_slow(tu, ps, sp);
+	struct dp_frame *f = h->top;
+	uint64_t n = dp_loop_ticks;
+	if (n) {
+		dp_loop_ticks = 0;
+		f->csd->loops += n;
+	}
+	struct dp_ps **map = DP_LOAD((struct dp_ps ***)&tu->runtime[TU_PS]);
+	if (unlikely(f->at != (DP_FR_PLUGIN | DP_FR_PENDING) || sp + 1 >= f->sp || !map ||
+		     !f->pd || f->pd->ps != map[ps]))
+		return enter_slow(tu, ps, sp);
+	f->at = DP_FR_PLUGIN;
+}
+
+DP_EXPORT void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
+{
+	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
+	struct dp_hot *h = &dp_hot;
+	if (unlikely(h->stop))
+		return call_slow(tu, site, (uintptr_t)fn, sp);
+	struct dp_frame *f = h->top;
+	uint64_t n = dp_loop_ticks;
+	if (n) {
+		dp_loop_ticks = 0;
+		f->csd->loops += n;
+	}
+	if (unlikely(sp >= f->sp || (f->at & DP_FR_PENDING) || f == h->stack_last))
+		return call_slow(tu, site, (uintptr_t)fn, sp);
+	struct dp_pd *pd = f->pd;
+	const struct dp_ps *p = pd->ps;
+	uint32_t i = site - p->first_css;
+	if (unlikely(i >= p->n_css || p->tu != tu))
+		return call_slow(tu, site, (uintptr_t)fn, sp);
+	struct dp_csd *c = pd->slot[i];
+	if (unlikely(!c || c->fn != (uintptr_t)fn))
+		return call_slow(tu, site, (uintptr_t)fn, sp);
+	push(h, f, sp, (uintptr_t)&tu->css[site], c, c->frflags);
+}
+
+DP_EXPORT void dp_abi_return(struct dp_tu *tu, uint32_t site)
+{
+	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
+	struct dp_hot *h = &dp_hot;
+	if (unlikely(h->stop))
+		return return_slow(tu, site, sp);
+	struct dp_frame *f = h->top;
+	uint64_t n = dp_loop_ticks;
+	if (n) {
+		dp_loop_ticks = 0;
+		f->csd->loops += n;
+	}
+	if (unlikely(f->fn != (uintptr_t)&tu->css[site] || f->sp < sp || !f->pd))
+		return return_slow(tu, site, sp);
+	struct dp_csd *c = f->csd;     /* read before the slot is given up */
+	h->outer[f->psi] = f->saved;
+	h->top = f - 1;
+	BARRIER();
+	c->exits++;
+}
+
+/* Only TUs built with backedges=call call this; the others increment dp_loop_ticks. */
+DP_EXPORT void dp_abi_backedge(void)
+{
+	dp_loop_ticks++;
+}
+
+/* ==== slow paths =========================================================== */
+
+/* The calling thread's state if it may record now (made at its first hook). */
+static struct dp_thread *thread_ready(void)
+{
+	struct dp_thread *t = dp_self;
+	if (!t && !(t = dp_thread_init()))
+		return NULL;
+	if (t->h->stop) {
+		if (!(t->h->stop & (DP_STOPPED | DP_EXITED)))
+			t->lost++;
+		return NULL;
+	}
+	return t;
+}
+
+/* Room for one more frame; -1 (lost) when the stack cannot grow. */
+static int room(struct dp_thread *t)
+{
+	if (t->h->top == t->h->stack_last && dp_graph_grow_stack(t) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Everything dp_abi_enter's fast path leaves: the thread's first hook, a
+ * stopped or busy runtime, frames left by longjmp or ended callbacks, a
+ * first call through a csd (bind it), a tail call, a callback.
+ */
+DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
+{
+	struct dp_thread *t = thread_ready();
+	if (!t)
+		return;
+	int saved_errno = errno;
+	struct dp_hot *h = t->h;
+	dp_busy_on(t);
+	settle(h);
+	struct dp_ps *ps = static_ps(tu, psn);
+	if (!ps || dp_graph_outer_reserve(t, ps->idx) < 0)
+		goto lost;
+	for (struct dp_frame *f; (f = h->top) != t->stack;) {
+		if ((f->at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL) &&
+		    f->csd != &t->outside && expects(f->csd, ps))
+			break;          /* a tail call: the caller's frame is gone, not stale */
+		/* A callback on top, made by uninstrumented code still running
+		 * (a call pending below it), has returned to it when another
+		 * enter comes (no exit hook tells): libraries call back one at a
+		 * time, at any depth (glibc's qsort recurses). A callback from
+		 * nothing (main, a thread's start, a signal handler) has not. */
+		if (sp + 1 < f->sp && !((f->at & DP_FR_CB) && (f[-1].at & DP_FR_PENDING)))
+			break;
+		pop_stale(t);
+	}
+	if (room(t) < 0)
+		goto lost;
+	struct dp_frame *f = h->top;
+	struct dp_pd *parent = f->pd ? f->pd : t->root;
+	if ((f->at & DP_FR_PENDING) && f->csd != &t->outside) {
+		struct dp_csd *c = f->csd;
+		if (expects(c, ps)) {
+			if (!c->callee) {
+				if (bind(t, c, ps) < 0)
+					goto lost;
+				struct dp_pd *old = h->outer[c->psi];
+				h->outer[c->psi] = old ? old : c->callee;
+				f->pd = c->callee;
+				f->saved = old;
+				f->psi = c->psi;
+			}
+			if (f->at & DP_FR_TAIL)
+				tail_replace(t, f, sp);
+			else
+				f->at &= ~(uintptr_t)DP_FR_PENDING;
+			goto done;
+		}
+		/* A callback from the callee of f's call if that is known to be
+		 * uninstrumented; else (a signal handler, most likely) from the
+		 * caller. */
+		parent = c->callee && c->callee->ps->uninstrumented ? c->callee : c->caller;
+	}
+	struct dp_csd *c = callback_csd(t, parent, ps);
+	if (!c)
+		goto lost;
+	push(h, h->top, sp + 1, 0, c, c->frflags);
+done:
+	dp_busy_off(t);
+	errno = saved_errno;
+	return;
+lost:
+	t->lost++;
+	dp_busy_off(t);
+	errno = saved_errno;
+}
+
+/* dp_abi_call's rare cases: stale frames, a new csd, another target, a site
+ * of a function inlined into the current one, a full stack. */
+DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uintptr_t sp)
+{
+	struct dp_thread *t = thread_ready();
+	if (!t)
+		return;
+	int saved_errno = errno;
+	struct dp_hot *h = t->h;
+	dp_busy_on(t);
+	settle(h);
+	if (!tu_map(tu))
+		goto lost;
+	while (h->top != t->stack && sp >= h->top->sp)
+		pop_stale(t);
+	struct dp_frame *f = h->top;
+	if ((f->at & DP_FR_PENDING) && f->csd != &t->outside && !f->csd->callee) {
+		/* instrumented code running below a call that entered none: the
+		 * callee is uninstrumented (an enter hook was lost otherwise) */
+		struct dp_csd *pc = f->csd;
+		if (bind_uninstrumented(t, pc) < 0)
+			goto lost;
+		struct dp_pd *old = h->outer[pc->psi];
+		h->outer[pc->psi] = old ? old : pc->callee;
+		f->pd = pc->callee;
+		f->saved = old;
+		f->psi = pc->psi;
+	}
+	struct dp_pd *pd = f->pd ? f->pd : t->root;
+	struct dp_csd *c = site_csd(t, pd, tu, site, fn);
+	if (!c || room(t) < 0)
+		goto lost;
+	push(h, h->top, sp, (uintptr_t)&tu->css[site], c, c->frflags);
+	dp_busy_off(t);
+	errno = saved_errno;
+	return;
+lost:
+	t->lost++;
+	dp_busy_off(t);
+	errno = saved_errno;
+}
+
+/* dp_abi_return's rare cases: frames above the call's (longjmp, ended
+ * callbacks, tail calls into uninstrumented code), a callee that was never
+ * entered (bind it as uninstrumented), a call whose frame was never pushed. */
+DP_COLD static void return_slow(struct dp_tu *tu, uint32_t site, uintptr_t sp)
+{
+	struct dp_thread *t = dp_self;
+	if (!t || t->h->stop)
+		return;
+	int saved_errno = errno;
+	struct dp_hot *h = t->h;
+	uintptr_t key = (uintptr_t)&tu->css[site];
+	dp_busy_on(t);
+	settle(h);
+	struct dp_frame *f;
+	while ((f = h->top) != t->stack) {
+		if (f->fn == key && f->sp >= sp)
+			break;
+		if (sp < f->sp) {
+			f = NULL;       /* the call's frame is not there */
+			break;
+		}
+		pop_stale(t);
+	}
+	if (!f || f == t->stack) {
+		t->lost++;
+	} else {
+		struct dp_csd *c = f->csd;
+		if (c != &t->outside && !c->callee && bind_uninstrumented(t, c) < 0) {
+			t->lost++;
+			c = &t->outside;
+		}
+		h->outer[f->psi] = f->saved;
+		h->top = f - 1;
+		BARRIER();
+		c->exits++;
+	}
+	dp_busy_off(t);
+	errno = saved_errno;
+}

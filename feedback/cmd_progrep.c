@@ -214,7 +214,7 @@ static void put_json(json_t *o)
 static void json_module(uint32_t id, const char *path, const char *state, const char *msg,
 			const struct dpa_progrep *pr)
 {
-	json_t *tus = json_array(), *sums = json_object();
+	json_t *tus = json_array(), *sums = json_object(), *head;
 	char *s;
 	size_t len;
 
@@ -231,9 +231,10 @@ static void json_module(uint32_t id, const char *path, const char *state, const 
 	for (int k = 0; k < DPA_PR_SUM_NSTATES; k++)
 		json_object_set_new(sums, dpa_pr_sum_name(k), json_integer(pr ? pr->n_sum[k] : 0));
 	/* the module without its functions, left open for them */
-	s = json_dumps(json_pack("{sIsssssoso}", "id", (json_int_t)id, "path", path, "state", state,
-				 "message", jstr(msg), "tus", tus),
-		       JSON_COMPACT | JSON_PRESERVE_ORDER);
+	head = json_pack("{sIsssssoso}", "id", (json_int_t)id, "path", path, "state", state,
+			 "message", jstr(msg), "tus", tus);
+	s = head ? json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(head);
 	if (!s)
 		die_status(DP_EXIT_FAIL, "out of memory");
 	len = strlen(s);

@@ -890,8 +890,8 @@ static void check_sums(struct dpa_progrep *pr, Elf *elf)
 		if (f->checksum == 0) {
 			f->sum_state = DPA_PR_SUM_UNKNOWN;
 		} else {
-			if (n_dirs < 0)
-				n_dirs = elf && f->file[0] != '/' ? comp_dirs(elf, dirs, 16) : 0;
+			if (n_dirs < 0 && f->file[0] != '/')   /* first relative name */
+				n_dirs = elf ? comp_dirs(elf, dirs, 16) : 0;
 			s = source_for(&cache, f->file, pr->path, dirs, n_dirs < 0 ? 0 : n_dirs);
 			if (!s || !s->text) {
 				f->sum_state = DPA_PR_SUM_NO_SOURCE;
@@ -1345,18 +1345,35 @@ static void map_css(struct dpa_progreps *s, uint32_t m, Elf *elf, const struct t
 	}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	const struct dpa_pr_fn *x = *(const struct dpa_pr_fn *const *)a;
+	const struct dpa_pr_fn *y = *(const struct dpa_pr_fn *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
 /* Map the ps of module m: by the sites it makes (a mapped css whose
  * caller it is), by (name, file, line), and by the ps table index when the
  * offset is a dp_ps_static record. Evidence that disagrees with the name (an
- * inlined function's sites under calls=surviving) is ignored. */
+ * inlined function's sites under calls=surviving) is ignored; a tie between
+ * candidates leaves the ps unmapped. */
 static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 {
 	const struct dpa_profile *p = s->p;
 	struct dpa_progrep *pr = &s->mod[m].pr;
 	uint32_t *ev = calloc((size_t)p->n_ps + 1, sizeof(*ev));   /* fn + 1; UINT32_MAX: several */
+	struct dpa_pr_fn **sorted = malloc(((size_t)pr->n_fn + 1) * sizeof(*sorted));
 
-	if (!ev)
+	if (!ev || !sorted) {
+		free(ev);
+		free(sorted);
 		return -1;
+	}
+	for (uint32_t f = 0; f < pr->n_fn; f++)
+		sorted[f] = &pr->fn[f];
+	qsort(sorted, pr->n_fn, sizeof(*sorted), by_name);
 	for (uint32_t c = 1; c <= p->n_css; c++) {
 		uint32_t caller = p->css[c].caller_ps, f;
 
@@ -1367,11 +1384,11 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 	}
 	for (uint32_t i = 1; i <= p->n_ps; i++) {
 		const struct dpa_ps *ps = &p->ps[i];
-		struct dpa_pr_fn *best = NULL;
+		struct dpa_pr_fn *best = NULL, **cand, *only;
 		int best_score = 0, ties = 0;
+		uint32_t lo_i = 0, hi_i = 0, index = 0;
 		uint64_t lo;
 		bool in_table;
-		uint32_t index = 0;
 
 		if (ps->module != m)
 			continue;
@@ -1379,28 +1396,46 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 			   (ps->offset - lo) % PS_SIZE == 0;
 		if (in_table)
 			index = (uint32_t)((ps->offset - lo) / PS_SIZE);
-		for (uint32_t f = 0; f < pr->n_fn; f++) {
-			struct dpa_pr_fn *fn = &pr->fn[f];
-			int score = 0;
+		if (ps->name) {         /* the functions of that name: sorted[lo_i .. hi_i) */
+			uint32_t a = 0, b = pr->n_fn;
+
+			while (a < b) {
+				uint32_t mid = a + (b - a) / 2;
+
+				if (strcmp(sorted[mid]->name, ps->name) < 0)
+					a = mid + 1;
+				else
+					b = mid;
+			}
+			lo_i = hi_i = a;
+			while (hi_i < pr->n_fn && !strcmp(sorted[hi_i]->name, ps->name))
+				hi_i++;
+			cand = sorted;
+		} else if (ev[i] && ev[i] != UINT32_MAX) {
+			only = &pr->fn[ev[i] - 1];
+			cand = &only;
+			hi_i = 1;
+		} else {
+			continue;
+		}
+		for (uint32_t k = lo_i; k < hi_i; k++) {
+			struct dpa_pr_fn *fn = cand[k];
+			uint32_t f = (uint32_t)(fn - pr->fn);
+			int score = 1;
 
 			if (in_table && fn->ps != index)
 				continue;
-			if (ps->name && strcmp(ps->name, fn->name))
-				continue;       /* another function's name: never it */
 			if (ev[i] == f + 1)
-				score = 8;
-			if (ps->name) {
-				score += 4;
-				if (ps->file && !strcmp(ps->file, fn->file))
-					score += 2;
-				if (ps->line && ps->line == fn->line)
-					score += 1;
-			}
+				score += 8;
+			if (ps->file && !strcmp(ps->file, fn->file))
+				score += 2;
+			if (ps->line && ps->line == fn->line)
+				score += 1;
 			if (score > best_score) {
 				best = fn;
 				best_score = score;
 				ties = 0;
-			} else if (score && score == best_score) {
+			} else if (score == best_score) {
 				ties++;
 			}
 		}
@@ -1411,6 +1446,7 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 		}
 	}
 	free(ev);
+	free(sorted);
 	return 0;
 }
 

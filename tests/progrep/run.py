@@ -49,14 +49,14 @@ def check(cond, what):
     return cond
 
 
-def run(args):
+def run(args, cwd=None):
     e = dict(os.environ)
     e["LC_ALL"] = "C"
-    return subprocess.run(args, capture_output=True, text=True, env=e)
+    return subprocess.run(args, capture_output=True, text=True, env=e, cwd=cwd)
 
 
-def must(args):
-    p = run(args)
+def must(args, cwd=None):
+    p = run(args, cwd)
     if p.returncode != 0:
         print("command failed (%d): %s\n%s%s" % (p.returncode, " ".join(args), p.stdout, p.stderr))
         print("progrep: %d passed, %d failed" % (passed, failed + 1))
@@ -68,12 +68,12 @@ def out(name):
     return os.path.join(OUT, name)
 
 
-def dpcc(args):
-    return must([DPCC, "--deepprof-runtime=" + TESTRT] + args)
+def dpcc(args, cwd=None):
+    return must([DPCC, "--deepprof-runtime=" + TESTRT] + args, cwd)
 
 
-def progrep_json(path):
-    p = must([DEEPPROF, "progrep", "--json", path])
+def progrep_json(path, cwd=None):
+    p = must([DEEPPROF, "progrep", "--json", path], cwd)
     return json.loads(p.stdout)
 
 
@@ -271,6 +271,22 @@ def test_stale():
     check(m["checksums"] == {"ok": 0, "stale": 0, "no-source": 9, "unknown": 0} and
           all(f["source_checksum"] is None for f in m["functions"]),
           "no-source: counts %r" % m["checksums"])
+
+
+def test_relative():
+    """A source named relatively (compiled from its directory) is found
+    through the DWARF's comp_dir (a library with -g) or beside the object."""
+    d = out("rel")
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(os.path.join(HERE, "flow.c"), os.path.join(d, "rel.c"))
+    dpcc(["-g", "-O0", "-fPIC", "-shared", "rel.c", "-o", "../librel.so"], cwd=d)
+    dpcc(["-O0", "-c", "rel.c", "-o", "rel.o"], cwd=d)
+    for f, tag in ((out("librel.so"), "comp_dir"), (os.path.join(d, "rel.o"), "beside the object")):
+        m = progrep_json(f, cwd="/")["modules"][0]
+        check(m["tus"][0]["file"] == "rel.c" and all(x["file"] == "rel.c" for x in m["functions"]),
+              "relative: %s: file names %r" % (tag, m["tus"][0]["file"]))
+        check(m["checksums"] == {"ok": 9, "stale": 0, "no-source": 0, "unknown": 0},
+              "relative: %s: checksums %r" % (tag, m["checksums"]))
 
 
 # ---------------------------------------------------------------- bad inputs
@@ -489,6 +505,7 @@ def main():
     test_objects()
     test_text()
     test_stale()
+    test_relative()
     test_bad()
     test_profile()
     print("progrep: %d passed, %d failed" % (passed, failed))

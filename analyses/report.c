@@ -162,7 +162,8 @@ static void rank(struct dpa_report *r, struct dpa_report_section *s)
 	uint32_t keep = 0;
 	double min = 0.0;
 
-	qsort_r(s->row, s->n, sizeof(s->row[0]), by_value, r);
+	if (s->n > 1)
+		qsort_r(s->row, s->n, sizeof(s->row[0]), by_value, r);
 	s->n_before_limit = s->n;
 	if (r->o.threshold > 0.0)
 		min = r->o.threshold / 100.0 * (double)r->program[r->o.sort];
@@ -353,7 +354,8 @@ static int proc(struct dpa_report *r, struct dpa_error *err)
 	for (uint32_t x = 1; x <= p->n_csd; x++)
 		if (mark[p->pd[p->csd[x].caller_pd].ps])
 			keys[nk++] = (struct site_key){ p->csd[x].css, p->pd[p->csd[x].callee_pd].ps, x };
-	qsort(keys, nk, sizeof(keys[0]), site_key_cmp);
+	if (nk > 1)
+		qsort(keys, nk, sizeof(keys[0]), site_key_cmp);
 	if (group_sites(r, sites, keys, nk, err) < 0) {
 		free(keys);
 		free(mark);
@@ -507,7 +509,8 @@ static int site(struct dpa_report *r, struct dpa_error *err)
 			keys[nk++] = (struct site_key){ id, p->pd[p->csd[x].callee_pd].ps, x };
 			r->self.count++;
 		}
-	qsort(keys, nk, sizeof(keys[0]), site_key_cmp);
+	if (nk > 1)
+		qsort(keys, nk, sizeof(keys[0]), site_key_cmp);
 	int rc = group_sites(r, s, keys, nk, err);
 	free(keys);
 	return rc;

@@ -329,6 +329,21 @@ void dp_graph_csd_publish(struct dp_thread *t, struct dp_csd *c)
 
 /* ==== the shadow stack ===================================================== */
 
+void dp_graph_tails_end(struct dp_thread *t, uint32_t base, uint32_t upto, bool exit, bool restore)
+{
+	for (uint32_t i = upto; i > base; i--) {
+		struct dp_tailrec *r = &t->tails[i - 1];
+		if (r->csd) {
+			if (exit)
+				r->csd->exits += r->n;
+			else
+				r->csd->nonlocal += r->n;
+		}
+		if (restore && r->psi)
+			t->h->outer[r->psi] = r->saved;
+	}
+}
+
 /* Pop the top frame as left without returning. */
 static void pop_nonlocal(struct dp_thread *t)
 {
@@ -514,24 +529,30 @@ void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 		hi->csd->loops += loops;
 		*t->loop_ticks = 0;
 	}
+	uint32_t upto = DP_LOAD(&t->n_tails);
 	for (struct dp_frame *f = hi; f >= lo; f--) {
 		struct dp_csd *c = f->csd;
 		/* Plugin frames: a callback on top returned into uninstrumented
 		 * code (no hook sees that), as did a tail call above it. */
-		if (returned && (f->at & DP_FR_PLUGIN) &&
-		    ((f->at & DP_FR_CB) || (f->at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL))) {
-			if (c != &t->outside && c->callee)
+		if (!(returned && (f->at & DP_FR_PLUGIN) &&
+		      ((f->at & DP_FR_CB) || (f->at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL))))
+			returned = false;
+		if (c != &t->outside && c->callee) {
+			if (returned)
 				c->exits++;
-			continue;
+			else
+				c->nonlocal++;
 		}
-		returned = false;
-		if (c != &t->outside && c->callee)
-			c->nonlocal++;
+		if ((f->at & DP_FR_PLUGIN) && (f->at & DP_FR_TAILS) && f->mask <= upto) {
+			dp_graph_tails_end(t, (uint32_t)f->mask, upto, returned, false);
+			upto = (uint32_t)f->mask;
+		}
 	}
 	if (t == dp_self) {
 		for (struct dp_frame *f = hi; f >= lo; f--)
 			t->h->outer[f->psi] = f->saved;
 		t->h->top = t->stack;
+		t->n_tails = 0;
 	}
 }
 

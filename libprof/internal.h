@@ -165,6 +165,23 @@ enum dp_fr_flags {
 	DP_FR_CB = 2,               /* a callback activation */
 	DP_FR_TAIL = 4,             /* the site is DP_CSS_TAIL: no return hook follows */
 	DP_FR_NORET = 8,            /* the site is DP_CSS_NORETURN */
+	DP_FR_TAILS = 16,           /* tail calls replaced activations at this frame's place:
+	                               their records are t->tails[mask ..] (below) */
+};
+
+/*
+ * An activation replaced by its own tail call (plugin.c): it ends, as an
+ * exit or a non-local exit, when the frame that replaced it ends, and its
+ * outermost-activation entry (outer[psi] = saved, psi 0 for none) is
+ * restored then. One record per csd per frame, with a count, so a tail
+ * recursion of any depth keeps a few records. A stack per thread, in frame
+ * order: a frame's records are those from its base (kept in its mask) up.
+ */
+struct dp_tailrec {
+	struct dp_csd *csd;         /* NULL: nothing to count (inherited over fork) */
+	uint64_t n;
+	uint32_t psi;
+	struct dp_pd *saved;
 };
 
 /* Bits of dp_thread.stop: every reason for a hook to leave the fast path. */
@@ -203,6 +220,8 @@ struct dp_thread {
 	struct dp_csd outside;      /* sink for costs with no activation current */
 	uint64_t lost;              /* events dropped (out of memory, re-entry) */
 	uint64_t *loop_ticks;       /* the thread's dp_loop_ticks (plugin.c), charged at its end */
+	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
+	uint32_t n_tails, tails_cap;
 	struct dp_pd *root;
 	struct dp_pd *pd_head, *pd_tail;
 	struct dp_csd *csd_head, *csd_tail;
@@ -289,6 +308,10 @@ struct dp_pd *dp_graph_pd_new(struct dp_thread *t, struct dp_ps *ps);
 int dp_graph_outer_reserve(struct dp_thread *t, uint32_t idx);
 int dp_graph_tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c);
 void dp_graph_csd_publish(struct dp_thread *t, struct dp_csd *c);
+/* End the tail-replaced activations recorded in t->tails[base .. upto):
+ * count them as exits or non-local exits and, if restore, restore their
+ * outermost-activation entries (the caller then drops the records). */
+void dp_graph_tails_end(struct dp_thread *t, uint32_t base, uint32_t upto, bool exit, bool restore);
 bool dp_graph_frames(struct dp_thread *t, struct dp_frame **lo, struct dp_frame **hi);
 struct dp_ps *dp_graph_root_ps(void);
 

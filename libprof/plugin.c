@@ -47,6 +47,7 @@ static struct dp_css *site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *ca
 static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps);
 static int bind_uninstrumented(struct dp_thread *t, struct dp_csd *c);
 static void pop_stale(struct dp_thread *t);
+static inline void frame_tails_end(struct dp_thread *t, const struct dp_frame *f, bool exit);
 static void settle(struct dp_hot *h);
 DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp);
 DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uintptr_t sp);
@@ -301,6 +302,7 @@ static void pop_stale(struct dp_thread *t)
 	t->h->outer[f->psi] = f->saved;
 	t->h->top = f - 1;
 	BARRIER();
+	frame_tails_end(t, f, ended_by_return(at));
 	if (c == &t->outside)
 		return;
 	if (!c->callee && bind_uninstrumented(t, c) < 0) {
@@ -357,37 +359,78 @@ static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
 	return s->callee && ps->name && strcmp(s->callee, ps->name) == 0;
 }
 
+/* Room for one more tail record; -1 when out of memory. */
+static int tails_room(struct dp_thread *t)
+{
+	if (t->n_tails < t->tails_cap)
+		return 0;
+	uint32_t cap = t->tails_cap ? t->tails_cap * 2 : 256;
+	struct dp_tailrec *n = dp_mem_map(cap * sizeof *n);
+	if (!n)
+		return -1;
+	if (t->tails)
+		memcpy(n, t->tails, t->n_tails * sizeof *n);    /* the old array stays mapped */
+	t->tails = n;
+	t->tails_cap = cap;
+	return 0;
+}
+
+/* End frame f's tail-replaced activations (if any) as it ends. */
+static inline void frame_tails_end(struct dp_thread *t, const struct dp_frame *f, bool exit)
+{
+	if (f->at & DP_FR_TAILS) {
+		dp_graph_tails_end(t, (uint32_t)f->mask, t->n_tails, exit, true);
+		t->n_tails = (uint32_t)f->mask;
+	}
+}
+
 /*
- * The callee f's pending call was for is entered by a call in tail
- * position: its frame replaces the caller's, whose activation is over (it
- * counts an exit now). The new frame keeps the caller's place: the return
- * hook that would have ended the caller ends it.
+ * The callee of p's pending call, a call in tail position, is entered: its
+ * frame replaces its caller's frame a (the machine frame is gone too), so a
+ * tail recursion of any depth keeps one frame. The replaced activation is
+ * recorded (struct dp_tailrec) and ends when the new frame does, as the
+ * return hook that would have ended it ends the new frame; its outermost
+ * activation entry stays until then, so recursion through tail calls folds.
  */
-static void tail_replace(struct dp_thread *t, struct dp_frame *p, uintptr_t sp)
+static int tail_replace(struct dp_thread *t, struct dp_frame *p, uintptr_t sp)
 {
 	struct dp_hot *h = t->h;
 	struct dp_frame *a = p - 1;
 	if (a == t->stack) {
 		p->at &= ~(uintptr_t)DP_FR_PENDING;
-		return;
+		return 0;
 	}
-	struct dp_csd *c = p->csd, *ac = a->csd;
-	h->outer[p->psi] = p->saved;
-	h->outer[a->psi] = a->saved;
-	struct dp_pd *old = h->outer[c->psi];
-	h->outer[c->psi] = old ? old : c->callee;
+	struct dp_csd *ac = a->csd == &t->outside ? NULL : a->csd;
+	uint32_t base = (a->at & DP_FR_TAILS) ? (uint32_t)a->mask : t->n_tails;
+	bool changed = h->outer[a->psi] != a->saved;     /* a was its ps's outermost activation */
+	struct dp_tailrec *r = NULL;
+	if (!changed)
+		for (uint32_t i = base; i < t->n_tails; i++)
+			if (t->tails[i].csd == ac) {
+				r = &t->tails[i];
+				break;
+			}
+	if (!r) {
+		if (tails_room(t) < 0)
+			return -1;
+		r = &t->tails[t->n_tails++];
+		r->csd = ac;
+		r->n = 0;
+		r->psi = changed ? a->psi : 0;
+		r->saved = a->saved;
+	}
+	r->n++;
 	if ((a->at & DP_FR_CB) && a->sp <= sp)
 		a->sp = sp + 1;         /* a callback's bound is its own stack pointer */
-	a->csd = c;
-	a->pd = c->callee;
-	a->saved = old;
-	a->psi = c->psi;
-	a->at = DP_FR_PLUGIN | (a->at & DP_FR_CB);
+	a->csd = p->csd;
+	a->pd = p->pd;
+	a->saved = p->saved;
+	a->psi = p->psi;
+	a->mask = base;
+	a->at = DP_FR_PLUGIN | DP_FR_TAILS | (a->at & DP_FR_CB);
 	BARRIER();
 	h->top = a;
-	BARRIER();
-	if (ac != &t->outside)
-		ac->exits++;
+	return 0;
 }
 
 /* ==== the hooks ============================================================ */
@@ -449,7 +492,7 @@ DP_EXPORT void dp_abi_return(struct dp_tu *tu, uint32_t site)
 		dp_loop_ticks = 0;
 		f->csd->loops += n;
 	}
-	if (unlikely(f->fn != (uintptr_t)&tu->css[site] || f->sp < sp || !f->pd))
+	if (unlikely(f->fn != (uintptr_t)&tu->css[site] || f->sp < sp || !f->pd || (f->at & DP_FR_TAILS)))
 		return return_slow(tu, site, sp);
 	struct dp_csd *c = f->csd;     /* read before the slot is given up */
 	h->outer[f->psi] = f->saved;
@@ -534,9 +577,10 @@ DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
 				f->saved = old;
 				f->psi = c->psi;
 			}
-			if (f->at & DP_FR_TAIL)
-				tail_replace(t, f, sp);
-			else
+			if (f->at & DP_FR_TAIL) {
+				if (tail_replace(t, f, sp) < 0)
+					goto lost;
+			} else
 				f->at &= ~(uintptr_t)DP_FR_PENDING;
 			goto done;
 		}
@@ -635,6 +679,7 @@ DP_COLD static void return_slow(struct dp_tu *tu, uint32_t site, uintptr_t sp)
 		h->outer[f->psi] = f->saved;
 		h->top = f - 1;
 		BARRIER();
+		frame_tails_end(t, f, true);
 		c->exits++;
 	}
 	dp_busy_off(t);

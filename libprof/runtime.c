@@ -338,6 +338,8 @@ static void fork_child(void)
 		memset(&t->outside, 0, sizeof t->outside);
 		for (struct dp_frame *f = t->h->top; f > t->stack; f--)
 			f->csd = &t->outside;
+		for (uint32_t i = 0; i < t->n_tails; i++)
+			t->tails[i].csd = NULL;
 		t->stack[0].csd = &t->outside;
 		t->h->clock = t->lost = 0;
 		t->tid = (pid_t)syscall(SYS_gettid);

@@ -398,6 +398,16 @@ int dp_write_profile(const char *path, bool final)
 						tot[3]++;
 					}
 				}
+				/* and the activations their tail calls replaced (plugin.c) */
+				uint32_t nt = DP_LOAD(&t->n_tails);
+				for (uint32_t k = 0; k < nt; k++) {
+					struct dp_csd *rc = DP_LOAD(&t->tails[k].csd);
+					uint32_t id = rc ? rc->id : 0;
+					if (id >= first && id <= csd_id) {
+						cs[id - 1].calls += t->tails[k].n;
+						tot[3] += t->tails[k].n;
+					}
+				}
 			}
 			h->cpu_ns = dp_thread_cpu_ns(t);
 			h->ticks_out = DP_LOAD(&t->outside.ticks);

@@ -288,6 +288,46 @@ static void test_parse_deep(void)
 	free(t);
 }
 
+/* Damaged records (a byte changed, or the text cut) are accepted or refused
+ * with one line, never a crash (run under ASan+UBSan with SAN=1). */
+static void test_parse_mutations(void)
+{
+	static const char good[] = TU FN;
+	static const char bytes[] = "{}[]\",:0123456789-aez \n\0'";
+	size_t n = strlen(good);
+	char *t = malloc(n + 1);
+	uint64_t x = 88172645463325252ULL;
+	int refused = 0;
+
+	for (int i = 0; i < 3000; i++) {
+		struct dpa_progrep pr;
+		struct dpa_error err = { { 0 } };
+		size_t at, len = n;
+		int rc;
+
+		memcpy(t, good, n + 1);
+		for (char *c = t; *c; c++)
+			if (*c == '\'')
+				*c = '"';
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		at = (size_t)(x % n);
+		if (i % 4 == 3)
+			len = at;               /* cut */
+		else
+			t[at] = bytes[(x >> 32) % (sizeof(bytes) - 1)];
+		rc = dpa_progrep_parse(&pr, "t.o", t, len, &err);
+		CU_ASSERT(rc == 0 || rc == -1);
+		if (rc < 0) {
+			refused++;
+			CU_ASSERT_EQUAL(strncmp(err.msg, "t.o: .deepprof.progrep line ", 28), 0);
+			CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+		}
+		dpa_progrep_release(&pr);
+	}
+	CU_ASSERT(refused > 1000);
+	free(t);
+}
+
 static void test_sum_states(void)
 {
 	const char *dir = dpa_test_tmpdir();
@@ -505,6 +545,7 @@ DPA_TEST_SUITE(progrep,
 	       DPA_TEST(test_parse_exact),
 	       DPA_TEST(test_parse_errors),
 	       DPA_TEST(test_parse_deep),
+	       DPA_TEST(test_parse_mutations),
 	       DPA_TEST(test_sum_states),
 	       DPA_TEST(test_read_files),
 	       DPA_TEST(test_map_profile));

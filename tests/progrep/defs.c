@@ -9,4 +9,6 @@ void take(int *p) { if (p) *p += 1; }
 __attribute__((const)) int kf(int x) { return x * 5; }
 __attribute__((pure)) int pf(const int *p) { return *p; }
 int branch(int c);
-int main(int argc, char **argv) { (void)argv; return branch(argc) == 7; }
+int loop(int n);
+int through(int (*fp)(int), int v);
+int main(int argc, char **argv) { (void)argv; return branch(argc) + loop(2) + through(f1, argc) == 7; }

@@ -30,6 +30,7 @@ OUT = os.path.join(BUILD, "tests", "progrep")
 DPCC = os.path.join(BUILD, "bin", "deepprof-cc")
 DEEPPROF = os.path.join(BUILD, "bin", "deepprof")
 TESTRT = os.path.join(BUILD, "tests", "plugin", "libtestrt.so")
+EXTRA = os.environ.get("DP_TEST_CFLAGS", "").split()
 with open(os.path.join(ROOT, "schemas", "progrep.schema.json")) as _f:
     SCHEMA = json.load(_f)
 with open(os.path.join(HERE, "flow.expect.json")) as _f:
@@ -441,7 +442,7 @@ def test_profile():
                (out("libplain.so"), 0x7f0000100000, 0x4000, None),
                (prog, 0x555555600000, 0x10000, b"\x01\x02\x03")]
     ps = [(0, 0, "<root>", None, 0),
-          (1, fn("main"), "main", defs, 12),
+          (1, fn("main"), "main", defs, 14),
           (1, fn("branch"), "branch", flow, 22),
           (1, fn("f1"), "f1", defs, 5),
           (1, fn("g"), "g", defs, 7),
@@ -500,6 +501,41 @@ def test_profile():
         "profile with a malformed module progrep")
 
 
+def test_run():
+    """A real run with libprof: every plugin css of the program maps to the
+    site it is, every instrumented ps to its function."""
+    flow, defs = os.path.join(HERE, "flow.c"), os.path.join(HERE, "defs.c")
+    prog = out("prog-libprof")
+    must([DPCC, "-O0"] + EXTRA + [flow, defs, "-o", prog])
+    data = out("run.data")
+    if os.path.exists(data):
+        os.unlink(data)
+    e = dict(os.environ)
+    e["DEEPPROF_FILE"] = data
+    subprocess.run([prog], env=e, check=False)
+    if not check(os.path.exists(data), "run: %s wrote no profile" % prog):
+        return
+    tu = {os.path.basename(t["file"]): t["tu"] for t in progrep_json(prog)["modules"][0]["tus"]}
+    d = progrep_json(data)
+    check(d["modules"][0]["path"] == prog and d["modules"][0]["state"] == "loaded" and
+          all(m["state"] == "no progrep" for m in d["modules"][1:]),
+          "run: module states %r" % [(m["path"], m["state"]) for m in d["modules"]])
+    names = [p["name"] for p in d["ps"]]
+    check(sorted(names) == sorted(["<root>", "main", "branch", "f1", "g", "loop", "through"]),
+          "run: procedures %r" % names)
+    check(all((p["progrep"] is None) == (p["name"] == "<root>") and
+              (p["name"] == "<root>" or p["fn"] == p["name"]) for p in d["ps"]),
+          "run: ps mapping %r" % d["ps"])
+    got = sorted((c.get("fn"), c["progrep"], c.get("callee"))
+                 for c in d["css"] if c["progrep"])
+    want = sorted([("main", tu["defs.c"] + ":0", "branch"), ("main", tu["defs.c"] + ":1", "loop"),
+                   ("main", tu["defs.c"] + ":2", "through"), ("branch", tu["flow.c"] + ":6", "f1"),
+                   ("branch", tu["flow.c"] + ":8", "g"), ("loop", tu["flow.c"] + ":5", "f1"),
+                   ("through", tu["flow.c"] + ":4", None)])
+    check(got == want, "run: css mapping\n  got  %r\n  want %r" % (got, want))
+    check(len(d["css"]) == len(want) + 1, "run: %d css (the root's callback unmapped)" % len(d["css"]))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     test_objects()
@@ -508,6 +544,7 @@ def main():
     test_relative()
     test_bad()
     test_profile()
+    test_run()
     print("progrep: %d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
 

@@ -40,6 +40,7 @@ struct chunk {
 struct pool {
 	struct chunk *chunks;
 	struct dpa_strtab *strs;
+	struct dpa_pr_tu **by_id;   /* the TUs sorted by id, once all are read; NULL before */
 };
 
 /* A source file read for checksums (one read per file per progrep). */
@@ -918,6 +919,13 @@ static void check_sums(struct dpa_progrep *pr, Elf *elf)
  * One file
  * ================================================================ */
 
+static int tu_order(const void *a, const void *b)
+{
+	uint64_t x = (*(struct dpa_pr_tu *const *)a)->id, y = (*(struct dpa_pr_tu *const *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
 static int parse_text(struct dpa_progrep *pr, const char *path, const char *text, size_t len,
 		      Elf *elf, struct dpa_error *err)
 {
@@ -963,6 +971,12 @@ static int parse_text(struct dpa_progrep *pr, const char *path, const char *text
 		ps.line++;
 		i = end + 1;
 	}
+	ps.pool->by_id = pool_array(&ps, pr->n_tu, sizeof(*ps.pool->by_id));
+	if (!ps.pool->by_id)
+		return -1;
+	for (i = 0; i < pr->n_tu; i++)
+		ps.pool->by_id[i] = &pr->tu[i];
+	qsort(ps.pool->by_id, pr->n_tu, sizeof(*ps.pool->by_id), tu_order);
 	check_sums(pr, elf);
 	return 0;
 }
@@ -1093,9 +1107,22 @@ void dpa_progrep_release(struct dpa_progrep *pr)
 
 struct dpa_pr_tu *dpa_progrep_tu(const struct dpa_progrep *pr, uint64_t tu_id)
 {
-	/* A module has a few TUs to a few thousand; a linear scan is fine for
-	 * the lookups the mapping makes once per css. */
-	for (uint32_t i = 0; i < pr->n_tu; i++)
+	struct pool *pl = pr->pool;
+
+	if (pl && pl->by_id) {          /* binary search once the file is read */
+		uint32_t a = 0, b = pr->n_tu;
+
+		while (a < b) {
+			uint32_t m = a + (b - a) / 2;
+
+			if (pl->by_id[m]->id < tu_id)
+				a = m + 1;
+			else
+				b = m;
+		}
+		return a < pr->n_tu && pl->by_id[a]->id == tu_id ? pl->by_id[a] : NULL;
+	}
+	for (uint32_t i = 0; i < pr->n_tu; i++)     /* while reading */
 		if (pr->tu[i].id == tu_id)
 			return &pr->tu[i];
 	return NULL;

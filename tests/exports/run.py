@@ -362,10 +362,13 @@ def speedscope_schema(s):
     path = os.path.join(d, "package", "dist", "release", "file-format-schema.json")
     if not os.path.exists(path) and shutil.which("npm"):
         os.makedirs(d, exist_ok=True)
-        r = subprocess.run(["npm", "pack", "--silent", "speedscope@" + SPEEDSCOPE_VERSION],
-                           cwd=d, capture_output=True, text=True, timeout=300)
+        try:
+            r = subprocess.run(["npm", "pack", "--silent", "speedscope@" + SPEEDSCOPE_VERSION],
+                               cwd=d, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            r = None
         tgz = os.path.join(d, "speedscope-%s.tgz" % SPEEDSCOPE_VERSION)
-        if r.returncode == 0 and os.path.exists(tgz):
+        if r is not None and r.returncode == 0 and os.path.exists(tgz):
             with tarfile.open(tgz) as t:
                 member = t.getmember("package/dist/release/file-format-schema.json")
                 t.extractall(d, members=[member])

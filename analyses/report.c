@@ -392,7 +392,7 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 	const struct dpa_cliques *cl = &r->d->cl;
 	struct dpa_report_section *anc, *mem, *sites, *kids;
 	const uint32_t *m;
-	uint32_t c = r->o.id, nm;
+	uint32_t c = r->o.id, nm, *kid_row;
 
 	if (c < 1 || c > cl->n) {
 		snprintf(err->msg, sizeof(err->msg), "%s: no clique %u (cliques are 1..%u)", p->path,
@@ -429,12 +429,16 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 	mem = new_section(r, "members");
 	sites = new_section(r, "call_sites");
 	kids = new_section(r, "children");
+	/* callee clique -> its row in kids + 1: a clique may call thousands */
+	kid_row = calloc((size_t)cl->n + 1, sizeof(uint32_t));
+	if (!kid_row)
+		return oom(r, err);
 	for (uint32_t i = 0; i < nm; i++) {
 		const struct dpa_pd *q = &p->pd[m[i]];
 		struct dpa_report_row *w = add_row(mem);
 
 		if (!w)
-			return oom(r, err);
+			goto fail;
 		w->pd = m[i];
 		w->ps = q->ps;
 		w->clique = c;
@@ -446,7 +450,7 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 			struct dpa_report_row *s = add_row(sites), *kid = NULL;
 
 			if (!s)
-				return oom(r, err);
+				goto fail;
 			s->csd = x;
 			s->css = p->csd[x].css;
 			s->pd = m[i];
@@ -459,14 +463,14 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 			s->count = 1;
 			if (s->internal)
 				continue;
-			for (uint32_t j = 0; j < kids->n; j++)
-				if (kids->row[j].clique == callee_cq)
-					kid = &kids->row[j];
-			if (!kid) {
+			if (kid_row[callee_cq]) {
+				kid = &kids->row[kid_row[callee_cq] - 1];
+			} else {
 				uint32_t n2;
 
 				if (!(kid = add_row(kids)))
-					return oom(r, err);
+					goto fail;
+				kid_row[callee_cq] = kids->n;
 				kid->clique = callee_cq;
 				kid->ps = p->pd[dpa_clique_members(cl, callee_cq, &n2)[0]].ps;
 				clique_costs(r->d, callee_cq, &kid->c);
@@ -475,7 +479,11 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 			kid->count++;
 		}
 	}
+	free(kid_row);
 	return 0;
+fail:
+	free(kid_row);
+	return oom(r, err);
 }
 
 /* site ID: self = the css (ps = its caller, other_ps = its static callee);
@@ -563,15 +571,13 @@ static int callers(struct dpa_report *r, struct dpa_error *err)
 		case DPA_GROUP_FILE: {
 			const char *f = p->ps[caller_ps].file;
 
-			/* the first ps with the same file stands for it */
+			/* slot[ps] is the row of ps's file: looked up once per ps */
 			key = caller_ps;
-			for (uint32_t i = 0; i < s->n; i++) {
+			for (uint32_t i = 0; !slot[key] && i < s->n; i++) {
 				const char *g = s->row[i].label;
 
-				if ((f && g && !strcmp(f, g)) || (!f && !g)) {
-					key = s->row[i].ps;
-					break;
-				}
+				if ((f && g && !strcmp(f, g)) || (!f && !g))
+					slot[key] = i + 1;
 			}
 			break;
 		}

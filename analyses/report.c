@@ -167,14 +167,16 @@ static void rank(struct dpa_report *r, struct dpa_report_section *s)
 	s->n_before_limit = s->n;
 	if (r->o.threshold > 0.0)
 		min = r->o.threshold / 100.0 * (double)r->program[r->o.sort];
-	for (uint32_t i = 0; i < s->n; i++) {
+	/* The threshold is on the row's share of the program (not per call),
+	 * so with --per-call the rows it keeps need not be the first ones. */
+	for (uint32_t i = 0; i < s->n && !(r->o.limit && keep == r->o.limit); i++) {
 		const struct dpa_report_row *w = &s->row[i];
 		double v = (double)(r->o.total ? w->c.total[r->o.sort] : w->c.own[r->o.sort]);
 
 		if (r->o.threshold > 0.0 && v < min)
-			break;
-		if (r->o.limit && keep == r->o.limit)
-			break;
+			continue;
+		if (keep != i)
+			s->row[keep] = *w;
 		keep++;
 	}
 	s->n = keep;

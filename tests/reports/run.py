@@ -412,6 +412,11 @@ def t_shapes_top(s):
     eq([(w["name"], w["total_calls_per_call"]) for w in d["procedures"][:2]],
        [("main", 353.0), ("middle", 6.0)], "per call ranking")
     eq(d["procedures"][0]["total_calls"], 353, "main's total calls")
+    d = s.json(p, "top", "--total", "--per-call", "--sort=calls", "--limit=5%")
+    eq([w["name"] for w in d["procedures"]], ["main", "middle", "down", "t3", "fib", "leaf"],
+       "per call with a threshold on the share (is_even: 3.1%, not kept)")
+    r = s.run(["--help"])
+    check(r.returncode == 0 and r.stdout.startswith("usage: deepprof report"), "--help")
     d = s.json(p)
     eq((d["summary"]["calls"], d["summary"]["allocs"], d["summary"]["bytes"]), (353, 3, 3000),
        "summary")

@@ -74,7 +74,8 @@ int dpa_export_folded(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure m,
 
 /*
  * The callgrind format (version 1, positions: line), one function per ps
- * (ob= module path, fl= source file or "???", fn= name). events: every
+ * (ob= module path, fl= source file or "???", fn= name; names compressed:
+ * "fn=(id) name" once, "fn=(id)" after, ids being ps ids). events: every
  * measure, `first` first. A function's self cost is its ps own cost;
  * summary: and totals: are the profile's totals (the sum of the self costs).
  * Each caller→callee arc has calls= equal to the calls of all csds between

@@ -259,6 +259,30 @@ static const char *ps_object(const struct dpa_profile *p, uint32_t ps)
 	return m && m <= p->n_module && p->module[m].path ? p->module[m].path : "???";
 }
 
+/*
+ * Name compression: "key=(id) name" the first time an id is used, "key=(id)"
+ * after. fn/cfn and fl/cfi ids are ps ids (a file named by several ps gets
+ * several ids, which readers allow); ob/cob ids are module ids, and
+ * n_module + 1 for "???".
+ */
+static void put_name(FILE *f, const char *key, uint8_t *done, uint32_t id, const char *name)
+{
+	fprintf(f, "%s=(%u)", key, id);
+	if (!done[id]) {
+		fputc(' ', f);
+		put_clean(f, name);
+		done[id] = 1;
+	}
+	fputc('\n', f);
+}
+
+static uint32_t ob_id(const struct dpa_profile *p, uint32_t ps)
+{
+	uint32_t m = p->ps[ps].module;
+
+	return m && m <= p->n_module && p->module[m].path ? m : p->n_module + 1;
+}
+
 /* The costs of one line, in event order. */
 static void put_costs(FILE *f, const int *ev, const uint64_t *v, uint64_t npt)
 {
@@ -277,7 +301,7 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 {
 	const struct dpa_profile *p = d->p;
 	struct arcs as = { 0 };
-	uint8_t *outer = NULL, *used = NULL;
+	uint8_t *outer = NULL, *used = NULL, *ob_done = NULL, *fl_done = NULL, *fn_done = NULL;
 	uint64_t npt = dpa_export_ns_per_tick(p), total[NBASE] = { 0 }, scaled;
 	int ev[DPA_XM_N], nev = 0;
 	const char *why = "out of memory";
@@ -299,7 +323,10 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 	as.slot = malloc((size_t)as.hcap * sizeof(*as.slot));
 	outer = calloc((size_t)p->n_pd + 1, 1);
 	used = calloc((size_t)p->n_ps + 1, 1);
-	if (!as.a || !as.slot || !outer || !used)
+	ob_done = calloc((size_t)p->n_module + 2, 1);
+	fl_done = calloc((size_t)p->n_ps + 1, 1);
+	fn_done = calloc((size_t)p->n_ps + 1, 1);
+	if (!as.a || !as.slot || !outer || !used || !ob_done || !fl_done || !fn_done)
 		goto fail;
 	memset(as.slot, 0xff, (size_t)as.hcap * sizeof(*as.slot));
 	if (find_outermost(d, outer) < 0)
@@ -374,26 +401,21 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 			continue;
 		for (int s = 0; s < NBASE; s++)
 			self[s] = dpa_deep_ps_own(d, ps, base_of[s]);
-		fprintf(out, "\nob=");
-		put_clean(out, ps_object(p, ps));
-		fprintf(out, "\nfl=");
-		put_clean(out, ps_file(p, ps));
-		fprintf(out, "\nfn=");
-		put_clean(out, dpa_ps_name(p, ps));
-		fprintf(out, "\n%u", p->ps[ps].line);
+		fputc('\n', out);
+		put_name(out, "ob", ob_done, ob_id(p, ps), ps_object(p, ps));
+		put_name(out, "fl", fl_done, ps, ps_file(p, ps));
+		put_name(out, "fn", fn_done, ps, dpa_ps_name(p, ps));
+		fprintf(out, "%u", p->ps[ps].line);
 		put_costs(out, ev, self, npt);
 		while (ai < as.n && as.a[ai].caller < ps)
 			ai++;
 		for (; ai < as.n && as.a[ai].caller == ps; ai++) {
 			const struct arc *a = &as.a[ai];
 
-			fprintf(out, "cob=");
-			put_clean(out, ps_object(p, a->callee));
-			fprintf(out, "\ncfi=");
-			put_clean(out, ps_file(p, a->callee));
-			fprintf(out, "\ncfn=");
-			put_clean(out, dpa_ps_name(p, a->callee));
-			fprintf(out, "\ncalls=%llu %u\n%u", (unsigned long long)a->calls,
+			put_name(out, "cob", ob_done, ob_id(p, a->callee), ps_object(p, a->callee));
+			put_name(out, "cfi", fl_done, a->callee, ps_file(p, a->callee));
+			put_name(out, "cfn", fn_done, a->callee, dpa_ps_name(p, a->callee));
+			fprintf(out, "calls=%llu %u\n%u", (unsigned long long)a->calls,
 				p->ps[a->callee].line, a->line);
 			put_costs(out, ev, a->w, npt);
 		}
@@ -413,5 +435,8 @@ out:
 	free(as.slot);
 	free(outer);
 	free(used);
+	free(ob_done);
+	free(fl_done);
+	free(fn_done);
 	return ret;
 }

@@ -24,6 +24,7 @@ Part of deepprof's tests. MIT licence.
 import argparse
 import glob
 import json
+import math
 import os
 import re
 import shlex
@@ -124,7 +125,8 @@ class Suite:
 def totals(dump):
     """The profile's total of every export measure, from the header."""
     h = dump["header"]
-    npt = int(round(h["ns_per_tick"])) if h["ns_per_tick"] >= 0.5 else 0
+    # C llround(): halves away from 0 (Python round() goes to even)
+    npt = int(math.floor(h["ns_per_tick"] + 0.5)) if h["ns_per_tick"] >= 0.5 else 0
     ticks = h["ticks"] - h["ticks_outside"]
     return {"calls": h["calls"], "cscs": h["cscs"], "ticks": ticks, "time": ticks * npt,
             "allocs": h["allocs"] - h["allocs_outside"],

@@ -74,6 +74,26 @@ static uint32_t ps_by_name(const struct dpa_profile *p, const char *name)
 	return 0;
 }
 
+/* The ps of a (possibly compressed) fn=/cfn= value: "(id) name" defines id
+ * (ids are ps ids here), "(id)" refers back, a plain name is looked up. */
+static uint32_t compressed(const struct dpa_profile *p, const char **names, const char *v)
+{
+	char *end;
+	unsigned long id;
+
+	if (v[0] != '(')
+		return ps_by_name(p, v);
+	id = strtoul(v + 1, &end, 10);
+	if (*end != ')' || id == 0 || id > p->n_ps)
+		return 0;
+	if (end[1] == ' ') {
+		names[id] = dpa_ps_name(p, (uint32_t)id);
+		CU_ASSERT_STRING_EQUAL(end + 2, names[id]);
+	}
+	CU_ASSERT_PTR_NOT_NULL(names[id]);
+	return names[id] ? ps_by_name(p, names[id]) : 0;
+}
+
 /*
  * Check a folded document: every line "f1;...;fn W" with nonempty frames
  * and W > 0, no stack twice, weights adding up to `total`. Returns the
@@ -142,6 +162,7 @@ static void check_callgrind(const struct dpa_deep *d, const char *doc)
 	uint64_t summary[DPA_XM_N] = { 0 }, totals[DPA_XM_N] = { 0 }, selfsum[DPA_XM_N] = { 0 };
 	char *copy = strdup(doc), *save = NULL;
 	int nsum = 0, ntot = 0;
+	const char **names = calloc(n + 1, sizeof(*names));   /* fn compression ids */
 
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		uint64_t v[DPA_XM_N + 1];
@@ -165,14 +186,14 @@ static void check_callgrind(const struct dpa_deep *d, const char *doc)
 			continue;
 		}
 		if (!strncmp(line, "fn=", 3)) {
-			cur = ps_by_name(p, line + 3);
+			cur = compressed(p, names, line + 3);
 			CU_ASSERT(cur != 0);
 			CU_ASSERT(!seen[cur]);
 			seen[cur] = 1;
 			continue;
 		}
 		if (!strncmp(line, "cfn=", 4)) {
-			callee = ps_by_name(p, line + 4);
+			callee = compressed(p, names, line + 4);
 			CU_ASSERT(callee != 0);
 			continue;
 		}
@@ -234,6 +255,7 @@ static void check_callgrind(const struct dpa_deep *d, const char *doc)
 	free(called);
 	free(seen);
 	free(copy);
+	free(names);
 }
 
 /*
@@ -553,9 +575,10 @@ static void test_built(void)
 	f = run_export(1, &d, DPA_XM_TICKS);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	/* into p: main -> p carries p's whole total (ticks 1+6+7), q -> p 0 */
-	CU_ASSERT_PTR_NOT_NULL(strstr(f, "fn=main\n0 2 1 1 2000000 1 16\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(f, "cfn=p\ncalls=1 0\n0 14 6 6 14000000 3 48\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(f, "cfn=p\ncalls=3 0\n0 0 0 0 0 0 0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f, "cfn=(2) main\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f, "fn=(2)\n0 2 1 1 2000000 1 16\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f, "cfn=(6) p\ncalls=1 0\n0 14 6 6 14000000 3 48\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f, "cfn=(6)\ncalls=3 0\n0 0 0 0 0 0 0\n"));
 	free(f);
 	dpa_deep_release(&d);
 	free_built(&p);

@@ -448,6 +448,7 @@ static void proc(struct build *b)
 
 	table(b, "contexts", "Contexts (one per calling context)", false);
 	col(b, "pd", "pd", DPA_UNIT_PLAIN, 0);
+	col(b, "thread", "thread", DPA_UNIT_PLAIN, 0);
 	col(b, "clique", "clique", DPA_UNIT_PLAIN, 0);
 	cost_cols(b, false);
 	ps_cols(b, "caller", "called from");
@@ -456,6 +457,7 @@ static void proc(struct build *b)
 
 		row(b);
 		put_u(b, w->pd);
+		put_u(b, b->p->pd[w->pd].thread);
 		put_u(b, w->clique);
 		cost_cells(b, w, false);
 		ps_cells(b, w->other_ps);

@@ -340,7 +340,9 @@ def t_threads(s):
     eq([(w["caller_name"], w["calls"], w["csds"]) for w in cl], [("work", 100, 4), ("main", 5, 1)],
        "callers of unit")
     pr = s.json(p, "proc", "work")
-    eq(sorted(w["calls"] for w in pr["contexts"]), [1, 1, 1, 1], "work's contexts")
+    eq(sorted((w["calls"], w["total_calls"]) for w in pr["contexts"]),
+       [(1, 11), (1, 21), (1, 31), (1, 41)], "work's contexts")
+    eq(sorted(w["thread"] for w in pr["contexts"]), [2, 3, 4, 5], "one context per thread")
     eq([(w["callee_name"], w["calls"], w["contexts"]) for w in pr["call_sites"]],
        [("unit", 100, 4)], "work's sites")
 

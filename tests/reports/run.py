@@ -38,7 +38,7 @@ def eq(actual, expected, what):
         raise Fail("%s: expected %r, got %r" % (what, expected, actual))
 
 
-def close(actual, expected, what, rel=1e-9):
+def close(actual, expected, what, rel=1e-8):
     if not math.isclose(actual, expected, rel_tol=rel, abs_tol=1e-12):
         raise Fail("%s: expected %r, got %r" % (what, expected, actual))
 

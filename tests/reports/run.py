@@ -498,6 +498,36 @@ def t_gen_time(s):
     check("time = timer ticks x 4.00 ms per tick" in t, "tick length in the text")
 
 
+def t_gen_sweep(s):
+    """Every report, every clique, call site and procedure of small generated
+    profiles of each shape: valid JSON, exit 0, totals consistent."""
+    for shape in ("chain", "tree", "wide", "recursive", "mutual", "threads"):
+        p, _ = s.gen("sweep-" + shape, "--shape=" + shape, "--csds=24", "--seed=3")
+        sm = s.json(p)["summary"]
+        for k in ("top", "recursion"):
+            for mode in ("--self", "--total"):
+                s.json(p, k, mode, "--sort=bytes", "--per-call")
+        for c in range(1, sm["cliques"] + 1):
+            d = s.json(p, "clique", str(c))
+            kids = sum(w["calls"] for w in d["children"])
+            out = sum(w["calls"] for w in d["call_sites"] if not w["recursive"])
+            eq(kids, out, "%s clique %d: calls into child cliques" % (shape, c))
+        for css in range(1, sm["call_sites"] + 1):
+            d = s.json(p, "site", str(css))
+            eq(sum(w["calls"] for w in d["callees"]), d["site"]["calls"],
+               "%s site %d: calls of its callees" % (shape, css))
+        names = {w["name"] for w in s.json(p, "top", "--limit=0")["procedures"]}
+        names.add("<root>")
+        for n in sorted(names):
+            d = s.json(p, "proc", n)
+            eq(sum(w["calls"] for w in d["contexts"]), d["procedure"]["calls"],
+               "%s proc %s: calls of its contexts" % (shape, n))
+            for g in ("site", "proc", "file", "clique"):
+                d = s.json(p, "callers", n, "--by=" + g)
+                eq(sum(w["calls"] for w in d["callers"]), d["procedure"]["calls"],
+                   "%s callers of %s by %s" % (shape, n, g))
+
+
 # ================================================================
 # Bad input: every report
 # ================================================================
@@ -589,7 +619,7 @@ MESSAGES = {
 
 
 TESTS = [t_straight, t_loops, t_fib, t_mutual, t_fnptr, t_qsort, t_threads, t_alloc,
-         t_shapes_top, t_shapes_recursion, t_shapes_names, t_gen_time]
+         t_shapes_top, t_shapes_recursion, t_shapes_names, t_gen_time, t_gen_sweep]
 
 
 def main():

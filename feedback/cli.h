@@ -35,6 +35,9 @@ typedef int (*dp_cmd_fn)(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_progrep(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* The usage text of subcommand `name` (several lines), or NULL. */
 const char *dp_cmd_usage(const char *name);

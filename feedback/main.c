@@ -12,11 +12,6 @@
 #include "cli.h"
 #include "profile.h"
 
-int cmd_progrep(int argc, char **argv);    /* cmd_progrep.c */
-
-int cmd_report(int argc, char **argv);   /* cmd_report.c: prints its own --help */
-int cmd_export(int argc, char **argv);   /* cmd_export.c: prints its own --help */
-
 #define DEEPPROF_VERSION "0.1"
 
 const char *dp_progname = "deepprof";

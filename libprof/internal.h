@@ -222,6 +222,13 @@ struct dp_thread {
 	uint64_t *loop_ticks;       /* the thread's dp_loop_ticks (plugin.c), charged at its end */
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
 	uint32_t n_tails, tails_cap;
+	/* the last callback frame pushed (plugin.c): lets a hook that a signal
+	 * handler interrupted count the handler's frame it wrote over */
+	struct dp_frame *cb_slot;
+	struct dp_csd *cb_csd;
+	struct dp_pd *cb_saved;
+	uint32_t cb_psi, cb_base;   /* cb_base: its tail records' base when it has some */
+	uintptr_t cb_at;
 	struct dp_pd *root;
 	struct dp_pd *pd_head, *pd_tail;
 	struct dp_csd *csd_head, *csd_tail;

@@ -47,7 +47,7 @@ static struct dp_css *site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *ca
 static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps);
 static int bind_uninstrumented(struct dp_thread *t, struct dp_csd *c);
 static void pop_stale(struct dp_thread *t);
-static inline void frame_tails_end(struct dp_thread *t, const struct dp_frame *f, bool exit);
+static inline bool set_top(struct dp_hot *h, struct dp_frame *from, struct dp_frame *to);
 static void settle(struct dp_hot *h);
 DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp);
 DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uintptr_t sp);
@@ -199,7 +199,7 @@ static int bind_uninstrumented(struct dp_thread *t, struct dp_csd *c)
  * inlined into it, calls=surviving), made if new. NULL when out of memory.
  */
 static struct dp_csd *site_csd(struct dp_thread *t, struct dp_pd *pd, struct dp_tu *tu, uint32_t site,
-			       uintptr_t fn)
+			       uintptr_t fn, bool create)
 {
 	struct dp_ps *p = pd->ps;
 	uintptr_t key = (uintptr_t)&tu->css[site];
@@ -222,6 +222,8 @@ static struct dp_csd *site_csd(struct dp_thread *t, struct dp_pd *pd, struct dp_
 			j = (j + 1) & pd->mask;
 		}
 	}
+	if (!create)
+		return NULL;
 	const struct dp_css_static *s = &tu->css[site];
 	struct dp_css *css = site_css(tu, site, p);
 	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
@@ -250,7 +252,7 @@ static struct dp_csd *site_csd(struct dp_thread *t, struct dp_pd *pd, struct dp_
 }
 
 /* The callback csd of (parent, ps): entered from uninstrumented code. */
-static struct dp_csd *callback_csd(struct dp_thread *t, struct dp_pd *parent, struct dp_ps *ps)
+static struct dp_csd *callback_csd(struct dp_thread *t, struct dp_pd *parent, struct dp_ps *ps, bool create)
 {
 	uintptr_t key = ps->fn;
 	uintptr_t j = dp_hash(key, 0) & parent->mask;
@@ -260,6 +262,8 @@ static struct dp_csd *callback_csd(struct dp_thread *t, struct dp_pd *parent, st
 			return c;
 		j = (j + 1) & parent->mask;
 	}
+	if (!create)
+		return NULL;
 	struct dp_css init = { .kind = DP_CSS_CALLBACK, .callee = ps };
 	struct dp_css *css = dp_graph_css_get(key, parent->ps, &init);
 	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
@@ -293,39 +297,93 @@ static inline bool ended_by_return(uintptr_t at)
 	return (at & DP_FR_CB) || (at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL);
 }
 
-/* Pop the top frame, which a hook from a shallower frame shows has ended. */
+/* Pop the top frame, which a hook from a shallower frame shows has ended.
+ * Every field is read before the slot is given up (a signal handler's
+ * hooks may push into it at once). */
 static void pop_stale(struct dp_thread *t)
 {
-	struct dp_frame *f = t->h->top;
+	struct dp_hot *h = t->h;
+	struct dp_frame *f = h->top;
 	struct dp_csd *c = f->csd;
 	uintptr_t at = f->at;
-	t->h->outer[f->psi] = f->saved;
-	t->h->top = f - 1;
-	BARRIER();
-	frame_tails_end(t, f, ended_by_return(at));
+	uint32_t base = (uint32_t)f->mask, psi = f->psi;
+	struct dp_pd *saved = f->saved;
+	bool ret = ended_by_return(at);
+	if (!set_top(h, f, f - 1))
+		return;         /* a handler's frame came on top: the caller pops it first */
+	if (f == t->cb_slot)
+		t->cb_slot = NULL;
+	if ((at & DP_FR_CB) && (f[-1].at & DP_FR_PENDING))
+		settle(h);      /* a library's callback: the ticks since the last hook are its own */
+	h->outer[psi] = saved;
+	if (at & DP_FR_TAILS) {
+		dp_graph_tails_end(t, base, t->n_tails, ret, true);
+		t->n_tails = base;
+	}
 	if (c == &t->outside)
 		return;
-	if (!c->callee && bind_uninstrumented(t, c) < 0) {
-		t->lost++;
-		return;
+	if (!c->callee) {
+		dp_busy_on(t);
+		int r = bind_uninstrumented(t, c);
+		dp_busy_off(t);
+		if (r < 0) {
+			t->lost++;
+			return;
+		}
 	}
-	if (ended_by_return(at))
+	if (ret)
 		c->exits++;
 	else
 		c->nonlocal++;
 }
 
-/* Push a frame for a call through c (top is f, not the last slot). */
+/*
+ * h->top = to if it is still from: one instruction, so a signal handler
+ * cannot run between the test and the store (its hooks may push callback
+ * frames, which stay on top after it returns: no hook sees a callback's
+ * return). Not atomic between threads; only the owner writes its top.
+ */
+static inline bool set_top(struct dp_hot *h, struct dp_frame *from, struct dp_frame *to)
+{
+#if defined(__x86_64__)
+	bool ok;
+	__asm__ volatile("cmpxchgq %3, %1" : "=@ccz"(ok), "+m"(h->top), "+a"(from) : "r"(to) : "memory");
+	return ok;
+#else
+	return __atomic_compare_exchange_n(&h->top, &from, to, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+}
+
+/*
+ * A push on f failed: a signal handler ran during it and left its callback
+ * frame in f + 1, which the push may have written over. Count that frame
+ * from what enter_slow recorded (it returned: an exit) and take it off.
+ */
+DP_COLD static void reclaim(struct dp_hot *h, struct dp_frame *f)
+{
+	struct dp_thread *t = h->t;
+	if (t && h->top == f + 1 && t->cb_slot == f + 1) {
+		t->cb_slot = NULL;
+		h->top = f;
+		h->outer[t->cb_psi] = t->cb_saved;
+		t->cb_csd->exits++;
+		if (t->cb_at & DP_FR_TAILS) {
+			dp_graph_tails_end(t, t->cb_base, t->n_tails, true, true);
+			t->n_tails = t->cb_base;
+		}
+	}
+}
+
+/* Push a frame for a call through c on top of f (not the last slot).
+ * False when a signal handler's callback frame got there first (nothing
+ * is changed then: the slow path ends that frame and pushes again). */
 static inline __attribute__((always_inline))
-void push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c, uintptr_t at)
+bool push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c, uintptr_t at)
 {
 	struct dp_pd *callee = c->callee;
 	uint32_t psi = c->psi;          /* 0 while unbound: outer[0] is never used */
 	struct dp_pd *old = h->outer[psi];
-	h->outer[psi] = old ? old : callee;
-	h->clock++;
-	f[1].sp = sp;                   /* first: a signal handler's push overwrites it */
-	BARRIER();
+	f[1].sp = sp;
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = callee;
@@ -333,20 +391,13 @@ void push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, stru
 	f[1].psi = psi;
 	f[1].at = at;
 	BARRIER();
-	h->top = f + 1;
-	BARRIER();
-	if (unlikely(f[1].sp != sp)) { /* a handler's callback frame took the slot: ours wins */
-		f[1].sp = sp;
-		f[1].fn = fn;
-		f[1].csd = c;
-		f[1].pd = callee;
-		f[1].saved = old;
-		f[1].psi = psi;
-		f[1].at = at;
-		if (h->t)
-			h->t->lost++;
-	}
+	if (unlikely(!set_top(h, f, f + 1)))
+		return false;
+	h->outer[psi] = old ? old : callee;
+	h->clock++;
+	return true;
 }
+
 
 /* Whether entering ps is the call pending in frame f (its csd c). */
 static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
@@ -373,15 +424,6 @@ static int tails_room(struct dp_thread *t)
 	t->tails = n;
 	t->tails_cap = cap;
 	return 0;
-}
-
-/* End frame f's tail-replaced activations (if any) as it ends. */
-static inline void frame_tails_end(struct dp_thread *t, const struct dp_frame *f, bool exit)
-{
-	if (f->at & DP_FR_TAILS) {
-		dp_graph_tails_end(t, (uint32_t)f->mask, t->n_tails, exit, true);
-		t->n_tails = (uint32_t)f->mask;
-	}
 }
 
 /*
@@ -428,6 +470,13 @@ static int tail_replace(struct dp_thread *t, struct dp_frame *p, uintptr_t sp)
 	a->psi = p->psi;
 	a->mask = base;
 	a->at = DP_FR_PLUGIN | DP_FR_TAILS | (a->at & DP_FR_CB);
+	if (a == t->cb_slot) {          /* what reclaim() needs to end it */
+		t->cb_csd = a->csd;
+		t->cb_saved = a->saved;
+		t->cb_psi = a->psi;
+		t->cb_base = base;
+		t->cb_at = a->at;
+	}
 	BARRIER();
 	h->top = a;
 	return 0;
@@ -443,15 +492,15 @@ DP_EXPORT void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
 	if (unlikely(h->stop))
 		return enter_slow(tu, ps, sp);
 	struct dp_frame *f = h->top;
-	uint64_t n = dp_loop_ticks;
-	if (n) {
-		dp_loop_ticks = 0;
-		f->csd->loops += n;
-	}
 	struct dp_ps **map = DP_LOAD((struct dp_ps ***)&tu->runtime[TU_PS]);
 	if (unlikely(f->at != (DP_FR_PLUGIN | DP_FR_PENDING) || sp + 1 >= f->sp || !map ||
 		     !f->pd || f->pd->ps != map[ps]))
 		return enter_slow(tu, ps, sp);
+	uint64_t n = dp_loop_ticks;     /* charged only once the top is known current */
+	if (n) {
+		dp_loop_ticks = 0;
+		f->csd->loops += n;
+	}
 	f->at = DP_FR_PLUGIN;
 }
 
@@ -462,11 +511,6 @@ DP_EXPORT void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 	if (unlikely(h->stop))
 		return call_slow(tu, site, (uintptr_t)fn, sp);
 	struct dp_frame *f = h->top;
-	uint64_t n = dp_loop_ticks;
-	if (n) {
-		dp_loop_ticks = 0;
-		f->csd->loops += n;
-	}
 	if (unlikely(sp >= f->sp || (f->at & DP_FR_PENDING) || f == h->stack_last))
 		return call_slow(tu, site, (uintptr_t)fn, sp);
 	struct dp_pd *pd = f->pd;
@@ -477,7 +521,15 @@ DP_EXPORT void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 	struct dp_csd *c = pd->slot[i];
 	if (unlikely(!c || c->fn != (uintptr_t)fn))
 		return call_slow(tu, site, (uintptr_t)fn, sp);
-	push(h, f, sp, (uintptr_t)&tu->css[site], c, c->frflags);
+	uint64_t n = dp_loop_ticks;
+	if (n) {
+		dp_loop_ticks = 0;
+		f->csd->loops += n;
+	}
+	if (unlikely(!push(h, f, sp, (uintptr_t)&tu->css[site], c, c->frflags))) {
+		reclaim(h, f);
+		return call_slow(tu, site, (uintptr_t)fn, sp);
+	}
 }
 
 DP_EXPORT void dp_abi_return(struct dp_tu *tu, uint32_t site)
@@ -487,17 +539,19 @@ DP_EXPORT void dp_abi_return(struct dp_tu *tu, uint32_t site)
 	if (unlikely(h->stop))
 		return return_slow(tu, site, sp);
 	struct dp_frame *f = h->top;
-	uint64_t n = dp_loop_ticks;
-	if (n) {
-		dp_loop_ticks = 0;
-		f->csd->loops += n;
-	}
 	if (unlikely(f->fn != (uintptr_t)&tu->css[site] || f->sp < sp || !f->pd || (f->at & DP_FR_TAILS)))
 		return return_slow(tu, site, sp);
 	struct dp_csd *c = f->csd;     /* read before the slot is given up */
-	h->outer[f->psi] = f->saved;
-	h->top = f - 1;
-	BARRIER();
+	uint64_t n = dp_loop_ticks;
+	if (n) {
+		dp_loop_ticks = 0;
+		c->loops += n;
+	}
+	struct dp_pd *saved = f->saved;
+	uint32_t psi = f->psi;
+	if (unlikely(!set_top(h, f, f - 1)))
+		return return_slow(tu, site, sp);     /* a handler left a callback frame on top */
+	h->outer[psi] = saved;
 	c->exits++;
 }
 
@@ -526,15 +580,37 @@ static struct dp_thread *thread_ready(void)
 /* Room for one more frame; -1 (lost) when the stack cannot grow. */
 static int room(struct dp_thread *t)
 {
-	if (t->h->top == t->h->stack_last && dp_graph_grow_stack(t) < 0)
-		return -1;
-	return 0;
+	if (likely(t->h->top != t->h->stack_last))
+		return 0;
+	dp_busy_on(t);
+	int r = dp_graph_grow_stack(t);
+	dp_busy_off(t);
+	return r;
+}
+
+/* The ps of function psn of tu (made if new, with the runtime busy) and
+ * room for it in the thread's outermost-activation array. */
+static struct dp_ps *entered_ps(struct dp_thread *t, struct dp_tu *tu, uint32_t psn)
+{
+	struct dp_ps **map = DP_LOAD_ACQ((struct dp_ps ***)&tu->runtime[TU_PS]);
+	struct dp_ps *ps = map && psn < tu->n_ps ? DP_LOAD_ACQ(&map[psn]) : NULL;
+	if (ps && ps->idx < t->outer_cap)
+		return ps;
+	dp_busy_on(t);
+	ps = static_ps(tu, psn);
+	if (ps && dp_graph_outer_reserve(t, ps->idx) < 0)
+		ps = NULL;
+	dp_busy_off(t);
+	return ps;
 }
 
 /*
  * Everything dp_abi_enter's fast path leaves: the thread's first hook, a
  * stopped or busy runtime, frames left by longjmp or ended callbacks, a
- * first call through a csd (bind it), a tail call, a callback.
+ * first call through a csd (bind it), a tail call, a callback. The runtime
+ * is marked busy only while it makes nodes or grows arrays: a signal
+ * handler's hooks may run anywhere else (they are dropped, and counted as
+ * lost, while it is busy).
  */
 DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
 {
@@ -543,11 +619,10 @@ DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
 		return;
 	int saved_errno = errno;
 	struct dp_hot *h = t->h;
-	dp_busy_on(t);
-	settle(h);
-	struct dp_ps *ps = static_ps(tu, psn);
-	if (!ps || dp_graph_outer_reserve(t, ps->idx) < 0)
+	struct dp_ps *ps = entered_ps(t, tu, psn);
+	if (!ps)
 		goto lost;
+again:
 	for (struct dp_frame *f; (f = h->top) != t->stack;) {
 		if ((f->at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL) &&
 		    f->csd != &t->outside && expects(f->csd, ps))
@@ -561,6 +636,7 @@ DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
 			break;
 		pop_stale(t);
 	}
+	settle(h);
 	if (room(t) < 0)
 		goto lost;
 	struct dp_frame *f = h->top;
@@ -569,7 +645,10 @@ DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
 		struct dp_csd *c = f->csd;
 		if (expects(c, ps)) {
 			if (!c->callee) {
-				if (bind(t, c, ps) < 0)
+				dp_busy_on(t);
+				int r = bind(t, c, ps);
+				dp_busy_off(t);
+				if (r < 0)
 					goto lost;
 				struct dp_pd *old = h->outer[c->psi];
 				h->outer[c->psi] = old ? old : c->callee;
@@ -578,10 +657,14 @@ DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
 				f->psi = c->psi;
 			}
 			if (f->at & DP_FR_TAIL) {
-				if (tail_replace(t, f, sp) < 0)
+				dp_busy_on(t);
+				int r = tail_replace(t, f, sp);
+				dp_busy_off(t);
+				if (r < 0)
 					goto lost;
-			} else
+			} else {
 				f->at &= ~(uintptr_t)DP_FR_PENDING;
+			}
 			goto done;
 		}
 		/* A callback from the callee of f's call if that is known to be
@@ -589,17 +672,29 @@ DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
 		 * caller. */
 		parent = c->callee && c->callee->ps->uninstrumented ? c->callee : c->caller;
 	}
-	struct dp_csd *c = callback_csd(t, parent, ps);
-	if (!c)
-		goto lost;
-	push(h, h->top, sp + 1, 0, c, c->frflags);
+	struct dp_csd *c = callback_csd(t, parent, ps, false);
+	if (!c) {
+		dp_busy_on(t);
+		c = callback_csd(t, parent, ps, true);
+		dp_busy_off(t);
+		if (!c)
+			goto lost;
+	}
+	f = h->top;
+	if (!push(h, f, sp + 1, 0, c, c->frflags)) {
+		reclaim(h, f);
+		goto again;
+	}
+	t->cb_csd = c;
+	t->cb_saved = f[1].saved;
+	t->cb_psi = f[1].psi;
+	t->cb_at = f[1].at;
+	t->cb_slot = f + 1;
 done:
-	dp_busy_off(t);
 	errno = saved_errno;
 	return;
 lost:
 	t->lost++;
-	dp_busy_off(t);
 	errno = saved_errno;
 }
 
@@ -612,18 +707,19 @@ DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uin
 		return;
 	int saved_errno = errno;
 	struct dp_hot *h = t->h;
-	dp_busy_on(t);
-	settle(h);
-	if (!tu_map(tu))
-		goto lost;
+again:
 	while (h->top != t->stack && sp >= h->top->sp)
 		pop_stale(t);
+	settle(h);
 	struct dp_frame *f = h->top;
 	if ((f->at & DP_FR_PENDING) && f->csd != &t->outside && !f->csd->callee) {
 		/* instrumented code running below a call that entered none: the
 		 * callee is uninstrumented (an enter hook was lost otherwise) */
 		struct dp_csd *pc = f->csd;
-		if (bind_uninstrumented(t, pc) < 0)
+		dp_busy_on(t);
+		int r = bind_uninstrumented(t, pc);
+		dp_busy_off(t);
+		if (r < 0)
 			goto lost;
 		struct dp_pd *old = h->outer[pc->psi];
 		h->outer[pc->psi] = old ? old : pc->callee;
@@ -632,16 +728,23 @@ DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uin
 		f->psi = pc->psi;
 	}
 	struct dp_pd *pd = f->pd ? f->pd : t->root;
-	struct dp_csd *c = site_csd(t, pd, tu, site, fn);
+	struct dp_csd *c = site_csd(t, pd, tu, site, fn, false);
+	if (!c) {
+		dp_busy_on(t);
+		c = tu_map(tu) ? site_csd(t, pd, tu, site, fn, true) : NULL;
+		dp_busy_off(t);
+	}
 	if (!c || room(t) < 0)
 		goto lost;
-	push(h, h->top, sp, (uintptr_t)&tu->css[site], c, c->frflags);
-	dp_busy_off(t);
+	f = h->top;
+	if (!push(h, f, sp, (uintptr_t)&tu->css[site], c, c->frflags)) {
+		reclaim(h, f);
+		goto again;
+	}
 	errno = saved_errno;
 	return;
 lost:
 	t->lost++;
-	dp_busy_off(t);
 	errno = saved_errno;
 }
 
@@ -656,9 +759,8 @@ DP_COLD static void return_slow(struct dp_tu *tu, uint32_t site, uintptr_t sp)
 	int saved_errno = errno;
 	struct dp_hot *h = t->h;
 	uintptr_t key = (uintptr_t)&tu->css[site];
-	dp_busy_on(t);
-	settle(h);
 	struct dp_frame *f;
+again:
 	while ((f = h->top) != t->stack) {
 		if (f->fn == key && f->sp >= sp)
 			break;
@@ -668,20 +770,33 @@ DP_COLD static void return_slow(struct dp_tu *tu, uint32_t site, uintptr_t sp)
 		}
 		pop_stale(t);
 	}
+	settle(h);
 	if (!f || f == t->stack) {
 		t->lost++;
-	} else {
-		struct dp_csd *c = f->csd;
-		if (c != &t->outside && !c->callee && bind_uninstrumented(t, c) < 0) {
+		errno = saved_errno;
+		return;
+	}
+	struct dp_csd *c = f->csd;
+	if (c != &t->outside && !c->callee) {
+		dp_busy_on(t);
+		int r = bind_uninstrumented(t, c);
+		dp_busy_off(t);
+		if (r < 0) {
 			t->lost++;
 			c = &t->outside;
 		}
-		h->outer[f->psi] = f->saved;
-		h->top = f - 1;
-		BARRIER();
-		frame_tails_end(t, f, true);
-		c->exits++;
 	}
-	dp_busy_off(t);
+	uintptr_t at = f->at;
+	uint32_t base = (uint32_t)f->mask;
+	struct dp_pd *saved = f->saved;
+	uint32_t psi = f->psi;
+	if (!set_top(h, f, f - 1))
+		goto again;
+	h->outer[psi] = saved;
+	if (at & DP_FR_TAILS) {
+		dp_graph_tails_end(t, base, t->n_tails, true, true);
+		t->n_tails = base;
+	}
+	c->exits++;
 	errno = saved_errno;
 }

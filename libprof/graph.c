@@ -107,8 +107,9 @@ struct dp_ps *dp_graph_ps_get(uintptr_t fn, const struct dp_ps *init)
 	pthread_mutex_unlock(&dp_rt.lock);
 	if (ps)
 		return ps;
-	/* outside our lock: dladdr takes the loader's */
-	uintptr_t base = init && init->kind == DP_PS_EXTERNAL ? 0 : module_base_of(fn);
+	/* outside our lock: dladdr takes the loader's (and is slow: only
+	 * -finstrument-functions procedures need their module's base) */
+	uintptr_t base = init && init->kind != DP_PS_ADDR ? 0 : module_base_of(fn);
 	pthread_mutex_lock(&dp_rt.lock);
 	ps = ps_find(fn);
 	if (!ps && (ps = dp_mem_global(sizeof *ps))) {
@@ -334,13 +335,12 @@ void dp_graph_tails_end(struct dp_thread *t, uint32_t base, uint32_t upto, bool 
 	for (uint32_t i = upto; i > base; i--) {
 		struct dp_tailrec *r = &t->tails[i - 1];
 		if (r->csd) {
-			if (exit)
-				r->csd->exits += r->n;
-			else
-				r->csd->nonlocal += r->n;
+			dp_add_local(exit ? &r->csd->exits : &r->csd->nonlocal, r->n);
+		r->csd = NULL;  /* counted: a record left behind (see dp_graph_tails_end) stays inert */
 		}
 		if (restore && r->psi)
 			t->h->outer[r->psi] = r->saved;
+		r->psi = 0;
 	}
 }
 
@@ -524,12 +524,10 @@ void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 	struct dp_frame *lo, *hi;
 	if (!dp_graph_frames(t, &lo, &hi))
 		return;
-	uint64_t loops = t->loop_ticks ? DP_LOAD(t->loop_ticks) : 0;
-	if (loops) {    /* back-edges since the last hook: the top frame's */
-		hi->csd->loops += loops;
-		*t->loop_ticks = 0;
-	}
-	uint32_t upto = DP_LOAD(&t->n_tails);
+	uint64_t now = t->loop_ticks ? DP_LOAD(t->loop_ticks) : 0;
+	if (now != t->h->loops_seen)   /* back-edges since the last hook: the top frame's */
+		hi->csd->loops += dp_loops_take(t->h, now);
+	uint32_t upto = (uint32_t)DP_LOAD(&t->n_tails);
 	for (struct dp_frame *f = hi; f >= lo; f--) {
 		struct dp_csd *c = f->csd;
 		/* Plugin frames: a callback on top returned into uninstrumented

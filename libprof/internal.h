@@ -190,6 +190,8 @@ enum dp_stop_bits {
 	DP_STOPPED = 2,             /* the final profile is written: record nothing more */
 	DP_EXITED = 4,              /* the thread has ended (its key destructor ran) */
 	DP_UNINIT = 8,              /* the thread has no state yet (the TLS initial value) */
+	DP_MAKING = 16,             /* plugin.c is making nodes: a signal handler's hooks may
+	                               still push and pop frames, but make nothing */
 };
 
 /*
@@ -204,6 +206,7 @@ struct dp_hot {
 	struct dp_frame *stack_last;/* the last usable frame */
 	struct dp_pd **outer;       /* outermost activation per ps idx, outer_cap entries */
 	uint64_t clock;             /* call sequence count clock: one tick per call */
+	uint64_t loops_seen;        /* dp_loop_ticks when back-edges were last charged (plugin.c) */
 	struct dp_thread *t;        /* the rest of the thread's state; NULL before its first hook */
 };
 
@@ -221,7 +224,8 @@ struct dp_thread {
 	uint64_t lost;              /* events dropped (out of memory, re-entry) */
 	uint64_t *loop_ticks;       /* the thread's dp_loop_ticks (plugin.c), charged at its end */
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
-	uint32_t n_tails, tails_cap;
+	uint64_t n_tails;           /* 64 bits: truncated with dp_cas_local */
+	uint32_t tails_cap;
 	/* the last callback frame pushed (plugin.c): lets a hook that a signal
 	 * handler interrupted count the handler's frame it wrote over */
 	struct dp_frame *cb_slot;
@@ -283,6 +287,51 @@ extern struct dp_runtime dp_rt;
 extern __thread uint64_t dp_loop_ticks __attribute__((tls_model("initial-exec")));  /* plugin.c */
 extern __thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec")));
 #define dp_self (dp_hot.t)
+
+/* ==== signal-atomic updates =============================================== */
+
+/*
+ * *p += n in one instruction, so that a signal handler whose hooks update
+ * the same counter cannot run between the load and the store (not atomic
+ * between threads: only the owning thread writes these counters).
+ */
+static inline void dp_add_local(uint64_t *p, uint64_t n)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(n));
+#else
+	__atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+#endif
+}
+
+/* *p = to if it is still from, in one instruction (see dp_add_local). */
+static inline bool dp_cas_local(uint64_t *p, uint64_t from, uint64_t to)
+{
+#if defined(__x86_64__)
+	bool ok;
+	__asm__ volatile("cmpxchgq %3, %1" : "=@ccz"(ok), "+m"(*p), "+a"(from) : "r"(to) : "memory");
+	return ok;
+#else
+	return __atomic_compare_exchange_n(p, &from, to, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+}
+
+/*
+ * The back-edge ticks of this thread not charged yet. Instrumented code
+ * only ever increments dp_loop_ticks; this takes the increase since the
+ * last charge. If a signal handler's hooks ran in the middle of an
+ * increment, the interrupted store can set the counter back: the
+ * difference is then not positive and nothing is charged (at most one
+ * tick of the interrupted code is lost, and only if the handler ran loops).
+ */
+static inline uint64_t dp_loops_take(struct dp_hot *h, uint64_t now)
+{
+	for (;;) {
+		uint64_t seen = h->loops_seen;
+		if (dp_cas_local(&h->loops_seen, seen, now))
+			return (int64_t)(now - seen) > 0 ? now - seen : 0;
+	}
+}
 
 /* ==== hidden functions shared across files ================================ */
 

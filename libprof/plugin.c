@@ -26,11 +26,12 @@ _Static_assert(sizeof(struct dp_css_static) == 48, "dp_css_static layout");
 _Static_assert(sizeof(struct dp_tu) == 80, "dp_tu layout");
 
 /*
- * Back-edge ticks not yet charged (deepprof-abi.h): incremented inline by
- * instrumented code, charged to the current csd and zeroed by every hook.
- * The timer does not charge them: the csd current at a tick is also the one
- * current at the next hook, so charging there gives the same counts and
- * never races with an interrupted increment.
+ * Back-edge ticks (deepprof-abi.h): incremented inline by instrumented
+ * code; every hook charges the increase since the last charge to the csd
+ * that was current (dp_loops_take: the counter is never reset, so that a
+ * signal handler's hooks cannot lose or double an interrupted increment).
+ * The timer does not charge them: the csd current at a tick is also the
+ * one current at the next hook, so charging there gives the same counts.
  */
 DP_EXPORT __thread uint64_t dp_loop_ticks;
 
@@ -54,6 +55,12 @@ DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uin
 DP_COLD static void return_slow(struct dp_tu *tu, uint32_t site, uintptr_t sp);
 
 #define BARRIER() __asm__ volatile("" ::: "memory")
+
+/* Node making may be interrupted by a signal handler whose hooks only use
+ * nodes that exist (DP_MAKING); growing arrays may not (DP_BUSY). */
+static inline void making_on(struct dp_thread *t)  { __atomic_fetch_or(&t->h->stop, DP_MAKING, __ATOMIC_RELAXED); }
+static inline void making_off(struct dp_thread *t) { __atomic_fetch_and(&t->h->stop, ~(uint32_t)DP_MAKING, __ATOMIC_RELAXED); }
+static inline bool may_make(const struct dp_thread *t) { return !(t->h->stop & DP_MAKING); }
 
 /* ==== registration ========================================================= */
 
@@ -166,8 +173,13 @@ static struct dp_css *site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *ca
  * there is one (recursion folding), else a new pd; then publish c. */
 static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 {
-	if (dp_graph_outer_reserve(t, ps->idx) < 0)
-		return -1;
+	if (ps->idx >= t->outer_cap) {
+		dp_busy_on(t);
+		int r = dp_graph_outer_reserve(t, ps->idx);
+		dp_busy_off(t);
+		if (r < 0)
+			return -1;
+	}
 	struct dp_pd *callee = t->h->outer[ps->idx];
 	if (!callee && !(callee = dp_graph_pd_new(t, ps)))
 		return -1;
@@ -282,11 +294,9 @@ static struct dp_csd *callback_csd(struct dp_thread *t, struct dp_pd *parent, st
 /* Charge the back-edge ticks counted since the last hook to the current csd. */
 static inline void settle(struct dp_hot *h)
 {
-	uint64_t n = dp_loop_ticks;
-	if (n && h->top) {
-		dp_loop_ticks = 0;
-		h->top->csd->loops += n;
-	}
+	uint64_t now = dp_loop_ticks;
+	if (now != h->loops_seen && h->top)
+		dp_add_local(&h->top->csd->loops, dp_loops_take(h, now));
 }
 
 /* A popped frame's call returned (a callback, which has no exit hook, or a
@@ -317,24 +327,25 @@ static void pop_stale(struct dp_thread *t)
 		settle(h);      /* a library's callback: the ticks since the last hook are its own */
 	h->outer[psi] = saved;
 	if (at & DP_FR_TAILS) {
-		dp_graph_tails_end(t, base, t->n_tails, ret, true);
-		t->n_tails = base;
+		uint64_t n = t->n_tails;
+		dp_graph_tails_end(t, base, (uint32_t)n, ret, true);
+		dp_cas_local(&t->n_tails, n, base);   /* not if a handler added records above */
 	}
 	if (c == &t->outside)
 		return;
 	if (!c->callee) {
-		dp_busy_on(t);
-		int r = bind_uninstrumented(t, c);
-		dp_busy_off(t);
+		int r = -1;
+		if (may_make(t)) {
+			making_on(t);
+			r = bind_uninstrumented(t, c);
+			making_off(t);
+		}
 		if (r < 0) {
 			t->lost++;
 			return;
 		}
 	}
-	if (ret)
-		c->exits++;
-	else
-		c->nonlocal++;
+	dp_add_local(ret ? &c->exits : &c->nonlocal, 1);
 }
 
 /*
@@ -366,10 +377,11 @@ DP_COLD static void reclaim(struct dp_hot *h, struct dp_frame *f)
 		t->cb_slot = NULL;
 		h->top = f;
 		h->outer[t->cb_psi] = t->cb_saved;
-		t->cb_csd->exits++;
+		dp_add_local(&t->cb_csd->exits, 1);
 		if (t->cb_at & DP_FR_TAILS) {
-			dp_graph_tails_end(t, t->cb_base, t->n_tails, true, true);
-			t->n_tails = t->cb_base;
+			uint64_t n = t->n_tails;
+			dp_graph_tails_end(t, t->cb_base, (uint32_t)n, true, true);
+			dp_cas_local(&t->n_tails, n, t->cb_base);
 		}
 	}
 }
@@ -443,7 +455,7 @@ static int tail_replace(struct dp_thread *t, struct dp_frame *p, uintptr_t sp)
 		return 0;
 	}
 	struct dp_csd *ac = a->csd == &t->outside ? NULL : a->csd;
-	uint32_t base = (a->at & DP_FR_TAILS) ? (uint32_t)a->mask : t->n_tails;
+	uint32_t base = (a->at & DP_FR_TAILS) ? (uint32_t)a->mask : (uint32_t)t->n_tails;
 	bool changed = h->outer[a->psi] != a->saved;     /* a was its ps's outermost activation */
 	struct dp_tailrec *r = NULL;
 	if (!changed)
@@ -496,11 +508,9 @@ DP_EXPORT void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
 	if (unlikely(f->at != (DP_FR_PLUGIN | DP_FR_PENDING) || sp + 1 >= f->sp || !map ||
 		     !f->pd || f->pd->ps != map[ps]))
 		return enter_slow(tu, ps, sp);
-	uint64_t n = dp_loop_ticks;     /* charged only once the top is known current */
-	if (n) {
-		dp_loop_ticks = 0;
-		f->csd->loops += n;
-	}
+	uint64_t now = dp_loop_ticks;   /* charged only once the top is known current */
+	if (now != h->loops_seen)
+		dp_add_local(&f->csd->loops, dp_loops_take(h, now));
 	f->at = DP_FR_PLUGIN;
 }
 
@@ -521,11 +531,9 @@ DP_EXPORT void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 	struct dp_csd *c = pd->slot[i];
 	if (unlikely(!c || c->fn != (uintptr_t)fn))
 		return call_slow(tu, site, (uintptr_t)fn, sp);
-	uint64_t n = dp_loop_ticks;
-	if (n) {
-		dp_loop_ticks = 0;
-		f->csd->loops += n;
-	}
+	uint64_t now = dp_loop_ticks;
+	if (now != h->loops_seen)
+		dp_add_local(&f->csd->loops, dp_loops_take(h, now));
 	if (unlikely(!push(h, f, sp, (uintptr_t)&tu->css[site], c, c->frflags))) {
 		reclaim(h, f);
 		return call_slow(tu, site, (uintptr_t)fn, sp);
@@ -542,17 +550,15 @@ DP_EXPORT void dp_abi_return(struct dp_tu *tu, uint32_t site)
 	if (unlikely(f->fn != (uintptr_t)&tu->css[site] || f->sp < sp || !f->pd || (f->at & DP_FR_TAILS)))
 		return return_slow(tu, site, sp);
 	struct dp_csd *c = f->csd;     /* read before the slot is given up */
-	uint64_t n = dp_loop_ticks;
-	if (n) {
-		dp_loop_ticks = 0;
-		c->loops += n;
-	}
+	uint64_t now = dp_loop_ticks;
+	if (now != h->loops_seen)
+		dp_add_local(&c->loops, dp_loops_take(h, now));
 	struct dp_pd *saved = f->saved;
 	uint32_t psi = f->psi;
 	if (unlikely(!set_top(h, f, f - 1)))
 		return return_slow(tu, site, sp);     /* a handler left a callback frame on top */
 	h->outer[psi] = saved;
-	c->exits++;
+	dp_add_local(&c->exits, 1);
 }
 
 /* Only TUs built with backedges=call call this; the others increment dp_loop_ticks. */
@@ -569,8 +575,9 @@ static struct dp_thread *thread_ready(void)
 	struct dp_thread *t = dp_self;
 	if (!t && !(t = dp_thread_init()))
 		return NULL;
-	if (t->h->stop) {
-		if (!(t->h->stop & (DP_STOPPED | DP_EXITED)))
+	uint32_t stop = t->h->stop & ~(uint32_t)DP_MAKING;
+	if (stop) {
+		if (!(stop & (DP_STOPPED | DP_EXITED)))
 			t->lost++;
 		return NULL;
 	}
@@ -596,11 +603,19 @@ static struct dp_ps *entered_ps(struct dp_thread *t, struct dp_tu *tu, uint32_t 
 	struct dp_ps *ps = map && psn < tu->n_ps ? DP_LOAD_ACQ(&map[psn]) : NULL;
 	if (ps && ps->idx < t->outer_cap)
 		return ps;
-	dp_busy_on(t);
-	ps = static_ps(tu, psn);
-	if (ps && dp_graph_outer_reserve(t, ps->idx) < 0)
-		ps = NULL;
-	dp_busy_off(t);
+	if (!ps) {
+		if (!may_make(t))
+			return NULL;
+		making_on(t);
+		ps = static_ps(tu, psn);
+		making_off(t);
+	}
+	if (ps && ps->idx >= t->outer_cap) {
+		dp_busy_on(t);
+		if (dp_graph_outer_reserve(t, ps->idx) < 0)
+			ps = NULL;
+		dp_busy_off(t);
+	}
 	return ps;
 }
 
@@ -645,9 +660,11 @@ again:
 		struct dp_csd *c = f->csd;
 		if (expects(c, ps)) {
 			if (!c->callee) {
-				dp_busy_on(t);
+				if (!may_make(t))
+					goto lost;
+				making_on(t);
 				int r = bind(t, c, ps);
-				dp_busy_off(t);
+				making_off(t);
 				if (r < 0)
 					goto lost;
 				struct dp_pd *old = h->outer[c->psi];
@@ -674,11 +691,15 @@ again:
 	}
 	struct dp_csd *c = callback_csd(t, parent, ps, false);
 	if (!c) {
-		dp_busy_on(t);
+		if (!may_make(t))
+			goto lost;
+		making_on(t);
 		c = callback_csd(t, parent, ps, true);
-		dp_busy_off(t);
+		making_off(t);
 		if (!c)
 			goto lost;
+		if (h->top != f)
+			goto again;     /* a signal handler's frame came on top meanwhile */
 	}
 	f = h->top;
 	if (!push(h, f, sp + 1, 0, c, c->frflags)) {
@@ -716,9 +737,11 @@ again:
 		/* instrumented code running below a call that entered none: the
 		 * callee is uninstrumented (an enter hook was lost otherwise) */
 		struct dp_csd *pc = f->csd;
-		dp_busy_on(t);
+		if (!may_make(t))
+			goto lost;
+		making_on(t);
 		int r = bind_uninstrumented(t, pc);
-		dp_busy_off(t);
+		making_off(t);
 		if (r < 0)
 			goto lost;
 		struct dp_pd *old = h->outer[pc->psi];
@@ -729,10 +752,12 @@ again:
 	}
 	struct dp_pd *pd = f->pd ? f->pd : t->root;
 	struct dp_csd *c = site_csd(t, pd, tu, site, fn, false);
-	if (!c) {
-		dp_busy_on(t);
+	if (!c && may_make(t)) {
+		making_on(t);
 		c = tu_map(tu) ? site_csd(t, pd, tu, site, fn, true) : NULL;
-		dp_busy_off(t);
+		making_off(t);
+		if (c && h->top != f)
+			goto again;     /* a signal handler's frame came on top meanwhile */
 	}
 	if (!c || room(t) < 0)
 		goto lost;
@@ -754,7 +779,7 @@ lost:
 DP_COLD static void return_slow(struct dp_tu *tu, uint32_t site, uintptr_t sp)
 {
 	struct dp_thread *t = dp_self;
-	if (!t || t->h->stop)
+	if (!t || (t->h->stop & ~(uint32_t)DP_MAKING))
 		return;
 	int saved_errno = errno;
 	struct dp_hot *h = t->h;
@@ -778,9 +803,12 @@ again:
 	}
 	struct dp_csd *c = f->csd;
 	if (c != &t->outside && !c->callee) {
-		dp_busy_on(t);
-		int r = bind_uninstrumented(t, c);
-		dp_busy_off(t);
+		int r = -1;
+		if (may_make(t)) {
+			making_on(t);
+			r = bind_uninstrumented(t, c);
+			making_off(t);
+		}
 		if (r < 0) {
 			t->lost++;
 			c = &t->outside;
@@ -794,9 +822,10 @@ again:
 		goto again;
 	h->outer[psi] = saved;
 	if (at & DP_FR_TAILS) {
-		dp_graph_tails_end(t, base, t->n_tails, true, true);
-		t->n_tails = base;
+		uint64_t n = t->n_tails;
+		dp_graph_tails_end(t, base, (uint32_t)n, true, true);
+		dp_cas_local(&t->n_tails, n, base);
 	}
-	c->exits++;
+	dp_add_local(&c->exits, 1);
 	errno = saved_errno;
 }

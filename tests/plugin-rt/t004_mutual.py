@@ -1,0 +1,22 @@
+"""Mutual recursion through tail calls (is_even/is_odd): cyg mode's counts,
+one pd each, folded into a two-pd cycle."""
+from prt import eq, invariants
+
+
+def run(ctx):
+    exe = ctx.compile("s-mutual.c")
+    sizes = {}
+    for n in (1001, 51):
+        r = ctx.run(exe, [str(n)])
+        eq(r.stdout.strip(), "0", "is_even(%d)" % n)
+        p = ctx.dump()
+        invariants(p)
+        k = (n + 1) // 2
+        eq(p.counts("main", "is_even"), (1, 1, 0), "main -> is_even")
+        eq(p.counts("is_even", "is_odd"), (k, k, 0), "is_even -> is_odd")
+        eq(p.counts("is_odd", "is_even"), (k - 1, k - 1, 0), "is_odd -> is_even")
+        ev, od = p.pds("is_even"), p.pds("is_odd")
+        eq((len(ev), len(od)), (1, 1), "pds of is_even, is_odd")
+        eq(p.one("is_odd", "is_even")["callee_pd"], ev[0]["id"], "is_odd -> is_even folds")
+        sizes[n] = (len(p.pd), len(p.csd))
+    eq(sizes[51], sizes[1001], "graph size for n=51 and n=1001")

@@ -642,6 +642,9 @@ again:
 		if ((f->at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL) &&
 		    f->csd != &t->outside && expects(f->csd, ps))
 			break;          /* a tail call: the caller's frame is gone, not stale */
+		if ((f->at & DP_FR_PENDING) && sp == f->sp && f->csd != &t->outside && expects(f->csd, ps))
+			break;          /* a leaf whose body is its enter hook jumps to it (a
+			                   sibling call at -O2): the hook has the callee's CFA */
 		/* A callback on top, made by uninstrumented code still running
 		 * (a call pending below it), has returned to it when another
 		 * enter comes (no exit hook tells): libraries call back one at a

@@ -34,8 +34,8 @@ class Ctx(e2e.Ctx):
         p = os.path.join(HERE, name)
         return p if os.path.exists(p) else os.path.join(E2E, name)
 
-    def build(self, srcs, out, opt="-O0", extra=(), shared=False, dp_args=()):
-        """deepprof-cc opt -g srcs -o out (a shared library with shared);
+    def build(self, srcs, out, opt="-O0", extra=(), shared=False, dp_args=(), libs=()):
+        """deepprof-cc opt -g srcs -o out libs (a shared library with shared);
         srcs are names in this suite or tests/e2e, or paths. Returns out's path."""
         exe = self.path(out)
         cmd = [self.cc] + ["--deepprof-arg=" + a for a in dp_args]
@@ -43,7 +43,7 @@ class Ctx(e2e.Ctx):
         cmd += shlex.split(self.a.cflags) + list(extra)
         if shared:
             cmd += ["-shared", "-fPIC"]
-        cmd += [s if os.path.isabs(s) else self.src(s) for s in srcs] + ["-o", exe]
+        cmd += [s if os.path.isabs(s) else self.src(s) for s in srcs] + ["-o", exe] + list(libs)
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=self.dir)
         if r.returncode != 0:
             raise Fail("%s failed:\n%s" % (" ".join(cmd), r.stderr.strip()[-2000:]))

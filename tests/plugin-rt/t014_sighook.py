@@ -35,4 +35,7 @@ def run(ctx):
             # handler can hang from the earlier one (v1 has no function exit hook)
             check(c["caller"] in ("loop", "work", "main", "setitimer", "atol", "on_tick", "tick_leaf"),
                   "on_tick called back from %s" % c["caller"])
-        eq(p.one("main", "loop")["cscs"], 1 + 3000000, "main -> loop cscs (3000000 iterations)")
+        # 1 call + 3000000 back-edges; a handler's hooks running in the middle
+        # of an increment of dp_loop_ticks may cost that one tick (rare)
+        cscs = p.one("main", "loop")["cscs"]
+        check(3000000 <= cscs <= 3000001, "main -> loop cscs (3000000 iterations): %d" % cscs)

@@ -18,7 +18,7 @@ def check(p, what):
     eq(site(p, p.one("main", "lib_sum")), "s-mf-main.c:13:8", "site of lib_sum() " + what)
     eq(site(p, p.one("lib_sum", "helper")), "s-mf-lib.c:8:8", "site of helper() " + what)
     helpers = sorted((s["file"].split("/")[-1], s["line"]) for s in p.ps if s["name"] == "helper")
-    eq(helpers, [("s-mf-lib.c", 3), ("s-mf-main.c", 6)], "the two helpers " + what)
+    eq(helpers, [("s-mf-lib.c", 3), ("s-mf-main.c", 7)], "the two helpers " + what)
 
 
 def run(ctx):

@@ -167,6 +167,9 @@ enum dp_fr_flags {
 	DP_FR_NORET = 8,            /* the site is DP_CSS_NORETURN */
 	DP_FR_TAILS = 16,           /* tail calls replaced activations at this frame's place:
 	                               their records are t->tails[mask ..] (below) */
+	DP_FR_INL = 32,             /* entered at the caller's own stack pointer: the callee was
+	                               inlined (or jumps to its enter hook), so its hooks come from
+	                               the caller's frame and sp == the frame's sp is not stale */
 };
 
 /*

@@ -505,13 +505,15 @@ DP_EXPORT void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
 		return enter_slow(tu, ps, sp);
 	struct dp_frame *f = h->top;
 	struct dp_ps **map = DP_LOAD((struct dp_ps ***)&tu->runtime[TU_PS]);
-	if (unlikely(f->at != (DP_FR_PLUGIN | DP_FR_PENDING) || sp + 1 >= f->sp || !map ||
+	/* sp == f->sp: the callee was inlined into the caller at -O2, its
+	 * enter hook runs in the caller's frame */
+	if (unlikely(f->at != (DP_FR_PLUGIN | DP_FR_PENDING) || sp > f->sp || !map ||
 		     !f->pd || f->pd->ps != map[ps]))
 		return enter_slow(tu, ps, sp);
 	uint64_t now = dp_loop_ticks;   /* charged only once the top is known current */
 	if (now != h->loops_seen)
 		dp_add_local(&f->csd->loops, dp_loops_take(h, now));
-	f->at = DP_FR_PLUGIN;
+	f->at = sp == f->sp ? DP_FR_PLUGIN | DP_FR_INL : DP_FR_PLUGIN;
 }
 
 DP_EXPORT void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
@@ -521,7 +523,9 @@ DP_EXPORT void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 	if (unlikely(h->stop))
 		return call_slow(tu, site, (uintptr_t)fn, sp);
 	struct dp_frame *f = h->top;
-	if (unlikely(sp >= f->sp || (f->at & DP_FR_PENDING) || f == h->stack_last))
+	if (unlikely(sp >= f->sp) && !(sp == f->sp && (f->at & DP_FR_INL)))
+		return call_slow(tu, site, (uintptr_t)fn, sp);     /* stale frames (longjmp) */
+	if (unlikely((f->at & DP_FR_PENDING) || f == h->stack_last))
 		return call_slow(tu, site, (uintptr_t)fn, sp);
 	struct dp_pd *pd = f->pd;
 	const struct dp_ps *p = pd->ps;
@@ -643,15 +647,18 @@ again:
 		    f->csd != &t->outside && expects(f->csd, ps))
 			break;          /* a tail call: the caller's frame is gone, not stale */
 		if ((f->at & DP_FR_PENDING) && sp == f->sp && f->csd != &t->outside && expects(f->csd, ps))
-			break;          /* a leaf whose body is its enter hook jumps to it (a
-			                   sibling call at -O2): the hook has the callee's CFA */
+			break;          /* an inlined callee (its hooks run in the caller's
+			                   frame), or a leaf whose body is its enter hook jumps
+			                   to it (a sibling call): the hook has the caller's sp */
+		if (sp == f->sp && (f->at & DP_FR_INL))
+			break;
 		/* A callback on top, made by uninstrumented code still running
 		 * (a call pending below it), has returned to it when another
 		 * enter comes (no exit hook tells): libraries call back one at a
 		 * time, at any depth (glibc's qsort recurses). A callback from
 		 * nothing (main, a thread's start, a signal handler) has not. */
 		if (sp + 1 < f->sp && !((f->at & DP_FR_CB) && (f[-1].at & DP_FR_PENDING)))
-			break;
+			break;  /* (call frames' sp are even: this is sp < f->sp) */
 		pop_stale(t);
 	}
 	settle(h);
@@ -684,6 +691,8 @@ again:
 					goto lost;
 			} else {
 				f->at &= ~(uintptr_t)DP_FR_PENDING;
+				if (sp == f->sp)
+					f->at |= DP_FR_INL;
 			}
 			goto done;
 		}
@@ -732,7 +741,7 @@ DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uin
 	int saved_errno = errno;
 	struct dp_hot *h = t->h;
 again:
-	while (h->top != t->stack && sp >= h->top->sp)
+	while (h->top != t->stack && sp >= h->top->sp && !(sp == h->top->sp && (h->top->at & DP_FR_INL)))
 		pop_stale(t);
 	settle(h);
 	struct dp_frame *f = h->top;

@@ -26,10 +26,11 @@ def run(ctx):
         # 3000000 calls (or counts one twice)
         check(abs(w["calls"] - 3000000) <= 1, "loop -> work calls: %d" % w["calls"])
         check(w["nonlocal_exits"] <= 1, "loop -> work non-local exits: %d" % w["nonlocal_exits"])
-        eq(p.total(callee="on_tick"), got, "calls of on_tick")
-        eq(p.total(callee="on_tick", field="exits"), got, "exits of on_tick")
-        eq(p.total(callee="tick_leaf"), got, "calls of tick_leaf")
-        eq(p.total(callee="tick_leaf", field="exits"), got, "exits of tick_leaf")
+        # exact but for the residual race below (one call, either way)
+        for f in ("on_tick", "tick_leaf"):
+            for m in ("calls", "exits"):
+                v = p.total(callee=f, field=m)
+                check(abs(v - got) <= 1, "%s of %s: %d, handler ran %d times" % (m, f, v, got))
         eq(p.total(field="nonlocal_exits") - w["nonlocal_exits"], 0, "other non-local exits")
         for c in p.csds(callee="on_tick"):
             # a handler that interrupts libprof's hook right after another

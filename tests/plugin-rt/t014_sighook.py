@@ -37,7 +37,9 @@ def run(ctx):
             # handler can hang from the earlier one (v1 has no function exit hook)
             check(c["caller"] in ("loop", "work", "main", "setitimer", "atol", "on_tick", "tick_leaf"),
                   "on_tick called back from %s" % c["caller"])
-        # 1 call + 3000000 back-edges; a handler's hooks running in the middle
-        # of an increment of dp_loop_ticks may cost that one tick (rare)
+        # 1 call + 3000000 back-edges; a handler running in the middle of a
+        # hook or of an increment of dp_loop_ticks may move a few ticks to
+        # its own csd (rare: a handler every 50 us, several thousand in all)
         cscs = p.one("main", "loop")["cscs"]
-        check(3000000 <= cscs <= 3000001, "main -> loop cscs (3000000 iterations): %d" % cscs)
+        check(abs(cscs - 3000001) <= 5, "main -> loop cscs (3000000 iterations): %d" % cscs)
+        eq(p.h["cscs"] - sum(c["cscs"] for c in p.csd), 0, "cscs add up")

@@ -1,9 +1,12 @@
 /*
  * deepprof.h — the public interface of libprof, deepprof's runtime. Link a
- * program compiled with -finstrument-functions against libprof and it writes
- * Deep.data (schemas/deep-data.md) at exit, on SIGINT/SIGTERM, or on demand.
+ * program compiled with the deepprof GCC plugin (deepprof-cc, ABI v1 of
+ * compiler-plugins/deepprof-abi.h) or with -finstrument-functions against
+ * libprof and it writes Deep.data (schemas/deep-data.md) at exit, on
+ * SIGINT/SIGTERM, or on demand. (Use one or the other in a program, not both.)
  * Part of deepprof's libprof. MIT licence.
  *
+ *     deepprof-cc -O2 -g prog.c                  (plugin mode: links libprof)
  *     cc -finstrument-functions -g prog.c $(pkg-config --cflags --libs libprof)
  *
  * Environment:

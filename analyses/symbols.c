@@ -91,7 +91,19 @@ static const char *function_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Add
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 
-	return name && name[0] ? intern(p, name) : NULL;
+	if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
+		return NULL;
+	return intern(p, name);
+}
+
+/* True if `addr` lies in a data object: a plugin build's table record. */
+static bool data_at(Dwfl_Module *mod, GElf_Addr addr)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+
+	return name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT;
 }
 
 /* Source position of `addr`: returns the file (interned) or NULL. */
@@ -147,12 +159,22 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 
 		if (s->in_fn && s->file)
 			continue;
+		if (s->file) {
+			/* from a plugin table (deep-data.md, "Plugin builds"): the
+			 * offset is the table record, not a return address, and
+			 * the site lies in its caller */
+			s->in_fn = intern(p, p->ps[s->caller_ps].name);
+			continue;
+		}
 		if (!(mod = module_for(p, mods, s->module)))
 			continue;
 		/* offset is the return address: the call itself is just before it */
 		addr = p->module[s->module].base + s->offset - (s->offset > 0);
-		if (!s->in_fn)
+		if (!s->in_fn) {
 			s->in_fn = function_at(p, mod, addr);
+			if (!s->in_fn && data_at(mod, addr))   /* a plugin callback's record */
+				s->in_fn = intern(p, p->ps[s->caller_ps].name);
+		}
 		if (!s->file)
 			s->file = source_at(p, mod, addr, &s->line, &s->col);
 	}

@@ -30,3 +30,7 @@ def run(ctx):
     eq(kind(p, root), "callback", "kind of the css calling main from <root>")
     lines = {s["name"]: s["line"] for s in p.ps[1:]}
     eq(lines, {"main": 5, "a": 4, "b": 3, "c": 2}, "ps lines")
+    # a plugin site's offset is its table record, not code: dump names the
+    # function it lies in after its caller (deep-data.md, "Plugin builds")
+    for s in p.css:
+        eq(s["in"], p.ps[s["caller_ps"] - 1]["name"], "in of css %d" % s["id"])

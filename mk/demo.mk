@@ -1,6 +1,7 @@
 # mk/demo.mk — `make demo`: build everything, profile the bundled example
 # tests/demo/demo.c (compiled -finstrument-functions -g -O0 and linked with
-# libprof.a), and show what `deepprof dump` makes of its Deep.data.
+# libprof.a), and show what `deepprof dump` makes of its Deep.data, then
+# the top procedures and the recursive cliques (`deepprof report`).
 # Each step says which one failed. Part of deepprof's build. MIT licence.
 
 DEMO_DIR  := $(BUILD)/demo
@@ -23,4 +24,10 @@ demo: deps
 	@echo "== $(BIN_DIR)/deepprof dump $(DEMO_DATA)"
 	@$(BIN_DIR)/deepprof dump $(DEMO_DATA) \
 		|| { echo "demo: deepprof dump $(DEMO_DATA) failed" >&2; exit 1; }
-	@echo "== done: the profile is $(DEMO_DATA); try: $(BIN_DIR)/deepprof dump --json $(DEMO_DATA)"
+	@echo "== $(BIN_DIR)/deepprof report $(DEMO_DATA) top --limit=8"
+	@$(BIN_DIR)/deepprof report $(DEMO_DATA) top --limit=8 \
+		|| { echo "demo: deepprof report $(DEMO_DATA) top failed" >&2; exit 1; }
+	@echo "== $(BIN_DIR)/deepprof report $(DEMO_DATA) recursion   (the parser is one mutual-recursion clique)"
+	@$(BIN_DIR)/deepprof report $(DEMO_DATA) recursion \
+		|| { echo "demo: deepprof report $(DEMO_DATA) recursion failed" >&2; exit 1; }
+	@echo "== done: the profile is $(DEMO_DATA); try: $(BIN_DIR)/deepprof report $(DEMO_DATA) proc parse_expr"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # run.sh — the install suite: `make deps`'s script (mk/deps.sh) on pretended
-# missing packages, then `make install` into a scratch PREFIX and a program
-# built from the installed files alone (pkg-config libprof), profiled and
-# dumped by the installed deepprof. Ends with "install: N passed, N failed".
+# missing packages, then `make install` into a scratch PREFIX, a program
+# built from the installed files alone (pkg-config libprof) and one built
+# with the installed deepprof-cc, profiled and dumped by the installed
+# deepprof. Ends with "install: N passed, N failed".
 # Part of deepprof's tests. MIT licence.
 #
 # usage: tests/install/run.sh WORKDIR   (from the top of the tree; make passes
@@ -166,16 +167,39 @@ else
 	fail "installed deepprof dump $data"; show "$work/dump.txt"
 fi
 
-if "$prefix/bin/deepprof" dump --json "$data" >"$work/final.json" 2>"$work/json.err" &&
-   "$prefix/bin/deepprof" dump --json "$snap" >"$work/snap.json" 2>>"$work/json.err"; then
-	"$PYTHON" tests/install/check_dump.py "$work/final.json" "$work/snap.json" >"$work/checks.out" 2>&1
+# checks ARGS...: run check_dump.py ARGS and add its ok/FAIL lines to the counts
+# (a crash or a usage error, which print no "ok" line, counts as one FAIL).
+checks() {
+	"$PYTHON" tests/install/check_dump.py "$@" >"$work/checks.out" 2>&1
 	n_ok=$(grep -c '^ok ' "$work/checks.out")
 	n_fail=$(grep -vc '^ok ' "$work/checks.out")
 	passed=$((passed + n_ok))
 	failed=$((failed + n_fail))
 	sed 's/^ok  */ok   dump --json: /; s/^FAIL */FAIL dump --json: /' "$work/checks.out"
+}
+
+if "$prefix/bin/deepprof" dump --json "$data" >"$work/final.json" 2>"$work/json.err" &&
+   "$prefix/bin/deepprof" dump --json "$snap" >"$work/snap.json" 2>>"$work/json.err"; then
+	checks hello "$work/final.json" "$work/snap.json"
 else
 	fail "installed deepprof dump --json"; show "$work/json.err"
+fi
+
+# ---- the installed deepprof-cc (GCC plugin mode) ----------------------------
+
+# It finds its plugin and libprof relative to itself, under PREFIX.
+loops=$work/loops
+if "$prefix/bin/deepprof-cc" -g -O0 $SAN_PROF -o "$loops" tests/install/loops.c >"$work/dpcc.log" 2>&1; then
+	ok "installed deepprof-cc builds loops.c"
+else
+	fail "installed deepprof-cc -o $loops tests/install/loops.c"; show "$work/dpcc.log"
+fi
+rm -f "$work/loops.data"
+if DEEPPROF_FILE="$work/loops.data" "$loops" 2>"$work/run.err" &&
+   "$prefix/bin/deepprof" dump --json "$work/loops.data" >"$work/loops.json" 2>>"$work/run.err"; then
+	checks loops "$work/loops.json"
+else
+	fail "loops (deepprof-cc build) run and dump --json"; show "$work/run.err"
 fi
 
 echo "install: $passed passed, $failed failed"

@@ -3,7 +3,9 @@
 # built at -O0 -finstrument-functions with libprof; its caller→callee call
 # counts must equal callgrind's on the same binary and input; at -O2 (where
 # callgrind cannot see inlined calls) libprof must agree with refhooks.c, a
-# plain reference counter linked into the same objects. Skipped under
+# plain reference counter linked into the same objects; and in plugin mode
+# ("xcheck-plugin"), bzip2 built by deepprof-cc (the GCC plugin) at -O0 must
+# give callgrind's counts on every arc between two of its functions. Skipped under
 # SAN=1: the sanitizer pass re-runs every suite, and callgrind over a UBSan
 # build would check nothing new. Part of deepprof. MIT licence.
 
@@ -24,13 +26,14 @@ ifeq ($(SAN),1)
 check-xcheck:
 	@echo "xcheck: skipped under SAN=1 (callgrind over a UBSan build would cross-check nothing new; the plain 'make check' runs it)"
 else
-check-xcheck: $(LIB_DIR)/libprof.a $(BIN_DIR)/deepprof $(XCHECK_GEN)
+check-xcheck: $(LIB_DIR)/libprof.a $(BIN_DIR)/deepprof $(XCHECK_GEN) $(DEEPPROF_CC) $(PLUGIN_SO) $(PLUGIN_LINK)
 	@rc=0; \
 	sh tests/xcheck/fetch_test.sh $(XCHECK_DIR)/fetch || rc=1; \
 	sh bench/fetch-src.sh bzip2 $(BUILD)/src || { echo "xcheck: 0 passed, 1 failed"; exit 2; }; \
 	$(PYTHON) tests/xcheck/parser_test.py $(XCHECK_DIR)/parser $(CC) || rc=1; \
 	$(PYTHON) tests/xcheck/xcheck.py --work $(XCHECK_DIR)/work --src $(BUILD)/src/bzip2 \
 	  --cc $(CC) --libprof $(LIB_DIR)/libprof.a --libs="$(XCHECK_PROF_LIBS)" \
-	  --deepprof $(BIN_DIR)/deepprof --gen $(XCHECK_GEN) || rc=$$?; \
+	  --deepprof $(BIN_DIR)/deepprof --gen $(XCHECK_GEN) \
+	  $(if $(DEEPPROF_CC),--deepprof-cc $(DEEPPROF_CC)) || rc=$$?; \
 	exit $$rc
 endif

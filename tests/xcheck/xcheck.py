@@ -10,11 +10,17 @@
    (bzip2, bench/alloc.c, bench/fib.c) are linked once with libprof and once
    with refhooks.c, a plain stack-and-table arc counter, and every arc between
    the programs' functions must agree (GCC clones f.constprop.0 etc. count as f).
+3. in plugin mode ("xcheck-plugin", with --deepprof-cc): bzip2 built with
+   deepprof-cc (the GCC plugin, ABI v1) at -O0, where nothing is inlined, so
+   the source-level calls the plugin counts are the calls callgrind sees on
+   the same binary; every arc between two of bzip2's functions must agree
+   (calls into libc are call sites in plugin mode, so they are left out).
 
 Part of deepprof's cross-check. MIT licence.
 
     xcheck.py --work DIR --src BZIP2_SRC --cc CC --libprof LIBPROF.a
               --libs "LDLIBS" --deepprof BIN --gen GEN_TEXT [--bytes N]
+              [--deepprof-cc DEEPPROF_CC]
 
 Prints each mismatch and a line "xcheck: N passed, N failed" for each check.
 Exit 0 if all passed, 1 if an arc differs, 2 if the check could not run.
@@ -60,14 +66,14 @@ def base_name(name):
     return name.split(".", 1)[0] if name else name
 
 
-def compile_objs(a, sources, opt, objdir):
+def compile_objs(a, sources, opt, objdir, compiler=None, cflags=CFLAGS):
     os.makedirs(objdir, exist_ok=True)
     objs = []
     for path in sources:
         if not os.path.exists(path):
             raise Fatal("%s: no such source file" % path)
         obj = os.path.join(objdir, os.path.basename(path)[:-2] + ".o")
-        run([a.cc, opt] + CFLAGS + ["-c", path, "-o", obj])
+        run((compiler or [a.cc]) + [opt] + cflags + ["-c", path, "-o", obj])
         objs.append(obj)
     return objs
 
@@ -91,8 +97,9 @@ def link_libprof(a, objs, exe):
     return exe
 
 
-def our_arcs(a, rundir, normalize=lambda n: n):
-    """Arcs from the Deep.data the run left in rundir, via deepprof dump --json."""
+def our_arcs(a, rundir, normalize=lambda n: n, clock=None):
+    """Arcs from the Deep.data the run left in rundir, via deepprof dump --json
+    (whose header's clock must be `clock` when given)."""
     files = sorted(glob.glob(os.path.join(rundir, "Deep.data*")))
     if len(files) != 1:
         raise Fatal("%s: expected one Deep.data after the run, found %d" % (rundir, len(files)))
@@ -102,6 +109,9 @@ def our_arcs(a, rundir, normalize=lambda n: n):
         csds = doc["csd"]
     except (ValueError, KeyError, TypeError) as e:
         raise Fatal("%s: deepprof dump --json gave no csd array (%s)" % (files[0], e))
+    if clock is not None and doc.get("header", {}).get("clock") != clock:
+        raise Fatal("%s: clock %r, expected %r" % (files[0], doc.get("header", {}).get("clock"),
+                                                   clock))
     arcs = {}
     unnamed = 0
     for c in csds:
@@ -213,6 +223,38 @@ def check_callgrind(a, work, text):
     return report("xcheck", keys, passed, failed, lines, "bzip2's functions")
 
 
+def check_plugin(a, work, text):
+    """-O0 bzip2 built by deepprof-cc (plugin mode, ABI v1) against callgrind
+    on the same binary and input."""
+    cc = [a.deepprof_cc, "--deepprof-mode=plugin", "--deepprof-cc=" + a.cc]
+    cflags = [f for f in CFLAGS if f != "-finstrument-functions"]
+    objs = compile_objs(a, [os.path.join(a.src, s) for s in BZIP2_SOURCES], "-O0",
+                        os.path.join(work, "obj"), cc, cflags)
+    fns = functions(objs)
+    if b" dp_abi_enter" not in run(["nm"] + objs).stdout:
+        raise Fatal("%s: no call to dp_abi_enter: not built by the plugin" % objs[0])
+    exe = os.path.join(work, "bzip2")
+    run(cc + ["-g", "-o", exe] + objs)
+    back, steps = bzip2_steps(exe, work, text)
+    ours, theirs = {}, {}
+    for name, cmd, inp, outp in steps:
+        native = os.path.join(work, "native", name)
+        os.makedirs(native)
+        with open(inp, "rb") as i, open(outp, "wb") as o:
+            run(cmd, cwd=native, stdin=i, stdout=o)
+        add(ours, our_arcs(a, native, clock="calls+loops"))
+        cg = os.path.join(work, "callgrind", name)
+        os.makedirs(cg)
+        with open(inp, "rb") as i:
+            add(theirs, callgrind_arcs(cg, cmd, i, subprocess.DEVNULL))
+    if not filecmp.cmp(text, back, shallow=False):
+        raise Fatal("%s: bzip2 round trip did not give back %s" % (back, text))
+    keys, passed, failed, lines = compare(ours, theirs, fns)
+    print("xcheck-plugin: bzip2 -O0 (deepprof-cc) vs callgrind: %d arcs, %d calls (deepprof), "
+          "input %d bytes" % (len(keys), sum(ours.get(k, 0) for k in keys), a.bytes))
+    return report("xcheck-plugin", keys, passed, failed, lines, "bzip2's functions")
+
+
 def check_reference(a, work, text):
     """-O2 builds (inlining, clones) with libprof against the same objects
     linked with refhooks.c, on bzip2, bench/alloc.c and bench/fib.c."""
@@ -291,6 +333,7 @@ def main():
     p.add_argument("--deepprof", required=True)
     p.add_argument("--gen", required=True)
     p.add_argument("--bytes", type=int, default=200 * 1024)
+    p.add_argument("--deepprof-cc", help="also run the plugin-mode check with this deepprof-cc")
     a = p.parse_args()
     for path, what in ((a.libprof, "libprof"), (a.deepprof, "deepprof"), (a.gen, "gen_text")):
         if not os.path.exists(path):
@@ -310,7 +353,16 @@ def main():
         return 2
     rc1 = run_check("xcheck", check_callgrind, a, os.path.join(work, "callgrind-O0"), text)
     rc2 = run_check("xcheck-o2", check_reference, a, os.path.join(work, "reference-O2"), text)
-    return max(rc1, rc2)
+    rc3 = 0
+    if a.deepprof_cc:
+        if not os.path.exists(a.deepprof_cc):
+            print("xcheck-plugin: %s: deepprof-cc not built" % a.deepprof_cc, file=sys.stderr)
+            print("xcheck-plugin: 0 passed, 1 failed")
+            rc3 = 2
+        else:
+            rc3 = run_check("xcheck-plugin", check_plugin, a, os.path.join(work, "plugin-O0"),
+                            text)
+    return max(rc1, rc2, rc3)
 
 if __name__ == "__main__":
     sys.exit(main())

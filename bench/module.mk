@@ -1,10 +1,15 @@
 # bench — fragment: `make bench`, deepprof's overhead against the plain -O2
 # build, empty -finstrument-functions hooks, gprof and callgrind, on fib, an
 # allocation-heavy program, and bzip2 and zlib's minigzip from Debian's
-# sources (fetched into $(BUILD)/src by bench/fetch-src.sh). Not part of
+# sources (fetched into $(BUILD)/src by bench/fetch-src.sh), in the cyg route
+# and the plugin route (deepprof-cc: ABI v1, calls=surviving, and abi=2 where
+# it builds and runs correctly), with compile time and text size; then the
+# analyses benchmark (bench/analyses.py: deepprof report/export and
+# callgrind_annotate on dp-gen profiles of 10^5..10^7 csds). Not part of
 # `make check`. The table also goes to $(BUILD)/bench/results.txt.
 #   make bench BENCH_ARGS=--quick          one tiny run: checks the machinery
 #   make bench BENCH_ARGS="--only fib,bzip2 --runs 3 --pin 1"
+#   make bench BENCH_ARGS="--only analyses"
 # Part of deepprof. MIT licence.
 
 BENCH_ARGS ?=
@@ -16,4 +21,5 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) bench/run.py --build $(BUILD) --cc $(CC) --warn="$(WARN)" \
 	  --libprof $(LIB_DIR)/libprof.a --libs="$(BENCH_PROF_LIBS) $(SAN_PROF)" \
-	  --deepprof $(BIN_DIR)/deepprof $(BENCH_ARGS)
+	  --deepprof $(BIN_DIR)/deepprof $(if $(DEEPPROF_CC),--deepprof-cc $(DEEPPROF_CC)) \
+	  --dpgen $(BIN_DIR)/dp-gen $(BENCH_ARGS)

@@ -3,25 +3,34 @@ alternatives, on a call-heavy and an allocation-heavy microbenchmark and on
 real programs built from Debian's sources (bzip2; zlib's minigzip).
 Part of deepprof's bench. MIT licence.
 
-Every program is built in four variants and each variant runs RUNS times,
-interleaved (round 1 of every variant, then round 2, ...) so that drift in
-the machine's load spreads over all of them:
+Every program is built in each variant below and each variant runs RUNS
+times, interleaved (round 1 of every variant, then round 2, ...) so that
+drift in the machine's load spreads over all of them:
 
-  plain     gcc -O2                                    the baseline
-  empty     gcc -O2 -finstrument-functions, empty hooks the floor of the approach
-  gprof     gcc -O2 -pg
-  libprof   gcc -O2 -finstrument-functions + libprof.a  deepprof
-  callgrind the plain binary under valgrind --tool=callgrind (real programs
-            only), on 1/CG_SHRINK of the input, CG_RUNS times, against plain
-            on that same small input; its seconds are scaled back to the full
-            input by that ratio (marked ~)
+  plain       gcc -O2                                    the baseline
+  empty       gcc -O2 -finstrument-functions, empty hooks the floor of the approach
+  gprof       gcc -O2 -pg
+  libprof     gcc -O2 -finstrument-functions + libprof.a  deepprof, cyg route
+  plugin      deepprof-cc -O2 (GCC plugin, ABI v1)       deepprof, plugin route
+  plugin-surv deepprof-cc -O2 --deepprof-arg=calls=surviving
+  plugin-abi2 deepprof-cc -O2 --deepprof-arg=abi=2       only where it builds, its
+              output equals plain's and its Deep.data has plugin's call total
+  callgrind   the plain binary under valgrind --tool=callgrind (real programs
+              only), on 1/CG_SHRINK of the input, CG_RUNS times, against plain
+              on that same small input; its seconds are scaled back to the full
+              input by that ratio (marked ~)
+
+Beside the times: the CPU time to compile and link bzip2 and the text size
+of every binary, in each variant against plain. Then the analyses benchmark
+(analyses.py: deepprof report/export on dp-gen profiles of 10^5..10^7 csds).
 
 Times are CPU seconds (user+sys of the child, from wait4): on a shared
 two-core machine they move less than wall time, which is shown too.
 The table goes to stdout and to BUILD/bench/results.txt.
 
-    run.py --build DIR --libprof LIB --deepprof BIN [--cc CC] [--libs LDLIBS]
-           [--runs N] [--quick] [--only PROG,...]
+    run.py --build DIR --libprof LIB --deepprof BIN [--deepprof-cc BIN]
+           [--dpgen BIN] [--cc CC] [--libs LDLIBS] [--runs N] [--quick]
+           [--only PROG,...]      (PROG: fib alloc bzip2 minigzip analyses)
 """
 
 import argparse
@@ -40,8 +49,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import analyses
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET_VS_EMPTY = 1.3          # libprof within this factor of the empty-hook build
+TARGET_PLUGIN_REAL = 1.3       # issue 4: plugin route on a real program, x plain
+TARGET_PLUGIN_FIB = 3.0        # issue 4: plugin route on naive fib, x plain
 TIMEOUT = 300                  # seconds, any single run
 SEED = 1
 
@@ -90,7 +103,11 @@ def programs(a, src):
     ]
 
 
-VARIANTS = ["plain", "empty", "gprof", "libprof"]
+VARIANTS = ["plain", "empty", "gprof", "libprof", "plugin", "plugin-surv", "plugin-abi2"]
+PLUGIN_VARIANTS = {"plugin": [], "plugin-surv": ["--deepprof-arg=calls=surviving"],
+                   "plugin-abi2": ["--deepprof-arg=abi=2"]}
+OPTIONAL = {"plugin-abi2"}      # measured only where it builds and runs correctly
+INSTRUMENTED = ["libprof", "plugin", "plugin-surv", "plugin-abi2"]   # write Deep.data
 
 
 # ---------------------------------------------------------------- building
@@ -104,8 +121,46 @@ def run_quiet(cmd, **kw):
     return r
 
 
+def run_cpu(cmd):
+    """Run cmd quietly; return the CPU seconds (user+sys) of it and of every
+    process it waited for (the compiler driver's cc1, as, ld). Raises Fatal."""
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    p.stderr.close()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        tail = err.decode(errors="replace").strip().splitlines()[-4:]
+        raise Fatal("`%s` failed (exit %d): %s" % (
+            " ".join(cmd[:6]) + (" ..." if len(cmd) > 6 else ""), p.returncode,
+            " | ".join(tail)))
+    return ru.ru_utime + ru.ru_stime
+
+
+def text_size(exe):
+    """The text size of exe (Berkeley `size`: .text, .rodata and the like)."""
+    out = run_quiet(["size", "-B", exe]).stdout.decode().splitlines()
+    return int(out[1].split()[0])
+
+
+class Build:
+    """What building the programs gave: exes {(prog, variant): path}; cpu
+    {(prog, variant): compile+link CPU s}; text {(prog, variant): bytes};
+    broken {(prog, variant): message} for builds that failed (an OPTIONAL
+    variant's failure only means it is not available yet)."""
+
+    def __init__(self):
+        self.exes, self.cpu, self.text, self.broken = {}, {}, {}, {}
+
+
+def variants(a):
+    return [v for v in VARIANTS if v not in PLUGIN_VARIANTS or a.deepprof_cc]
+
+
 def build_all(a, progs, bdir):
-    """Compile every program in every variant; return {(prog, variant): exe}."""
+    """Compile every program in every variant; return a Build. Only a plain
+    build's failure raises."""
     obj_root = os.path.join(bdir, "obj")
     bin_dir = os.path.join(bdir, "bin")
     os.makedirs(bin_dir, exist_ok=True)
@@ -117,28 +172,55 @@ def build_all(a, progs, bdir):
               "libprof": ["-finstrument-functions"]}
     vlink = {"plain": [], "empty": [hooks], "gprof": ["-pg"],
              "libprof": [a.libprof] + shlex.split(a.libs)}
+    vcc = {v: [a.cc] for v in vflags}
+    for v, args in PLUGIN_VARIANTS.items():
+        vflags[v] = []
+        vlink[v] = []
+        vcc[v] = [a.deepprof_cc, "--deepprof-mode=plugin", "--deepprof-cc=" + a.cc] + args
+    b = Build()
     jobs = []
     links = {}
     for p in progs:
-        for v in VARIANTS:
+        for v in variants(a):
             od = os.path.join(obj_root, p.name, v)
             os.makedirs(od, exist_ok=True)
             objs = []
             for s in p.sources:
                 o = os.path.join(od, os.path.basename(s)[:-2] + ".o")
                 warn = ["-w"] if p.third_party else ["-std=gnu11"] + a.warn
-                jobs.append([a.cc, "-O2", "-g"] + warn + p.cflags + vflags[v] + ["-c", s, "-o", o])
+                jobs.append(((p.name, v), vcc[v] + ["-O2", "-g"] + warn + p.cflags + vflags[v]
+                             + ["-c", s, "-o", o]))
                 objs.append(o)
             exe = os.path.join(bin_dir, "%s-%s" % (p.name, v))
-            links[(p.name, v)] = (exe, [a.cc, "-o", exe] + objs + vlink[v])
+            if os.path.exists(exe):
+                os.unlink(exe)
+            links[(p.name, v)] = (exe, vcc[v] + ["-o", exe] + objs + vlink[v])
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for f in [pool.submit(run_quiet, j) for j in jobs]:
-            f.result()
-    exes = {}
+        futures = [(key, pool.submit(run_cpu, cmd)) for key, cmd in jobs]
+        for key, f in futures:
+            try:
+                b.cpu[key] = b.cpu.get(key, 0.0) + f.result()
+            except Fatal as e:
+                if key[1] == "plain":
+                    raise
+                b.broken.setdefault(key, str(e))
     for key, (exe, cmd) in links.items():
-        run_quiet(cmd)
-        exes[key] = exe
-    return exes
+        if key in b.broken:
+            continue
+        try:
+            b.cpu[key] += run_cpu(cmd)
+        except Fatal as e:
+            if key[1] == "plain":
+                raise
+            b.broken[key] = str(e)
+            continue
+        b.exes[key] = exe
+        b.text[key] = text_size(exe)
+    for key, msg in sorted(b.broken.items()):
+        if key[1] not in OPTIONAL:
+            print("bench: %s %s does not build: %s" % (key[0], key[1], msg), file=sys.stderr,
+                  flush=True)
+    return b
 
 
 # ---------------------------------------------------------------- running
@@ -200,76 +282,106 @@ def clean_dir(d):
     os.makedirs(d)
 
 
-def measure(a, progs, exes, bdir, inputs):
-    """Run everything; return ({(prog, variant): Series}, {prog: (small plain, callgrind)})."""
+def measure(a, progs, b, bdir, inputs):
+    """Run everything; return ({(prog, variant): Series}, {prog: (small plain, callgrind)}).
+    A variant that crashes keeps its failures in its Series; one whose output
+    differs from plain's is not run again (b.broken says why)."""
     runs_dir = os.path.join(bdir, "run")
-    res = {(p.name, v): Series() for p in progs for v in VARIANTS}
+    res = {(p.name, v): Series() for p in progs for v in variants(a)}
     cg = {p.name: (Series(), Series()) for p in progs if p.callgrind and a.callgrind}
     digests = {}
     for r in range(a.runs):
         for p in progs:
             argv = [x.replace("{input}", inputs["big"]) for x in p.argv]
-            for v in VARIANTS:
+            for v in variants(a):
+                key = (p.name, v)
+                if key in b.broken or key not in b.exes:
+                    continue
                 # one directory per run: each leaves its own Deep.data / gmon.out
-                d = os.path.join(runs_dir, "%s-%s" % (p.name, v), str(r + 1))
+                d = os.path.join(runs_dir, "%s-%s" % key, str(r + 1))
                 clean_dir(d)
                 out = os.path.join(d, "out")
-                s = res[(p.name, v)]
+                s = res[key]
                 try:
-                    s.add(*timed([exes[(p.name, v)]] + argv, d, out))
+                    s.add(*timed([b.exes[key]] + argv, d, out))
                 except Fatal as e:
                     if v == "plain":
                         raise
+                    if v in OPTIONAL:
+                        b.broken[key] = str(e)
+                        continue
                     # keep going: a crash of one variant should not cost the others' numbers
                     s.failures.append(str(e))
                     print("bench: %s" % e, file=sys.stderr, flush=True)
                     continue
                 s.last_ok_dir = d
-                if (p.name, v) not in digests:
-                    digests[(p.name, v)] = digest(out)
-                    if digests[(p.name, v)] != digests[(p.name, "plain")]:
-                        raise Fatal("%s: the %s build's output differs from the plain build's"
-                                    % (p.name, v))
+                if key not in digests:
+                    digests[key] = digest(out)
+                    if digests[key] != digests[(p.name, "plain")]:
+                        msg = "its output differs from the plain build's"
+                        b.broken[key] = msg
+                        if v not in OPTIONAL:
+                            s.failures.append(msg)
+                            print("bench: %s %s: %s" % (p.name, v, msg), file=sys.stderr,
+                                  flush=True)
+                        s.cpu, s.wall = [], []
             if p.name in cg:
                 small = [x.replace("{input}", inputs["small"]) for x in p.argv]
                 plain_s, cg_s = cg[p.name]
                 d = os.path.join(runs_dir, "%s-plain-small" % p.name)
                 clean_dir(d)
-                plain_s.add(*timed([exes[(p.name, "plain")]] + small, d, os.path.join(d, "out")))
+                plain_s.add(*timed([b.exes[(p.name, "plain")]] + small, d, os.path.join(d, "out")))
                 if r < a.cg_runs:
                     d = os.path.join(runs_dir, "%s-callgrind" % p.name)
                     clean_dir(d)
                     cmd = ["valgrind", "--tool=callgrind", "--dump-instr=no",
                            "--callgrind-out-file=" + os.path.join(d, "callgrind.out"),
-                           exes[(p.name, "plain")]] + small
+                           b.exes[(p.name, "plain")]] + small
                     cg_s.add(*timed(cmd, d, os.path.join(d, "out")))
         print("bench: round %d of %d done" % (r + 1, a.runs), file=sys.stderr, flush=True)
     return res, cg
 
 
-def deep_data_stats(a, progs, res):
-    """{prog: (n_csd, file_bytes, mem_bytes)} from each libprof run's Deep.data."""
+def deep_data_stats(a, progs, res, b):
+    """{(prog, variant): (n_csd, file_bytes, mem_bytes, calls) or a message}
+    from the last good run of each instrumented variant. An OPTIONAL
+    variant whose profile does not read, or whose call total differs from
+    the plugin build's (the same source-level calls), goes to b.broken."""
     stats = {}
     for p in progs:
-        d = res[(p.name, "libprof")].last_ok_dir
-        if d is None:
-            stats[p.name] = "every libprof run failed"
-            continue
-        files = sorted(f for f in os.listdir(d) if f.startswith("Deep.data"))
-        if not files:
-            stats[p.name] = "no Deep.data written"
-            continue
-        path = os.path.join(d, files[0])
-        r = subprocess.run([a.deepprof, "dump", "--json", path],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if r.returncode != 0:
-            stats[p.name] = "deepprof dump failed: " + r.stderr.decode(errors="replace").strip()[:200]
-            continue
-        try:
-            doc = json.loads(r.stdout)
-            stats[p.name] = (len(doc["csd"]), os.path.getsize(path), int(doc["header"]["mem_bytes"]))
-        except (ValueError, KeyError, TypeError) as e:
-            stats[p.name] = "unexpected dump --json layout (%s)" % e
+        for v in [v for v in INSTRUMENTED if v in variants(a)]:
+            key = (p.name, v)
+            d = res[key].last_ok_dir
+            if key in b.broken:
+                continue
+            if d is None:
+                stats[key] = "every run failed"
+                continue
+            files = sorted(f for f in os.listdir(d) if f.startswith("Deep.data"))
+            if not files:
+                stats[key] = "no Deep.data written"
+                continue
+            path = os.path.join(d, files[0])
+            r = subprocess.run([a.deepprof, "dump", "--json", path],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if r.returncode != 0:
+                stats[key] = "deepprof dump failed: " + r.stderr.decode(errors="replace").strip()[:200]
+                continue
+            try:
+                doc = json.loads(r.stdout)
+                stats[key] = (len(doc["csd"]), os.path.getsize(path),
+                              int(doc["header"]["mem_bytes"]), int(doc["header"]["calls"]))
+            except (ValueError, KeyError, TypeError) as e:
+                stats[key] = "unexpected dump --json layout (%s)" % e
+        key, ref = (p.name, "plugin-abi2"), stats.get((p.name, "plugin"))
+        if key in stats:
+            st = stats.pop(key)
+            if not isinstance(st, tuple):
+                b.broken[key] = st
+            elif isinstance(ref, tuple) and st[3] != ref[3]:
+                b.broken[key] = "its Deep.data has %d calls, the ABI v1 build's %d" % (st[3], ref[3])
+            else:
+                stats[key] = st
     return stats
 
 
@@ -279,16 +391,18 @@ def fmt_s(x):
     return "%.3f" % x if x < 100 else "%.1f" % x
 
 
-def report(a, progs, res, cg, stats, load_before, started):
+def report(a, progs, res, cg, stats, b, load_before, started):
     L = []
     L.append("deepprof bench — %s UTC, %s, %d cores, %s" % (
         started.strftime("%Y-%m-%d %H:%M"), platform.node(), os.cpu_count() or 0,
         subprocess.run([a.cc, "--version"], stdout=subprocess.PIPE).stdout.decode().splitlines()[0]))
+    if not progs:
+        return L
     L.append("CPU seconds (user+sys), median of %d runs (min-max); wall median beside; "
              "load average before %.2f, after %.2f%s" % (a.runs, load_before, os.getloadavg()[0],
                                                        "; pinned to CPU " + a.pin if a.pin else ""))
     L.append("")
-    hdr = "%-16s %-10s %9s  %-17s %9s %8s %8s" % ("program", "variant", "median s", "(min-max)",
+    hdr = "%-16s %-11s %9s  %-17s %9s %8s %8s" % ("program", "variant", "median s", "(min-max)",
                                                   "wall s", "x plain", "x empty")
     L.append(hdr)
     L.append("-" * len(hdr))
@@ -296,27 +410,36 @@ def report(a, progs, res, cg, stats, load_before, started):
     for p in progs:
         plain = res[(p.name, "plain")].median()
         empty = res[(p.name, "empty")].median()
-        for v in VARIANTS:
+        for v in variants(a):
             s = res[(p.name, v)]
+            if (p.name, v) in b.broken and not s.failures:
+                why = b.broken[(p.name, v)]
+                L.append("%-16s %-11s %9s  %s" % (p.label, v, "-", "not available" if v in OPTIONAL
+                                                   else "FAILED"))
+                notes.append("  %s %s: %s" % (p.name, v, why.splitlines()[0][:300]))
+                continue
             m = s.median()
             mark = ""
             if v == "libprof" and s.cpu:
                 mark = "  target <=%.1fx empty: %s" % (
                     TARGET_VS_EMPTY, "met" if m / empty <= TARGET_VS_EMPTY else "MISSED")
+            if v in PLUGIN_VARIANTS and s.cpu and p.name != "alloc":
+                t = TARGET_PLUGIN_FIB if p.name == "fib" else TARGET_PLUGIN_REAL
+                mark = "  target <=%.1fx plain: %s" % (t, "met" if m / plain <= t else "MISSED")
             if s.failures:
                 mark += "  %d of %d runs FAILED" % (len(s.failures), a.runs)
                 notes.append("  %s %s failed: %s" % (p.name, v, s.failures[0]))
             if not s.cpu:
-                L.append("%-16s %-10s %9s%s" % (p.label, v, "-", mark))
+                L.append("%-16s %-11s %9s%s" % (p.label, v, "-", mark))
                 continue
-            L.append("%-16s %-10s %9s  %-17s %9s %8.2f %8.2f%s" % (
+            L.append("%-16s %-11s %9s  %-17s %9s %8.2f %8.2f%s" % (
                 p.label, v, fmt_s(m), "(%s-%s)" % (fmt_s(min(s.cpu)), fmt_s(max(s.cpu))),
                 fmt_s(statistics.median(s.wall)), m / plain, m / empty, mark))
         if p.name in cg:
             ps, cs = cg[p.name]
             ratio = cs.median() / ps.median()
             scale = plain / ps.median()
-            L.append("%-16s %-10s %9s  %-17s %9s %8.2f %8.2f" % (
+            L.append("%-16s %-11s %9s  %-17s %9s %8.2f %8.2f" % (
                 p.label, "callgrind", "~" + fmt_s(ratio * plain),
                 "(~%s-%s)" % (fmt_s(min(cs.cpu) * scale), fmt_s(max(cs.cpu) * scale)),
                 "", ratio, ratio * plain / empty))
@@ -332,7 +455,8 @@ def report(a, progs, res, cg, stats, load_before, started):
         L.extend(cg_notes)
         L.append("")
     if fail_notes:
-        L.append("failed runs (first message of each; medians are over the runs that worked):")
+        L.append("failed or unavailable variants (first message of each; medians are over the "
+                 "runs that worked):")
         L.extend(fail_notes)
         L.append("")
 
@@ -345,19 +469,58 @@ def report(a, progs, res, cg, stats, load_before, started):
         L.append("  %-16s libprof / empty = %5.2f   %s" % (
             p.label, r, "met" if r <= TARGET_VS_EMPTY else "MISSED"))
     L.append("")
+    pv = [v for v in PLUGIN_VARIANTS if v in variants(a)]
+    if pv:
+        L.append("target (issue 4, plugin route): real program <= %.1fx plain, naive fib <= %.1fx"
+                 % (TARGET_PLUGIN_REAL, TARGET_PLUGIN_FIB))
+        for p in progs:
+            if p.name == "alloc":
+                continue
+            t = TARGET_PLUGIN_FIB if p.name == "fib" else TARGET_PLUGIN_REAL
+            cells = []
+            for v in pv:
+                r = res[(p.name, v)].median() / res[(p.name, "plain")].median()
+                cells.append("%s %s" % (v, "n/a" if r != r else "%.2fx %s" % (
+                    r, "met" if r <= t else "MISSED")))
+            L.append("  %-16s %s" % (p.label, ";  ".join(cells)))
+        L.append("")
 
-    L.append("Deep.data of the libprof runs (deepprof dump --json):")
-    L.append("  %-16s %8s %12s %10s %12s %10s" % ("program", "csds", "file bytes", "bytes/csd",
-                                                  "mem_bytes", "mem/csd"))
+    L.append("Build cost against plain: CPU s to compile and link bzip2 (8 files, -O2 -g, "
+             "2 compiles at a time); text size of each binary (size -B)")
+    cols = [p for p in progs]
+    hdr = "  %-11s %9s %7s" % ("variant", "bzip2 s", "x") + "".join(
+        " %17s" % ("%s text x" % p.name) for p in cols)
+    L.append(hdr)
+    for v in variants(a):
+        bz = b.cpu.get(("bzip2", v)) if ("bzip2", v) in b.exes else None
+        bzp = b.cpu.get(("bzip2", "plain"))
+        row = "  %-11s %9s %7s" % (v, "-" if bz is None else "%.2f" % bz,
+                                   "-" if bz is None else "%.2f" % (bz / bzp))
+        for p in cols:
+            t = b.text.get((p.name, v))
+            row += " %17s" % ("-" if t is None else "%d %5.2f" % (t, t / b.text[(p.name, "plain")]))
+        L.append(row)
+    L.append("  (libprof and plugin binaries include libprof.a's own code: about the same "
+             "bytes in each)")
+    L.append("")
+
+    L.append("Deep.data of the instrumented runs (deepprof dump --json):")
+    L.append("  %-16s %-11s %8s %12s %10s %12s %10s" % ("program", "variant", "csds",
+                                                        "file bytes", "bytes/csd",
+                                                        "mem_bytes", "mem/csd"))
     for p in progs:
-        st = stats.get(p.name)
-        if isinstance(st, tuple):
-            n, size, mem = st
-            L.append("  %-16s %8d %12d %10.1f %12d %10.1f" % (
-                p.label, n, size, size / n if n else 0.0, mem, mem / n if n else 0.0))
-        else:
-            L.append("  %-16s %s" % (p.label, st))
-    return "\n".join(L) + "\n"
+        for v in [v for v in INSTRUMENTED if v in variants(a)]:
+            st = stats.get((p.name, v))
+            if st is None:
+                continue
+            if isinstance(st, tuple):
+                n, size, mem, _ = st
+                L.append("  %-16s %-11s %8d %12d %10.1f %12d %10.1f" % (
+                    p.label, v, n, size, size / n if n else 0.0, mem, mem / n if n else 0.0))
+            else:
+                L.append("  %-16s %-11s %s" % (p.label, v, st))
+    L.append("")
+    return L
 
 
 # ---------------------------------------------------------------- main
@@ -370,11 +533,15 @@ def main():
     ap.add_argument("--libprof", required=True)
     ap.add_argument("--libs", default="", help="what a program linked with libprof.a needs")
     ap.add_argument("--deepprof", required=True)
+    ap.add_argument("--deepprof-cc", default="",
+                    help="the deepprof-cc wrapper: adds the plugin variants")
+    ap.add_argument("--dpgen", default="", help="tests/gen's dp-gen: the analyses benchmark")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles")
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes and one run: checks the machinery, measures nothing")
-    ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--only", default="",
+                    help="comma-separated program names (fib,alloc,bzip2,minigzip,analyses)")
     ap.add_argument("--pin", default="",
                     help="run every measured command under taskset -c PIN (off by default: on "
                          "a two-core machine shared with compiles, pinning isolates nothing)")
@@ -393,8 +560,9 @@ def main():
     if a.runs < 1:
         print("bench: --runs must be at least 1", file=sys.stderr)
         return 2
-    for path, what in ((a.libprof, "libprof"), (a.deepprof, "deepprof")):
-        if not os.path.exists(path):
+    for path, what in ((a.libprof, "libprof"), (a.deepprof, "deepprof"),
+                       (a.deepprof_cc, "deepprof-cc"), (a.dpgen, "dp-gen")):
+        if path and not os.path.exists(path):
             print("bench: %s: %s not built (run make first)" % (path, what), file=sys.stderr)
             return 2
     if not shutil.which("valgrind"):
@@ -405,46 +573,67 @@ def main():
     load_before = os.getloadavg()[0]
     bdir = os.path.join(os.path.abspath(a.build), "bench")
     src = os.path.join(os.path.abspath(a.build), "src")
+    run_analyses = bool(a.dpgen)
+    res = {}
+    b = Build()
     try:
         progs = programs(a, src)
         if a.only:
             want = set(a.only.split(","))
+            run_analyses = run_analyses and "analyses" in want
+            want.discard("analyses")
             unknown = want - {p.name for p in progs}
             if unknown:
                 print("bench: unknown program(s): %s" % ", ".join(sorted(unknown)), file=sys.stderr)
                 return 2
             progs = [p for p in progs if p.name in want]
-        debian_src = {"bzip2": "bzip2", "minigzip": "zlib"}     # program -> source package
-        for pkg in sorted({debian_src[p.name] for p in progs if p.name in debian_src}):
-            r = subprocess.run(["sh", os.path.join(HERE, "fetch-src.sh"), pkg, src])
-            if r.returncode != 0:
-                raise Fatal("cannot fetch the source of %s (see above)" % pkg)
-        os.makedirs(bdir, exist_ok=True)
-        print("bench: building %d programs x %d variants" % (len(progs), len(VARIANTS)),
-              file=sys.stderr, flush=True)
-        exes = build_all(a, progs, bdir)
-        gen = os.path.join(bdir, "bin", "gen_text")
-        run_quiet([a.cc, "-std=gnu11", "-O2"] + a.warn + ["-o", gen, os.path.join(HERE, "gen_text.c")])
-        inputs = {"big": os.path.join(bdir, "text-%d.txt" % a.text_bytes),
-                  "small": os.path.join(bdir, "text-%d.txt" % (a.text_bytes // a.cg_shrink))}
-        for f, n in ((inputs["big"], a.text_bytes), (inputs["small"], a.text_bytes // a.cg_shrink)):
-            if not os.path.exists(f) or os.path.getsize(f) != n:
-                run_quiet([gen, str(SEED), str(n), f])
-        res, cg = measure(a, progs, exes, bdir, inputs)
-        stats = deep_data_stats(a, progs, res)
-    except (Fatal, OSError) as e:
+        if progs:
+            debian_src = {"bzip2": "bzip2", "minigzip": "zlib"}     # program -> source package
+            for pkg in sorted({debian_src[p.name] for p in progs if p.name in debian_src}):
+                r = subprocess.run(["sh", os.path.join(HERE, "fetch-src.sh"), pkg, src])
+                if r.returncode != 0:
+                    raise Fatal("cannot fetch the source of %s (see above)" % pkg)
+            os.makedirs(bdir, exist_ok=True)
+            print("bench: building %d programs x %d variants" % (len(progs), len(variants(a))),
+                  file=sys.stderr, flush=True)
+            b = build_all(a, progs, bdir)
+            gen = os.path.join(bdir, "bin", "gen_text")
+            run_quiet([a.cc, "-std=gnu11", "-O2"] + a.warn + ["-o", gen, os.path.join(HERE, "gen_text.c")])
+            inputs = {"big": os.path.join(bdir, "text-%d.txt" % a.text_bytes),
+                      "small": os.path.join(bdir, "text-%d.txt" % (a.text_bytes // a.cg_shrink))}
+            for f, n in ((inputs["big"], a.text_bytes), (inputs["small"], a.text_bytes // a.cg_shrink)):
+                if not os.path.exists(f) or os.path.getsize(f) != n:
+                    run_quiet([gen, str(SEED), str(n), f])
+            res, cg = measure(a, progs, b, bdir, inputs)
+            stats = deep_data_stats(a, progs, res, b)
+            lines = report(a, progs, res, cg, stats, b, load_before, started)
+        else:
+            lines = report(a, progs, res, {}, {}, b, load_before, started)
+        if run_analyses:
+            sys.stdout.write("\n".join(lines) + "\n")
+            sys.stdout.flush()
+            shown = len(lines)
+            aa = argparse.Namespace(**vars(a))
+            aa.dir, aa.runs = os.path.join(bdir, "analyses"), min(a.runs, 3)
+            lines += analyses.run(aa)
+            lines.append("")
+            sys.stdout.write("\n".join(lines[shown:]) + "\n")
+        else:
+            sys.stdout.write("\n".join(lines) + "\n")
+    except (Fatal, analyses.Fatal, OSError) as e:
         print("bench: %s" % e, file=sys.stderr)
         return 1
-    text = report(a, progs, res, cg, stats, load_before, started)
-    sys.stdout.write(text)
+    text = "\n".join(lines) + "\n"
+    os.makedirs(bdir, exist_ok=True)
     out = os.path.join(bdir, "results.txt")
     with open(out + ".tmp", "w") as f:
         f.write(text)
     os.replace(out + ".tmp", out)
     print("bench: table saved in %s" % out, file=sys.stderr)
-    failed = sum(len(s.failures) for s in res.values())
+    failed = sum(len(s.failures) for s in res.values()) + \
+        sum(1 for k in b.broken if k[1] not in OPTIONAL and not res[k].failures)
     if failed:
-        print("bench: %d runs failed (see the table)" % failed, file=sys.stderr)
+        print("bench: %d runs or builds failed (see the table)" % failed, file=sys.stderr)
         return 1
     return 0
 

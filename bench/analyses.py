@@ -149,6 +149,14 @@ def table(a, rows):
              "(near 1 at every size: time grows linearly)")
     L.append("  peak MiB: the child's ru_maxrss from wait4; Linux keeps the forking Python's "
              "size (~20 MiB) in it, so small values are a floor")
+    for shape in sorted({r.shape for r in rows}, reverse=True):
+        rs = [r for r in rows if r.shape == shape]
+        per = [med(r.report, 1) / r.n for r in rs]
+        if len(rs) > 1:
+            g = max(per) / min(per)
+            L.append("  %s: time per csd varies %.2fx from %s to %s csds: %s" % (
+                shape, g, fmt_n(rs[0].n), fmt_n(rs[-1].n),
+                "linear" if g <= 1.3 else "NOT linear (more than 1.3x)"))
     big = [r for r in rows if r.shape == "tree" and r.n == 10 ** 7]
     if big:
         r = big[0]
@@ -165,12 +173,16 @@ def run(a):
     for path, what in ((a.deepprof, "deepprof"), (a.dpgen, "dp-gen")):
         if not os.path.exists(path):
             raise Fatal("%s: %s not built (run make first)" % (path, what))
-    os.makedirs(a.dir, exist_ok=True)
+    shutil.rmtree(a.dir, ignore_errors=True)
+    os.makedirs(a.dir)
     rows = []
-    for shape, n, runs, annotate in plan(a):
-        if annotate is True and not shutil.which("callgrind_annotate"):
-            annotate = "not run: callgrind_annotate not found (valgrind)"
-        rows.append(measure(a, shape, n, runs, annotate))
+    try:
+        for shape, n, runs, annotate in plan(a):
+            if annotate is True and not shutil.which("callgrind_annotate"):
+                annotate = "not run: callgrind_annotate not found (valgrind)"
+            rows.append(measure(a, shape, n, runs, annotate))
+    finally:
+        shutil.rmtree(a.dir, ignore_errors=True)     # ~0.5 GB of profiles and outputs
     return table(a, rows)
 
 

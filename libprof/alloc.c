@@ -24,7 +24,7 @@ static inline void count(size_t n)
 {
 	struct dp_thread *t = dp_self;
 	if (likely(t)) {
-		struct dp_csd *c = t->h->stop ? &t->outside : t->h->top->csd;
+		struct dp_csd *c = dp_cur_csd(t);
 		c->allocs++;
 		c->bytes += n;
 	} else {

@@ -521,6 +521,8 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp,
  */
 void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 {
+	if (DP_LOAD(&dp_rt.abi2))
+		dp_plugin2_unwind(t, returned);
 	struct dp_frame *lo, *hi;
 	if (!dp_graph_frames(t, &lo, &hi))
 		return;

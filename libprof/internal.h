@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <time.h>
 #include <sys/types.h>
+#include "deepprof-abi.h"
 
 /* ==== compiler helpers ==================================================== */
 
@@ -109,6 +110,12 @@ struct dp_csd {
 	 * site's csds, one per target fn, are chained from thead by tnext. */
 	struct dp_csd *thead, *tnext;
 	uintptr_t frflags;          /* the `at` word of a frame pushed for a call through it */
+	/* ABI v2 (plugin2.c): what the inline fast path counts; a v2 csd's
+	 * calls are hot.calls and its exits calls - nonlocal; dp_cur points
+	 * at hot. v2 is 0 for every other csd. */
+	uint32_t v2;
+	uint32_t inherited;          /* v2: activations running through it at fork (the child's) */
+	struct dp_csd_hot hot;
 };
 
 /*
@@ -125,6 +132,8 @@ struct dp_pd {
 	struct dp_pd *next;         /* the thread's pd list, creation order */
 	struct dp_csd **slot;       /* plugin builds: ps->n_css slots, the csd of each site
 	                               (an indirect site's: the last target's) */
+	struct dp_pd_hot *hot;      /* ABI v2 (plugin2.c): the slots the inline code reads */
+	struct dp_csd *parent;      /* ABI v2: the csd that made this pd (NULL for a root) */
 };
 
 /*
@@ -226,6 +235,7 @@ struct dp_thread {
 	struct dp_csd outside;      /* sink for costs with no activation current */
 	uint64_t lost;              /* events dropped (out of memory, re-entry) */
 	uint64_t *loop_ticks;       /* the thread's dp_loop_ticks (plugin.c), charged at its end */
+	uintptr_t *cur;             /* the thread's dp_cur (plugin2.c, ABI v2) */
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
 	uint64_t n_tails;           /* 64 bits: truncated with dp_cas_local */
 	uint32_t tails_cap;
@@ -282,6 +292,7 @@ struct dp_runtime {
 	uint32_t stopped;           /* set once the final profile is written */
 	uint32_t final_done;
 	uint32_t clock_loops;       /* a registered plugin TU ticks back-edges: clock "calls+loops" */
+	uint32_t abi2;              /* a plugin ABI v2 TU registered: dp_cur names the current csd */
 	uint32_t normal_end;        /* the final write runs at a normal process end (main returned
 	                               or exit()), not from a fatal signal */
 };
@@ -290,6 +301,39 @@ extern struct dp_runtime dp_rt;
 extern __thread uint64_t dp_loop_ticks __attribute__((tls_model("initial-exec")));  /* plugin.c */
 extern __thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec")));
 #define dp_self (dp_hot.t)
+
+/* ==== ABI v2 (plugin2.c) ================================================= */
+
+extern __thread uintptr_t dp_cur __attribute__((tls_model("initial-exec")));
+/* The csd dp_cur names (the running activation's, or the call being made),
+ * or NULL when it is one of the runtime's placeholders. */
+struct dp_csd *dp_plugin2_csd(uintptr_t cur);
+/* The csd costs go to now on t: the top frame's, ABI v2's dp_cur, or t's sink. */
+static inline struct dp_csd *dp_cur_csd(struct dp_thread *t)
+{
+	if (t->h->stop)
+		return &t->outside;
+	if (__atomic_load_n(&dp_rt.abi2, __ATOMIC_RELAXED)) {
+		struct dp_csd *c = dp_plugin2_csd(dp_cur);
+		if (c)
+			return c;
+	}
+	return __atomic_load_n(&t->h->top, __ATOMIC_RELAXED)->csd;
+}
+/* Thread t ends (returned: its start routine or main returned) or the final
+ * profile is written: count the v2 activations still running as non-local
+ * exits (or exits, for a callback that returned), and bind the csds whose
+ * callee never entered (uninstrumented) when t is the calling thread. */
+void dp_plugin2_unwind(struct dp_thread *t, bool returned);
+/* dp_register_tu of a v2 table (before any runtime init, like v1's). */
+void dp_plugin2_register(struct dp_tu *tu);
+/* plugin.c's static nodes, shared with plugin2.c: made if new, NULL when
+ * out of memory. */
+struct dp_ps *dp_plugin_static_ps(struct dp_tu *tu, uint32_t i);
+struct dp_ps *dp_plugin_external_ps(const char *name);
+struct dp_css *dp_plugin_site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *caller);
+/* A forked child: clear the v2 counters of t's csds. */
+void dp_plugin2_fork_child(struct dp_thread *t);
 
 /* ==== signal-atomic updates =============================================== */
 

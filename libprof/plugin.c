@@ -95,7 +95,9 @@ static struct dp_ps **tu_map(struct dp_tu *tu)
 DP_EXPORT void dp_register_tu(struct dp_tu *tu)
 {
 	int saved_errno = errno;
-	if (tu->abi_version != 1) {
+	if (tu->abi_version == 2)
+		dp_plugin2_register(tu);
+	else if (tu->abi_version != 1) {
 		if (!tu->runtime[2]) {
 			tu->runtime[2] = (void *)1;
 			DP_ADD(&dp_rt.lost, 1);
@@ -171,6 +173,14 @@ static struct dp_css *site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *ca
 	if (css && own && cache)
 		DP_STORE_REL(&cache[site], css);
 	return css;
+}
+
+/* For plugin2.c (ABI v2), which shares the static nodes. */
+struct dp_ps *dp_plugin_static_ps(struct dp_tu *tu, uint32_t i) { return static_ps(tu, i); }
+struct dp_ps *dp_plugin_external_ps(const char *name) { return external_ps(name); }
+struct dp_css *dp_plugin_site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *caller)
+{
+	return site_css(tu, site, caller);
 }
 
 /* ==== per-thread nodes ===================================================== */

@@ -203,6 +203,7 @@ struct dp_thread *dp_thread_init(void)
 	}
 	t->h = &dp_hot;
 	t->loop_ticks = &dp_loop_ticks;
+	t->cur = &dp_cur;
 	t->stack = stack;
 	t->stack_cap = STACK_INIT;
 	t->h->stack_last = stack + STACK_INIT - 1;
@@ -336,6 +337,7 @@ static void fork_child(void)
 		for (uint32_t i = 0; i < n && c; i++, c = c->next)
 			c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = c->loops = 0;
 		memset(&t->outside, 0, sizeof t->outside);
+		dp_plugin2_fork_child(t);
 		for (struct dp_frame *f = t->h->top; f > t->stack; f--)
 			f->csd = &t->outside;
 		for (uint32_t i = 0; i < t->n_tails; i++)

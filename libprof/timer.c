@@ -16,7 +16,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	int saved_errno = errno;
 	struct dp_thread *t = dp_self;
 	if (t) {
-		struct dp_csd *c = t->h->stop ? &t->outside : DP_LOAD(&t->h->top)->csd;
+		struct dp_csd *c = dp_cur_csd(t);
 		c->ticks++;
 	}
 	errno = saved_errno;

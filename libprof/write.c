@@ -375,11 +375,16 @@ int dp_write_profile(const char *path, bool final)
 				s->exits = DP_LOAD(&c->exits);
 				s->nonlocal = DP_LOAD(&c->nonlocal);
 				s->calls = s->exits + s->nonlocal;
+				if (c->v2) {            /* plugin2.c: exits are what is not non-local */
+					s->calls = DP_LOAD(&c->hot.calls);
+					s->exits = s->calls > s->nonlocal ? s->calls - s->nonlocal : 0;
+					s->nonlocal = s->calls - s->exits;
+				}
 				s->ticks = DP_LOAD(&c->ticks);
 				thr_ticks += s->ticks;
 				s->allocs = DP_LOAD(&c->allocs);
 				s->bytes = DP_LOAD(&c->bytes);
-				s->loops = DP_LOAD(&c->loops);
+				s->loops = DP_LOAD(&c->loops) + DP_LOAD(&c->hot.loop_cscs);
 				tot[10] += s->loops;
 				tot[3] += s->calls;
 				tot[4] += s->allocs;

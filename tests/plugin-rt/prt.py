@@ -23,7 +23,8 @@ class Ctx(e2e.Ctx):
 
     def __init__(self, args, name):
         super().__init__(args, name)
-        self.dir = os.path.abspath(os.path.join(args.build, "plugin-rt", name))
+        sub = "plugin-rt" if args.abi == 1 else "plugin-rt-abi%d" % args.abi
+        self.dir = os.path.abspath(os.path.join(args.build, sub, name))
         import shutil
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
@@ -38,6 +39,8 @@ class Ctx(e2e.Ctx):
         """deepprof-cc opt -g srcs -o out libs (a shared library with shared);
         srcs are names in this suite or tests/e2e, or paths. Returns out's path."""
         exe = self.path(out)
+        if self.a.abi != 1:
+            dp_args = ["abi=%d" % self.a.abi] + list(dp_args)
         cmd = [self.cc] + ["--deepprof-arg=" + a for a in dp_args]
         cmd += ["-std=gnu11", "-g", "-Wall", "-pthread"] + opt.split()
         cmd += shlex.split(self.a.cflags) + list(extra)

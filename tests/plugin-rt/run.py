@@ -27,6 +27,7 @@ def main():
     ap.add_argument("--deepprof", default=None)
     ap.add_argument("--cc", default="gcc")
     ap.add_argument("--cflags", default="", help="extra flags for test programs (sanitizers)")
+    ap.add_argument("--abi", type=int, default=1, help="the plugin ABI to build with (1 or 2)")
     ap.add_argument("tests", nargs="*", help="run only these (e.g. t003 or t003_fib)")
     a = ap.parse_args()
     if a.deepprof is None:
@@ -41,6 +42,7 @@ def main():
     if a.tests:
         files = [f for f in files if any(os.path.basename(f).startswith(t) for t in a.tests)]
     passed = failed = 0
+    tag = "" if a.abi == 1 else " (abi=%d)" % a.abi
     for f in files:
         name = os.path.basename(f)[:-3]
         spec = importlib.util.spec_from_file_location(name, f)
@@ -51,13 +53,13 @@ def main():
             mod.run(prt.Ctx(a, name))
         except prt.Fail as e:
             failed += 1
-            print("FAIL %s: %s" % (name, e))
+            print("FAIL %s%s: %s" % (name, tag, e))
         except Exception:
             failed += 1
-            print("FAIL %s: %s" % (name, traceback.format_exc().strip()))
+            print("FAIL %s%s: %s" % (name, tag, traceback.format_exc().strip()))
         else:
             passed += 1
-            print("ok   %s (%.1fs)" % (name, time.time() - t0))
+            print("ok   %s%s (%.1fs)" % (name, tag, time.time() - t0))
         sys.stdout.flush()
     print("plugin-rt: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -1,0 +1,428 @@
+/*
+ * plugin2.c — the deepprof GCC plugin's ABI v2 (compiler-plugins/deepprof-abi.h,
+ * schemas/plugin-abi.md "The inline fast path"): the thread-local current csd
+ * the plugin's inline code reads and writes, the runtime's placeholder nodes,
+ * and the two slow paths, on the same graph and Deep.data as ABI v1.
+ * Part of deepprof's libprof. MIT licence.
+ *
+ * The inline code counts calls (csd->hot.calls) and back-edges
+ * (csd->hot.loop_cscs) and switches dp_cur; it keeps no shadow stack and
+ * has no return hook. So the runtime knows the activations running only
+ * as a chain: the current csd, the csd that made its caller's pd, and so
+ * on up to a thread root (struct dp_pd.parent). That chain is the stack
+ * but where recursion folding sent a call back to an older pd; then:
+ *
+ * KNOWN: recursion folds to a pd of the creation chain, which misses a
+ * procedure active on the stack but not on that chain (f -> g -> f
+ * (folded) -> h -> g makes a second pd of g where v1 folds). Exits are
+ * calls - non-local exits; non-local exits are counted only for the
+ * activations of that chain still running at thread or process end, not
+ * for those a longjmp skips (they are counted as exits). A signal handler
+ * landing between a call site and its callee's prologue makes that
+ * callee a callback. A leaf function (no prologue) entered from
+ * uninstrumented code (a qsort comparator that calls nothing) is not
+ * counted. Snapshots count running calls as exits.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include "internal.h"
+
+_Static_assert(offsetof(struct dp_csd_hot, calls) == 0, "csd calls");
+_Static_assert(offsetof(struct dp_csd_hot, loop_cscs) == 8, "csd loop_cscs");
+_Static_assert(offsetof(struct dp_csd_hot, callee) == 16, "csd callee");
+_Static_assert(offsetof(struct dp_csd_hot, target) == 24, "csd target");
+_Static_assert(offsetof(struct dp_pd_hot, ps) == 0, "pd ps");
+_Static_assert(offsetof(struct dp_pd_hot, slot) == 16, "pd slot");
+
+/* A pd's hot part: what the inline code reads (ps, slot[]), after a
+ * pointer back to the pd. Made with the pd, never freed. */
+struct pd2 {
+	struct dp_pd *pd;
+	struct dp_pd_hot hot;       /* last: its slot[] follows */
+};
+#define PD2(h)  ((struct pd2 *)((char *)(h) - offsetof(struct pd2, hot)))
+#define CSD2(h) ((struct dp_csd *)((char *)(h) - offsetof(struct dp_csd, hot)))
+
+/*
+ * Placeholders (deepprof-abi.h's runtime rules). None is a v2 csd (v2 == 0),
+ * so dp_plugin2_csd() never names one:
+ * unbound_pd: the callee of a csd not bound yet (ps NULL: a prologue
+ *   reaching it goes slow); no slots, never indexed.
+ * root_csd: dp_cur's initial value on every thread (untagged: the first
+ *   prologue goes slow and makes a callback of the thread's root pd).
+ * null_csd: every never-used slot of an indirect site (target NULL).
+ * sink_csd: what the slow paths return when nothing can be recorded (the
+ *   runtime stopped, busy, out of memory); its callee sink_pd has as many
+ *   slots as any registered procedure has sites, every one sink_csd.
+ */
+static struct dp_pd_hot unbound_pd;
+static struct dp_csd root_csd = { .hot = { .callee = &unbound_pd } };
+static struct dp_csd null_csd = { .hot = { .callee = &unbound_pd } };
+static struct dp_csd sink_csd = { .hot = { .callee = &unbound_pd } };
+static uint32_t sink_slots;         /* sink_pd's slots (under dp_rt.lock) */
+
+/* The running activation's csd, bit 0 set from a call site until the
+ * callee's prologue takes it (deepprof-abi.h). Written by inline code and
+ * by the slow paths on the owning thread; read by the timer and the
+ * allocation hooks on it, and by the final writer. */
+DP_EXPORT __thread uintptr_t dp_cur __attribute__((tls_model("initial-exec"))) = (uintptr_t)&root_csd.hot;
+
+/* tu->runtime[3]: the TU's v2 state is ready (sink_pd big enough). */
+enum { TU_V2 = 3 };
+
+/* --- private prototypes --- */
+static int ensure(struct dp_tu *tu);
+static struct dp_thread *ready(void);
+static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_csd *parent);
+static int bind2(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps);
+static int bind_uninstrumented2(struct dp_thread *t, struct dp_csd *c);
+static struct dp_csd *callback2(struct dp_thread *t, struct dp_pd *parent, struct dp_ps *ps);
+DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_t cur);
+DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn, struct dp_pd_hot *pdh);
+
+/* ==== registration ========================================================= */
+
+/* Make sink_pd hold as many slots as tu's largest procedure has sites.
+ * -1 when out of memory (the TU's slow paths then record nothing). */
+static int ensure(struct dp_tu *tu)
+{
+	if (likely(DP_LOAD_ACQ(&tu->runtime[TU_V2])))
+		return 0;
+	uint32_t n = 1;
+	for (uint32_t i = 0; i < tu->n_ps; i++)
+		if (tu->ps[i].n_css > n)
+			n = tu->ps[i].n_css;
+	int r = 0;
+	pthread_mutex_lock(&dp_rt.lock);
+	if (n > sink_slots) {
+		struct pd2 *s = dp_mem_map(sizeof *s + n * sizeof(struct dp_csd_hot *));
+		if (s) {
+			for (uint32_t i = 0; i < n; i++)
+				s->hot.slot[i] = &sink_csd.hot;
+			s->hot.n_slot = n;
+			sink_slots = n;
+			/* the old one stays mapped: code may still be reading it */
+			DP_STORE_REL(&sink_csd.hot.callee, &s->hot);
+		} else {
+			r = -1;
+		}
+	}
+	if (!r)
+		DP_STORE_REL(&tu->runtime[TU_V2], (void *)1);
+	DP_STORE_REL(&dp_rt.abi2, 1);
+	pthread_mutex_unlock(&dp_rt.lock);
+	return r;
+}
+
+void dp_plugin2_register(struct dp_tu *tu)
+{
+	if (ensure(tu) < 0) {
+		DP_ADD(&dp_rt.lost, 1);
+		dp_log(tu->file ? tu->file : "?", ": out of memory:", "its calls are not recorded");
+	}
+}
+
+/* ==== nodes ================================================================ */
+
+/* The calling thread's state if it may record now. */
+static struct dp_thread *ready(void)
+{
+	struct dp_thread *t = dp_self;
+	if (!t && !(t = dp_thread_init()))
+		return NULL;
+	uint32_t stop = t->h->stop;
+	if (stop) {
+		if (!(stop & (DP_STOPPED | DP_EXITED)))
+			t->lost++;
+		return NULL;
+	}
+	return t;
+}
+
+struct dp_csd *dp_plugin2_csd(uintptr_t cur)
+{
+	struct dp_csd *c = CSD2(cur & ~(uintptr_t)1);
+	return c->v2 ? c : NULL;
+}
+
+/* A pd of ps made by csd parent, with its hot part: the slots of an
+ * instrumented procedure's indirect sites hold null_csd, the others NULL. */
+static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_csd *parent)
+{
+	bool st = ps->kind == DP_PS_STATIC;
+	uint32_t n = st ? ps->n_css : 0;
+	struct pd2 *h = dp_mem_thread(t, sizeof *h + n * sizeof(struct dp_csd_hot *));
+	struct dp_pd *pd = h ? dp_graph_pd_new(t, ps) : NULL;
+	if (!pd)
+		return NULL;
+	h->pd = pd;
+	h->hot.ps = st ? (const struct dp_ps_static *)ps->fn : NULL;
+	h->hot.n_slot = n;
+	const struct dp_tu *tu = ps->tu;
+	for (uint32_t i = 0; i < n; i++)
+		if (tu->css[ps->first_css + i].kind == DP_CSS_KIND_INDIRECT)
+			h->hot.slot[i] = &null_csd.hot;
+	pd->hot = &h->hot;
+	pd->parent = parent;
+	return pd;
+}
+
+/* Bind c to callee ps: the pd of ps on the creation chain of c's caller if
+ * there is one (recursion folding, see the top of the file), else a new pd
+ * made by c; then publish c. */
+static int bind2(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
+{
+	struct dp_pd *pd = c->caller;
+	while (pd && pd->ps != ps)
+		pd = pd->parent ? pd->parent->caller : NULL;
+	if (!pd && !(pd = pd_new2(t, ps, c)))
+		return -1;
+	c->psi = ps->idx;
+	c->callee = pd;
+	DP_STORE_REL(&c->hot.callee, pd->hot);
+	dp_graph_csd_publish(t, c);
+	return 0;
+}
+
+/* Bind c, whose callee never entered instrumented code, to that
+ * uninstrumented callee: by target address for an indirect call, else by name. */
+static int bind_uninstrumented2(struct dp_thread *t, struct dp_csd *c)
+{
+	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
+	struct dp_ps *ps;
+	if (c->fn) {
+		struct dp_ps init = { .kind = DP_PS_ADDR, .uninstrumented = true };
+		ps = dp_graph_ps_get(c->fn, &init);
+	} else {
+		ps = dp_plugin_external_ps(s->callee);
+	}
+	return ps ? bind2(t, c, ps) : -1;
+}
+
+/* The callback csd of (parent, ps), made if new; NULL when out of memory. */
+static struct dp_csd *callback2(struct dp_thread *t, struct dp_pd *parent, struct dp_ps *ps)
+{
+	uintptr_t key = ps->fn;
+	uintptr_t j = dp_hash(key, 0) & parent->mask;
+	struct dp_csd *c;
+	while ((c = parent->tab[j])) {
+		if (c->site == key && c->fn == 0)
+			return c;
+		j = (j + 1) & parent->mask;
+	}
+	struct dp_css init = { .kind = DP_CSS_CALLBACK, .callee = ps };
+	struct dp_css *css = dp_graph_css_get(key, parent->ps, &init);
+	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
+		return NULL;
+	c->site = key;
+	c->css = css;
+	c->caller = parent;
+	c->v2 = 1;
+	c->hot.callee = &unbound_pd;
+	if (dp_graph_tab_insert(t, parent, c) < 0 || bind2(t, c, ps) < 0)
+		return NULL;
+	return c;
+}
+
+/* Whether entering ps is the call c is making (c not bound yet). */
+static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
+{
+	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
+	if (s->kind == DP_CSS_KIND_INDIRECT)
+		return true;
+	return s->callee && ps->name && strcmp(s->callee, ps->name) == 0;
+}
+
+/* ==== the slow paths ======================================================= */
+
+/*
+ * What a prologue could not do: a first call through a csd (bind it), a
+ * callback (entered with no call of it pending: from uninstrumented code,
+ * a thread's start, a signal handler), the thread's first instrumented
+ * function. The csd of the new activation, never NULL.
+ */
+DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_t cur)
+{
+	if (ensure(tu) < 0)
+		return &sink_csd.hot;
+	struct dp_thread *t = ready();
+	if (!t)
+		return &sink_csd.hot;
+	dp_busy_on(t);
+	struct dp_csd *r = NULL;
+	struct dp_ps *ps = dp_plugin_static_ps(tu, psn);
+	if (!ps)
+		goto out;
+	struct dp_csd *c = dp_plugin2_csd(cur);
+	struct dp_pd *parent = t->root;
+	if (c && (cur & 1)) {
+		if (c->hot.callee == &unbound_pd && expects(c, ps)) {
+			if (bind2(t, c, ps) == 0)
+				r = c;
+			goto out;
+		}
+		if (c->callee && c->callee->ps == ps) {
+			r = c;
+			goto out;
+		}
+		/* the call c is making entered other code, which calls back */
+		if (!c->callee && bind_uninstrumented2(t, c) < 0)
+			goto out;
+		parent = c->callee->ps->uninstrumented ? c->callee : c->caller;
+	} else if (c) {
+		/* entered while c's activation is current; if c is a callback
+		 * of a library, the library calls back again */
+		parent = c->callee;
+		if (c->css->kind == DP_CSS_CALLBACK && c->caller->ps->uninstrumented)
+			parent = c->caller;
+	}
+	r = callback2(t, parent, ps);
+	if (r)
+		r->hot.calls++;
+out:
+	dp_busy_off(t);
+	if (!r) {
+		t->lost++;
+		return &sink_csd.hot;
+	}
+	return &r->hot;
+}
+
+/* What a call site could not do: a first call through it in this pd, or an
+ * indirect call to another target than last time. */
+DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn, struct dp_pd_hot *pdh)
+{
+	if (pdh->ps == NULL || ensure(tu) < 0)
+		return &sink_csd.hot;       /* the sink's (or a placeholder's) pd */
+	struct dp_thread *t = ready();
+	if (!t)
+		return &sink_csd.hot;
+	struct dp_pd *pd = PD2(pdh)->pd;
+	uint32_t i = site - pd->ps->first_css;
+	if (pd->ps->tu != tu || i >= pdh->n_slot || site >= tu->n_css)
+		goto lost;
+	struct dp_csd_hot *head = pdh->slot[i];
+	struct dp_csd *first = head && head != &null_csd.hot ? CSD2(head)->thead : NULL;
+	for (struct dp_csd *x = first; x; x = x->tnext)
+		if (x->fn == (uintptr_t)fn) {
+			pdh->slot[i] = &x->hot;       /* the last target first */
+			return &x->hot;
+		}
+	dp_busy_on(t);
+	struct dp_css *css = dp_plugin_site_css(tu, site, pd->ps);
+	struct dp_csd *c = css ? dp_mem_thread(t, sizeof *c) : NULL;
+	if (c) {
+		c->site = (uintptr_t)&tu->css[site];
+		c->fn = (uintptr_t)fn;
+		c->css = css;
+		c->caller = pd;
+		c->v2 = 1;
+		c->hot.callee = &unbound_pd;
+		c->hot.target = fn;
+		if (css->callee && bind2(t, c, css->callee) < 0)
+			c = NULL;
+	}
+	if (c) {
+		if (first) {
+			c->thead = first;
+			c->tnext = first->tnext;
+			first->tnext = c;
+		} else {
+			c->thead = c;
+		}
+		DP_STORE_REL(&pdh->slot[i], &c->hot);
+	}
+	dp_busy_off(t);
+	if (c)
+		return &c->hot;
+lost:
+	t->lost++;
+	return &sink_csd.hot;
+}
+
+DP_EXPORT void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur)
+{
+	int saved_errno = errno;
+	struct dp_csd_hot *r = enter(tu, ps, cur);
+	dp_cur = (uintptr_t)r;
+	errno = saved_errno;
+	return r;
+}
+
+DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd)
+{
+	int saved_errno = errno;
+	struct dp_csd_hot *r = call(tu, site, fn, pd);
+	errno = saved_errno;
+	return r;
+}
+
+/* ==== thread and process end, fork ======================================== */
+
+/* Calls some csd of t made that never entered instrumented code: bind them
+ * as calls of uninstrumented functions (t is the calling thread). */
+static void bind_pending(struct dp_thread *t)
+{
+	uint32_t n = t->n_pd;
+	struct dp_pd *pd = t->pd_head;
+	for (uint32_t k = 0; k < n && pd; k++, pd = pd->next) {
+		if (!pd->hot)
+			continue;
+		for (uint32_t i = 0; i < pd->hot->n_slot; i++) {
+			struct dp_csd_hot *h = pd->hot->slot[i];
+			if (!h || h == &null_csd.hot || h == &sink_csd.hot)
+				continue;
+			for (struct dp_csd *x = CSD2(h)->thead; x; x = x->tnext)
+				if (x->hot.callee == &unbound_pd && x->hot.calls && bind_uninstrumented2(t, x) < 0)
+					t->lost++;
+		}
+	}
+}
+
+void dp_plugin2_unwind(struct dp_thread *t, bool returned)
+{
+	if (!t->cur)
+		return;
+	uintptr_t cur = DP_LOAD(t->cur);
+	bool self = t == dp_self;
+	if (self)
+		bind_pending(t);
+	struct dp_csd *c = dp_plugin2_csd(cur);
+	if (c && (cur & 1))
+		returned = false;       /* a call still being made: exit(), pthread_exit */
+	for (; c; c = c->caller->parent) {
+		if (!c->callee)
+			break;
+		if (!(c->css->kind == DP_CSS_CALLBACK))
+			returned = false;
+		if (c->inherited)
+			c->inherited--;         /* called before a fork: not this process's */
+		else if (!returned)
+			dp_add_local(&c->nonlocal, 1);
+	}
+	if (self)
+		dp_cur = (uintptr_t)&root_csd.hot;
+}
+
+void dp_plugin2_fork_child(struct dp_thread *t)
+{
+	uint32_t n = t->n_pd;
+	struct dp_pd *pd = t->pd_head;
+	for (uint32_t k = 0; k < n && pd; k++, pd = pd->next) {
+		if (!pd->hot)
+			continue;
+		for (uint32_t i = 0; i < pd->hot->n_slot; i++) {
+			struct dp_csd_hot *h = pd->hot->slot[i];
+			if (!h || h == &null_csd.hot || h == &sink_csd.hot)
+				continue;
+			for (struct dp_csd *x = CSD2(h)->thead; x; x = x->tnext)
+				x->hot.calls = x->hot.loop_cscs = 0;
+		}
+	}
+	for (struct dp_csd *x = t->csd_head; x; x = x->next)
+		x->hot.calls = x->hot.loop_cscs = 0;
+	/* the activations running were called in the parent */
+	for (struct dp_csd *c = dp_plugin2_csd(dp_cur); c && c->callee; c = c->caller->parent)
+		c->inherited++;
+}

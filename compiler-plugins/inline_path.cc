@@ -181,10 +181,11 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 
 /* Emits the v2 code for one function whose sites are dp_sites[first ..]
  * (already recorded, one per element of CALLS) and whose back-edges are BACK.
- * A leaf (no sites, no back-edges) gets nothing: its callers count it. */
-void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back)
+ * A leaf (no sites, no back-edges) gets nothing, its callers count it,
+ * unless ENTRY: code other than its TU's call sites may call it. */
+void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back, bool entry)
 {
-	if (calls.is_empty() && back.is_empty())
+	if (calls.is_empty() && back.is_empty() && !entry)
 		return;
 	/* insert_if_then does not keep dominators up to date */
 	free_dominance_info(CDI_DOMINATORS);

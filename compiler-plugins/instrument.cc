@@ -138,7 +138,8 @@ static unsigned add_site(gimple *call, unsigned caller)
 	s->stmt = call;
 	if (dp_opt.abi == 2 && s->callee_uid >= 0)     /* a leaf of this TU seen already */
 		for (unsigned i = 0; i < dp_n_fns; i++)
-			if (dp_fns[i].uid == s->callee_uid && (dp_fns[i].flags & DP_PS_LEAF))
+			if (dp_fns[i].uid == s->callee_uid && (dp_fns[i].flags & DP_PS_LEAF) &&
+			    !dp_fns[i].v2_entry)
 				s->flags |= DP_CSS_LEAF_CALLEE;
 	if (gimple_call_noreturn_p(call))
 		s->flags |= DP_CSS_NORETURN;
@@ -197,7 +198,12 @@ unsigned int inst_pass::execute(function *fun)
 	if (dp_opt.abi == 2) {
 		for (unsigned i = 0; i < calls.length(); i++)
 			add_site(calls[i], ps);
-		dp_emit_inline(fun, ps, calls, back);
+		/* A leaf that only its TU's sites call is counted by them; one that
+		 * uninstrumented code may call (a callback, a signal handler, an
+		 * atexit function, a call from another TU) counts itself. */
+		dp_fns[ps].v2_entry = TREE_PUBLIC(fndecl) || TREE_ADDRESSABLE(fndecl) ||
+				      DECL_STATIC_CONSTRUCTOR(fndecl) || DECL_STATIC_DESTRUCTOR(fndecl);
+		dp_emit_inline(fun, ps, calls, back, dp_fns[ps].v2_entry);
 		gsi_commit_edge_inserts();
 		n_back = back.length();
 	} else {

@@ -58,6 +58,9 @@ struct dp_fn_rec {
 	unsigned first_css, n_css;
 	unsigned n_backedges;
 	int uid;                /* DECL_UID of the function */
+	bool v2_entry;          /* abi=2: may be entered from code that is not its TU's
+	                           call sites (public, address taken, constructor): it
+	                           gets a prologue even as a leaf */
 };
 struct dp_site_rec {
 	char *callee, *file;    /* callee NULL: indirect */
@@ -93,7 +96,7 @@ bool dp_is_hook(tree fndecl);
 tree dp_ticks_decl(void);               /* extern __thread uint64_t dp_loop_ticks */
 tree dp_cur_decl(void);                 /* extern __thread uintptr_t dp_cur */
 tree dp_tu_ps_ref(void);                /* __deepprof_tu.ps */
-void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back);
+void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back, bool entry);
 void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START */
 
 /* instrument.cc, progrep.cc, surviving.cc */

@@ -127,7 +127,7 @@ extern __thread uint64_t dp_loop_ticks;
 
 /* ---- ABI v2 (-fplugin-arg-deepprof-abi=2): the inline fast path ----
  * Code emitted for v2 reads and writes these directly (offsets fixed:
- * csd calls 0, loop_cscs 8, callee 16, target 24; pd ps 0, slot 16) and
+ * csd calls 0, loop_cscs 8, callee 16, target 24, exits 40; pd ps 0, slot 16) and
  * calls the two slow paths only when the fast path cannot go on.
  * schemas/plugin-abi.md, "The inline fast path", says what each does.
  * Runtime rules: a csd's callee is never NULL (a dummy pd whose ps is NULL
@@ -139,7 +139,9 @@ struct dp_csd_hot {
 	uint64_t loop_cscs;         /* back-edge ticks while it was current */
 	struct dp_pd_hot *callee;   /* the callee's pd (after recursion folding) */
 	const void *target;         /* indirect sites: the function this csd is for */
-	struct dp_csd_hot *next;    /* indirect sites: csds of other targets */
+	struct dp_csd_hot *next;    /* indirect sites: csds of other targets (the runtime's) */
+	uint64_t exits;             /* calls that returned normally to a site that is not
+	                               DP_CSS_TAIL, DP_CSS_NORETURN nor DP_CSS_LEAF_CALLEE */
 };
 struct dp_pd_hot {
 	const struct dp_ps_static *ps;  /* compared by the prologue with &tu->ps[PS] */

@@ -11,6 +11,7 @@
 #define CSD_LOOP        8
 #define CSD_CALLEE      16
 #define CSD_TARGET      24
+#define CSD_EXITS       40
 #define PD_PS           0
 #define PD_SLOT         16
 
@@ -160,8 +161,11 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 	if (leaf || (r->flags & (DP_CSS_TAIL | DP_CSS_NORETURN)))
 		return;
 
+	/* the call returned: a longjmp, exit() or pthread_exit over it never
+	 * gets here, so the runtime has calls - exits non-local exits */
 	gimple_seq restore = NULL;
 	add_set_cur(&restore, me, 0, loc);
+	add_increment(&restore, csd, CSD_EXITS, loc);
 	if (!stmt_ends_bb_p(call)) {
 		gsi = gsi_for_stmt(call);
 		gsi_insert_seq_after(&gsi, restore, GSI_NEW_STMT);

@@ -114,7 +114,7 @@ struct dp_csd {
 	 * calls are hot.calls and its exits calls - nonlocal; dp_cur points
 	 * at hot. v2 is 0 for every other csd. */
 	uint32_t v2;
-	uint32_t inherited;          /* v2: activations running through it at fork (the child's) */
+	uint32_t inherited;         /* v2, a forked child: calls through it were running at the fork */
 	struct dp_csd_hot hot;
 };
 
@@ -134,6 +134,8 @@ struct dp_pd {
 	                               (an indirect site's: the last target's) */
 	struct dp_pd_hot *hot;      /* ABI v2 (plugin2.c): the slots the inline code reads */
 	struct dp_csd *parent;      /* ABI v2: the csd that made this pd (NULL for a root) */
+	uint64_t in_calls, in_exits;/* ABI v2, the writer's: calls into it through sites that
+	                               count exits, and their exits (dp_plugin2_prepare) */
 };
 
 /*
@@ -332,6 +334,10 @@ void dp_plugin2_register(struct dp_tu *tu);
 struct dp_ps *dp_plugin_static_ps(struct dp_tu *tu, uint32_t i);
 struct dp_ps *dp_plugin_external_ps(const char *name);
 struct dp_css *dp_plugin_site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *caller);
+/* The writer: before reading the counts of t's csds, and for each v2 csd c
+ * (c->v2) its calls, exits and non-local exits (calls = exits + nonlocal). */
+void dp_plugin2_prepare(struct dp_thread *t);
+void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls, uint64_t *exits, uint64_t *nonlocal);
 /* A forked child: clear the v2 counters of t's csds. */
 void dp_plugin2_fork_child(struct dp_thread *t);
 

@@ -32,6 +32,7 @@ _Static_assert(offsetof(struct dp_csd_hot, calls) == 0, "csd calls");
 _Static_assert(offsetof(struct dp_csd_hot, loop_cscs) == 8, "csd loop_cscs");
 _Static_assert(offsetof(struct dp_csd_hot, callee) == 16, "csd callee");
 _Static_assert(offsetof(struct dp_csd_hot, target) == 24, "csd target");
+_Static_assert(offsetof(struct dp_csd_hot, exits) == 40, "csd exits");
 _Static_assert(offsetof(struct dp_pd_hot, ps) == 0, "pd ps");
 _Static_assert(offsetof(struct dp_pd_hot, slot) == 16, "pd slot");
 
@@ -380,6 +381,22 @@ static void bind_pending(struct dp_thread *t)
 	}
 }
 
+/* What a v2 csd's site says about its exits (deepprof-abi.h: the inline
+ * code counts exits only after a call that returns to a restore). */
+enum how { BY_COUNT, BY_CHAIN, TAIL, NORET, LEAF };
+static enum how how(const struct dp_csd *c)
+{
+	if (c->css->kind == DP_CSS_CALLBACK)
+		return BY_CHAIN;                /* no hook sees a callback return */
+	uint16_t f = ((const struct dp_css_static *)c->site)->flags;
+	return f & DP_CSS_NORETURN ? NORET : f & DP_CSS_LEAF_CALLEE ? LEAF : f & DP_CSS_TAIL ? TAIL : BY_COUNT;
+}
+
+/*
+ * The activations of the chain from t's current csd (see the top of the
+ * file) that no hook will see end, at thread or process end: those of
+ * callbacks and tail calls (the others' non-local exits are calls - exits).
+ */
 void dp_plugin2_unwind(struct dp_thread *t, bool returned)
 {
 	if (!t->cur)
@@ -391,18 +408,77 @@ void dp_plugin2_unwind(struct dp_thread *t, bool returned)
 	struct dp_csd *c = dp_plugin2_csd(cur);
 	if (c && (cur & 1))
 		returned = false;       /* a call still being made: exit(), pthread_exit */
-	for (; c; c = c->caller->parent) {
-		if (!c->callee)
-			break;
-		if (!(c->css->kind == DP_CSS_CALLBACK))
+	for (; c && c->callee; c = c->caller->parent) {
+		enum how w = how(c);
+		if (w != BY_CHAIN)
 			returned = false;
-		if (c->inherited)
-			c->inherited--;         /* called before a fork: not this process's */
-		else if (!returned)
+		if ((w == BY_CHAIN || w == TAIL) && !returned)
 			dp_add_local(&c->nonlocal, 1);
 	}
 	if (self)
 		dp_cur = (uintptr_t)&root_csd.hot;
+}
+
+void dp_plugin2_prepare(struct dp_thread *t)
+{
+	uint32_t n = DP_LOAD_ACQ(&t->n_pd);
+	struct dp_pd *pd = t->pd_head;
+	for (uint32_t k = 0; k < n && pd; k++, pd = DP_LOAD_ACQ(&pd->next))
+		pd->in_calls = pd->in_exits = 0;
+	n = DP_LOAD_ACQ(&t->n_csd);
+	struct dp_csd *c = t->csd_head;
+	for (uint32_t k = 0; k < n && c; k++, c = DP_LOAD_ACQ(&c->next)) {
+		if (!c->v2 || how(c) != BY_COUNT)
+			continue;
+		uint64_t calls = DP_LOAD(&c->hot.calls), exits = DP_LOAD(&c->hot.exits);
+		c->callee->in_calls += calls;
+		c->callee->in_exits += exits < calls ? exits : calls;
+	}
+}
+
+/*
+ * A tail call ends when the activation it replaced would have: the calls
+ * into its caller's pd through sites that count exits give the share of
+ * them that returned (exact when they all did, or none did).
+ */
+void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *exits_out, uint64_t *nonlocal_out)
+{
+	uint64_t calls = DP_LOAD(&c->hot.calls), exits, nl = DP_LOAD(&c->nonlocal);
+	switch (how(c)) {
+	case NORET:
+		exits = 0;
+		break;
+	case LEAF:
+		exits = calls;
+		break;
+	case BY_COUNT:
+		exits = DP_LOAD(&c->hot.exits);
+		break;
+	case TAIL:
+		if (c->caller->in_calls) {
+			exits = (uint64_t)((unsigned __int128)calls * c->caller->in_exits / c->caller->in_calls);
+			break;
+		}
+		/* fall through */
+	default:
+		exits = calls - (nl < calls ? nl : calls);
+		break;
+	}
+	if (exits > calls)
+		exits = calls;          /* a forked child: calls made in the parent returned */
+	*calls_out = calls;
+	*exits_out = exits;
+	*nonlocal_out = calls - exits;
+}
+
+/* A forked child forgets what csd x counted in the parent, remembering
+ * whether calls through it were running then. */
+static void forget(struct dp_csd *x)
+{
+	if (x->hot.calls > x->hot.exits && how(x) == BY_COUNT)
+		x->inherited = 1;
+	x->hot.calls = x->hot.loop_cscs = x->hot.exits = 0;
+	x->nonlocal = 0;
 }
 
 void dp_plugin2_fork_child(struct dp_thread *t)
@@ -417,12 +493,12 @@ void dp_plugin2_fork_child(struct dp_thread *t)
 			if (!h || h == &null_csd.hot || h == &sink_csd.hot)
 				continue;
 			for (struct dp_csd *x = CSD2(h)->thead; x; x = x->tnext)
-				x->hot.calls = x->hot.loop_cscs = 0;
+				forget(x);
 		}
 	}
 	for (struct dp_csd *x = t->csd_head; x; x = x->next)
-		x->hot.calls = x->hot.loop_cscs = 0;
+		forget(x);
 	/* the activations running were called in the parent */
 	for (struct dp_csd *c = dp_plugin2_csd(dp_cur); c && c->callee; c = c->caller->parent)
-		c->inherited++;
+		c->inherited = 1;
 }

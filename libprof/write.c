@@ -367,7 +367,10 @@ int dp_write_profile(const char *path, bool final)
 			for (uint32_t i = 0; i < t->w_pd && pd; i++, pd = DP_LOAD_ACQ(&pd->next))
 				pd->id = ++pd_id;
 			uint32_t first = csd_id + 1;
+			if (DP_LOAD(&dp_rt.abi2))
+				dp_plugin2_prepare(t);
 			uint64_t thr_ticks = 0;     /* a thread's ticks: its csds' and its outside ones */
+			uint64_t inh[3] = { 0 };    /* ticks, allocs, bytes moved to the sink */
 			struct dp_csd *c = DP_LOAD_ACQ(&t->csd_head);
 			for (uint32_t i = 0; i < t->w_csd && c; i++, c = DP_LOAD_ACQ(&c->next)) {
 				struct csd_snap *s = &cs[csd_id];
@@ -375,16 +378,22 @@ int dp_write_profile(const char *path, bool final)
 				s->exits = DP_LOAD(&c->exits);
 				s->nonlocal = DP_LOAD(&c->nonlocal);
 				s->calls = s->exits + s->nonlocal;
-				if (c->v2) {            /* plugin2.c: exits are what is not non-local */
-					s->calls = DP_LOAD(&c->hot.calls);
-					s->exits = s->calls > s->nonlocal ? s->calls - s->nonlocal : 0;
-					s->nonlocal = s->calls - s->exits;
-				}
+				if (c->v2)
+					dp_plugin2_counts(c, &s->calls, &s->exits, &s->nonlocal);
 				s->ticks = DP_LOAD(&c->ticks);
 				thr_ticks += s->ticks;
 				s->allocs = DP_LOAD(&c->allocs);
 				s->bytes = DP_LOAD(&c->bytes);
 				s->loops = DP_LOAD(&c->loops) + DP_LOAD(&c->hot.loop_cscs);
+				if (c->inherited && !s->calls) {
+					/* ABI v2, a forked child: costs of a call made
+					 * before the fork go to the sink, as v1's do */
+					inh[0] += s->ticks;
+					inh[1] += s->allocs;
+					inh[2] += s->bytes;
+					thr_ticks -= s->ticks;
+					s->ticks = s->allocs = s->bytes = s->loops = 0;
+				}
 				tot[10] += s->loops;
 				tot[3] += s->calls;
 				tot[4] += s->allocs;
@@ -415,10 +424,10 @@ int dp_write_profile(const char *path, bool final)
 				}
 			}
 			h->cpu_ns = dp_thread_cpu_ns(t);
-			h->ticks_out = DP_LOAD(&t->outside.ticks);
+			h->ticks_out = DP_LOAD(&t->outside.ticks) + inh[0];
 			h->ticks = thr_ticks + h->ticks_out;
-			h->allocs_out = DP_LOAD(&t->outside.allocs);
-			h->bytes_out = DP_LOAD(&t->outside.bytes);
+			h->allocs_out = DP_LOAD(&t->outside.allocs) + inh[1];
+			h->bytes_out = DP_LOAD(&t->outside.bytes) + inh[2];
 			tot[0] += h->cpu_ns;
 			tot[1] += h->ticks;
 			tot[2] += h->ticks_out;

@@ -200,6 +200,7 @@ _Static_assert(offsetof(struct dp_csd_hot, calls) == 0, "csd calls");
 _Static_assert(offsetof(struct dp_csd_hot, loop_cscs) == 8, "csd loop");
 _Static_assert(offsetof(struct dp_csd_hot, callee) == 16, "csd callee");
 _Static_assert(offsetof(struct dp_csd_hot, target) == 24, "csd target");
+_Static_assert(offsetof(struct dp_csd_hot, exits) == 40, "csd exits");
 _Static_assert(offsetof(struct dp_pd_hot, ps) == 0, "pd ps");
 _Static_assert(offsetof(struct dp_pd_hot, slot) == 16, "pd slot");
 

@@ -201,8 +201,7 @@ unsigned int inst_pass::execute(function *fun)
 		/* A leaf that only its TU's sites call is counted by them; one that
 		 * uninstrumented code may call (a callback, a signal handler, an
 		 * atexit function, a call from another TU) counts itself. */
-		dp_fns[ps].v2_entry = TREE_PUBLIC(fndecl) || TREE_ADDRESSABLE(fndecl) ||
-				      DECL_STATIC_CONSTRUCTOR(fndecl) || DECL_STATIC_DESTRUCTOR(fndecl);
+		dp_fns[ps].v2_entry = dp_may_be_entered(fndecl);
 		dp_emit_inline(fun, ps, calls, back, dp_fns[ps].v2_entry);
 		gsi_commit_edge_inserts();
 		n_back = back.length();

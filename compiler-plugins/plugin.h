@@ -104,6 +104,11 @@ opt_pass *dp_make_instrument_pass(gcc::context *ctxt);
 opt_pass *dp_make_progrep_pass(gcc::context *ctxt);
 opt_pass *dp_make_surviving_pass(gcc::context *ctxt);
 void dp_keep_call_locations(void *gcc_data, void *user_data);  /* PLUGIN_PRE_GENERICIZE */
+/* escapes.cc: whether code other than the TU's direct calls may enter fndecl */
+void dp_note_taken_addresses(void *gcc_data, void *user_data); /* PLUGIN_PRE_GENERICIZE */
+bool dp_may_be_entered(tree fndecl);
+/* ECF_CONST or ECF_PURE if fndecl was declared so (abi=2 clears both), else 0 */
+int dp_declared_effects(tree fndecl);
 
 /* util */
 uint64_t dp_fnv1a(uint64_t h, const void *p, size_t n);

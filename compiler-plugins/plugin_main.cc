@@ -181,6 +181,7 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 
 	register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_keep_call_locations, NULL);
+	register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_note_taken_addresses, NULL);
 	register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_START,
 			  dp_tables_finish, NULL);
 	return 0;

@@ -393,6 +393,8 @@ static void emit_call(struct ctx *c, unsigned site, struct sbuf *b)
 		return;
 	}
 	int flags = gimple_call_flags(call);
+	if (gimple_call_fndecl(call))
+		flags |= dp_declared_effects(gimple_call_fndecl(call));    /* as the source says */
 	sb_printf(b, ",\"effects\":\"%s\"", (flags & ECF_CONST) ? "const" :
 		  (flags & ECF_PURE) ? "pure" : "memory");
 	if (s->flags & DP_CSS_TAIL)

@@ -218,8 +218,8 @@ struct csdx {
 };
 
 static struct dp_pd_hot unbound_pd, external_pd;   /* ps NULL: never match */
-static struct dp_csd_hot root_csd = { 0, 0, &unbound_pd, NULL, NULL };
-static struct dp_csd_hot null_csd = { 0, 0, &unbound_pd, NULL, NULL };
+static struct dp_csd_hot root_csd = { .callee = &unbound_pd };
+static struct dp_csd_hot null_csd = { .callee = &unbound_pd };
 __thread uintptr_t dp_cur = (uintptr_t)&root_csd;
 static struct csdx *all_csds;
 

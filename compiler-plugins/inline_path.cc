@@ -165,7 +165,15 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 	 * gets here, so the runtime has calls - exits non-local exits */
 	gimple_seq restore = NULL;
 	add_set_cur(&restore, me, 0, loc);
-	add_increment(&restore, csd, CSD_EXITS, loc);
+	if (!fn) {
+		/* a direct site's slot never changes once set (the runtime's
+		 * rule): reloading it keeps csd out of a callee-saved register */
+		tree again = reg(ptr_type_node, "dp_csd");
+		add(&restore, gimple_build_assign(again, mem(pd, PD_SLOT + 8 * slot, ptr_type_node)), loc);
+		add_increment(&restore, again, CSD_EXITS, loc);
+	} else {
+		add_increment(&restore, csd, CSD_EXITS, loc);
+	}
 	if (!stmt_ends_bb_p(call)) {
 		gsi = gsi_for_stmt(call);
 		gsi_insert_seq_after(&gsi, restore, GSI_NEW_STMT);

@@ -291,17 +291,19 @@ out:
 }
 
 /* What a call site could not do: a first call through it in this pd, or an
- * indirect call to another target than last time. */
+ * indirect call to another target than last time. A direct site's slot is
+ * set for good (the inline code reloads it after the call): to the sink if
+ * nothing can be recorded. */
 DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn, struct dp_pd_hot *pdh)
 {
-	if (pdh->ps == NULL || ensure(tu) < 0)
-		return &sink_csd.hot;       /* the sink's (or a placeholder's) pd */
-	struct dp_thread *t = ready();
-	if (!t)
-		return &sink_csd.hot;
+	if (pdh->ps == NULL)
+		return &sink_csd.hot;       /* the sink's pd: every slot is the sink */
 	struct dp_pd *pd = PD2(pdh)->pd;
 	uint32_t i = site - pd->ps->first_css;
 	if (pd->ps->tu != tu || i >= pdh->n_slot || site >= tu->n_css)
+		return &sink_csd.hot;       /* not this pd's site: cannot happen */
+	struct dp_thread *t = NULL;
+	if (ensure(tu) < 0 || !(t = ready()))
 		goto lost;
 	struct dp_csd_hot *head = pdh->slot[i];
 	struct dp_csd *first = head && head != &null_csd.hot ? CSD2(head)->thead : NULL;
@@ -338,7 +340,10 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 	if (c)
 		return &c->hot;
 lost:
-	t->lost++;
+	if (t)
+		t->lost++;
+	if (!fn && !pdh->slot[i])
+		DP_STORE_REL(&pdh->slot[i], &sink_csd.hot);
 	return &sink_csd.hot;
 }
 

@@ -5,23 +5,23 @@
  * and the two slow paths, on the same graph and Deep.data as ABI v1.
  * Part of deepprof's libprof. MIT licence.
  *
- * The inline code counts calls (csd->hot.calls) and back-edges
- * (csd->hot.loop_cscs) and switches dp_cur; it keeps no shadow stack and
- * has no return hook. So the runtime knows the activations running only
- * as a chain: the current csd, the csd that made its caller's pd, and so
- * on up to a thread root (struct dp_pd.parent). That chain is the stack
- * but where recursion folding sent a call back to an older pd; then:
+ * The inline code counts calls (csd->hot.calls), the calls that returned
+ * to their site (hot.exits) and back-edges (hot.loop_cscs), and switches
+ * dp_cur; it keeps no shadow stack. So non-local exits are calls - exits
+ * (longjmp, exit, pthread_exit need nothing here), and the runtime knows
+ * the activations running only as a chain: the current csd, the csd that
+ * made its caller's pd, and so on up to a thread root (struct dp_pd.parent).
+ * That chain is the stack but where recursion folding sent a call back to
+ * an older pd.
  *
- * KNOWN: recursion folds to a pd of the creation chain, which misses a
- * procedure active on the stack but not on that chain (f -> g -> f
- * (folded) -> h -> g makes a second pd of g where v1 folds). Exits are
- * calls - non-local exits; non-local exits are counted only for the
- * activations of that chain still running at thread or process end, not
- * for those a longjmp skips (they are counted as exits). A signal handler
- * landing between a call site and its callee's prologue makes that
- * callee a callback. A leaf function (no prologue) entered from
- * uninstrumented code (a qsort comparator that calls nothing) is not
- * counted. Snapshots count running calls as exits.
+ * KNOWN (schemas/plugin-abi.md, "The inline fast path"): recursion folds to
+ * a pd of the creation chain, which misses a procedure active on the stack
+ * but not on that chain (f -> g -> f (folded) -> h -> g makes a second pd
+ * of g where v1 folds). A tail call's exits are the share of returned calls
+ * into its caller's pd; a callback's are its calls but those running at
+ * thread or process end. A signal handler landing between a call site and
+ * its callee's prologue makes that callee a callback. Snapshots count
+ * running calls as non-local exits.
  */
 #include <errno.h>
 #include <stddef.h>

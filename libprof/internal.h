@@ -115,6 +115,7 @@ struct dp_csd {
 	 * at hot. v2 is 0 for every other csd. */
 	uint32_t v2;
 	uint32_t inherited;         /* v2, a forked child: calls through it were running at the fork */
+	struct dp_csd *in_next;     /* v2: the next csd bound to the same callee pd */
 	struct dp_csd_hot hot;
 };
 
@@ -134,6 +135,8 @@ struct dp_pd {
 	                               (an indirect site's: the last target's) */
 	struct dp_pd_hot *hot;      /* ABI v2 (plugin2.c): the slots the inline code reads */
 	struct dp_csd *parent;      /* ABI v2: the csd that made this pd (NULL for a root) */
+	struct dp_csd *in_head;     /* ABI v2: the csds bound to it, through in_next */
+	uint64_t mark;              /* ABI v2: bind2's search stamp */
 	uint64_t in_calls, in_exits;/* ABI v2, the writer's: calls into it through sites that
 	                               count exits, and their exits (dp_plugin2_prepare) */
 };
@@ -238,6 +241,9 @@ struct dp_thread {
 	uint64_t lost;              /* events dropped (out of memory, re-entry) */
 	uint64_t *loop_ticks;       /* the thread's dp_loop_ticks (plugin.c), charged at its end */
 	uintptr_t *cur;             /* the thread's dp_cur (plugin2.c, ABI v2) */
+	struct dp_pd **seen;        /* plugin2.c's search for an active pd: seen_cap entries */
+	uint32_t seen_cap;
+	uint64_t stamp;
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
 	uint64_t n_tails;           /* 64 bits: truncated with dp_cas_local */
 	uint32_t tails_cap;

@@ -15,9 +15,9 @@
  * an older pd.
  *
  * KNOWN (schemas/plugin-abi.md, "The inline fast path"): recursion folds to
- * a pd of the creation chain, which misses a procedure active on the stack
- * but not on that chain (f -> g -> f (folded) -> h -> g makes a second pd
- * of g where v1 folds). A tail call's exits are the share of returned calls
+ * a pd found active from the chain and the calls not returned (active_pd):
+ * a call a longjmp left counts as active, a callback or a tail call only on
+ * the chain. A tail call's exits are the share of returned calls
  * into its caller's pd; a callback's are its calls but those running at
  * thread or process end. A signal handler landing between a call site and
  * its callee's prologue makes that callee a callback. Snapshots count
@@ -169,18 +169,76 @@ static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_cs
 	return pd;
 }
 
-/* Bind c to callee ps: the pd of ps on the creation chain of c's caller if
- * there is one (recursion folding, see the top of the file), else a new pd
- * made by c; then publish c. */
+/* What a v2 csd's site says about its exits (deepprof-abi.h: the inline
+ * code counts exits only after a call that returns to a restore). */
+enum how { BY_COUNT, BY_CHAIN, TAIL, NORET, LEAF };
+static enum how how(const struct dp_csd *c)
+{
+	if (c->css->kind == DP_CSS_CALLBACK)
+		return BY_CHAIN;                /* no hook sees a callback return */
+	uint16_t f = ((const struct dp_css_static *)c->site)->flags;
+	return f & DP_CSS_NORETURN ? NORET : f & DP_CSS_LEAF_CALLEE ? LEAF : f & DP_CSS_TAIL ? TAIL : BY_COUNT;
+}
+
+/*
+ * The pd of ps active on t's stack, if any, searched back from pd: through
+ * each pd's maker (the creation chain, top of the file) and through the
+ * csds bound to it whose calls have not all returned (exits are counted
+ * inline; a call a longjmp left still looks active). Only pds believed
+ * active are visited, so the search is bounded by the stack's distinct
+ * pds, not by the graph.
+ */
+static struct dp_pd *active_pd(struct dp_thread *t, struct dp_pd *from, struct dp_ps *ps)
+{
+	uint64_t stamp = ++t->stamp;
+	uint32_t n = 0;
+	struct dp_pd *found = NULL;
+	for (struct dp_pd *pd = from; pd; pd = pd->parent ? pd->parent->caller : NULL) {
+		if (pd->ps == ps)
+			return pd;      /* the common case: on the creation chain */
+	}
+	if (!t->seen && !(t->seen = dp_mem_map((t->seen_cap = 256) * sizeof *t->seen)))
+		return NULL;
+	from->mark = stamp;
+	t->seen[n++] = from;
+	while (n && !found) {
+		struct dp_pd *pd = t->seen[--n];
+		for (struct dp_csd *c = pd->in_head; c; c = c->in_next) {
+			if (c != pd->parent && !(how(c) == BY_COUNT && c->hot.calls > c->hot.exits))
+				continue;
+			struct dp_pd *up = c->caller;
+			if (!up || up->mark == stamp)
+				continue;
+			if (up->ps == ps) {
+				found = up;
+				break;
+			}
+			if (n == t->seen_cap) {
+				struct dp_pd **m = dp_mem_map(2 * t->seen_cap * sizeof *m);
+				if (!m)
+					return NULL;
+				memcpy(m, t->seen, n * sizeof *m);  /* the old array stays mapped */
+				t->seen = m;
+				t->seen_cap *= 2;
+			}
+			up->mark = stamp;
+			t->seen[n++] = up;
+		}
+	}
+	return found;
+}
+
+/* Bind c to callee ps: the pd of ps active on the stack if there is one
+ * (recursion folding), else a new pd made by c; then publish c. */
 static int bind2(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 {
-	struct dp_pd *pd = c->caller;
-	while (pd && pd->ps != ps)
-		pd = pd->parent ? pd->parent->caller : NULL;
+	struct dp_pd *pd = active_pd(t, c->caller, ps);
 	if (!pd && !(pd = pd_new2(t, ps, c)))
 		return -1;
 	c->psi = ps->idx;
 	c->callee = pd;
+	c->in_next = pd->in_head;
+	pd->in_head = c;
 	DP_STORE_REL(&c->hot.callee, pd->hot);
 	dp_graph_csd_publish(t, c);
 	return 0;
@@ -384,17 +442,6 @@ static void bind_pending(struct dp_thread *t)
 					t->lost++;
 		}
 	}
-}
-
-/* What a v2 csd's site says about its exits (deepprof-abi.h: the inline
- * code counts exits only after a call that returns to a restore). */
-enum how { BY_COUNT, BY_CHAIN, TAIL, NORET, LEAF };
-static enum how how(const struct dp_csd *c)
-{
-	if (c->css->kind == DP_CSS_CALLBACK)
-		return BY_CHAIN;                /* no hook sees a callback return */
-	uint16_t f = ((const struct dp_css_static *)c->site)->flags;
-	return f & DP_CSS_NORETURN ? NORET : f & DP_CSS_LEAF_CALLEE ? LEAF : f & DP_CSS_TAIL ? TAIL : BY_COUNT;
 }
 
 /*

@@ -120,10 +120,10 @@ def fmt_n(n):
 def table(a, rows):
     L = []
     L.append("Analyses: `deepprof report FILE top` (read + startup + top report) on dp-gen "
-             "profiles; median of %d run(s)" % max(len(r.report) for r in rows))
+             "profiles; median of %d run(s), * one run" % max(len(r.report) for r in rows))
     L.append("  beside it: `deepprof export --format=callgrind` of the same file, then "
              "callgrind_annotate on that export (one run each)")
-    hdr = ("  %-5s %5s %8s | %7s %7s %7s %8s %8s | %7s %7s %8s | %8s %7s %8s" % (
+    hdr = ("  %-5s %6s %8s | %7s %7s %7s %8s %8s | %7s %7s %8s | %8s %7s %8s" % (
         "shape", "csds", "MB", "cpu s", "wall s", "ns/csd", "x ns/csd", "peak MiB",
         "exp s", "exp MiB", "out MB", "annot s", "ann MiB", "exp+ann"))
     L.append(hdr)
@@ -139,8 +139,9 @@ def table(a, rows):
             ann = "%8.2f %7.0f %8.2f" % (aw, am, ew + aw)
         else:
             ann = "%8s %7s %8s" % ("-", "-", "-")
-        L.append("  %-5s %5s %8.1f | %7.2f %7.2f %7.0f %8.2f %8.0f | %7.2f %7.0f %8.1f | %s" % (
-            r.shape, fmt_n(r.n), r.size / 1e6, cpu, wall, ns, ns / base[r.shape], mib,
+        L.append("  %-5s %6s %8.1f | %7.2f %7.2f %7.0f %8.2f %8.0f | %7.2f %7.0f %8.1f | %s" % (
+            r.shape, fmt_n(r.n) + ("*" if len(r.report) < max(len(x.report) for x in rows)
+                                   else ""), r.size / 1e6, cpu, wall, ns, ns / base[r.shape], mib,
             ew, em, r.export_bytes / 1e6, ann))
     for r in rows:
         if isinstance(r.annotate, str):

@@ -256,7 +256,7 @@ static int add_entries(struct dpa_cliques *cl, const struct dpa_profile *p, uint
 		uint32_t e = cl->multi_csd[i];
 
 		/* ascending ids: strictly more calls wins, so ties keep the lowest */
-		if (!primary || p->csd[e].m[DPA_CALLS] > p->csd[primary].m[DPA_CALLS])
+		if (!primary || dpa_own(p, e, DPA_CALLS) > dpa_own(p, primary, DPA_CALLS))
 			primary = e;
 	}
 	if (grow((void **)&cl->multi, capm, cl->n_multi + 1, sizeof(*cl->multi)))

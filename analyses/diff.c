@@ -173,7 +173,7 @@ int dpa_diff_init(struct dpa_diff *d, struct dpa_profile *old, struct dpa_profil
 		const struct dpa_profile *p = in[side];
 		for (k = 1; k <= p->n_csd; k++)
 			for (m = 0; m < DPA_DIFF_NMEASURES; m++)
-				csd_v[d->m.csd_map[side][k]][side][m] += p->csd[k].m[src_measure[m]];
+				csd_v[d->m.csd_map[side][k]][side][m] += dpa_own(p, k, src_measure[m]);
 		for (k = 1; k <= p->n_pd; k++) {
 			pd_in[side][d->m.pd_map[side][k]] = true;
 			ps_in[side][d->m.ps_map[side][p->pd[k].ps]] = true;

@@ -1028,7 +1028,8 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 	o->n_thread = mg->thrs.n;
 	o->thread = xcalloc(o->n_thread + 1, sizeof(*o->thread));
 	o->pd = xcalloc(nclass + 1, sizeof(*o->pd));
-	o->csd = xcalloc(mg->nedge + 1, sizeof(*o->csd));
+	if (dpa_csd_reserve(o, mg->nedge) < 0)
+		o->csd = NULL;
 	out->bfs_parent_csd = xcalloc(nclass + 1, sizeof(uint32_t));
 	if (!canon || !queue || !first || !cnt || !thr_root || !o->thread || !o->pd || !o->csd ||
 	    !out->bfs_parent_csd)
@@ -1087,14 +1088,17 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 				while (b < end && mg->edge[b].css == mg->edge[a].css &&
 				       mg->edge[b].ps == mg->edge[a].ps) {
 					const struct edge *ed = &mg->edge[b];
-					const struct dpa_csd *xd = &mg->in[ed->in]->csd[ed->id];
+					const struct dpa_profile *xp = mg->in[ed->in];
 					int m;
 					if (mg->parent[ed->callee] != y) {
 						merr(mg->err, "merge: internal error: closure not reached");
 						goto out;
 					}
 					for (m = 0; m < DPA_NMEASURES; m++)
-						d->m[m] += xd->m[m];
+						if (dpa_csd_add(o, ncsd, m, dpa_own(xp, ed->id, m)) < 0) {
+							merr(mg->err, "%s: out of memory while merging", mg->in[0]->path ? mg->in[0]->path : "?");
+							goto out;
+						}
 					out->csd_map[ed->in][ed->id] = ncsd;
 					b++;
 				}
@@ -1124,6 +1128,7 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 	}
 	o->n_pd = npd;
 	o->n_csd = ncsd;
+	dpa_csd_pack(o);
 	for (i = 0; i < mg->n; i++)
 		for (k = 1; k <= mg->in[i]->n_pd; k++)
 			out->pd_map[i][k] = canon[mg->parent[mg->base[i] + k]];
@@ -1297,7 +1302,7 @@ void dpa_merged_release(struct dpa_merged *m)
 	free(o->ps);
 	free(o->css);
 	free(o->pd);
-	free(o->csd);
+	dpa_csd_release(o);
 	free(o->thread);
 	free(o->out_csd);
 	free(o->in_csd);
@@ -1409,7 +1414,7 @@ char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
 		const struct dpa_csd *d = &p->csd[k];
 		fprintf(f, "csd %u css=%u %u->%u", k, d->css, d->caller_pd, d->callee_pd);
 		for (j = 0; j < DPA_NMEASURES; j++)
-			fprintf(f, " %llu", (unsigned long long)d->m[j]);
+			fprintf(f, " %llu", (unsigned long long)dpa_own(p, k, j));
 		fputc('\n', f);
 	}
 	for (k = 1; k <= p->n_thread; k++) {

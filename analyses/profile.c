@@ -90,7 +90,7 @@ void dpa_profile_release(struct dpa_profile *p)
 	free(p->ps);
 	free(p->css);
 	free(p->pd);
-	free(p->csd);
+	dpa_csd_release(p);
 	free(p->thread);
 	free(p->out_csd);
 	free(p->in_csd);

@@ -94,9 +94,29 @@ struct dpa_pd {
 	uint32_t in_first, in_n;    /* csds calling here:     in_csd[in_first ..]  */
 };
 
+/* A csd's ids; its own costs are in the profile's measure columns
+ * (struct dpa_col), read with dpa_own() and written with dpa_csd_set(). */
 struct dpa_csd {
 	uint32_t css, caller_pd, callee_pd;
-	uint64_t m[DPA_NMEASURES];  /* own costs */
+};
+
+/*
+ * How one measure of every csd is stored: most of a big profile's memory,
+ * so each measure takes the width its values need, or none. ZERO: 0 on every
+ * csd. SAME: equal to measure `a` on every csd (cscs and calls with clock
+ * "calls"). DIFF: measure `a` minus measure `b` (exits = calls −
+ * nonlocal_exits in a final profile). U8 .. U64: v holds one value per csd
+ * id, of that width. `a` and `b` are always stored (U8 .. U64) or ZERO.
+ */
+enum dpa_col_kind {
+	DPA_COL_ZERO, DPA_COL_SAME, DPA_COL_DIFF,
+	DPA_COL_U8, DPA_COL_U16, DPA_COL_U32, DPA_COL_U64
+};
+
+struct dpa_col {
+	uint8_t kind;           /* enum dpa_col_kind */
+	uint8_t a, b;           /* SAME, DIFF: the measures it is made from */
+	void *v;                /* U8 .. U64: [csd_cap] values, by csd id */
 };
 
 struct dpa_thread {
@@ -120,6 +140,8 @@ struct dpa_profile {
 	struct dpa_css *css;
 	struct dpa_pd *pd;
 	struct dpa_csd *csd;
+	struct dpa_col col[DPA_NMEASURES];  /* the csds' own costs, by measure */
+	size_t csd_cap;         /* ids csd[0 .. csd_cap) and columns allocated */
 	struct dpa_thread *thread;
 	uint32_t *out_csd;      /* n_csd entries, grouped by caller pd */
 	uint32_t *in_csd;       /* n_csd entries, grouped by callee pd */
@@ -152,14 +174,64 @@ const char *dpa_addr_name(const struct dpa_profile *p, uint32_t module, uint64_t
 /* The part of `path` after its last '/' ("?" for NULL). Points into path. */
 const char *dpa_basename(const char *path);
 
-/*
- * A csd's own cost for one measure. New code reads measures through this
- * accessor, not csd[i].m[] directly, so that the storage of measures can
- * change (it is most of a big profile's memory) without touching callers.
- */
+/* ---- csd measures: the only way to read and write them ---- */
+
+/* The value of a stored (or ZERO) column at csd id i. */
+static inline uint64_t dpa_col_raw(const struct dpa_col *c, uint32_t i)
+{
+	switch (c->kind) {
+	case DPA_COL_U8: return ((const uint8_t *)c->v)[i];
+	case DPA_COL_U16: return ((const uint16_t *)c->v)[i];
+	case DPA_COL_U32: return ((const uint32_t *)c->v)[i];
+	case DPA_COL_U64: return ((const uint64_t *)c->v)[i];
+	}
+	return 0;
+}
+
+/* A csd's own cost for one measure (csd 0 .. n_csd; csd 0 is all 0). */
 static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum dpa_measure m)
 {
-	return p->csd[csd].m[m];
+	const struct dpa_col *c = &p->col[m];
+
+	if (c->kind == DPA_COL_SAME)
+		return dpa_col_raw(&p->col[c->a], csd);
+	if (c->kind == DPA_COL_DIFF)
+		return dpa_col_raw(&p->col[c->a], csd) - dpa_col_raw(&p->col[c->b], csd);
+	return dpa_col_raw(c, csd);
 }
+
+/*
+ * Building a profile's csds (the reader, merge, tests). The profile owns the
+ * csd array and the columns; dpa_profile_release() frees them.
+ *
+ * dpa_csd_reserve: make csd ids 0 .. n usable (p->csd and every column);
+ * new csds have zero ids and zero measures. May move p->csd and the
+ * columns. Returns 0 or -1 (out of memory).
+ *
+ * dpa_csd_set: csd's measure m becomes v (csd < p->csd_cap). A column
+ * widens, or a ZERO/SAME/DIFF one becomes stored, when v needs it: other
+ * csds keep their values. Returns 0 or -1 (out of memory; nothing changed).
+ *
+ * dpa_csd_pack: once the csds are all set (ids 1 .. p->n_csd), choose each
+ * column's cheapest kind (ZERO, SAME, DIFF, narrowest width) from the data,
+ * and give back capacity beyond n_csd. Never fails (a failed shrink keeps
+ * the larger block); values are unchanged. Setting later is allowed.
+ */
+int dpa_csd_reserve(struct dpa_profile *p, uint32_t n);
+int dpa_csd_set(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v);
+void dpa_csd_pack(struct dpa_profile *p);
+
+/* dpa_csd_set(p, csd, m, dpa_own(p, csd, m) + v) (wrapping like uint64_t). */
+static inline int dpa_csd_add(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v)
+{
+	return v ? dpa_csd_set(p, csd, m, dpa_own(p, csd, m) + v) : 0;
+}
+
+/* Free the csd array and the columns; p->csd becomes NULL, every column
+ * ZERO, csd_cap 0 (n_csd is left alone). */
+void dpa_csd_release(struct dpa_profile *p);
+
+/* Bytes the csd array and the measure columns take (for tests, benchmarks). */
+size_t dpa_csd_bytes(const struct dpa_profile *p);
 
 #endif

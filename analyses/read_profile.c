@@ -57,7 +57,7 @@ struct reader {
 	struct dpa_profile *p;
 	struct dpa_strtab *st;
 	/* capacities of the id-indexed arrays in *p (element 0 included) */
-	size_t cap_module, cap_ps, cap_css, cap_pd, cap_csd, cap_thread;
+	size_t cap_module, cap_ps, cap_css, cap_pd, cap_thread;
 };
 
 /* ---- private prototypes ---- */
@@ -715,18 +715,21 @@ static int read_csd(struct reader *r, struct rec *c, uint32_t id)
 {
 	struct dpa_profile *p = r->p;
 	struct dpa_csd *d;
+	uint64_t v = 0;
 
-	if (reserve(r, (void **)&p->csd, &r->cap_csd, sizeof(*d), id) < 0)
-		return -1;
+	if (dpa_csd_reserve(p, id) < 0)
+		return no_memory(r);
 	d = &p->csd[id];
-	memset(d, 0, sizeof(*d));
 	if (get_ref(c, 2, "css", p->n_css, "css", false, &d->css) < 0 ||
 	    get_ref(c, 3, "caller_pd", p->n_pd, "pd", false, &d->caller_pd) < 0 ||
 	    get_ref(c, 4, "callee_pd", p->n_pd, "pd", false, &d->callee_pd) < 0)
 		return -1;
-	for (int i = 0; i < DPA_NMEASURES; i++)
-		if (get_u64(c, 5 + i, dpa_measure_name(i), &d->m[i]) < 0)
+	for (int i = 0; i < DPA_NMEASURES; i++) {
+		if (get_u64(c, 5 + i, dpa_measure_name(i), &v) < 0)
 			return -1;
+		if (dpa_csd_set(p, id, i, v) < 0)
+			return no_memory(r);
+	}
 	p->n_csd = id;
 	return 0;
 }
@@ -969,14 +972,15 @@ static int finish_arrays(struct reader *r)
 	    reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), 0) < 0 ||
 	    reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), 0) < 0 ||
 	    reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), 0) < 0 ||
-	    reserve(r, (void **)&p->csd, &r->cap_csd, sizeof(*p->csd), 0) < 0 ||
 	    reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*p->thread), 0) < 0)
 		return -1;
 	shrink((void **)&p->module, &r->cap_module, sizeof(*p->module), p->n_module);
 	shrink((void **)&p->ps, &r->cap_ps, sizeof(*p->ps), p->n_ps);
 	shrink((void **)&p->css, &r->cap_css, sizeof(*p->css), p->n_css);
 	shrink((void **)&p->pd, &r->cap_pd, sizeof(*p->pd), p->n_pd);
-	shrink((void **)&p->csd, &r->cap_csd, sizeof(*p->csd), p->n_csd);
+	if (dpa_csd_reserve(p, 0) < 0)
+		return no_memory(r);
+	dpa_csd_pack(p);
 	shrink((void **)&p->thread, &r->cap_thread, sizeof(*p->thread), p->n_thread);
 	return 0;
 }

@@ -167,7 +167,7 @@ static uint64_t share(uint64_t rest, uint64_t w, uint64_t wsum)
 /* An entry's weight in its clique's shares: its calls, or 1 if no entry called. */
 static uint64_t entry_weight(const struct dpa_deep *d, uint32_t i, uint32_t x)
 {
-	return d->multi_w[i] ? d->p->csd[x].m[DPA_CALLS] : 1;
+	return d->multi_w[i] ? dpa_own(d->p, x, DPA_CALLS) : 1;
 }
 
 static uint64_t entry_wsum(const struct dpa_deep *d, uint32_t i)
@@ -183,15 +183,15 @@ static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_me
 	uint32_t e, i;
 
 	if (d->cl.pd_clique[p->csd[x].caller_pd] == key)
-		return p->csd[x].m[m];
+		return dpa_own(p, x, m);
 	cc = d->walking ? DPA_CLIQUE_KEY(0) - key : key;
 	e = d->cl.entry[cc];
 	if (!(e & DPA_CLIQUE_MULTI))
 		return wide_get(&d->tier[s], cc);      /* x is its only entry */
 	i = e & ~DPA_CLIQUE_MULTI;
 	if (x == d->cl.multi[i].primary)
-		return p->csd[x].m[m] + d->multi_prim[(size_t)i * d->n_slots + s];
-	return p->csd[x].m[m] + share(d->multi_rest[(size_t)i * d->n_slots + s],
+		return dpa_own(p, x, m) + d->multi_prim[(size_t)i * d->n_slots + s];
+	return dpa_own(p, x, m) + share(d->multi_rest[(size_t)i * d->n_slots + s],
 				      entry_weight(d, i, x), entry_wsum(d, i));
 }
 
@@ -202,7 +202,7 @@ uint64_t dpa_deep_csd_total(const struct dpa_deep *d, uint32_t csd, enum dpa_mea
 
 uint64_t dpa_deep_csd_desc(const struct dpa_deep *d, uint32_t csd, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : csd_total_slot(d, csd, m, d->slot[m]) - d->p->csd[csd].m[m];
+	return d->slot[m] < 0 ? 0 : csd_total_slot(d, csd, m, d->slot[m]) - dpa_own(d->p, csd, m);
 }
 
 uint64_t dpa_deep_pd_own(const struct dpa_deep *d, uint32_t pd, enum dpa_measure m)
@@ -212,7 +212,7 @@ uint64_t dpa_deep_pd_own(const struct dpa_deep *d, uint32_t pd, enum dpa_measure
 	uint64_t sum = 0;
 
 	for (uint32_t j = 0; j < q->in_n; j++)
-		sum += p->csd[p->in_csd[q->in_first + j]].m[m];
+		sum += dpa_own(p, p->in_csd[q->in_first + j], m);
 	return sum;
 }
 
@@ -305,15 +305,15 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 		const struct dpa_pd *q = &p->pd[cl->member[mi]];
 
 		for (uint32_t j = 0; j < q->in_n; j++) {
-			const struct dpa_csd *e = &p->csd[p->in_csd[q->in_first + j]];
+			uint32_t e = p->in_csd[q->in_first + j];
 
 			for (uint32_t s = 0; s < ns; s++)
-				overflow |= __builtin_add_overflow(acc[s], e->m[d->rep[s]], &acc[s]);
+				overflow |= __builtin_add_overflow(acc[s], dpa_own(p, e, d->rep[s]), &acc[s]);
 			for (uint32_t i = 0; i < d->n_check; i++) {
 				uint32_t m = d->check[i] & ~CHECK_ZERO;
-				uint64_t want = d->check[i] & CHECK_ZERO ? 0 : e->m[d->rep[d->slot[m]]];
+				uint64_t want = d->check[i] & CHECK_ZERO ? 0 : dpa_own(p, e, d->rep[d->slot[m]]);
 
-				if (e->m[m] != want) {
+				if (dpa_own(p, e, m) != want) {
 					d->slots_wrong = true;
 					return -1;      /* startup begins again */
 				}
@@ -344,7 +344,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 		if (grow_multi(d, i))
 			return fail(err, p, "out of memory computing clique totals");
 		for (uint32_t j = 0; j < n; j++)
-			if (__builtin_add_overflow(w, p->csd[es[j]].m[DPA_CALLS], &w))
+			if (__builtin_add_overflow(w, dpa_own(p, es[j], DPA_CALLS), &w))
 				return fail(err, p, "costs overflow 64 bits");
 		d->multi_w[i] = w;
 		for (uint32_t s = 0; s < ns; s++) {
@@ -352,7 +352,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 
 			/* the entries' own costs are part of acc: never underflows */
 			for (uint32_t j = 0; j < n; j++)
-				rest -= p->csd[es[j]].m[d->rep[s]];
+				rest -= dpa_own(p, es[j], d->rep[s]);
 			prim = rest;
 			for (uint32_t j = 0; j < n; j++)
 				if (es[j] != cl->multi[i].primary)
@@ -419,10 +419,10 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 
 	memset(own, 0, DPA_NMEASURES * sizeof(*own));
 	for (uint32_t j = 0; j < q->in_n; j++) {
-		const struct dpa_csd *e = &p->csd[p->in_csd[q->in_first + j]];
+		uint32_t e = p->in_csd[q->in_first + j];
 
 		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
-			own[m] += e->m[m];
+			own[m] += dpa_own(p, e, m);
 	}
 	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
 		/* alone in its clique: the clique's total is the pd's */
@@ -486,7 +486,7 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 			if (s > p->n_css)
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
-				r |= wide_add(&d->css_own[t], s, p->csd[x].m[d->rep[t]]);
+				r |= wide_add(&d->css_own[t], s, dpa_own(p, x, d->rep[t]));
 				if (active_css[s] == 0)
 					r |= wide_add(&d->css_total[t], s,
 						     csd_total_slot(d, x, d->rep[t], t));
@@ -523,11 +523,10 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 
 		for (uint32_t j = 0; j < q->in_n; j++) {
 			uint32_t x = p->in_csd[q->in_first + j], s = p->csd[x].css;
-			const uint64_t *own = p->csd[x].m;
 			bool css_ok = s <= p->n_css;
 
 			for (uint32_t t = 0; t < ns; t++) {
-				uint64_t o = own[d->rep[t]];
+				uint64_t o = dpa_own(p, x, d->rep[t]);
 
 				if (ps_ok)
 					r |= wide_add(&d->ps_own[t], ps, o);
@@ -758,7 +757,10 @@ static void assign_slots(struct dpa_deep *d, bool sample)
 	uint32_t step = sample && p->n_csd > 65536 ? p->n_csd / 65536 : 1;
 
 	for (uint32_t x = 1; x <= p->n_csd && open; x += step) {
-		const uint64_t *v = p->csd[x].m;
+		uint64_t v[DPA_NMEASURES];
+
+		for (int m = 0; m < DPA_NMEASURES; m++)
+			v[m] = dpa_own(p, x, m);
 
 		for (int i = 0; i < DPA_NMEASURES; i++) {
 			if (zero[i] && v[i]) {

@@ -236,7 +236,7 @@ static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
 		msgpack_pack_uint32(pk, d->caller_pd);
 		msgpack_pack_uint32(pk, d->callee_pd);
 		for (k = 0; k < DPA_NMEASURES; k++)
-			msgpack_pack_uint64(pk, d->m[k]);
+			msgpack_pack_uint64(pk, dpa_own(p, i, k));
 	}
 	for (i = 1; i <= p->n_thread; i++) {
 		const struct dpa_thread *t = &p->thread[i];

@@ -155,7 +155,7 @@ static void csd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	fmt_u(c[1], d->css);
 	snprintf(c[2], CELL, "%" PRIu32 "->%" PRIu32, d->caller_pd, d->callee_pd);
 	for (int m = 0; m < DPA_NMEASURES; m++)
-		fmt_u(c[3 + m], d->m[m]);
+		fmt_u(c[3 + m], dpa_own(p, i, m));
 	snprintf(c[3 + DPA_NMEASURES], CELL, "%s -> %s",
 		 ps_name_text(p, p->pd[d->caller_pd].ps), ps_name_text(p, p->pd[d->callee_pd].ps));
 }
@@ -369,7 +369,7 @@ static void csd_json_row(const struct dpa_profile *p, uint32_t i)
 	       d->caller_pd, d->callee_pd, ps_name_json(p, p->pd[d->caller_pd].ps),
 	       ps_name_json(p, p->pd[d->callee_pd].ps));
 	for (int m = 0; m < DPA_NMEASURES; m++)
-		printf(",\"%s\":%" PRIu64, dpa_measure_name(m), d->m[m]);
+		printf(",\"%s\":%" PRIu64, dpa_measure_name(m), dpa_own(p, i, m));
 	putchar('}');
 }
 

@@ -457,7 +457,7 @@ static void build(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
 	p->ps = calloc(n_ps + 1, sizeof(*p->ps));
 	p->css = calloc(p->n_css + 1, sizeof(*p->css));
 	p->pd = calloc(n_pd + 1, sizeof(*p->pd));
-	p->csd = calloc(n_arcs + 1, sizeof(*p->csd));
+	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
 	p->thread = calloc(n_thread + 1, sizeof(*p->thread));
 	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
 	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
@@ -477,10 +477,12 @@ static void build(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
 		c->css = a->css;
 		c->caller_pd = a->caller;
 		c->callee_pd = a->callee;
-		c->m[DPA_CALLS] = c->m[DPA_EXITS] = c->m[DPA_CSCS] = a->calls;
-		c->m[DPA_TICKS] = a->ticks;
-		c->m[DPA_ALLOCS] = a->allocs;
-		c->m[DPA_BYTES] = 16 * a->allocs;
+		dpa_csd_set(p, i + 1, DPA_CALLS, a->calls);
+		dpa_csd_set(p, i + 1, DPA_EXITS, a->calls);
+		dpa_csd_set(p, i + 1, DPA_CSCS, a->calls);
+		dpa_csd_set(p, i + 1, DPA_TICKS, a->ticks);
+		dpa_csd_set(p, i + 1, DPA_ALLOCS, a->allocs);
+		dpa_csd_set(p, i + 1, DPA_BYTES, 16 * a->allocs);
 		p->css[a->css].caller_ps = pd_ps[a->caller];
 		if (!p->pd[a->callee].thread)
 			p->pd[a->callee].thread = p->pd[a->caller].thread;

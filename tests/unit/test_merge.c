@@ -23,7 +23,6 @@ struct tmb {
 	struct dpa_ps *ps_a;
 	struct dpa_css *css_a;
 	struct dpa_pd *pd_a;
-	struct dpa_csd *csd_a;
 };
 
 /* exported to test_diff.c */
@@ -62,8 +61,7 @@ struct tmb *tmb_new(const char *path, const char *arg)
 	b->ps_a = calloc(TB_CAP + 1, sizeof(struct dpa_ps));
 	b->css_a = calloc(TB_CAP + 1, sizeof(struct dpa_css));
 	b->pd_a = calloc(TB_CAP + 1, sizeof(struct dpa_pd));
-	b->csd_a = calloc(TB_CAP + 1, sizeof(struct dpa_csd));
-	CU_ASSERT_FATAL(b->ps_a && b->css_a && b->pd_a && b->csd_a);
+	CU_ASSERT_FATAL(b->ps_a && b->css_a && b->pd_a && dpa_csd_reserve(p, TB_CAP) == 0);
 	p->path = (char *)path;
 	p->hdr.version = p->hdr.min_version = 1;
 	p->hdr.program = (char *)"/bin/prog";
@@ -93,7 +91,6 @@ struct tmb *tmb_new(const char *path, const char *arg)
 	p->ps = b->ps_a;
 	p->css = b->css_a;
 	p->pd = b->pd_a;
-	p->csd = b->csd_a;
 	p->thread = b->th;
 	p->ps[1].name = "<root>";
 	p->n_ps = 1;
@@ -107,7 +104,7 @@ void tmb_free(struct tmb *b)
 	free(b->ps_a);
 	free(b->css_a);
 	free(b->pd_a);
-	free(b->csd_a);
+	dpa_csd_release(&b->p);
 	free(b);
 }
 
@@ -180,12 +177,12 @@ uint32_t tmb_call(struct tmb *b, uint32_t caller, uint64_t site, uint64_t callee
 	p->csd[c].css = css;
 	p->csd[c].caller_pd = caller;
 	p->csd[c].callee_pd = callee;
-	p->csd[c].m[DPA_CALLS] = calls;
-	p->csd[c].m[DPA_EXITS] = calls;
-	p->csd[c].m[DPA_CSCS] = calls;
-	p->csd[c].m[DPA_TICKS] = calls / 2;
-	p->csd[c].m[DPA_ALLOCS] = calls % 3;
-	p->csd[c].m[DPA_BYTES] = 8 * (calls % 3);
+	dpa_csd_set(p, c, DPA_CALLS, calls);
+	dpa_csd_set(p, c, DPA_EXITS, calls);
+	dpa_csd_set(p, c, DPA_CSCS, calls);
+	dpa_csd_set(p, c, DPA_TICKS, calls / 2);
+	dpa_csd_set(p, c, DPA_ALLOCS, calls % 3);
+	dpa_csd_set(p, c, DPA_BYTES, 8 * (calls % 3));
 	return callee;
 }
 
@@ -196,11 +193,11 @@ void tmb_finish(struct tmb *b)
 
 	p->hdr.calls = p->hdr.cscs = p->hdr.ticks = p->hdr.allocs = p->hdr.bytes = 0;
 	for (k = 1; k <= p->n_csd; k++) {
-		p->hdr.calls += p->csd[k].m[DPA_CALLS];
-		p->hdr.cscs += p->csd[k].m[DPA_CSCS];
-		p->hdr.ticks += p->csd[k].m[DPA_TICKS];
-		p->hdr.allocs += p->csd[k].m[DPA_ALLOCS];
-		p->hdr.bytes += p->csd[k].m[DPA_BYTES];
+		p->hdr.calls += dpa_own(p, k, DPA_CALLS);
+		p->hdr.cscs += dpa_own(p, k, DPA_CSCS);
+		p->hdr.ticks += dpa_own(p, k, DPA_TICKS);
+		p->hdr.allocs += dpa_own(p, k, DPA_ALLOCS);
+		p->hdr.bytes += dpa_own(p, k, DPA_BYTES);
 	}
 	p->hdr.ticks += 2;
 	p->hdr.ticks_outside = 2;
@@ -234,7 +231,7 @@ uint64_t tmb_between(const struct dpa_profile *p, uint32_t caller, uint32_t call
 
 	for (k = 1; k <= p->n_csd; k++)
 		if (p->csd[k].caller_pd == caller && p->csd[k].callee_pd == callee)
-			s += p->csd[k].m[m];
+			s += dpa_own(p, k, m);
 	return s;
 }
 
@@ -556,8 +553,8 @@ static void test_merge_by_name(void)
 	CU_ASSERT_EQUAL(tmb_between(&m.prof, 2, pf, DPA_CALLS), 5);
 	CU_ASSERT_EQUAL(m.csd_map[0][3], m.csd_map[1][3]);      /* f+0x8 -> g */
 	CU_ASSERT_NOT_EQUAL(m.csd_map[1][4], m.csd_map[1][3]);
-	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[0][3]].m[DPA_CALLS], 4 + 5);
-	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[1][4]].m[DPA_CALLS], 7);
+	CU_ASSERT_EQUAL(dpa_own(&m.prof, m.csd_map[0][3], DPA_CALLS), 4 + 5);
+	CU_ASSERT_EQUAL(dpa_own(&m.prof, m.csd_map[1][4], DPA_CALLS), 7);
 	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[1][4]].caller_pd, pf);
 	CU_ASSERT_STRING_EQUAL(m.prof.ps[pf ? m.prof.pd[pf].ps : 1].name, "f");
 	CU_ASSERT_PTR_NULL(m.prof.module[1].build_id);  /* the builds disagree */
@@ -609,17 +606,17 @@ static void sim_run(struct sim *s, uint32_t pd, unsigned k)
 			    p->css[p->csd[c].css].offset == site)
 				break;
 		if (c <= p->n_csd) {
-			p->csd[c].m[DPA_CALLS]++;
-			p->csd[c].m[DPA_EXITS]++;
-			p->csd[c].m[DPA_CSCS]++;
-			p->csd[c].m[DPA_TICKS] += rnd(s, 2);
+			dpa_csd_add(p, c, DPA_CALLS, 1);
+			dpa_csd_add(p, c, DPA_EXITS, 1);
+			dpa_csd_add(p, c, DPA_CSCS, 1);
+			dpa_csd_add(p, c, DPA_TICKS, rnd(s, 2));
 			cpd = p->csd[c].callee_pd;
 		} else {
 			for (d = 0; d < s->depth && !cpd; d++)
 				if (p->pd[s->stack[d]].ps == ps)
 					cpd = s->stack[d];      /* fold into the outermost */
 			cpd = tmb_call(s->b, pd, site, fn_off(callee), cpd, 1);
-			p->csd[p->n_csd].m[DPA_TICKS] = rnd(s, 2);
+			dpa_csd_set(p, p->n_csd, DPA_TICKS, rnd(s, 2));
 		}
 		s->stack[s->depth++] = cpd;
 		sim_run(s, cpd, callee);
@@ -707,7 +704,7 @@ static void test_merge_assoc_comm(void)
 		{
 			uint64_t sum = 0;
 			for (uint32_t k = 1; k <= ab.prof.n_csd; k++)
-				sum += ab.prof.csd[k].m[DPA_CALLS];
+				sum += dpa_own(&ab.prof, k, DPA_CALLS);
 			CU_ASSERT_EQUAL(sum, ab.prof.hdr.calls);
 		}
 		/* merging a profile with itself doubles every count, keeps the graph */
@@ -720,8 +717,8 @@ static void test_merge_assoc_comm(void)
 			CU_ASSERT_EQUAL(aa.prof.n_csd, a->p.n_csd);
 			CU_ASSERT_EQUAL(a1.prof.n_pd, a->p.n_pd);
 			for (uint32_t k = 1; k <= a->p.n_csd; k++)
-				CU_ASSERT_EQUAL(aa.prof.csd[aa.csd_map[0][k]].m[DPA_CALLS],
-						2 * a->p.csd[k].m[DPA_CALLS]);
+				CU_ASSERT_EQUAL(dpa_own(&aa.prof, aa.csd_map[0][k], DPA_CALLS),
+						2 * dpa_own(&a->p, k, DPA_CALLS));
 			dpa_merged_release(&aa);
 			dpa_merged_release(&a1);
 		}

@@ -174,11 +174,11 @@ static void test_chain_exact(void)
 		CU_ASSERT_EQUAL(p.csd[i].css, i);
 		CU_ASSERT_EQUAL(p.csd[i].caller_pd, i);
 		CU_ASSERT_EQUAL(p.csd[i].callee_pd, i + 1);
-		CU_ASSERT_EQUAL(p.csd[i].m[DPA_EXITS], p.csd[i].m[DPA_CALLS]);
-		CU_ASSERT_EQUAL(p.csd[i].m[DPA_CSCS], p.csd[i].m[DPA_CALLS]);
-		CU_ASSERT_EQUAL(p.csd[i].m[DPA_NONLOCAL], 0);
+		CU_ASSERT_EQUAL(dpa_own(&p, i, DPA_EXITS), dpa_own(&p, i, DPA_CALLS));
+		CU_ASSERT_EQUAL(dpa_own(&p, i, DPA_CSCS), dpa_own(&p, i, DPA_CALLS));
+		CU_ASSERT_EQUAL(dpa_own(&p, i, DPA_NONLOCAL), 0);
 	}
-	CU_ASSERT_EQUAL(p.csd[1].m[DPA_CALLS], 1);  /* root -> main */
+	CU_ASSERT_EQUAL(dpa_own(&p, 1, DPA_CALLS), 1);  /* root -> main */
 	for (uint32_t i = 1; i <= 6; i++) {
 		CU_ASSERT_EQUAL(p.pd[i].ps, i);
 		CU_ASSERT_EQUAL(p.pd[i].thread, 1);
@@ -207,7 +207,7 @@ static void test_measure_totals(void)
 	read_ok(&p, gen("totals.dp", DPG_TREE, 1000, 3, DPG_OK, &st));
 	for (uint32_t i = 1; i <= p.n_csd; i++)
 		for (int m = 0; m < DPA_NMEASURES; m++)
-			sum[m] += p.csd[i].m[m];
+			sum[m] += dpa_own(&p, i, m);
 	CU_ASSERT_EQUAL(sum[DPA_CALLS], st.calls);
 	CU_ASSERT_EQUAL(sum[DPA_CSCS], st.cscs);
 	CU_ASSERT_EQUAL(sum[DPA_TICKS], st.ticks);

@@ -46,7 +46,7 @@ static void build(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
 	p->ps = calloc(p->n_ps + 1, sizeof(*p->ps));
 	p->css = calloc(p->n_css + 1, sizeof(*p->css));
 	p->pd = calloc(n_pd + 1, sizeof(*p->pd));
-	p->csd = calloc(n_arcs + 1, sizeof(*p->csd));
+	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
 	p->thread = calloc(n_thread + 1, sizeof(*p->thread));
 	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
 	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
@@ -65,13 +65,13 @@ static void build(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
 		c->css = a->css;
 		c->caller_pd = a->caller;
 		c->callee_pd = a->callee;
-		c->m[DPA_CALLS] = a->calls;
-		c->m[DPA_EXITS] = a->calls - a->nonlocal;
-		c->m[DPA_NONLOCAL] = a->nonlocal;
-		c->m[DPA_CSCS] = a->cscs;
-		c->m[DPA_TICKS] = a->ticks;
-		c->m[DPA_ALLOCS] = a->allocs;
-		c->m[DPA_BYTES] = a->bytes;
+		dpa_csd_set(p, i + 1, DPA_CALLS, a->calls);
+		dpa_csd_set(p, i + 1, DPA_EXITS, a->calls - a->nonlocal);
+		dpa_csd_set(p, i + 1, DPA_NONLOCAL, a->nonlocal);
+		dpa_csd_set(p, i + 1, DPA_CSCS, a->cscs);
+		dpa_csd_set(p, i + 1, DPA_TICKS, a->ticks);
+		dpa_csd_set(p, i + 1, DPA_ALLOCS, a->allocs);
+		dpa_csd_set(p, i + 1, DPA_BYTES, a->bytes);
 		p->css[a->css].caller_ps = pd_ps[a->caller];
 		if (!p->pd[a->callee].thread)
 			p->pd[a->callee].thread = p->pd[a->caller].thread;
@@ -83,6 +83,7 @@ static void build(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
 		p->hdr.allocs += a->allocs;
 		p->hdr.bytes += a->bytes;
 	}
+	dpa_csd_pack(p);	/* the columns as the reader leaves them */
 	p->hdr.ticks += ticks_outside;
 	p->hdr.ticks_outside = ticks_outside;
 	p->hdr.allocs += allocs_outside;
@@ -146,7 +147,7 @@ static void check_invariants(const struct dpa_deep *d)
 
 			for (uint32_t x = 1; x <= p->n_csd; x++)
 				if (p->pd[p->csd[x].caller_pd].thread == t)
-					sum += p->csd[x].m[m];
+					sum += dpa_own(p, x, m);
 			CU_ASSERT_EQUAL(dpa_deep_thread_total(d, t, m), sum);
 			all += dpa_deep_thread_total(d, t, m);
 			/* the same, summed over the root pd's out csds */
@@ -190,15 +191,15 @@ static void check_invariants(const struct dpa_deep *d)
 				uint32_t q = p->csd[es[0]].callee_pd;
 
 				CU_ASSERT_EQUAL(dpa_deep_csd_total(d, es[0], m),
-						p->csd[es[0]].m[m] + dpa_deep_pd_desc(d, q, m));
+						dpa_own(p, es[0], m) + dpa_deep_pd_desc(d, q, m));
 			}
 		}
 		for (uint32_t x = 1; x <= p->n_csd; x++) {
 			if (dpa_csd_internal(cl, p, x))
-				CU_ASSERT_EQUAL(dpa_deep_csd_total(d, x, m), p->csd[x].m[m]);
-			CU_ASSERT(dpa_deep_csd_total(d, x, m) >= p->csd[x].m[m]);
+				CU_ASSERT_EQUAL(dpa_deep_csd_total(d, x, m), dpa_own(p, x, m));
+			CU_ASSERT(dpa_deep_csd_total(d, x, m) >= dpa_own(p, x, m));
 			CU_ASSERT_EQUAL(dpa_deep_csd_desc(d, x, m),
-					dpa_deep_csd_total(d, x, m) - p->csd[x].m[m]);
+					dpa_deep_csd_total(d, x, m) - dpa_own(p, x, m));
 		}
 		/* callers' parents come before their children */
 		for (uint32_t x = 1; x <= p->n_csd; x++)

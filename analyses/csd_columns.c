@@ -1,0 +1,292 @@
+/*
+ * csd_columns.c — the csds' own costs stored as one column per measure,
+ * each as narrow as its values allow (or absent: all zero, or equal to
+ * another measure, or exits = calls − nonlocal_exits): reserve, set, pack.
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+/* --- private prototypes ------------------------------------------------ */
+
+static unsigned width(uint8_t kind);
+static uint8_t kind_for(uint64_t max);
+static void raw_put(struct dpa_col *c, uint32_t i, uint64_t v);
+
+/* ===================================================================== */
+
+/* Bytes per value of a column kind (0: not stored). */
+static unsigned width(uint8_t kind)
+{
+	switch (kind) {
+	case DPA_COL_U8: return 1;
+	case DPA_COL_U16: return 2;
+	case DPA_COL_U32: return 4;
+	case DPA_COL_U64: return 8;
+	}
+	return 0;
+}
+
+/* The narrowest stored kind that holds every value up to max. */
+static uint8_t kind_for(uint64_t max)
+{
+	if (max <= UINT8_MAX)
+		return DPA_COL_U8;
+	if (max <= UINT16_MAX)
+		return DPA_COL_U16;
+	if (max <= UINT32_MAX)
+		return DPA_COL_U32;
+	return DPA_COL_U64;
+}
+
+/* Store v at i in a stored column wide enough for it. */
+static void raw_put(struct dpa_col *c, uint32_t i, uint64_t v)
+{
+	switch (c->kind) {
+	case DPA_COL_U8: ((uint8_t *)c->v)[i] = (uint8_t)v; break;
+	case DPA_COL_U16: ((uint16_t *)c->v)[i] = (uint16_t)v; break;
+	case DPA_COL_U32: ((uint32_t *)c->v)[i] = (uint32_t)v; break;
+	case DPA_COL_U64: ((uint64_t *)c->v)[i] = v; break;
+	}
+}
+
+/*
+ * Measure m's values for ids 0 .. csd_cap in a new block of kind `kind`
+ * (wide enough for all of them), or NULL when out of memory.
+ */
+static void *copy_as(const struct dpa_profile *p, enum dpa_measure m, uint8_t kind, size_t n)
+{
+	struct dpa_col tmp = { .kind = kind };
+
+	tmp.v = malloc((n ? n : 1) * width(kind));
+	if (!tmp.v)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		raw_put(&tmp, (uint32_t)i, dpa_own(p, (uint32_t)i, m));
+	return tmp.v;
+}
+
+/* Make m a stored column of a kind that holds its values and `also`.
+ * Returns 0 or -1 (out of memory; nothing changed). */
+static int materialize(struct dpa_profile *p, enum dpa_measure m, uint64_t also)
+{
+	struct dpa_col *c = &p->col[m];
+	uint64_t max = also;
+	uint8_t kind;
+	void *v;
+
+	for (size_t i = 0; i < p->csd_cap; i++) {
+		uint64_t x = dpa_own(p, (uint32_t)i, m);
+
+		if (x > max)
+			max = x;
+	}
+	kind = kind_for(max);
+	if (width(c->kind) >= width(kind))
+		return 0;
+	if (c->kind == DPA_COL_ZERO) {
+		v = calloc(p->csd_cap ? p->csd_cap : 1, width(kind));
+	} else if (width(c->kind)) {
+		/* widen in place, from the end so no value is overwritten early */
+		unsigned w = width(c->kind);
+		size_t n = p->csd_cap;
+		struct dpa_col wide = { .kind = kind };
+
+		v = realloc(c->v, (n ? n : 1) * width(kind));
+		if (!v)
+			return -1;
+		c->v = v;
+		wide.v = v;
+		while (n--) {
+			uint64_t x;
+
+			switch (w) {
+			case 1: x = ((uint8_t *)v)[n]; break;
+			case 2: x = ((uint16_t *)v)[n]; break;
+			default: x = ((uint32_t *)v)[n]; break;
+			}
+			raw_put(&wide, (uint32_t)n, x);
+		}
+		c->kind = kind;
+		return 0;
+	} else {
+		v = copy_as(p, m, kind, p->csd_cap);
+	}
+	if (!v)
+		return -1;
+	c->v = v;
+	c->kind = kind;
+	c->a = c->b = 0;
+	return 0;
+}
+
+int dpa_csd_reserve(struct dpa_profile *p, uint32_t n)
+{
+	size_t cap = p->csd_cap, ncap;
+	void *q;
+
+	if (n < cap)
+		return 0;
+	ncap = cap ? cap * 2 : 64;
+	while (ncap <= n)
+		ncap *= 2;
+	q = realloc(p->csd, ncap * sizeof(*p->csd));
+	if (!q)
+		return -1;
+	p->csd = q;
+	memset(p->csd + cap, 0, (ncap - cap) * sizeof(*p->csd));
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		struct dpa_col *c = &p->col[m];
+		unsigned w = width(c->kind);
+
+		if (!w)
+			continue;
+		q = realloc(c->v, ncap * w);
+		if (!q)
+			return -1;      /* cap unchanged: larger blocks do no harm */
+		c->v = q;
+		memset((char *)q + cap * w, 0, (ncap - cap) * w);
+	}
+	p->csd_cap = ncap;
+	return 0;
+}
+
+int dpa_csd_set(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v)
+{
+	struct dpa_col *c = &p->col[m];
+	uint64_t old = dpa_own(p, csd, m);
+
+	if (old == v)
+		return 0;
+	/* measures derived from m keep their values: store them first */
+	for (int k = 0; k < DPA_NMEASURES; k++) {
+		const struct dpa_col *d = &p->col[k];
+
+		if ((d->kind == DPA_COL_SAME && d->a == m) ||
+		    (d->kind == DPA_COL_DIFF && (d->a == m || d->b == m)))
+			if (materialize(p, k, 0) < 0)
+				return -1;
+	}
+	if (width(c->kind) < width(kind_for(v)) && materialize(p, m, v) < 0)
+		return -1;
+	raw_put(c, csd, v);
+	return 0;
+}
+
+void dpa_csd_pack(struct dpa_profile *p)
+{
+	size_t n = (size_t)p->n_csd + 1;
+	uint64_t max[DPA_NMEASURES] = { 0 };
+	bool eq[DPA_NMEASURES][DPA_NMEASURES], diff = true;
+	unsigned open = 0;
+	struct dpa_col next[DPA_NMEASURES];
+	bool fresh[DPA_NMEASURES] = { false };
+	void *q;
+
+	if (n > p->csd_cap)
+		return;         /* not reserved: nothing to pack */
+	for (int i = 0; i < DPA_NMEASURES; i++)
+		for (int j = 0; j < DPA_NMEASURES; j++)
+			if ((eq[i][j] = i < j))
+				open++;
+	/* one pass: each measure's largest value, which pairs are equal
+	 * everywhere, and whether exits = calls - nonlocal_exits */
+	for (uint32_t x = 1; x < n; x++) {
+		uint64_t v[DPA_NMEASURES];
+
+		for (int m = 0; m < DPA_NMEASURES; m++) {
+			v[m] = dpa_own(p, x, m);
+			if (v[m] > max[m])
+				max[m] = v[m];
+		}
+		if (diff && v[DPA_EXITS] != v[DPA_CALLS] - v[DPA_NONLOCAL])
+			diff = false;
+		if (open)
+			for (int i = 0; i < DPA_NMEASURES; i++)
+				for (int j = i + 1; j < DPA_NMEASURES; j++)
+					if (eq[i][j] && v[i] != v[j]) {
+						eq[i][j] = false;
+						open--;
+					}
+	}
+	/* the plan: zero, else the same as a measure planned before it and
+	 * stored, else (exits) calls - nonlocal_exits, else stored at its
+	 * width; nonlocal_exits is planned before exits, which depends on it */
+	static const int order[DPA_NMEASURES] = {
+		DPA_CALLS, DPA_NONLOCAL, DPA_EXITS, DPA_CSCS, DPA_TICKS, DPA_ALLOCS, DPA_BYTES
+	};
+	for (int o = 0; o < DPA_NMEASURES; o++) {
+		int m = order[o];
+
+		next[m] = (struct dpa_col){ .kind = DPA_COL_ZERO };
+		if (!max[m])
+			continue;
+		for (int k = 0; k < o && next[m].kind == DPA_COL_ZERO; k++) {
+			int i = order[k];
+
+			if (width(next[i].kind) && (i < m ? eq[i][m] : eq[m][i]))
+				next[m] = (struct dpa_col){ .kind = DPA_COL_SAME, .a = (uint8_t)i };
+		}
+		if (next[m].kind != DPA_COL_ZERO)
+			continue;
+		if (m == DPA_EXITS && diff && width(next[DPA_CALLS].kind) &&
+		    width(next[DPA_NONLOCAL].kind)) {
+			next[m] = (struct dpa_col){ .kind = DPA_COL_DIFF, .a = DPA_CALLS, .b = DPA_NONLOCAL };
+			continue;
+		}
+		next[m].kind = kind_for(max[m]);
+	}
+	/* new blocks for stored columns whose kind changes, filled from the
+	 * old ones; if memory runs out, keep the old layout */
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		if (!width(next[m].kind) || next[m].kind == p->col[m].kind)
+			continue;
+		if (!(next[m].v = copy_as(p, m, next[m].kind, n))) {
+			for (int k = 0; k < m; k++)
+				if (fresh[k])
+					free(next[k].v);
+			goto shrink;
+		}
+		fresh[m] = true;
+	}
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		if (width(next[m].kind) && !fresh[m]) {
+			next[m].v = p->col[m].v;        /* kept as it is */
+			p->col[m].v = NULL;
+		}
+		free(p->col[m].v);
+		p->col[m] = next[m];
+	}
+shrink:
+	if ((q = realloc(p->csd, n * sizeof(*p->csd))))
+		p->csd = q;
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		struct dpa_col *c = &p->col[m];
+
+		if (width(c->kind) && (q = realloc(c->v, n * width(c->kind))))
+			c->v = q;
+	}
+	p->csd_cap = n;
+}
+
+size_t dpa_csd_bytes(const struct dpa_profile *p)
+{
+	size_t b = p->csd_cap * sizeof(*p->csd);
+
+	for (int m = 0; m < DPA_NMEASURES; m++)
+		b += p->csd_cap * width(p->col[m].kind);
+	return b;
+}
+
+void dpa_csd_release(struct dpa_profile *p)
+{
+	free(p->csd);
+	p->csd = NULL;
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		free(p->col[m].v);
+		memset(&p->col[m], 0, sizeof(p->col[m]));
+	}
+	p->csd_cap = 0;
+}

@@ -182,6 +182,89 @@ static void rank(struct dpa_report *r, struct dpa_report_section *s)
 	s->n = keep;
 }
 
+/*
+ * Ranking while rows are made, for sections with one row per procedure
+ * (millions in a big profile): with a limit, s holds only the rows rank()
+ * would keep, as a heap whose root is the worst of them, so memory is
+ * O(limit), not O(rows). Rows must differ in by_value() (distinct ps).
+ * keep_row() offers *w (copied); keep_finish() sorts what is kept.
+ */
+struct keep {
+	uint64_t seen;          /* rows offered */
+	double min;             /* the threshold's value, when one is set */
+};
+
+static void keep_init(const struct dpa_report *r, struct keep *k)
+{
+	k->seen = 0;
+	k->min = r->o.threshold > 0.0 ? r->o.threshold / 100.0 * (double)r->program[r->o.sort] : 0.0;
+}
+
+static void swap_rows(struct dpa_report_row *a, struct dpa_report_row *b)
+{
+	struct dpa_report_row t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Returns 0 or -1 (out of memory). */
+static int keep_row(struct dpa_report *r, struct dpa_report_section *s, struct keep *k,
+		    const struct dpa_report_row *w)
+{
+	struct dpa_report_row *h;
+	uint32_t i;
+
+	if (!r->o.limit) {
+		struct dpa_report_row *n = add_row(s);
+
+		if (!n)
+			return -1;
+		*n = *w;
+		return 0;
+	}
+	k->seen++;
+	if (r->o.threshold > 0.0 &&
+	    (double)(r->o.total ? w->c.total[r->o.sort] : w->c.own[r->o.sort]) < k->min)
+		return 0;
+	if (s->n < r->o.limit) {
+		if (!(h = add_row(s)))
+			return -1;
+		*h = *w;
+		for (i = s->n - 1; i && by_value(&s->row[(i - 1) / 2], &s->row[i], r) < 0; i = (i - 1) / 2)
+			swap_rows(&s->row[(i - 1) / 2], &s->row[i]);
+		return 0;
+	}
+	h = s->row;
+	if (by_value(w, &h[0], r) >= 0)
+		return 0;       /* no better than the worst kept */
+	h[0] = *w;
+	for (i = 0;;) {
+		uint32_t l = 2 * i + 1, big = i;
+
+		if (l < s->n && by_value(&h[l], &h[big], r) > 0)
+			big = l;
+		if (l + 1 < s->n && by_value(&h[l + 1], &h[big], r) > 0)
+			big = l + 1;
+		if (big == i)
+			break;
+		swap_rows(&h[i], &h[big]);
+		i = big;
+	}
+	return 0;
+}
+
+static void keep_finish(struct dpa_report *r, struct dpa_report_section *s, const struct keep *k)
+{
+	if (!r->o.limit) {
+		rank(r, s);
+		return;
+	}
+	if (s->n > 1)
+		qsort_r(s->row, s->n, sizeof(s->row[0]), by_value, r);
+	s->n_before_limit = (uint32_t)k->seen;
+}
+
 /* The procedures named by r->o.name, marked in a calloc'ed array. */
 static bool *mark_procs(struct dpa_report *r, struct dpa_error *err)
 {
@@ -218,27 +301,29 @@ static int top(struct dpa_report *r, struct dpa_error *err)
 	const struct dpa_profile *p = r->p;
 	struct dpa_report_section *s = new_section(r, "procedures");
 	uint32_t *npd = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
+	struct dpa_report_row w;
+	struct keep k;
 
 	if (!npd)
 		return oom(r, err);
-	for (uint32_t k = 1; k <= p->n_pd; k++)
-		npd[p->pd[k].ps]++;
+	for (uint32_t q = 1; q <= p->n_pd; q++)
+		npd[p->pd[q].ps]++;
+	keep_init(r, &k);
 	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
-		struct dpa_report_row *w;
-
 		if (!npd[ps])
 			continue;
-		if (!(w = add_row(s))) {
+		memset(&w, 0, sizeof(w));
+		w.ps = ps;
+		w.count = npd[ps];
+		ps_costs(r->d, ps, &w.c);
+		w.calls = w.c.own[DPA_CALLS];
+		if (keep_row(r, s, &k, &w) < 0) {
 			free(npd);
 			return oom(r, err);
 		}
-		w->ps = ps;
-		w->count = npd[ps];
-		ps_costs(r->d, ps, &w->c);
-		w->calls = w->c.own[DPA_CALLS];
 	}
 	free(npd);
-	rank(r, s);
+	keep_finish(r, s, &k);
 	return 0;
 }
 

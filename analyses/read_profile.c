@@ -45,7 +45,8 @@ struct reader {
 	bool eof;
 	msgpack_unpacker u;
 	msgpack_object obj;     /* the object next_object() found; lives in u's zone
-				 * until the next call */
+				 * (or in fast[]) until the next call */
+	msgpack_object fast[MAX_RECORD_LEN];    /* a record of uints decoded by hand */
 	uint64_t fed;           /* bytes read from the file into the unpacker */
 	uint64_t consumed;      /* bytes of complete objects handed out */
 	uint64_t obj_start;     /* offset of the object being looked at */
@@ -251,6 +252,62 @@ static int truncated(struct reader *r)
 }
 
 /*
+ * The common records (PD, CSD: a short array of unsigned integers) decoded
+ * here rather than by msgpack-c, which would build them in its zone at
+ * several times the cost. buf[0..size) is one whole object, measured by
+ * skim(). Returns true with r->obj set (pointing into r->fast), false for
+ * anything else: msgpack-c then decodes it and read_record() judges it.
+ */
+static bool fast_record(struct reader *r, const unsigned char *buf, size_t size)
+{
+	uint32_t n;
+	size_t pos = 1;
+
+	if (buf[0] < 0x91 || buf[0] > 0x9f)
+		return false;
+	n = buf[0] & 0x0f;
+	if (n > MAX_RECORD_LEN)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char c;
+		uint64_t v;
+
+		if (pos >= size)
+			return false;
+		c = buf[pos];
+		if (c <= 0x7f) {
+			v = c;
+			pos += 1;
+		} else if (c == 0xcc && pos + 2 <= size) {
+			v = buf[pos + 1];
+			pos += 2;
+		} else if (c == 0xcd && pos + 3 <= size) {
+			v = (uint64_t)buf[pos + 1] << 8 | buf[pos + 2];
+			pos += 3;
+		} else if (c == 0xce && pos + 5 <= size) {
+			v = (uint64_t)buf[pos + 1] << 24 | (uint64_t)buf[pos + 2] << 16 |
+			    (uint64_t)buf[pos + 3] << 8 | buf[pos + 4];
+			pos += 5;
+		} else if (c == 0xcf && pos + 9 <= size) {
+			v = 0;
+			for (int b = 1; b <= 8; b++)
+				v = v << 8 | buf[pos + b];
+			pos += 9;
+		} else {
+			return false;
+		}
+		r->fast[i].type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+		r->fast[i].via.u64 = v;
+	}
+	if (pos != size)
+		return false;
+	r->obj.type = MSGPACK_OBJECT_ARRAY;
+	r->obj.via.array.size = n;
+	r->obj.via.array.ptr = r->fast;
+	return true;
+}
+
+/*
  * Make the next complete object available in r->obj. Returns 1 when there
  * is one, 0 at a clean end of file (no byte left), -1 on error (truncated,
  * corrupt, I/O). r->obj_start is set to the object's offset.
@@ -286,6 +343,11 @@ static int next_object(struct reader *r)
 			r->read_size *= 2;      /* one object spans chunks: read more at once */
 	}
 
+	if (r->have_header && fast_record(r, (const unsigned char *)r->u.buffer + r->u.off, (size_t)size)) {
+		r->u.off += size;
+		r->consumed += size;
+		return 1;
+	}
 	/* The zone is cleared per object, not replaced (msgpack_unpacker_next
 	 * would malloc a new one for every record). */
 	if (r->u.z)     /* msgpack-c makes the zone on first use */

@@ -14,6 +14,7 @@
 static unsigned width(uint8_t kind);
 static uint8_t kind_for(uint64_t max);
 static void raw_put(struct dpa_col *c, uint32_t i, uint64_t v);
+static void refs_update(struct dpa_profile *p);
 
 /* ===================================================================== */
 
@@ -41,6 +42,20 @@ static uint8_t kind_for(uint64_t max)
 	return DPA_COL_U64;
 }
 
+/* Recompute p->col_refs after a column changed kind. */
+static void refs_update(struct dpa_profile *p)
+{
+	p->col_refs = 0;
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		const struct dpa_col *c = &p->col[m];
+
+		if (c->kind == DPA_COL_SAME)
+			p->col_refs |= 1u << c->a;
+		else if (c->kind == DPA_COL_DIFF)
+			p->col_refs |= 1u << c->a | 1u << c->b;
+	}
+}
+
 /* Store v at i in a stored column wide enough for it. */
 static void raw_put(struct dpa_col *c, uint32_t i, uint64_t v)
 {
@@ -53,14 +68,14 @@ static void raw_put(struct dpa_col *c, uint32_t i, uint64_t v)
 }
 
 /*
- * Measure m's values for ids 0 .. csd_cap in a new block of kind `kind`
+ * Measure m's values for ids 0 .. n-1 in a new block of kind `kind` (room for csd_cap)
  * (wide enough for all of them), or NULL when out of memory.
  */
 static void *copy_as(const struct dpa_profile *p, enum dpa_measure m, uint8_t kind, size_t n)
 {
 	struct dpa_col tmp = { .kind = kind };
 
-	tmp.v = malloc((n ? n : 1) * width(kind));
+	tmp.v = malloc((p->csd_cap > n ? p->csd_cap : n ? n : 1) * width(kind));
 	if (!tmp.v)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
@@ -77,7 +92,7 @@ static int materialize(struct dpa_profile *p, enum dpa_measure m, uint64_t also)
 	uint8_t kind;
 	void *v;
 
-	for (size_t i = 0; i < p->csd_cap; i++) {
+	for (size_t i = 0; i < p->csd_init; i++) {
 		uint64_t x = dpa_own(p, (uint32_t)i, m);
 
 		if (x > max)
@@ -91,10 +106,10 @@ static int materialize(struct dpa_profile *p, enum dpa_measure m, uint64_t also)
 	} else if (width(c->kind)) {
 		/* widen in place, from the end so no value is overwritten early */
 		unsigned w = width(c->kind);
-		size_t n = p->csd_cap;
+		size_t n = p->csd_init;
 		struct dpa_col wide = { .kind = kind };
 
-		v = realloc(c->v, (n ? n : 1) * width(kind));
+		v = realloc(c->v, (p->csd_cap ? p->csd_cap : 1) * width(kind));
 		if (!v)
 			return -1;
 		c->v = v;
@@ -112,48 +127,59 @@ static int materialize(struct dpa_profile *p, enum dpa_measure m, uint64_t also)
 		c->kind = kind;
 		return 0;
 	} else {
-		v = copy_as(p, m, kind, p->csd_cap);
+		v = copy_as(p, m, kind, p->csd_init);
 	}
 	if (!v)
 		return -1;
 	c->v = v;
 	c->kind = kind;
 	c->a = c->b = 0;
+	refs_update(p);
 	return 0;
 }
 
 int dpa_csd_reserve(struct dpa_profile *p, uint32_t n)
 {
-	size_t cap = p->csd_cap, ncap;
+	size_t cap = p->csd_cap, ncap, from = p->csd_init;
 	void *q;
 
-	if (n < cap)
+	if (n < from)
 		return 0;
-	ncap = cap ? cap * 2 : 64;
-	while (ncap <= n)
-		ncap *= 2;
-	q = realloc(p->csd, ncap * sizeof(*p->csd));
-	if (!q)
-		return -1;
-	p->csd = q;
-	memset(p->csd + cap, 0, (ncap - cap) * sizeof(*p->csd));
+	if (n >= cap) {
+		/* grow without touching the new memory: a big block's pages
+		 * then cost nothing until a csd is put there */
+		ncap = cap ? cap * 2 : 64;
+		while (ncap <= n)
+			ncap *= 2;
+		q = realloc(p->csd, ncap * sizeof(*p->csd));
+		if (!q)
+			return -1;
+		p->csd = q;
+		for (int m = 0; m < DPA_NMEASURES; m++) {
+			struct dpa_col *c = &p->col[m];
+
+			if (!width(c->kind))
+				continue;
+			q = realloc(c->v, ncap * width(c->kind));
+			if (!q)
+				return -1;      /* cap unchanged: larger blocks do no harm */
+			c->v = q;
+		}
+		p->csd_cap = ncap;
+	}
+	memset(p->csd + from, 0, (n + 1 - from) * sizeof(*p->csd));
 	for (int m = 0; m < DPA_NMEASURES; m++) {
 		struct dpa_col *c = &p->col[m];
 		unsigned w = width(c->kind);
 
-		if (!w)
-			continue;
-		q = realloc(c->v, ncap * w);
-		if (!q)
-			return -1;      /* cap unchanged: larger blocks do no harm */
-		c->v = q;
-		memset((char *)q + cap * w, 0, (ncap - cap) * w);
+		if (w)
+			memset((char *)c->v + from * w, 0, (n + 1 - from) * w);
 	}
-	p->csd_cap = ncap;
+	p->csd_init = (size_t)n + 1;
 	return 0;
 }
 
-int dpa_csd_set(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v)
+int dpa_csd_set_slow(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v)
 {
 	struct dpa_col *c = &p->col[m];
 	uint64_t old = dpa_own(p, csd, m);
@@ -185,7 +211,7 @@ void dpa_csd_pack(struct dpa_profile *p)
 	bool fresh[DPA_NMEASURES] = { false };
 	void *q;
 
-	if (n > p->csd_cap)
+	if (n > p->csd_init)
 		return;         /* not reserved: nothing to pack */
 	for (int i = 0; i < DPA_NMEASURES; i++)
 		for (int j = 0; j < DPA_NMEASURES; j++)
@@ -259,6 +285,7 @@ void dpa_csd_pack(struct dpa_profile *p)
 		free(p->col[m].v);
 		p->col[m] = next[m];
 	}
+	refs_update(p);
 shrink:
 	if ((q = realloc(p->csd, n * sizeof(*p->csd))))
 		p->csd = q;
@@ -268,7 +295,7 @@ shrink:
 		if (width(c->kind) && (q = realloc(c->v, n * width(c->kind))))
 			c->v = q;
 	}
-	p->csd_cap = n;
+	p->csd_cap = p->csd_init = n;
 }
 
 size_t dpa_csd_bytes(const struct dpa_profile *p)
@@ -288,5 +315,6 @@ void dpa_csd_release(struct dpa_profile *p)
 		free(p->col[m].v);
 		memset(&p->col[m], 0, sizeof(p->col[m]));
 	}
-	p->csd_cap = 0;
+	p->csd_cap = p->csd_init = 0;
+	p->col_refs = 0;
 }

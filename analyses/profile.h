@@ -142,6 +142,9 @@ struct dpa_profile {
 	struct dpa_csd *csd;
 	struct dpa_col col[DPA_NMEASURES];  /* the csds' own costs, by measure */
 	size_t csd_cap;         /* ids csd[0 .. csd_cap) and columns allocated */
+	size_t csd_init;        /* ids below hold values (zeroed when reserved);
+				 * the memory above is not touched until needed */
+	uint8_t col_refs;       /* bit m: some SAME or DIFF column reads measure m */
 	struct dpa_thread *thread;
 	uint32_t *out_csd;      /* n_csd entries, grouped by caller pd */
 	uint32_t *in_csd;       /* n_csd entries, grouped by callee pd */
@@ -208,7 +211,7 @@ static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum d
  * new csds have zero ids and zero measures. May move p->csd and the
  * columns. Returns 0 or -1 (out of memory).
  *
- * dpa_csd_set: csd's measure m becomes v (csd < p->csd_cap). A column
+ * dpa_csd_set: csd's measure m becomes v (csd reserved). A column
  * widens, or a ZERO/SAME/DIFF one becomes stored, when v needs it: other
  * csds keep their values. Returns 0 or -1 (out of memory; nothing changed).
  *
@@ -218,8 +221,46 @@ static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum d
  * the larger block); values are unchanged. Setting later is allowed.
  */
 int dpa_csd_reserve(struct dpa_profile *p, uint32_t n);
-int dpa_csd_set(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v);
+int dpa_csd_set_slow(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v);
 void dpa_csd_pack(struct dpa_profile *p);
+
+static inline int dpa_csd_set(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v)
+{
+	struct dpa_col *c = &p->col[m];
+
+	/* the common case inline: the value fits, and no other measure is
+	 * derived from this one */
+	if (!(p->col_refs >> m & 1)) {
+		switch (c->kind) {
+		case DPA_COL_ZERO:
+			if (!v)
+				return 0;
+			break;
+		case DPA_COL_U8:
+			if (v <= UINT8_MAX) {
+				((uint8_t *)c->v)[csd] = (uint8_t)v;
+				return 0;
+			}
+			break;
+		case DPA_COL_U16:
+			if (v <= UINT16_MAX) {
+				((uint16_t *)c->v)[csd] = (uint16_t)v;
+				return 0;
+			}
+			break;
+		case DPA_COL_U32:
+			if (v <= UINT32_MAX) {
+				((uint32_t *)c->v)[csd] = (uint32_t)v;
+				return 0;
+			}
+			break;
+		case DPA_COL_U64:
+			((uint64_t *)c->v)[csd] = v;
+			return 0;
+		}
+	}
+	return dpa_csd_set_slow(p, csd, m, v);
+}
 
 /* dpa_csd_set(p, csd, m, dpa_own(p, csd, m) + v) (wrapping like uint64_t). */
 static inline int dpa_csd_add(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v)

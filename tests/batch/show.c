@@ -114,9 +114,9 @@ int main(int argc, char **argv)
 			continue;       /* summed with an earlier one */
 		for (j = k; j <= o->n_csd; j++)
 			if (o->csd[j].caller_pd == d->caller_pd && o->csd[j].callee_pd == d->callee_pd) {
-				calls += o->csd[j].m[DPA_CALLS];
-				exits += o->csd[j].m[DPA_EXITS];
-				cscs += o->csd[j].m[DPA_CSCS];
+				calls += dpa_own(o, j, DPA_CALLS);
+				exits += dpa_own(o, j, DPA_EXITS);
+				cscs += dpa_own(o, j, DPA_CSCS);
 			}
 		for (x = d->caller_pd; x && o->pd[x].ps != 1 && n < 64;
 		     x = m.bfs_parent_csd[x] ? o->csd[m.bfs_parent_csd[x]].caller_pd : 0)

@@ -740,6 +740,18 @@ out:
  * if it was wrong, startup begins again with a full scan (stopping as soon
  * as every pair differs and every measure was nonzero somewhere).
  */
+/* True when the profile's columns make measures i and m equal on every csd. */
+static bool same_column(const struct dpa_profile *p, int i, int m)
+{
+	const struct dpa_col *a = &p->col[i], *b = &p->col[m];
+
+	if (a->kind == DPA_COL_ZERO && b->kind == DPA_COL_ZERO)
+		return true;
+	if (b->kind == DPA_COL_SAME && (b->a == i || (a->kind == DPA_COL_SAME && a->a == b->a)))
+		return true;
+	return a->kind == DPA_COL_SAME && a->a == m;
+}
+
 static void assign_slots(struct dpa_deep *d, bool sample)
 {
 	const struct dpa_profile *p = d->p;
@@ -793,13 +805,17 @@ static void assign_slots(struct dpa_deep *d, bool sample)
 			d->slot[m] = (int8_t)d->n_slots++;
 		}
 	}
-	/* what clique_done() must check on every csd */
+	/* what clique_done() must check on every csd: not what the profile's
+	 * columns already guarantee (a ZERO column, a SAME one) */
 	d->n_check = 0;
 	for (int m = 0; m < DPA_NMEASURES; m++) {
-		if (d->slot[m] == DPA_SLOT_ZERO)
-			d->check[d->n_check++] = (uint8_t)(m | CHECK_ZERO);
-		else if (d->slot[m] >= 0 && d->rep[d->slot[m]] != m)
-			d->check[d->n_check++] = (uint8_t)m;
+		if (d->slot[m] == DPA_SLOT_ZERO) {
+			if (p->col[m].kind != DPA_COL_ZERO)
+				d->check[d->n_check++] = (uint8_t)(m | CHECK_ZERO);
+		} else if (d->slot[m] >= 0 && d->rep[d->slot[m]] != m) {
+			if (!same_column(p, d->rep[d->slot[m]], m))
+				d->check[d->n_check++] = (uint8_t)m;
+		}
 	}
 }
 

@@ -201,41 +201,65 @@ int dpa_csd_set_slow(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, ui
 	return 0;
 }
 
+/* The largest value of measure m over ids 0 .. n-1: a plain loop over a
+ * stored column (memory speed), dpa_own() for the rest. */
+static uint64_t col_max(const struct dpa_profile *p, enum dpa_measure m, size_t n)
+{
+	const struct dpa_col *c = &p->col[m];
+	uint64_t max = 0;
+
+#define MAXLOOP(T) do { const T *v = c->v; for (size_t i = 0; i < n; i++) if (v[i] > max) max = v[i]; } while (0)
+	switch (c->kind) {
+	case DPA_COL_ZERO: break;
+	case DPA_COL_U8: MAXLOOP(uint8_t); break;
+	case DPA_COL_U16: MAXLOOP(uint16_t); break;
+	case DPA_COL_U32: MAXLOOP(uint32_t); break;
+	case DPA_COL_U64: MAXLOOP(uint64_t); break;
+	default:
+		for (size_t i = 0; i < n; i++)
+			if (dpa_own(p, (uint32_t)i, m) > max)
+				max = dpa_own(p, (uint32_t)i, m);
+	}
+#undef MAXLOOP
+	return max;
+}
+
+/* Measures i and m equal on ids 0 .. n-1 (their largest values being equal
+ * and nonzero): memcmp for stored columns of one kind, else value by value. */
+static bool col_equal(const struct dpa_profile *p, int i, int m, size_t n)
+{
+	const struct dpa_col *a = &p->col[i], *b = &p->col[m];
+
+	if (a->kind == b->kind && width(a->kind))
+		return !memcmp(a->v, b->v, n * width(a->kind));
+	for (size_t x = 0; x < n; x++)
+		if (dpa_own(p, (uint32_t)x, i) != dpa_own(p, (uint32_t)x, m))
+			return false;
+	return true;
+}
+
 void dpa_csd_pack(struct dpa_profile *p)
 {
 	size_t n = (size_t)p->n_csd + 1;
-	uint64_t max[DPA_NMEASURES] = { 0 };
-	bool eq[DPA_NMEASURES][DPA_NMEASURES], diff = true;
-	unsigned open = 0;
+	uint64_t max[DPA_NMEASURES];
+	bool eq[DPA_NMEASURES][DPA_NMEASURES], diff = false;
 	struct dpa_col next[DPA_NMEASURES];
 	bool fresh[DPA_NMEASURES] = { false };
 	void *q;
 
 	if (n > p->csd_init)
 		return;         /* not reserved: nothing to pack */
+	for (int m = 0; m < DPA_NMEASURES; m++)
+		max[m] = col_max(p, m, n);
 	for (int i = 0; i < DPA_NMEASURES; i++)
-		for (int j = 0; j < DPA_NMEASURES; j++)
-			if ((eq[i][j] = i < j))
-				open++;
-	/* one pass: each measure's largest value, which pairs are equal
-	 * everywhere, and whether exits = calls - nonlocal_exits */
-	for (uint32_t x = 1; x < n; x++) {
-		uint64_t v[DPA_NMEASURES];
-
-		for (int m = 0; m < DPA_NMEASURES; m++) {
-			v[m] = dpa_own(p, x, m);
-			if (v[m] > max[m])
-				max[m] = v[m];
-		}
-		if (diff && v[DPA_EXITS] != v[DPA_CALLS] - v[DPA_NONLOCAL])
-			diff = false;
-		if (open)
-			for (int i = 0; i < DPA_NMEASURES; i++)
-				for (int j = i + 1; j < DPA_NMEASURES; j++)
-					if (eq[i][j] && v[i] != v[j]) {
-						eq[i][j] = false;
-						open--;
-					}
+		for (int j = i + 1; j < DPA_NMEASURES; j++)
+			eq[i][j] = max[i] && max[i] == max[j] && col_equal(p, i, j, n);
+	/* exits = calls - nonlocal_exits (wrapping, like dpa_own) */
+	if (max[DPA_EXITS] && max[DPA_NONLOCAL]) {
+		diff = true;
+		for (size_t x = 1; x < n && diff; x++)
+			diff = dpa_own(p, (uint32_t)x, DPA_EXITS) ==
+			       dpa_own(p, (uint32_t)x, DPA_CALLS) - dpa_own(p, (uint32_t)x, DPA_NONLOCAL);
 	}
 	/* the plan: zero, else the same as a measure planned before it and
 	 * stored, else (exits) calls - nonlocal_exits, else stored at its

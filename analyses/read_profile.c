@@ -254,26 +254,28 @@ static int truncated(struct reader *r)
 /*
  * The common records (PD, CSD: a short array of unsigned integers) decoded
  * here rather than by msgpack-c, which would build them in its zone at
- * several times the cost. buf[0..size) is one whole object, measured by
- * skim(). Returns true with r->obj set (pointing into r->fast), false for
- * anything else: msgpack-c then decodes it and read_record() judges it.
+ * several times the cost. buf[0..avail) are the bytes at hand. Returns the
+ * record's size with r->obj set (pointing into r->fast) when one such
+ * record lies whole in them; 0 for anything else, which skim() and msgpack-c
+ * then measure and decode, and read_record() judges (the same verdict: a
+ * record taken here is one they accept).
  */
-static bool fast_record(struct reader *r, const unsigned char *buf, size_t size)
+static int64_t fast_record(struct reader *r, const unsigned char *buf, size_t size)
 {
 	uint32_t n;
 	size_t pos = 1;
 
 	if (buf[0] < 0x91 || buf[0] > 0x9f)
-		return false;
+		return 0;
 	n = buf[0] & 0x0f;
 	if (n > MAX_RECORD_LEN)
-		return false;
+		return 0;
 	for (uint32_t i = 0; i < n; i++) {
 		unsigned char c;
 		uint64_t v;
 
 		if (pos >= size)
-			return false;
+			return 0;
 		c = buf[pos];
 		if (c <= 0x7f) {
 			v = c;
@@ -294,17 +296,15 @@ static bool fast_record(struct reader *r, const unsigned char *buf, size_t size)
 				v = v << 8 | buf[pos + b];
 			pos += 9;
 		} else {
-			return false;
+			return 0;
 		}
 		r->fast[i].type = MSGPACK_OBJECT_POSITIVE_INTEGER;
 		r->fast[i].via.u64 = v;
 	}
-	if (pos != size)
-		return false;
 	r->obj.type = MSGPACK_OBJECT_ARRAY;
 	r->obj.via.array.size = n;
 	r->obj.via.array.ptr = r->fast;
-	return true;
+	return (int64_t)pos;
 }
 
 /*
@@ -324,6 +324,12 @@ static int next_object(struct reader *r)
 		uint64_t left = r->file_size == UINT64_MAX ? UINT64_MAX : r->file_size - r->consumed;
 
 		r->obj_start = r->consumed;
+		if (avail && r->have_header &&
+		    (size = fast_record(r, (const unsigned char *)r->u.buffer + r->u.off, avail)) > 0) {
+			r->u.off += size;
+			r->consumed += size;
+			return 1;
+		}
 		if (avail) {
 			size = skim(r, (const unsigned char *)r->u.buffer + r->u.off, avail, left);
 			if (size < 0)
@@ -343,11 +349,6 @@ static int next_object(struct reader *r)
 			r->read_size *= 2;      /* one object spans chunks: read more at once */
 	}
 
-	if (r->have_header && fast_record(r, (const unsigned char *)r->u.buffer + r->u.off, (size_t)size)) {
-		r->u.off += size;
-		r->consumed += size;
-		return 1;
-	}
 	/* The zone is cleared per object, not replaced (msgpack_unpacker_next
 	 * would malloc a new one for every record). */
 	if (r->u.z)     /* msgpack-c makes the zone on first use */

@@ -167,13 +167,20 @@ int dpa_csd_reserve(struct dpa_profile *p, uint32_t n)
 		}
 		p->csd_cap = ncap;
 	}
-	memset(p->csd + from, 0, (n + 1 - from) * sizeof(*p->csd));
-	for (int m = 0; m < DPA_NMEASURES; m++) {
-		struct dpa_col *c = &p->col[m];
-		unsigned w = width(c->kind);
+	if (n == from) {
+		/* one more csd (the reader's case): no memset calls */
+		p->csd[n] = (struct dpa_csd){ 0 };
+		for (int m = 0; m < DPA_NMEASURES; m++)
+			raw_put(&p->col[m], n, 0);
+	} else {
+		memset(p->csd + from, 0, (n + 1 - from) * sizeof(*p->csd));
+		for (int m = 0; m < DPA_NMEASURES; m++) {
+			struct dpa_col *c = &p->col[m];
+			unsigned w = width(c->kind);
 
-		if (w)
-			memset((char *)c->v + from * w, 0, (n + 1 - from) * w);
+			if (w)
+				memset((char *)c->v + from * w, 0, (n + 1 - from) * w);
+		}
 	}
 	p->csd_init = (size_t)n + 1;
 	return 0;

@@ -69,11 +69,11 @@ struct dpa_module {
 };
 
 /* Strings (name, file) may be NULL until dpa_profile_symbolize() fills them. */
-struct dpa_ps {
+struct dpa_ps {               /* fields ordered so no padding: 32 bytes */
 	uint32_t module;        /* 0: synthetic (name is set) */
+	uint32_t line;
 	uint64_t offset;
 	const char *name, *file;
-	uint32_t line;
 };
 
 struct dpa_css {

@@ -513,7 +513,7 @@ static void free_built(struct dpa_profile *p)
 	free(p->ps);
 	free(p->css);
 	free(p->pd);
-	free(p->csd);
+	dpa_csd_release(p);
 	free(p->thread);
 	free(p->out_csd);
 	free(p->in_csd);

@@ -154,9 +154,9 @@ def table(a, rows):
         rs = [r for r in rows if r.shape == shape]
         per = [med(r.report, 1) / r.n for r in rs]
         if len(rs) > 1:
-            g = max(per) / min(per)
-            L.append("  %s: time per csd varies %.2fx from %s to %s csds: %s" % (
-                shape, g, fmt_n(rs[0].n), fmt_n(rs[-1].n),
+            g = per[-1] / min(per)
+            L.append("  %s: time per csd at %s csds is %.2fx its lowest (from %s up): %s" % (
+                shape, fmt_n(rs[-1].n), g, fmt_n(rs[0].n),
                 "linear" if g <= 1.3 else "NOT linear (more than 1.3x)"))
     big = [r for r in rows if r.shape == "tree" and r.n == 10 ** 7]
     if big:

@@ -4,7 +4,6 @@
  * then each clique's members and entry csds.
  * Part of deepprof's analyses library. MIT licence.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,6 @@
 
 /* --- private prototypes ------------------------------------------------ */
 
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 		     dpa_clique_done_fn done, void *ctx, struct dpa_error *err);
 static int add_entries(struct dpa_cliques *cl, const struct dpa_profile *p, uint32_t k,
@@ -22,22 +19,6 @@ static int add_entries(struct dpa_cliques *cl, const struct dpa_profile *p, uint
 static void finish(struct dpa_cliques *cl);
 
 /* ===================================================================== */
-
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err)
-		return -1;
-	n = snprintf(err->msg, sizeof(err->msg), "%s: ", p && p->path ? p->path : "profile");
-	if (n < 0 || (size_t)n >= sizeof(err->msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* A growable array of `size`-byte elements; returns 0 or -1 (out of memory). */
 static int grow(void **a, uint32_t *cap, uint32_t need, size_t size)
@@ -204,7 +185,7 @@ static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 	finish(cl);
 	return 0;
 oom:
-	fail(err, p, "out of memory finding cliques of %u pds", n);
+	dpa_fail(err, p, "out of memory finding cliques of %u pds", n);
 out:
 	free(fs);
 	free(ss);
@@ -321,7 +302,7 @@ int dpa_cliques_init_walk(struct dpa_cliques *cl, const struct dpa_profile *p,
 	memset(cl, 0, sizeof(*cl));
 	/* ids, keys and the NOT_ROOT / DPA_CLIQUE_MULTI bits need n < 2^31 */
 	if (p->n_pd >= 0x7fffffffu || p->n_csd >= 0x7fffffffu)
-		return fail(err, p, "too many nodes for clique analysis (%u pds, %u csds)",
+		return dpa_fail(err, p, "too many nodes for clique analysis (%u pds, %u csds)",
 			    p->n_pd, p->n_csd);
 	if (find_sccs(cl, p, done, ctx, err)) {
 		dpa_cliques_release(cl);

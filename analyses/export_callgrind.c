@@ -4,7 +4,6 @@
  * costs per arc that add up to each procedure's total without counting
  * recursion twice. Part of deepprof's analyses library. MIT licence.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +11,6 @@
 
 /* --- private prototypes ------------------------------------------------ */
 
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* The five profile measures the events come from; time is ticks scaled. */
 #define NBASE 5
@@ -39,22 +36,6 @@ struct arcs {
 };
 
 /* ===================================================================== */
-
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err)
-		return -1;
-	n = snprintf(err->msg, sizeof(err->msg), "%s: ", p && p->path ? p->path : "profile");
-	if (n < 0 || (size_t)n >= sizeof(err->msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static uint64_t mix(uint64_t x)
 {
@@ -309,7 +290,7 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 	int ret = -1;
 
 	if ((unsigned)first >= DPA_XM_N)
-		return fail(err, p, "export: unknown measure %d", (int)first);
+		return dpa_fail(err, p, "export: unknown measure %d", (int)first);
 	ev[nev++] = first;
 	for (int m = 0; m < DPA_XM_N; m++)
 		if (m != (int)first)
@@ -429,7 +410,7 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 	ret = 0;
 	goto out;
 fail:
-	fail(err, p, "export: %s", why);
+	dpa_fail(err, p, "export: %s", why);
 out:
 	free(as.a);
 	free(as.slot);

@@ -5,7 +5,6 @@
  * Part of deepprof's analyses library. MIT licence.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,8 +12,6 @@
 
 /* --- private prototypes ------------------------------------------------ */
 
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* ===================================================================== */
 /* { ==== measures ==== */
@@ -61,22 +58,6 @@ int dpa_xmeasure_scale(enum dpa_xmeasure m, uint64_t ns_per_tick, uint64_t v, ui
 		return 0;
 	}
 	return __builtin_mul_overflow(v, ns_per_tick, out) ? -1 : 0;
-}
-
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err)
-		return -1;
-	n = snprintf(err->msg, sizeof(err->msg), "%s: ", p && p->path ? p->path : "profile");
-	if (n < 0 || (size_t)n >= sizeof(err->msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 /* } */
@@ -251,7 +232,7 @@ int dpa_stacks_init(struct dpa_stacks *s, const struct dpa_deep *d, enum dpa_xme
 
 	memset(s, 0, sizeof(*s));
 	if ((unsigned)m >= DPA_XM_N)
-		return fail(err, p, "export: unknown measure %d", (int)m);
+		return dpa_fail(err, p, "export: unknown measure %d", (int)m);
 	s->n_thread = per_thread ? p->n_thread : 0;
 	cap = 1 + (uint64_t)s->n_thread + p->n_pd + p->n_csd;
 	b.hcap = pow2_above(cap);
@@ -390,7 +371,7 @@ fail:
 	free(pd_node);
 	free(queue);
 	dpa_stacks_release(s);
-	return fail(err, p, "export: %s", why);
+	return dpa_fail(err, p, "export: %s", why);
 }
 
 /* } */
@@ -438,7 +419,7 @@ int dpa_export_folded(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure m,
 	/* end[k]: length of the path buffer holding a depth-k stack */
 	end = calloc((size_t)s.n + 1, sizeof(*end));
 	if (!end) {
-		fail(err, d->p, "export: out of memory");
+		dpa_fail(err, d->p, "export: out of memory");
 		goto out;
 	}
 	for (uint32_t i = 1; i < s.n; i++) {
@@ -446,7 +427,7 @@ int dpa_export_folded(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure m,
 
 		len = end[k - 1];
 		if (append_name(&buf, &len, &cap, s.frame_name[s.frame[v]], k > 1) < 0) {
-			fail(err, d->p, "export: out of memory");
+			dpa_fail(err, d->p, "export: out of memory");
 			goto out;
 		}
 		end[k] = len;
@@ -455,7 +436,7 @@ int dpa_export_folded(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure m,
 			break;
 	}
 	if (fflush(out) != 0 || ferror(out)) {
-		fail(err, d->p, "export: error writing the output");
+		dpa_fail(err, d->p, "export: error writing the output");
 		goto out;
 	}
 	ret = 0;

@@ -4,30 +4,11 @@
  * export's stacks), frames shared. Part of deepprof's analyses library.
  * MIT licence.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
 
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err)
-		return -1;
-	n = snprintf(err->msg, sizeof(err->msg), "%s: ", p && p->path ? p->path : "profile");
-	if (n < 0 || (size_t)n >= sizeof(err->msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* s as a JSON string. Bytes that are not valid UTF-8 become U+FFFD. */
 static void put_json_str(FILE *f, const char *s)
@@ -80,7 +61,7 @@ int dpa_export_speedscope(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure
 		return -1;
 	path = malloc(((size_t)s.n + 1) * sizeof(*path));
 	if (!path) {
-		fail(err, p, "export: out of memory");
+		dpa_fail(err, p, "export: out of memory");
 		goto out;
 	}
 	fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n");
@@ -146,7 +127,7 @@ int dpa_export_speedscope(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure
 	}
 	fprintf(out, "]}\n");
 	if (fflush(out) != 0 || ferror(out)) {
-		fail(err, p, "export: error writing the output");
+		dpa_fail(err, p, "export: error writing the output");
 		goto out;
 	}
 	ret = 0;

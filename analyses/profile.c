@@ -4,6 +4,7 @@
  * Part of deepprof's analyses library. MIT licence.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,4 +97,20 @@ void dpa_profile_release(struct dpa_profile *p)
 	free(p->in_csd);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
+}
+
+int dpa_fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err)
+		return -1;
+	n = snprintf(err->msg, sizeof(err->msg), "%s: ", p && p->path ? p->path : "profile");
+	if (n < 0 || (size_t)n >= sizeof(err->msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
+	va_end(ap);
+	return -1;
 }

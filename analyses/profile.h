@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+struct dpa_profile;
+
 /*
  * Errors: every function here that can fail returns 0 on success and -1 on
  * failure, after writing one line (no trailing newline) into *err that names
@@ -18,6 +20,11 @@
 struct dpa_error {
 	char msg[512];
 };
+
+/* Write "<p's path>: <message>" into *err (if err is not NULL) and return -1,
+ * for `return dpa_fail(err, p, "...", ...)`. */
+__attribute__((format(printf, 3, 4)))
+int dpa_fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...);
 
 /* The Deep.data format version this reader understands (schemas/deep-data.md):
  * a file whose version or min_version is larger is rejected. */

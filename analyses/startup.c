@@ -4,7 +4,6 @@
  * per-procedure and per-call-site totals in one walk down the clique tree.
  * Part of deepprof's analyses library. MIT licence.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,6 @@
 
 /* --- private prototypes ------------------------------------------------ */
 
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s);
 static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k);
 static int static_totals(struct dpa_deep *d, struct dpa_error *err);
@@ -22,22 +19,6 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 		 uint32_t *active_css, int delta);
 
 /* ===================================================================== */
-
-static int fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err)
-		return -1;
-	n = snprintf(err->msg, sizeof(err->msg), "%s: ", p && p->path ? p->path : "profile");
-	if (n < 0 || (size_t)n >= sizeof(err->msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* ===================================================================== */
 /* { ==== 64-bit values in 32 bits, the few wide ones aside ==== */
@@ -330,10 +311,10 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 		}
 	}
 	if (overflow)
-		return fail(err, p, "costs overflow 64 bits");
+		return dpa_fail(err, p, "costs overflow 64 bits");
 	for (uint32_t s = 0; s < ns; s++)
 		if (wide_add(&d->tier[s], k, acc[s]))
-			return fail(err, p, "out of memory computing clique totals");
+			return dpa_fail(err, p, "out of memory computing clique totals");
 
 	if (cl->entry[k] & DPA_CLIQUE_MULTI) {
 		uint32_t i = cl->entry[k] & ~DPA_CLIQUE_MULTI, n;
@@ -342,10 +323,10 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 
 		n = cl->multi[i].n;
 		if (grow_multi(d, i))
-			return fail(err, p, "out of memory computing clique totals");
+			return dpa_fail(err, p, "out of memory computing clique totals");
 		for (uint32_t j = 0; j < n; j++)
 			if (__builtin_add_overflow(w, dpa_own(p, es[j], DPA_CALLS), &w))
-				return fail(err, p, "costs overflow 64 bits");
+				return dpa_fail(err, p, "costs overflow 64 bits");
 		d->multi_w[i] = w;
 		for (uint32_t s = 0; s < ns; s++) {
 			uint64_t rest = acc[s], prim;
@@ -720,7 +701,7 @@ out:
 	free(active_ps);
 	free(active_css);
 	if (r)
-		return fail(err, p, "out of memory computing procedure totals");
+		return dpa_fail(err, p, "out of memory computing procedure totals");
 	d->bytes += wides_big_bytes(d->ps_own, d->n_slots) + wides_big_bytes(d->ps_total, d->n_slots) +
 		    wides_big_bytes(d->css_own, d->n_slots) + wides_big_bytes(d->css_total, d->n_slots);
 	return 0;
@@ -831,12 +812,12 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 	 * knows how many there are */
 	d->tier = calloc(d->n_slots ? d->n_slots : 1, sizeof(*d->tier));
 	if (!d->tier)
-		return fail(err, p, "out of memory computing inherited costs");
+		return dpa_fail(err, p, "out of memory computing inherited costs");
 	d->bytes += d->n_slots * sizeof(*d->tier);
 	for (uint32_t s = 0; s < d->n_slots; s++) {
 		d->tier[s].lo = calloc((size_t)p->n_pd + 1, sizeof(uint32_t));
 		if (!d->tier[s].lo)
-			return fail(err, p, "out of memory computing inherited costs");
+			return dpa_fail(err, p, "out of memory computing inherited costs");
 	}
 	d->walking = true;
 	if (dpa_cliques_init_walk(&d->cl, p, clique_done, ctx, err))

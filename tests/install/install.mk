@@ -1,7 +1,8 @@
 # tests/install — check-install: mk/deps.sh on pretended missing packages,
-# then `make install` into a scratch PREFIX under $(BUILD) and a program built
-# with `pkg-config libprof` from the installed files, run and dumped by the
-# installed deepprof. Part of deepprof's tests. MIT licence.
+# then `make install` into a scratch PREFIX under $(BUILD) (and a staged
+# DESTDIR one); a program built with `pkg-config libprof` from the installed
+# files and one built with the installed deepprof-cc, run and dumped by the
+# installed deepprof with exact counts. Part of deepprof's tests. MIT licence.
 
 .PHONY: check-install
 CHECKS += check-install

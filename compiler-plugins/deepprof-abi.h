@@ -151,10 +151,11 @@ struct dp_pd_hot {
 };
 
 /* The running activation's csd, packed with a flag: bit 0 is set by a call
- * site (the csd it counted) until the callee's prologue takes it, so one
- * load tells a prologue both who called and whether it is that call (a
- * callback from uninstrumented code finds bit 0 clear, or a csd meant for
- * another procedure). Initial-exec TLS. */
+ * site (the csd it counted), so one load tells a prologue both who called
+ * and whether it is that call (a callback from uninstrumented code finds
+ * bit 0 clear, or a csd meant for another procedure). The prologue does
+ * not clear it (a store on every call): until the activation's first call
+ * the tagged csd is the running one. Initial-exec TLS. */
 extern __thread uintptr_t dp_cur;
 
 /* Prologue's slow path: `cur` is dp_cur as the prologue found it. Binds an

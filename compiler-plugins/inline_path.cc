@@ -107,7 +107,9 @@ static void emit_prologue(function *fun, unsigned ps, tree me, tree pd)
 	add(&s, gimple_build_assign(mi, BIT_AND_EXPR, c, build_int_cst(up, -2)), loc);
 	add(&s, gimple_build_assign(tag, BIT_AND_EXPR, c, build_int_cst(up, 1)), loc);
 	add(&s, gimple_build_assign(me, NOP_EXPR, mi), loc);
-	add(&s, gimple_build_assign(dp_cur_decl(), mi), loc);   /* the slow path, given c, overrides it */
+	/* No dp_cur = me here: while the activation makes no call, dp_cur
+	 * still names me, tagged, which the runtime reads as the same csd
+	 * (a store here cost fib(38) 25%: 0.69 s against 0.54 s). */
 	add(&s, gimple_build_assign(pd0, mem(me, CSD_CALLEE, ptr_type_node)), loc);
 	add(&s, gimple_build_assign(pps, mem(pd0, PD_PS, ptr_type_node)), loc);
 	add(&s, gimple_build_assign(tps, dp_tu_ps_ref()), loc);

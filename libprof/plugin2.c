@@ -64,7 +64,7 @@ static struct dp_csd sink_csd = { .hot = { .callee = &unbound_pd } };
 static uint32_t sink_slots;         /* sink_pd's slots (under dp_rt.lock) */
 
 /* The running activation's csd, bit 0 set from a call site until the
- * callee's prologue takes it (deepprof-abi.h). Written by inline code and
+ * caller restores dp_cur after the call (deepprof-abi.h: a prologue leaves it). Written by inline code and
  * by the slow paths on the owning thread; read by the timer and the
  * allocation hooks on it, and by the final writer. */
 DP_EXPORT __thread uintptr_t dp_cur __attribute__((tls_model("initial-exec"))) = (uintptr_t)&root_csd.hot;
@@ -306,8 +306,14 @@ DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_
 	if (ensure(tu) < 0)
 		return &sink_csd.hot;
 	struct dp_thread *t = ready();
-	if (!t)
+	if (!t) {
+		/* a call made through the sink was not recorded either (v1
+		 * loses its call hook as well as its enter hook) */
+		t = dp_self;
+		if (cur == ((uintptr_t)&sink_csd.hot | 1) && t && !(t->h->stop & (DP_STOPPED | DP_EXITED)))
+			t->lost++;
 		return &sink_csd.hot;
+	}
 	dp_busy_on(t);
 	struct dp_csd *r = NULL;
 	struct dp_ps *ps = dp_plugin_static_ps(tu, psn);
@@ -325,10 +331,12 @@ DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_
 			r = c;
 			goto out;
 		}
-		/* the call c is making entered other code, which calls back */
+		/* the call c is making entered other code, which calls back;
+		 * or c's callee runs and has made no call yet (a prologue
+		 * leaves the tag: deepprof-abi.h): either way from c's callee */
 		if (!c->callee && bind_uninstrumented2(t, c) < 0)
 			goto out;
-		parent = c->callee->ps->uninstrumented ? c->callee : c->caller;
+		parent = c->callee;
 	} else if (c) {
 		/* entered while c's activation is current; if c is a callback
 		 * of a library, the library calls back again */

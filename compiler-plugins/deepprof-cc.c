@@ -275,7 +275,7 @@ int main(int argc, char **argv)
 	}
 
 	const char **args = calloc(argc + o.n_plugin_args + 16, sizeof *args);
-	char **owned = calloc(o.n_plugin_args + 4, sizeof *owned);
+	char **owned = calloc(o.n_plugin_args + 5, sizeof *owned);
 	if (!args || !owned)
 		die("out of memory");
 	int n = 0, n_owned = 0;
@@ -328,6 +328,18 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!starts(argv[i], "--deepprof-"))
 			args[n++] = argv[i];
+
+	/* <deepprof.h> (dp_write) from the build or install tree, searched
+	 * after every directory the user or the system names */
+	const char *hdr = instrument ? find("include/deepprof.h", "include/deepprof.h") : NULL;
+	if (hdr) {
+		char *d = malloc(strlen(hdr) + 16);
+		if (!d)
+			die("out of memory");
+		sprintf(d, "-idirafter%s", hdr);
+		*strrchr(d, '/') = 0;
+		args[n++] = owned[n_owned++] = d;
+	}
 
 	if (instrument && o.link && !o.shared) {
 		const char *rt = o.runtime && *o.runtime ? o.runtime : NULL;

@@ -45,6 +45,8 @@ static const struct subcmd subcmds[] = {
 	{ "progrep", cmd_progrep, "show the program representation of a plugin build or profile", NULL },
 	{ "report", cmd_report, "summary, top procedures, procedure, clique, call site, callers, recursion", NULL },
 	{ "export", cmd_export, "write a profile as folded stacks, callgrind or speedscope", NULL },
+	{ "feedback", cmd_feedback, "parallelism candidates, variable use, recursion, hot/cold code as a feedback file", NULL },
+	{ "calibrate", cmd_calibrate, "measure this machine's OpenMP task overheads for feedback", NULL },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))

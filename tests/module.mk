@@ -12,6 +12,8 @@ include tests/xcheck/xcheck.mk
 -include tests/exports/exports.mk
 -include tests/plugin-rt/plugin-rt.mk
 -include tests/progrep/progrep.mk
+-include tests/feedback/feedback.mk
+-include tests/fbprogs/fbprogs.mk
 
 check: deps
 	@$(MAKE) --no-print-directory all

@@ -1,0 +1,294 @@
+/*
+ * feedback.h — the feedback model: what `deepprof feedback` finds in one or
+ * more profiles of a program (hot and cold code, recursion patterns,
+ * variable-use timing, parallelism candidates) before it is written as a
+ * feedback file (schemas/feedback.md, schemas/feedback.schema.json).
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#ifndef DPA_FEEDBACK_H
+#define DPA_FEEDBACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile.h"
+#include "startup.h"
+#include "progrep.h"
+#include "recursion.h"
+
+/* The feedback file format version (the "version" of its header); a reader
+ * rejects a larger one. */
+#define DPA_FEEDBACK_VERSION 1
+
+/* ================================================================
+ * Units and options
+ * ================================================================ */
+
+/*
+ * The measure an estimate rests on. CSCS: call sequence counts, loop-aware in
+ * plugin builds (header clock "calls+loops"); the profile's costs in CSCs,
+ * converted to time with ns_per_unit = cpu_ns / cscs of the profile.
+ * TICKS: a -finstrument-functions build (clock "calls": a CSC is only a call,
+ * so CSCs do not measure time); costs come from clock ticks, ns_per_unit =
+ * the header's ns_per_tick. Every cost in the model is a double in the
+ * basis's unit; multiply by dpa_feedback.ns_per_unit for nanoseconds.
+ */
+enum dpa_fb_basis { DPA_FB_CSCS, DPA_FB_TICKS, DPA_FB_NBASES };
+
+/*
+ * Parallel overheads, in nanoseconds of this machine, for the code shape the
+ * estimates assume (OpenMP tasks, libgomp), in a `#pragma omp parallel` +
+ * `single` region that already exists:
+ *     #pragma omp task        (group 1) ... (group k-1), each spawned in order
+ *     group k runs on the spawning thread
+ *     #pragma omp taskwait
+ * spawn_cost   what spawning one task costs the spawning thread
+ * spawn_delay  from the spawn until another thread starts running the task
+ * barrier_cost the taskwait when every task has already finished
+ * signal_cost  a producer making a shared value available (store + flag)
+ * wait_cost    a consumer finding a shared value already available
+ * wakeup_delay a consumer that had to block: from the signal to running again
+ * `deepprof calibrate` measures them (feedback/calibrate.c) and writes a
+ * calibration file (schemas/feedback.md) that dpa_fb_overheads_read() reads.
+ */
+struct dpa_fb_overheads {
+	double spawn_cost, spawn_delay, barrier_cost, signal_cost, wait_cost, wakeup_delay;
+	char source[256];       /* "defaults", or the calibration file's path */
+};
+
+struct dpa_fb_options {
+	struct dpa_fb_overheads ov;
+	int basis;              /* -1: choose from the profile (CSCS if its clock
+				 * is "calls+loops", else TICKS); else enum dpa_fb_basis */
+	double call_threshold;  /* ns: a call is costly when its mean total cost
+				 * per call is at least this */
+	double proc_threshold;  /* ns: a procedure (per context) is searched for
+				 * candidates when its mean total cost per call is
+				 * at least this */
+	double speedup_threshold;   /* a candidate is kept when its estimated
+				     * speedup of its region is above this (1.01) */
+	unsigned max_tasks;     /* desired parallelism: at most this many tasks
+				 * per candidate (default: online CPUs) */
+	unsigned search_budget; /* partitions evaluated per candidate before the
+				 * best-partition search goes greedy (1000) */
+	double hot_threshold;   /* ns: a procedure or site is hot when its mean
+				 * or median total cost per call is at least this */
+	uint64_t rare_calls;    /* "almost never executed": at most this many
+				 * calls (0 only means "never") */
+	bool per_context;       /* also report candidates per calling context,
+				 * not only merged over contexts */
+};
+
+/* Fill *o with the documented defaults (schemas/feedback.md). */
+void dpa_fb_options_default(struct dpa_fb_options *o);
+
+/* Read a calibration file written by `deepprof calibrate` into *ov (source
+ * set to path). Returns 0, or -1 with one line in *err naming the file
+ * (missing, not JSON, wrong format or version, a value missing or not a
+ * finite non-negative number). */
+int dpa_fb_overheads_read(struct dpa_fb_overheads *ov, const char *path, struct dpa_error *err);
+
+/* ================================================================
+ * The model
+ * ================================================================ */
+
+/* How a compiler finds a place again. Strings are owned by the feedback. */
+struct dpa_fb_place {
+	const char *fn;         /* the function the place is in */
+	const char *file;
+	uint32_t line, col;
+	bool has_site;          /* plugin build: the static call-site id is known */
+	uint64_t tu_id;         /* with has_site: "<tu>:<site>" */
+	uint32_t site;
+	uint64_t checksum;      /* the function's progrep checksum, 0: unknown */
+};
+
+/* Hot and cold code. */
+enum dpa_fb_hot_kind { DPA_FB_PROC, DPA_FB_SITE };
+enum dpa_fb_temp { DPA_FB_HOT, DPA_FB_RARE, DPA_FB_NEVER };
+struct dpa_fb_hot {
+	uint8_t kind;           /* enum dpa_fb_hot_kind */
+	uint8_t temp;           /* enum dpa_fb_temp */
+	struct dpa_fb_place at; /* PROC: the function's first line; SITE: the call */
+	const char *callee;     /* SITE: the callee's name, NULL if unknown */
+	uint64_t calls;
+	double mean, median;    /* total cost per call, in the basis's unit; the
+				 * median is over the calls, per calling context */
+	double mean_cscs, mean_ns;  /* the same mean in CSCs and in time (ticks) */
+};
+
+/* Recursion patterns, per clique (recursive cliques only). */
+struct dpa_fb_recursion {
+	struct dpa_fb_place at;     /* the clique's first member procedure */
+	uint32_t clique;            /* in the first input's profile */
+	uint8_t type;               /* enum dpa_rec_type */
+	bool from_progrep;          /* the type rests on the program
+				     * representation (else on call counts) */
+	uint32_t members;
+	uint64_t entry_calls, internal_calls;
+	double depth;               /* levels per entry */
+	double cost_per_entry;      /* total cost of one entry, basis unit */
+	uint32_t n_levels;          /* level_cost[0 .. n_levels): cost of one call
+				     * at that level (0: the entry), at most 64 */
+	double *level_cost;
+	uint32_t cutoff_depth;      /* single/divide-and-conquer: spawn only at
+				     * levels below this (0: never worth it) */
+	const char *why;            /* the cut-off in plain words */
+};
+
+/* Variable-use timing of a costly call. */
+enum dpa_fb_use { DPA_FB_PRODUCED, DPA_FB_CONSUMED };
+struct dpa_fb_var_use {
+	struct dpa_fb_place at; /* the call */
+	const char *callee;
+	int32_t arg;            /* argument index, -1: the return value */
+	const char *var;        /* the parameter's name in the callee, or
+				 * "return"; NULL if unnamed */
+	uint8_t use;            /* enum dpa_fb_use */
+	double time;            /* basis units from the call's start */
+	double fraction;        /* time / the call's cost, in [0, 1] */
+	double call_cost;       /* the call's mean cost */
+	bool known;             /* false: the pessimistic assumption (consumed at
+				 * 0, produced at the end) */
+	const char *why;        /* how it was found, or why it is not known */
+};
+
+/* Parallelism candidates. */
+enum dpa_fb_safety {
+	DPA_FB_SAFE,            /* registers and locals independent, memory proven
+				 * disjoint (const/pure callees, distinct locals) */
+	DPA_FB_UNKNOWN_MEMORY   /* memory effects unknown: a hint for a person */
+};
+enum dpa_fb_verdict {
+	DPA_FB_ACCEPTED,
+	DPA_FB_TOO_CHEAP,       /* the calls are below call_threshold */
+	DPA_FB_NO_SPEEDUP,      /* best speedup at most speedup_threshold */
+	DPA_FB_DEPENDENT,       /* dependent with no overlap */
+	DPA_FB_UNSAFE,          /* a dependence that cannot be synchronised */
+	DPA_FB_NVERDICTS
+};
+
+struct dpa_fb_call {
+	struct dpa_fb_place at;
+	const char *callee;
+	double cost;            /* mean cost per execution of the region */
+	uint32_t task;          /* the task of the best partition, 0-based */
+};
+
+/* A value one call produces and a later one consumes. */
+struct dpa_fb_dep {
+	uint32_t from, to;      /* indexes in calls[] */
+	const char *var;        /* the variable that carries it */
+	double produced, consumed;  /* as fractions of the producer's and the
+				     * consumer's cost */
+	bool known;             /* false: pessimistic */
+};
+
+struct dpa_fb_candidate {
+	uint32_t id;            /* 1-based, unique in the file; --explain ID */
+	struct dpa_fb_place proc;   /* the procedure the calls are in */
+	const char *context;    /* NULL: merged over contexts; else the calling
+				 * context, "main > solve > " style */
+	uint64_t executions;    /* times the region ran */
+	uint32_t n_calls;
+	struct dpa_fb_call *calls;
+	uint32_t n_tasks;       /* in the best partition */
+	uint32_t n_deps;
+	struct dpa_fb_dep *deps;
+	uint8_t safety;         /* enum dpa_fb_safety */
+	const char *safety_why;
+	uint8_t verdict;        /* enum dpa_fb_verdict */
+	const char *verdict_why;
+	uint32_t partitions_tried;
+	bool search_complete;   /* false: the budget ran out, greedy after */
+	/* per execution of the region, basis units: */
+	double seq_time, par_time;
+	double overhead;        /* the overheads inside par_time */
+	double speedup;         /* seq_time / par_time */
+	double program_speedup; /* the whole program's, if only this changes */
+	/* batch: over the inputs that have this candidate (1 input: all equal) */
+	uint32_t n_inputs_seen;
+	double speedup_min, speedup_median, speedup_max;
+};
+
+/* One input profile. */
+struct dpa_fb_input {
+	const char *path;
+	uint32_t crc32;         /* of the whole file */
+	const char *program;
+	uint64_t cscs, cpu_ns;
+	uint8_t basis;          /* enum dpa_fb_basis */
+	bool has_progrep;       /* some module had a loaded progrep */
+};
+
+/*
+ * A feedback. It owns every array and string (in its arena);
+ * dpa_feedback_release() frees them all.
+ */
+struct dpa_feedback {
+	uint32_t version;       /* DPA_FEEDBACK_VERSION */
+	const char *program;
+	uint32_t n_input;
+	struct dpa_fb_input *input;
+	struct dpa_fb_options opt;
+	uint8_t basis;          /* enum dpa_fb_basis: every estimate's */
+	double ns_per_unit;
+	uint64_t program_cost;  /* the whole program's cost, basis units */
+	uint32_t n_hot;
+	struct dpa_fb_hot *hot;
+	uint32_t n_rec;
+	struct dpa_fb_recursion *rec;
+	uint32_t n_var_use;
+	struct dpa_fb_var_use *var_use;
+	uint32_t n_cand;        /* accepted ones first, by program_speedup */
+	struct dpa_fb_candidate *cand;
+	void *pool;             /* private: the arena */
+};
+
+/*
+ * Analyse one profile: *d (startup done) and its progreps *pr (may be NULL,
+ * or have no loaded module: then candidates rest on the profile alone, are
+ * marked unknown-memory and variable uses are pessimistic). *fb is the
+ * caller's, uninitialised. Returns 0, or -1 with *err set (out of memory, a
+ * profile whose basis measure is all zero). Never prints.
+ */
+int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
+			 const struct dpa_progreps *pr, const struct dpa_fb_options *o,
+			 struct dpa_error *err);
+
+/*
+ * Combine the feedbacks of several inputs of one program into *out: the
+ * candidates matched by (procedure, context, call-site places); the
+ * estimates of out are those of the input where... (feedback_combine.c says),
+ * with speedup_min/median/max over the inputs. Refuses different programs
+ * (-1 with *err naming both). *out is uninitialised; the inputs are kept.
+ */
+int dpa_feedback_combine(struct dpa_feedback *out, const struct dpa_feedback *in, uint32_t n,
+			 struct dpa_error *err);
+
+/* Free what *fb owns; *fb is then zeroed. Zeroed: no-op. */
+void dpa_feedback_release(struct dpa_feedback *fb);
+
+/* The parts of dpa_feedback_analyse(), each filling its arrays of *fb (the
+ * ones before it already filled). Returns 0 or -1. */
+int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
+		   const struct dpa_progreps *pr, struct dpa_error *err);
+int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
+		     const struct dpa_progreps *pr, struct dpa_error *err);
+
+/* The feedback's arena: memory that lives until dpa_feedback_release().
+ * NULL on out of memory. Zero-filled. */
+void *dpa_fb_alloc(struct dpa_feedback *fb, size_t size);
+const char *dpa_fb_strdup(struct dpa_feedback *fb, const char *s);  /* NULL -> NULL */
+
+/* Names: "cscs"/"ticks", "hot"/"rare"/"never", "proc"/"site",
+ * "produced"/"consumed", "safe"/"unknown_memory", "accepted"/"too_cheap"/
+ * "no_speedup"/"dependent"/"unsafe". */
+const char *dpa_fb_basis_name(enum dpa_fb_basis b);
+const char *dpa_fb_temp_name(enum dpa_fb_temp t);
+const char *dpa_fb_hot_kind_name(enum dpa_fb_hot_kind k);
+const char *dpa_fb_use_name(enum dpa_fb_use u);
+const char *dpa_fb_safety_name(enum dpa_fb_safety s);
+const char *dpa_fb_verdict_name(enum dpa_fb_verdict v);
+
+#endif

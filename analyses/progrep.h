@@ -76,7 +76,11 @@ struct dpa_pr_call {
 };
 
 /* A body: items in execution order. */
-enum dpa_pr_item_kind { DPA_PR_ITEM_CALL, DPA_PR_ITEM_BRANCH, DPA_PR_ITEM_LOOP };
+enum dpa_pr_item_kind {
+	DPA_PR_ITEM_CALL, DPA_PR_ITEM_BRANCH, DPA_PR_ITEM_LOOP,
+	DPA_PR_ITEM_USE,        /* {"use": name}: a statement reading parameter name */
+	DPA_PR_ITEM_STORE       /* {"store": name}: a store through pointer parameter name */
+};
 struct dpa_pr_item;
 struct dpa_pr_body {
 	uint32_t n;
@@ -90,6 +94,8 @@ struct dpa_pr_item {
 	uint32_t n_arms;        /* branch: >= 2 */
 	struct dpa_pr_body *arms;
 	struct dpa_pr_body body;    /* loop */
+	const char *name;       /* use, store: the parameter's name */
+	uint32_t param;         /* use, store: its index in the function's params */
 };
 
 struct dpa_pr_param {

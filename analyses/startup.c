@@ -114,24 +114,79 @@ static size_t wides_big_bytes(const struct dpa_deep_wide *a, uint32_t ns)
 	return b;
 }
 
+/*
+ * ps and css sums are stored only for a ps with two or more pds, a css with
+ * two or more csds (ps_ref / css_ref say REF_MULTI | their index in the sum
+ * arrays); one with a single pd (csd) holds that pd's (csd's) id, and its
+ * costs are that pd's (csd's): its only pd (csd) cannot lie below another
+ * of its own on a chain of primary entries, so it is always outermost.
+ * 0: no pd (csd) at all, every cost 0.
+ */
+#define REF_MULTI 0x80000000u
+
+/* The index of ref's stored sums, or 0 when it has none (one pd or csd, or none). */
+static inline uint32_t multi_index(uint32_t ref)
+{
+	return ref & REF_MULTI ? ref & ~REF_MULTI : 0;
+}
+
+/* The total of pd v for measure m, stored in slot s (>= 0): the clique's
+ * when v is alone in it, else own + the totals of its calls out of it. */
+static uint64_t pd_total_slot(const struct dpa_deep *d, uint32_t v, enum dpa_measure m, int s)
+{
+	uint32_t c = d->cl.pd_clique[v];
+
+	if (d->cl.first[c + 1] - d->cl.first[c] == 1)
+		return wide_get(&d->tier[s], c);
+	return dpa_deep_pd_own(d, v, m) + dpa_deep_pd_desc(d, v, m);
+}
+
 uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : wide_get(&d->ps_own[d->slot[m]], ps);
+	uint32_t r;
+
+	if (d->slot[m] < 0)
+		return 0;
+	r = d->ps_ref[ps];
+	if (r & REF_MULTI)
+		return wide_get(&d->ps_own[d->slot[m]], r & ~REF_MULTI);
+	return r ? dpa_deep_pd_own(d, r, m) : 0;
 }
 
 uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : wide_get(&d->ps_total[d->slot[m]], ps);
+	uint32_t r;
+
+	if (d->slot[m] < 0)
+		return 0;
+	r = d->ps_ref[ps];
+	if (r & REF_MULTI)
+		return wide_get(&d->ps_total[d->slot[m]], r & ~REF_MULTI);
+	return r ? pd_total_slot(d, r, m, d->slot[m]) : 0;
 }
 
 uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : wide_get(&d->css_own[d->slot[m]], css);
+	uint32_t r;
+
+	if (d->slot[m] < 0)
+		return 0;
+	r = d->css_ref[css];
+	if (r & REF_MULTI)
+		return wide_get(&d->css_own[d->slot[m]], r & ~REF_MULTI);
+	return r ? dpa_own(d->p, r, m) : 0;
 }
 
 uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : wide_get(&d->css_total[d->slot[m]], css);
+	uint32_t r;
+
+	if (d->slot[m] < 0)
+		return 0;
+	r = d->css_ref[css];
+	if (r & REF_MULTI)
+		return wide_get(&d->css_total[d->slot[m]], r & ~REF_MULTI);
+	return r ? csd_total_slot(d, r, m, d->slot[m]) : 0;
 }
 
 /* } ==== */
@@ -448,28 +503,28 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 	const uint32_t *mem = dpa_clique_members(&d->cl, c, &nm);
 
 	for (uint32_t i = 0; i < nm; i++) {
-		uint32_t v = mem[i], ps = p->pd[v].ps;
+		uint32_t v = mem[i], ps = p->pd[v].ps, pi;
 		const struct dpa_pd *q = &p->pd[v];
 
-		if (ps <= p->n_ps) {
+		if (ps <= p->n_ps && (pi = multi_index(d->ps_ref[ps]))) {
 			uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
 
 			pd_costs(d, v, own, total);
 			for (uint32_t s = 0; s < ns; s++) {
-				r |= wide_add(&d->ps_own[s], ps, own[d->rep[s]]);
-				if (active_ps[ps] == 0)
-					r |= wide_add(&d->ps_total[s], ps, total[s]);
+				r |= wide_add(&d->ps_own[s], pi, own[d->rep[s]]);
+				if (active_ps[pi] == 0)
+					r |= wide_add(&d->ps_total[s], pi, total[s]);
 			}
 		}
 		for (uint32_t j = 0; j < q->out_n; j++) {
-			uint32_t x = p->out_csd[q->out_first + j], s = p->csd[x].css;
+			uint32_t x = p->out_csd[q->out_first + j], s = p->csd[x].css, ci;
 
-			if (s > p->n_css)
+			if (s > p->n_css || !(ci = multi_index(d->css_ref[s])))
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
-				r |= wide_add(&d->css_own[t], s, dpa_own(p, x, d->rep[t]));
-				if (active_css[s] == 0)
-					r |= wide_add(&d->css_total[t], s,
+				r |= wide_add(&d->css_own[t], ci, dpa_own(p, x, d->rep[t]));
+				if (active_css[ci] == 0)
+					r |= wide_add(&d->css_total[t], ci,
 						     csd_total_slot(d, x, d->rep[t], t));
 			}
 		}
@@ -488,40 +543,43 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 			 uint32_t *active_css)
 {
 	const struct dpa_profile *p = d->p;
-	uint32_t nm, ns = d->n_slots, e = d->cl.entry[c];
+	uint32_t nm, ns = d->n_slots, e = d->cl.entry[c], ci;
 	const uint32_t *mem = dpa_clique_members(&d->cl, c, &nm);
 	uint64_t total[DPA_NMEASURES];
 	int r = 0;
 
-	if (e && p->csd[e].css <= p->n_css && active_css[p->csd[e].css] == 0)
+	if (e && p->csd[e].css <= p->n_css && (ci = multi_index(d->css_ref[p->csd[e].css])) &&
+	    active_css[ci] == 0)
 		for (uint32_t s = 0; s < ns; s++)
-			r |= wide_add(&d->css_total[s], p->csd[e].css, wide_get(&d->tier[s], c));
+			r |= wide_add(&d->css_total[s], ci, wide_get(&d->tier[s], c));
 	mark(d, c, active_ps, active_css, +1);
 	for (uint32_t i = 0; i < nm; i++) {
 		uint32_t v = mem[i], ps = p->pd[v].ps;
 		const struct dpa_pd *q = &p->pd[v];
-		bool ps_ok = ps <= p->n_ps;
+		uint32_t pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
 
 		for (uint32_t j = 0; j < q->in_n; j++) {
 			uint32_t x = p->in_csd[q->in_first + j], s = p->csd[x].css;
-			bool css_ok = s <= p->n_css;
 
+			ci = s <= p->n_css ? multi_index(d->css_ref[s]) : 0;
+			if (!pi && !ci)
+				continue;
 			for (uint32_t t = 0; t < ns; t++) {
 				uint64_t o = dpa_own(p, x, d->rep[t]);
 
-				if (ps_ok)
-					r |= wide_add(&d->ps_own[t], ps, o);
-				if (css_ok)
-					r |= wide_add(&d->css_own[t], s, o);
+				if (pi)
+					r |= wide_add(&d->ps_own[t], pi, o);
+				if (ci)
+					r |= wide_add(&d->css_own[t], ci, o);
 				/* internal: its total is its own */
-				if (css_ok && x != e && active_css[s] == 0)
-					r |= wide_add(&d->css_total[t], s, o);
+				if (ci && x != e && active_css[ci] == 0)
+					r |= wide_add(&d->css_total[t], ci, o);
 			}
 		}
-		if (ps_ok && active_ps[ps] == 0) {
+		if (pi && active_ps[pi] == 0) {
 			pd_totals(d, v, total);
 			for (uint32_t t = 0; t < ns; t++)
-				r |= wide_add(&d->ps_total[t], ps, total[t]);
+				r |= wide_add(&d->ps_total[t], pi, total[t]);
 		}
 	}
 	return r;
@@ -538,9 +596,10 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 		return;
 	ps = p->pd[p->csd[x].caller_pd].ps;
 	s = p->csd[x].css;
-	if (ps <= p->n_ps)
+	/* a ps or css without stored sums is never looked up here */
+	if (ps <= p->n_ps && (ps = multi_index(d->ps_ref[ps])))
 		active_ps[ps] += delta;
-	if (s <= p->n_css)
+	if (s <= p->n_css && (s = multi_index(d->css_ref[s])))
 		active_css[s] += delta;
 }
 
@@ -660,20 +719,79 @@ out:
 	return ret;
 }
 
+/*
+ * Which ps and css get stored sums (see REF_MULTI): ps_ref[ps] becomes its
+ * only pd, or REF_MULTI | 1, 2, ... in ps id order for a ps with several;
+ * css_ref likewise from the csds. The general walk, for tests, stores every
+ * ps and css (index = id) so that its sums check the derived ones.
+ * Returns 0 or -1 (out of memory).
+ */
+static int make_refs(struct dpa_deep *d)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t n;
+
+	d->ps_ref = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
+	d->css_ref = calloc((size_t)p->n_css + 1, sizeof(uint32_t));
+	if (!d->ps_ref || !d->css_ref)
+		return -1;
+	d->bytes += ((size_t)p->n_ps + 1 + (size_t)p->n_css + 1) * sizeof(uint32_t);
+	if (d->general_walk) {
+		for (uint32_t i = 0; i <= p->n_ps; i++)
+			d->ps_ref[i] = REF_MULTI | (i + 1);
+		for (uint32_t i = 0; i <= p->n_css; i++)
+			d->css_ref[i] = REF_MULTI | (i + 1);
+		d->n_ps_multi = p->n_ps + 1;
+		d->n_css_multi = p->n_css + 1;
+		return 0;
+	}
+	/* ids below 2^31 (the clique search checked it): no clash with REF_MULTI */
+	for (uint32_t v = 1; v <= p->n_pd; v++) {
+		uint32_t ps = p->pd[v].ps;
+
+		if (ps > p->n_ps)
+			continue;
+		if (!d->ps_ref[ps])
+			d->ps_ref[ps] = v;
+		else if (!(d->ps_ref[ps] & REF_MULTI))
+			d->ps_ref[ps] = REF_MULTI;      /* numbered below */
+	}
+	for (uint32_t x = 1; x <= p->n_csd; x++) {
+		uint32_t s = p->csd[x].css;
+
+		if (s > p->n_css)
+			continue;
+		if (!d->css_ref[s])
+			d->css_ref[s] = x;
+		else if (!(d->css_ref[s] & REF_MULTI))
+			d->css_ref[s] = REF_MULTI;
+	}
+	n = 0;
+	for (uint32_t i = 0; i <= p->n_ps; i++)
+		if (d->ps_ref[i] & REF_MULTI)
+			d->ps_ref[i] = REF_MULTI | ++n;
+	d->n_ps_multi = n;
+	n = 0;
+	for (uint32_t i = 0; i <= p->n_css; i++)
+		if (d->css_ref[i] & REF_MULTI)
+			d->css_ref[i] = REF_MULTI | ++n;
+	d->n_css_multi = n;
+	return 0;
+}
+
 /* (Re)make the four ps/css sum arrays, all 0. Returns 0 or -1. */
 static int new_sums(struct dpa_deep *d)
 {
-	const struct dpa_profile *p = d->p;
 	uint32_t ns = d->n_slots;
 
 	wides_free(d->ps_own, ns);
 	wides_free(d->ps_total, ns);
 	wides_free(d->css_own, ns);
 	wides_free(d->css_total, ns);
-	d->ps_own = wides_new(d, ns, p->n_ps);
-	d->ps_total = wides_new(d, ns, p->n_ps);
-	d->css_own = wides_new(d, ns, p->n_css);
-	d->css_total = wides_new(d, ns, p->n_css);
+	d->ps_own = wides_new(d, ns, d->n_ps_multi);
+	d->ps_total = wides_new(d, ns, d->n_ps_multi);
+	d->css_own = wides_new(d, ns, d->n_css_multi);
+	d->css_total = wides_new(d, ns, d->n_css_multi);
 	return d->ps_own && d->ps_total && d->css_own && d->css_total ? 0 : -1;
 }
 
@@ -683,17 +801,22 @@ static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 	uint32_t *active_ps, *active_css;
 	int r = -1;
 
-	active_ps = calloc((size_t)p->n_ps + 1, sizeof(*active_ps));
-	active_css = calloc((size_t)p->n_css + 1, sizeof(*active_css));
+	active_ps = active_css = NULL;
+	if (make_refs(d))
+		goto out;
+	active_ps = calloc((size_t)d->n_ps_multi + 1, sizeof(*active_ps));
+	active_css = calloc((size_t)d->n_css_multi + 1, sizeof(*active_css));
 	if (!active_ps || !active_css || new_sums(d))
 		goto out;
 	r = 1;
-	if (!d->cl.n_multi && !d->general_walk)
+	if (!d->n_ps_multi && !d->n_css_multi && !d->cl.n_multi && !d->general_walk)
+		r = 0;          /* every ps and css is derived: nothing to walk */
+	else if (!d->cl.n_multi && !d->general_walk)
 		r = walk_preorder(d, active_ps, active_css);
 	if (r > 0) {
 		/* not a preorder: start again with the general walk */
-		memset(active_ps, 0, ((size_t)p->n_ps + 1) * sizeof(*active_ps));
-		memset(active_css, 0, ((size_t)p->n_css + 1) * sizeof(*active_css));
+		memset(active_ps, 0, ((size_t)d->n_ps_multi + 1) * sizeof(*active_ps));
+		memset(active_css, 0, ((size_t)d->n_css_multi + 1) * sizeof(*active_css));
 		d->tree_walk = true;
 		r = new_sums(d) ? -1 : walk_tree(d, active_ps, active_css);
 	}
@@ -866,6 +989,8 @@ void dpa_deep_release(struct dpa_deep *d)
 	wides_free(d->ps_total, d->n_slots);
 	wides_free(d->css_own, d->n_slots);
 	wides_free(d->css_total, d->n_slots);
+	free(d->ps_ref);
+	free(d->css_ref);
 	dpa_cliques_release(&d->cl);
 	memset(d, 0, sizeof(*d));
 }

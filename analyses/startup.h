@@ -93,8 +93,13 @@ struct dpa_deep {
 	bool general_walk;      /* private: DPA_DEEP_GENERAL_WALK was asked for */
 	uint64_t *multi_rest;   /* [n_multi * n_slots] */
 	uint64_t *multi_prim;   /* [n_multi * n_slots] */
-	struct dpa_deep_wide *ps_own, *ps_total;        /* [n_slots], by ps id */
-	struct dpa_deep_wide *css_own, *css_total;      /* [n_slots], by css id */
+	/* private: ps_ref[ps] (css_ref[css]) is 0 for a ps (css) with no pd
+	 * (csd), its only pd (csd), or REF_MULTI | i when it has several: only
+	 * those have sums below, at index i (1 .. n_ps_multi, n_css_multi) */
+	uint32_t *ps_ref, *css_ref;
+	uint32_t n_ps_multi, n_css_multi;
+	struct dpa_deep_wide *ps_own, *ps_total;        /* [n_slots], by ps_ref index */
+	struct dpa_deep_wide *css_own, *css_total;      /* [n_slots], by css_ref index */
 	size_t bytes;           /* memory *d holds, cliques included */
 };
 

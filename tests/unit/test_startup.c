@@ -795,9 +795,12 @@ static void test_wide_values(void)
 		CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 202, DPA_CSCS), 7);
 		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CSCS),
 				1 + 200 * 5000000000ull + 200 * 201 / 2 + 7);
-		/* ps 1, ps 2 and the 200: wide; ps 203: narrow */
-		CU_ASSERT_EQUAL(d.ps_total[d.slot[DPA_CSCS]].n_big, 202);
-		CU_ASSERT_EQUAL(d.ps_total[d.slot[DPA_CSCS]].cap_big, 256);
+		/* cliques 1, 2 and the 200: wide; clique 203: narrow (each ps
+		 * has one pd, so its costs are its pd's, not stored) */
+		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].n_big, 202);
+		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].cap_big, 256);
+		CU_ASSERT_EQUAL(d.n_ps_multi, 0);
+		CU_ASSERT_EQUAL(d.n_css_multi, 0);
 		dpa_deep_release(&d);
 		free_profile(&p);
 	}

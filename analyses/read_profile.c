@@ -252,13 +252,15 @@ static int truncated(struct reader *r)
 }
 
 /*
- * The common records (PD, CSD: a short array of unsigned integers) decoded
- * here rather than by msgpack-c, which would build them in its zone at
- * several times the cost. buf[0..avail) are the bytes at hand. Returns the
- * record's size with r->obj set (pointing into r->fast) when one such
- * record lies whole in them; 0 for anything else, which skim() and msgpack-c
- * then measure and decode, and read_record() judges (the same verdict: a
- * record taken here is one they accept).
+ * The common records (PD, CSD: a short array of unsigned integers; PS, CSS
+ * and THREAD, which add nil, booleans and strings) decoded here rather than
+ * by msgpack-c, which would build them in its zone at several times the
+ * cost. buf[0..avail) are the bytes at hand. Returns the record's size with
+ * r->obj set (pointing into r->fast; a string's bytes into buf, valid until
+ * the next call, as msgpack-c's would be) when one such record lies whole in
+ * them; 0 for anything else, which skim() and msgpack-c then measure and
+ * decode, and read_record() judges (the same verdict: a record taken here is
+ * one they accept, decoded to the same objects).
  */
 static int64_t fast_record(struct reader *r, const unsigned char *buf, size_t size)
 {
@@ -280,6 +282,25 @@ static int64_t fast_record(struct reader *r, const unsigned char *buf, size_t si
 		if (c <= 0x7f) {
 			v = c;
 			pos += 1;
+		} else if (c == 0xc0 || c == 0xc2 || c == 0xc3) {
+			r->fast[i].type = c == 0xc0 ? MSGPACK_OBJECT_NIL : MSGPACK_OBJECT_BOOLEAN;
+			r->fast[i].via.boolean = c == 0xc3;
+			pos += 1;
+			continue;
+		} else if ((c >= 0xa0 && c <= 0xbf) || c == 0xd9 || c == 0xda) {
+			size_t len, h = c <= 0xbf ? 1 : c == 0xd9 ? 2 : 3;
+
+			if (pos + h > size)
+				return 0;
+			len = c <= 0xbf ? (size_t)(c & 0x1f) : c == 0xd9 ? buf[pos + 1] :
+			      (size_t)buf[pos + 1] << 8 | buf[pos + 2];
+			if (len > size - pos - h)
+				return 0;
+			r->fast[i].type = MSGPACK_OBJECT_STR;
+			r->fast[i].via.str.size = (uint32_t)len;
+			r->fast[i].via.str.ptr = (const char *)buf + pos + h;
+			pos += h + len;
+			continue;
 		} else if (c == 0xcc && pos + 2 <= size) {
 			v = buf[pos + 1];
 			pos += 2;

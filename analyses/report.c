@@ -288,10 +288,7 @@ static bool *mark_procs(struct dpa_report *r, struct dpa_error *err)
 
 static void ps_costs(const struct dpa_deep *d, uint32_t ps, struct dpa_report_costs *c)
 {
-	for (int m = 0; m < DPA_NMEASURES; m++) {
-		c->own[m] = dpa_deep_ps_own(d, ps, m);
-		c->total[m] = dpa_deep_ps_total(d, ps, m);
-	}
+	dpa_deep_ps_costs(d, ps, c->own, c->total);     /* all measures in one pass */
 }
 
 /* procedures: one row per procedure that was called (not <root>): ps,

@@ -165,6 +165,52 @@ uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measu
 	return r ? pd_total_slot(d, r, m, d->slot[m]) : 0;
 }
 
+void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_NMEASURES],
+		       uint64_t total[DPA_NMEASURES])
+{
+	const struct dpa_profile *p = d->p;
+	uint64_t o[DPA_NMEASURES] = { 0 }, t[DPA_NMEASURES] = { 0 };   /* o by measure, t by slot */
+	uint32_t r = d->ps_ref[ps];
+
+	if (r & REF_MULTI) {
+		for (uint32_t s = 0; s < d->n_slots; s++) {
+			o[d->rep[s]] = wide_get(&d->ps_own[s], r & ~REF_MULTI);
+			t[s] = wide_get(&d->ps_total[s], r & ~REF_MULTI);
+		}
+		for (int m = 0; m < DPA_NMEASURES; m++)
+			o[m] = d->slot[m] < 0 ? 0 : o[d->rep[d->slot[m]]];
+	} else if (r) {
+		const struct dpa_pd *q = &p->pd[r];
+		uint32_t c = d->cl.pd_clique[r];
+
+		for (uint32_t j = 0; j < q->in_n; j++) {
+			uint32_t x = p->in_csd[q->in_first + j];
+
+			for (int m = 0; m < DPA_NMEASURES; m++)
+				o[m] += dpa_own(p, x, m);
+		}
+		if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
+			for (uint32_t s = 0; s < d->n_slots; s++)
+				t[s] = wide_get(&d->tier[s], c);
+		} else {
+			for (uint32_t s = 0; s < d->n_slots; s++)
+				t[s] = o[d->rep[s]];
+			for (uint32_t j = 0; j < q->out_n; j++) {
+				uint32_t x = p->out_csd[q->out_first + j];
+
+				if (d->cl.pd_clique[p->csd[x].callee_pd] == c)
+					continue;
+				for (uint32_t s = 0; s < d->n_slots; s++)
+					t[s] += csd_total_slot(d, x, d->rep[s], s);
+			}
+		}
+	}
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		own[m] = d->slot[m] < 0 ? 0 : o[m];
+		total[m] = d->slot[m] < 0 ? 0 : t[d->slot[m]];
+	}
+}
+
 uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m)
 {
 	uint32_t r;

@@ -48,13 +48,16 @@
  * ticks - ticks_outside, allocs - allocs_outside, bytes - bytes_outside.
  *
  * Memory: totals are stored per clique (4 bytes per stored measure; values
- * of 2^31 or more take 8 bytes more), own and total per ps and css (8 bytes
- * per stored measure, and 8 more per wide value); csd and pd totals are
+ * of 2^31 or more take 8 bytes more), own and total per ps with several
+ * pds and per css with several csds (8 bytes per stored measure, and 8 more
+ * per wide value), and 4 bytes per ps and css to find them; csd and pd
+ * totals, and the costs of a ps with one pd (a css with one csd), are
  * derived on demand in O(degree). Measures equal on every csd share storage
  * (cscs and calls with clock "calls"; exits and calls without non-local
  * exits), measures 0 on every csd take none. With the cliques' 16 bytes per
- * pd, each stored measure costs 4 bytes per pd and 8 per ps and css: a
- * 10^7-csd tree profile (4 distinct measures) takes 32 bytes per csd. A
+ * pd, each stored measure costs 4 bytes per pd: a 10^7-csd tree profile (4
+ * distinct measures) takes 32 bytes per csd; one with a procedure per csd
+ * 4 more per ps and css. A
  * caller short of memory may store fewer measures (dpa_deep_init_measures):
  * csd, pd and clique own costs stay available for all, totals and ps/css
  * costs only for those stored.
@@ -146,10 +149,17 @@ uint64_t dpa_deep_clique_total(const struct dpa_deep *d, uint32_t c, enum dpa_me
 
 uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum dpa_measure m);
 
-/* ps and css costs: O(1). */
+/* ps and css costs: O(1) for a ps with several pds (a css with several
+ * csds); otherwise its one pd's (csd's) costs, O(that pd's degree). */
 uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m);
 uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m);
 uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m);
+
+/* own[m] = dpa_deep_ps_own(d, ps, m) and total[m] = dpa_deep_ps_total(d,
+ * ps, m) for every measure, in one pass (a report over millions of
+ * procedures). */
+void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_NMEASURES],
+		       uint64_t total[DPA_NMEASURES]);
 uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_measure m);
 
 #endif

@@ -224,6 +224,22 @@ static int deep(struct dpa_deep *d, struct dpa_profile *p)
 	CU_ASSERT_EQUAL_FATAL(dpa_deep_init_measures(&g, p, DPA_ALL_MEASURES |
 						     DPA_DEEP_GENERAL_WALK, &err), 0);
 	CU_ASSERT_TRUE(g.tree_walk);
+	/* all measures at once: the same as one at a time, stored (g) or
+	 * derived from a ps's only pd (d) */
+	for (uint32_t i = 0; i <= p->n_ps; i++) {
+		uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
+
+		dpa_deep_ps_costs(d, i, own, total);
+		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
+			CU_ASSERT_EQUAL(own[m], dpa_deep_ps_own(d, i, m));
+			CU_ASSERT_EQUAL(total[m], dpa_deep_ps_total(d, i, m));
+		}
+		dpa_deep_ps_costs(&g, i, own, total);
+		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
+			CU_ASSERT_EQUAL(own[m], dpa_deep_ps_own(d, i, m));
+			CU_ASSERT_EQUAL(total[m], dpa_deep_ps_total(d, i, m));
+		}
+	}
 	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
 		for (uint32_t i = 0; i <= p->n_ps; i++) {
 			CU_ASSERT_EQUAL(dpa_deep_ps_own(&g, i, m), dpa_deep_ps_own(d, i, m));
@@ -726,6 +742,17 @@ static void test_measure_mask(void)
 	CU_ASSERT_EQUAL(dpa_deep_ps_own(&d, 2, DPA_TICKS), 2);
 	CU_ASSERT_EQUAL(dpa_deep_clique_own(&d, 2, DPA_CSCS), 5);
 	CU_ASSERT_EQUAL(dpa_deep_pd_own(&d, 3, DPA_CSCS), 10);
+	{
+		uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
+
+		/* ps 2 (main): own ticks 2, total 2 + 4; cscs not stored */
+		dpa_deep_ps_costs(&d, 2, own, total);
+		CU_ASSERT_EQUAL(own[DPA_TICKS], 2);
+		CU_ASSERT_EQUAL(total[DPA_TICKS], 6);
+		CU_ASSERT_EQUAL(own[DPA_CSCS], 0);
+		CU_ASSERT_EQUAL(total[DPA_CSCS], 0);
+		CU_ASSERT_EQUAL(own[DPA_CALLS], 0);
+	}
 	dpa_deep_release(&d);
 
 	/* no measure at all: cliques only */

@@ -130,6 +130,45 @@ static inline uint32_t multi_index(uint32_t ref)
 	return ref & REF_MULTI ? ref & ~REF_MULTI : 0;
 }
 
+/*
+ * Clique totals. Most cliques of a big profile are leaves: a pd that calls
+ * nothing (or only itself). Their total is their own cost, found in O(their
+ * in csds), so only the others are stored: bit k of `stored` (k the
+ * completion index; id = n - k once the search is over) says clique k has
+ * a total in tier[s] at index stored_rank[k / 64] + the set bits of its
+ * word below k.
+ */
+#define LEAF_MAX_IN 16          /* a leaf with more in csds is stored anyway */
+
+/* The total of the clique with completion index k in slot s (>= 0). */
+static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
+{
+	uint64_t w = d->stored[k >> 6], bit = 1ull << (k & 63);
+	const struct dpa_profile *p = d->p;
+	uint32_t c, sum_first, sum_end;
+	uint64_t sum = 0;
+
+	if (w & bit)
+		return wide_get(&d->tier[s], d->stored_rank[k >> 6] +
+				(uint32_t)__builtin_popcountll(w & (bit - 1)));
+	c = d->walking ? k : d->cl.n - k;
+	sum_first = d->cl.first[c];
+	sum_end = d->cl.first[c + 1];
+	for (uint32_t i = sum_first; i < sum_end; i++) {
+		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
+
+		for (uint32_t j = 0; j < q->in_n; j++)
+			sum += dpa_own(p, p->in_csd[q->in_first + j], d->rep[s]);
+	}
+	return sum;
+}
+
+/* The total of clique id c (search over) in slot s. */
+static inline uint64_t clique_total_slot(const struct dpa_deep *d, uint32_t c, int s)
+{
+	return tier_get(d, d->cl.n - c, s);
+}
+
 /* The total of pd v for measure m, stored in slot s (>= 0): the clique's
  * when v is alone in it, else own + the totals of its calls out of it. */
 static uint64_t pd_total_slot(const struct dpa_deep *d, uint32_t v, enum dpa_measure m, int s)
@@ -137,7 +176,7 @@ static uint64_t pd_total_slot(const struct dpa_deep *d, uint32_t v, enum dpa_mea
 	uint32_t c = d->cl.pd_clique[v];
 
 	if (d->cl.first[c + 1] - d->cl.first[c] == 1)
-		return wide_get(&d->tier[s], c);
+		return clique_total_slot(d, c, s);
 	return dpa_deep_pd_own(d, v, m) + dpa_deep_pd_desc(d, v, m);
 }
 
@@ -191,7 +230,7 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 		}
 		if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
 			for (uint32_t s = 0; s < d->n_slots; s++)
-				t[s] = wide_get(&d->tier[s], c);
+				t[s] = clique_total_slot(d, c, s);
 		} else {
 			for (uint32_t s = 0; s < d->n_slots; s++)
 				t[s] = o[d->rep[s]];
@@ -268,8 +307,8 @@ static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_me
 		return dpa_own(p, x, m);
 	cc = d->walking ? DPA_CLIQUE_KEY(0) - key : key;
 	e = d->cl.entry[cc];
-	if (!(e & DPA_CLIQUE_MULTI))
-		return wide_get(&d->tier[s], cc);      /* x is its only entry */
+	if (!(e & DPA_CLIQUE_MULTI))                   /* x is its only entry */
+		return tier_get(d, d->walking ? cc : d->cl.n - cc, s);
 	i = e & ~DPA_CLIQUE_MULTI;
 	if (x == d->cl.multi[i].primary)
 		return dpa_own(p, x, m) + d->multi_prim[(size_t)i * d->n_slots + s];
@@ -337,7 +376,7 @@ uint64_t dpa_deep_clique_own(const struct dpa_deep *d, uint32_t c, enum dpa_meas
 
 uint64_t dpa_deep_clique_total(const struct dpa_deep *d, uint32_t c, enum dpa_measure m)
 {
-	return d->slot[m] < 0 ? 0 : wide_get(&d->tier[d->slot[m]], c);
+	return d->slot[m] < 0 ? 0 : clique_total_slot(d, c, d->slot[m]);
 }
 
 uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum dpa_measure m)
@@ -381,11 +420,15 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	const struct dpa_profile *p = d->p;
 	const uint32_t key = DPA_CLIQUE_KEY(k), ns = d->n_slots;
 	uint64_t acc[DPA_NMEASURES] = { 0 };   /* by slot */
-	bool overflow = false;
+	bool overflow = false, leaf = true;
+	uint64_t n_in = 0;
 
+	if ((k & 63) == 0)
+		d->stored_rank[k >> 6] = d->n_stored;
 	for (uint32_t mi = cl->first[k]; mi < cl->first[k + 1]; mi++) {
 		const struct dpa_pd *q = &p->pd[cl->member[mi]];
 
+		n_in += q->in_n;
 		for (uint32_t j = 0; j < q->in_n; j++) {
 			uint32_t e = p->in_csd[q->in_first + j];
 
@@ -406,6 +449,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 
 			if (cl->pd_clique[p->csd[x].callee_pd] == key)
 				continue;
+			leaf = false;
 			for (uint32_t s = 0; s < ns; s++)
 				overflow |= __builtin_add_overflow(
 					acc[s], csd_total_slot(d, x, d->rep[s], s), &acc[s]);
@@ -413,9 +457,15 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	}
 	if (overflow)
 		return dpa_fail(err, p, "costs overflow 64 bits");
-	for (uint32_t s = 0; s < ns; s++)
-		if (wide_add(&d->tier[s], k, acc[s]))
-			return dpa_fail(err, p, "out of memory computing clique totals");
+	/* a leaf's total is its own cost, found again on demand (the general
+	 * walk, for tests, stores every total so that the two can be compared) */
+	if (!leaf || n_in > LEAF_MAX_IN || d->general_walk) {
+		d->stored[k >> 6] |= 1ull << (k & 63);
+		for (uint32_t s = 0; s < ns; s++)
+			if (wide_add(&d->tier[s], d->n_stored, acc[s]))
+				return dpa_fail(err, p, "out of memory computing clique totals");
+		d->n_stored++;
+	}
 
 	if (cl->entry[k] & DPA_CLIQUE_MULTI) {
 		uint32_t i = cl->entry[k] & ~DPA_CLIQUE_MULTI, n;
@@ -448,30 +498,27 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 }
 
 /*
- * The search is over: per-clique totals move from completion order to ids
- * (clique k is id n - k); wide ones keep their place in big[].
+ * The search is over: the stored clique totals keep their places (they are
+ * found by completion index, k = n - id); give back what is not used.
  */
 static void renumber_totals(struct dpa_deep *d)
 {
-	const uint32_t n = d->cl.n;
+	size_t nw = ((size_t)d->cl.n >> 6) + 1;
+	void *a;
 
 	for (uint32_t s = 0; s < d->n_slots; s++) {
 		struct dpa_deep_wide *t = &d->tier[s];
-		void *a;
 
-		for (uint32_t i = 0, j = n; i + 1 < j; i++, j--) {
-			uint32_t v = t->lo[i];
-
-			t->lo[i] = t->lo[j - 1];
-			t->lo[j - 1] = v;
-		}
-		memmove(t->lo + 1, t->lo, (size_t)n * sizeof(uint32_t));
-		t->lo[0] = 0;
-		if ((a = realloc(t->lo, ((size_t)n + 1) * sizeof(uint32_t))))
+		if ((a = realloc(t->lo, ((size_t)d->n_stored + 1) * sizeof(uint32_t))))
 			t->lo = a;
-		d->bytes += ((size_t)n + 1) * sizeof(uint32_t) +
+		d->bytes += ((size_t)d->n_stored + 1) * sizeof(uint32_t) +
 			    (size_t)t->cap_big * sizeof(uint64_t);
 	}
+	if ((a = realloc(d->stored, nw * sizeof(*d->stored))))
+		d->stored = a;
+	if ((a = realloc(d->stored_rank, nw * sizeof(*d->stored_rank))))
+		d->stored_rank = a;
+	d->bytes += nw * (sizeof(*d->stored) + sizeof(*d->stored_rank));
 	d->bytes += (size_t)d->cap_multi * (1 + 2 * (d->n_slots + 1)) * sizeof(uint64_t);
 }
 
@@ -509,7 +556,7 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
 		/* alone in its clique: the clique's total is the pd's */
 		for (uint32_t s = 0; s < d->n_slots; s++)
-			total[s] = wide_get(&d->tier[s], c);
+			total[s] = clique_total_slot(d, c, s);
 		return;
 	}
 	for (uint32_t s = 0; s < d->n_slots; s++)
@@ -533,7 +580,7 @@ static void pd_totals(const struct dpa_deep *d, uint32_t v, uint64_t *total)
 
 	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
 		for (uint32_t s = 0; s < d->n_slots; s++)
-			total[s] = wide_get(&d->tier[s], c);
+			total[s] = clique_total_slot(d, c, s);
 		return;
 	}
 	pd_costs(d, v, own, total);
@@ -597,7 +644,7 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 	if (e && p->csd[e].css <= p->n_css && (ci = multi_index(d->css_ref[p->csd[e].css])) &&
 	    active_css[ci] == 0)
 		for (uint32_t s = 0; s < ns; s++)
-			r |= wide_add(&d->css_total[s], ci, wide_get(&d->tier[s], c));
+			r |= wide_add(&d->css_total[s], ci, clique_total_slot(d, c, s));
 	mark(d, c, active_ps, active_css, +1);
 	for (uint32_t i = 0; i < nm; i++) {
 		uint32_t v = mem[i], ps = p->pd[v].ps;
@@ -983,6 +1030,10 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 	if (!d->tier)
 		return dpa_fail(err, p, "out of memory computing inherited costs");
 	d->bytes += d->n_slots * sizeof(*d->tier);
+	d->stored = calloc(((size_t)p->n_pd >> 6) + 1, sizeof(*d->stored));
+	d->stored_rank = calloc(((size_t)p->n_pd >> 6) + 1, sizeof(*d->stored_rank));
+	if (!d->stored || !d->stored_rank)
+		return dpa_fail(err, p, "out of memory computing inherited costs");
 	for (uint32_t s = 0; s < d->n_slots; s++) {
 		d->tier[s].lo = calloc((size_t)p->n_pd + 1, sizeof(uint32_t));
 		if (!d->tier[s].lo)
@@ -1028,6 +1079,8 @@ void dpa_deep_release(struct dpa_deep *d)
 	if (!d)
 		return;
 	wides_free(d->tier, d->n_slots);
+	free(d->stored);
+	free(d->stored_rank);
 	free(d->multi_w);
 	free(d->multi_rest);
 	free(d->multi_prim);

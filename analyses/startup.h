@@ -86,7 +86,12 @@ struct dpa_deep {
 	 * csd during the search since slots are first guessed from a sample */
 	uint8_t check[DPA_NMEASURES], n_check;
 	bool slots_wrong;
-	struct dpa_deep_wide *tier;     /* [n_slots]: clique totals */
+	struct dpa_deep_wide *tier;     /* [n_slots]: the stored clique totals */
+	/* private: which cliques have a stored total (bit k: completion index
+	 * k = n - id; a leaf's is derived), and where (startup.c, tier_get) */
+	uint64_t *stored;
+	uint32_t *stored_rank;
+	uint32_t n_stored;
 	/* per multi-entry clique i (cl.multi[i]): total calls of its entries
 	 * (0: equal shares), and per slot the rest to share and the primary's share */
 	uint64_t *multi_w;      /* [n_multi] */

@@ -250,6 +250,15 @@ static int deep(struct dpa_deep *d, struct dpa_profile *p)
 			CU_ASSERT_EQUAL(dpa_deep_css_total(&g, i, m), dpa_deep_css_total(d, i, m));
 		}
 	}
+	/* clique and csd totals: stored for every clique (g) or derived for
+	 * the leaves (d) */
+	for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
+		for (uint32_t c = 1; c <= d->cl.n; c++)
+			CU_ASSERT_EQUAL(dpa_deep_clique_total(&g, c, m), dpa_deep_clique_total(d, c, m));
+		for (uint32_t x = 1; x <= p->n_csd; x++)
+			CU_ASSERT_EQUAL(dpa_deep_csd_total(&g, x, m), dpa_deep_csd_total(d, x, m));
+	}
+	CU_ASSERT_EQUAL(g.n_stored, g.cl.n);
 	dpa_deep_release(&g);
 	return r;
 }
@@ -822,12 +831,24 @@ static void test_wide_values(void)
 		CU_ASSERT_EQUAL(dpa_deep_css_total(&d, 202, DPA_CSCS), 7);
 		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CSCS),
 				1 + 200 * 5000000000ull + 200 * 201 / 2 + 7);
-		/* cliques 1, 2 and the 200: wide; clique 203: narrow (each ps
-		 * has one pd, so its costs are its pd's, not stored) */
-		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].n_big, 202);
-		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].cap_big, 256);
+		/* each ps has one pd, so its costs are its pd's, not stored;
+		 * the 201 leaves' totals are their own costs, not stored: only
+		 * cliques 1 and 2 are, both wide */
 		CU_ASSERT_EQUAL(d.n_ps_multi, 0);
 		CU_ASSERT_EQUAL(d.n_css_multi, 0);
+		CU_ASSERT_EQUAL(d.n_stored, 2);
+		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].n_big, 2);
+		dpa_deep_release(&d);
+		/* stored for all (the general walk): cliques 1, 2 and the
+		 * 200 wide, clique 203 narrow, and ps likewise */
+		CU_ASSERT_EQUAL_FATAL(dpa_deep_init_measures(&d, &p, DPA_ALL_MEASURES |
+							     DPA_DEEP_GENERAL_WALK, &err), 0);
+		CU_ASSERT_EQUAL(d.n_stored, 203);
+		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].n_big, 202);
+		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].cap_big, 256);
+		CU_ASSERT_EQUAL(d.ps_total[d.slot[DPA_CSCS]].n_big, 202);
+		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 203, DPA_CSCS), 7);
+		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 202, DPA_CSCS), 5000000200ull);
 		dpa_deep_release(&d);
 		free_profile(&p);
 	}

@@ -297,29 +297,23 @@ static int top(struct dpa_report *r, struct dpa_error *err)
 {
 	const struct dpa_profile *p = r->p;
 	struct dpa_report_section *s = new_section(r, "procedures");
-	uint32_t *npd = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
 	struct dpa_report_row w;
 	struct keep k;
 
-	if (!npd)
-		return oom(r, err);
-	for (uint32_t q = 1; q <= p->n_pd; q++)
-		npd[p->pd[q].ps]++;
 	keep_init(r, &k);
 	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
-		if (!npd[ps])
+		uint32_t npd = dpa_deep_ps_npd(r->d, ps);
+
+		if (!npd)
 			continue;
 		memset(&w, 0, sizeof(w));
 		w.ps = ps;
-		w.count = npd[ps];
+		w.count = npd;
 		ps_costs(r->d, ps, &w.c);
 		w.calls = w.c.own[DPA_CALLS];
-		if (keep_row(r, s, &k, &w) < 0) {
-			free(npd);
+		if (keep_row(r, s, &k, &w) < 0)
 			return oom(r, err);
-		}
 	}
-	free(npd);
 	keep_finish(r, s, &k);
 	return 0;
 }

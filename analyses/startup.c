@@ -204,6 +204,13 @@ uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measu
 	return r ? pd_total_slot(d, r, m, d->slot[m]) : 0;
 }
 
+uint32_t dpa_deep_ps_npd(const struct dpa_deep *d, uint32_t ps)
+{
+	uint32_t r = d->ps_ref[ps];
+
+	return r & REF_MULTI ? d->ps_npd[r & ~REF_MULTI] : r != 0;
+}
+
 void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_NMEASURES],
 		       uint64_t total[DPA_NMEASURES])
 {
@@ -812,6 +819,24 @@ out:
 	return ret;
 }
 
+/* ps_npd[i]: how many pds the ps with stored sums i has. Returns 0 or -1. */
+static int count_pds(struct dpa_deep *d)
+{
+	const struct dpa_profile *p = d->p;
+
+	d->ps_npd = calloc((size_t)d->n_ps_multi + 1, sizeof(uint32_t));
+	if (!d->ps_npd)
+		return -1;
+	d->bytes += ((size_t)d->n_ps_multi + 1) * sizeof(uint32_t);
+	for (uint32_t v = 1; v <= p->n_pd; v++) {
+		uint32_t ps = p->pd[v].ps;
+
+		if (ps <= p->n_ps && (d->ps_ref[ps] & REF_MULTI))
+			d->ps_npd[d->ps_ref[ps] & ~REF_MULTI]++;
+	}
+	return 0;
+}
+
 /*
  * Which ps and css get stored sums (see REF_MULTI): ps_ref[ps] becomes its
  * only pd, or REF_MULTI | 1, 2, ... in ps id order for a ps with several;
@@ -836,7 +861,7 @@ static int make_refs(struct dpa_deep *d)
 			d->css_ref[i] = REF_MULTI | (i + 1);
 		d->n_ps_multi = p->n_ps + 1;
 		d->n_css_multi = p->n_css + 1;
-		return 0;
+		return count_pds(d);
 	}
 	/* ids below 2^31 (the clique search checked it): no clash with REF_MULTI */
 	for (uint32_t v = 1; v <= p->n_pd; v++) {
@@ -869,7 +894,7 @@ static int make_refs(struct dpa_deep *d)
 		if (d->css_ref[i] & REF_MULTI)
 			d->css_ref[i] = REF_MULTI | ++n;
 	d->n_css_multi = n;
-	return 0;
+	return count_pds(d);
 }
 
 /* (Re)make the four ps/css sum arrays, all 0. Returns 0 or -1. */
@@ -1090,6 +1115,7 @@ void dpa_deep_release(struct dpa_deep *d)
 	wides_free(d->css_total, d->n_slots);
 	free(d->ps_ref);
 	free(d->css_ref);
+	free(d->ps_npd);
 	dpa_cliques_release(&d->cl);
 	memset(d, 0, sizeof(*d));
 }

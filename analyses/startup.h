@@ -106,6 +106,7 @@ struct dpa_deep {
 	 * those have sums below, at index i (1 .. n_ps_multi, n_css_multi) */
 	uint32_t *ps_ref, *css_ref;
 	uint32_t n_ps_multi, n_css_multi;
+	uint32_t *ps_npd;       /* private: [n_ps_multi + 1], pds per such ps */
 	struct dpa_deep_wide *ps_own, *ps_total;        /* [n_slots], by ps_ref index */
 	struct dpa_deep_wide *css_own, *css_total;      /* [n_slots], by css_ref index */
 	size_t bytes;           /* memory *d holds, cliques included */
@@ -159,6 +160,9 @@ uint64_t dpa_deep_thread_total(const struct dpa_deep *d, uint32_t thread, enum d
 uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m);
 uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m);
 uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measure m);
+
+/* The number of pds (calling contexts) of ps. O(1). */
+uint32_t dpa_deep_ps_npd(const struct dpa_deep *d, uint32_t ps);
 
 /* own[m] = dpa_deep_ps_own(d, ps, m) and total[m] = dpa_deep_ps_total(d,
  * ps, m) for every measure, in one pass (a report over millions of

@@ -229,6 +229,12 @@ static int deep(struct dpa_deep *d, struct dpa_profile *p)
 	for (uint32_t i = 0; i <= p->n_ps; i++) {
 		uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
 
+		uint32_t npd = 0;
+
+		for (uint32_t v = 1; v <= p->n_pd; v++)
+			npd += p->pd[v].ps == i;
+		CU_ASSERT_EQUAL(dpa_deep_ps_npd(d, i), npd);
+		CU_ASSERT_EQUAL(dpa_deep_ps_npd(&g, i), npd);
 		dpa_deep_ps_costs(d, i, own, total);
 		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++) {
 			CU_ASSERT_EQUAL(own[m], dpa_deep_ps_own(d, i, m));

@@ -883,6 +883,11 @@ static const struct kind_info kinds[] = {
 	{ K_END, 7, 8, "END", NULL },
 };
 
+/* kind_of[tag]: 1 + the tag's index in kinds[], 0 for an unknown tag */
+static const uint8_t kind_of[] = {
+	[K_MODULE] = 1, [K_PS] = 2, [K_CSS] = 3, [K_PD] = 4, [K_CSD] = 5, [K_THREAD] = 6, [K_END] = 7,
+};
+
 static uint32_t count_of(const struct dpa_profile *p, int tag)
 {
 	switch (tag) {
@@ -908,9 +913,8 @@ static int read_record(struct reader *r, const msgpack_object *o)
 	if (o->via.array.size == 0 || !is_uint(&o->via.array.ptr[0]))
 		return corrupt(r, "record without a kind tag");
 	tag = o->via.array.ptr[0].via.u64;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (kinds[i].tag == (int)tag && tag < 100)
-			k = &kinds[i];
+	if (tag < sizeof(kind_of) / sizeof(kind_of[0]) && kind_of[tag])
+		k = &kinds[kind_of[tag] - 1];
 	if (!k)
 		return corrupt(r, "unknown record kind %" PRIu64, tag);
 	if (o->via.array.size != (uint32_t)k->len)

@@ -140,6 +140,15 @@ static inline uint32_t multi_index(uint32_t ref)
  */
 #define LEAF_MAX_IN 16          /* a leaf with more in csds is stored anyway */
 
+/* The set bits of w (inline: without -mpopcnt the builtin is a libgcc call). */
+static inline uint32_t popcount64(uint64_t w)
+{
+	w -= (w >> 1) & 0x5555555555555555ull;
+	w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+	w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((w * 0x0101010101010101ull) >> 56);
+}
+
 /* The total of the clique with completion index k in slot s (>= 0). */
 static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 {
@@ -149,8 +158,7 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 	uint64_t sum = 0;
 
 	if (w & bit)
-		return wide_get(&d->tier[s], d->stored_rank[k >> 6] +
-				(uint32_t)__builtin_popcountll(w & (bit - 1)));
+		return wide_get(&d->tier[s], d->stored_rank[k >> 6] + popcount64(w & (bit - 1)));
 	c = d->walking ? k : d->cl.n - k;
 	sum_first = d->cl.first[c];
 	sum_end = d->cl.first[c + 1];

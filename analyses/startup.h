@@ -107,6 +107,7 @@ struct dpa_deep {
 	uint32_t *ps_ref, *css_ref;
 	uint32_t n_ps_multi, n_css_multi;
 	uint32_t *ps_npd;       /* private: [n_ps_multi + 1], pds per such ps */
+	uint64_t *sum[4];       /* private: the walk's 64-bit sums, when few */
 	struct dpa_deep_wide *ps_own, *ps_total;        /* [n_slots], by ps_ref index */
 	struct dpa_deep_wide *css_own, *css_total;      /* [n_slots], by css_ref index */
 	size_t bytes;           /* memory *d holds, cliques included */

@@ -13,6 +13,7 @@
 /* --- private prototypes ------------------------------------------------ */
 
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s);
+static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t);
 static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k);
 static int static_totals(struct dpa_deep *d, struct dpa_error *err);
 static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
@@ -171,6 +172,42 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 	return sum;
 }
 
+/* t[s] = tier_get(d, k, s) for every slot, in one pass over a leaf's csds. */
+static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
+{
+	uint64_t w = d->stored[k >> 6], bit = 1ull << (k & 63);
+	const struct dpa_profile *p = d->p;
+	const uint32_t ns = d->n_slots;
+	uint32_t c;
+
+	if (w & bit) {
+		uint32_t i = d->stored_rank[k >> 6] + popcount64(w & (bit - 1));
+
+		for (uint32_t s = 0; s < ns; s++)
+			t[s] = wide_get(&d->tier[s], i);
+		return;
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		t[s] = 0;
+	c = d->walking ? k : d->cl.n - k;
+	for (uint32_t i = d->cl.first[c]; i < d->cl.first[c + 1]; i++) {
+		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
+
+		for (uint32_t j = 0; j < q->in_n; j++) {
+			uint32_t x = p->in_csd[q->in_first + j];
+
+			for (uint32_t s = 0; s < ns; s++)
+				t[s] += dpa_own(p, x, d->rep[s]);
+		}
+	}
+}
+
+/* t[s] for every slot: the total of clique id c (search over). */
+static inline void clique_totals(const struct dpa_deep *d, uint32_t c, uint64_t *t)
+{
+	tier_get_all(d, d->cl.n - c, t);
+}
+
 /* The total of clique id c (search over) in slot s. */
 static inline uint64_t clique_total_slot(const struct dpa_deep *d, uint32_t c, int s)
 {
@@ -244,18 +281,19 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 				o[m] += dpa_own(p, x, m);
 		}
 		if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
-			for (uint32_t s = 0; s < d->n_slots; s++)
-				t[s] = clique_total_slot(d, c, s);
+			clique_totals(d, c, t);
 		} else {
 			for (uint32_t s = 0; s < d->n_slots; s++)
 				t[s] = o[d->rep[s]];
 			for (uint32_t j = 0; j < q->out_n; j++) {
 				uint32_t x = p->out_csd[q->out_first + j];
+				uint64_t tx[DPA_NMEASURES];
 
 				if (d->cl.pd_clique[p->csd[x].callee_pd] == c)
 					continue;
+				csd_totals(d, x, tx);
 				for (uint32_t s = 0; s < d->n_slots; s++)
-					t[s] += csd_total_slot(d, x, d->rep[s], s);
+					t[s] += tx[s];
 			}
 		}
 	}
@@ -329,6 +367,24 @@ static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_me
 		return dpa_own(p, x, m) + d->multi_prim[(size_t)i * d->n_slots + s];
 	return dpa_own(p, x, m) + share(d->multi_rest[(size_t)i * d->n_slots + s],
 				      entry_weight(d, i, x), entry_wsum(d, i));
+}
+
+/* t[s] = csd_total_slot(d, x, d->rep[s], s) for every slot. */
+static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t key = d->cl.pd_clique[p->csd[x].callee_pd], cc, e;
+
+	if (d->cl.pd_clique[p->csd[x].caller_pd] != key) {
+		cc = d->walking ? DPA_CLIQUE_KEY(0) - key : key;
+		e = d->cl.entry[cc];
+		if (!(e & DPA_CLIQUE_MULTI)) {
+			tier_get_all(d, d->walking ? cc : d->cl.n - cc, t);
+			return;
+		}
+	}
+	for (uint32_t s = 0; s < d->n_slots; s++)
+		t[s] = csd_total_slot(d, x, d->rep[s], s);
 }
 
 uint64_t dpa_deep_csd_total(const struct dpa_deep *d, uint32_t csd, enum dpa_measure m)
@@ -434,7 +490,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	struct dpa_error *err = ((void **)ctx)[1];
 	const struct dpa_profile *p = d->p;
 	const uint32_t key = DPA_CLIQUE_KEY(k), ns = d->n_slots;
-	uint64_t acc[DPA_NMEASURES] = { 0 };   /* by slot */
+	uint64_t acc[DPA_NMEASURES] = { 0 }, t[DPA_NMEASURES];      /* by slot */
 	bool overflow = false, leaf = true;
 	uint64_t n_in = 0;
 
@@ -465,9 +521,9 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 			if (cl->pd_clique[p->csd[x].callee_pd] == key)
 				continue;
 			leaf = false;
+			csd_totals(d, x, t);
 			for (uint32_t s = 0; s < ns; s++)
-				overflow |= __builtin_add_overflow(
-					acc[s], csd_total_slot(d, x, d->rep[s], s), &acc[s]);
+				overflow |= __builtin_add_overflow(acc[s], t[s], &acc[s]);
 		}
 	}
 	if (overflow)
@@ -632,19 +688,20 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 	}
 	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
 		/* alone in its clique: the clique's total is the pd's */
-		for (uint32_t s = 0; s < d->n_slots; s++)
-			total[s] = clique_total_slot(d, c, s);
+		clique_totals(d, c, total);
 		return;
 	}
 	for (uint32_t s = 0; s < d->n_slots; s++)
 		total[s] = own[d->rep[s]];
 	for (uint32_t j = 0; j < q->out_n; j++) {
 		uint32_t x = p->out_csd[q->out_first + j];
+		uint64_t t[DPA_NMEASURES];
 
 		if (d->cl.pd_clique[p->csd[x].callee_pd] == c)
 			continue;
+		csd_totals(d, x, t);
 		for (uint32_t s = 0; s < d->n_slots; s++)
-			total[s] += csd_total_slot(d, x, d->rep[s], s);
+			total[s] += t[s];
 	}
 }
 
@@ -656,8 +713,7 @@ static void pd_totals(const struct dpa_deep *d, uint32_t v, uint64_t *total)
 	uint64_t own[DPA_NMEASURES];
 
 	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
-		for (uint32_t s = 0; s < d->n_slots; s++)
-			total[s] = clique_total_slot(d, c, s);
+		clique_totals(d, c, total);
 		return;
 	}
 	pd_costs(d, v, own, total);
@@ -719,9 +775,11 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 	int r = 0;
 
 	if (e && p->csd[e].css <= p->n_css && (ci = multi_index(d->css_ref[p->csd[e].css])) &&
-	    active_css[ci] == 0)
+	    active_css[ci] == 0) {
+		clique_totals(d, c, total);
 		for (uint32_t s = 0; s < ns; s++)
-			r |= add_sum(d, SUM_CSS_TOTAL, s, ci, clique_total_slot(d, c, s));
+			r |= add_sum(d, SUM_CSS_TOTAL, s, ci, total[s]);
+	}
 	mark(d, c, active_ps, active_css, +1);
 	for (uint32_t i = 0; i < nm; i++) {
 		uint32_t v = mem[i], ps = p->pd[v].ps;

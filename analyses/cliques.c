@@ -87,12 +87,22 @@ static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 	uint32_t capm = 0, capmc = 0;
 	uint32_t start_i = 0;   /* which start point comes next: roots, then all pds */
 
-	/* at most n cliques: first, entry sized for that, shrunk by finish() */
-	rindex = cl->pd_clique = calloc((size_t)n + 1, sizeof(uint32_t));
+	/* zeroed by hand: the search reads each entry before it writes it,
+	 * which on calloc's fresh pages would fault each page twice */
+	rindex = cl->pd_clique = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	if (rindex)
+		memset(rindex, 0, ((size_t)n + 1) * sizeof(uint32_t));
 	cl->member = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	/* at most n cliques: first, entry sized for that, shrunk by finish() */
 	cl->first = calloc((size_t)n + 2, sizeof(uint32_t));
 	cl->entry = calloc((size_t)n + 2, sizeof(uint32_t));
-	if (!rindex || !cl->member || !cl->first || !cl->entry)
+	/* The search and component stacks never hold more than n pds: made
+	 * that big at once, they are never copied to grow, and only the pages
+	 * the deepest path reaches are ever touched. */
+	capfs = capss = n + 1;
+	fs = malloc((size_t)capfs * sizeof(*fs));
+	ss = malloc((size_t)capss * sizeof(*ss));
+	if (!rindex || !cl->member || !cl->first || !cl->entry || !fs || !ss)
 		goto oom;
 	cl->n_pd = n;
 

@@ -70,6 +70,18 @@ static int wide_add(struct dpa_deep_wide *a, uint32_t i, uint64_t v)
 	return 0;
 }
 
+/* a[i] = v on an entry never written: lo[i] is written without being read
+ * first (a fresh calloc'ed page is then faulted in once, not twice). */
+static int wide_set(struct dpa_deep_wide *a, uint32_t i, uint64_t v)
+{
+	if (v < WIDE) {
+		a->lo[i] = (uint32_t)v;
+		return 0;
+	}
+	a->lo[i] = 0;
+	return wide_add(a, i, v);
+}
+
 static void wide_release(struct dpa_deep_wide *a)
 {
 	free(a->lo);
@@ -533,7 +545,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	if (!leaf || n_in > LEAF_MAX_IN || d->general_walk) {
 		d->stored[k >> 6] |= 1ull << (k & 63);
 		for (uint32_t s = 0; s < ns; s++)
-			if (wide_add(&d->tier[s], d->n_stored, acc[s]))
+			if (wide_set(&d->tier[s], d->n_stored, acc[s]))
 				return dpa_fail(err, p, "out of memory computing clique totals");
 		d->n_stored++;
 	}
@@ -977,10 +989,14 @@ static int make_refs(struct dpa_deep *d)
 	const struct dpa_profile *p = d->p;
 	uint32_t n;
 
-	d->ps_ref = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
-	d->css_ref = calloc((size_t)p->n_css + 1, sizeof(uint32_t));
+	/* zeroed by hand: read before written below, calloc's fresh pages
+	 * would each be faulted in twice */
+	d->ps_ref = malloc(((size_t)p->n_ps + 1) * sizeof(uint32_t));
+	d->css_ref = malloc(((size_t)p->n_css + 1) * sizeof(uint32_t));
 	if (!d->ps_ref || !d->css_ref)
 		return -1;
+	memset(d->ps_ref, 0, ((size_t)p->n_ps + 1) * sizeof(uint32_t));
+	memset(d->css_ref, 0, ((size_t)p->n_css + 1) * sizeof(uint32_t));
 	d->bytes += ((size_t)p->n_ps + 1 + (size_t)p->n_css + 1) * sizeof(uint32_t);
 	if (d->general_walk) {
 		for (uint32_t i = 0; i <= p->n_ps; i++)

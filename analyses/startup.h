@@ -48,16 +48,18 @@
  * ticks - ticks_outside, allocs - allocs_outside, bytes - bytes_outside.
  *
  * Memory: totals are stored per clique (4 bytes per stored measure; values
- * of 2^31 or more take 8 bytes more), own and total per ps with several
+ * of 2^31 or more take 8 bytes more) except for leaves (no call out of the
+ * clique, at most 16 in csds), whose total is their own cost, found on
+ * demand; own and total per ps with several
  * pds and per css with several csds (8 bytes per stored measure, and 8 more
  * per wide value), and 4 bytes per ps and css to find them; csd and pd
  * totals, and the costs of a ps with one pd (a css with one csd), are
  * derived on demand in O(degree). Measures equal on every csd share storage
  * (cscs and calls with clock "calls"; exits and calls without non-local
  * exits), measures 0 on every csd take none. With the cliques' 16 bytes per
- * pd, each stored measure costs 4 bytes per pd: a 10^7-csd tree profile (4
- * distinct measures) takes 32 bytes per csd; one with a procedure per csd
- * 4 more per ps and css. A
+ * pd, each stored measure costs at most 4 bytes per pd: a 10^7-csd tree
+ * profile (4 distinct measures, three contexts in four leaves) takes about
+ * 20 bytes per csd; one with a procedure per csd 4 more per ps and css. A
  * caller short of memory may store fewer measures (dpa_deep_init_measures):
  * csd, pd and clique own costs stay available for all, totals and ps/css
  * costs only for those stored.
@@ -142,7 +144,8 @@ static inline bool dpa_deep_stored(const struct dpa_deep *d, enum dpa_measure m)
 /*
  * Accessors. Ids must be in range. Totals and descs of a measure that is not
  * stored are 0, and so are its ps and css own costs. Costs: csd, clique
- * total, ps, css O(1); pd O(degree); clique own O(its members' in degrees).
+ * total O(1) (a leaf's: O(its in csds), at most 16); pd O(degree); clique
+ * own O(its members' in degrees).
  */
 uint64_t dpa_deep_csd_total(const struct dpa_deep *d, uint32_t csd, enum dpa_measure m);
 uint64_t dpa_deep_csd_desc(const struct dpa_deep *d, uint32_t csd, enum dpa_measure m);

@@ -13,11 +13,12 @@
 extern "C" {
 #endif
 
-/* dp_tu.abi_version is what the TU's code calls: 1, the out-of-line hooks
- * (the default), or 2, the inline fast path (-fplugin-arg-deepprof-abi=2);
+/* dp_tu.abi_version is what the TU's code calls: 2, the inline fast path
+ * (the plugin's default, DP_ABI_VERSION), or 1, the out-of-line hooks
+ * (-fplugin-arg-deepprof-abi=1, and what calls=surviving selects);
  * the tables below are the same for both. A runtime ignores (counting it as
  * lost) a table whose abi_version it does not implement. */
-#define DP_ABI_VERSION          1
+#define DP_ABI_VERSION          2
 #define DP_ABI_MIN_VERSION      1
 
 /* Call-site kinds: the same numbers as Deep.data's CSS kind. */

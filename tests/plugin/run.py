@@ -54,9 +54,12 @@ def must(args, env=None):
     return p
 
 
-def cc(args, link=True):
+def cc(args, link=True, abi=1):
+    """deepprof-cc with the test runtime; abi=1 (the hooks testrt counts) unless
+    abi names another, or 0: the plugin's own choice (its default is 2)."""
     tail = ["-Wl,-rpath," + OUT] if link else []
-    return must([DPCC, "--deepprof-runtime=" + RT, "-fchecking=2"] + EXTRA + args + tail)
+    pre = ["--deepprof-arg=abi=%d" % abi] if abi else []
+    return must([DPCC, "--deepprof-runtime=" + RT, "-fchecking=2"] + pre + EXTRA + args + tail)
 
 
 def src(name):
@@ -365,10 +368,11 @@ def test_p3():
         for v in VARIANTS:
             tag = "p3 %s %s" % (mode, " ".join(v))
             exe = out("p3_%s%s" % (mode, "".join(v).replace("-", "_")))
-            cc(["--deepprof-arg=calls=" + mode] + v + [src("p3.c"), "-o", exe])
+            cc(["--deepprof-arg=calls=" + mode] + v + [src("p3.c"), "-o", exe],
+               abi=0 if mode == "surviving" else 1)
             tus, cyg, stdout = run_prog(exe)
             tu = tus.get("p3.c")
-            if not check(tu is not None, tag + ": no table"):
+            if not check(tu is not None and tu["abi"] == 1, tag + ": no abi 1 table"):
                 continue
             check(tu["flags"] == (7 if mode == "source" else 5), tag + ": tu flags %d" % tu["flags"])
             check_tables(tag, tu, {"g": (2, 3, 0), "ai": (3, 0, 1), "main": (4, 6, 1)},
@@ -399,7 +403,7 @@ def strip_ids(recs):
 
 
 def test_abi2():
-    """abi=2 counts what abi=1 counts: per-site calls, back-edges, entries of
+    """abi=2, the plugin's default (no abi= given here), counts what abi=1 counts: per-site calls, back-edges, entries of
     functions that have a prologue (a leaf only its TU's sites call has none:
     they count it; twice() here), and takes the slow paths only the first
     time. The progrep is abi=1's (the order of its records aside)."""
@@ -407,7 +411,7 @@ def test_abi2():
         tag = "abi2 p1 " + " ".join(v)
         sfx = "".join(v).replace("-", "_")
         exe = out("p1v2" + sfx)
-        cc(["--deepprof-arg=abi=2"] + v + [src("p1.c"), "-o", exe])
+        cc(v + [src("p1.c"), "-o", exe], abi=0)
         tus, cyg, stdout = run_prog(exe)
         check(stdout == "2 2 5 3 5 25 ok\n", tag + ": output %r" % stdout)
         tu = tus.get("p1.c")
@@ -427,8 +431,8 @@ def test_abi2():
         tag = "abi2 p2 " + " ".join(v)
         lib = out("libp2v2%s.so" % sfx)
         exe = out("p2v2" + sfx)
-        cc(["--deepprof-arg=abi=2"] + v + ["-shared", "-fPIC", src("p2lib.c"), "-o", lib, RT])
-        cc(["--deepprof-arg=abi=2"] + v + [src("p2main.c"), src("p2help.c"), "-o", exe, lib])
+        cc(v + ["-shared", "-fPIC", src("p2lib.c"), "-o", lib, RT], abi=2)
+        cc(v + [src("p2main.c"), src("p2help.c"), "-o", exe, lib], abi=2)
         tus, cyg, stdout = run_prog(exe)
         check(stdout == "14\n", tag + ": output %r" % stdout)
         got = {f: ({k: c for k, (c, r) in t["site"].items()}, t["enter"],
@@ -440,7 +444,7 @@ def test_abi2():
 
         tag = "abi2 p3 " + " ".join(v)
         exe = out("p3v2" + sfx)
-        cc(["--deepprof-arg=abi=2"] + v + [src("p3.c"), "-o", exe])
+        cc(v + [src("p3.c"), "-o", exe], abi=2)
         tus, cyg, stdout = run_prog(exe)
         t = tus.get("p3.c", {"site": {}, "enter": {}, "back": {}})
         got = ({k: c for k, (c, r) in t["site"].items()}, t["enter"], {k: n for k, n in t["back"].items() if n})
@@ -476,10 +480,10 @@ def test_modes():
     check(".deepprof.progrep" not in must(["readelf", "-S", obj]).stdout, "progrep=0 still emits records")
 
     exe = out("p1_tickcall")
-    cc(["--deepprof-arg=backedges=call", "-O2", src("p1.c"), "-o", exe])
+    cc(["--deepprof-arg=backedges=call", "-O2", src("p1.c"), "-o", exe], abi=0)   # selects abi 1
     tus, cyg, stdout = run_prog(exe)
-    tu = tus.get("p1.c", {"flags": -1, "back": {}})
-    check(tu["flags"] == 15 and {k: n for k, n in tu["back"].items() if n} == P1_BACK,
+    tu = tus.get("p1.c", {"flags": -1, "back": {}, "abi": 0})
+    check(tu["flags"] == 15 and tu["abi"] == 1 and {k: n for k, n in tu["back"].items() if n} == P1_BACK,
           "backedges=call: flags %d, back-edges %s" % (tu["flags"], tu["back"]))
     check("dp_abi_backedge" in must(["nm", exe]).stdout
           and "dp_loop_ticks" not in must(["nm", exe]).stdout.replace("testrt", ""),
@@ -555,6 +559,9 @@ def test_errors():
     expect_error("abi=2 and calls=surviving",
                  g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1'")
+    expect_error("abi=2 and backedges=call",
+                 g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-backedges=call"] + c, nz,
+                 "'-fplugin-arg-deepprof-backedges=call' needs 'abi=1'")
     expect_error("wrapper: unknown option", [DPCC, "--deepprof-bogus"] + c, two,
                  "deepprof-cc: unknown option --deepprof-bogus")
     expect_error("wrapper: bad mode", [DPCC, "--deepprof-mode=fast"] + c, two, "unknown mode")

@@ -120,7 +120,7 @@ def check_object(path, tag, src):
     m = d["modules"][0]
     check(m["state"] == "loaded" and m["message"] is None, tag + ": loaded")
     check(len(m["tus"]) == 1 and m["tus"][0]["file"] == src and m["tus"][0]["n_ps"] == 9 and
-          m["tus"][0]["n_css"] == 20 and m["tus"][0]["abi"] == 1, tag + ": tu %r" % m["tus"])
+          m["tus"][0]["n_css"] == 20 and m["tus"][0]["abi"] == 2, tag + ": tu %r" % m["tus"])
     tu = m["tus"][0]["tu"]
     fns = m["functions"]
     check([f["fn"] for f in fns] == list(EXPECT), tag + ": functions %r" % [f["fn"] for f in fns])

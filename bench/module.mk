@@ -2,8 +2,8 @@
 # build, empty -finstrument-functions hooks, gprof and callgrind, on fib, an
 # allocation-heavy program, and bzip2 and zlib's minigzip from Debian's
 # sources (fetched into $(BUILD)/src by bench/fetch-src.sh), in the cyg route
-# and the plugin route (deepprof-cc: ABI v1, calls=surviving, and abi=2 where
-# it builds and runs correctly), with compile time and text size; then the
+# and the plugin route (deepprof-cc: its default ABI v2, abi=1 and
+# calls=surviving), with compile time and text size; then the
 # analyses benchmark (bench/analyses.py: deepprof report/export and
 # callgrind_annotate on dp-gen profiles of 10^5..10^7 csds). Not part of
 # `make check`. The table also goes to $(BUILD)/bench/results.txt.

@@ -166,6 +166,12 @@ void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 /* Site's slow path: the csd for (pd, site, fn) — fn the target of an
  * indirect call, else NULL — made if new, stored in pd's slot, returned. */
 void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
+/* After each return of a call of setjmp & co (returns_twice) in a function
+ * with a prologue: `me` is that function's csd (what its prologue found).
+ * dp_cur naming another csd means a longjmp landed here: the runtime
+ * forgets the calls it left and sets dp_cur to me. Out of line: setjmp
+ * costs more than this call. */
+void dp_abi_land(struct dp_tu *tu, void *me);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,11 @@
  *
  * KNOWN (schemas/plugin-abi.md, "The inline fast path"): recursion folds to
  * a pd found active from the chain and the calls not returned (active_pd):
- * a call a longjmp left counts as active, a callback or a tail call only on
- * the chain. A tail call's exits are the share of returned calls
+ * a callback or a tail call counts as active only on the chain. A call a
+ * longjmp left stops counting as active when the longjmp lands after a
+ * setjmp in instrumented code (dp_abi_land), except calls into a pd that
+ * is also active above the landing (a recursion the longjmp cut short) and
+ * after a longjmp to uninstrumented code. A tail call's exits are the share of returned calls
  * into its caller's pd; a callback's are its calls but those running at
  * thread or process end. A signal handler landing between a call site and
  * its callee's prologue makes that callee a callback. Snapshots count

@@ -328,9 +328,9 @@ def test_bad():
     b = with_section("nosum.o", b"".join(lines[:4]) + json.dumps(r).encode() + b"\n")
     bad(["progrep", b], "nosum.o: .deepprof.progrep line 5: checksum: missing", "missing key")
     r = dict(recs[1])
-    r["progrep"] = 2
-    b = with_section("v2.o", lines[0] + json.dumps(r).encode() + b"\n")
-    bad(["progrep", b], "v2.o: .deepprof.progrep line 2: progrep version 2, this reader knows 1",
+    r["progrep"] = 3
+    b = with_section("v3.o", lines[0] + json.dumps(r).encode() + b"\n")
+    bad(["progrep", b], "v3.o: .deepprof.progrep line 2: progrep version 3, this reader reads 1 to 2",
         "newer version")
     b = with_section("notu.o", b"".join(lines[1:]))
     bad(["progrep", b], "notu.o: .deepprof.progrep line 1: fn record of TU", "fn before tu")

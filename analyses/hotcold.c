@@ -1,0 +1,391 @@
+/*
+ * hotcold.c — hot and cold code for the feedback model: procedures and call
+ * sites whose calls cost at least a threshold ("calls above threshold"), and
+ * those never or almost never executed; and the places the model keys by.
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feedback.h"
+
+/*
+ * What "cost per call" means here (the profile keeps per-context sums, not
+ * single calls):
+ *
+ *  A context is a csd. A site's contexts are the csds of its css; a
+ *  procedure's are the csds that call one of its pds. Each context has
+ *  calls c and a total cost t (dpa_deep_csd_total(): the calls' own cost
+ *  plus everything below them; along a call inside a clique, only its own).
+ *
+ *  Procedure: only its *outer* calls are costed, the csds entering the
+ *  callee's clique from another one: a recursive call's cost is already
+ *  inside the outer call's total (startup never propagates along calls in
+ *  a clique). A procedure called only from inside its clique (a mutual
+ *  recursion member its clique mates reach) is costed over all its calls.
+ *  Site: every context is costed (a recursive site's calls then cost their
+ *  own share; recursion.c gives them per level).
+ *
+ *  mean   = sum of t / sum of c over the costed contexts: the mean over
+ *           calls.
+ *  median = the median over the costed calls when every call is costed at
+ *           its context's mean t/c: sort the contexts by t/c, and take the
+ *           value of the middle call (the mean of the two middle ones for
+ *           an even number of calls). One context: median = mean; many
+ *           cheap calls and a few dear ones: median < mean.
+ *
+ *  hot:   mean or median at least opt.hot_threshold ns (in units: divided
+ *         by ns_per_unit).
+ *  rare:  1 <= calls <= opt.rare_calls (all calls, outer or not), not hot.
+ *  never: calls == 0: a ps or css of the profile (plugin builds record the
+ *         static tables, so code that never ran is there) with no calls.
+ *  The thread roots (ps 1, "<root>") and their sites are left out.
+ *  Order: hot by mean descending, then rare by calls descending, then
+ *  never; ties: procedures before sites, then by id.
+ */
+
+/* ================================================================
+ * Places
+ * ================================================================ */
+
+/* The progrep of the module a progrep function record belongs to, or NULL. */
+static const struct dpa_progrep *pr_of_module(const struct dpa_progreps *pr, uint32_t module)
+{
+	if (!pr || !pr->mod || !pr->p || module == 0 || module > pr->p->n_module ||
+	    pr->mod[module].state != DPA_PR_LOADED)
+		return NULL;
+	return &pr->mod[module].pr;
+}
+
+int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
+		    const struct dpa_progreps *pr, uint32_t ps, struct dpa_fb_place *at)
+{
+	memset(at, 0, sizeof(*at));
+	if (ps == 0 || ps > p->n_ps)
+		return 0;
+	if (!(at->fn = dpa_fb_strdup(fb, dpa_ps_name(p, ps))))
+		return -1;
+	if (p->ps[ps].file && !(at->file = dpa_fb_strdup(fb, p->ps[ps].file)))
+		return -1;
+	at->line = p->ps[ps].line;
+	if (pr && pr->ps && pr->p == p && pr->ps[ps].module && pr->ps[ps].fn)
+		at->checksum = pr->ps[ps].fn->checksum;
+	return 0;
+}
+
+int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
+		     const struct dpa_progreps *pr, uint32_t css, struct dpa_fb_place *at)
+{
+	const struct dpa_css *s;
+	const char *fn;
+
+	memset(at, 0, sizeof(*at));
+	if (css == 0 || css > p->n_css)
+		return 0;
+	s = &p->css[css];
+	fn = s->caller_ps ? dpa_ps_name(p, s->caller_ps) : s->in_fn;
+	if (fn && !(at->fn = dpa_fb_strdup(fb, fn)))
+		return -1;
+	if (s->file && !(at->file = dpa_fb_strdup(fb, s->file)))
+		return -1;
+	at->line = s->line;
+	at->col = s->col;
+	if (!pr || !pr->css || pr->p != p)
+		return 0;
+	if (pr->css[css].module) {
+		const struct dpa_pr_css_map *m = &pr->css[css];
+		const struct dpa_progrep *r = pr_of_module(pr, m->module);
+
+		at->has_site = true;
+		at->tu_id = m->tu_id;
+		at->site = m->site;
+		if (m->call && r && m->call->fn < r->n_fn)
+			at->checksum = r->fn[m->call->fn].checksum;
+	}
+	if (!at->checksum && s->caller_ps && pr->ps && pr->ps[s->caller_ps].fn)
+		at->checksum = pr->ps[s->caller_ps].fn->checksum;
+	return 0;
+}
+
+/* ================================================================
+ * Costs per call
+ * ================================================================ */
+
+/* One costed context: its calls and its mean cost per call. */
+struct ctx {
+	double mean;
+	uint64_t calls;
+};
+
+static int by_mean(const void *a, const void *b)
+{
+	const struct ctx *x = a, *y = b;
+
+	return x->mean < y->mean ? -1 : x->mean > y->mean;
+}
+
+/*
+ * The median over calls of n contexts (each call costed at its context's
+ * mean; contexts with no calls ignored). Sorts c. 0 when there are no calls.
+ */
+static double median_of(struct ctx *c, uint32_t n)
+{
+	uint64_t all = 0, lo, hi, seen = 0;
+	double vlo = 0, vhi = 0;
+
+	qsort(c, n, sizeof(*c), by_mean);
+	for (uint32_t i = 0; i < n; i++)
+		all += c[i].calls;
+	if (!all)
+		return 0;
+	/* the middle calls, 1-based: lo == hi for an odd number */
+	lo = (all + 1) / 2;
+	hi = all / 2 + 1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t next = seen + c[i].calls;
+
+		if (seen < lo && lo <= next)
+			vlo = c[i].mean;
+		if (seen < hi && hi <= next) {
+			vhi = c[i].mean;
+			break;
+		}
+		seen = next;
+	}
+	return (vlo + vhi) / 2;
+}
+
+/* What one procedure or site adds up to. */
+struct acc {
+	uint64_t calls;         /* every call */
+	uint64_t costed;        /* the calls the mean is over */
+	double total, total_cscs;
+	double mean, median, mean_cscs;
+};
+
+/*
+ * Cost the csds xs[0 .. n) of one procedure or site into *a, with m the
+ * basis measure. outer_only: a procedure's (only csds entering the
+ * callee's clique are costed, unless there are none). buf has room for n.
+ */
+static void cost_group(const struct dpa_deep *d, const uint32_t *xs, uint32_t n,
+		       enum dpa_measure m, bool outer_only, struct ctx *buf, struct acc *a)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t nb = 0;
+	bool any_outer = false;
+
+	memset(a, 0, sizeof(*a));
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t c = dpa_own(p, xs[i], DPA_CALLS);
+
+		a->calls += c;
+		if (c && !dpa_csd_internal(&d->cl, p, xs[i]))
+			any_outer = true;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t c = dpa_own(p, xs[i], DPA_CALLS);
+		double t;
+
+		if (!c || (outer_only && any_outer && dpa_csd_internal(&d->cl, p, xs[i])))
+			continue;
+		t = (double)dpa_deep_csd_total(d, xs[i], m);
+		a->costed += c;
+		a->total += t;
+		a->total_cscs += (double)dpa_deep_csd_total(d, xs[i], DPA_CSCS);
+		buf[nb++] = (struct ctx){ t / (double)c, c };
+	}
+	if (!a->costed)
+		return;
+	a->mean = a->total / (double)a->costed;
+	a->mean_cscs = a->total_cscs / (double)a->costed;
+	a->median = median_of(buf, nb);
+}
+
+/* ================================================================
+ * The lists
+ * ================================================================ */
+
+/* An entry before its place is filled: kind, id (ps or css), temp. */
+struct cand {
+	uint8_t kind, temp;
+	uint32_t id;
+	struct acc a;
+};
+
+static int cand_order(const void *pa, const void *pb)
+{
+	const struct cand *x = pa, *y = pb;
+
+	if (x->temp != y->temp)
+		return x->temp < y->temp ? -1 : 1;
+	if (x->temp == DPA_FB_HOT) {
+		if (x->a.mean != y->a.mean)
+			return x->a.mean > y->a.mean ? -1 : 1;
+		if (x->a.median != y->a.median)
+			return x->a.median > y->a.median ? -1 : 1;
+	} else if (x->temp == DPA_FB_RARE && x->a.calls != y->a.calls) {
+		return x->a.calls > y->a.calls ? -1 : 1;
+	}
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Group csd ids 1 .. n_csd by key(csd) in 1 .. n_key: on success *first
+ * gets n_key + 2 offsets and *ids the csds, those of key k at
+ * ids[first[k] .. first[k+1]). Returns 0 or -1 (out of memory).
+ */
+static int group_csds(const struct dpa_profile *p, bool by_callee_ps, uint32_t n_key,
+		      uint32_t **first, uint32_t **ids)
+{
+	uint32_t *f = calloc((size_t)n_key + 2, sizeof(*f));
+	uint32_t *v = malloc(((size_t)p->n_csd + 1) * sizeof(*v));
+
+	if (!f || !v) {
+		free(f);
+		free(v);
+		return -1;
+	}
+	for (uint32_t x = 1; x <= p->n_csd; x++) {
+		uint32_t k = by_callee_ps ? p->pd[p->csd[x].callee_pd].ps : p->csd[x].css;
+
+		if (k >= 1 && k <= n_key)
+			f[k + 1]++;
+	}
+	for (uint32_t k = 1; k <= n_key; k++)
+		f[k + 1] += f[k];
+	for (uint32_t x = 1; x <= p->n_csd; x++) {
+		uint32_t k = by_callee_ps ? p->pd[p->csd[x].callee_pd].ps : p->csd[x].css;
+
+		if (k >= 1 && k <= n_key)
+			v[f[k]++] = x;
+	}
+	/* f[k] now ends key k: shift back */
+	for (uint32_t k = n_key + 1; k >= 1; k--)
+		f[k] = f[k - 1];
+	f[0] = f[1] = 0;
+	*first = f;
+	*ids = v;
+	return 0;
+}
+
+/* The callee's name of site css: static, else the progrep's, else the one
+ * procedure all its csds call; NULL when unknown or several. */
+static const char *callee_of(const struct dpa_profile *p, const struct dpa_progreps *pr,
+			     uint32_t css, const uint32_t *xs, uint32_t n)
+{
+	uint32_t one = 0;
+
+	if (p->css[css].callee_ps)
+		return dpa_ps_name(p, p->css[css].callee_ps);
+	if (pr && pr->css && pr->p == p && pr->css[css].call && pr->css[css].call->callee)
+		return pr->css[css].call->callee;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ps = p->pd[p->csd[xs[i]].callee_pd].ps;
+
+		if (one && ps != one)
+			return NULL;
+		one = ps;
+	}
+	return one ? dpa_ps_name(p, one) : NULL;
+}
+
+/* Classify one costed procedure or site; false: not listed. */
+static bool classify(struct cand *c, const struct dpa_feedback *fb, double thr)
+{
+	if (c->a.calls == 0)
+		c->temp = DPA_FB_NEVER;
+	else if (c->a.mean >= thr || c->a.median >= thr)
+		c->temp = DPA_FB_HOT;
+	else if (c->a.calls <= fb->opt.rare_calls)
+		c->temp = DPA_FB_RARE;
+	else
+		return false;
+	return true;
+}
+
+int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
+		   const struct dpa_progreps *pr, struct dpa_error *err)
+{
+	const struct dpa_profile *p = d->p;
+	enum dpa_measure m = fb->basis == DPA_FB_TICKS ? DPA_TICKS : DPA_CSCS;
+	double thr = fb->ns_per_unit > 0 ? fb->opt.hot_threshold / fb->ns_per_unit : INFINITY;
+	uint32_t *pf = NULL, *pv = NULL, *sf = NULL, *sv = NULL, n = 0;
+	struct ctx *buf = NULL;
+	struct cand *cs = NULL;
+	int rc = -1;
+
+	fb->n_hot = 0;
+	fb->hot = NULL;
+	if (group_csds(p, true, p->n_ps, &pf, &pv) < 0 ||
+	    group_csds(p, false, p->n_css, &sf, &sv) < 0)
+		goto oom;
+	buf = malloc(((size_t)p->n_csd + 1) * sizeof(*buf));
+	cs = malloc(((size_t)p->n_ps + p->n_css + 1) * sizeof(*cs));
+	if (!buf || !cs)
+		goto oom;
+	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
+		struct cand *c = &cs[n];
+
+		c->kind = DPA_FB_PROC;
+		c->id = ps;
+		cost_group(d, pv + pf[ps], pf[ps + 1] - pf[ps], m, true, buf, &c->a);
+		if (classify(c, fb, thr))
+			n++;
+	}
+	for (uint32_t s = 1; s <= p->n_css; s++) {
+		struct cand *c = &cs[n];
+
+		if (p->css[s].caller_ps == 1)
+			continue;       /* a thread root's call of main */
+		c->kind = DPA_FB_SITE;
+		c->id = s;
+		cost_group(d, sv + sf[s], sf[s + 1] - sf[s], m, false, buf, &c->a);
+		if (classify(c, fb, thr))
+			n++;
+	}
+	qsort(cs, n, sizeof(*cs), cand_order);
+	if (n && !(fb->hot = dpa_fb_alloc(fb, (size_t)n * sizeof(*fb->hot))))
+		goto oom;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cand *c = &cs[i];
+		struct dpa_fb_hot *h = &fb->hot[i];
+
+		h->kind = c->kind;
+		h->temp = c->temp;
+		h->calls = c->a.calls;
+		h->outer_calls = c->a.costed;
+		h->mean = c->a.mean;
+		h->median = c->a.median;
+		h->mean_cscs = c->a.mean_cscs;
+		h->mean_ns = c->a.mean * fb->ns_per_unit;
+		if (c->kind == DPA_FB_PROC) {
+			if (dpa_fb_place_ps(fb, p, pr, c->id, &h->at) < 0)
+				goto oom;
+		} else {
+			const char *callee = callee_of(p, pr, c->id, sv + sf[c->id],
+						       sf[c->id + 1] - sf[c->id]);
+
+			if (dpa_fb_place_css(fb, p, pr, c->id, &h->at) < 0 ||
+			    (callee && !(h->callee = dpa_fb_strdup(fb, callee))))
+				goto oom;
+		}
+	}
+	fb->n_hot = n;
+	rc = 0;
+	goto out;
+oom:
+	rc = dpa_fail(err, p, "out of memory finding hot and cold code");
+	fb->n_hot = 0;
+out:
+	free(pf);
+	free(pv);
+	free(sf);
+	free(sv);
+	free(buf);
+	free(cs);
+	return rc;
+}

@@ -279,6 +279,10 @@ static json_t *recursion_json(struct wr *w, const struct dpa_fb_recursion *r)
 	put(w, o, "level_cost", lv);
 	put(w, o, "cutoff_depth", jint(r->cutoff_depth));
 	put(w, o, "why", jstr(r->why));
+	put(w, o, "rec_sites", jint(r->rec_sites));
+	put(w, o, "branching", jint(r->branching));
+	put_real(w, o, "per_call", r->per_call, wh);
+	put_real(w, o, "spawn_overhead", r->spawn_overhead, wh);
 	return o;
 }
 
@@ -298,6 +302,7 @@ static json_t *hot_json(struct wr *w, const struct dpa_fb_hot *h)
 	put_real(w, o, "median", h->median, wh);
 	put_real(w, o, "mean_cscs", h->mean_cscs, wh);
 	put_real(w, o, "mean_ns", h->mean_ns, wh);
+	put(w, o, "outer_calls", jint(h->outer_calls));
 	return o;
 }
 
@@ -740,6 +745,10 @@ static void read_recursion(struct rd *r, const json_t *e, struct dpa_fb_recursio
 	}
 	x->cutoff_depth = (uint32_t)get_uint(r, e, "cutoff_depth", UINT32_MAX);
 	x->why = get_str(r, e, "why", true);
+	x->rec_sites = (uint32_t)get_uint(r, e, "rec_sites", UINT32_MAX);
+	x->branching = (uint32_t)get_uint(r, e, "branching", UINT32_MAX);
+	x->per_call = get_real(r, e, "per_call");
+	x->spawn_overhead = get_real(r, e, "spawn_overhead");
 }
 
 static void read_hot(struct rd *r, const json_t *e, struct dpa_fb_hot *h)
@@ -753,6 +762,7 @@ static void read_hot(struct rd *r, const json_t *e, struct dpa_fb_hot *h)
 	h->median = get_real(r, e, "median");
 	h->mean_cscs = get_real(r, e, "mean_cscs");
 	h->mean_ns = get_real(r, e, "mean_ns");
+	h->outer_calls = get_uint(r, e, "outer_calls", INT64_MAX);
 }
 
 /* Read list doc[key] with fn per item. */

@@ -273,10 +273,10 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 	r->per_call = r->cost_per_entry / cpe;
 	if (k == 0) {
 		r->depth = cpe;     /* linear: one level per call (a guess) */
-		snprintf(why, sizeof(why), "%s recursion has no level model: no cut-off",
-			 r->type == DPA_REC_MUTUAL ? "mutual" :
+		snprintf(why, sizeof(why), "%s: no level model, so no cut-off",
+			 r->type == DPA_REC_MUTUAL ? "mutual recursion" :
 			 r->from_progrep ? "a recursive call in a loop (an unknown number of "
-			 "calls per activation):" : "three or more recursive call sites:");
+			 "calls per activation)" : "three or more recursive call sites");
 		goto done;
 	}
 	r->depth = k == 1 ? cpe : log(cpe * (double)(k - 1) + 1.0) / log((double)k);

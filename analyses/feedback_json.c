@@ -373,8 +373,9 @@ static int rd_fail(struct rd *r, const char *key, const char *fmt, ...)
 	r->failed = true;
 	if (!r->err)
 		return -1;
-	n = snprintf(r->err->msg, sizeof(r->err->msg), "%s: feedback: %s%s%s: ", r->path,
-		     r->where, *r->where && key ? "." : "", key ? key : "");
+	n = snprintf(r->err->msg, sizeof(r->err->msg), "%s: feedback: %s%s%s%s", r->path,
+		     r->where, *r->where && key ? "." : "", key ? key : "",
+		     *r->where || key ? ": " : "");
 	if (n < 0 || (size_t)n >= sizeof(r->err->msg))
 		n = 0;
 	va_start(ap, fmt);

@@ -105,6 +105,11 @@ struct fb_ctx {
 	uint32_t **fn_ps;       /* [n_module+1][n_fn] */
 	uint32_t *site_css;     /* slot -> css, 0: never ran here */
 	uint32_t *css_csd;      /* css -> its first csd, 0: none */
+	/* var_use.c: the timings found so far (copied into fb's arena at the
+	 * end), and the css each belongs to */
+	struct dpa_fb_var_use *vu;
+	uint32_t *vu_css;
+	uint32_t n_vu, cap_vu;
 };
 
 int fb_ctx_init(struct fb_ctx *c, struct dpa_feedback *fb, const struct dpa_deep *d,
@@ -126,6 +131,12 @@ enum fb_write { FB_WRITES_NOT, FB_WRITES, FB_WRITES_MAYBE };
 enum fb_write fb_writes_param(const struct fb_ctx *c, const struct fb_fn *f, uint32_t param,
 			      unsigned depth);
 
+/* Does call record `call` of f write through its argument k? NOT for a
+ * non-pointer argument or a const/pure callee; MAYBE when the callee's
+ * stores are not known. */
+enum fb_write fb_call_writes_arg(const struct fb_ctx *c, const struct fb_fn *f,
+				 const struct dpa_pr_call *call, uint32_t k, unsigned depth);
+
 /*
  * When a call to f (merged over its contexts) first consumes parameter
  * `param` (use DPA_FB_CONSUMED) or last produces the object it points to
@@ -144,6 +155,9 @@ bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t par
  */
 int fb_var_use_add(struct fb_ctx *c, const struct fb_fn *f, const struct dpa_pr_call *call,
 		   uint32_t css, double cost);
+
+/* Copy the timings found into fb->var_use (sorted by place). 0 or -1. */
+int fb_var_use_finish(struct fb_ctx *c);
 
 /* ---- autopar.c ---- */
 

@@ -225,8 +225,8 @@ static double frac_of(struct fb_ctx *c, const struct view *v, const struct rcall
 
 /*
  * Evaluate the region rc[0 .. n) of view v and add it to cs when it is a
- * candidate (two or more costly calls) or a listed rejection (too cheap but
- * together at least list_thr per execution; merged view only).
+ * candidate (two or more costly calls) or a listed rejection (too cheap, but
+ * its calls cost at least list_thr over the run; merged view only).
  */
 static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc, uint32_t n,
 		  struct cands *cs)
@@ -269,7 +269,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 		}
 	}
 	too_cheap = n_costly < 2 || v->mean < c->proc_thr;
-	if (too_cheap && (v->pd || sum < c->list_thr))
+	if (too_cheap && (v->pd || sum * (double)execs < c->list_thr))
 		return 0;
 	if (n_costly < 2) {
 		first = 0;
@@ -326,6 +326,46 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 							goto oom;
 					}
 					break;  /* the latest definition only */
+				}
+			}
+			/* memory: an object an earlier call writes through a
+			 * pointer, read here by value */
+			for (uint32_t s = 0; s < arg->n_from; s++) {
+				const struct dpa_pr_ref *src = &arg->from[s];
+
+				if (src->kind != DPA_PR_LOCAL && src->kind != DPA_PR_PARAM &&
+				    src->kind != DPA_PR_GLOBAL)
+					continue;
+				for (uint32_t i = 0; i < j; i++) {
+					const struct dpa_pr_call *ci = rc[i].call;
+
+					for (uint32_t b = 0; b < ci->n_args; b++) {
+						const struct dpa_pr_arg *ai = &ci->args[b];
+						bool hit = false;
+						enum fb_write wi;
+
+						for (uint32_t x = 0; x < ai->n_points_to && !hit; x++)
+							hit = same_object(&ai->points_to[x], src);
+						if (!hit || (wi = fb_call_writes_arg(c, &v->f, ci, b, 0)) ==
+								    FB_WRITES_NOT)
+							continue;
+						{
+							struct dpa_pc_dep x = { i, j, 0, 0 };
+							struct dpa_fb_dep fx = { i, j, object_name(c, src), 1, 0,
+										 false };
+							bool k1, k2;
+
+							if (!fx.var)
+								goto oom;
+							fx.produced = frac_of(c, v, &rc[i], b, DPA_FB_PRODUCED, &k1);
+							fx.consumed = frac_of(c, v, &rc[j], a, DPA_FB_CONSUMED, &k2);
+							fx.known = k1 && k2 && wi == FB_WRITES;
+							x.produce = fx.produced * sc[i];
+							x.consume = fx.consumed * sc[j];
+							if (add_dep(&deps, &fdeps, &n_deps, &cap_deps, &x, &fx) < 0)
+								goto oom;
+						}
+					}
 				}
 			}
 			/* memory: an object both calls point to */
@@ -509,11 +549,12 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 		snprintf(why, sizeof(why),
 			 "%u tasks: estimated %.3fx on the region, %.4fx on the program",
 			 res.n_tasks, k->speedup, k->program_speedup);
-	} else if (n_deps && res.ideal >= res.seq * (1 - 1e-9)) {
+	} else if (n_deps && res.ideal > 0 && res.seq / res.ideal <= fb->opt.speedup_threshold) {
 		k->verdict = DPA_FB_DEPENDENT;
 		snprintf(why, sizeof(why),
-			 "each later call needs a value (%s) before the earlier one produces it: "
-			 "no overlap even without overheads", fdeps[0].var);
+			 "a later call needs %s before the earlier call produces it: even with "
+			 "no overheads the best split gives only %.3fx", fdeps[0].var,
+			 res.seq / res.ideal);
 	} else {
 		k->verdict = DPA_FB_NO_SPEEDUP;
 		snprintf(why, sizeof(why),

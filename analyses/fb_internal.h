@@ -98,7 +98,8 @@ struct fb_ctx {
 	const struct dpa_progreps *pr;  /* NULL: no program representation */
 	struct dpa_error *err;
 	enum dpa_measure m;     /* DPA_CSCS or DPA_TICKS */
-	double call_thr, proc_thr, list_thr;    /* basis units */
+	double call_thr, proc_thr;      /* basis units */
+	double list_thr;        /* basis units over the whole run */
 	struct dpa_fb_overheads ov;             /* basis units */
 	/* per module: fn index -> first slot in site_css / its ps */
 	uint32_t **fn_base;     /* [n_module+1][n_fn] */

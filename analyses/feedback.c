@@ -40,7 +40,7 @@ void dpa_fb_options_default(struct dpa_fb_options *o)
 	o->hot_threshold = 100e3;
 	o->rare_calls = 1;
 	o->per_context = false;
-	o->list_threshold = 2000;
+	o->list_share = 0.01;
 }
 
 /* ================================================================
@@ -237,7 +237,7 @@ int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
 	c.m = m;
 	c.call_thr = o->call_threshold / fb->ns_per_unit;
 	c.proc_thr = o->proc_threshold / fb->ns_per_unit;
-	c.list_thr = o->list_threshold / fb->ns_per_unit;
+	c.list_thr = o->list_share * (double)fb->program_cost;
 	c.ov = o->ov;
 	c.ov.spawn_cost /= fb->ns_per_unit;
 	c.ov.spawn_delay /= fb->ns_per_unit;

@@ -77,9 +77,10 @@ struct dpa_fb_options {
 				 * calls (0 only means "never") */
 	bool per_context;       /* also report candidates per calling context,
 				 * not only merged over contexts */
-	double list_threshold;  /* ns: a region with too few costly calls is
-				 * listed (verdict too_cheap) only when its calls
-				 * together cost at least this per execution (2000) */
+	double list_share;      /* a region with too few costly calls is listed
+				 * (verdict too_cheap) only when its calls, over all
+				 * its executions, cost at least this share of the
+				 * whole program (0.01) */
 };
 
 /* Fill *o with the documented defaults (schemas/feedback.md). */

@@ -255,7 +255,8 @@ def test_explain():
 def test_separate():
     write_json(out("s.json"), hand("/w/sort", 1.25, "s.data"))
     bad(["feedback", out("a.json"), out("s.json"), "-o", out("mixed.json")],
-        "s.data: a profile of 'sort', not of 'fib2' like a.data", "different programs")
+        "s.json: a profile of 'sort', not of 'fib2' like %s (--separate writes one feedback "
+        "file per program)" % out("a.json"), "different programs")
     p = run([DEEPPROF, "feedback", "--separate", out("a.json"), out("s.json"), out("b.json"),
              "-o", out("sep.json")])
     check(p.returncode == 0, "separate: rc %d %r" % (p.returncode, p.stderr))

@@ -293,6 +293,22 @@ static const char *callee_of(const struct dpa_profile *p, const struct dpa_progr
 	return one ? dpa_ps_name(p, one) : NULL;
 }
 
+/* Room for one more entry at (*cs)[*n] (doubling *cap). Returns 0 or -1. */
+static int grow(struct cand **cs, uint32_t n, uint32_t *cap)
+{
+	struct cand *v;
+	uint32_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 64;
+	if (!(v = realloc(*cs, (size_t)c * sizeof(*v))))
+		return -1;
+	*cs = v;
+	*cap = c;
+	return 0;
+}
+
 /* Classify one costed procedure or site; false: not listed. */
 static bool classify(struct cand *c, const struct dpa_feedback *fb, double thr)
 {
@@ -313,7 +329,7 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 	const struct dpa_profile *p = d->p;
 	enum dpa_measure m = fb->basis == DPA_FB_TICKS ? DPA_TICKS : DPA_CSCS;
 	double thr = fb->ns_per_unit > 0 ? fb->opt.hot_threshold / fb->ns_per_unit : INFINITY;
-	uint32_t *pf = NULL, *pv = NULL, *sf = NULL, *sv = NULL, n = 0;
+	uint32_t *pf = NULL, *pv = NULL, *sf = NULL, *sv = NULL, n = 0, cap = 0;
 	struct ctx *buf = NULL;
 	struct cand *cs = NULL;
 	int rc = -1;
@@ -324,12 +340,15 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 	    group_csds(p, false, p->n_css, &sf, &sv) < 0)
 		goto oom;
 	buf = malloc(((size_t)p->n_csd + 1) * sizeof(*buf));
-	cs = malloc(((size_t)p->n_ps + p->n_css + 1) * sizeof(*cs));
-	if (!buf || !cs)
+	if (!buf)
 		goto oom;
+	/* only the listed entries are kept: most procedures and sites are not */
 	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
-		struct cand *c = &cs[n];
+		struct cand *c;
 
+		if (grow(&cs, n, &cap) < 0)
+			goto oom;
+		c = &cs[n];
 		c->kind = DPA_FB_PROC;
 		c->id = ps;
 		cost_group(d, pv + pf[ps], pf[ps + 1] - pf[ps], m, true, buf, &c->a);
@@ -337,17 +356,21 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 			n++;
 	}
 	for (uint32_t s = 1; s <= p->n_css; s++) {
-		struct cand *c = &cs[n];
+		struct cand *c;
 
 		if (p->css[s].caller_ps == 1)
 			continue;       /* a thread root's call of main */
+		if (grow(&cs, n, &cap) < 0)
+			goto oom;
+		c = &cs[n];
 		c->kind = DPA_FB_SITE;
 		c->id = s;
 		cost_group(d, sv + sf[s], sf[s + 1] - sf[s], m, false, buf, &c->a);
 		if (classify(c, fb, thr))
 			n++;
 	}
-	qsort(cs, n, sizeof(*cs), cand_order);
+	if (n)
+		qsort(cs, n, sizeof(*cs), cand_order);
 	if (n && !(fb->hot = dpa_fb_alloc(fb, (size_t)n * sizeof(*fb->hot))))
 		goto oom;
 	for (uint32_t i = 0; i < n; i++) {

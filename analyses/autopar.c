@@ -21,6 +21,7 @@ struct rcall {
 	uint32_t css;           /* 0: never ran in this view */
 	uint64_t calls;
 	double total;
+	bool rec;               /* a call back into the procedure's own clique */
 };
 
 /* A procedure as seen in a view: merged (pd 0) or one context. */
@@ -31,6 +32,12 @@ struct view {
 	uint64_t *calls;        /* [n_sites] of f (or of css when no progrep) */
 	double *total;
 	uint32_t *css;
+	bool *rec;              /* [n_sites]: the site calls back into the clique */
+	/* a recursive procedure: its clique's recursion pattern (NULL: none),
+	 * and the cost of its non-recursive calls and own code over the run */
+	const struct dpa_fb_recursion *recursion;
+	uint32_t clique;
+	double nonrec_total;
 };
 
 /* Candidates being built (copied into the feedback at the end). */
@@ -47,8 +54,20 @@ static int view_costs(const struct fb_ctx *c, struct view *v)
 	v->calls = calloc(n + 1, sizeof(*v->calls));
 	v->total = calloc(n + 1, sizeof(*v->total));
 	v->css = calloc(n + 1, sizeof(*v->css));
-	if (!v->calls || !v->total || !v->css)
+	v->rec = calloc(n + 1, sizeof(*v->rec));
+	if (!v->calls || !v->total || !v->css || !v->rec)
 		return -1;
+	if (v->recursion) {
+		/* which sites call back into the clique, and what the rest costs */
+		v->nonrec_total = (double)(v->pd ? dpa_deep_pd_own(c->d, v->pd, c->m)
+					  : dpa_deep_ps_own(c->d, v->ps, c->m));
+		for (uint32_t s = 0; s < n; s++) {
+			uint32_t css = fb_site_css(c, &v->f, s), csd = css ? c->css_csd[css] : 0;
+
+			if (csd && dpa_clique_of(&c->d->cl, c->p->csd[csd].callee_pd) == v->clique)
+				v->rec[s] = true;
+		}
+	}
 	if (!v->pd) {
 		for (uint32_t s = 0; s < n; s++) {
 			uint32_t css = fb_site_css(c, &v->f, s);
@@ -57,6 +76,8 @@ static int view_costs(const struct fb_ctx *c, struct view *v)
 			if (css) {
 				v->calls[s] = dpa_deep_css_own(c->d, css, DPA_CALLS);
 				v->total[s] = (double)dpa_deep_css_total(c->d, css, c->m);
+				if (!v->rec[s])
+					v->nonrec_total += v->total[s];
 			}
 		}
 		return 0;
@@ -78,6 +99,8 @@ static int view_costs(const struct fb_ctx *c, struct view *v)
 			v->css[local] = css;
 			v->calls[local] += dpa_own(c->p, csd, DPA_CALLS);
 			v->total[local] += (double)dpa_deep_csd_total(c->d, csd, c->m);
+			if (!v->rec[local])
+				v->nonrec_total += (double)dpa_deep_csd_total(c->d, csd, c->m);
 		}
 	}
 	return 0;
@@ -88,6 +111,8 @@ static void view_release(struct view *v)
 	free(v->calls);
 	free(v->total);
 	free(v->css);
+	free(v->rec);
+	v->rec = NULL;
 	v->calls = NULL;
 	v->total = NULL;
 	v->css = NULL;
@@ -226,15 +251,17 @@ static double frac_of(struct fb_ctx *c, const struct view *v, const struct rcall
 /*
  * Evaluate the region rc[0 .. n) of view v and add it to cs when it is a
  * candidate (two or more costly calls) or a listed rejection (too cheap, but
- * its calls cost at least list_thr over the run; merged view only).
+ * two of its calls each cost at least list_thr over the run; merged view
+ * only).
  */
 static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc, uint32_t n,
 		  struct cands *cs)
 {
 	struct dpa_feedback *fb = c->fb;
 	uint64_t execs = 0;
-	uint32_t n_costly = 0, first = n, last = 0, span, ran = 0;
-	double sum = 0, before = 0, after = 0;
+	uint32_t n_costly = 0, first = n, last = 0, span, ran = 0, n_rec = 0;
+	bool at_top = false;
+	double before = 0, after = 0;
 	double cost[n], mean[n];
 	const double *sc;
 	struct dpa_pc_dep *deps = NULL, *confl = NULL;
@@ -245,7 +272,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	struct dpa_fb_candidate *k;
 	uint32_t *task = NULL;
 	bool too_cheap, safe = true, any_dep_cross = false;
-	const char *unsafe_call = NULL;
+	const char *unsafe_call = NULL, *disjoint_var = NULL;
 	char why[512];
 	int rc_ = -1;
 
@@ -257,10 +284,34 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	}
 	if (ran < 2 || !execs)
 		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (rc[i].rec)
+			n_rec++;
+	if (n_rec && v->recursion && v->recursion->n_levels >= 2 && v->recursion->entry_calls) {
+		/* a recursive call: costed at the recursion's top level (its
+		 * calls inside the clique carry no descendants' costs); the
+		 * region runs once per entry into the clique */
+		const struct dpa_fb_recursion *r = v->recursion;
+		double sub = r->level_cost[1];
+		double k = r->branching ? r->branching : n_rec;
+		double rest = r->level_cost[0] - k * sub;
+
+		at_top = true;
+		execs = r->entry_calls;
+		if (rest < 0)
+			rest = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			double x = rc[i].rec ? sub
+				: v->nonrec_total > 0 ? rest * rc[i].total / v->nonrec_total : 0;
+
+			cost[i] = mean[i] = x;
+		}
+	}
 	for (uint32_t i = 0; i < n; i++) {
-		cost[i] = rc[i].total / (double)execs;
-		mean[i] = rc[i].calls ? rc[i].total / (double)rc[i].calls : 0;
-		sum += cost[i];
+		if (!at_top) {
+			cost[i] = rc[i].total / (double)execs;
+			mean[i] = rc[i].calls ? rc[i].total / (double)rc[i].calls : 0;
+		}
 		if (mean[i] >= c->call_thr) {
 			n_costly++;
 			if (first == n)
@@ -269,8 +320,17 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 		}
 	}
 	too_cheap = n_costly < 2 || v->mean < c->proc_thr;
-	if (too_cheap && (v->pd || sum * (double)execs < c->list_thr))
-		return 0;
+	if (too_cheap) {
+		/* listed only when two of its calls are each a visible share
+		 * of the program (cheap, but made very often) */
+		uint32_t big = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+			if (cost[i] * (double)execs >= c->list_thr)
+				big++;
+		if (v->pd || big < 2)
+			return 0;
+	}
 	if (n_costly < 2) {
 		first = 0;
 		last = n - 1;
@@ -396,8 +456,18 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 
 						if (!fx.var)
 							goto oom;
-						if (wi != FB_WRITES_NOT && wj == FB_WRITES_NOT) {
-							/* i writes it, j reads it: a future */
+						bool part = obj->kind == DPA_PR_VIA_PARAM || obj->kind == DPA_PR_HEAP;
+						bool twin = part && ci->callee && cj->callee &&
+							    !strcmp(ci->callee, cj->callee);
+
+						if (twin) {
+							/* divide and conquer: two calls of one
+							 * function on parts of one object */
+							if (!disjoint_var)
+								disjoint_var = fx.var;
+						} else if (wi != FB_WRITES_NOT && (wj == FB_WRITES_NOT || part)) {
+							/* i writes it, j reads (or updates) it:
+							 * j's first use waits for i's last store */
 							fx.produced = frac_of(c, v, &rc[i], b, DPA_FB_PRODUCED, &k1);
 							fx.consumed = frac_of(c, v, &rc[j], a, DPA_FB_CONSUMED, &k2);
 							fx.known = k1 && k2 && wi == FB_WRITES;
@@ -517,6 +587,14 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 		k->safety = DPA_FB_SAFE;
 		k->safety_why = "every call is to a const or pure function: no call writes memory, "
 				"and the values they share are synchronised";
+	} else if (disjoint_var) {
+		k->safety = DPA_FB_UNKNOWN_MEMORY;
+		snprintf(why, sizeof(why),
+			 "two calls of one function write through pointers into %s: assumed to be "
+			 "disjoint parts (divide and conquer), which the program representation "
+			 "cannot prove (a hint for a person)", disjoint_var);
+		if (!(k->safety_why = dpa_fb_strdup(fb, why)))
+			goto oom;
 	} else {
 		k->safety = DPA_FB_UNKNOWN_MEMORY;
 		snprintf(why, sizeof(why),
@@ -547,8 +625,10 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	} else if (k->speedup > fb->opt.speedup_threshold) {
 		k->verdict = DPA_FB_ACCEPTED;
 		snprintf(why, sizeof(why),
-			 "%u tasks: estimated %.3fx on the region, %.4fx on the program",
-			 res.n_tasks, k->speedup, k->program_speedup);
+			 "%u tasks: estimated %.3fx on the region, %.4fx on the program%s",
+			 res.n_tasks, k->speedup, k->program_speedup,
+			 at_top ? "; recursive: costed at the recursion's top level, so spawn only "
+				  "above its cut-off depth" : "");
 	} else if (n_deps && res.ideal > 0 && res.seq / res.ideal <= fb->opt.speedup_threshold) {
 		k->verdict = DPA_FB_DEPENDENT;
 		snprintf(why, sizeof(why),
@@ -570,8 +650,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	if (!too_cheap)
 		for (uint32_t i = 0; i < span; i++)
 			if (rc[i].call && rc[i].css && mean[first + i] >= c->call_thr &&
-			    fb_var_use_add(c, &v->f, rc[i].call, rc[i].css,
-					   rc[i].calls ? rc[i].total / (double)rc[i].calls : 0) < 0)
+			    fb_var_use_add(c, &v->f, rc[i].call, rc[i].css, mean[first + i]) < 0)
 				goto out;
 	rc_ = 0;
 	goto out;
@@ -613,6 +692,7 @@ static int regions_of(struct fb_ctx *c, const struct view *v, const struct dpa_p
 				run[n].css = v->css[local];
 				run[n].calls = v->calls[local];
 				run[n].total = v->total[local];
+				run[n].rec = v->rec[local];
 				n++;
 			}
 			continue;
@@ -694,6 +774,7 @@ static int regions_without_progrep(struct fb_ctx *c, struct cands *cs)
 			uint32_t s = order[k];
 
 			run[n].call = NULL;
+			run[n].rec = false;
 			run[n].css = s;
 			run[n].calls = dpa_deep_css_own(c->d, s, DPA_CALLS);
 			run[n].total = (double)dpa_deep_css_total(c->d, s, c->m);
@@ -717,6 +798,26 @@ out:
  * All candidates
  * ================================================================ */
 
+/* The recursion pattern of pd's clique, NULL when it is not recursive. */
+static const struct dpa_fb_recursion *rec_of(const struct fb_ctx *c, uint32_t pd)
+{
+	uint32_t cl;
+
+	if (!pd)
+		return NULL;
+	cl = dpa_clique_of(&c->d->cl, pd);
+	if (!c->rec_of_clique || cl > c->d->cl.n || !c->rec_of_clique[cl])
+		return NULL;
+	return &c->fb->rec[c->rec_of_clique[cl] - 1];
+}
+
+/* Set v's recursion pattern from pd's clique. */
+static void set_recursion(const struct fb_ctx *c, struct view *v, uint32_t pd)
+{
+	v->recursion = rec_of(c, pd);
+	v->clique = pd ? dpa_clique_of(&c->d->cl, pd) : 0;
+}
+
 /* Accepted first, then by program speedup (larger first), then as found. */
 static int cand_cmp(const void *a, const void *b)
 {
@@ -735,13 +836,29 @@ int fb_autopar(struct fb_ctx *c)
 	struct dpa_feedback *fb = c->fb;
 	const struct dpa_profile *p = c->p;
 	struct cands cs = { NULL, 0, 0 };
-	uint32_t *pds_of_ps = NULL;
+	uint32_t *pds_of_ps = NULL, *first_pd = NULL;
 	int rc = -1;
 
 	if (!c->pr) {
 		if (regions_without_progrep(c, &cs) < 0)
 			goto out;
 	} else {
+		first_pd = calloc((size_t)p->n_ps + 1, sizeof(*first_pd));
+		c->rec_of_clique = calloc((size_t)c->d->cl.n + 1, sizeof(*c->rec_of_clique));
+		if (!first_pd || !c->rec_of_clique) {
+			dpa_fail(c->err, p, "out of memory finding parallelism candidates");
+			goto out;
+		}
+		for (uint32_t i = 0; i < fb->n_rec; i++)
+			if (fb->rec[i].clique <= c->d->cl.n)
+				c->rec_of_clique[fb->rec[i].clique] = i + 1;
+		/* per ps, a pd in a recursive clique if it has one */
+		for (uint32_t q = 1; q <= p->n_pd; q++) {
+			uint32_t ps = p->pd[q].ps;
+
+			if (!first_pd[ps] || (!rec_of(c, first_pd[ps]) && rec_of(c, q)))
+				first_pd[ps] = q;
+		}
 		for (uint32_t ps = 1; ps <= p->n_ps; ps++) {
 			struct view v = { .ps = ps };
 
@@ -749,7 +866,10 @@ int fb_autopar(struct fb_ctx *c)
 			v.acts = (double)dpa_deep_ps_own(c->d, ps, DPA_CALLS);
 			if (!v.f.fn || v.acts <= 0)
 				continue;
+			set_recursion(c, &v, first_pd[ps]);
 			v.mean = (double)dpa_deep_ps_total(c->d, ps, c->m) / v.acts;
+			if (v.recursion && v.recursion->n_levels >= 1)
+				v.mean = v.recursion->level_cost[0];
 			if (view_costs(c, &v) < 0) {
 				view_release(&v);
 				dpa_fail(c->err, p, "out of memory finding parallelism candidates");
@@ -780,6 +900,9 @@ int fb_autopar(struct fb_ctx *c)
 				if (!v.f.fn || v.acts <= 0)
 					continue;
 				v.mean = (double)dpa_deep_pd_total(c->d, q, c->m) / v.acts;
+				set_recursion(c, &v, q);
+				if (v.recursion && v.recursion->n_levels >= 1)
+					v.mean = v.recursion->level_cost[0];
 				if (v.mean < c->proc_thr)
 					continue;
 				if (view_costs(c, &v) < 0) {
@@ -817,5 +940,8 @@ int fb_autopar(struct fb_ctx *c)
 out:
 	free(cs.v);
 	free(pds_of_ps);
+	free(first_pd);
+	free(c->rec_of_clique);
+	c->rec_of_clique = NULL;
 	return rc;
 }

@@ -106,6 +106,7 @@ struct fb_ctx {
 	uint32_t **fn_ps;       /* [n_module+1][n_fn] */
 	uint32_t *site_css;     /* slot -> css, 0: never ran here */
 	uint32_t *css_csd;      /* css -> its first csd, 0: none */
+	uint32_t *rec_of_clique;        /* clique -> 1 + its index in fb->rec, 0: none */
 	/* var_use.c: the timings found so far (copied into fb's arena at the
 	 * end), and the css each belongs to */
 	struct dpa_fb_var_use *vu;

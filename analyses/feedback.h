@@ -78,9 +78,9 @@ struct dpa_fb_options {
 	bool per_context;       /* also report candidates per calling context,
 				 * not only merged over contexts */
 	double list_share;      /* a region with too few costly calls is listed
-				 * (verdict too_cheap) only when its calls, over all
-				 * its executions, cost at least this share of the
-				 * whole program (0.01) */
+				 * (verdict too_cheap) only when two of its calls,
+				 * over all its executions, each cost at least this
+				 * share of the whole program (0.01) */
 };
 
 /* Fill *o with the documented defaults (schemas/feedback.md). */

@@ -58,22 +58,34 @@ static const struct dpa_progrep *pr_of_module(const struct dpa_progreps *pr, uin
 	return &pr->mod[module].pr;
 }
 
+/* Procedure ps's place (feedback.h): the profile's name, file and line;
+ * with its progrep record, the checksum, and file and line where the
+ * profile has none. */
 int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
 		    const struct dpa_progreps *pr, uint32_t ps, struct dpa_fb_place *at)
 {
+	const struct dpa_pr_fn *f = NULL;
+	const char *file;
+
 	memset(at, 0, sizeof(*at));
 	if (ps == 0 || ps > p->n_ps)
 		return 0;
+	if (pr && pr->ps && pr->p == p && pr->ps[ps].module)
+		f = pr->ps[ps].fn;
 	if (!(at->fn = dpa_fb_strdup(fb, dpa_ps_name(p, ps))))
 		return -1;
-	if (p->ps[ps].file && !(at->file = dpa_fb_strdup(fb, p->ps[ps].file)))
+	file = p->ps[ps].file ? p->ps[ps].file : f ? f->file : NULL;
+	if (file && !(at->file = dpa_fb_strdup(fb, file)))
 		return -1;
-	at->line = p->ps[ps].line;
-	if (pr && pr->ps && pr->p == p && pr->ps[ps].module && pr->ps[ps].fn)
-		at->checksum = pr->ps[ps].fn->checksum;
+	at->line = p->ps[ps].line ? p->ps[ps].line : f ? f->line : 0;
+	if (f)
+		at->checksum = f->checksum;
 	return 0;
 }
 
+/* Call site css's place (feedback.h): its caller's name, the site's file,
+ * line and column; with a progrep, its "<tu>:<site>" id and the caller's
+ * checksum. */
 int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
 		     const struct dpa_progreps *pr, uint32_t css, struct dpa_fb_place *at)
 {
@@ -102,6 +114,10 @@ int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
 		at->site = m->site;
 		if (m->call && r && m->call->fn < r->n_fn)
 			at->checksum = r->fn[m->call->fn].checksum;
+		if (m->call && !at->line) {
+			at->line = m->call->line;
+			at->col = m->call->col;
+		}
 	}
 	if (!at->checksum && s->caller_ps && pr->ps && pr->ps[s->caller_ps].fn)
 		at->checksum = pr->ps[s->caller_ps].fn->checksum;

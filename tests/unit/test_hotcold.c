@@ -403,6 +403,21 @@ static void test_recursive_and_progrep(void)
 	check(&fb.hot[0], DPA_FB_PROC, DPA_FB_HOT, "main", 20, 1, 22, 22);
 	check(&fb.hot[1], DPA_FB_SITE, DPA_FB_RARE, "main", 102, 1, 21, 21);
 	dpa_feedback_release(&fb);
+
+	/* a profile without fib's file and line, or css 2's: the progrep's */
+	t.p.ps[3].file = NULL;
+	t.p.ps[3].line = 0;
+	t.p.css[2].line = t.p.css[2].col = 0;
+	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);
+	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, &s, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 3);
+	CU_ASSERT_STRING_EQUAL(fb.hot[1].at.fn, "fib");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fb.hot[1].at.file);
+	CU_ASSERT_STRING_EQUAL(fb.hot[1].at.file, "/nonexistent/t.c");
+	CU_ASSERT_EQUAL(fb.hot[1].at.line, 1);
+	CU_ASSERT_EQUAL(fb.hot[2].at.line, 5);
+	CU_ASSERT_EQUAL(fb.hot[2].at.col, 3);
+	dpa_feedback_release(&fb);
 	dpa_progreps_release(&s);
 	unbuild(&t);
 }

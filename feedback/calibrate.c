@@ -113,7 +113,20 @@ struct slot {
 };
 
 enum { NSLOTS = 256 };
-#define TIMEOUT_NS 20e6         /* give up on another thread after 20 ms */
+/* How long to wait for another thread to take a task before giving up on
+ * the sample: 20 ms, 5 ms with --quick. Set by dp_calibrate(). */
+static double timeout_ns = 20e6;
+
+/* When the current run must end (CLOCK_MONOTONIC ns): each measuring loop
+ * stops at it after its first repetition. Written by dp_calibrate() before
+ * each run, read by the spawning thread only. */
+static double run_end;
+
+/* Past the current run's end, after at least one repetition? */
+static bool out_of_time(unsigned r)
+{
+	return r > 0 && now_ns() > run_end;
+}
 
 /* Sample arrays of one run. */
 struct samples {
@@ -141,7 +154,7 @@ static void measure_spawn(struct samples *s, unsigned reps, double clk)
 	} st;
 	__typeof__(st) *p = &st;
 
-	for (unsigned r = 0; r < reps; r++) {
+	for (unsigned r = 0; r < reps && !out_of_time(r); r++) {
 		double t0, t1, t2, t3;
 		bool stolen;
 
@@ -149,14 +162,14 @@ static void measure_spawn(struct samples *s, unsigned reps, double clk)
 		atomic_init(&p->done, 0);
 		p->ts = 0;
 		t0 = now_ns();
-#pragma omp task default(none) firstprivate(p)
+#pragma omp task default(none) firstprivate(p) shared(timeout_ns)
 		{
 			p->ts = now_ns();
 			atomic_store_explicit(&p->started, 1, memory_order_release);
 			atomic_store_explicit(&p->done, 1, memory_order_release);
 		}
 		t1 = now_ns();
-		stolen = spin_until(&p->done, TIMEOUT_NS);
+		stolen = spin_until(&p->done, timeout_ns);
 		if (stolen)
 			spin_for(3000);   /* let the runtime finish the task's books */
 		t2 = now_ns();
@@ -190,7 +203,7 @@ static void measure_signal_wait(struct samples *s, unsigned reps, struct slot *s
 
 	p->slots = slots;
 	p->clk = clk;
-	for (unsigned r = 0; r < reps; r++) {
+	for (unsigned r = 0; r < reps && !out_of_time(r); r++) {
 		double t0, t1;
 
 		atomic_init(&p->ready, 0);
@@ -202,14 +215,14 @@ static void measure_signal_wait(struct samples *s, unsigned reps, struct slot *s
 			atomic_store_explicit(&slots[i].flag, 0, memory_order_relaxed);
 			slots[i].value = 0;
 		}
-#pragma omp task default(none) firstprivate(p)
+#pragma omp task default(none) firstprivate(p) shared(timeout_ns)
 		{
 			long acc = 0;
 
 			for (int i = 0; i < NSLOTS; i++)
 				acc += atomic_load_explicit(&p->slots[i].flag, memory_order_acquire);
 			atomic_store_explicit(&p->ready, 1, memory_order_release);
-			if (spin_until(&p->go, TIMEOUT_NS)) {
+			if (spin_until(&p->go, timeout_ns)) {
 				double a = now_ns();
 
 				for (int i = 0; i < NSLOTS; i++) {
@@ -223,7 +236,7 @@ static void measure_signal_wait(struct samples *s, unsigned reps, struct slot *s
 			}
 			p->sum = acc;
 		}
-		if (spin_until(&p->ready, TIMEOUT_NS)) {
+		if (spin_until(&p->ready, timeout_ns)) {
 			t0 = now_ns();
 			for (int i = 0; i < NSLOTS; i++) {
 				slots[i].value = i + 1;
@@ -259,7 +272,7 @@ static void measure_wakeup(struct samples *s, unsigned reps, double clk)
 	} st;
 	__typeof__(st) *p = &st;
 
-	for (unsigned r = 0; r < reps; r++) {
+	for (unsigned r = 0; r < reps && !out_of_time(r); r++) {
 		double tsig = 0;
 		bool waited;
 
@@ -268,16 +281,16 @@ static void measure_wakeup(struct samples *s, unsigned reps, double clk)
 		atomic_init(&p->ok, 0);
 		p->tseen = 0;
 		p->value = p->got = 0;
-#pragma omp task default(none) firstprivate(p)
+#pragma omp task default(none) firstprivate(p) shared(timeout_ns)
 		{
 			atomic_store_explicit(&p->ready, 1, memory_order_release);
-			if (spin_until(&p->flag, TIMEOUT_NS)) {
+			if (spin_until(&p->flag, timeout_ns)) {
 				p->tseen = now_ns();
 				p->got = p->value;
 				atomic_store_explicit(&p->ok, 1, memory_order_release);
 			}
 		}
-		waited = spin_until(&p->ready, TIMEOUT_NS);
+		waited = spin_until(&p->ready, timeout_ns);
 		if (waited) {
 			spin_for(3000);   /* the consumer is in its wait now */
 			tsig = now_ns();
@@ -342,15 +355,24 @@ int dp_calibrate(struct dp_calibration *c, unsigned runs, bool quick, char *err,
 		if (!s.v[i] || !run_med[i])
 			goto oom;
 	}
+	timeout_ns = quick ? 5e6 : 20e6;
 	omp_set_dynamic(0);
 	for (unsigned run = 0; run < runs; run++) {
+		/* quick: the whole in 0.8 s; else 10 s a run at most (a machine
+		 * too busy to give a second thread a task for long) */
+		double budget = quick ? 0.8e9 / runs : 10e9;
+		double t = now_ns();
+
 		memset(s.n, 0, sizeof(s.n));
 #pragma omp parallel num_threads(threads) default(none) \
-	shared(s, slots, spawn_reps, batch_reps, wake_reps, clk)
+	shared(s, slots, spawn_reps, batch_reps, wake_reps, clk, t, budget, run_end)
 #pragma omp single
 		{
+			run_end = t + budget / 3;
 			measure_spawn(&s, spawn_reps, clk);
+			run_end = t + budget * 2 / 3;
 			measure_signal_wait(&s, batch_reps, slots, clk);
+			run_end = t + budget;
 			measure_wakeup(&s, wake_reps, clk);
 		}
 		/* a run where no other thread took a task (the machine busy
@@ -366,7 +388,7 @@ int dp_calibrate(struct dp_calibration *c, unsigned runs, bool quick, char *err,
 		if (!nmed[i]) {
 			snprintf(err, errlen, "calibrate: no second thread ran a task within "
 				 "%.0f ms in any run (one CPU, or a machine too busy?): cannot "
-				 "measure %s", TIMEOUT_NS / 1e6, dp_ov_name(i));
+				 "measure %s", timeout_ns / 1e6, dp_ov_name(i));
 			goto out;
 		}
 		qsort(run_med[i], nmed[i], sizeof(double), cmp_double);

@@ -32,14 +32,29 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 static void sb_puts(struct sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
 
 static void sb_printf(struct sbuf *b, const char *fmt, ...) ATTRIBUTE_PRINTF_2;
+/* Appends the formatted text, however long (a loop's or branch's body is
+ * formatted in whole: a fixed buffer cut them and broke the JSON). */
 static void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
 	char tmp[256];
-	va_list ap;
+	va_list ap, again;
 	va_start(ap, fmt);
+	va_copy(again, ap);
 	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
 	va_end(ap);
-	sb_add(b, tmp, n < (int)sizeof tmp ? (size_t)n : sizeof tmp - 1);
+	if (n < 0) {
+		va_end(again);
+		return;
+	}
+	if (n < (int)sizeof tmp) {
+		sb_add(b, tmp, (size_t)n);
+	} else {
+		char *big = (char *)xmalloc((size_t)n + 1);
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+		sb_add(b, big, (size_t)n);
+		free(big);
+	}
+	va_end(again);
 }
 
 /* A JSON string literal. */
@@ -746,12 +761,15 @@ static unsigned bb_line(basic_block bb)
 }
 
 /* Emits the items of the region starting at bb, up to (not including) stop,
- * inside loop lp, as JSON array elements. Returns how many items (calls,
- * uses, stores, branches and loops included) it placed. */
+ * inside loop lp, as JSON array elements. Returns how many calls, uses and
+ * stores it placed (a branch is kept only if its arms hold some). */
 static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class loop *lp,
 		       struct sbuf *b, bool *first_item)
 {
 	unsigned placed = 0;
+	/* used[i]: parameter i has a use item in this sequence since its last
+	 * call, branch or loop item (a later one would say nothing new) */
+	bool *used = XCNEWVEC(bool, c->n_pv + 1);
 	bool at_header = lp->num != 0 && bb == lp->header;
 	for (int steps = 0; bb && bb != stop && steps < 100000; steps++) {
 		if (bb == EXIT_BLOCK_PTR_FOR_FN(c->fun) || c->visited[bb->index])
@@ -765,6 +783,7 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 			struct sbuf body = { NULL, 0, 0 };
 			bool fi = true;
 			unsigned n = region(c, bb, NULL, inner, &body, &fi);
+			memset(used, 0, c->n_pv * sizeof(*used));
 			sb_printf(b, "%s{\"loop\":{\"line\":%u,\"body\":[%s]}}",
 				  *first_item ? "" : ",", bb_line(bb), body.p ? body.p : "");
 			*first_item = false;
@@ -790,12 +809,15 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 			for (gimple_stmt_iterator g = gsi_start_bb(blocks[j]); !gsi_end_p(g);
 			     gsi_next(&g), k++) {
 				for (unsigned i = 0; i < c->n_pv; i++)
-					if (c->first_use[i] == k)
+					if (c->first_use[i] == k && !used[i]) {
 						placed += param_item(c, "use", i, b, first_item);
+						used[i] = true;
+					}
 				int s = site_of(c, gsi_stmt(g));
 				if (s >= 0 && !c->placed[s - c->first]) {
 					c->placed[s - c->first] = true;
 					sb_printf(b, "%s{\"call\":%d}", *first_item ? "" : ",", s);
+					memset(used, 0, c->n_pv * sizeof(*used));
 					*first_item = false;
 					placed++;
 				}
@@ -831,6 +853,7 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 		}
 		if (n) {
 			gimple *last = last_stmt(bb);
+			memset(used, 0, c->n_pv * sizeof(*used));
 			sb_printf(b, "%s{\"branch\":{\"kind\":\"%s\",\"line\":%u,\"arms\":[%s]}}",
 				  *first_item ? "" : ",",
 				  last && gimple_code(last) == GIMPLE_SWITCH ? "switch" : "if",
@@ -841,6 +864,7 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 		placed += n;
 		bb = join;
 	}
+	free(used);
 	return placed;
 }
 

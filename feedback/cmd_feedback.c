@@ -23,11 +23,6 @@
 
 int cmd_feedback(int argc, char **argv);
 
-/* Until the analysis is linked in, a build without it still has the
- * command (feedback files as inputs, --to-json); it says so when asked to
- * analyse a profile. */
-#pragma weak dpa_feedback_analyse
-
 static const char feedback_usage[] =
 	"usage: deepprof feedback [options] FILE... [-o OUT.json|OUT.msgpack|-]\n"
 	"       deepprof feedback --to-json FILE.msgpack\n"
@@ -474,12 +469,6 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 			 why ? why : "no module has a program representation");
 		rc = -1;
 	}
-	if (rc == 0 && !dpa_feedback_analyse) {
-		snprintf(j->err.msg, sizeof(j->err.msg),
-			 "%s: this deepprof is built without the feedback analysis", j->path);
-		j->status = DP_EXIT_FAIL;
-		rc = -2;
-	}
 	if (rc == 0)
 		rc = dpa_feedback_analyse(&j->fb, &d, no_pr ? NULL : &s, &c->opt, &j->err);
 	dpa_progreps_release(&s);
@@ -510,9 +499,9 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 		j->fb.n_var_use = 0;
 	}
 	dpa_profile_release(&p);
-	if (rc == -1 && !j->status)
+	if (rc < 0 && !j->status)
 		j->status = DP_EXIT_USAGE;
-	return rc < 0 ? -1 : 0;
+	return rc;
 }
 
 static void *worker(void *arg)
@@ -691,6 +680,16 @@ static const char *as_time(const struct dpa_feedback *fb, double units, char *b,
 	return b;
 }
 
+/* A cost for people: whole numbers from 1000 up, else 4 significant digits. */
+static const char *num(double v, char *b, size_t n)
+{
+	if (fabs(v) >= 1000)
+		snprintf(b, n, "%.0f", v);
+	else
+		snprintf(b, n, "%.4g", v);
+	return b;
+}
+
 static const char *unit_name(const struct dpa_feedback *fb)
 {
 	return fb->basis == DPA_FB_TICKS ? "ticks" : "CSCs";
@@ -751,7 +750,7 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 {
 	const struct dpa_fb_overheads *ov = &fb->opt.ov;
 	const char *u = unit_name(fb);
-	char t[32];
+	char t[32], t2[32], n1[48], n2[48];
 	static const struct { const char *what; size_t off; } ovs[] = {
 		{ "spawning a task costs the spawning thread", offsetof(struct dpa_fb_overheads, spawn_cost) },
 		{ "a spawned task starts running after", offsetof(struct dpa_fb_overheads, spawn_delay) },
@@ -768,8 +767,8 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 	else
 		fprintf(f, ", merged over all its calling contexts.\n");
 	fprintf(f, "Costs are in %s (1 %s = %.4g ns here), per run of the region; the region "
-		"ran %llu times.\n", u, fb->basis == DPA_FB_TICKS ? "tick" : "CSC", fb->ns_per_unit,
-		(unsigned long long)c->executions);
+		"ran %llu time%s.\n", u, fb->basis == DPA_FB_TICKS ? "tick" : "CSC", fb->ns_per_unit,
+		(unsigned long long)c->executions, c->executions == 1 ? "" : "s");
 	fprintf(f, "The calls, in program order:\n");
 	for (uint32_t k = 0; k < c->n_calls; k++) {
 		const struct dpa_fb_call *k_ = &c->calls[k];
@@ -778,7 +777,7 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 			k_->at.file ? dpa_basename(k_->at.file) : "?", k_->at.line, k_->at.col);
 		if (k_->at.has_site)
 			fprintf(f, " (site %016llx:%u)", (unsigned long long)k_->at.tu_id, k_->at.site);
-		fprintf(f, " costs %.6g %s (%s), task %u\n", k_->cost, u,
+		fprintf(f, " costs %s %s (%s), task %u\n", num(k_->cost, n1, sizeof(n1)), u,
 			as_time(fb, k_->cost, t, sizeof(t)), k_->task);
 	}
 	fprintf(f, "Partition: %u task%s", c->n_tasks, c->n_tasks == 1 ? "" : "s");
@@ -803,10 +802,11 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 		double pc = d->from < c->n_calls ? c->calls[d->from].cost : 0;
 		double cc = d->to < c->n_calls ? c->calls[d->to].cost : 0;
 
-		fprintf(f, "Dependence: call %u produces %s at %.0f%% of its cost (%.6g %s after it "
-			"starts); call %u consumes it at %.0f%% of its cost (%.6g %s after it "
+		fprintf(f, "Dependence: call %u produces %s at %.0f%% of its cost (%s %s after it "
+			"starts); call %u consumes it at %.0f%% of its cost (%s %s after it "
 			"starts)%s.\n", d->from, d->var ? d->var : "a value", d->produced * 100,
-			d->produced * pc, u, d->to, d->consumed * 100, d->consumed * cc, u,
+			num(d->produced * pc, n1, sizeof(n1)), u, d->to, d->consumed * 100,
+			num(d->consumed * cc, n2, sizeof(n2)), u,
 			d->known ? "" : " — not known: assumed produced at the end and consumed at "
 			"the start");
 	}
@@ -814,22 +814,22 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 	for (size_t k = 0; k < sizeof(ovs) / sizeof(ovs[0]); k++) {
 		double ns = *(const double *)((const char *)ov + ovs[k].off);
 
-		fprintf(f, "  %s %.6g ns (%.6g %s)\n", ovs[k].what, ns,
-			fb->ns_per_unit > 0 ? ns / fb->ns_per_unit : 0, u);
+		fprintf(f, "  %s %s ns (%s %s)\n", ovs[k].what, num(ns, n1, sizeof(n1)),
+			num(fb->ns_per_unit > 0 ? ns / fb->ns_per_unit : 0, n2, sizeof(n2)), u);
 	}
-	fprintf(f, "  in this estimate they add up to %.6g %s (%s).\n", c->overhead, u,
-		as_time(fb, c->overhead, t, sizeof(t)));
-	fprintf(f, "Sequential time %.6g %s (%s); parallel time %.6g %s (%s).\n", c->seq_time, u,
-		as_time(fb, c->seq_time, t, sizeof(t)), c->par_time, u,
-		as_time(fb, c->par_time, (char[32]){ 0 }, 32));
-	fprintf(f, "Speedup of the region %.4gx; of the whole program %.4gx.\n", c->speedup,
+	fprintf(f, "  in this estimate they add up to %s %s (%s).\n",
+		num(c->overhead, n1, sizeof(n1)), u, as_time(fb, c->overhead, t, sizeof(t)));
+	fprintf(f, "Sequential time %s %s (%s); parallel time %s %s (%s).\n",
+		num(c->seq_time, n1, sizeof(n1)), u, as_time(fb, c->seq_time, t, sizeof(t)),
+		num(c->par_time, n2, sizeof(n2)), u, as_time(fb, c->par_time, t2, sizeof(t2)));
+	fprintf(f, "Speedup of the region %.3fx; of the whole program %.3fx.\n", c->speedup,
 		c->program_speedup);
 	if (c->n_inputs_seen > 1)
-		fprintf(f, "Over the %u inputs that have it: speedup min %.4gx, median %.4gx, "
-			"max %.4gx.\n", c->n_inputs_seen, c->speedup_min, c->speedup_median,
+		fprintf(f, "Over the %u inputs that have it: speedup min %.3fx, median %.3fx, "
+			"max %.3fx.\n", c->n_inputs_seen, c->speedup_min, c->speedup_median,
 			c->speedup_max);
 	fprintf(f, "Safety: %s — %s.\n", c->safety == DPA_FB_SAFE ? "safe" :
-		"memory effects unknown (a hint for a person, not for automatic transformation)",
+		"memory effects unknown",
 		c->safety_why ? c->safety_why : "no reason recorded");
 	fprintf(f, "Verdict: %s — %s.\n", dpa_fb_verdict_name(c->verdict),
 		c->verdict_why ? c->verdict_why : "no reason recorded");

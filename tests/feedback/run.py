@@ -221,6 +221,25 @@ def test_combine_cli():
     if adoc:
         check(adoc["candidates"][0]["n_inputs_seen"] == 1 and
               adoc["candidates"][0]["speedup"] == 1.5, "msgpack input: one input now")
+    # a progress bar on a terminal only, on stderr; stdout unchanged
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.run([DEEPPROF, "feedback", "--jobs=2", out("a.json"), out("b.json"),
+                        out("c.json"), "-o", out("abc-tty.json")], stdout=subprocess.PIPE,
+                       stderr=slave, stdin=subprocess.DEVNULL, text=True, timeout=60)
+    os.close(slave)
+    tty = b""
+    try:
+        while True:
+            chunk = os.read(master, 4096)
+            if not chunk:
+                break
+            tty += chunk
+    except OSError:
+        pass
+    os.close(master)
+    check(p.returncode == 0 and b"] 3/3 profiles" in tty and b"\x1b[K" in tty and
+          p.stdout.startswith("feedback: wrote "), "progress bar on a terminal: %r" % tty[-200:])
     # the output is replaced atomically: no temporary left behind
     check(not [n for n in os.listdir(OUT) if ".tmp" in n], "no temporary files left")
 
@@ -241,9 +260,9 @@ def test_explain():
             "  spawning a task costs the spawning thread 400 ns (200 CSCs)",
             "  a consumer that blocked wakes up after 5000 ns (2500 CSCs)",
             "  in this estimate they add up to 500 CSCs (1 us).",
-            "Sequential time 7000 CSCs (14 us); parallel time 4666.67 CSCs (9.33 us).",
-            "Speedup of the region 1.5x; of the whole program 1.5x.",
-            "Over the 3 inputs that have it: speedup min 1.25x, median 1.5x, max 1.75x.",
+            "Sequential time 7000 CSCs (14 us); parallel time 4667 CSCs (9.33 us).",
+            "Speedup of the region 1.500x; of the whole program 1.500x.",
+            "Over the 3 inputs that have it: speedup min 1.250x, median 1.500x, max 1.750x.",
             "Safety: safe — a and b are pure.",
             "Verdict: accepted — speedup above 1.01."]:
         check(want + "\n" in t, "explain: missing line %r in\n%s" % (want, t))
@@ -362,7 +381,12 @@ def test_pair(data):
               for k in c["calls"]), "pair: call places keyed by site id and checksum")
     check(abs(c["seq_time"] - sum(k["cost"] for k in c["calls"])) <= 1e-6 * c["seq_time"],
           "pair: sequential time is the calls' sum")
-    check(1.5 < c["speedup"] < 2.0, "pair: speedup %r of two equal calls" % c["speedup"])
+    check(1.5 < c["speedup"] <= 2.0, "pair: speedup %r of two equal calls" % c["speedup"])
+    check(not [k for x in acc for k in x["calls"] if k["callee"] in ("tiny_a", "tiny_b")],
+          "pair: the cheap pair is not recommended")
+    hot = {(h["kind"], h["at"]["fn"], h["callee"]) for h in d["hot_cold"] if h["temp"] == "hot"}
+    check(("site", "main", "left") in hot and ("site", "main", "right") in hot,
+          "pair: left and right are hot call sites: %r" % sorted(hot))
     p = run([DEEPPROF, "feedback", data, "--explain", str(c["id"])])
     check(p.returncode == 0 and "call 0: left()" in p.stdout and "call 1: right()" in p.stdout,
           "pair: --explain %r" % p.stdout[:300])

@@ -178,11 +178,14 @@ struct fb_fn fb_callee(const struct fb_ctx *c, const struct fb_fn *f, const stru
  * Walking a body
  * ================================================================ */
 
-/* What a walk found: the expected cost of the sequence (per activation),
- * the probability p that the event happens in it, and tf = E[time of the
- * event from the walk's start, 0 where it does not happen]. */
+/*
+ * What a walk of a sequence found, all conditional on the sequence being
+ * entered: its expected cost, the probability p that the event happens in
+ * it, tf = E[time of the event from the walk's start; found], and
+ * cn = E[the whole sequence's cost; not found].
+ */
 struct wres {
-	double cost, p, tf;
+	double cost, p, tf, cn;
 };
 
 struct walk {
@@ -292,20 +295,23 @@ static double seq_count(const struct walk *w, const struct dpa_pr_body *b)
 	return -1;
 }
 
-static struct wres walk_seq(struct walk *w, const struct dpa_pr_body *b, double execs, double own);
+static struct wres walk_seq(struct walk *w, const struct dpa_pr_body *b, double execs,
+			    double scale, double own);
 
-/* One call item: its cost per activation and whether it consumes (or
- * produces through) the parameter, with the callee's own timing. */
-static struct wres walk_call(struct walk *w, const struct dpa_pr_item *it)
+/* One call item: its cost per activation (times scale) and whether it
+ * consumes (or produces through) the parameter, at what time by the
+ * callee's own timing. */
+static struct wres walk_call(struct walk *w, const struct dpa_pr_item *it, double scale)
 {
 	const struct dpa_pr_call *call = item_call(w->f.fn, it);
-	struct wres r = { 0, 0, 0 };
+	struct wres r = { 0, 0, 0, 0 };
 	double calls, total, best = -1;
 
 	if (!call)
 		return r;
 	site_cost(w, call, &calls, &total);
-	r.cost = w->acts > 0 ? total / w->acts : 0;
+	r.cost = w->acts > 0 ? total / w->acts * scale : 0;
+	r.cn = r.cost;
 	for (uint32_t k = 0; k < call->n_args; k++) {
 		const struct dpa_pr_arg *a = &call->args[k];
 		struct fb_fn g;
@@ -335,18 +341,20 @@ static struct wres walk_call(struct walk *w, const struct dpa_pr_item *it)
 	if (best >= 0) {
 		r.p = 1;
 		r.tf = best;
+		r.cn = 0;
 	}
 	return r;
 }
 
 /* One item of a sequence that ran `execs` times (-1: unknown). */
-static struct wres walk_item(struct walk *w, const struct dpa_pr_item *it, double execs)
+static struct wres walk_item(struct walk *w, const struct dpa_pr_item *it, double execs,
+			     double scale)
 {
-	struct wres r = { 0, 0, 0 };
+	struct wres r = { 0, 0, 0, 0 };
 
 	switch (it->kind) {
 	case DPA_PR_ITEM_CALL:
-		return walk_call(w, it);
+		return walk_call(w, it, scale);
 	case DPA_PR_ITEM_USE:
 	case DPA_PR_ITEM_STORE:
 		if (it->param == w->param && (it->kind == DPA_PR_ITEM_STORE) == w->back)
@@ -355,10 +363,11 @@ static struct wres walk_item(struct walk *w, const struct dpa_pr_item *it, doubl
 	case DPA_PR_ITEM_LOOP: {
 		/* consumed in the first iteration, produced in the last: at the
 		 * loop's start (forward) or end (backward) */
-		struct wres b = walk_seq(w, &it->body, -1, 0);
+		struct wres b = walk_seq(w, &it->body, -1, scale, 0);
 
 		r.cost = b.cost;
 		r.p = b.p;
+		r.cn = (1 - b.p) * b.cost;
 		return r;
 	}
 	case DPA_PR_ITEM_BRANCH: {
@@ -377,14 +386,19 @@ static struct wres walk_item(struct walk *w, const struct dpa_pr_item *it, doubl
 				wt[a] = execs >= 0 && execs > sum_known ? (execs - sum_known) / n_unknown : 0;
 			total_w += wt[a];
 		}
+		/* each arm walked given that it runs (its costs divided by its
+		 * probability), then weighted by that probability */
 		for (uint32_t a = 0; a < n; a++) {
-			struct wres x;
 			double pa = total_w > 0 ? wt[a] / total_w : 1.0 / n;
+			struct wres x;
 
-			x = walk_seq(w, &it->arms[a], total_w > 0 ? wt[a] : -1, 0);
-			r.cost += x.cost;
+			if (pa <= 0)
+				continue;
+			x = walk_seq(w, &it->arms[a], total_w > 0 ? wt[a] : -1, scale / pa, 0);
+			r.cost += pa * x.cost;
 			r.p += pa * x.p;
-			r.tf += x.tf;
+			r.tf += pa * x.tf;
+			r.cn += pa * x.cn;
 		}
 		return r;
 	}
@@ -394,32 +408,40 @@ static struct wres walk_item(struct walk *w, const struct dpa_pr_item *it, doubl
 
 /*
  * Walk sequence b (forward, or backward for a production), which ran
- * `execs` times (-1: unknown), spreading `own` units of the function's own
- * code over it: to its items that hold loops, equally, or if none, equally
- * to the gaps before, between and after its items.
+ * `execs` times (-1: unknown), its call costs per activation times scale,
+ * spreading `own` units of the function's own code over it: to its items
+ * that hold loops, equally, or if none, equally to the gaps before,
+ * between and after its items.
  */
-static struct wres walk_seq(struct walk *w, const struct dpa_pr_body *b, double execs, double own)
+static struct wres walk_seq(struct walk *w, const struct dpa_pr_body *b, double execs,
+			    double scale, double own)
 {
-	struct wres r = { 0, 0, 0 };
-	double t = 0, notyet = 1, loops = 0, gap;
+	struct wres r = { 0, 0, 0, 0 };
+	double notyet = 1, nt, loops = 0, gap;
 
 	for (uint32_t i = 0; i < b->n; i++)
 		if (has_loop(&b->items[i]))
 			loops++;
 	gap = loops > 0 ? 0 : own / (b->n + 1);
-	t = gap;
+	r.cost = nt = gap;
 	for (uint32_t j = 0; j < b->n; j++) {
 		const struct dpa_pr_item *it = &b->items[w->back ? b->n - 1 - j : j];
-		struct wres x = walk_item(w, it, execs);
+		struct wres x = walk_item(w, it, execs, scale);
 
-		if (loops > 0 && has_loop(it))
+		if (loops > 0 && has_loop(it)) {
 			x.cost += own / loops;
-		r.tf += notyet * (t * x.p + x.tf);
+			x.cn += (1 - x.p) * (own / loops);
+		}
+		x.cost += gap;
+		x.cn += (1 - x.p) * gap;
+		/* paths not yet found: their elapsed time, then this item's */
+		r.tf += nt * x.p + notyet * x.tf;
+		nt = nt * (1 - x.p) + notyet * x.cn;
 		notyet *= 1 - x.p;
-		t += x.cost + gap;
+		r.cost += x.cost;
 	}
-	r.cost = t;
 	r.p = 1 - notyet;
+	r.cn = nt;
 	return r;
 }
 
@@ -524,14 +546,14 @@ bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t par
 	w.name = f->fn->params[param].name;
 	w.acts = acts;
 	own = (double)dpa_deep_ps_own(c->d, f->ps, c->m) / acts;
-	r = walk_seq(&w, &f->fn->body, acts, own);
+	r = walk_seq(&w, &f->fn->body, acts, 1, own);
 	if (r.cost <= 0) {
 		*why = "the callee costs nothing: assumed consumed at the start, produced at the end";
 		return false;
 	}
 	if (use == DPA_FB_CONSUMED) {
 		/* where it is never read, it is consumed at the end */
-		*fraction = (r.tf + (1 - r.p) * r.cost) / r.cost;
+		*fraction = (r.tf + r.cn) / r.cost;
 		*why = r.p <= 0 ? "never read by the callee"
 			: "first read in the callee's body, after the measured costs of what comes before";
 	} else {

@@ -4,10 +4,13 @@
 Compiles flow.c (known data flow: independent calls, a call feeding another,
 a call through a pointer, a loop, an if, a switch with a noreturn call,
 pointer arguments to a local, a global and a parameter, const and pure
-callees, a malloc'd pointer) with BUILD/bin/deepprof-cc, and asserts what
+callees, a malloc'd pointer, and where parameters are read and stored
+through among costly calls) with BUILD/bin/deepprof-cc, and asserts what
 `deepprof progrep --json` loads from the object, a shared library and a
 program exactly (flow.expect.json), the text tree, checksum states (ok,
-stale after an edit, no-source), bad inputs (one line, exit 2), and the
+stale after an edit, no-source), use/store items in a generated uses.c (a
+loop body of 30 calls, repeated reads, an address-taken parameter) at -O0
+and -O2, bad inputs (one line, exit 2), and the
 mapping of a Deep.data profile's ps and css to progrep records through the
 plugin's tables in the module file. Last line: "progrep: N passed, N failed".
 Part of deepprof's tests. MIT licence.
@@ -541,10 +544,84 @@ def test_run():
     check(len(d["css"]) == len(want) + 1, "run: %d css (the root's callback unmapped)" % len(d["css"]))
 
 
+# ---------------------------------------------------------------- uses and stores
+
+USES_C = """void h(int);
+void take(int *p);
+void work(int n)
+{
+	for (int i = 0; i < n; i++) {
+		%s
+	}
+}
+int scan(const int *a, int n)
+{
+	int s = 0;
+	for (int i = 0;; i++) {
+		if (a[i] == 0)
+			break;
+		if (a[i] < 0)
+			break;
+		s += a[i];
+	}
+	return s + n;
+}
+int addr(int x, int *out)
+{
+	take(&x);
+	*out = x;
+	return 0;
+}
+""" % " ".join("h(%d);" % i for i in range(30))
+
+
+def test_uses():
+    """A loop body far longer than 255 bytes of JSON is whole; a parameter
+    read in three blocks with no call between has one use; a parameter
+    whose address is taken is used where its address is passed."""
+    src = out("uses.c")
+    with open(src, "w") as f:
+        f.write(USES_C)
+    for opt in ("-O0", "-O2"):
+        obj = out("uses%s.o" % opt)
+        dpcc([opt, "-c", src, "-o", obj])
+        recs = section(obj)
+        for r in recs:
+            try:
+                jsonschema.validate(r, SCHEMA)
+                ok = True
+            except jsonschema.ValidationError as ex:
+                ok = False
+                print(ex)
+            check(ok, "uses %s: record valid against progrep.schema.json" % opt)
+        fns = {r["fn"]: r for r in recs if r["record"] == "fn"}
+        check(sorted(fns) == ["addr", "scan", "work"], "uses %s: functions %r" % (opt, sorted(fns)))
+        if sorted(fns) != ["addr", "scan", "work"]:
+            continue
+        # work: the loop test reads n, then the 30 calls in order
+        check(fns["work"]["body"] == [{"loop": {"line": 5, "body": [{"use": "n"}] +
+                                                [{"call": i} for i in range(30)]}}],
+              "uses %s: work body %r" % (opt, fns["work"]["body"]))
+        # scan: a is read by both exit tests and the sum, once as an item;
+        # n only after the loop
+        check(fns["scan"]["body"] == [{"loop": {"line": 13, "body": [{"use": "a"}]}}, {"use": "n"}],
+              "uses %s: scan body %r" % (opt, fns["scan"]["body"]))
+        # addr: &x passed is x's use; x is then copied through out
+        check(fns["addr"]["body"] == [{"use": "x"}, {"call": 30}, {"store": "out"}],
+              "uses %s: addr body %r" % (opt, fns["addr"]["body"]))
+    p = must([DEEPPROF, "progrep", out("uses-O0.o")])
+    lines = p.stdout.splitlines()
+    i = lines.index("    use x") if "    use x" in lines else 0
+    check(lines[i:i + 3] == ["    use x", "    call 30 take(&param x => param x) -> none  "
+                             "[normal, memory, line 23:2]", "    store through out"],
+          "uses: text %r" % lines[i:i + 3])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     test_objects()
     test_text()
+    test_uses()
     test_stale()
     test_relative()
     test_bad()

@@ -38,11 +38,13 @@
  *  hot:   mean or median at least opt.hot_threshold ns (in units: divided
  *         by ns_per_unit).
  *  rare:  1 <= calls <= opt.rare_calls (all calls, outer or not), not hot.
- *  never: calls == 0: a ps or css of the profile (plugin builds record the
- *         static tables, so code that never ran is there) with no calls.
+ *  never: calls == 0: a ps or css of the profile with no calls; and with a
+ *         loaded progrep, its functions and call sites the profile has no
+ *         node for (progrep_never(): a run writes only the nodes it made).
  *  The thread roots (ps 1, "<root>") and their sites are left out.
  *  Order: hot by mean descending, then rare by calls descending, then
- *  never; ties: procedures before sites, then by id.
+ *  never; ties: procedures before sites, then by id (the progrep's after
+ *  the profile's, in record order).
  */
 
 /* ================================================================
@@ -226,7 +228,11 @@ static void cost_group(const struct dpa_deep *d, const uint32_t *xs, uint32_t n,
 /* An entry before its place is filled: kind, id (ps or css), temp. */
 struct cand {
 	uint8_t kind, temp;
-	uint32_t id;
+	uint32_t id;            /* ps or css; 0: known from the progrep only */
+	uint32_t seq;           /* progrep only: 1, 2, ... in record order */
+	const struct dpa_pr_fn *fn;     /* progrep only: the function */
+	const struct dpa_pr_call *call; /* progrep only, SITE: the call */
+	uint64_t tu_id;
 	struct acc a;
 };
 
@@ -246,6 +252,8 @@ static int cand_order(const void *pa, const void *pb)
 	}
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
@@ -325,6 +333,122 @@ static int grow(struct cand **cs, uint32_t n, uint32_t *cap)
 	return 0;
 }
 
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Never executed, from the progrep: in each loaded module, the functions
+ * of its progrep that no ps of the profile maps to (nor has the name of:
+ * a mapping that failed is not proof), and the call sites, in functions
+ * that ran, that no css maps to. (The profile holds only the nodes a run
+ * created.) A call inlined everywhere under calls=surviving is never
+ * entered as a call and is listed too. Appends to *cs. Returns 0 or -1.
+ */
+static int progrep_never(const struct dpa_profile *p, const struct dpa_progreps *pr,
+			 struct cand **cs, uint32_t *n, uint32_t *cap)
+{
+	const char **names = NULL;
+	uint8_t *fn_hit = NULL, *call_hit = NULL;
+	uint32_t *off = NULL, seq = 0;
+	int rc = -1;
+
+	if (!pr || !pr->mod || !pr->ps || !pr->css || pr->p != p || !pr->n_loaded)
+		return 0;
+	for (uint32_t m = 1; m <= p->n_module; m++) {
+		const struct dpa_progrep *r = pr_of_module(pr, m);
+		uint32_t n_names = 0, n_calls = 0;
+
+		if (!r || !r->n_fn)
+			continue;
+		free(names);
+		free(fn_hit);
+		free(call_hit);
+		free(off);
+		call_hit = NULL;
+		names = malloc(((size_t)p->n_ps + 1) * sizeof(*names));
+		fn_hit = calloc(r->n_fn, 1);
+		off = malloc(((size_t)r->n_fn + 1) * sizeof(*off));
+		if (!names || !fn_hit || !off)
+			goto out;
+		for (uint32_t f = 0; f < r->n_fn; f++) {
+			off[f] = n_calls;
+			n_calls += r->fn[f].n_sites;
+		}
+		off[r->n_fn] = n_calls;
+		if (!(call_hit = calloc((size_t)n_calls + 1, 1)))
+			goto out;
+		for (uint32_t i = 1; i <= p->n_ps; i++) {
+			if (pr->ps[i].module == m && pr->ps[i].fn)
+				fn_hit[pr->ps[i].fn - r->fn] = 1;
+			if (p->ps[i].module == m && p->ps[i].name)
+				names[n_names++] = p->ps[i].name;
+		}
+		qsort(names, n_names, sizeof(*names), by_str);
+		for (uint32_t c = 1; c <= p->n_css; c++) {
+			const struct dpa_pr_call *call = pr->css[c].call;
+
+			if (pr->css[c].module == m && call && call->fn < r->n_fn)
+				call_hit[off[call->fn] + (call - r->fn[call->fn].calls)] = 1;
+		}
+		for (uint32_t f = 0; f < r->n_fn; f++) {
+			const struct dpa_pr_fn *fn = &r->fn[f];
+			uint64_t tu_id = fn->tu < r->n_tu ? r->tu[fn->tu].id : 0;
+
+			if (!fn_hit[f]) {
+				if (fn->name && bsearch(&fn->name, names, n_names, sizeof(*names),
+							by_str))
+					continue;
+				if (grow(cs, *n, cap) < 0)
+					goto out;
+				(*cs)[(*n)++] = (struct cand){ .kind = DPA_FB_PROC, .temp = DPA_FB_NEVER,
+							       .seq = ++seq, .fn = fn,
+							       .tu_id = tu_id };
+				continue;
+			}
+			for (uint32_t k = 0; k < fn->n_sites; k++) {
+				if (call_hit[off[f] + k])
+					continue;
+				if (grow(cs, *n, cap) < 0)
+					goto out;
+				(*cs)[(*n)++] = (struct cand){ .kind = DPA_FB_SITE, .temp = DPA_FB_NEVER,
+							       .seq = ++seq, .fn = fn,
+							       .call = &fn->calls[k], .tu_id = tu_id };
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(names);
+	free(fn_hit);
+	free(call_hit);
+	free(off);
+	return rc;
+}
+
+/* The place of an entry known from the progrep only. Returns 0 or -1. */
+static int place_pr(struct dpa_feedback *fb, const struct cand *c, struct dpa_fb_hot *h)
+{
+	const struct dpa_pr_fn *fn = c->fn;
+
+	if ((fn->name && !(h->at.fn = dpa_fb_strdup(fb, fn->name))) ||
+	    (fn->file && !(h->at.file = dpa_fb_strdup(fb, fn->file))))
+		return -1;
+	h->at.line = fn->line;
+	h->at.checksum = fn->checksum;
+	if (!c->call)
+		return 0;
+	h->at.line = c->call->line;
+	h->at.col = c->call->col;
+	h->at.has_site = true;
+	h->at.tu_id = c->tu_id;
+	h->at.site = c->call->site;
+	if (c->call->callee && !(h->callee = dpa_fb_strdup(fb, c->call->callee)))
+		return -1;
+	return 0;
+}
+
 /* Classify one costed procedure or site; false: not listed. */
 static bool classify(struct cand *c, const struct dpa_feedback *fb, double thr)
 {
@@ -365,6 +489,7 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 		if (grow(&cs, n, &cap) < 0)
 			goto oom;
 		c = &cs[n];
+		memset(c, 0, sizeof(*c));
 		c->kind = DPA_FB_PROC;
 		c->id = ps;
 		cost_group(d, pv + pf[ps], pf[ps + 1] - pf[ps], m, true, buf, &c->a);
@@ -379,12 +504,15 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 		if (grow(&cs, n, &cap) < 0)
 			goto oom;
 		c = &cs[n];
+		memset(c, 0, sizeof(*c));
 		c->kind = DPA_FB_SITE;
 		c->id = s;
 		cost_group(d, sv + sf[s], sf[s + 1] - sf[s], m, false, buf, &c->a);
 		if (classify(c, fb, thr))
 			n++;
 	}
+	if (progrep_never(p, pr, &cs, &n, &cap) < 0)
+		goto oom;
 	if (n)
 		qsort(cs, n, sizeof(*cs), cand_order);
 	if (n && !(fb->hot = dpa_fb_alloc(fb, (size_t)n * sizeof(*fb->hot))))
@@ -401,7 +529,10 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 		h->median = c->a.median;
 		h->mean_cscs = c->a.mean_cscs;
 		h->mean_ns = c->a.mean * fb->ns_per_unit;
-		if (c->kind == DPA_FB_PROC) {
+		if (c->fn) {
+			if (place_pr(fb, c, h) < 0)
+				goto oom;
+		} else if (c->kind == DPA_FB_PROC) {
 			if (dpa_fb_place_ps(fb, p, pr, c->id, &h->at) < 0)
 				goto oom;
 		} else {

@@ -303,14 +303,14 @@ static void test_ticks_median(void)
  * Recursion: a procedure costed over its outer calls; progrep places
  * ================================================================ */
 
-#define TU "{'progrep':1,'record':'tu','tu':'00000000000000ab','file':'t.c','n_ps':2,'n_css':3,'abi':2}\n"
+#define TU "{'progrep':1,'record':'tu','tu':'00000000000000ab','file':'t.c','n_ps':3,'n_css':5,'abi':2}\n"
 #define FN(ps, name, sum, first, n, body, calls) \
 	"{'progrep':1,'record':'fn','tu':'00000000000000ab','ps':" #ps ",'fn':'" name "'," \
 	"'file':'/nonexistent/t.c','line':1,'end_line':2,'checksum':'" sum "','public':true," \
 	"'first_site':" #first ",'n_sites':" #n ",'backedges':0,'params':[],'body':" body "," \
 	"'unplaced':[],'calls':[" calls "]}\n"
 #define CALL(s, callee) "{'site':" #s ",'id':'00000000000000ab:" #s "','callee':'" callee "'," \
-	"'kind':'normal','line':5,'col':3,'effects':'memory','args':[],'result':null}"
+	"'kind':'normal','line':5" #s ",'col':3,'effects':'memory','args':[],'result':null}"
 
 /* Parse progrep text q (' for ") into module 1 of *s for profile *p and
  * map ps_fn[v] (TU ps index + 1, 0: none) and css_site[c] (site + 1). */
@@ -359,11 +359,12 @@ static void test_recursive_and_progrep(void)
 		{ 3, 3, 4, 10, 10, 0 },
 	};
 	static const uint32_t ps_fn[] = { 0, 0, 1, 2 };
-	static const uint32_t css_site[] = { 0, 0, 1, 2, 3 };
+	static const uint32_t css_site[] = { 0, 0, 1, 3, 4 };
 	struct prof t;
 	struct dpa_feedback fb;
 	struct dpa_progreps s;
 	struct dpa_error err = { { 0 } };
+	const struct dpa_fb_hot *h;
 
 	BUILD(&t, names, 4, NULL, pd_ps, arcs);
 	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);
@@ -378,13 +379,39 @@ static void test_recursive_and_progrep(void)
 	dpa_feedback_release(&fb);
 
 	/* the same with a progrep: site ids and checksums; the callee of
-	 * css 2 (not static) from the progrep's record */
-	load_pr(&s, &t.p, TU FN(0, "main", "00000000000000c5", 0, 1, "[{'call':0}]", CALL(0, "fib"))
-		FN(1, "fib", "0000000000000f1b", 1, 2, "[{'call':1},{'call':2}]",
-		   CALL(1, "fib") "," CALL(2, "fib")), ps_fn, css_site);
+	 * css 2 (not static) from the progrep's record. The progrep also has
+	 * main's site 1 (calling cold) and a function cold (site 4), which
+	 * the run never reached: never, from the progrep (cold's site not
+	 * listed: its function never ran) */
+	load_pr(&s, &t.p, TU FN(0, "main", "00000000000000c5", 0, 2, "[{'call':0},{'call':1}]",
+				CALL(0, "fib") "," CALL(1, "cold"))
+		FN(1, "fib", "0000000000000f1b", 2, 2, "[{'call':2},{'call':3}]",
+		   CALL(2, "fib") "," CALL(3, "fib"))
+		FN(2, "cold", "0000000000000c01", 4, 1, "[{'call':4}]", CALL(4, "fib")),
+		ps_fn, css_site);
 	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);
 	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, &s, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 3);
+	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 5);
+	h = &fb.hot[3];
+	CU_ASSERT_EQUAL(h->kind, DPA_FB_PROC);
+	CU_ASSERT_EQUAL(h->temp, DPA_FB_NEVER);
+	CU_ASSERT_STRING_EQUAL(h->at.fn, "cold");
+	CU_ASSERT_STRING_EQUAL(h->at.file, "/nonexistent/t.c");
+	CU_ASSERT_EQUAL(h->at.line, 1);
+	CU_ASSERT_EQUAL(h->at.checksum, 0xc01);
+	CU_ASSERT_FALSE(h->at.has_site);
+	CU_ASSERT_EQUAL(h->calls, 0);
+	h = &fb.hot[4];
+	CU_ASSERT_EQUAL(h->kind, DPA_FB_SITE);
+	CU_ASSERT_EQUAL(h->temp, DPA_FB_NEVER);
+	CU_ASSERT_STRING_EQUAL(h->at.fn, "main");
+	CU_ASSERT_EQUAL(h->at.line, 51);
+	CU_ASSERT_EQUAL(h->at.col, 3);
+	CU_ASSERT_TRUE(h->at.has_site);
+	CU_ASSERT_EQUAL(h->at.tu_id, 0xab);
+	CU_ASSERT_EQUAL(h->at.site, 1);
+	CU_ASSERT_EQUAL(h->at.checksum, 0xc5);
+	CU_ASSERT_STRING_EQUAL(h->callee, "cold");
 	CU_ASSERT_EQUAL(fb.hot[0].at.checksum, 0xc5);
 	CU_ASSERT_FALSE(fb.hot[0].at.has_site);
 	CU_ASSERT_EQUAL(fb.hot[1].at.checksum, 0xf1b);
@@ -399,9 +426,11 @@ static void test_recursive_and_progrep(void)
 	 * call from main is rare */
 	fb_init(&fb, DPA_FB_CSCS, 1.0, 21.5, 1);
 	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, &s, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 2);
+	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 4);
 	check(&fb.hot[0], DPA_FB_PROC, DPA_FB_HOT, "main", 20, 1, 22, 22);
 	check(&fb.hot[1], DPA_FB_SITE, DPA_FB_RARE, "main", 102, 1, 21, 21);
+	check(&fb.hot[2], DPA_FB_PROC, DPA_FB_NEVER, "cold", 1, 0, 0, 0);
+	check(&fb.hot[3], DPA_FB_SITE, DPA_FB_NEVER, "main", 51, 0, 0, 0);
 	dpa_feedback_release(&fb);
 
 	/* a profile without fib's file and line, or css 2's: the progrep's */
@@ -410,12 +439,12 @@ static void test_recursive_and_progrep(void)
 	t.p.css[2].line = t.p.css[2].col = 0;
 	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);
 	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, &s, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 3);
+	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 5);
 	CU_ASSERT_STRING_EQUAL(fb.hot[1].at.fn, "fib");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fb.hot[1].at.file);
 	CU_ASSERT_STRING_EQUAL(fb.hot[1].at.file, "/nonexistent/t.c");
 	CU_ASSERT_EQUAL(fb.hot[1].at.line, 1);
-	CU_ASSERT_EQUAL(fb.hot[2].at.line, 5);
+	CU_ASSERT_EQUAL(fb.hot[2].at.line, 50);
 	CU_ASSERT_EQUAL(fb.hot[2].at.col, 3);
 	dpa_feedback_release(&fb);
 	dpa_progreps_release(&s);

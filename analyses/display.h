@@ -106,7 +106,12 @@ struct dpa_html_site {
 	const uint8_t *clique_page;
 	uint32_t n_cliques;
 	bool recursion;         /* recursion.html exists */
+	uint32_t max_rows;      /* > 0: a list shows at most this many rows, the
+				 * largest by its "pct" column (else the first) */
 };
+
+/* The rows a list shows at most on a page of a site (dpa_html_site_write). */
+#define DPA_HTML_SITE_ROWS 1000
 
 /* Print *dp to f as one self-contained HTML5 page (inline CSS, no script):
  * text's human units, raw values in data-v and title attributes, every
@@ -120,7 +125,8 @@ int dpa_render_html(const struct dpa_display *dp, const struct dpa_html_site *si
  * files replaced, each page atomically): index.html (summary and top
  * procedures as *o asks), recursion.html, proc-<ps>.html for the `limit`
  * procedures costliest by total o->sort, clique-<id>.html for the `limit`
- * costliest recursive cliques, all linked. counts (may be NULL) gets the
+ * costliest recursive cliques, all linked; lists of more than
+ * DPA_HTML_SITE_ROWS rows show that many. counts (may be NULL) gets the
  * numbers of procedure and clique pages. Returns 0, or -1 with err naming
  * the directory or file (cannot create or write, out of memory).
  */

@@ -293,15 +293,19 @@ static void cell(FILE *f, const struct dpa_display *dp, const struct dpa_html_si
 	enum link_kind lk = col_link(t, c, &src);
 	bool linked = link_of(site, lk, &t->cell[(size_t)r * t->ncol + src], href);
 
+	if (x->type != DPA_CELL_STR)
+		fmt_cell(dp, col, x, shown);
 	fprintf(f, "<td class=\"%s\"", col->flags & DPA_COL_LEFT ? "l" : "n");
 	if (raw_cell(x, raw)) {
-		fprintf(f, " data-v=\"%s\" title=\"%s", raw, raw);
+		fprintf(f, " data-v=\"%s\"", raw);
+		/* a hover shows the exact value where the text rounds it */
 		if (col->unit == DPA_UNIT_TICKS && x->type != DPA_CELL_BOOL) {
 			double v = x->type == DPA_CELL_UINT ? (double)x->v.u : x->v.f;
 
-			fprintf(f, " ticks = %.0f ns", v * dp->ns_per_tick);
+			fprintf(f, " title=\"%s ticks = %.0f ns\"", raw, v * dp->ns_per_tick);
+		} else if (x->type != DPA_CELL_BOOL && strcmp(raw, shown)) {
+			fprintf(f, " title=\"%s\"", raw);
 		}
-		fputc('"', f);
 	}
 	fputc('>', f);
 	if (linked) {
@@ -312,7 +316,6 @@ static void cell(FILE *f, const struct dpa_display *dp, const struct dpa_html_si
 	if (x->type == DPA_CELL_STR) {
 		esc(f, x->v.s);
 	} else {
-		fmt_cell(dp, col, x, shown);
 		esc(f, shown);
 	}
 	if (linked)
@@ -321,19 +324,21 @@ static void cell(FILE *f, const struct dpa_display *dp, const struct dpa_html_si
 }
 
 /* A table's heading at level h: its title, and for lists how many rows are
- * shown of how many. */
-static void table_title(FILE *f, const struct dpa_table *t, int h)
+ * shown (n) of how many. */
+static void table_title(FILE *f, const struct dpa_table *t, uint32_t n, int h)
 {
+	uint32_t all = t->total_rows > t->nrows ? t->total_rows : t->nrows;
+
 	fprintf(f, "<h%d id=\"t-", h);
 	esc(f, t->name);
 	fputs("\">", f);
 	esc(f, t->title);
 	if (!t->vertical) {
-		if (t->total_rows > t->nrows)
-			fprintf(f, " <span class=\"meta\">(%" PRIu32 " of %" PRIu32 " shown)</span>",
-				t->nrows, t->total_rows);
+		if (all > n)
+			fprintf(f, " <span class=\"meta\">(%" PRIu32 " of %" PRIu32 " shown%s)</span>",
+				n, all, n < t->nrows ? ", the costliest" : "");
 		else
-			fprintf(f, " <span class=\"meta\">(%" PRIu32 ")</span>", t->nrows);
+			fprintf(f, " <span class=\"meta\">(%" PRIu32 ")</span>", n);
 	}
 	fprintf(f, "</h%d>\n", h);
 }
@@ -342,7 +347,7 @@ static void table_title(FILE *f, const struct dpa_table *t, int h)
 static void vertical(FILE *f, const struct dpa_display *dp, const struct dpa_html_site *site,
 		     const struct dpa_table *t, int h)
 {
-	table_title(f, t, h);
+	table_title(f, t, t->nrows, h);
 	if (!t->nrows) {
 		fputs("<p class=\"none\">none</p>\n", f);
 		return;
@@ -362,15 +367,80 @@ static void vertical(FILE *f, const struct dpa_display *dp, const struct dpa_htm
 	fputs("</tbody></table>\n", f);
 }
 
-/* A list: a heading row, then one row per table row. */
+/* The value of the "pct" cell of row r (its share of the sort measure), or
+ * -1 when the table has none. */
+static double share(const struct dpa_table *t, int pc, uint32_t r)
+{
+	const struct dpa_cell *x = &t->cell[(size_t)r * t->ncol + pc];
+
+	return x->type == DPA_CELL_REAL ? x->v.f : x->type == DPA_CELL_UINT ? (double)x->v.u : -1.0;
+}
+
+struct by_share {
+	const struct dpa_table *t;
+	int pc;
+};
+
+/* Largest share first, then table order. */
+static int cmp_share(const void *x, const void *y, void *arg)
+{
+	const struct by_share *c = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	double va = share(c->t, c->pc, a), vb = share(c->t, c->pc, b);
+
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_index(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The rows of t to show when at most max of them may be (0: all): all of
+ * them in order, or the max with the largest share of the sort measure
+ * (the first max when t has no share column), still in table order so
+ * grouped rows stay together. Returns a malloc'ed index array (n entries),
+ * or NULL when all rows are shown or memory is short (then all are shown).
+ */
+static uint32_t *rows_shown(const struct dpa_table *t, uint32_t max, uint32_t *n)
+{
+	struct by_share ctx = { t, -1 };
+	uint32_t *ix;
+
+	*n = t->nrows;
+	if (!max || t->nrows <= max)
+		return NULL;
+	ix = malloc((size_t)t->nrows * sizeof(*ix));
+	if (!ix)
+		return NULL;
+	for (uint32_t r = 0; r < t->nrows; r++)
+		ix[r] = r;
+	for (int c = 0; c < t->ncol; c++)
+		if (!strcmp(t->col[c].key, "pct"))
+			ctx.pc = c;
+	if (ctx.pc >= 0) {
+		qsort_r(ix, t->nrows, sizeof(*ix), cmp_share, &ctx);
+		qsort(ix, max, sizeof(*ix), cmp_index);
+	}
+	*n = max;
+	return ix;
+}
+
+/* A list: a heading row, then one row per table row shown (site->max_rows). */
 static void horizontal(FILE *f, const struct dpa_display *dp, const struct dpa_html_site *site,
 		       const struct dpa_table *t, int h)
 {
 	int cc = css_col(t);
 	bool anchors = cc >= 0 && dp->report && !strcmp(dp->report, "proc");
 	uint64_t prev = 0;
+	uint32_t n, *ix = rows_shown(t, site ? site->max_rows : 0, &n);
 
-	table_title(f, t, h);
+	table_title(f, t, n, h);
 	if (!t->nrows) {
 		fputs("<p class=\"none\">none</p>\n", f);
 		return;
@@ -386,7 +456,8 @@ static void horizontal(FILE *f, const struct dpa_display *dp, const struct dpa_h
 		fputs("</th>", f);
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
-	for (uint32_t r = 0; r < t->nrows; r++) {
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = ix ? ix[i] : i;
 		const struct dpa_cell *x = anchors ? &t->cell[(size_t)r * t->ncol + cc] : NULL;
 
 		if (x && x->type == DPA_CELL_UINT && x->v.u != prev) {
@@ -401,6 +472,7 @@ static void horizontal(FILE *f, const struct dpa_display *dp, const struct dpa_h
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
+	free(ix);
 }
 
 /* A display's tables, headed at level h. */
@@ -553,6 +625,7 @@ static int plan(struct site *s, struct dpa_error *err)
 	s->links.clique_page = s->clique_page;
 	s->links.n_cliques = s->d->cl.n;
 	s->links.recursion = true;
+	s->links.max_rows = DPA_HTML_SITE_ROWS;
 	if (!s->limit)
 		return 0;
 	if (dpa_report_init(&r, s->d, &o, err) < 0)
@@ -653,7 +726,9 @@ static int write_page(struct site *s, const char *name, const char *title,
 		}
 		page_end(f);
 	}
-	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) {
+	/* No fsync: hundreds of pages would wait on the disk for each; the
+	 * rename still never leaves half a page in place of a whole one. */
+	if (fflush(f) != 0 || ferror(f)) {
 		snprintf(err->msg, sizeof(err->msg), "%s: write failed: %s", path,
 			 errno ? strerror(errno) : "I/O error");
 		goto out;

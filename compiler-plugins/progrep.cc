@@ -482,6 +482,8 @@ static bool mentions(const struct pvar *v, tree t)
 		return derived(v, t);
 	if (t == v->decl)
 		return v->in_mem;
+	if (TREE_CODE(t) == TREE_LIST)          /* an asm's operand */
+		return mentions(v, TREE_VALUE(t)) || mentions(v, TREE_CHAIN(t));
 	if (!EXPR_P(t))
 		return false;
 	for (int i = 0; i < TREE_OPERAND_LENGTH(t); i++)

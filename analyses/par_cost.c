@@ -36,11 +36,34 @@ static int ev_cmp(const void *a, const void *b)
 	return x->dep < y->dep ? -1 : x->dep > y->dep;
 }
 
+/* The time of partition task[] (k tasks) with its dependences left out:
+ * the answer when there is no memory for them (optimistic, never a crash). */
+static double eval_no_deps(const struct dpa_pc_problem *pb, const uint32_t *task, uint32_t k,
+			   double spawn_cost, double spawn_delay, double barrier)
+{
+	double latest = 0, now = (k - 1) * spawn_cost;
+	uint32_t t = 0;
+
+	for (uint32_t i = 0; i < pb->n; i++) {
+		if (task[i] != t) {
+			if (now > latest)
+				latest = now;
+			t = task[i];
+			now = t * spawn_delay;
+		}
+		now += pb->cost[i];
+	}
+	if (now > latest)
+		latest = now;
+	return pb->before + latest + barrier + pb->after;
+}
+
 /*
- * The model's time for partition task[] (see fb_internal.h). Small
- * scratch arrays come from the stack when they fit, else the heap; on out
- * of memory the dependences are ignored (never happens in practice, and
- * the result is then an optimistic estimate rather than a crash).
+ * The model's time for partition task[] (see fb_internal.h), in time linear
+ * in calls + dependences: each dependence between tasks is bucketed once
+ * under its producing and its consuming call. Scratch arrays come from the
+ * stack when small, else the heap; on out of memory the dependences are
+ * ignored (an optimistic estimate rather than a crash).
  */
 double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool ideal)
 {
@@ -48,10 +71,14 @@ double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool i
 	double spawn_cost = ideal ? 0 : ov->spawn_cost, spawn_delay = ideal ? 0 : ov->spawn_delay;
 	double barrier = ideal ? 0 : ov->barrier_cost, signal = ideal ? 0 : ov->signal_cost;
 	double wait = ideal ? 0 : ov->wait_cost, wakeup = ideal ? 0 : ov->wakeup_delay;
-	uint32_t n = pb->n, k, i;
-	double seq = pb->before + pb->after, latest = 0, *avail;
-	double avail_small[16];
-	struct ev ev_small[16], *ev;
+	uint32_t n = pb->n, nd = pb->n_deps, k, i;
+	double seq = pb->before + pb->after, latest = 0;
+	double avail_s[17];
+	struct ev ev_s[33];
+	uint32_t first_s[34];
+	double *avail = avail_s;
+	struct ev *ev = ev_s;
+	uint32_t *first = first_s;
 
 	for (i = 0; i < n; i++)
 		seq += pb->cost[i];
@@ -60,40 +87,52 @@ double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool i
 	k = task[n - 1] + 1;
 	if (k <= 1)
 		return seq;
-	avail = pb->n_deps <= 16 ? avail_small : malloc(pb->n_deps * sizeof(*avail));
-	ev = pb->n_deps <= 16 ? ev_small : malloc(pb->n_deps * sizeof(*ev));
-	if (!avail || !ev) {
-		if (avail != avail_small)
+	if (nd > 16 || n > 32) {
+		avail = malloc(((size_t)nd + 1) * sizeof(*avail));
+		ev = malloc((2 * (size_t)nd + 1) * sizeof(*ev));
+		first = calloc((size_t)n + 1, sizeof(*first));
+		if (!avail || !ev || !first) {
 			free(avail);
-		if (ev != ev_small)
 			free(ev);
-		avail = NULL;
-		ev = NULL;
+			free(first);
+			return eval_no_deps(pb, task, k, spawn_cost, spawn_delay, barrier);
+		}
+	} else {
+		memset(first_s, 0, sizeof(first_s));
 	}
-	for (uint32_t e = 0; avail && e < pb->n_deps; e++)
-		avail[e] = 0;
+	/* bucket the events by call: after the prefix sums, call i's events
+	 * are ev[first[i-1] .. first[i]) (first[-1] = 0) */
+	for (uint32_t e = 0; e < nd; e++) {
+		const struct dpa_pc_dep *dp = &pb->deps[e];
 
+		if (task[dp->from] == task[dp->to])
+			continue;
+		first[dp->from + 1]++;
+		first[dp->to + 1]++;
+	}
+	for (i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	for (uint32_t e = 0; e < nd; e++) {
+		const struct dpa_pc_dep *dp = &pb->deps[e];
+
+		avail[e] = 0;
+		if (task[dp->from] == task[dp->to])
+			continue;
+		ev[first[dp->from]++] = (struct ev){ dp->produce, e, true };
+		ev[first[dp->to]++] = (struct ev){ dp->consume, e, false };
+	}
+	/* first[i] now ends call i's events; they start at first[i-1] */
 	i = 0;
 	for (uint32_t t = 0; t < k; t++) {
 		double now = t == 0 ? (k - 1) * spawn_cost : t * spawn_delay;
 
 		for (; i < n && task[i] == t; i++) {
+			uint32_t e0 = i ? first[i - 1] : 0, e1 = first[i];
 			double start = now, shift = 0;
-			uint32_t ne = 0;
 
-			for (uint32_t e = 0; ev && e < pb->n_deps; e++) {
-				const struct dpa_pc_dep *dp = &pb->deps[e];
-
-				if (task[dp->from] == task[dp->to])
-					continue;
-				if (dp->to == i)
-					ev[ne++] = (struct ev){ dp->consume, e, false };
-				else if (dp->from == i)
-					ev[ne++] = (struct ev){ dp->produce, e, true };
-			}
-			if (ne > 1)
-				qsort(ev, ne, sizeof(*ev), ev_cmp);
-			for (uint32_t j = 0; j < ne; j++) {
+			if (e1 - e0 > 1)
+				qsort(ev + e0, e1 - e0, sizeof(*ev), ev_cmp);
+			for (uint32_t j = e0; j < e1; j++) {
 				double at = start + ev[j].at + shift;
 
 				if (ev[j].produce) {
@@ -110,10 +149,12 @@ double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool i
 		if (now > latest)
 			latest = now;
 	}
-	if (avail != avail_small)
+	if (avail != avail_s)
 		free(avail);
-	if (ev != ev_small)
+	if (ev != ev_s)
 		free(ev);
+	if (first != first_s)
+		free(first);
 	return pb->before + latest + barrier + pb->after;
 }
 

@@ -221,6 +221,35 @@ static void test_budget(void)
 	CU_ASSERT_DOUBLE_EQUAL(r.par, 10, EPS);
 }
 
+/*
+ * Forty calls of 10 (the heap path), no overheads, two tasks of 20: call
+ * 20 + i consumes at its start what call i produces at its end. Task 1's
+ * first call waits until 10 and ends at 20; from then on each value is
+ * there when needed (call i ends at 10 (i + 1) <= 20 + 10 i): task 1 ends
+ * at 210, task 0 at 200.
+ */
+static void test_many_calls(void)
+{
+	double cost[40];
+	struct dpa_pc_dep deps[20];
+	uint32_t task[40];
+	struct dpa_pc_problem pb;
+
+	for (uint32_t i = 0; i < 40; i++) {
+		cost[i] = 10;
+		task[i] = i >= 20;
+	}
+	for (uint32_t i = 0; i < 20; i++)
+		deps[i] = (struct dpa_pc_dep){ i, 20 + i, 10, 0 };
+	pb = problem(40, cost, 2);
+	memset(&pb.ov, 0, sizeof(pb.ov));
+	pb.n_deps = 20;
+	pb.deps = deps;
+	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, task, false), 210, EPS);
+	pb.n_deps = 0;
+	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, task, false), 200, EPS);
+}
+
 /* A conflict between the two calls forbids the only cut; one between
  * calls 0 and 1 of three leaves only the cut after call 1. */
 static void test_conflict(void)
@@ -251,4 +280,5 @@ static void test_conflict(void)
 
 DPA_TEST_SUITE(par_cost, DPA_TEST(test_two_balanced), DPA_TEST(test_three_unbalanced),
 	       DPA_TEST(test_dependent_overlap), DPA_TEST(test_dependent_no_overlap),
-	       DPA_TEST(test_chain), DPA_TEST(test_budget), DPA_TEST(test_conflict));
+	       DPA_TEST(test_chain), DPA_TEST(test_budget), DPA_TEST(test_many_calls),
+	       DPA_TEST(test_conflict));

@@ -646,12 +646,18 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	(void)any_dep_cross;
 	cs->n++;
 
-	/* the var-use timings of its costly calls (merged costs) */
+	/* the var-use timings of its costly calls and of the calls at either
+	 * end of a dependence */
 	if (!too_cheap)
-		for (uint32_t i = 0; i < span; i++)
-			if (rc[i].call && rc[i].css && mean[first + i] >= c->call_thr &&
+		for (uint32_t i = 0; i < span; i++) {
+			bool want = mean[first + i] >= c->call_thr;
+
+			for (uint32_t e = 0; e < n_deps && !want; e++)
+				want = fdeps[e].from == i || fdeps[e].to == i;
+			if (want && rc[i].call && rc[i].css &&
 			    fb_var_use_add(c, &v->f, rc[i].call, rc[i].css, mean[first + i]) < 0)
 				goto out;
+		}
 	rc_ = 0;
 	goto out;
 oom:

@@ -158,7 +158,7 @@ bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t par
 int fb_var_use_add(struct fb_ctx *c, const struct fb_fn *f, const struct dpa_pr_call *call,
 		   uint32_t css, double cost);
 
-/* Copy the timings found into fb->var_use (sorted by place). 0 or -1. */
+/* Copy the timings found into fb->var_use, in the order found. 0 or -1. */
 int fb_var_use_finish(struct fb_ctx *c);
 
 /* ---- autopar.c ---- */

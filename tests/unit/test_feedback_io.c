@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "feedback_io.h"
 #include "unit.h"
@@ -189,6 +190,14 @@ static void save(const json_t *doc, const char *name)
 {
 	char path[4096];
 
+	/* the unit directory may not exist yet (no fixture built): mkdir -p */
+	snprintf(path, sizeof(path), "%s/", dpa_test_dir());
+	for (char *s = path + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			mkdir(path, 0777);
+			*s = '/';
+		}
 	snprintf(path, sizeof(path), "%s/%s", dpa_test_dir(), name);
 	CU_ASSERT_EQUAL(json_dump_file(doc, path, JSON_INDENT(2)), 0);
 }

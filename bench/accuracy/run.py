@@ -137,9 +137,9 @@ def main():
              % (started.strftime("%Y-%m-%d %H:%M"), scale, a.runs, load_before),
              "calibration: " + ", ".join("%s %.0f ns" % (k, v["ns"]) for k, v in ov.items()),
              "",
-             "%-10s %9s %9s %8s %8s %9s %9s  %s" % ("program", "predicted", "achieved", "error",
-                                                    "serial", "parallel", "if forced",
-                                                    "recommendation"),
+             "%-10s %9s %9s %8s %8s %9s %9s %5s  %s" % ("program", "predicted", "achieved",
+                                                        "error", "serial", "parallel",
+                                                        "if forced", "load", "recommendation"),
              "-" * 100]
     results = []
     worst = 0.0
@@ -167,6 +167,7 @@ def main():
         run([a.cc, "-std=gnu11", "-O2", "-fopenmp", "-DDP_PAR", "-I" + HERE] + pflags +
             ["-o", par, src, "-lm"])
         ts, tp = [], []
+        load = os.getloadavg()[0]
         for _ in range(a.runs):
             ts.append(wall([ser, scale]))
             tp.append(wall([par, scale]))
@@ -189,12 +190,12 @@ def main():
             slowdowns.append(name)
         results.append({"program": name, "ideal": ideal, "predicted": predicted,
                         "achieved": achieved, "error": err, "serial_s": ms, "parallel_s": mp,
-                        "forced_speedup": forced, "applied": applied, "cutoff": cut,
+                        "forced_speedup": forced, "applied": applied, "cutoff": cut, "load": load,
                         "recommendation": rec, "serial_runs": ts, "parallel_runs": tp})
-        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %9s  %s" % (
+        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %9s %5.1f  %s" % (
             name, "n/a" if predicted is None else "%.3f" % predicted, achieved,
             "n/a" if err is None else "%+.1f%%" % (100 * err), ms, mp,
-            "" if applied else "%.3f" % forced, rec))
+            "" if applied else "%.3f" % forced, load, rec))
     lines.append("-" * 100)
     have = [r for r in results if r["error"] is not None]
     if have:
@@ -203,6 +204,12 @@ def main():
     else:
         lines.append("no predictions: `deepprof feedback` did not run (see the notes)")
     lines.append("recommendations that slow a program down: %s" % (", ".join(slowdowns) or "none"))
+    busy = max([load_before, os.getloadavg()[0]] + [r["load"] for r in results])
+    if busy > 1.0:
+        lines.append("WARNING: the machine was busy (1-minute load up to %.1f on %d CPUs): a "
+                     "parallel program cannot get a second core to itself, so the achieved "
+                     "speedups measure the load as much as the recommendations"
+                     % (busy, os.cpu_count()))
     lines.append("achieved = serial / parallel wall time of the -O2 builds; 'if forced' = the "
                  "DP_PAR build of a rejected candidate (what applying it would have done)")
     text = "\n".join(lines) + "\n"

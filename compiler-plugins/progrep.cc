@@ -637,8 +637,8 @@ static int stmt_effect(const struct pvar *v, gimple *s)
 		if (gimple_clobber_p(s) || derives(v, s))
 			return 0;
 		tree lhs = gimple_assign_lhs(s);
-		if (v->pointer && through(v, lhs))
-			fx |= PV_STORE;
+		if (through(v, lhs))    /* an integer made a pointer: its value is read */
+			fx |= v->pointer ? PV_STORE : PV_USE;
 		if (mentions_dest(v, lhs))
 			fx |= PV_USE;
 		for (unsigned i = 1; i < gimple_num_ops(s); i++)
@@ -650,8 +650,8 @@ static int stmt_effect(const struct pvar *v, gimple *s)
 		if (gimple_call_internal_p(s) || dp_is_hook(gimple_call_fndecl(s)))
 			return 0;
 		tree lhs = gimple_call_lhs(s);
-		if (v->pointer && through(v, lhs))
-			fx |= PV_STORE;
+		if (through(v, lhs))
+			fx |= v->pointer ? PV_STORE : PV_USE;
 		if (mentions_dest(v, lhs) || mentions(v, gimple_call_fn(s)))
 			fx |= PV_USE;
 		for (unsigned i = 0; i < gimple_call_num_args(s); i++) {

@@ -572,13 +572,23 @@ int addr(int x, int *out)
 	*out = x;
 	return 0;
 }
+void ic(long v)
+{
+	*(int *)v = 3;
+}
+void cp(char *d, const char *s, unsigned long n)
+{
+	__builtin_memcpy(d, s, n);
+}
 """ % " ".join("h(%d);" % i for i in range(30))
 
 
 def test_uses():
     """A loop body far longer than 255 bytes of JSON is whole; a parameter
     read in three blocks with no call between has one use; a parameter
-    whose address is taken is used where its address is passed."""
+    whose address is taken is used where its address is passed; an integer
+    stored through is read; a builtin that is no call site still reads and
+    writes."""
     src = out("uses.c")
     with open(src, "w") as f:
         f.write(USES_C)
@@ -595,8 +605,9 @@ def test_uses():
                 print(ex)
             check(ok, "uses %s: record valid against progrep.schema.json" % opt)
         fns = {r["fn"]: r for r in recs if r["record"] == "fn"}
-        check(sorted(fns) == ["addr", "scan", "work"], "uses %s: functions %r" % (opt, sorted(fns)))
-        if sorted(fns) != ["addr", "scan", "work"]:
+        names = ["addr", "cp", "ic", "scan", "work"]
+        check(sorted(fns) == names, "uses %s: functions %r" % (opt, sorted(fns)))
+        if sorted(fns) != names:
             continue
         # work: the loop test reads n, then the 30 calls in order
         check(fns["work"]["body"] == [{"loop": {"line": 5, "body": [{"use": "n"}] +
@@ -609,6 +620,12 @@ def test_uses():
         # addr: &x passed is x's use; x is then copied through out
         check(fns["addr"]["body"] == [{"use": "x"}, {"call": 30}, {"store": "out"}],
               "uses %s: addr body %r" % (opt, fns["addr"]["body"]))
+        # an integer used as a pointer is read, not stored through
+        check(fns["ic"]["body"] == [{"use": "v"}], "uses %s: ic body %r" % (opt, fns["ic"]["body"]))
+        # __builtin_memcpy is no call site, but reads d, s, n and writes
+        # through d (s's pointee is const)
+        check(fns["cp"]["body"] == [{"use": "d"}, {"use": "s"}, {"use": "n"}, {"store": "d"}],
+              "uses %s: cp body %r" % (opt, fns["cp"]["body"]))
     p = must([DEEPPROF, "progrep", out("uses-O0.o")])
     lines = p.stdout.splitlines()
     i = lines.index("    use x") if "    use x" in lines else 0

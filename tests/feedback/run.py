@@ -387,9 +387,49 @@ def test_pair(data):
     hot = {(h["kind"], h["at"]["fn"], h["callee"]) for h in d["hot_cold"] if h["temp"] == "hot"}
     check(("site", "main", "left") in hot and ("site", "main", "right") in hot,
           "pair: left and right are hot call sites: %r" % sorted(hot))
+    test_pair_options(data)
     p = run([DEEPPROF, "feedback", data, "--explain", str(c["id"])])
     check(p.returncode == 0 and "call 0: left()" in p.stdout and "call 1: right()" in p.stdout,
           "pair: --explain %r" % p.stdout[:300])
+
+
+def test_pair_options(data):
+    """Options, a calibration file and --jobs on real profiles: what the
+    header records."""
+    known = {"spawn_cost": 1000.0, "spawn_delay": 2000.0, "barrier_cost": 300.0,
+             "signal_cost": 50.0, "wait_cost": 60.0, "wakeup_delay": 7000.0}
+    must([DEEPPROF, "calibrate", "--quick", "-o", out("cal-run.json")])
+    with open(out("cal-run.json")) as f:
+        cal = json.load(f)
+    for k, v in known.items():
+        cal["overheads"][k].update({"ns": v, "min": v, "max": v, "spread": 0.0})
+    with open(out("cal.json"), "w") as f:
+        json.dump(cal, f)
+    p = run([DEEPPROF, "feedback", "--jobs", "2", data, data, "--calibration", out("cal.json"),
+             "--wait-cost=0.5us", "--call-threshold=1ms", "--proc-threshold", "2000us",
+             "--hot-threshold=0.25s", "--rare-calls=3", "--speedup-threshold=1.2",
+             "--max-tasks=3", "--search-budget=7", "--per-context", "--basis=ticks",
+             "-o", out("pair-opt.msgpack")])
+    check(p.returncode == 0, "options: rc %d %r" % (p.returncode, p.stderr))
+    p = run([DEEPPROF, "feedback", "--to-json", out("pair-opt.msgpack")])
+    try:
+        d = json.loads(p.stdout)
+    except ValueError:
+        d = None
+    if not check(d is not None and valid_doc(d, "options"), "options: --to-json"):
+        return
+    check(d["options"] == {"basis": "ticks", "call_threshold_ns": 1e6, "proc_threshold_ns": 2e6,
+                           "speedup_threshold": 1.2, "max_tasks": 3, "search_budget": 7,
+                           "hot_threshold_ns": 2.5e8, "rare_calls": 3, "per_context": True},
+          "options: recorded %r" % d["options"])
+    want = {k + "_ns": v for k, v in known.items()}
+    want["wait_cost_ns"] = 500.0
+    want["source"] = out("cal.json") + "; wait_cost from the command line"
+    check(d["overheads"] == want, "options: overheads %r" % d["overheads"])
+    check(d["basis"] == "ticks" and len(d["inputs"]) == 2 and
+          all(i["basis"] == "ticks" for i in d["inputs"]), "options: basis ticks")
+    check(all(c["n_inputs_seen"] == 2 and c["speedup_min"] == c["speedup_max"] == c["speedup"]
+              for c in d["candidates"]), "options: the same profile twice: n_inputs_seen 2")
 
 
 # ---------------------------------------------------------------- bad options

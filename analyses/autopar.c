@@ -271,7 +271,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	struct dpa_pc_result res;
 	struct dpa_fb_candidate *k;
 	uint32_t *task = NULL;
-	bool too_cheap, safe = true, any_dep_cross = false;
+	bool too_cheap, safe = true;
 	const char *unsafe_call = NULL, *disjoint_var = NULL;
 	char why[512];
 	int rc_ = -1;
@@ -513,9 +513,6 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	res.task = task;
 	if (dpa_pc_search(&pb, &res) < 0)
 		goto oom;
-	for (uint32_t e = 0; e < n_deps; e++)
-		if (task[deps[e].from] != task[deps[e].to])
-			any_dep_cross = true;
 
 	/* ---- the candidate ---- */
 	if (cs->n == cs->cap) {
@@ -643,7 +640,6 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	}
 	if (!(k->verdict_why = dpa_fb_strdup(fb, why)))
 		goto oom;
-	(void)any_dep_cross;
 	cs->n++;
 
 	/* the var-use timings of its costly calls and of the calls at either

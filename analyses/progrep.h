@@ -14,8 +14,9 @@
 
 #include "profile.h"
 
-/* The progrep record version this reader understands; larger is rejected. */
-#define DPA_PROGREP_VERSION 1
+/* The newest progrep record version this reader understands; larger is
+ * rejected (2: bodies may hold use/store items; 1 is still read). */
+#define DPA_PROGREP_VERSION 2
 
 /* ================================================================
  * One ELF file's progrep

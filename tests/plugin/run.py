@@ -246,11 +246,21 @@ def check_p1_progrep(tag, recs, tu, exe):
                   and c["id"] == "%s:%d" % (tuid, c["site"]), tag + ": site %d" % c["site"])
     s = lambda e, l: site[(e, "p1.c:" + l)]
     main = fns["main"]
-    order = ["main->leaf 32:10", "main->twice 33:10", "main->twice 34:15", "main->leaf 34:10",
-             "main->apply 35:10", "main->fill 37:2", "main->count_loop 38:10",
-             "main->goto_loop 38:26", "main->do_loop 38:41", "main->konst 38:54",
+    # argc is first read for twice (line 33; konst's read is in the same
+    # block), argv by argv[0] just before printf (the ?: arms hold no items)
+    order = ["main->leaf 32:10", "use argc", "main->twice 33:10", "main->twice 34:15",
+             "main->leaf 34:10", "main->apply 35:10", "main->fill 37:2", "main->count_loop 38:10",
+             "main->goto_loop 38:26", "main->do_loop 38:41", "main->konst 38:54", "use argv",
              "main->printf 39:2"]
-    check(main["body"] == [{"call": s(*o.split())} for o in order], tag + ": main body %s" % main["body"])
+    check(main["body"] == [{"use": o[4:]} if o.startswith("use ") else {"call": s(*o.split())}
+                           for o in order], tag + ": main body %s" % main["body"])
+    # the leaves read their parameter; apply reads f and v for its call;
+    # fill reads v and stores through p (in that order: one statement)
+    for name in ("leaf", "twice", "konst"):
+        check(fns[name]["body"] == [{"use": "x"}], tag + ": %s body %s" % (name, fns[name]["body"]))
+    check(fns["apply"]["body"] == [{"use": "f"}, {"use": "v"}, {"call": s("apply->*", "8:42")}],
+          tag + ": apply body %s" % fns["apply"]["body"])
+    check(fns["fill"]["body"] == [{"use": "v"}, {"store": "p"}], tag + ": fill body %s" % fns["fill"]["body"])
     check(main["params"] == [{"name": "argc", "type": "int", "pointer": False},
                              {"name": "argv", "type": "char * *", "pointer": True}],
           tag + ": main params")
@@ -284,13 +294,16 @@ def check_p1_progrep(tag, recs, tu, exe):
           and c["target_from"] == [{"param": "f"}] and c["args"] == [{"from": [{"param": "v"}]}]
           and c["result"] == "temp", tag + ": apply call %s" % json.dumps(c))
     cl = s("count_loop->leaf", "15:8")
-    check(fns["count_loop"]["body"] == [{"loop": {"line": 12, "body": [
+    check(fns["count_loop"]["body"] == [{"loop": {"line": 12, "body": [{"use": "n"},
         {"branch": {"kind": "if", "line": 13, "arms": [[], [{"call": cl}]]}}]}}],
         tag + ": count_loop body %s" % fns["count_loop"]["body"])
     check(fns["count_loop"]["calls"][0]["args"] == [{"from": [{"local": "i"}, {"const": True}]}]
           and fns["count_loop"]["calls"][0]["result"] == {"local": "s"}, tag + ": count_loop call")
-    check(fns["goto_loop"]["body"] == [{"loop": {"line": 24, "body": []}}], tag + ": goto_loop body")
-    check(fns["do_loop"]["body"] == [{"loop": {"line": 28, "body": []}}], tag + ": do_loop body")
+    # the loop tests read n (do_loop: --n, a use, in its one block)
+    check(fns["goto_loop"]["body"] == [{"loop": {"line": 24, "body": [{"use": "n"}]}}],
+          tag + ": goto_loop body %s" % fns["goto_loop"]["body"])
+    check(fns["do_loop"]["body"] == [{"loop": {"line": 28, "body": [{"use": "n"}]}}],
+          tag + ": do_loop body %s" % fns["do_loop"]["body"])
     check(all(r["unplaced"] == [] for r in fns.values()), tag + ": unplaced sites")
 
 
@@ -349,7 +362,8 @@ def test_p2():
         check(len(fn) == 1, tag + ": lib progrep")
         if fn:
             r = fn[0]
-            check(r["body"] == [{"loop": {"line": 5, "body": [{"call": 0}]}}]
+            # the loop test reads n, the call through cb reads cb
+            check(r["body"] == [{"loop": {"line": 5, "body": [{"use": "n"}, {"use": "cb"}, {"call": 0}]}}]
                   and r["calls"][0]["target_from"] == [{"param": "cb"}]
                   and r["calls"][0]["args"] == [{"from": [{"local": "i"}, {"const": True}]}]
                   and [p["pointer"] for p in r["params"]] == [False, True],

@@ -115,6 +115,8 @@ struct dp_csd {
 	 * at hot. v2 is 0 for every other csd. */
 	uint32_t v2;
 	uint32_t inherited;         /* v2, a forked child: calls through it were running at the fork */
+	uint32_t snap;              /* v2: how the write under way counts the calls not seen
+	                               returning (dp_plugin2_prepare, plugin2.c) */
 	struct dp_csd *in_next;     /* v2: the next csd bound to the same callee pd */
 	struct dp_csd_hot hot;
 };

@@ -565,8 +565,20 @@ void dp_plugin2_unwind(struct dp_thread *t, bool returned)
 		dp_cur = (uintptr_t)&root_csd.hot;
 }
 
+/*
+ * c->snap, from dp_plugin2_prepare to dp_plugin2_counts in one write: SNAP_ENDED
+ * when every call not seen returning is a non-local exit (a final profile,
+ * or the thread has ended); otherwise (a snapshot of a running thread) the
+ * number of activations of a callback or tail-call csd on the thread's
+ * chain, which are running: a snapshot counts running calls as neither
+ * exits nor non-local exits, as v1's does. A counting csd's running calls
+ * are calls - exits - those a longjmp left (nonlocal, land()).
+ */
+enum { SNAP_ENDED = 1u << 31 };
+
 void dp_plugin2_prepare(struct dp_thread *t)
 {
+	bool ended = DP_LOAD_ACQ(&dp_rt.final_done) || DP_LOAD_ACQ(&t->exited);
 	uint32_t n = DP_LOAD_ACQ(&t->n_pd);
 	struct dp_pd *pd = t->pd_head;
 	for (uint32_t k = 0; k < n && pd; k++, pd = DP_LOAD_ACQ(&pd->next))
@@ -574,11 +586,21 @@ void dp_plugin2_prepare(struct dp_thread *t)
 	n = DP_LOAD_ACQ(&t->n_csd);
 	struct dp_csd *c = t->csd_head;
 	for (uint32_t k = 0; k < n && c; k++, c = DP_LOAD_ACQ(&c->next)) {
-		if (!c->v2 || how(c) != BY_COUNT)
+		if (!c->v2)
+			continue;
+		c->snap = ended ? SNAP_ENDED : 0;
+		if (how(c) != BY_COUNT)
 			continue;
 		uint64_t calls = DP_LOAD(&c->hot.calls), exits = DP_LOAD(&c->hot.exits);
 		c->callee->in_calls += calls;
 		c->callee->in_exits += exits < calls ? exits : calls;
+	}
+	if (ended || !t->cur)
+		return;
+	for (c = dp_plugin2_csd(DP_LOAD(t->cur)); c && c->callee; c = c->caller->parent) {
+		enum how w = how(c);
+		if ((w == BY_CHAIN || w == TAIL) && c->snap < SNAP_ENDED - 1)
+			c->snap++;
 	}
 }
 
@@ -590,6 +612,8 @@ void dp_plugin2_prepare(struct dp_thread *t)
 void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *exits_out, uint64_t *nonlocal_out)
 {
 	uint64_t calls = DP_LOAD(&c->hot.calls), exits, nl = DP_LOAD(&c->nonlocal);
+	bool ended = c->snap & SNAP_ENDED;
+	uint64_t running = ended ? 0 : c->snap;
 	switch (how(c)) {
 	case NORET:
 		exits = 0;
@@ -599,6 +623,9 @@ void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *ex
 		break;
 	case BY_COUNT:
 		exits = DP_LOAD(&c->hot.exits);
+		if (exits > calls)
+			exits = calls;  /* a forked child: calls made in the parent returned */
+		running = ended ? 0 : calls - exits - (nl < calls - exits ? nl : calls - exits);
 		break;
 	case TAIL:
 		if (c->caller->in_calls) {
@@ -608,13 +635,16 @@ void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *ex
 		/* fall through */
 	default:
 		exits = calls - (nl < calls ? nl : calls);
+		exits -= running < exits ? running : exits;
 		break;
 	}
 	if (exits > calls)
 		exits = calls;          /* a forked child: calls made in the parent returned */
+	if (running > calls - exits)
+		running = calls - exits;
 	*calls_out = calls;
 	*exits_out = exits;
-	*nonlocal_out = calls - exits;
+	*nonlocal_out = calls - exits - running;
 }
 
 /* A forked child forgets what csd x counted in the parent, remembering

@@ -20,11 +20,11 @@
  * longjmp left stops counting as active when the longjmp lands after a
  * setjmp in instrumented code (dp_abi_land), except calls into a pd that
  * is also active above the landing (a recursion the longjmp cut short) and
- * after a longjmp to uninstrumented code. A tail call's exits are the share of returned calls
- * into its caller's pd; a callback's are its calls but those running at
- * thread or process end. A signal handler landing between a call site and
- * its callee's prologue makes that callee a callback. Snapshots count
- * running calls as non-local exits.
+ * after a longjmp to uninstrumented code. A tail call's exits are the
+ * share of returned calls into its caller's pd; a callback's are its calls
+ * but those running at thread or process end (or, in a snapshot, running
+ * on the chain: dp_plugin2_prepare). A signal handler landing between a
+ * call site and its callee's prologue makes that callee a callback.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -9,7 +9,7 @@
 CHECKS += check-plugin-rt
 .PHONY: check-plugin-rt
 
-check-plugin-rt: $(LIB_DIR)/libprof.a $(BIN_DIR)/deepprof $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC)
+check-plugin-rt: $(LIB_DIR)/libprof.a $(LIBPROF_INC) $(BIN_DIR)/deepprof $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC)
 	$(PYTHON) tests/plugin-rt/run.py --build $(BUILD) --deepprof $(BIN_DIR)/deepprof \
 		--cflags "$(SAN_PROF)"
 	$(PYTHON) tests/plugin-rt/run.py --build $(BUILD) --deepprof $(BIN_DIR)/deepprof \

@@ -149,6 +149,7 @@ static json_t *options_json(struct wr *w, const struct dpa_fb_options *opt)
 	put_real(w, o, "hot_threshold_ns", opt->hot_threshold, wh);
 	put(w, o, "rare_calls", jint(opt->rare_calls));
 	put(w, o, "per_context", json_boolean(opt->per_context));
+	put_real(w, o, "list_share", opt->list_share, wh);
 	return o;
 }
 
@@ -610,6 +611,7 @@ static void read_header(struct rd *r, const json_t *doc)
 	fb->opt.hot_threshold = get_real(r, o, "hot_threshold_ns");
 	fb->opt.rare_calls = get_uint(r, o, "rare_calls", INT64_MAX);
 	fb->opt.per_context = get_bool(r, o, "per_context");
+	fb->opt.list_share = get_real(r, o, "list_share");
 	*r->where = 0;
 	if (r->failed || !(o = field(r, doc, "overheads", JSON_OBJECT)))
 		return;

@@ -60,6 +60,9 @@ static const char feedback_usage[] =
 	"  --max-tasks=N         at most N tasks per candidate (online CPUs)\n"
 	"  --search-budget=N     partitions tried before the search goes greedy\n"
 	"                        (1000)\n"
+	"  --list-share=X        list a region with too few costly calls (as\n"
+	"                        too_cheap) when two of its calls each cost this\n"
+	"                        share of the program (0.01; or 1%)\n"
 	"  --no-progrep          accept profiles without a program representation:\n"
 	"                        they give hot/cold code and recursion only\n"
 	"Overheads (ns of this machine; defaults, or `deepprof calibrate`'s):\n"
@@ -170,6 +173,22 @@ static double parse_ratio(const char *v, const char *opt)
 	return d;
 }
 
+/* A share of the program, 0 to 1 (0.01 or 1%). */
+static double parse_share(const char *v, const char *opt)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end != v && !strcmp(end, "%"))
+		d /= 100;
+	else if (end == v || *end)
+		d = -1;
+	if (!(d >= 0 && d <= 1))
+		usage_error("feedback", "bad %s '%s': want a share from 0 to 1 (or 0%% to 100%%)",
+			    opt, v);
+	return d;
+}
+
 /* Parse argv into *c and the input files (*files, *nfiles: pointers into argv). */
 static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***files,
 		       int *nfiles)
@@ -229,6 +248,8 @@ static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***fi
 			c->opt.rare_calls = parse_count(v, "--rare-calls", 0, INT64_MAX);
 		} else if ((v = opt_value(a, "--speedup-threshold", argc, argv, &i))) {
 			c->opt.speedup_threshold = parse_ratio(v, "--speedup-threshold");
+		} else if ((v = opt_value(a, "--list-share", argc, argv, &i))) {
+			c->opt.list_share = parse_share(v, "--list-share");
 		} else if ((v = opt_value(a, "--max-tasks", argc, argv, &i))) {
 			c->opt.max_tasks = (unsigned)parse_count(v, "--max-tasks", 2, 1024);
 		} else if ((v = opt_value(a, "--search-budget", argc, argv, &i))) {

@@ -83,7 +83,7 @@ def valid(path, what):
         with open(path) as f:
             doc = json.load(f)
         jsonschema.validate(doc, SCHEMA)
-    except (ValueError, jsonschema.ValidationError) as ex:
+    except (OSError, ValueError, jsonschema.ValidationError) as ex:
         check(False, "%s: %s is not a valid feedback file: %s" % (what, path, str(ex)[:300]))
         return None
     check(True, what)
@@ -409,6 +409,7 @@ def test_pair_options(data):
              "--wait-cost=0.5us", "--call-threshold=1ms", "--proc-threshold", "2000us",
              "--hot-threshold=0.25s", "--rare-calls=3", "--speedup-threshold=1.2",
              "--max-tasks=3", "--search-budget=7", "--per-context", "--basis=ticks",
+             "--list-share=0.125",
              "-o", out("pair-opt.msgpack")])
     check(p.returncode == 0, "options: rc %d %r" % (p.returncode, p.stderr))
     p = run([DEEPPROF, "feedback", "--to-json", out("pair-opt.msgpack")])
@@ -420,7 +421,8 @@ def test_pair_options(data):
         return
     check(d["options"] == {"basis": "ticks", "call_threshold_ns": 1e6, "proc_threshold_ns": 2e6,
                            "speedup_threshold": 1.2, "max_tasks": 3, "search_budget": 7,
-                           "hot_threshold_ns": 2.5e8, "rare_calls": 3, "per_context": True},
+                           "hot_threshold_ns": 2.5e8, "rare_calls": 3, "per_context": True,
+                           "list_share": 0.125},
           "options: recorded %r" % d["options"])
     want = {k + "_ns": v for k, v in known.items()}
     want["wait_cost_ns"] = 500.0
@@ -444,6 +446,7 @@ def test_bad_options():
     bad(["feedback", a, "--search-budget=x"], "want a whole number", "bad --search-budget")
     bad(["feedback", a, "--speedup-threshold=-1"], "want a positive number", "bad speedup threshold")
     bad(["feedback", a, "--basis=wall"], "want cscs or ticks", "bad --basis")
+    bad(["feedback", a, "--list-share=1.5"], "want a share from 0 to 1", "bad --list-share")
     bad(["feedback", a, "--explain=0"], "must be at least 1", "--explain 0")
     bad(["feedback", a, "--frobnicate"], "unknown option '--frobnicate'", "unknown option")
     bad(["feedback", a, "-o", out("x.txt")], "must end in .json or .msgpack", "unknown extension")

@@ -145,7 +145,7 @@ static const char expect_doc[] =
 	"\"basis\":\"cscs\",\"cscs\":1000000,\"cpu_ns\":2000000,\"has_progrep\":true}],"
 	"\"options\":{\"basis\":\"auto\",\"call_threshold_ns\":20000.0,\"proc_threshold_ns\":50000.0,"
 	"\"speedup_threshold\":1.01,\"max_tasks\":2,\"search_budget\":1000,"
-	"\"hot_threshold_ns\":100000.0,\"rare_calls\":1,\"per_context\":false},"
+	"\"hot_threshold_ns\":100000.0,\"rare_calls\":1,\"per_context\":false,\"list_share\":0.01},"
 	"\"overheads\":{\"source\":\"defaults\",\"spawn_cost_ns\":400.0,\"spawn_delay_ns\":1200.0,"
 	"\"barrier_cost_ns\":200.0,\"signal_cost_ns\":100.0,\"wait_cost_ns\":100.0,"
 	"\"wakeup_delay_ns\":5000.0},"
@@ -258,6 +258,7 @@ static void test_read_round_trip(void)
 	CU_ASSERT_EQUAL(back.input[0].crc32, 0x0a1b2c3d);
 	CU_ASSERT_EQUAL(back.opt.basis, DPA_FB_TICKS);
 	CU_ASSERT_EQUAL(back.opt.per_context, true);
+	CU_ASSERT_EQUAL(back.opt.list_share, 0.01);
 	CU_ASSERT_STRING_EQUAL(back.opt.ov.source, "cal.json");
 	CU_ASSERT_EQUAL(back.rec[0].n_levels, 3);
 	CU_ASSERT_EQUAL(back.rec[0].level_cost[2], 10);

@@ -434,11 +434,31 @@ static uint64_t get_uint(struct rd *r, const json_t *o, const char *key, uint64_
 	return (uint64_t)x;
 }
 
+/* A number (integer or real) that is not negative: every cost, time,
+ * share and speedup of the format. */
 static double get_real(struct rd *r, const json_t *o, const char *key)
 {
 	json_t *v = field(r, o, key, JSON_REAL);
+	double d;
 
-	return v ? json_number_value(v) : 0;
+	if (!v)
+		return 0;
+	d = json_number_value(v);
+	if (!(d >= 0)) {
+		rd_fail(r, key, "%g is negative", d);
+		return 0;
+	}
+	return d;
+}
+
+/* A number in [0, 1]. */
+static double get_share(struct rd *r, const json_t *o, const char *key)
+{
+	double d = get_real(r, o, key);
+
+	if (d > 1)
+		rd_fail(r, key, "%g is above 1", d);
+	return d;
 }
 
 static bool get_bool(struct rd *r, const json_t *o, const char *key)
@@ -571,6 +591,8 @@ static void read_header(struct rd *r, const json_t *doc)
 	fb->ns_per_unit = get_real(r, doc, "ns_per_unit");
 	fb->program_cost = get_uint(r, doc, "program_cost", INT64_MAX);
 	fb->input = get_list(r, doc, "inputs", sizeof(*fb->input), &fb->n_input, &a);
+	if (!r->failed && !fb->n_input)
+		rd_fail(r, "inputs", "empty");
 	for (uint32_t i = 0; !r->failed && i < fb->n_input; i++) {
 		struct dpa_fb_input *in = &fb->input[i];
 		json_t *e = json_array_get(a, i), *c;
@@ -611,7 +633,7 @@ static void read_header(struct rd *r, const json_t *doc)
 	fb->opt.hot_threshold = get_real(r, o, "hot_threshold_ns");
 	fb->opt.rare_calls = get_uint(r, o, "rare_calls", INT64_MAX);
 	fb->opt.per_context = get_bool(r, o, "per_context");
-	fb->opt.list_share = get_real(r, o, "list_share");
+	fb->opt.list_share = get_share(r, o, "list_share");
 	*r->where = 0;
 	if (r->failed || !(o = field(r, doc, "overheads", JSON_OBJECT)))
 		return;
@@ -638,6 +660,8 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpa_fb_candidat
 	size_t n = strlen(r->where);
 
 	c->id = (uint32_t)get_uint(r, e, "id", UINT32_MAX);
+	if (!r->failed && c->id == 0)
+		rd_fail(r, "id", "0 (ids start at 1)");
 	get_place(r, e, "proc", &c->proc);
 	c->context = get_str(r, e, "context", true);
 	c->executions = get_uint(r, e, "executions", INT64_MAX);
@@ -716,7 +740,7 @@ static void read_var_use(struct rd *r, const json_t *e, struct dpa_fb_var_use *v
 	v->var = get_str(r, e, "var", true);
 	v->use = (uint8_t)get_enum(r, e, "use", use_n, 2);
 	v->time = get_real(r, e, "time");
-	v->fraction = get_real(r, e, "fraction");
+	v->fraction = get_share(r, e, "fraction");
 	v->call_cost = get_real(r, e, "call_cost");
 	v->known = get_bool(r, e, "known");
 	v->why = get_str(r, e, "why", true);
@@ -741,8 +765,8 @@ static void read_recursion(struct rd *r, const json_t *e, struct dpa_fb_recursio
 	for (uint32_t i = 0; !r->failed && i < x->n_levels; i++) {
 		json_t *l = json_array_get(a, i);
 
-		if (!json_is_number(l))
-			rd_fail(r, "level_cost", "item %" PRIu32 " is not a number", i);
+		if (!json_is_number(l) || !(json_number_value(l) >= 0))
+			rd_fail(r, "level_cost", "item %" PRIu32 " is not a number >= 0", i);
 		else
 			x->level_cost[i] = json_number_value(l);
 	}

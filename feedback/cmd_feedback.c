@@ -326,6 +326,7 @@ static int slurp(const char *path, char **buf, size_t *len)
 
 	if (!f)
 		return -1;
+	errno = 0;
 	b = malloc(cap);
 	while (b) {
 		size_t r = fread(b + n, 1, cap - n, f);
@@ -346,7 +347,7 @@ static int slurp(const char *path, char **buf, size_t *len)
 		}
 	}
 	if (!b || ferror(f)) {
-		int e = b ? EIO : ENOMEM;
+		int e = !b ? ENOMEM : errno ? errno : EIO;
 
 		free(b);
 		fclose(f);

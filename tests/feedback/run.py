@@ -482,6 +482,49 @@ def test_bad_options():
     bad(["feedback", out("wrongfmt.json")], "not a feedback file", "wrong format")
 
 
+def test_mutations():
+    """Feedback files with bytes flipped, cut or doubled (deterministic):
+    each is refused with one line (exit 2) or read; what is read and
+    written again is a valid feedback file. Never a crash."""
+    import random
+    rnd = random.Random(5)
+    bad_runs, ok_runs = [], 0
+    for src, ext in ((out("abc.json"), ".json"), (out("abc.msgpack"), ".msgpack")):
+        with open(src, "rb") as f:
+            base = f.read()
+        for k in range(60):
+            b = bytearray(base)
+            kind = k % 3
+            pos = rnd.randrange(len(b))
+            if kind == 0:
+                b[pos] ^= 1 << rnd.randrange(8)
+            elif kind == 1:
+                b = b[:pos]
+            else:
+                b[pos:pos] = b[pos:pos + rnd.randrange(1, 9)]
+            m = out("mut" + ext)
+            with open(m, "wb") as f:
+                f.write(b)
+            o = out("mut-out.json")
+            if os.path.exists(o):
+                os.unlink(o)
+            p = run([DEEPPROF, "feedback", m, "-o", o])
+            lines = p.stderr.splitlines()
+            if crashed(p) or p.returncode not in (0, 2) or \
+                    (p.returncode == 2 and (len(lines) != 1 or not lines[0].startswith(m + ": "))):
+                bad_runs.append("%s #%d: rc %d %r" % (ext, k, p.returncode, p.stderr[:200]))
+                continue
+            if p.returncode == 0:
+                ok_runs += 1
+                try:
+                    with open(o) as f:
+                        jsonschema.validate(json.load(f), SCHEMA)
+                except (OSError, ValueError, jsonschema.ValidationError) as ex:
+                    bad_runs.append("%s #%d: read, but wrote an invalid file: %s" %
+                                    (ext, k, str(ex)[:200]))
+    check(not bad_runs, "mutations: %d bad of 120:\n  %s" % (len(bad_runs), "\n  ".join(bad_runs[:5])))
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(os.path.join(OUT, "sub.json"))
@@ -490,6 +533,7 @@ def main():
     test_explain()
     test_separate()
     test_options_recorded()
+    test_mutations()
     test_bad_options()
     test_profiles()
     print("feedback: %d passed, %d failed" % (passed, failed))

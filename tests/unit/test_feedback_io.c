@@ -342,6 +342,10 @@ static void test_read_refuses(void)
 	       "in.json: feedback: hot_cold[0].calls: -3 out of range");
 	refuse("inputs.0.crc32", json_string("xyz"),
 	       "in.json: feedback: inputs[0].crc32: 'xyz' is not 8 hex digits");
+	refuse("candidates.0.seq_time", json_real(-1),
+	       "in.json: feedback: candidates[0].seq_time: -1 is negative");
+	refuse("var_use.0.fraction", json_real(1.5),
+	       "in.json: feedback: var_use[0].fraction: 1.5 is above 1");
 	refuse("candidates.1.id", json_integer(1),
 	       "in.json: feedback: candidate id 1 appears twice");
 	{

@@ -354,6 +354,17 @@ def test_profiles():
     d = valid(out("fi.json"), "--no-progrep output") if p.returncode == 0 else None
     check(p.returncode == 0 and d is not None and d["candidates"] == [] and d["var_use"] == [] and
           d["inputs"][0]["has_progrep"] is False, "--no-progrep: hot/cold and recursion only")
+    bad(["feedback", "--no-progrep", "--jobs=2", data, data_fi, "-o", out("two.json")],
+        "%s: a profile of 'fb-pair-fi', not of 'fb-pair' like %s" % (data_fi, data),
+        "profiles of different programs")
+    p = run([DEEPPROF, "feedback", "--no-progrep", "--separate", data, data_fi, "-o",
+             out("two.msgpack")])
+    lines = p.stdout.splitlines()
+    check(p.returncode == 0 and len(lines) == 3 and
+          lines[1].split()[:2] == ["fb-pair", "1"] and lines[1].split()[-1] == out("two.fb-pair.msgpack") and
+          lines[2].split() == ["fb-pair-fi", "1", "0", "0", out("two.fb-pair-fi.msgpack")] and
+          os.path.exists(out("two.fb-pair.msgpack")) and os.path.exists(out("two.fb-pair-fi.msgpack")),
+          "--separate on profiles: %r %r" % (lines, p.stderr))
     test_pair(data)
 
 

@@ -473,6 +473,11 @@ static void test_combine_programs_differ(void)
 	CU_ASSERT_STRING_EQUAL(err.msg, "b.data: a profile of 'sort', not of 'fib2' like a.data");
 	CU_ASSERT_PTR_NULL(out.pool);
 	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 0, &err), -1);
+	in[1].program = in[0].program;
+	in[1].basis = DPA_FB_TICKS;
+	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 2, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "b.data: its estimates rest on ticks, those of a.data on "
+			       "cscs (--basis chooses one for both)");
 	dpa_feedback_release(&in[0]);
 	dpa_feedback_release(&in[1]);
 }

@@ -399,9 +399,44 @@ def test_pair(data):
     check(("site", "main", "left") in hot and ("site", "main", "right") in hot,
           "pair: left and right are hot call sites: %r" % sorted(hot))
     test_pair_options(data)
+    test_pair_batch()
     p = run([DEEPPROF, "feedback", data, "--explain", str(c["id"])])
     check(p.returncode == 0 and "call 0: left()" in p.stdout and "call 1: right()" in p.stdout,
           "pair: --explain %r" % p.stdout[:300])
+
+
+def test_pair_batch():
+    """Three runs of fb-pair with left/right sizes (3M, 3M), (3M, 1M),
+    (1M, 2M): the region's speedup is (N1 + N2) / max(N1, N2) less the
+    overheads (a few hundred CSCs of millions): 2, 4/3, 3/2. Combined:
+    min 4/3, median 3/2, max 2; the estimate is the median run's."""
+    runs = [("3000000", "3000000"), ("3000000", "1000000"), ("1000000", "2000000")]
+    files = []
+    for k, (n1, n2) in enumerate(runs):
+        d = out("batch%d.data" % k)
+        if os.path.exists(d):
+            os.unlink(d)
+        must([out("fb-pair"), n1, n2], env={"DEEPPROF_FILE": d})
+        files.append(d)
+    p = run([DEEPPROF, "feedback", "--jobs=3"] + files + ["-o", out("batch.json")])
+    d = valid(out("batch.json"), "batch: feedback file") if p.returncode == 0 else None
+    if not check(d is not None, "batch: rc %d %r" % (p.returncode, p.stderr)):
+        return
+    acc = [c for c in d["candidates"] if c["verdict"] == "accepted"]
+    if not check(len(acc) == 1, "batch: one accepted candidate, got %d" % len(acc)):
+        return
+    c = acc[0]
+    near = lambda x, want: abs(x - want) <= 0.005 * want
+    check(c["n_inputs_seen"] == 3 and near(c["speedup_min"], 4 / 3) and
+          near(c["speedup_median"], 1.5) and near(c["speedup_max"], 2.0),
+          "batch: speedups %r" % [c[k] for k in ("n_inputs_seen", "speedup_min",
+                                                  "speedup_median", "speedup_max")])
+    check(c["speedup"] == c["speedup_median"] and
+          near(c["calls"][0]["cost"], 1e6) and near(c["calls"][1]["cost"], 2e6),
+          "batch: the estimate is the third run's (1M, 2M): %r" %
+          [k["cost"] for k in c["calls"]])
+    check([i["path"] for i in d["inputs"]] == files, "batch: inputs in order")
+    check("(1.33x to 2.00x over 3 inputs)" in p.stdout, "batch: plain words %r" % p.stdout)
 
 
 def test_pair_options(data):

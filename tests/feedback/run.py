@@ -388,8 +388,16 @@ def test_pair(data):
     check(c["proc"]["fn"] == "main" and [k["callee"] for k in c["calls"]] == ["left", "right"] and
           c["n_tasks"] == 2 and sorted(k["task"] for k in c["calls"]) == [0, 1] and
           c["deps"] == [], "pair: candidate %r" % c)
-    check(all(k["at"]["site"] is not None and k["at"]["checksum"] is not None
-              for k in c["calls"]), "pair: call places keyed by site id and checksum")
+    # each call's key is the plugin's: the same site id, line, column and
+    # function checksum as `deepprof progrep --json` of the program
+    pr = json.loads(must([DEEPPROF, "progrep", "--json", out("fb-pair")]).stdout)
+    fns = {f["fn"]: f for f in pr["modules"][0]["functions"]}
+    want = [(x["id"], x["line"], x["col"], fns["main"]["checksum"])
+            for x in fns["main"]["calls"] if x["callee"] in ("left", "right")]
+    got = [(k["at"]["site"], k["at"]["line"], k["at"]["col"], k["at"]["checksum"])
+           for k in c["calls"]]
+    check(got == want and c["proc"]["checksum"] == fns["main"]["checksum"],
+          "pair: call places\n  got  %r\n  want %r" % (got, want))
     check(abs(c["seq_time"] - sum(k["cost"] for k in c["calls"])) <= 1e-6 * c["seq_time"],
           "pair: sequential time is the calls' sum")
     check(1.5 < c["speedup"] <= 2.0, "pair: speedup %r of two equal calls" % c["speedup"])

@@ -514,6 +514,14 @@ def test_bad_options():
         f.write(b"\x92\x01")
     bad(["feedback", "--to-json", out("junk.msgpack")], "junk.msgpack: feedback: truncated",
         "--to-json truncated")
+    with open(out("huge.msgpack"), "wb") as f:
+        f.write(b"\x81\xa6format\xdd\xff\xff\xff\xff\x01\x02")   # 4G elements declared
+    bad(["feedback", "--to-json", out("huge.msgpack")],
+        "huge.msgpack: feedback: truncated or corrupt MessagePack", "--to-json huge count")
+    with open(out("dup.msgpack"), "wb") as f:
+        f.write(b"\x82\xa6format\x01\xa6format\x02")
+    bad(["feedback", "--to-json", out("dup.msgpack")], "duplicate map key 'format'",
+        "--to-json duplicate key")
     with open(out("arr.msgpack"), "wb") as f:
         f.write(msgpack.packb([1, 2]))
     bad(["feedback", "--to-json", out("arr.msgpack")], "arr.msgpack: feedback: not a feedback file",

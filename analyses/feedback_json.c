@@ -403,6 +403,22 @@ static json_t *field(struct rd *r, const json_t *o, const char *key, int type)
 	return v;
 }
 
+/* s as a message may quote it: at most size - 4 bytes, control characters
+ * as '?', "..." when cut (a message is one line). */
+static const char *shown(const char *s, char *b, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s && n + 4 < size; s++)
+		b[n++] = (unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s;
+	if (*s) {
+		memcpy(b + n, "...", 3);
+		n += 3;
+	}
+	b[n] = 0;
+	return b;
+}
+
 /* A string field (copied into the arena); null allowed when nullable. */
 static const char *get_str(struct rd *r, const json_t *o, const char *key, bool nullable)
 {
@@ -473,13 +489,14 @@ static unsigned get_enum(struct rd *r, const json_t *o, const char *key,
 			 const char *(*name)(unsigned), unsigned count)
 {
 	json_t *v = field(r, o, key, JSON_STRING);
+	char q[64];
 
 	if (!v)
 		return 0;
 	for (unsigned i = 0; i < count; i++)
 		if (!strcmp(json_string_value(v), name(i)))
 			return i;
-	rd_fail(r, key, "unknown value '%s'", json_string_value(v));
+	rd_fail(r, key, "unknown value '%s'", shown(json_string_value(v), q, sizeof(q)));
 	return 0;
 }
 
@@ -520,6 +537,7 @@ static void get_place(struct rd *r, const json_t *o, const char *key, struct dpa
 {
 	json_t *v = field(r, o, key, JSON_OBJECT), *s;
 	size_t n = strlen(r->where);
+	char q[64];
 
 	if (!v)
 		return;
@@ -537,7 +555,8 @@ static void get_place(struct rd *r, const json_t *o, const char *key, struct dpa
 		if (!colon || colon - t != 16 || parse_hex(t, 16, &p->tu_id) < 0 ||
 		    !colon[1] || colon[1] == '-' || colon[1] == '+' ||
 		    (site = strtoul(colon + 1, &end, 10), *end) || site > UINT32_MAX) {
-			rd_fail(r, "site", "'%s' is not <16 hex digits>:<decimal>", t);
+			rd_fail(r, "site", "'%s' is not <16 hex digits>:<decimal>",
+				shown(t, q, sizeof(q)));
 		} else {
 			p->has_site = true;
 			p->site = (uint32_t)site;
@@ -548,7 +567,7 @@ static void get_place(struct rd *r, const json_t *o, const char *key, struct dpa
 		const char *t = json_string_value(s);
 
 		if (strlen(t) != 16 || parse_hex(t, 16, &p->checksum) < 0)
-			rd_fail(r, "checksum", "'%s' is not 16 hex digits", t);
+			rd_fail(r, "checksum", "'%s' is not 16 hex digits", shown(t, q, sizeof(q)));
 	}
 	r->where[n] = 0;
 }
@@ -597,6 +616,7 @@ static void read_header(struct rd *r, const json_t *doc)
 		struct dpa_fb_input *in = &fb->input[i];
 		json_t *e = json_array_get(a, i), *c;
 		uint64_t crc = 0;
+		char q[64];
 
 		at_item(r, "inputs", i, e);
 		if (r->failed)
@@ -605,7 +625,8 @@ static void read_header(struct rd *r, const json_t *doc)
 		if ((c = field(r, e, "crc32", JSON_STRING)) &&
 		    (strlen(json_string_value(c)) != 8 ||
 		     parse_hex(json_string_value(c), 8, &crc) < 0))
-			rd_fail(r, "crc32", "'%s' is not 8 hex digits", json_string_value(c));
+			rd_fail(r, "crc32", "'%s' is not 8 hex digits",
+				shown(json_string_value(c), q, sizeof(q)));
 		in->crc32 = (uint32_t)crc;
 		in->program = get_str(r, e, "program", false);
 		in->basis = (uint8_t)get_enum(r, e, "basis", basis_n, DPA_FB_NBASES);

@@ -306,6 +306,15 @@ static void set_overheads(struct fb_cli *c)
 	}
 }
 
+/* Control characters of names read from files as '?': a message is one line. */
+static const char *one_line(char *msg)
+{
+	for (char *s = msg; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			*s = '?';
+	return msg;
+}
+
 /* ================================================================
  * Reading feedback files
  * ================================================================ */
@@ -873,10 +882,10 @@ static int to_json(const char *path)
 		usage_error("feedback", "--to-json '%s': want a .msgpack feedback file", path);
 	doc = load_doc(path, &err);
 	if (!doc)
-		die_plain("%s", err.msg);
+		die_plain("%s", one_line(err.msg));
 	if (dpa_feedback_from_json(&fb, doc, path, &err) < 0) {
 		dpa_feedback_release(&fb);
-		die_plain("%s", err.msg);
+		die_plain("%s", one_line(err.msg));
 	}
 	dpa_feedback_release(&fb);
 	s = json_dumps(doc, JSON_INDENT(2));
@@ -962,7 +971,7 @@ int cmd_feedback(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++)
 		if (job[i].status) {
 			fflush(stdout);
-			fprintf(stderr, "%s\n", job[i].err.msg);
+			fprintf(stderr, "%s\n", one_line(job[i].err.msg));
 			exit(job[i].status);
 		}
 
@@ -980,10 +989,11 @@ int cmd_feedback(int argc, char **argv)
 
 		while (group[k] == 0)
 			k++;
-		die_plain("%s: a profile of '%s', not of '%s' like %s (--separate writes one "
-			  "feedback file per program)", job[k].path,
-			  dpa_basename(job[k].fb.program ? job[k].fb.program : "?"),
-			  dpa_basename(job[0].fb.program ? job[0].fb.program : "?"), job[0].path);
+		snprintf(err.msg, sizeof(err.msg), "%s: a profile of '%s', not of '%s' like %s "
+			 "(--separate writes one feedback file per program)", job[k].path,
+			 dpa_basename(job[k].fb.program ? job[k].fb.program : "?"),
+			 dpa_basename(job[0].fb.program ? job[0].fb.program : "?"), job[0].path);
+		die_plain("%s", one_line(err.msg));
 	}
 
 	if (c.separate)
@@ -1001,7 +1011,7 @@ int cmd_feedback(int argc, char **argv)
 			if (group[i] == g)
 				in[n++] = job[i].fb;
 		if (dpa_feedback_combine(&out, in, n, &err) < 0)
-			die_plain("%s", err.msg);
+			die_plain("%s", one_line(err.msg));
 		free(in);
 		doc = doc_of(&out);
 		if (c.separate)

@@ -338,6 +338,8 @@ static void test_read_refuses(void)
 	       "in.json: feedback: candidates[1].speedup: not a number");
 	refuse("candidates.0.verdict", json_string("maybe"),
 	       "in.json: feedback: candidates[0].verdict: unknown value 'maybe'");
+	refuse("candidates.0.safety", json_string("sa\nfe"),
+	       "in.json: feedback: candidates[0].safety: unknown value 'sa?fe'");
 	refuse("hot_cold.0.calls", json_integer(-3),
 	       "in.json: feedback: hot_cold[0].calls: -3 out of range");
 	refuse("inputs.0.crc32", json_string("xyz"),

@@ -826,6 +826,12 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 	fprintf(f, "; the best of %u partitions tried (%s).\n", c->partitions_tried,
 		c->search_complete ? "the search was complete" :
 		"the search budget ran out and the rest was greedy");
+	if (c->n_tasks == 2)
+		fprintf(f, "The running thread spawns task 1 as an OpenMP task, runs task 0 "
+			"itself, then waits for it (taskwait).\n");
+	else if (c->n_tasks > 2)
+		fprintf(f, "The running thread spawns tasks 1 to %u as OpenMP tasks, runs task 0 "
+			"itself, then waits for them (taskwait).\n", c->n_tasks - 1);
 	if (!c->n_deps)
 		fprintf(f, "Dependences: none; the calls share no variable.\n");
 	for (uint32_t k = 0; k < c->n_deps; k++) {

@@ -254,6 +254,8 @@ def test_explain():
             "  call 0: a() at fib2.c:12:5 (site 00000000deadbeef:3) costs 4000 CSCs (8 us), task 0",
             "  call 1: b() at fib2.c:13:5 (site 00000000deadbeef:4) costs 3000 CSCs (6 us), task 1",
             "Partition: 2 tasks: {0}, {1}; the best of 2 partitions tried (the search was complete).",
+            "The running thread spawns task 1 as an OpenMP task, runs task 0 itself, then waits "
+            "for it (taskwait).",
             "Dependence: call 0 produces x at 25% of its cost (1000 CSCs after it starts); call 1 "
             "consumes it at 75% of its cost (2250 CSCs after it starts).",
             "Overheads (defaults):",

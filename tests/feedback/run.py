@@ -269,6 +269,36 @@ def test_explain():
             "Verdict: accepted — speedup above 1.01."]:
         check(want + "\n" in t, "explain: missing line %r in\n%s" % (want, t))
     check(not os.path.exists(out("explain.json")), "explain: nothing written without -o")
+    # three tasks, an unknown dependence, unknown memory, a context, ticks
+    d = hand("/w/fib2", 2.0, "x.data")
+    d["basis"] = d["inputs"][0]["basis"] = "ticks"
+    d["ns_per_unit"] = 4000.0
+    c = d["candidates"][0]
+    third = copy.deepcopy(c["calls"][1])
+    third["at"]["line"], third["at"]["site"], third["callee"], third["task"] = 14, None, "c", 2
+    c["calls"].append(third)
+    c["n_tasks"] = 3
+    c["context"] = "main > solve"
+    c["deps"][0].update({"to": 2, "known": False, "produced": 1.0, "consumed": 0.0})
+    c["safety"], c["safety_why"] = "unknown_memory", "a writes through p"
+    write_json(out("x3.json"), d)
+    p = run([DEEPPROF, "feedback", out("x3.json"), "--explain=1", "-o", out("x3-out.msgpack")])
+    t = p.stdout
+    for want in [
+            "Candidate 1: calls in solve (fib2.c:10), in the calling context main > solve.",
+            "Costs are in ticks (1 tick = 4000 ns here), per run of the region; the region ran 100 times.",
+            "  call 2: c() at fib2.c:14:5 costs 3000 ticks (12 ms), task 2",
+            "Partition: 3 tasks: {0}, {1}, {2}; the best of 2 partitions tried (the search was complete).",
+            "The running thread spawns tasks 1 to 2 as OpenMP tasks, runs task 0 itself, then waits "
+            "for them (taskwait).",
+            "Dependence: call 0 produces x at 100% of its cost (4000 ticks after it starts); call 2 "
+            "consumes it at 0% of its cost (0 ticks after it starts) — not known: assumed produced "
+            "at the end and consumed at the start.",
+            "  spawning a task costs the spawning thread 400 ns (0.1 ticks)",
+            "Safety: memory effects unknown — a writes through p."]:
+        check(want + "\n" in t, "explain x3: missing line %r in\n%s" % (want, t))
+    check(p.returncode == 0 and os.path.exists(out("x3-out.msgpack")),
+          "explain with -o writes the file too")
     bad(["feedback", out("a.json"), "--explain=9"],
         "--explain 9: no candidate 9 (the feedback has 2 candidates)", "explain unknown id")
 

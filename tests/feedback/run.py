@@ -129,6 +129,18 @@ def write_json(path, doc):
 
 # ---------------------------------------------------------------- unit documents
 
+def test_doc_example():
+    """The example in schemas/feedback.md is a valid feedback file."""
+    import re
+    with open(os.path.join(ROOT, "schemas", "feedback.md")) as f:
+        m = re.search(r"```json\n(.*?)```", f.read(), re.S)
+    try:
+        doc = json.loads(m.group(1)) if m else None
+    except ValueError:
+        doc = None
+    check(doc is not None and valid_doc(doc, "feedback.md example"), "feedback.md example parses")
+
+
 def test_unit():
     """feedback_io (CUnit) passes and every document it wrote is valid."""
     for n in ("fb-hand.json", "fb-roundtrip.json", "fb-combined.json"):
@@ -622,6 +634,7 @@ def test_mutations():
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(os.path.join(OUT, "sub.json"))
+    test_doc_example()
     test_unit()
     test_combine_cli()
     test_explain()

@@ -39,9 +39,11 @@ enum dpa_fb_basis { DPA_FB_CSCS, DPA_FB_TICKS, DPA_FB_NBASES };
  * Parallel overheads, in nanoseconds of this machine, for the code shape the
  * estimates assume (OpenMP tasks, libgomp), in a `#pragma omp parallel` +
  * `single` region that already exists:
- *     #pragma omp task        (group 1) ... (group k-1), each spawned in order
- *     group k runs on the spawning thread
+ *     #pragma omp task        (group 2) ... (group k), each spawned in order
+ *     group 1 runs on the spawning thread once it has spawned the others
  *     #pragma omp taskwait
+ * (Mercury's order: the first group starts at once, so a producer early in
+ * the sequence is never the delayed one; schemas/feedback-model.md §6.)
  * spawn_cost   what spawning one task costs the spawning thread
  * spawn_delay  from the spawn until another thread starts running the task
  * barrier_cost the taskwait when every task has already finished

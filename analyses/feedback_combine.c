@@ -13,7 +13,11 @@
 
 /*
  * The rules (schemas/feedback.md, "Several inputs"):
- *  - Inputs are of one program when their programs have the same base name.
+ *  - Inputs are of one program when their programs have the same base name,
+ *    and are combined only when their estimates rest on the same basis
+ *    (CSCs or ticks). Costs stay in each representative's own unit: for
+ *    one program on one machine a CSC costs about the same in every run,
+ *    and the header's ns_per_unit is the first input's.
  *  - A candidate of one input matches one of another when their procedures
  *    (function name, file, progrep checksum), contexts and calls (the same
  *    number, each with the same callee, file, line, column and, when both
@@ -231,6 +235,17 @@ static int add_member(struct group *g, uint32_t input, uint32_t idx)
 	return 0;
 }
 
+/* The message is one line even when names read from files hold control
+ * characters. Returns -1. */
+static int one_line(struct dpa_error *err)
+{
+	if (err)
+		for (char *s = err->msg; *s; s++)
+			if ((unsigned char)*s < ' ' || *s == 0x7f)
+				*s = '?';
+	return -1;
+}
+
 static int oom(struct dpa_error *err)
 {
 	if (err)
@@ -365,7 +380,18 @@ int dpa_feedback_combine(struct dpa_feedback *out, const struct dpa_feedback *in
 					 "%s: a profile of '%s', not of '%s' like %s", in_name(&in[i]),
 					 prog_base(in[i].program), prog_base(in[0].program),
 					 in_name(&in[0]));
-			return -1;
+			return one_line(err);
+		}
+	for (uint32_t i = 1; i < n; i++)
+		if (in[i].basis != in[0].basis) {
+			/* costs in different units cannot be compared or mixed */
+			if (err)
+				snprintf(err->msg, sizeof(err->msg),
+					 "%s: its estimates rest on %s, those of %s on %s (--basis "
+					 "chooses one for both)", in_name(&in[i]),
+					 dpa_fb_basis_name(in[i].basis), in_name(&in[0]),
+					 dpa_fb_basis_name(in[0].basis));
+			return one_line(err);
 		}
 	out->version = DPA_FEEDBACK_VERSION;
 	out->program = cp_str(&x, in[0].program);

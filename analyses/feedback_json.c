@@ -149,6 +149,7 @@ static json_t *options_json(struct wr *w, const struct dpa_fb_options *opt)
 	put_real(w, o, "hot_threshold_ns", opt->hot_threshold, wh);
 	put(w, o, "rare_calls", jint(opt->rare_calls));
 	put(w, o, "per_context", json_boolean(opt->per_context));
+	put_real(w, o, "list_share", opt->list_share, wh);
 	return o;
 }
 
@@ -402,6 +403,22 @@ static json_t *field(struct rd *r, const json_t *o, const char *key, int type)
 	return v;
 }
 
+/* s as a message may quote it: at most size - 4 bytes, control characters
+ * as '?', "..." when cut (a message is one line). */
+static const char *shown(const char *s, char *b, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s && n + 4 < size; s++)
+		b[n++] = (unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s;
+	if (*s) {
+		memcpy(b + n, "...", 3);
+		n += 3;
+	}
+	b[n] = 0;
+	return b;
+}
+
 /* A string field (copied into the arena); null allowed when nullable. */
 static const char *get_str(struct rd *r, const json_t *o, const char *key, bool nullable)
 {
@@ -433,11 +450,31 @@ static uint64_t get_uint(struct rd *r, const json_t *o, const char *key, uint64_
 	return (uint64_t)x;
 }
 
+/* A number (integer or real) that is not negative: every cost, time,
+ * share and speedup of the format. */
 static double get_real(struct rd *r, const json_t *o, const char *key)
 {
 	json_t *v = field(r, o, key, JSON_REAL);
+	double d;
 
-	return v ? json_number_value(v) : 0;
+	if (!v)
+		return 0;
+	d = json_number_value(v);
+	if (!(d >= 0)) {
+		rd_fail(r, key, "%g is negative", d);
+		return 0;
+	}
+	return d;
+}
+
+/* A number in [0, 1]. */
+static double get_share(struct rd *r, const json_t *o, const char *key)
+{
+	double d = get_real(r, o, key);
+
+	if (d > 1)
+		rd_fail(r, key, "%g is above 1", d);
+	return d;
 }
 
 static bool get_bool(struct rd *r, const json_t *o, const char *key)
@@ -452,13 +489,14 @@ static unsigned get_enum(struct rd *r, const json_t *o, const char *key,
 			 const char *(*name)(unsigned), unsigned count)
 {
 	json_t *v = field(r, o, key, JSON_STRING);
+	char q[64];
 
 	if (!v)
 		return 0;
 	for (unsigned i = 0; i < count; i++)
 		if (!strcmp(json_string_value(v), name(i)))
 			return i;
-	rd_fail(r, key, "unknown value '%s'", json_string_value(v));
+	rd_fail(r, key, "unknown value '%s'", shown(json_string_value(v), q, sizeof(q)));
 	return 0;
 }
 
@@ -499,6 +537,7 @@ static void get_place(struct rd *r, const json_t *o, const char *key, struct dpa
 {
 	json_t *v = field(r, o, key, JSON_OBJECT), *s;
 	size_t n = strlen(r->where);
+	char q[64];
 
 	if (!v)
 		return;
@@ -516,7 +555,8 @@ static void get_place(struct rd *r, const json_t *o, const char *key, struct dpa
 		if (!colon || colon - t != 16 || parse_hex(t, 16, &p->tu_id) < 0 ||
 		    !colon[1] || colon[1] == '-' || colon[1] == '+' ||
 		    (site = strtoul(colon + 1, &end, 10), *end) || site > UINT32_MAX) {
-			rd_fail(r, "site", "'%s' is not <16 hex digits>:<decimal>", t);
+			rd_fail(r, "site", "'%s' is not <16 hex digits>:<decimal>",
+				shown(t, q, sizeof(q)));
 		} else {
 			p->has_site = true;
 			p->site = (uint32_t)site;
@@ -527,7 +567,7 @@ static void get_place(struct rd *r, const json_t *o, const char *key, struct dpa
 		const char *t = json_string_value(s);
 
 		if (strlen(t) != 16 || parse_hex(t, 16, &p->checksum) < 0)
-			rd_fail(r, "checksum", "'%s' is not 16 hex digits", t);
+			rd_fail(r, "checksum", "'%s' is not 16 hex digits", shown(t, q, sizeof(q)));
 	}
 	r->where[n] = 0;
 }
@@ -570,10 +610,13 @@ static void read_header(struct rd *r, const json_t *doc)
 	fb->ns_per_unit = get_real(r, doc, "ns_per_unit");
 	fb->program_cost = get_uint(r, doc, "program_cost", INT64_MAX);
 	fb->input = get_list(r, doc, "inputs", sizeof(*fb->input), &fb->n_input, &a);
+	if (!r->failed && !fb->n_input)
+		rd_fail(r, "inputs", "empty");
 	for (uint32_t i = 0; !r->failed && i < fb->n_input; i++) {
 		struct dpa_fb_input *in = &fb->input[i];
 		json_t *e = json_array_get(a, i), *c;
 		uint64_t crc = 0;
+		char q[64];
 
 		at_item(r, "inputs", i, e);
 		if (r->failed)
@@ -582,7 +625,8 @@ static void read_header(struct rd *r, const json_t *doc)
 		if ((c = field(r, e, "crc32", JSON_STRING)) &&
 		    (strlen(json_string_value(c)) != 8 ||
 		     parse_hex(json_string_value(c), 8, &crc) < 0))
-			rd_fail(r, "crc32", "'%s' is not 8 hex digits", json_string_value(c));
+			rd_fail(r, "crc32", "'%s' is not 8 hex digits",
+				shown(json_string_value(c), q, sizeof(q)));
 		in->crc32 = (uint32_t)crc;
 		in->program = get_str(r, e, "program", false);
 		in->basis = (uint8_t)get_enum(r, e, "basis", basis_n, DPA_FB_NBASES);
@@ -610,6 +654,7 @@ static void read_header(struct rd *r, const json_t *doc)
 	fb->opt.hot_threshold = get_real(r, o, "hot_threshold_ns");
 	fb->opt.rare_calls = get_uint(r, o, "rare_calls", INT64_MAX);
 	fb->opt.per_context = get_bool(r, o, "per_context");
+	fb->opt.list_share = get_share(r, o, "list_share");
 	*r->where = 0;
 	if (r->failed || !(o = field(r, doc, "overheads", JSON_OBJECT)))
 		return;
@@ -636,6 +681,8 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpa_fb_candidat
 	size_t n = strlen(r->where);
 
 	c->id = (uint32_t)get_uint(r, e, "id", UINT32_MAX);
+	if (!r->failed && c->id == 0)
+		rd_fail(r, "id", "0 (ids start at 1)");
 	get_place(r, e, "proc", &c->proc);
 	c->context = get_str(r, e, "context", true);
 	c->executions = get_uint(r, e, "executions", INT64_MAX);
@@ -714,7 +761,7 @@ static void read_var_use(struct rd *r, const json_t *e, struct dpa_fb_var_use *v
 	v->var = get_str(r, e, "var", true);
 	v->use = (uint8_t)get_enum(r, e, "use", use_n, 2);
 	v->time = get_real(r, e, "time");
-	v->fraction = get_real(r, e, "fraction");
+	v->fraction = get_share(r, e, "fraction");
 	v->call_cost = get_real(r, e, "call_cost");
 	v->known = get_bool(r, e, "known");
 	v->why = get_str(r, e, "why", true);
@@ -739,8 +786,8 @@ static void read_recursion(struct rd *r, const json_t *e, struct dpa_fb_recursio
 	for (uint32_t i = 0; !r->failed && i < x->n_levels; i++) {
 		json_t *l = json_array_get(a, i);
 
-		if (!json_is_number(l))
-			rd_fail(r, "level_cost", "item %" PRIu32 " is not a number", i);
+		if (!json_is_number(l) || !(json_number_value(l) >= 0))
+			rd_fail(r, "level_cost", "item %" PRIu32 " is not a number >= 0", i);
 		else
 			x->level_cost[i] = json_number_value(l);
 	}

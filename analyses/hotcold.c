@@ -136,6 +136,7 @@ struct ctx {
 	uint64_t calls;
 };
 
+/* qsort order: ascending mean. */
 static int by_mean(const void *a, const void *b)
 {
 	const struct ctx *x = a, *y = b;
@@ -236,6 +237,7 @@ struct cand {
 	struct acc a;
 };
 
+/* qsort order of the list (see the top of this file). */
 static int cand_order(const void *pa, const void *pb)
 {
 	const struct cand *x = pa, *y = pb;
@@ -333,6 +335,7 @@ static int grow(struct cand **cs, uint32_t n, uint32_t *cap)
 	return 0;
 }
 
+/* qsort/bsearch order of strings. */
 static int by_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -463,6 +466,8 @@ static bool classify(struct cand *c, const struct dpa_feedback *fb, double thr)
 	return true;
 }
 
+/* fb->hot: the hot, rare and never executed procedures and sites of d (see
+ * the top of this file), in fb's arena. Returns 0, or -1 out of memory. */
 int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 		   const struct dpa_progreps *pr, struct dpa_error *err)
 {

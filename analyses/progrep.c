@@ -63,6 +63,7 @@ struct parse {
 	uint32_t cap_tu, cap_fn;
 	struct dpa_pr_tu *cur_tu;   /* TU of the record being parsed */
 	struct dpa_pr_fn *cur_fn;
+	uint32_t version;           /* "progrep" of the record being parsed */
 };
 
 /* ---- private prototypes ---- */
@@ -681,6 +682,7 @@ static int parse_fn(struct parse *ps, json_t *o, uint64_t id)
 	if (pr->n_fn == ps->cap_fn)
 		return perr(ps, "more records than lines");
 	f = &pr->fn[pr->n_fn];
+	f->version = ps->version;
 	f->tu = (uint32_t)(tu - pr->tu);
 	ps->cur_tu = tu;
 	ps->cur_fn = f;
@@ -785,6 +787,7 @@ static int parse_record(struct parse *ps, const char *s, size_t len)
 		perr(ps, "tu \"%s\" is not 16 lower-case hex digits", tus);
 		goto out;
 	}
+	ps->version = version;
 	if (!strcmp(rec, "tu"))
 		rc = parse_tu(ps, o, id);
 	else if (!strcmp(rec, "fn"))

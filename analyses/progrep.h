@@ -115,6 +115,8 @@ enum dpa_pr_sum_state {
 };
 
 struct dpa_pr_fn {
+	uint32_t version;       /* the record's "progrep" version: 1 has no use/store
+				 * items (an older plugin), 2 has them */
 	uint32_t tu;            /* index in dpa_progrep.tu */
 	uint32_t ps;            /* index in its TU's ps table: the key is (tu_id, ps) */
 	const char *name, *file;

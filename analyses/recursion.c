@@ -30,6 +30,8 @@ static bool seen_css(const uint32_t *seen, uint32_t n, uint32_t css)
 	return false;
 }
 
+/* Clique c's type by its recursive call sites and its counts and per-level
+ * costs for measure m (recursion.h). */
 void dpa_recursion_of(const struct dpa_deep *d, uint32_t c, enum dpa_measure m,
 		      struct dpa_recursion *out)
 {
@@ -349,6 +351,9 @@ static int rec_order(const void *pa, const void *pb)
 	return x->clique < y->clique ? -1 : x->clique > y->clique;
 }
 
+/* fb->rec: one entry per recursive clique of d, typed (by the progrep where
+ * it can say), with its level model and cut-off, ranked by total cost;
+ * arrays and strings in fb's arena. Returns 0, or -1 out of memory. */
 int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
 		     const struct dpa_progreps *pr, struct dpa_error *err)
 {

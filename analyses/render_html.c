@@ -243,6 +243,7 @@ static void page_begin(FILE *f, const char *title, const struct dpa_html_site *s
 	}
 }
 
+/* Everything after the last table. */
 static void page_end(FILE *f)
 {
 	fputs("<p class=\"meta\">Written by deepprof.</p>\n</body>\n</html>\n", f);
@@ -269,7 +270,6 @@ static void meta(const struct dpa_display *dp, FILE *f)
 	fputs("</p>\n", f);
 }
 
-
 /* Where the row of call site css begins on a procedure's page: the first
  * row of each site in a table with a "css" column (rows come grouped by
  * css), so links to "proc-N.html#site-css" land on it. */
@@ -281,8 +281,9 @@ static int css_col(const struct dpa_table *t)
 	return -1;
 }
 
-/* One cell: number cells right-aligned with their raw value in data-v and
- * title (ticks: also as nanoseconds); names linked to their pages. */
+/* One cell: number cells right-aligned with their raw value in data-v (and
+ * in title where the text rounds it; ticks: also as nanoseconds); names,
+ * cliques and call sites linked to their pages when site has them. */
 static void cell(FILE *f, const struct dpa_display *dp, const struct dpa_html_site *site,
 		 const struct dpa_table *t, uint32_t r, int c)
 {
@@ -393,6 +394,7 @@ static int cmp_share(const void *x, const void *y, void *arg)
 	return a < b ? -1 : a > b;
 }
 
+/* Table order. */
 static int cmp_index(const void *x, const void *y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -517,6 +519,7 @@ struct site {
 	uint32_t *cliques, n_cliques;   /* cliques with a page */
 };
 
+/* -1 with "out of memory" in err. */
 static int oom(const struct site *s, struct dpa_error *err)
 {
 	return dpa_fail(err, s->p, "out of memory writing the HTML site");
@@ -603,7 +606,8 @@ static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group,
 	return NULL;
 }
 
-/* Which pages the site has: the procedures of the top `limit` by total
+/* Which pages the site has (into s->proc_page, pages, specs, clique_page,
+ * cliques; s->links points at them): the procedures of the top `limit` by total
  * cost (those named alike share one page), and the `limit` costliest
  * recursive cliques. */
 static int plan(struct site *s, struct dpa_error *err)

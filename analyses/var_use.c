@@ -199,22 +199,10 @@ struct walk {
 	bool unknown;           /* a pessimistic guess was made */
 };
 
-/* Does f's body hold any use or store item (a plugin that records them)? */
-static bool has_use_items(const struct dpa_pr_body *b)
+/* Does f's record come from a plugin that records use and store items? */
+static bool has_use_items(const struct dpa_pr_fn *f)
 {
-	for (uint32_t i = 0; i < b->n; i++) {
-		const struct dpa_pr_item *it = &b->items[i];
-
-		if (it->kind == DPA_PR_ITEM_USE || it->kind == DPA_PR_ITEM_STORE)
-			return true;
-		if (it->kind == DPA_PR_ITEM_LOOP && has_use_items(&it->body))
-			return true;
-		if (it->kind == DPA_PR_ITEM_BRANCH)
-			for (uint32_t a = 0; a < it->n_arms; a++)
-				if (has_use_items(&it->arms[a]))
-					return true;
-	}
-	return false;
+	return f->version >= 2;
 }
 
 static bool has_loop(const struct dpa_pr_item *it)
@@ -472,7 +460,7 @@ enum fb_write fb_writes_param(const struct fb_ctx *c, const struct fb_fn *f, uin
 		return FB_WRITES_MAYBE;
 	if (!fn->params[param].pointer)
 		return FB_WRITES_NOT;
-	if (!has_use_items(&fn->body))
+	if (!has_use_items(fn))
 		return FB_WRITES_MAYBE;
 	/* a store item anywhere in the body */
 	{
@@ -533,7 +521,7 @@ bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t par
 		*why = "a variadic argument: assumed consumed at the start, produced at the end";
 		return false;
 	}
-	if (!has_use_items(&f->fn->body)) {
+	if (!has_use_items(f->fn)) {
 		*why = "the callee's program representation records no uses or stores (an older "
 		       "plugin): assumed consumed at the start, produced at the end";
 		return false;

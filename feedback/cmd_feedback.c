@@ -60,6 +60,9 @@ static const char feedback_usage[] =
 	"  --max-tasks=N         at most N tasks per candidate (online CPUs)\n"
 	"  --search-budget=N     partitions tried before the search goes greedy\n"
 	"                        (1000)\n"
+	"  --list-share=X        list a region with too few costly calls (as\n"
+	"                        too_cheap) when two of its calls each cost this\n"
+	"                        share of the program (0.01; or 1%)\n"
 	"  --no-progrep          accept profiles without a program representation:\n"
 	"                        they give hot/cold code and recursion only\n"
 	"Overheads (ns of this machine; defaults, or `deepprof calibrate`'s):\n"
@@ -170,6 +173,22 @@ static double parse_ratio(const char *v, const char *opt)
 	return d;
 }
 
+/* A share of the program, 0 to 1 (0.01 or 1%). */
+static double parse_share(const char *v, const char *opt)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end != v && !strcmp(end, "%"))
+		d /= 100;
+	else if (end == v || *end)
+		d = -1;
+	if (!(d >= 0 && d <= 1))
+		usage_error("feedback", "bad %s '%s': want a share from 0 to 1 (or 0%% to 100%%)",
+			    opt, v);
+	return d;
+}
+
 /* Parse argv into *c and the input files (*files, *nfiles: pointers into argv). */
 static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***files,
 		       int *nfiles)
@@ -229,6 +248,8 @@ static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***fi
 			c->opt.rare_calls = parse_count(v, "--rare-calls", 0, INT64_MAX);
 		} else if ((v = opt_value(a, "--speedup-threshold", argc, argv, &i))) {
 			c->opt.speedup_threshold = parse_ratio(v, "--speedup-threshold");
+		} else if ((v = opt_value(a, "--list-share", argc, argv, &i))) {
+			c->opt.list_share = parse_share(v, "--list-share");
 		} else if ((v = opt_value(a, "--max-tasks", argc, argv, &i))) {
 			c->opt.max_tasks = (unsigned)parse_count(v, "--max-tasks", 2, 1024);
 		} else if ((v = opt_value(a, "--search-budget", argc, argv, &i))) {
@@ -285,6 +306,15 @@ static void set_overheads(struct fb_cli *c)
 	}
 }
 
+/* Control characters of names read from files as '?': a message is one line. */
+static const char *one_line(char *msg)
+{
+	for (char *s = msg; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			*s = '?';
+	return msg;
+}
+
 /* ================================================================
  * Reading feedback files
  * ================================================================ */
@@ -305,6 +335,7 @@ static int slurp(const char *path, char **buf, size_t *len)
 
 	if (!f)
 		return -1;
+	errno = 0;
 	b = malloc(cap);
 	while (b) {
 		size_t r = fread(b + n, 1, cap - n, f);
@@ -325,7 +356,7 @@ static int slurp(const char *path, char **buf, size_t *len)
 		}
 	}
 	if (!b || ferror(f)) {
-		int e = b ? EIO : ENOMEM;
+		int e = !b ? ENOMEM : errno ? errno : EIO;
 
 		free(b);
 		fclose(f);
@@ -795,6 +826,12 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 	fprintf(f, "; the best of %u partitions tried (%s).\n", c->partitions_tried,
 		c->search_complete ? "the search was complete" :
 		"the search budget ran out and the rest was greedy");
+	if (c->n_tasks == 2)
+		fprintf(f, "The running thread spawns task 1 as an OpenMP task, runs task 0 "
+			"itself, then waits for it (taskwait).\n");
+	else if (c->n_tasks > 2)
+		fprintf(f, "The running thread spawns tasks 1 to %u as OpenMP tasks, runs task 0 "
+			"itself, then waits for them (taskwait).\n", c->n_tasks - 1);
 	if (!c->n_deps)
 		fprintf(f, "Dependences: none; the calls share no variable.\n");
 	for (uint32_t k = 0; k < c->n_deps; k++) {
@@ -851,10 +888,10 @@ static int to_json(const char *path)
 		usage_error("feedback", "--to-json '%s': want a .msgpack feedback file", path);
 	doc = load_doc(path, &err);
 	if (!doc)
-		die_plain("%s", err.msg);
+		die_plain("%s", one_line(err.msg));
 	if (dpa_feedback_from_json(&fb, doc, path, &err) < 0) {
 		dpa_feedback_release(&fb);
-		die_plain("%s", err.msg);
+		die_plain("%s", one_line(err.msg));
 	}
 	dpa_feedback_release(&fb);
 	s = json_dumps(doc, JSON_INDENT(2));
@@ -940,7 +977,7 @@ int cmd_feedback(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++)
 		if (job[i].status) {
 			fflush(stdout);
-			fprintf(stderr, "%s\n", job[i].err.msg);
+			fprintf(stderr, "%s\n", one_line(job[i].err.msg));
 			exit(job[i].status);
 		}
 
@@ -958,10 +995,11 @@ int cmd_feedback(int argc, char **argv)
 
 		while (group[k] == 0)
 			k++;
-		die_plain("%s: a profile of '%s', not of '%s' like %s (--separate writes one "
-			  "feedback file per program)", job[k].path,
-			  dpa_basename(job[k].fb.program ? job[k].fb.program : "?"),
-			  dpa_basename(job[0].fb.program ? job[0].fb.program : "?"), job[0].path);
+		snprintf(err.msg, sizeof(err.msg), "%s: a profile of '%s', not of '%s' like %s "
+			 "(--separate writes one feedback file per program)", job[k].path,
+			 dpa_basename(job[k].fb.program ? job[k].fb.program : "?"),
+			 dpa_basename(job[0].fb.program ? job[0].fb.program : "?"), job[0].path);
+		die_plain("%s", one_line(err.msg));
 	}
 
 	if (c.separate)
@@ -979,7 +1017,7 @@ int cmd_feedback(int argc, char **argv)
 			if (group[i] == g)
 				in[n++] = job[i].fb;
 		if (dpa_feedback_combine(&out, in, n, &err) < 0)
-			die_plain("%s", err.msg);
+			die_plain("%s", one_line(err.msg));
 		free(in);
 		doc = doc_of(&out);
 		if (c.separate)

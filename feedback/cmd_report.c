@@ -156,6 +156,7 @@ static void write_output(const char *path, const struct dpa_display *dp,
 	free(tmp);
 }
 
+/* --html: a lone page, without links. */
 static int render_html_page(const struct dpa_display *dp, FILE *f)
 {
 	return dpa_render_html(dp, NULL, f);
@@ -294,6 +295,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!limit_set && !json)
 		o.limit = 20;
+	if (html_dir) {
+		struct stat st;
+
+		/* fail before reading a big profile, not after */
+		if (stat(html_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+			die("report: %s: not a directory", html_dir);
+	}
 
 	if (dpa_profile_read(&p, pos[0], &err) < 0)
 		die_plain("%s", err.msg);

@@ -149,15 +149,29 @@ static json_t *conv(const msgpack_object *o, char *msg, size_t msg_size, int dep
 				return NULL;
 			}
 			key = strndup(kv->key.via.str.ptr, kv->key.via.str.size);
+			if (!key) {
+				snprintf(msg, msg_size, "out of memory");
+				json_decref(v);
+				return NULL;
+			}
+			if (strlen(key) != kv->key.via.str.size) {
+				snprintf(msg, msg_size, "a map key with a NUL byte");
+				free(key);
+				json_decref(v);
+				return NULL;
+			}
+			if (json_object_get(v, key)) {
+				/* as the JSON reader (JSON_REJECT_DUPLICATES) */
+				snprintf(msg, msg_size, "duplicate map key '%.60s'", key);
+				free(key);
+				json_decref(v);
+				return NULL;
+			}
 			e = conv(&kv->val, msg, msg_size, depth + 1);
-			if (!key || !e || strlen(key) != kv->key.via.str.size ||
-			    json_object_set_new(v, key, e) < 0) {
-				if (key && e && strlen(key) != kv->key.via.str.size)
-					snprintf(msg, msg_size, "a map key with a NUL byte");
-				else if (key && e)
+			/* json_object_set_new() takes e even when it fails */
+			if (!e || json_object_set_new(v, key, e) < 0) {
+				if (e && !*msg)
 					snprintf(msg, msg_size, "a map key that is not UTF-8");
-				else if (!key && !*msg)
-					snprintf(msg, msg_size, "out of memory");
 				free(key);
 				json_decref(v);
 				return NULL;
@@ -174,6 +188,71 @@ static json_t *conv(const msgpack_object *o, char *msg, size_t msg_size, int dep
 	}
 }
 
+/*
+ * Walk one MessagePack object at b[*off ..) without allocating: -1 when it
+ * is truncated, nested too deep, or declares more array or map elements
+ * than bytes are left (msgpack-c allocates the declared count before
+ * reading the elements, so a few corrupt bytes could ask for gigabytes).
+ */
+static int mp_check(const unsigned char *b, size_t len, size_t *off, int depth)
+{
+	size_t o = *off, n = 0, skip = 0, items = 0;
+	unsigned char t;
+
+#define NEED(k) do { if (len - o < (size_t)(k)) return -1; } while (0)
+#define BE(k) (k == 1 ? (size_t)b[o] : k == 2 ? (size_t)b[o] << 8 | b[o + 1] :        \
+	       (size_t)b[o] << 24 | (size_t)b[o + 1] << 16 | (size_t)b[o + 2] << 8 | b[o + 3])
+	if (depth > MAX_DEPTH)
+		return -1;
+	NEED(1);
+	t = b[o++];
+	if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 || t == 0xc3) {
+		skip = 0;
+	} else if (t >= 0xa0 && t <= 0xbf) {
+		skip = t & 0x1f;
+	} else if (t >= 0x90 && t <= 0x9f) {
+		items = t & 0x0f;
+	} else if (t >= 0x80 && t <= 0x8f) {
+		items = 2 * (size_t)(t & 0x0f);
+	} else {
+		switch (t) {
+		case 0xc4: case 0xd9: NEED(1); skip = BE(1); o += 1; break;   /* bin8, str8 */
+		case 0xc5: case 0xda: NEED(2); skip = BE(2); o += 2; break;   /* bin16, str16 */
+		case 0xc6: case 0xdb: NEED(4); skip = BE(4); o += 4; break;   /* bin32, str32 */
+		case 0xc7: NEED(1); skip = BE(1) + 1; o += 1; break;         /* ext8 */
+		case 0xc8: NEED(2); skip = BE(2) + 1; o += 2; break;         /* ext16 */
+		case 0xc9: NEED(4); skip = BE(4) + 1; o += 4; break;         /* ext32 */
+		case 0xca: skip = 4; break;                                   /* float32 */
+		case 0xcb: skip = 8; break;                                   /* float64 */
+		case 0xcc: case 0xd0: skip = 1; break;
+		case 0xcd: case 0xd1: skip = 2; break;
+		case 0xce: case 0xd2: skip = 4; break;
+		case 0xcf: case 0xd3: skip = 8; break;
+		case 0xd4: skip = 2; break;                                   /* fixext1..16 */
+		case 0xd5: skip = 3; break;
+		case 0xd6: skip = 5; break;
+		case 0xd7: skip = 9; break;
+		case 0xd8: skip = 17; break;
+		case 0xdc: NEED(2); items = BE(2); o += 2; break;             /* array16 */
+		case 0xdd: NEED(4); items = BE(4); o += 4; break;             /* array32 */
+		case 0xde: NEED(2); items = 2 * BE(2); o += 2; break;         /* map16 */
+		case 0xdf: NEED(4); items = 2 * BE(4); o += 4; break;         /* map32 */
+		default: return -1;                                           /* 0xc1: never used */
+		}
+	}
+	NEED(skip);
+	o += skip;
+	if (items > len - o)
+		return -1;      /* each element takes a byte at least */
+	for (n = 0; n < items; n++)
+		if (mp_check(b, len, &o, depth + 1) < 0)
+			return -1;
+#undef NEED
+#undef BE
+	*off = o;
+	return 0;
+}
+
 json_t *dp_msgpack_to_json(const char *buf, size_t len, char *msg, size_t msg_size)
 {
 	msgpack_unpacked u;
@@ -182,6 +261,11 @@ json_t *dp_msgpack_to_json(const char *buf, size_t len, char *msg, size_t msg_si
 	msgpack_unpack_return r;
 
 	msg[0] = 0;
+	if (len && mp_check((const unsigned char *)buf, len, &off, 0) < 0) {
+		snprintf(msg, msg_size, "truncated or corrupt MessagePack");
+		return NULL;
+	}
+	off = 0;
 	msgpack_unpacked_init(&u);
 	r = msgpack_unpack_next(&u, buf, len, &off);
 	if (r == MSGPACK_UNPACK_SUCCESS) {

@@ -11,3 +11,14 @@ check-feedback: $(DP_CLI) $(UNIT_BIN) $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC)
 	CC="$(CC)" DP_TEST_CFLAGS="$(SAN_PROF)" $(PYTHON) tests/feedback/run.py $(BUILD)
 
 CHECKS += check-feedback
+
+# `make fuzz-feedback` builds the libFuzzer harness for the feedback-file
+# readers with clang (not part of check): $(BIN_DIR)/fuzz-feedback CORPUS_DIR
+# (seed it with the suite's $(BUILD)/tests/feedback/*.json and *.msgpack).
+.PHONY: fuzz-feedback
+fuzz-feedback: $(BIN_DIR)/fuzz-feedback
+$(BIN_DIR)/fuzz-feedback: tests/feedback/fuzz_feedback.c feedback/fb_msgpack.c $(DPA_SRCS)
+	@test -n "$(FUZZ_CC)" || { echo "fuzz-feedback: clang not found (apt-get install clang)"; exit 1; }
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	  -Ianalyses -Ifeedback $(shell pkg-config --cflags $(PKGS_TOOL)) -o $@ $^ $(TOOL_LIBS)

@@ -83,7 +83,7 @@ def valid(path, what):
         with open(path) as f:
             doc = json.load(f)
         jsonschema.validate(doc, SCHEMA)
-    except (ValueError, jsonschema.ValidationError) as ex:
+    except (OSError, ValueError, jsonschema.ValidationError) as ex:
         check(False, "%s: %s is not a valid feedback file: %s" % (what, path, str(ex)[:300]))
         return None
     check(True, what)
@@ -128,6 +128,18 @@ def write_json(path, doc):
 
 
 # ---------------------------------------------------------------- unit documents
+
+def test_doc_example():
+    """The example in schemas/feedback.md is a valid feedback file."""
+    import re
+    with open(os.path.join(ROOT, "schemas", "feedback.md")) as f:
+        m = re.search(r"```json\n(.*?)```", f.read(), re.S)
+    try:
+        doc = json.loads(m.group(1)) if m else None
+    except ValueError:
+        doc = None
+    check(doc is not None and valid_doc(doc, "feedback.md example"), "feedback.md example parses")
+
 
 def test_unit():
     """feedback_io (CUnit) passes and every document it wrote is valid."""
@@ -254,6 +266,8 @@ def test_explain():
             "  call 0: a() at fib2.c:12:5 (site 00000000deadbeef:3) costs 4000 CSCs (8 us), task 0",
             "  call 1: b() at fib2.c:13:5 (site 00000000deadbeef:4) costs 3000 CSCs (6 us), task 1",
             "Partition: 2 tasks: {0}, {1}; the best of 2 partitions tried (the search was complete).",
+            "The running thread spawns task 1 as an OpenMP task, runs task 0 itself, then waits "
+            "for it (taskwait).",
             "Dependence: call 0 produces x at 25% of its cost (1000 CSCs after it starts); call 1 "
             "consumes it at 75% of its cost (2250 CSCs after it starts).",
             "Overheads (defaults):",
@@ -267,6 +281,36 @@ def test_explain():
             "Verdict: accepted — speedup above 1.01."]:
         check(want + "\n" in t, "explain: missing line %r in\n%s" % (want, t))
     check(not os.path.exists(out("explain.json")), "explain: nothing written without -o")
+    # three tasks, an unknown dependence, unknown memory, a context, ticks
+    d = hand("/w/fib2", 2.0, "x.data")
+    d["basis"] = d["inputs"][0]["basis"] = "ticks"
+    d["ns_per_unit"] = 4000.0
+    c = d["candidates"][0]
+    third = copy.deepcopy(c["calls"][1])
+    third["at"]["line"], third["at"]["site"], third["callee"], third["task"] = 14, None, "c", 2
+    c["calls"].append(third)
+    c["n_tasks"] = 3
+    c["context"] = "main > solve"
+    c["deps"][0].update({"to": 2, "known": False, "produced": 1.0, "consumed": 0.0})
+    c["safety"], c["safety_why"] = "unknown_memory", "a writes through p"
+    write_json(out("x3.json"), d)
+    p = run([DEEPPROF, "feedback", out("x3.json"), "--explain=1", "-o", out("x3-out.msgpack")])
+    t = p.stdout
+    for want in [
+            "Candidate 1: calls in solve (fib2.c:10), in the calling context main > solve.",
+            "Costs are in ticks (1 tick = 4000 ns here), per run of the region; the region ran 100 times.",
+            "  call 2: c() at fib2.c:14:5 costs 3000 ticks (12 ms), task 2",
+            "Partition: 3 tasks: {0}, {1}, {2}; the best of 2 partitions tried (the search was complete).",
+            "The running thread spawns tasks 1 to 2 as OpenMP tasks, runs task 0 itself, then waits "
+            "for them (taskwait).",
+            "Dependence: call 0 produces x at 100% of its cost (4000 ticks after it starts); call 2 "
+            "consumes it at 0% of its cost (0 ticks after it starts) — not known: assumed produced "
+            "at the end and consumed at the start.",
+            "  spawning a task costs the spawning thread 400 ns (0.1 ticks)",
+            "Safety: memory effects unknown — a writes through p."]:
+        check(want + "\n" in t, "explain x3: missing line %r in\n%s" % (want, t))
+    check(p.returncode == 0 and os.path.exists(out("x3-out.msgpack")),
+          "explain with -o writes the file too")
     bad(["feedback", out("a.json"), "--explain=9"],
         "--explain 9: no candidate 9 (the feedback has 2 candidates)", "explain unknown id")
 
@@ -354,6 +398,17 @@ def test_profiles():
     d = valid(out("fi.json"), "--no-progrep output") if p.returncode == 0 else None
     check(p.returncode == 0 and d is not None and d["candidates"] == [] and d["var_use"] == [] and
           d["inputs"][0]["has_progrep"] is False, "--no-progrep: hot/cold and recursion only")
+    bad(["feedback", "--no-progrep", "--jobs=2", data, data_fi, "-o", out("two.json")],
+        "%s: a profile of 'fb-pair-fi', not of 'fb-pair' like %s" % (data_fi, data),
+        "profiles of different programs")
+    p = run([DEEPPROF, "feedback", "--no-progrep", "--separate", data, data_fi, "-o",
+             out("two.msgpack")])
+    lines = p.stdout.splitlines()
+    check(p.returncode == 0 and len(lines) == 3 and
+          lines[1].split()[:2] == ["fb-pair", "1"] and lines[1].split()[-1] == out("two.fb-pair.msgpack") and
+          lines[2].split() == ["fb-pair-fi", "1", "0", "0", out("two.fb-pair-fi.msgpack")] and
+          os.path.exists(out("two.fb-pair.msgpack")) and os.path.exists(out("two.fb-pair-fi.msgpack")),
+          "--separate on profiles: %r %r" % (lines, p.stderr))
     test_pair(data)
 
 
@@ -377,8 +432,16 @@ def test_pair(data):
     check(c["proc"]["fn"] == "main" and [k["callee"] for k in c["calls"]] == ["left", "right"] and
           c["n_tasks"] == 2 and sorted(k["task"] for k in c["calls"]) == [0, 1] and
           c["deps"] == [], "pair: candidate %r" % c)
-    check(all(k["at"]["site"] is not None and k["at"]["checksum"] is not None
-              for k in c["calls"]), "pair: call places keyed by site id and checksum")
+    # each call's key is the plugin's: the same site id, line, column and
+    # function checksum as `deepprof progrep --json` of the program
+    pr = json.loads(must([DEEPPROF, "progrep", "--json", out("fb-pair")]).stdout)
+    fns = {f["fn"]: f for f in pr["modules"][0]["functions"]}
+    want = [(x["id"], x["line"], x["col"], fns["main"]["checksum"])
+            for x in fns["main"]["calls"] if x["callee"] in ("left", "right")]
+    got = [(k["at"]["site"], k["at"]["line"], k["at"]["col"], k["at"]["checksum"])
+           for k in c["calls"]]
+    check(got == want and c["proc"]["checksum"] == fns["main"]["checksum"],
+          "pair: call places\n  got  %r\n  want %r" % (got, want))
     check(abs(c["seq_time"] - sum(k["cost"] for k in c["calls"])) <= 1e-6 * c["seq_time"],
           "pair: sequential time is the calls' sum")
     check(1.5 < c["speedup"] <= 2.0, "pair: speedup %r of two equal calls" % c["speedup"])
@@ -388,9 +451,44 @@ def test_pair(data):
     check(("site", "main", "left") in hot and ("site", "main", "right") in hot,
           "pair: left and right are hot call sites: %r" % sorted(hot))
     test_pair_options(data)
+    test_pair_batch()
     p = run([DEEPPROF, "feedback", data, "--explain", str(c["id"])])
     check(p.returncode == 0 and "call 0: left()" in p.stdout and "call 1: right()" in p.stdout,
           "pair: --explain %r" % p.stdout[:300])
+
+
+def test_pair_batch():
+    """Three runs of fb-pair with left/right sizes (3M, 3M), (3M, 1M),
+    (1M, 2M): the region's speedup is (N1 + N2) / max(N1, N2) less the
+    overheads (a few hundred CSCs of millions): 2, 4/3, 3/2. Combined:
+    min 4/3, median 3/2, max 2; the estimate is the median run's."""
+    runs = [("3000000", "3000000"), ("3000000", "1000000"), ("1000000", "2000000")]
+    files = []
+    for k, (n1, n2) in enumerate(runs):
+        d = out("batch%d.data" % k)
+        if os.path.exists(d):
+            os.unlink(d)
+        must([out("fb-pair"), n1, n2], env={"DEEPPROF_FILE": d})
+        files.append(d)
+    p = run([DEEPPROF, "feedback", "--jobs=3"] + files + ["-o", out("batch.json")])
+    d = valid(out("batch.json"), "batch: feedback file") if p.returncode == 0 else None
+    if not check(d is not None, "batch: rc %d %r" % (p.returncode, p.stderr)):
+        return
+    acc = [c for c in d["candidates"] if c["verdict"] == "accepted"]
+    if not check(len(acc) == 1, "batch: one accepted candidate, got %d" % len(acc)):
+        return
+    c = acc[0]
+    near = lambda x, want: abs(x - want) <= 0.005 * want
+    check(c["n_inputs_seen"] == 3 and near(c["speedup_min"], 4 / 3) and
+          near(c["speedup_median"], 1.5) and near(c["speedup_max"], 2.0),
+          "batch: speedups %r" % [c[k] for k in ("n_inputs_seen", "speedup_min",
+                                                  "speedup_median", "speedup_max")])
+    check(c["speedup"] == c["speedup_median"] and
+          near(c["calls"][0]["cost"], 1e6) and near(c["calls"][1]["cost"], 2e6),
+          "batch: the estimate is the third run's (1M, 2M): %r" %
+          [k["cost"] for k in c["calls"]])
+    check([i["path"] for i in d["inputs"]] == files, "batch: inputs in order")
+    check("(1.33x to 2.00x over 3 inputs)" in p.stdout, "batch: plain words %r" % p.stdout)
 
 
 def test_pair_options(data):
@@ -409,6 +507,7 @@ def test_pair_options(data):
              "--wait-cost=0.5us", "--call-threshold=1ms", "--proc-threshold", "2000us",
              "--hot-threshold=0.25s", "--rare-calls=3", "--speedup-threshold=1.2",
              "--max-tasks=3", "--search-budget=7", "--per-context", "--basis=ticks",
+             "--list-share=0.125",
              "-o", out("pair-opt.msgpack")])
     check(p.returncode == 0, "options: rc %d %r" % (p.returncode, p.stderr))
     p = run([DEEPPROF, "feedback", "--to-json", out("pair-opt.msgpack")])
@@ -420,7 +519,8 @@ def test_pair_options(data):
         return
     check(d["options"] == {"basis": "ticks", "call_threshold_ns": 1e6, "proc_threshold_ns": 2e6,
                            "speedup_threshold": 1.2, "max_tasks": 3, "search_budget": 7,
-                           "hot_threshold_ns": 2.5e8, "rare_calls": 3, "per_context": True},
+                           "hot_threshold_ns": 2.5e8, "rare_calls": 3, "per_context": True,
+                           "list_share": 0.125},
           "options: recorded %r" % d["options"])
     want = {k + "_ns": v for k, v in known.items()}
     want["wait_cost_ns"] = 500.0
@@ -444,6 +544,7 @@ def test_bad_options():
     bad(["feedback", a, "--search-budget=x"], "want a whole number", "bad --search-budget")
     bad(["feedback", a, "--speedup-threshold=-1"], "want a positive number", "bad speedup threshold")
     bad(["feedback", a, "--basis=wall"], "want cscs or ticks", "bad --basis")
+    bad(["feedback", a, "--list-share=1.5"], "want a share from 0 to 1", "bad --list-share")
     bad(["feedback", a, "--explain=0"], "must be at least 1", "--explain 0")
     bad(["feedback", a, "--frobnicate"], "unknown option '--frobnicate'", "unknown option")
     bad(["feedback", a, "-o", out("x.txt")], "must end in .json or .msgpack", "unknown extension")
@@ -457,6 +558,14 @@ def test_bad_options():
         f.write(b"\x92\x01")
     bad(["feedback", "--to-json", out("junk.msgpack")], "junk.msgpack: feedback: truncated",
         "--to-json truncated")
+    with open(out("huge.msgpack"), "wb") as f:
+        f.write(b"\x81\xa6format\xdd\xff\xff\xff\xff\x01\x02")   # 4G elements declared
+    bad(["feedback", "--to-json", out("huge.msgpack")],
+        "huge.msgpack: feedback: truncated or corrupt MessagePack", "--to-json huge count")
+    with open(out("dup.msgpack"), "wb") as f:
+        f.write(b"\x82\xa6format\x01\xa6format\x02")
+    bad(["feedback", "--to-json", out("dup.msgpack")], "duplicate map key 'format'",
+        "--to-json duplicate key")
     with open(out("arr.msgpack"), "wb") as f:
         f.write(msgpack.packb([1, 2]))
     bad(["feedback", "--to-json", out("arr.msgpack")], "arr.msgpack: feedback: not a feedback file",
@@ -479,14 +588,59 @@ def test_bad_options():
     bad(["feedback", out("wrongfmt.json")], "not a feedback file", "wrong format")
 
 
+def test_mutations():
+    """Feedback files with bytes flipped, cut or doubled (deterministic):
+    each is refused with one line (exit 2) or read; what is read and
+    written again is a valid feedback file. Never a crash."""
+    import random
+    rnd = random.Random(5)
+    bad_runs, ok_runs = [], 0
+    for src, ext in ((out("abc.json"), ".json"), (out("abc.msgpack"), ".msgpack")):
+        with open(src, "rb") as f:
+            base = f.read()
+        for k in range(60):
+            b = bytearray(base)
+            kind = k % 3
+            pos = rnd.randrange(len(b))
+            if kind == 0:
+                b[pos] ^= 1 << rnd.randrange(8)
+            elif kind == 1:
+                b = b[:pos]
+            else:
+                b[pos:pos] = b[pos:pos + rnd.randrange(1, 9)]
+            m = out("mut" + ext)
+            with open(m, "wb") as f:
+                f.write(b)
+            o = out("mut-out.json")
+            if os.path.exists(o):
+                os.unlink(o)
+            p = run([DEEPPROF, "feedback", m, "-o", o])
+            lines = p.stderr.splitlines()
+            if crashed(p) or p.returncode not in (0, 2) or \
+                    (p.returncode == 2 and (len(lines) != 1 or not lines[0].startswith(m + ": "))):
+                bad_runs.append("%s #%d: rc %d %r" % (ext, k, p.returncode, p.stderr[:200]))
+                continue
+            if p.returncode == 0:
+                ok_runs += 1
+                try:
+                    with open(o) as f:
+                        jsonschema.validate(json.load(f), SCHEMA)
+                except (OSError, ValueError, jsonschema.ValidationError) as ex:
+                    bad_runs.append("%s #%d: read, but wrote an invalid file: %s" %
+                                    (ext, k, str(ex)[:200]))
+    check(not bad_runs, "mutations: %d bad of 120:\n  %s" % (len(bad_runs), "\n  ".join(bad_runs[:5])))
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(os.path.join(OUT, "sub.json"))
+    test_doc_example()
     test_unit()
     test_combine_cli()
     test_explain()
     test_separate()
     test_options_recorded()
+    test_mutations()
     test_bad_options()
     test_profiles()
     print("feedback: %d passed, %d failed" % (passed, failed))

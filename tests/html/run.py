@@ -337,6 +337,22 @@ def t_page_escape(s):
        "hostile -> leaf")
 
 
+def t_page_every_report(s):
+    """Every report renders as a well-formed page; callers of leaf by
+    procedure have the calls of its four arcs."""
+    p = s.prog()
+    rec = R.json.loads(s.run([p, "recursion", "--json"]).stdout)["cliques"]
+    for args in (["summary"], ["top", "--per-call"], ["proc", "main"], ["site", "1"],
+                 ["clique", str(rec[0]["clique"])], ["recursion"], ["callers", "leaf"],
+                 ["callers", "leaf", "--by=file"], ["callers", "is_odd", "--by=clique"]):
+        doc, _ = s.page(p, *args)
+        check(doc.find("table"), "report %s: no table" % " ".join(args))
+    doc, _ = s.page(p, "callers", "leaf", "--by=proc")
+    _, rows = table(doc, "callers")
+    eq(sorted((w["caller_name"].text(), int(num(w["calls"], "x")[1])) for w in rows),
+       sorted([("work", 12), ("many", 12345), (HOSTILE, 1), ("main", 1)]), "leaf's callers")
+
+
 def t_output_file(s):
     """-o FILE: the same page as stdout, written atomically over an old file."""
     _, text = s.page(s.prog(), "proc", "work")
@@ -351,6 +367,14 @@ def t_output_file(s):
         eq(f.read(), text, "file content")
     eq(sorted(os.listdir(d)), ["work.html"], "files left")
     eq(stat.S_IMODE(os.stat(out).st_mode), 0o666 & ~current_umask(), "mode")
+    # -o takes the text and JSON renderings too
+    for fmt in ([], ["--json"]):
+        want = s.run([s.prog(), "top"] + fmt).stdout
+        o2 = os.path.join(d, "top" + "".join(fmt))
+        r = s.run([s.prog(), "top", "-o", o2] + fmt)
+        eq((r.returncode, r.stdout, r.stderr), (0, "", ""), "-o run " + " ".join(fmt))
+        with open(o2, encoding="utf-8") as f:
+            eq(f.read(), want, "-o content " + " ".join(fmt))
 
 
 def current_umask():
@@ -561,7 +585,8 @@ def run_bad(s, args, want):
     check(not os.path.exists(os.path.join(s.work, "x")), "a site was written")
 
 
-TESTS = [t_page_proc, t_page_units, t_page_summary, t_page_escape, t_output_file, t_site,
+TESTS = [t_page_proc, t_page_units, t_page_summary, t_page_escape, t_page_every_report,
+         t_output_file, t_site,
          t_site_escape, t_site_limit, t_site_replace, t_site_odd_names, t_site_rows]
 
 

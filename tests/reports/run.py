@@ -553,8 +553,9 @@ def t_clique_limit(s):
     t = s.text(p, "clique", "2")
     check(len(t.split("\n")) < 120, "text clique of 99999 children is cut: %d lines"
           % len(t.split("\n")))
-    check("Call sites (own and inherited costs) (20" in t and "Child cliques (20" in t,
-          "20 call sites and 20 children shown")
+    check("Call sites (own and inherited costs) (20 of 99999 shown)" in t
+          and "Child cliques (20 of 99999 shown)" in t,
+          "20 of 99999 call sites and children shown, and the cut said")
     p, _ = s.gen("chain-limit", "--shape=chain", "--csds=50", "--seed=5")
     a = s.json(p, "clique", "51", "--limit=0")["ancestors"]
     eq([w["clique"] for w in a], list(range(50, 1, -1)), "49 ancestors, nearest first")

@@ -145,7 +145,7 @@ static const char expect_doc[] =
 	"\"basis\":\"cscs\",\"cscs\":1000000,\"cpu_ns\":2000000,\"has_progrep\":true}],"
 	"\"options\":{\"basis\":\"auto\",\"call_threshold_ns\":20000.0,\"proc_threshold_ns\":50000.0,"
 	"\"speedup_threshold\":1.01,\"max_tasks\":2,\"search_budget\":1000,"
-	"\"hot_threshold_ns\":100000.0,\"rare_calls\":1,\"per_context\":false},"
+	"\"hot_threshold_ns\":100000.0,\"rare_calls\":1,\"per_context\":false,\"list_share\":0.01},"
 	"\"overheads\":{\"source\":\"defaults\",\"spawn_cost_ns\":400.0,\"spawn_delay_ns\":1200.0,"
 	"\"barrier_cost_ns\":200.0,\"signal_cost_ns\":100.0,\"wait_cost_ns\":100.0,"
 	"\"wakeup_delay_ns\":5000.0},"
@@ -258,6 +258,7 @@ static void test_read_round_trip(void)
 	CU_ASSERT_EQUAL(back.input[0].crc32, 0x0a1b2c3d);
 	CU_ASSERT_EQUAL(back.opt.basis, DPA_FB_TICKS);
 	CU_ASSERT_EQUAL(back.opt.per_context, true);
+	CU_ASSERT_EQUAL(back.opt.list_share, 0.01);
 	CU_ASSERT_STRING_EQUAL(back.opt.ov.source, "cal.json");
 	CU_ASSERT_EQUAL(back.rec[0].n_levels, 3);
 	CU_ASSERT_EQUAL(back.rec[0].level_cost[2], 10);
@@ -337,10 +338,16 @@ static void test_read_refuses(void)
 	       "in.json: feedback: candidates[1].speedup: not a number");
 	refuse("candidates.0.verdict", json_string("maybe"),
 	       "in.json: feedback: candidates[0].verdict: unknown value 'maybe'");
+	refuse("candidates.0.safety", json_string("sa\nfe"),
+	       "in.json: feedback: candidates[0].safety: unknown value 'sa?fe'");
 	refuse("hot_cold.0.calls", json_integer(-3),
 	       "in.json: feedback: hot_cold[0].calls: -3 out of range");
 	refuse("inputs.0.crc32", json_string("xyz"),
 	       "in.json: feedback: inputs[0].crc32: 'xyz' is not 8 hex digits");
+	refuse("candidates.0.seq_time", json_real(-1),
+	       "in.json: feedback: candidates[0].seq_time: -1 is negative");
+	refuse("var_use.0.fraction", json_real(1.5),
+	       "in.json: feedback: var_use[0].fraction: 1.5 is above 1");
 	refuse("candidates.1.id", json_integer(1),
 	       "in.json: feedback: candidate id 1 appears twice");
 	{
@@ -468,6 +475,11 @@ static void test_combine_programs_differ(void)
 	CU_ASSERT_STRING_EQUAL(err.msg, "b.data: a profile of 'sort', not of 'fib2' like a.data");
 	CU_ASSERT_PTR_NULL(out.pool);
 	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 0, &err), -1);
+	in[1].program = in[0].program;
+	in[1].basis = DPA_FB_TICKS;
+	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 2, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "b.data: its estimates rest on ticks, those of a.data on "
+			       "cscs (--basis chooses one for both)");
 	dpa_feedback_release(&in[0]);
 	dpa_feedback_release(&in[1]);
 }

@@ -140,6 +140,11 @@ static void analyse(struct dpa_feedback *fb, struct fx *x, const struct dpa_fb_o
 	"'tu':'00000000000000ab','ps':" #ps ",'fn':'" name "','file':'t.c','line':1,'end_line':2," \
 	"'checksum':'0000000000000000','public':true,'first_site':" #first ",'n_sites':" #n "," \
 	"'backedges':0,'params':[" params "],'body':" body ",'unplaced':[],'calls':[" calls "]}\n"
+/* FN as an older plugin wrote it: version 1, no use or store items */
+#define FN1(ps, name, first, n, params, body, calls) "{'progrep':1,'record':'fn'," \
+	"'tu':'00000000000000ab','ps':" #ps ",'fn':'" name "','file':'t.c','line':1,'end_line':2," \
+	"'checksum':'0000000000000000','public':true,'first_site':" #first ",'n_sites':" #n "," \
+	"'backedges':0,'params':[" params "],'body':" body ",'unplaced':[],'calls':[" calls "]}\n"
 #define CALL(s, callee, eff, args, result) "{'site':" #s ",'id':'00000000000000ab:" #s "'," \
 	"'callee':'" callee "','kind':'normal','line':5,'col':3,'effects':'" eff "'," \
 	"'args':[" args "],'result':" result "}"
@@ -245,7 +250,7 @@ static void test_branch_and_callee(void)
 static void test_callee_without_items(void)
 {
 	static const char pr[] = MAIN_H
-		FN(2, "A", 4, 0, PTR("q"), "[" LOOP "]", "");
+		FN1(2, "A", 4, 0, PTR("q"), "[" LOOP "]", "");
 	struct fx x;
 	struct dpa_feedback fb;
 
@@ -287,8 +292,8 @@ static void test_no_items(void)
 		FN(0, "main", 0, 2, "", "[{'call':0},{'call':1}]",
 		   CALL(0, "h", "memory", "{'from':[{'const':true}]},{'from':[{'const':true}]}", "null") ","
 		   CALL(1, "h", "memory", "{'from':[{'const':true}]},{'from':[{'const':true}]}", "null"))
-		FN(1, "h", 2, 2, INT("x") "," INT("z"), "[{'call':2},{'call':3}," LOOP "]",
-		   CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
+		FN1(1, "h", 2, 2, INT("x") "," INT("z"), "[{'call':2},{'call':3}," LOOP "]",
+		    CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
 	struct fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
@@ -307,5 +312,34 @@ static void test_no_items(void)
 	teardown(&x);
 }
 
+/* The same h from a plugin that records uses (version 2), reading neither
+ * parameter: not a missing fact but a known one, so no pessimistic guess. */
+static void test_never_read(void)
+{
+	static const char pr[] = TU(4, 4)
+		FN(0, "main", 0, 2, "", "[{'call':0},{'call':1}]",
+		   CALL(0, "h", "memory", "{'from':[{'const':true}]},{'from':[{'const':true}]}", "null") ","
+		   CALL(1, "h", "memory", "{'from':[{'const':true}]},{'from':[{'const':true}]}", "null"))
+		FN(1, "h", 2, 2, INT("x") "," INT("z"), "[{'call':2},{'call':3}," LOOP "]",
+		   CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
+	struct fx x;
+	struct dpa_feedback fb;
+	struct dpa_fb_options o = opts();
+
+	setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
+	analyse(&fb, &x, &o);
+	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(fb.var_use[i].use, DPA_FB_CONSUMED);
+		CU_ASSERT_DOUBLE_EQUAL(fb.var_use[i].time, 4000, EPS);  /* h's whole cost */
+		CU_ASSERT_DOUBLE_EQUAL(fb.var_use[i].fraction, 1, EPS);
+		CU_ASSERT_TRUE(fb.var_use[i].known);
+		CU_ASSERT_STRING_EQUAL(fb.var_use[i].why, "never read by the callee");
+	}
+	dpa_feedback_release(&fb);
+	teardown(&x);
+}
+
 DPA_TEST_SUITE(var_use, DPA_TEST(test_branch_and_callee), DPA_TEST(test_callee_without_items),
-	       DPA_TEST(test_callee_without_record), DPA_TEST(test_no_items));
+	       DPA_TEST(test_callee_without_record), DPA_TEST(test_no_items),
+	       DPA_TEST(test_never_read));

@@ -105,3 +105,120 @@ void dpt_free_profile(struct dpa_profile *p)
 	free(p->in_csd);
 	memset(p, 0, sizeof(*p));
 }
+
+void dpt_place_profile(struct dpa_profile *p, struct dpa_module mod[2], uint32_t n_css,
+		       const uint32_t *css_caller)
+{
+	if (n_css > p->n_css) {
+		struct dpa_css *c = realloc(p->css, (n_css + 1) * sizeof(*c));
+
+		CU_ASSERT_FATAL(c != NULL);
+		memset(c + p->n_css + 1, 0, (n_css - p->n_css) * sizeof(*c));
+		p->css = c;
+		p->n_css = n_css;
+	}
+	memset(mod, 0, 2 * sizeof(*mod));
+	mod[1].path = "t";
+	p->n_module = 1;
+	p->module = mod;
+	for (uint32_t v = 2; v <= p->n_ps; v++) {
+		p->ps[v].module = 1;
+		p->ps[v].file = "t.c";
+		p->ps[v].line = 10 * v;
+	}
+	for (uint32_t s = 1; s <= p->n_css; s++) {
+		p->css[s].module = 1;
+		p->css[s].kind = DPA_CSS_NORMAL;
+		p->css[s].file = "t.c";
+		p->css[s].line = 100 + s;
+		p->css[s].col = 3;
+		if (!p->css[s].caller_ps && css_caller)
+			p->css[s].caller_ps = css_caller[s];
+	}
+}
+
+void dpt_progreps_parse(struct dpa_progreps *s, const struct dpa_profile *p, const char *q,
+			const uint32_t *ps_fn, const uint32_t *css_site)
+{
+	struct dpa_error err = { { 0 } };
+	char *text = strdup(q);
+
+	CU_ASSERT_FATAL(text != NULL);
+	for (char *c = text; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	memset(s, 0, sizeof(*s));
+	s->p = p;
+	s->mod = calloc(p->n_module + 1, sizeof(*s->mod));
+	s->ps = calloc(p->n_ps + 1, sizeof(*s->ps));
+	s->css = calloc(p->n_css + 1, sizeof(*s->css));
+	CU_ASSERT_FATAL(s->mod && s->ps && s->css);
+	CU_ASSERT_EQUAL(dpa_progrep_parse(&s->mod[1].pr, "t", text, strlen(text), &err), 0);
+	CU_ASSERT_STRING_EQUAL(err.msg, "");
+	free(text);
+	s->mod[1].state = DPA_PR_LOADED;
+	s->n_loaded = 1;
+	for (uint32_t v = 1; ps_fn && v <= p->n_ps; v++)
+		if (ps_fn[v])
+			s->ps[v] = (struct dpa_pr_ps_map){ 1, dpa_progrep_fn(&s->mod[1].pr, 0xab,
+									   ps_fn[v] - 1) };
+	for (uint32_t c = 1; css_site && c <= p->n_css; c++)
+		if (css_site[c])
+			s->css[c] = (struct dpa_pr_css_map){ 1, 0xab, css_site[c] - 1,
+				dpa_progrep_site(&s->mod[1].pr, 0xab, css_site[c] - 1) };
+}
+
+void dpt_fx_setup_sites(struct dpt_fx *x, const char *const *names, const uint32_t *pd_ps,
+			uint32_t n_pd, const struct dpt_arc *arcs, uint32_t n_arcs, uint32_t n_css,
+			const uint32_t *css_caller, const char *q, const uint32_t *ps_fn,
+			const uint32_t *css_site)
+{
+	static const uint32_t roots[] = { 1 };
+	struct dpa_profile *p = &x->p;
+	struct dpa_error err = { { 0 } };
+
+	memset(x, 0, sizeof(*x));
+	dpt_build_profile(p, n_pd, pd_ps, names, 0, 1, roots, arcs, n_arcs, 0, 0);
+	dpt_place_profile(p, x->mod, n_css, css_caller);
+	p->hdr.clock = "calls+loops";
+	p->hdr.cpu_ns = p->hdr.cscs;
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&x->d, p, &err), 0);
+	if (q) {
+		dpt_progreps_parse(&x->s, p, q, ps_fn, css_site);
+		x->has_pr = true;
+	}
+}
+
+void dpt_fx_setup(struct dpt_fx *x, const char *const *names, const uint32_t *pd_ps,
+		  uint32_t n_pd, const struct dpt_arc *arcs, uint32_t n_arcs, const char *q,
+		  const uint32_t *ps_fn, const uint32_t *css_site)
+{
+	dpt_fx_setup_sites(x, names, pd_ps, n_pd, arcs, n_arcs, 0, NULL, q, ps_fn, css_site);
+}
+
+void dpt_fx_teardown(struct dpt_fx *x)
+{
+	if (x->has_pr)
+		dpa_progreps_release(&x->s);
+	dpa_deep_release(&x->d);
+	dpt_free_profile(&x->p);
+}
+
+void dpt_deep_build(struct dpt_deep *t, uint32_t n_ps, const char *const *names, uint32_t n_css,
+		    const uint32_t *css_caller, uint32_t n_pd, const uint32_t *pd_ps,
+		    const struct dpt_arc *arcs, uint32_t n_arcs)
+{
+	static const uint32_t roots[] = { 1 };
+	struct dpa_error err = { { 0 } };
+
+	memset(t, 0, sizeof(*t));
+	dpt_build_profile(&t->p, n_pd, pd_ps, names + 1, n_ps, 1, roots, arcs, n_arcs, 0, 0);
+	dpt_place_profile(&t->p, t->mod, n_css, css_caller);
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&t->d, &t->p, &err), 0);
+}
+
+void dpt_deep_free(struct dpt_deep *t)
+{
+	dpa_deep_release(&t->d);
+	dpt_free_profile(&t->p);
+}

@@ -15,93 +15,8 @@
 #define EPS 1e-6
 
 /* ================================================================
- * Fixtures
+ * Fixtures (tests/unit/build_profile.h: struct dpt_fx)
  * ================================================================ */
-
-struct fx {
-	struct dpa_profile p;
-	struct dpa_deep d;
-	struct dpa_progreps s;
-	struct dpa_module mod[2];
-	bool has_pr;
-};
-
-/*
- * Build a one-thread profile (pd 1 the root), module 1 "t": ps v at t.c
- * line 10 v, css s at t.c line 100 + s column 3; ns per CSC 1 (cpu_ns =
- * cscs). With progrep text q (' for "), map ps v to the TU's ps ps_fn[v]-1
- * and css s to site css_site[s]-1 (0: none).
- */
-static void setup(struct fx *x, const char *const *names, const uint32_t *pd_ps, uint32_t n_pd,
-		  const struct dpt_arc *arcs, uint32_t n_arcs, const char *q, const uint32_t *ps_fn,
-		  const uint32_t *css_site)
-{
-	static const uint32_t roots[] = { 1 };
-	struct dpa_profile *p = &x->p;
-	struct dpa_error err = { { 0 } };
-
-	memset(x, 0, sizeof(*x));
-	dpt_build_profile(p, n_pd, pd_ps, names, 0, 1, roots, arcs, n_arcs, 0, 0);
-	p->n_module = 1;
-	p->module = x->mod;
-	x->mod[1].path = "t";
-	p->hdr.clock = "calls+loops";
-	p->hdr.cpu_ns = p->hdr.cscs;
-	for (uint32_t v = 2; v <= p->n_ps; v++) {
-		p->ps[v].module = 1;
-		p->ps[v].file = "t.c";
-		p->ps[v].line = 10 * v;
-	}
-	for (uint32_t s = 1; s <= p->n_css; s++) {
-		p->css[s].module = 1;
-		p->css[s].kind = DPA_CSS_NORMAL;
-		p->css[s].file = "t.c";
-		p->css[s].line = 100 + s;
-		p->css[s].col = 3;
-	}
-	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&x->d, p, &err), 0);
-	if (!q)
-		return;
-	{
-		char *text = strdup(q);
-		struct dpa_progreps *s = &x->s;
-
-		for (char *c = text; *c; c++)
-			if (*c == '\'')
-				*c = '"';
-		s->p = p;
-		s->mod = calloc(2, sizeof(*s->mod));
-		s->ps = calloc(p->n_ps + 1, sizeof(*s->ps));
-		s->css = calloc(p->n_css + 1, sizeof(*s->css));
-		CU_ASSERT_FATAL(s->mod && s->ps && s->css);
-		CU_ASSERT_EQUAL(dpa_progrep_parse(&s->mod[1].pr, "t", text, strlen(text), &err), 0);
-		CU_ASSERT_STRING_EQUAL(err.msg, "");
-		free(text);
-		s->mod[1].state = DPA_PR_LOADED;
-		s->n_loaded = 1;
-		for (uint32_t v = 1; v <= p->n_ps; v++)
-			if (ps_fn[v])
-				s->ps[v] = (struct dpa_pr_ps_map){ 1, dpa_progrep_fn(&s->mod[1].pr, 0xab,
-										   ps_fn[v] - 1) };
-		for (uint32_t c = 1; c <= p->n_css; c++)
-			if (css_site[c])
-				s->css[c] = (struct dpa_pr_css_map){ 1, 0xab, css_site[c] - 1,
-					dpa_progrep_site(&s->mod[1].pr, 0xab, css_site[c] - 1) };
-		x->has_pr = true;
-	}
-}
-
-static void teardown(struct fx *x)
-{
-	if (x->has_pr) {
-		dpa_progrep_release(&x->s.mod[1].pr);
-		free(x->s.mod);
-		free(x->s.ps);
-		free(x->s.css);
-	}
-	dpa_deep_release(&x->d);
-	dpt_free_profile(&x->p);
-}
 
 /* Options with small distinct overheads (ns = CSCs here), 2 tasks. */
 static struct dpa_fb_options opts(void)
@@ -120,7 +35,7 @@ static struct dpa_fb_options opts(void)
 	return o;
 }
 
-static void analyse(struct dpa_feedback *fb, struct fx *x, const struct dpa_fb_options *o)
+static void analyse(struct dpa_feedback *fb, struct dpt_fx *x, const struct dpa_fb_options *o)
 {
 	struct dpa_error err = { { 0 } };
 
@@ -215,12 +130,12 @@ static void check_pair(const struct dpa_feedback *fb, bool with_pr)
 
 static void test_independent_pair(void)
 {
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 	const struct dpa_fb_var_use *v;
 
-	setup(&x, names_a, pd_ps_a, DPT_NELEM(pd_ps_a) - 1, arcs_a, DPT_NELEM(arcs_a), PR_A,
+	dpt_fx_setup(&x, names_a, pd_ps_a, DPT_NELEM(pd_ps_a) - 1, arcs_a, DPT_NELEM(arcs_a), PR_A,
 	      ps_fn_a, css_site_a);
 	analyse(&fb, &x, &o);
 	check_pair(&fb, true);
@@ -260,24 +175,24 @@ static void test_independent_pair(void)
 	CU_ASSERT_EQUAL(fb.cand[0].verdict, DPA_FB_TOO_CHEAP);
 	CU_ASSERT_EQUAL(fb.n_var_use, 0);
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* The same profile without a program representation: one region of main's
  * call sites in source order, the same estimate, memory unknown. */
 static void test_no_progrep(void)
 {
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 
-	setup(&x, names_a, pd_ps_a, DPT_NELEM(pd_ps_a) - 1, arcs_a, DPT_NELEM(arcs_a), NULL,
+	dpt_fx_setup(&x, names_a, pd_ps_a, DPT_NELEM(pd_ps_a) - 1, arcs_a, DPT_NELEM(arcs_a), NULL,
 	      NULL, NULL);
 	analyse(&fb, &x, &o);
 	check_pair(&fb, false);
 	CU_ASSERT_EQUAL(fb.n_var_use, 0);
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* ================================================================
@@ -313,13 +228,13 @@ static void test_overlap(void)
 	static const char pr[] = MAIN_B
 		FN(1, "prod", 2, 0, PTR("out"), "[" LOOP ",{'store':'out'}," LOOP "," LOOP "]", "")
 		FN(2, "cons", 2, 0, INT("v"), "[" LOOP "," LOOP "," LOOP ",{'use':'v'}," LOOP "]", "");
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 	const struct dpa_fb_candidate *c;
 	const struct dpa_fb_var_use *v;
 
-	setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
+	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
 	analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
@@ -354,7 +269,7 @@ static void test_overlap(void)
 	CU_ASSERT_STRING_EQUAL(v[3].var, "v");
 	CU_ASSERT_DOUBLE_EQUAL(v[3].time, 60000, EPS);
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /*
@@ -367,12 +282,12 @@ static void test_no_overlap(void)
 	static const char pr[] = MAIN_B
 		FN(1, "prod", 2, 0, PTR("out"), "[" LOOP ",{'store':'out'}]", "")
 		FN(2, "cons", 2, 0, INT("v"), "[{'use':'v'}," LOOP "]", "");
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 	const struct dpa_fb_candidate *c;
 
-	setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
+	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
 	analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
@@ -384,7 +299,7 @@ static void test_no_overlap(void)
 	CU_ASSERT_EQUAL(c->verdict, DPA_FB_DEPENDENT);
 	CU_ASSERT_TRUE(c->program_speedup < 1);
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* Both calls write the local v through a pointer: no future can order
@@ -399,12 +314,12 @@ static void test_write_conflict(void)
 			"null"))
 		FN(1, "prod", 2, 0, PTR("out"), "[" LOOP ",{'store':'out'}]", "")
 		FN(2, "cons", 2, 0, PTR("q"), "[{'use':'q'}," LOOP ",{'store':'q'}]", "");
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 	const struct dpa_fb_candidate *c;
 
-	setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
+	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
 	analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
@@ -415,7 +330,7 @@ static void test_write_conflict(void)
 	CU_ASSERT_DOUBLE_EQUAL(c->par_time, 170000, EPS);
 	CU_ASSERT_PTR_NOT_NULL(strstr(c->verdict_why, "touch v"));
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* ================================================================
@@ -442,12 +357,12 @@ static void test_too_cheap(void)
 		FN(0, "main", 0, 2, "", "[{'loop':{'line':3,'body':[{'call':0},{'call':1}]}}]",
 		   CALL(0, "h", "memory", "", "null") "," CALL(1, "h", "memory", "", "null"))
 		FN(1, "h", 2, 0, "", "[]", "");
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 	const struct dpa_fb_candidate *c;
 
-	setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
+	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
 	analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	c = &fb.cand[0];
@@ -466,7 +381,7 @@ static void test_too_cheap(void)
 	analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL(fb.n_cand, 0);
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /*
@@ -497,12 +412,12 @@ static void test_per_context(void)
 		FN(1, "s", 2, 2, "", "[{'call':2},{'call':3}]",
 		   CALL(2, "f", "const", "", "null") "," CALL(3, "f", "const", "", "null"))
 		FN(2, "f", 4, 0, "", "[]", "");
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 	uint32_t n_ctx = 0;
 
-	setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
+	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
 	analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL(fb.n_cand, 2);
 	dpa_feedback_release(&fb);
@@ -536,7 +451,7 @@ static void test_per_context(void)
 		if (fb.cand[i - 1].verdict == fb.cand[i].verdict)
 			CU_ASSERT(fb.cand[i - 1].program_speedup >= fb.cand[i].program_speedup);
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* A profile whose CSCs are all zero has nothing to base estimates on. */
@@ -545,17 +460,17 @@ static void test_zero_profile(void)
 	static const char *const names[] = { "<root>", "main" };
 	static const uint32_t pd_ps[] = { 0, 1, 2 };
 	static const struct dpt_arc arcs[] = { { 1, 2, 1, .calls = 1, .cscs = 0 } };
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 	struct dpa_error err = { { 0 } };
 
-	setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), NULL, NULL, NULL);
+	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), NULL, NULL, NULL);
 	CU_ASSERT_EQUAL(dpa_feedback_analyse(&fb, &x.d, NULL, &o, &err), -1);
 	CU_ASSERT_STRING_EQUAL(err.msg, "test.data: every CSC count is zero: nothing to base "
 			       "estimates on");
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 DPA_TEST_SUITE(autopar, DPA_TEST(test_independent_pair), DPA_TEST(test_no_progrep),

@@ -8,118 +8,16 @@
 #include <string.h>
 
 #include "unit.h"
+#include "build_profile.h"
 #include "feedback.h"
 
 /* ================================================================
  * Building a profile
  * ================================================================ */
 
-/* One csd: caller pd -> callee pd through css, with its own costs. */
-struct arc {
-	uint32_t caller, callee, css;
-	uint64_t calls, cscs, ticks;
-};
-
-/* A profile, its deep structure and the arrays a test owns. */
-struct prof {
-	struct dpa_profile p;
-	struct dpa_deep d;
-	struct dpa_module mod[2];
-};
-
-/*
- * Build *t: n_ps procedures named names[1 ..] (ps 1 is "<root>"; ps v in
- * "t.c" at line 10 v), n_css call sites (css s at line 100 + s, column 3;
- * its caller from the arcs, or css_caller[s] for sites no arc uses), pds
- * pd_ps[1 .. n_pd] with pd 1 the one thread's root, a csd per arc (ids in
- * arc order); then startup. One module, "t".
- */
-static void build(struct prof *t, uint32_t n_ps, const char *const *names, uint32_t n_css,
-		  const uint32_t *css_caller, uint32_t n_pd, const uint32_t *pd_ps,
-		  const struct arc *arcs, uint32_t n_arcs)
-{
-	struct dpa_profile *p = &t->p;
-	struct dpa_error err = { { 0 } };
-	uint32_t *cur = calloc(n_pd + 2, sizeof(*cur));
-
-	memset(t, 0, sizeof(*t));
-	p->path = "test.data";
-	p->n_module = 1;
-	p->module = t->mod;
-	t->mod[1].path = "t";
-	p->n_ps = n_ps;
-	p->n_css = n_css;
-	p->n_pd = n_pd;
-	p->n_csd = n_arcs;
-	p->n_thread = 1;
-	p->ps = calloc(n_ps + 1, sizeof(*p->ps));
-	p->css = calloc(n_css + 1, sizeof(*p->css));
-	p->pd = calloc(n_pd + 1, sizeof(*p->pd));
-	p->thread = calloc(2, sizeof(*p->thread));
-	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	CU_ASSERT_FATAL(cur && p->ps && p->css && p->pd && p->thread && p->out_csd && p->in_csd);
-	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
-	for (uint32_t v = 1; v <= n_ps; v++)
-		p->ps[v] = (struct dpa_ps){ .module = v > 1, .line = 10 * v, .name = names[v],
-					    .file = v > 1 ? "t.c" : NULL };
-	for (uint32_t s = 1; s <= n_css; s++)
-		p->css[s] = (struct dpa_css){ .caller_ps = css_caller ? css_caller[s] : 0,
-					      .module = 1, .kind = DPA_CSS_NORMAL, .file = "t.c",
-					      .line = 100 + s, .col = 3 };
-	for (uint32_t v = 1; v <= n_pd; v++) {
-		p->pd[v].ps = pd_ps[v];
-		p->pd[v].thread = 1;
-	}
-	p->thread[1] = (struct dpa_thread){ .tid = 1, .root_pd = 1 };
-	for (uint32_t i = 0; i < n_arcs; i++) {
-		const struct arc *a = &arcs[i];
-
-		p->csd[i + 1] = (struct dpa_csd){ a->css, a->caller, a->callee };
-		dpa_csd_set(p, i + 1, DPA_CALLS, a->calls);
-		dpa_csd_set(p, i + 1, DPA_EXITS, a->calls);
-		dpa_csd_set(p, i + 1, DPA_CSCS, a->cscs);
-		dpa_csd_set(p, i + 1, DPA_TICKS, a->ticks);
-		p->css[a->css].caller_ps = pd_ps[a->caller];
-		p->pd[a->caller].out_n++;
-		p->pd[a->callee].in_n++;
-		p->hdr.calls += a->calls;
-		p->hdr.cscs += a->cscs;
-		p->hdr.ticks += a->ticks;
-	}
-	dpa_csd_pack(p);
-	for (uint32_t v = 1, o = 0, in = 0; v <= n_pd; v++) {
-		p->pd[v].out_first = o;
-		p->pd[v].in_first = in;
-		o += p->pd[v].out_n;
-		in += p->pd[v].in_n;
-	}
-	for (uint32_t i = 0; i < n_arcs; i++)
-		p->out_csd[p->pd[arcs[i].caller].out_first + cur[arcs[i].caller]++] = i + 1;
-	memset(cur, 0, (n_pd + 2) * sizeof(*cur));
-	for (uint32_t i = 0; i < n_arcs; i++)
-		p->in_csd[p->pd[arcs[i].callee].in_first + cur[arcs[i].callee]++] = i + 1;
-	free(cur);
-	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&t->d, p, &err), 0);
-}
-
-static void unbuild(struct prof *t)
-{
-	struct dpa_profile *p = &t->p;
-
-	dpa_deep_release(&t->d);
-	free(p->ps);
-	free(p->css);
-	free(p->pd);
-	dpa_csd_release(p);
-	free(p->thread);
-	free(p->out_csd);
-	free(p->in_csd);
-}
-
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define BUILD(t, names, n_css, css_caller, pd_ps, arcs) \
-	build(t, NELEM(names) - 1, names, n_css, css_caller, NELEM(pd_ps) - 1, pd_ps, arcs, NELEM(arcs))
+	dpt_deep_build(t, NELEM(names) - 1, names, n_css, css_caller, NELEM(pd_ps) - 1, pd_ps, arcs, NELEM(arcs))
 
 /* A feedback ready for the parts: options default but for these. */
 static void fb_init(struct dpa_feedback *fb, enum dpa_fb_basis basis, double ns_per_unit,
@@ -167,14 +65,14 @@ static void test_cscs_lists(void)
 					     "once" };
 	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 3, 4, 6 };
 	static const uint32_t css_caller[] = { 0, 1, 2, 2, 3, 2, 2 };
-	static const struct arc arcs[] = {
-		{ 1, 2, 1, 1, 1, 0 },
-		{ 2, 3, 2, 9, 90, 0 },
-		{ 2, 4, 3, 1, 10, 0 },
-		{ 4, 5, 4, 100, 900, 0 },
-		{ 2, 6, 5, 1, 5, 0 },
+	static const struct dpt_arc arcs[] = {
+		{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+		{ 2, 3, 2, 9, 90, 0, 0, 0, 0 },
+		{ 2, 4, 3, 1, 10, 0, 0, 0, 0 },
+		{ 4, 5, 4, 100, 900, 0, 0, 0, 0 },
+		{ 2, 6, 5, 1, 5, 0, 0, 0, 0 },
 	};
-	struct prof t;
+	struct dpt_deep t;
 	struct dpa_feedback fb;
 	struct dpa_error err = { { 0 } };
 
@@ -231,7 +129,7 @@ static void test_cscs_lists(void)
 	check(&fb.hot[2], DPA_FB_SITE, DPA_FB_RARE, "main", 103, 1, 910, 910);
 	check(&fb.hot[3], DPA_FB_SITE, DPA_FB_RARE, "main", 105, 1, 5, 5);
 	dpa_feedback_release(&fb);
-	unbuild(&t);
+	dpt_deep_free(&t);
 }
 
 /* ================================================================
@@ -252,15 +150,15 @@ static void test_ticks_median(void)
 {
 	static const char *const names[] = { NULL, "<root>", "main", "f", "g" };
 	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 3, 4, 4, 4 };
-	static const struct arc arcs[] = {
-		{ 1, 2, 1, 1, 1, 0 },
-		{ 2, 3, 2, 3, 30, 300 },
-		{ 2, 4, 3, 2, 2, 2 },
-		{ 2, 5, 4, 1, 1, 10 },
-		{ 2, 6, 5, 1, 1, 20 },
-		{ 2, 7, 6, 2, 2, 2000 },
+	static const struct dpt_arc arcs[] = {
+		{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+		{ 2, 3, 2, 3, 30, 300, 0, 0, 0 },
+		{ 2, 4, 3, 2, 2, 2, 0, 0, 0 },
+		{ 2, 5, 4, 1, 1, 10, 0, 0, 0 },
+		{ 2, 6, 5, 1, 1, 20, 0, 0, 0 },
+		{ 2, 7, 6, 2, 2, 2000, 0, 0, 0 },
 	};
-	struct prof t;
+	struct dpt_deep t;
 	struct dpa_feedback fb;
 	struct dpa_error err = { { 0 } };
 
@@ -296,7 +194,7 @@ static void test_ticks_median(void)
 	check(&fb.hot[3], DPA_FB_SITE, DPA_FB_RARE, "main", 104, 1, 1, 1);
 	check(&fb.hot[4], DPA_FB_SITE, DPA_FB_RARE, "main", 105, 1, 1, 1);
 	dpa_feedback_release(&fb);
-	unbuild(&t);
+	dpt_deep_free(&t);
 }
 
 /* ================================================================
@@ -314,34 +212,6 @@ static void test_ticks_median(void)
 
 /* Parse progrep text q (' for ") into module 1 of *s for profile *p and
  * map ps_fn[v] (TU ps index + 1, 0: none) and css_site[c] (site + 1). */
-static void load_pr(struct dpa_progreps *s, const struct dpa_profile *p, const char *q,
-		    const uint32_t *ps_fn, const uint32_t *css_site)
-{
-	struct dpa_error err = { { 0 } };
-	char *text = strdup(q);
-
-	for (char *c = text; *c; c++)
-		if (*c == '\'')
-			*c = '"';
-	memset(s, 0, sizeof(*s));
-	s->p = p;
-	s->mod = calloc(p->n_module + 1, sizeof(*s->mod));
-	s->ps = calloc(p->n_ps + 1, sizeof(*s->ps));
-	s->css = calloc(p->n_css + 1, sizeof(*s->css));
-	CU_ASSERT_FATAL(text && s->mod && s->ps && s->css);
-	CU_ASSERT_EQUAL_FATAL(dpa_progrep_parse(&s->mod[1].pr, "t", text, strlen(text), &err), 0);
-	free(text);
-	s->mod[1].state = DPA_PR_LOADED;
-	s->n_loaded = 1;
-	for (uint32_t v = 1; v <= p->n_ps; v++)
-		if (ps_fn[v])
-			s->ps[v] = (struct dpa_pr_ps_map){ 1, dpa_progrep_fn(&s->mod[1].pr, 0xab,
-									   ps_fn[v] - 1) };
-	for (uint32_t c = 1; c <= p->n_css; c++)
-		if (css_site[c])
-			s->css[c] = (struct dpa_pr_css_map){ 1, 0xab, css_site[c] - 1,
-				dpa_progrep_site(&s->mod[1].pr, 0xab, css_site[c] - 1) };
-}
 
 /*
  * main calls fib once (css 2: 1 CSC); fib calls itself through css 3 and
@@ -352,15 +222,15 @@ static void test_recursive_and_progrep(void)
 {
 	static const char *const names[] = { NULL, "<root>", "main", "fib" };
 	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
-	static const struct arc arcs[] = {
-		{ 1, 2, 1, 1, 1, 0 },
-		{ 2, 3, 2, 1, 1, 0 },
-		{ 3, 3, 3, 10, 10, 0 },
-		{ 3, 3, 4, 10, 10, 0 },
+	static const struct dpt_arc arcs[] = {
+		{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+		{ 2, 3, 2, 1, 1, 0, 0, 0, 0 },
+		{ 3, 3, 3, 10, 10, 0, 0, 0, 0 },
+		{ 3, 3, 4, 10, 10, 0, 0, 0, 0 },
 	};
 	static const uint32_t ps_fn[] = { 0, 0, 1, 2 };
 	static const uint32_t css_site[] = { 0, 0, 1, 3, 4 };
-	struct prof t;
+	struct dpt_deep t;
 	struct dpa_feedback fb;
 	struct dpa_progreps s;
 	struct dpa_error err = { { 0 } };
@@ -383,7 +253,7 @@ static void test_recursive_and_progrep(void)
 	 * main's site 1 (calling cold) and a function cold (site 4), which
 	 * the run never reached: never, from the progrep (cold's site not
 	 * listed: its function never ran) */
-	load_pr(&s, &t.p, TU FN(0, "main", "00000000000000c5", 0, 2, "[{'call':0},{'call':1}]",
+	dpt_progreps_parse(&s, &t.p, TU FN(0, "main", "00000000000000c5", 0, 2, "[{'call':0},{'call':1}]",
 				CALL(0, "fib") "," CALL(1, "cold"))
 		FN(1, "fib", "0000000000000f1b", 2, 2, "[{'call':2},{'call':3}]",
 		   CALL(2, "fib") "," CALL(3, "fib"))
@@ -448,7 +318,7 @@ static void test_recursive_and_progrep(void)
 	CU_ASSERT_EQUAL(fb.hot[2].at.col, 3);
 	dpa_feedback_release(&fb);
 	dpa_progreps_release(&s);
-	unbuild(&t);
+	dpt_deep_free(&t);
 }
 
 DPA_TEST_SUITE(hotcold, DPA_TEST(test_cscs_lists), DPA_TEST(test_ticks_median),

@@ -8,118 +8,16 @@
 #include <string.h>
 
 #include "unit.h"
+#include "build_profile.h"
 #include "feedback.h"
 
 /* ================================================================
  * Building a profile
  * ================================================================ */
 
-/* One csd: caller pd -> callee pd through css, with its own costs. */
-struct arc {
-	uint32_t caller, callee, css;
-	uint64_t calls, cscs, ticks;
-};
-
-/* A profile, its deep structure and the arrays a test owns. */
-struct prof {
-	struct dpa_profile p;
-	struct dpa_deep d;
-	struct dpa_module mod[2];
-};
-
-/*
- * Build *t: n_ps procedures named names[1 ..] (ps 1 is "<root>"; ps v in
- * "t.c" at line 10 v), n_css call sites (css s at line 100 + s, column 3;
- * its caller from the arcs, or css_caller[s] for sites no arc uses), pds
- * pd_ps[1 .. n_pd] with pd 1 the one thread's root, a csd per arc (ids in
- * arc order); then startup. One module, "t".
- */
-static void build(struct prof *t, uint32_t n_ps, const char *const *names, uint32_t n_css,
-		  const uint32_t *css_caller, uint32_t n_pd, const uint32_t *pd_ps,
-		  const struct arc *arcs, uint32_t n_arcs)
-{
-	struct dpa_profile *p = &t->p;
-	struct dpa_error err = { { 0 } };
-	uint32_t *cur = calloc(n_pd + 2, sizeof(*cur));
-
-	memset(t, 0, sizeof(*t));
-	p->path = "test.data";
-	p->n_module = 1;
-	p->module = t->mod;
-	t->mod[1].path = "t";
-	p->n_ps = n_ps;
-	p->n_css = n_css;
-	p->n_pd = n_pd;
-	p->n_csd = n_arcs;
-	p->n_thread = 1;
-	p->ps = calloc(n_ps + 1, sizeof(*p->ps));
-	p->css = calloc(n_css + 1, sizeof(*p->css));
-	p->pd = calloc(n_pd + 1, sizeof(*p->pd));
-	p->thread = calloc(2, sizeof(*p->thread));
-	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	CU_ASSERT_FATAL(cur && p->ps && p->css && p->pd && p->thread && p->out_csd && p->in_csd);
-	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
-	for (uint32_t v = 1; v <= n_ps; v++)
-		p->ps[v] = (struct dpa_ps){ .module = v > 1, .line = 10 * v, .name = names[v],
-					    .file = v > 1 ? "t.c" : NULL };
-	for (uint32_t s = 1; s <= n_css; s++)
-		p->css[s] = (struct dpa_css){ .caller_ps = css_caller ? css_caller[s] : 0,
-					      .module = 1, .kind = DPA_CSS_NORMAL, .file = "t.c",
-					      .line = 100 + s, .col = 3 };
-	for (uint32_t v = 1; v <= n_pd; v++) {
-		p->pd[v].ps = pd_ps[v];
-		p->pd[v].thread = 1;
-	}
-	p->thread[1] = (struct dpa_thread){ .tid = 1, .root_pd = 1 };
-	for (uint32_t i = 0; i < n_arcs; i++) {
-		const struct arc *a = &arcs[i];
-
-		p->csd[i + 1] = (struct dpa_csd){ a->css, a->caller, a->callee };
-		dpa_csd_set(p, i + 1, DPA_CALLS, a->calls);
-		dpa_csd_set(p, i + 1, DPA_EXITS, a->calls);
-		dpa_csd_set(p, i + 1, DPA_CSCS, a->cscs);
-		dpa_csd_set(p, i + 1, DPA_TICKS, a->ticks);
-		p->css[a->css].caller_ps = pd_ps[a->caller];
-		p->pd[a->caller].out_n++;
-		p->pd[a->callee].in_n++;
-		p->hdr.calls += a->calls;
-		p->hdr.cscs += a->cscs;
-		p->hdr.ticks += a->ticks;
-	}
-	dpa_csd_pack(p);
-	for (uint32_t v = 1, o = 0, in = 0; v <= n_pd; v++) {
-		p->pd[v].out_first = o;
-		p->pd[v].in_first = in;
-		o += p->pd[v].out_n;
-		in += p->pd[v].in_n;
-	}
-	for (uint32_t i = 0; i < n_arcs; i++)
-		p->out_csd[p->pd[arcs[i].caller].out_first + cur[arcs[i].caller]++] = i + 1;
-	memset(cur, 0, (n_pd + 2) * sizeof(*cur));
-	for (uint32_t i = 0; i < n_arcs; i++)
-		p->in_csd[p->pd[arcs[i].callee].in_first + cur[arcs[i].callee]++] = i + 1;
-	free(cur);
-	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&t->d, p, &err), 0);
-}
-
-static void unbuild(struct prof *t)
-{
-	struct dpa_profile *p = &t->p;
-
-	dpa_deep_release(&t->d);
-	free(p->ps);
-	free(p->css);
-	free(p->pd);
-	dpa_csd_release(p);
-	free(p->thread);
-	free(p->out_csd);
-	free(p->in_csd);
-}
-
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define BUILD(t, names, n_css, css_caller, pd_ps, arcs) \
-	build(t, NELEM(names) - 1, names, n_css, css_caller, NELEM(pd_ps) - 1, pd_ps, arcs, NELEM(arcs))
+	dpt_deep_build(t, NELEM(names) - 1, names, n_css, css_caller, NELEM(pd_ps) - 1, pd_ps, arcs, NELEM(arcs))
 
 /* A feedback ready for dpa_fb_recursion: overheads spawn 60 + delay 30 +
  * barrier 10 = 100 ns; ns_per_unit u. */
@@ -149,7 +47,7 @@ static const struct dpa_fb_recursion *rec_of(const struct dpa_feedback *fb, cons
 }
 
 /* Run dpa_fb_recursion on t with progreps s (may be NULL) at u ns/CSC. */
-static void run(struct dpa_feedback *fb, const struct prof *t, const struct dpa_progreps *s,
+static void run(struct dpa_feedback *fb, const struct dpt_deep *t, const struct dpa_progreps *s,
 		double u)
 {
 	struct dpa_error err = { { 0 } };
@@ -174,27 +72,17 @@ static void run(struct dpa_feedback *fb, const struct prof *t, const struct dpa_
 static void load_pr(struct dpa_progreps *s, const struct dpa_profile *p, const char *q,
 		    uint32_t fib_ps, uint32_t css0, uint32_t n_sites)
 {
-	struct dpa_error err = { { 0 } };
-	char *text = strdup(q);
+	uint32_t *ps_fn = calloc(p->n_ps + 1, sizeof(*ps_fn));
+	uint32_t *css_site = calloc(p->n_css + 1, sizeof(*css_site));
 
-	for (char *c = text; *c; c++)
-		if (*c == '\'')
-			*c = '"';
-	memset(s, 0, sizeof(*s));
-	s->p = p;
-	s->mod = calloc(p->n_module + 1, sizeof(*s->mod));
-	s->ps = calloc(p->n_ps + 1, sizeof(*s->ps));
-	s->css = calloc(p->n_css + 1, sizeof(*s->css));
-	CU_ASSERT_FATAL(text && s->mod && s->ps && s->css);
-	CU_ASSERT_EQUAL_FATAL(dpa_progrep_parse(&s->mod[1].pr, "t", text, strlen(text), &err), 0);
-	free(text);
-	s->mod[1].state = DPA_PR_LOADED;
-	s->n_loaded = 1;
-	s->ps[fib_ps] = (struct dpa_pr_ps_map){ 1, dpa_progrep_fn(&s->mod[1].pr, 0xab, 0) };
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s->ps[fib_ps].fn);
+	CU_ASSERT_FATAL(ps_fn && css_site);
+	ps_fn[fib_ps] = 1;
 	for (uint32_t i = 0; i < n_sites; i++)
-		s->css[css0 + i] = (struct dpa_pr_css_map){ 1, 0xab, i,
-			dpa_progrep_site(&s->mod[1].pr, 0xab, i) };
+		css_site[css0 + i] = i + 1;
+	dpt_progreps_parse(s, p, q, ps_fn, css_site);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->ps[fib_ps].fn);
+	free(ps_fn);
+	free(css_site);
 }
 
 /* ================================================================
@@ -216,18 +104,18 @@ static void load_pr(struct dpa_progreps *s, const struct dpa_profile *p, const c
 static const char *const names3[] = { NULL, "<root>", "main", "fib", "walk", "visit", "a", "b",
 				      "leaf" };
 static const uint32_t pd_ps3[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
-static const struct arc arcs3[] = {
-	{ 1, 2, 1, 1, 1, 0 },
-	{ 2, 3, 2, 1, 10, 0 },
-	{ 3, 3, 3, 7, 70, 0 },
-	{ 3, 3, 4, 7, 70, 0 },
-	{ 2, 4, 5, 1, 1, 0 },
-	{ 4, 4, 6, 99, 99, 0 },
-	{ 4, 5, 7, 100, 400, 0 },
-	{ 2, 6, 8, 1, 1, 0 },
-	{ 6, 7, 9, 5, 5, 0 },
-	{ 7, 6, 10, 4, 4, 0 },
-	{ 7, 8, 11, 5, 20, 0 },
+static const struct dpt_arc arcs3[] = {
+	{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+	{ 2, 3, 2, 1, 10, 0, 0, 0, 0 },
+	{ 3, 3, 3, 7, 70, 0, 0, 0, 0 },
+	{ 3, 3, 4, 7, 70, 0, 0, 0, 0 },
+	{ 2, 4, 5, 1, 1, 0, 0, 0, 0 },
+	{ 4, 4, 6, 99, 99, 0, 0, 0, 0 },
+	{ 4, 5, 7, 100, 400, 0, 0, 0, 0 },
+	{ 2, 6, 8, 1, 1, 0, 0, 0, 0 },
+	{ 6, 7, 9, 5, 5, 0, 0, 0, 0 },
+	{ 7, 6, 10, 4, 4, 0, 0, 0, 0 },
+	{ 7, 8, 11, 5, 20, 0, 0, 0, 0 },
 };
 
 static void check_fib_divide(const struct dpa_fb_recursion *r)
@@ -251,7 +139,7 @@ static void check_fib_divide(const struct dpa_fb_recursion *r)
 
 static void test_three_cliques(void)
 {
-	struct prof t;
+	struct dpt_deep t;
 	struct dpa_feedback fb;
 	const struct dpa_fb_recursion *r;
 
@@ -348,7 +236,7 @@ static void test_three_cliques(void)
 	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
 	CU_ASSERT_STRING_EQUAL(r->why, "no time scale (ns per unit unknown): no cut-off");
 	dpa_feedback_release(&fb);
-	unbuild(&t);
+	dpt_deep_free(&t);
 }
 
 /* ================================================================
@@ -357,7 +245,7 @@ static void test_three_cliques(void)
 
 static void test_progrep_types(void)
 {
-	struct prof t;
+	struct dpt_deep t;
 	struct dpa_feedback fb;
 	struct dpa_progreps s;
 	const struct dpa_fb_recursion *r;
@@ -428,7 +316,7 @@ static void test_progrep_types(void)
 	CU_ASSERT_EQUAL(r->at.checksum, 0xf1b);
 	dpa_feedback_release(&fb);
 	dpa_progreps_release(&s);
-	unbuild(&t);
+	dpt_deep_free(&t);
 }
 
 /* ================================================================
@@ -444,14 +332,14 @@ static void test_three_way(void)
 {
 	static const char *const names[] = { NULL, "<root>", "main", "tri" };
 	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
-	static const struct arc arcs[] = {
-		{ 1, 2, 1, 1, 1, 0 },
-		{ 2, 3, 2, 1, 10, 0 },
-		{ 3, 3, 3, 4, 40, 0 },
-		{ 3, 3, 4, 4, 40, 0 },
-		{ 3, 3, 5, 4, 40, 0 },
+	static const struct dpt_arc arcs[] = {
+		{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+		{ 2, 3, 2, 1, 10, 0, 0, 0, 0 },
+		{ 3, 3, 3, 4, 40, 0, 0, 0, 0 },
+		{ 3, 3, 4, 4, 40, 0, 0, 0, 0 },
+		{ 3, 3, 5, 4, 40, 0, 0, 0, 0 },
 	};
-	struct prof t;
+	struct dpt_deep t;
 	struct dpa_feedback fb;
 	struct dpa_progreps s;
 	const struct dpa_fb_recursion *r;
@@ -485,7 +373,7 @@ static void test_three_way(void)
 	CU_ASSERT_EQUAL(r->cutoff_depth, 2);
 	dpa_feedback_release(&fb);
 	dpa_progreps_release(&s);
-	unbuild(&t);
+	dpt_deep_free(&t);
 }
 
 /* A profile with no recursion has no patterns. */
@@ -493,8 +381,8 @@ static void test_none(void)
 {
 	static const char *const names[] = { NULL, "<root>", "main", "f" };
 	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
-	static const struct arc arcs[] = { { 1, 2, 1, 1, 1, 0 }, { 2, 3, 2, 5, 50, 0 } };
-	struct prof t;
+	static const struct dpt_arc arcs[] = { { 1, 2, 1, 1, 1, 0, 0, 0, 0 }, { 2, 3, 2, 5, 50, 0, 0, 0, 0 } };
+	struct dpt_deep t;
 	struct dpa_feedback fb;
 
 	BUILD(&t, names, 2, NULL, pd_ps, arcs);
@@ -502,7 +390,7 @@ static void test_none(void)
 	CU_ASSERT_EQUAL(fb.n_rec, 0);
 	CU_ASSERT_PTR_NULL(fb.rec);
 	dpa_feedback_release(&fb);
-	unbuild(&t);
+	dpt_deep_free(&t);
 }
 
 DPA_TEST_SUITE(recursion_fb, DPA_TEST(test_three_cliques), DPA_TEST(test_progrep_types),

@@ -16,93 +16,8 @@
 #define EPS 1e-6
 
 /* ================================================================
- * Fixtures
+ * Fixtures (tests/unit/build_profile.h: struct dpt_fx)
  * ================================================================ */
-
-struct fx {
-	struct dpa_profile p;
-	struct dpa_deep d;
-	struct dpa_progreps s;
-	struct dpa_module mod[2];
-	bool has_pr;
-};
-
-/*
- * Build a one-thread profile (pd 1 the root), module 1 "t": ps v at t.c
- * line 10 v, css s at t.c line 100 + s column 3; ns per CSC 1 (cpu_ns =
- * cscs). With progrep text q (' for "), map ps v to the TU's ps ps_fn[v]-1
- * and css s to site css_site[s]-1 (0: none).
- */
-static void setup(struct fx *x, const char *const *names, const uint32_t *pd_ps, uint32_t n_pd,
-		  const struct dpt_arc *arcs, uint32_t n_arcs, const char *q, const uint32_t *ps_fn,
-		  const uint32_t *css_site)
-{
-	static const uint32_t roots[] = { 1 };
-	struct dpa_profile *p = &x->p;
-	struct dpa_error err = { { 0 } };
-
-	memset(x, 0, sizeof(*x));
-	dpt_build_profile(p, n_pd, pd_ps, names, 0, 1, roots, arcs, n_arcs, 0, 0);
-	p->n_module = 1;
-	p->module = x->mod;
-	x->mod[1].path = "t";
-	p->hdr.clock = "calls+loops";
-	p->hdr.cpu_ns = p->hdr.cscs;
-	for (uint32_t v = 2; v <= p->n_ps; v++) {
-		p->ps[v].module = 1;
-		p->ps[v].file = "t.c";
-		p->ps[v].line = 10 * v;
-	}
-	for (uint32_t s = 1; s <= p->n_css; s++) {
-		p->css[s].module = 1;
-		p->css[s].kind = DPA_CSS_NORMAL;
-		p->css[s].file = "t.c";
-		p->css[s].line = 100 + s;
-		p->css[s].col = 3;
-	}
-	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&x->d, p, &err), 0);
-	if (!q)
-		return;
-	{
-		char *text = strdup(q);
-		struct dpa_progreps *s = &x->s;
-
-		for (char *c = text; *c; c++)
-			if (*c == '\'')
-				*c = '"';
-		s->p = p;
-		s->mod = calloc(2, sizeof(*s->mod));
-		s->ps = calloc(p->n_ps + 1, sizeof(*s->ps));
-		s->css = calloc(p->n_css + 1, sizeof(*s->css));
-		CU_ASSERT_FATAL(s->mod && s->ps && s->css);
-		CU_ASSERT_EQUAL(dpa_progrep_parse(&s->mod[1].pr, "t", text, strlen(text), &err), 0);
-		CU_ASSERT_STRING_EQUAL(err.msg, "");
-		free(text);
-		s->mod[1].state = DPA_PR_LOADED;
-		s->n_loaded = 1;
-		for (uint32_t v = 1; v <= p->n_ps; v++)
-			if (ps_fn[v])
-				s->ps[v] = (struct dpa_pr_ps_map){ 1, dpa_progrep_fn(&s->mod[1].pr, 0xab,
-										   ps_fn[v] - 1) };
-		for (uint32_t c = 1; c <= p->n_css; c++)
-			if (css_site[c])
-				s->css[c] = (struct dpa_pr_css_map){ 1, 0xab, css_site[c] - 1,
-					dpa_progrep_site(&s->mod[1].pr, 0xab, css_site[c] - 1) };
-		x->has_pr = true;
-	}
-}
-
-static void teardown(struct fx *x)
-{
-	if (x->has_pr) {
-		dpa_progrep_release(&x->s.mod[1].pr);
-		free(x->s.mod);
-		free(x->s.ps);
-		free(x->s.css);
-	}
-	dpa_deep_release(&x->d);
-	dpt_free_profile(&x->p);
-}
 
 /* Options with small distinct overheads (ns = CSCs here), 2 tasks, and
  * thresholds low enough for this file's small profiles. */
@@ -124,7 +39,7 @@ static struct dpa_fb_options opts(void)
 	return o;
 }
 
-static void analyse(struct dpa_feedback *fb, struct fx *x, const struct dpa_fb_options *o)
+static void analyse(struct dpa_feedback *fb, struct dpt_fx *x, const struct dpa_fb_options *o)
 {
 	struct dpa_error err = { { 0 } };
 
@@ -193,11 +108,11 @@ static const uint32_t css_site[] = { 0, 0, 1, 2, 3, 4 };
 	FN(3, "B", 4, 0, "", "[]", "")
 
 /* Run the analysis on program text pr and check h's timings of x. */
-static void run(struct fx *x, struct dpa_feedback *fb, const char *pr)
+static void run(struct dpt_fx *x, struct dpa_feedback *fb, const char *pr)
 {
 	struct dpa_fb_options o = opts();
 
-	setup(x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
+	dpt_fx_setup(x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
 	analyse(fb, x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb->n_cand, 1);
 	CU_ASSERT_STRING_EQUAL(fb->cand[0].proc.fn, "main");
@@ -227,7 +142,7 @@ static void test_branch_and_callee(void)
 {
 	static const char pr[] = MAIN_H
 		FN(2, "A", 4, 0, PTR("q"), "[" LOOP ",{'store':'q'}]", "");
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 
 	run(&x, &fb, pr);
@@ -242,7 +157,7 @@ static void test_branch_and_callee(void)
 		CU_ASSERT_TRUE(v[2].known);
 	}
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* A's record has no use or store items (an older plugin): y is assumed
@@ -251,7 +166,7 @@ static void test_callee_without_items(void)
 {
 	static const char pr[] = MAIN_H
 		FN1(2, "A", 4, 0, PTR("q"), "[" LOOP "]", "");
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 
 	run(&x, &fb, pr);
@@ -266,14 +181,14 @@ static void test_callee_without_items(void)
 		CU_ASSERT_FALSE(v[2].known);
 	}
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* No record for A at all: the same pessimistic times. */
 static void test_callee_without_record(void)
 {
 	static const char pr[] = MAIN_H;
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 
 	run(&x, &fb, pr);
@@ -282,7 +197,7 @@ static void test_callee_without_record(void)
 	CU_ASSERT_DOUBLE_EQUAL(fb.var_use[2].time, 1000, EPS);
 	CU_ASSERT_FALSE(fb.var_use[2].known);
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* h's own record without items: every argument pessimistic, x included. */
@@ -294,11 +209,11 @@ static void test_no_items(void)
 		   CALL(1, "h", "memory", "{'from':[{'const':true}]},{'from':[{'const':true}]}", "null"))
 		FN1(1, "h", 2, 2, INT("x") "," INT("z"), "[{'call':2},{'call':3}," LOOP "]",
 		    CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 
-	setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
+	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
 	analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
 	for (uint32_t i = 0; i < 4; i++) {
@@ -309,7 +224,7 @@ static void test_no_items(void)
 	}
 	CU_ASSERT_STRING_EQUAL(fb.var_use[1].var, "z");
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 /* The same h from a plugin that records uses (version 2), reading neither
@@ -322,11 +237,11 @@ static void test_never_read(void)
 		   CALL(1, "h", "memory", "{'from':[{'const':true}]},{'from':[{'const':true}]}", "null"))
 		FN(1, "h", 2, 2, INT("x") "," INT("z"), "[{'call':2},{'call':3}," LOOP "]",
 		   CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
-	struct fx x;
+	struct dpt_fx x;
 	struct dpa_feedback fb;
 	struct dpa_fb_options o = opts();
 
-	setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
+	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
 	analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
 	for (uint32_t i = 0; i < 4; i++) {
@@ -337,7 +252,7 @@ static void test_never_read(void)
 		CU_ASSERT_STRING_EQUAL(fb.var_use[i].why, "never read by the callee");
 	}
 	dpa_feedback_release(&fb);
-	teardown(&x);
+	dpt_fx_teardown(&x);
 }
 
 DPA_TEST_SUITE(var_use, DPA_TEST(test_branch_and_callee), DPA_TEST(test_callee_without_items),

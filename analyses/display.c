@@ -523,6 +523,7 @@ static void clique(struct build *b)
 		ps_cells(b, w->ps);
 		ps_cells(b, w->other_ps);
 	}
+	ranked_total(b, anc);
 
 	table(b, "members", "Members", false);
 	col(b, "pd", "pd", DPA_UNIT_PLAIN, 0);
@@ -534,6 +535,7 @@ static void clique(struct build *b)
 		cost_cells(b, &mem->row[i], false);
 		ps_cells(b, mem->row[i].ps);
 	}
+	ranked_total(b, mem);
 
 	table(b, "call_sites", "Call sites (own and inherited costs)", false);
 	col(b, "csd", "csd", DPA_UNIT_PLAIN, 0);
@@ -555,6 +557,7 @@ static void clique(struct build *b)
 		ps_cells(b, w->ps);
 		ps_cells(b, w->other_ps);
 	}
+	ranked_total(b, sites);
 
 	table(b, "children", "Child cliques", false);
 	col(b, "clique", "clique", DPA_UNIT_PLAIN, 0);
@@ -570,6 +573,7 @@ static void clique(struct build *b)
 		cost_cells(b, w, false);
 		ps_cells(b, w->ps);
 	}
+	ranked_total(b, kids);
 }
 
 static void site_ident_cols(struct build *b)

@@ -93,6 +93,47 @@ void dpa_display_release(struct dpa_display *dp);
 int dpa_render_text(const struct dpa_display *dp, FILE *f);
 int dpa_render_json(const struct dpa_display *dp, FILE *f);
 
+/*
+ * render_html.c: the pages of a site (dpa_html_site_write) that links in a
+ * page may point to. proc_page[ps] (for 1 <= ps <= p->n_ps) is the ps whose
+ * page "proc-<that ps>.html" shows ps, 0 when none does; clique_page[c] (for
+ * 1 <= c <= n_cliques) is nonzero when "clique-<c>.html" exists; a call site
+ * links to its row ("#site-<css>") on its procedure's page. All borrowed.
+ */
+struct dpa_html_site {
+	const struct dpa_profile *p;
+	const uint32_t *proc_page;
+	const uint8_t *clique_page;
+	uint32_t n_cliques;
+	bool recursion;         /* recursion.html exists */
+	uint32_t max_rows;      /* > 0: a list shows at most this many rows, the
+				 * largest by its "pct" column (else the first) */
+};
+
+/* The rows a list shows at most on a page of a site (dpa_html_site_write). */
+#define DPA_HTML_SITE_ROWS 1000
+
+/* Print *dp to f as one self-contained HTML5 page (inline CSS, no script):
+ * text's human units, raw values in data-v and title attributes, every
+ * string escaped. site: the site the page belongs to, whose pages names
+ * link to; NULL for a lone page without links. Returns 0, or -1 if writing
+ * failed. */
+int dpa_render_html(const struct dpa_display *dp, const struct dpa_html_site *site, FILE *f);
+
+/*
+ * Write the static site of *d into dir (created with its parents; existing
+ * files replaced, each page atomically): index.html (summary and top
+ * procedures as *o asks), recursion.html, proc-<ps>.html for the `limit`
+ * procedures costliest by total o->sort, clique-<id>.html for the `limit`
+ * costliest recursive cliques, all linked; lists of more than
+ * DPA_HTML_SITE_ROWS rows show that many. counts (may be NULL) gets the
+ * numbers of procedure and clique pages. Returns 0, or -1 with err naming
+ * the directory or file (cannot create or write, out of memory).
+ */
+int dpa_html_site_write(const struct dpa_deep *d, const struct dpa_report_opts *o,
+			const char *dir, uint32_t limit, uint32_t counts[2],
+			struct dpa_error *err);
+
 /* Text units (render_text.c), exposed for tests: write v into buf. */
 void dpa_fmt_count(char *buf, size_t n, double v);
 void dpa_fmt_bytes(char *buf, size_t n, double v);

@@ -4,11 +4,14 @@
  * dpa_feedback_analyse(), which runs the parts in order.
  * Part of deepprof's analyses library. MIT licence.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
-#include "feedback.h"
+#include "fb_internal.h"
 
 /* ================================================================
  * Options
@@ -37,6 +40,7 @@ void dpa_fb_options_default(struct dpa_fb_options *o)
 	o->hot_threshold = 100e3;
 	o->rare_calls = 1;
 	o->per_context = false;
+	o->list_share = 0.01;
 }
 
 /* ================================================================
@@ -147,4 +151,108 @@ const char *dpa_fb_verdict_name(enum dpa_fb_verdict v)
 					 "unsafe" };
 
 	return (unsigned)v < DPA_FB_NVERDICTS ? n[v] : "?";
+}
+
+/* ================================================================
+ * The analysis
+ * ================================================================ */
+
+/* crc32 of the whole file at path; 0 when it cannot be read. */
+static uint32_t file_crc32(const char *path)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	size_t n;
+
+	if (!f)
+		return 0;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	if (ferror(f))
+		crc = 0;
+	fclose(f);
+	return (uint32_t)crc;
+}
+
+int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
+			 const struct dpa_progreps *pr, const struct dpa_fb_options *o,
+			 struct dpa_error *err)
+{
+	const struct dpa_profile *p = d->p;
+	enum dpa_measure m;
+	struct fb_ctx c;
+	struct dpa_fb_input *in;
+	double u;
+	int rc;
+
+	memset(fb, 0, sizeof(*fb));
+	fb->version = DPA_FEEDBACK_VERSION;
+	fb->opt = *o;
+	if (o->basis >= DPA_FB_NBASES)
+		return dpa_fail(err, p, "unknown measure basis %d", o->basis);
+	if (o->basis >= 0)
+		fb->basis = (uint8_t)o->basis;
+	else
+		fb->basis = p->hdr.clock && !strcmp(p->hdr.clock, "calls+loops") ? DPA_FB_CSCS
+										 : DPA_FB_TICKS;
+	m = fb->basis == DPA_FB_CSCS ? DPA_CSCS : DPA_TICKS;
+	if (!dpa_deep_stored(d, m))
+		return dpa_fail(err, p, "the %s totals were not computed", dpa_measure_name(m));
+	for (uint32_t t = 1; t <= p->n_thread; t++)
+		fb->program_cost += dpa_deep_thread_total(d, t, m);
+	if (!fb->program_cost)
+		return dpa_fail(err, p, "every %s count is zero: nothing to base estimates on%s",
+				fb->basis == DPA_FB_CSCS ? "CSC" : "clock tick",
+				fb->basis == DPA_FB_TICKS ? " (the run was too short for the timer)" : "");
+	/* ns per basis unit: the profile's CPU time over its CSCs, or the
+	 * timer's period; 1 when the profile has neither */
+	if (fb->basis == DPA_FB_CSCS)
+		u = p->hdr.cpu_ns ? (double)p->hdr.cpu_ns /
+			(double)(p->hdr.cscs ? p->hdr.cscs : fb->program_cost) : 0;
+	else
+		u = p->hdr.ns_per_tick > 0 ? p->hdr.ns_per_tick
+			: p->hdr.ticks && p->hdr.cpu_ns ? (double)p->hdr.cpu_ns / (double)p->hdr.ticks : 0;
+	fb->ns_per_unit = isfinite(u) && u > 0 ? u : 1;
+
+	fb->input = dpa_fb_alloc(fb, sizeof(*fb->input));
+	if (!fb->input)
+		goto oom;
+	fb->n_input = 1;
+	in = &fb->input[0];
+	in->path = dpa_fb_strdup(fb, p->path);
+	in->crc32 = file_crc32(p->path);
+	in->program = fb->program = dpa_fb_strdup(fb, p->hdr.program);
+	if ((p->path && !in->path) || (p->hdr.program && !fb->program))
+		goto oom;
+	in->cscs = p->hdr.cscs;
+	in->cpu_ns = p->hdr.cpu_ns;
+	in->basis = fb->basis;
+	in->has_progrep = pr && pr->n_loaded > 0;
+
+	if (dpa_fb_hotcold(fb, d, pr, err) < 0 || dpa_fb_recursion(fb, d, pr, err) < 0)
+		goto fail;
+	if (fb_ctx_init(&c, fb, d, pr, err) < 0)
+		goto fail;
+	c.m = m;
+	c.call_thr = o->call_threshold / fb->ns_per_unit;
+	c.proc_thr = o->proc_threshold / fb->ns_per_unit;
+	c.list_thr = o->list_share * (double)fb->program_cost;
+	c.ov = o->ov;
+	c.ov.spawn_cost /= fb->ns_per_unit;
+	c.ov.spawn_delay /= fb->ns_per_unit;
+	c.ov.barrier_cost /= fb->ns_per_unit;
+	c.ov.signal_cost /= fb->ns_per_unit;
+	c.ov.wait_cost /= fb->ns_per_unit;
+	c.ov.wakeup_delay /= fb->ns_per_unit;
+	rc = fb_autopar(&c);
+	fb_ctx_release(&c);
+	if (rc < 0)
+		goto fail;
+	return 0;
+oom:
+	dpa_fail(err, p, "out of memory analysing for feedback");
+fail:
+	dpa_feedback_release(fb);
+	return -1;
 }

@@ -39,9 +39,11 @@ enum dpa_fb_basis { DPA_FB_CSCS, DPA_FB_TICKS, DPA_FB_NBASES };
  * Parallel overheads, in nanoseconds of this machine, for the code shape the
  * estimates assume (OpenMP tasks, libgomp), in a `#pragma omp parallel` +
  * `single` region that already exists:
- *     #pragma omp task        (group 1) ... (group k-1), each spawned in order
- *     group k runs on the spawning thread
+ *     #pragma omp task        (group 2) ... (group k), each spawned in order
+ *     group 1 runs on the spawning thread once it has spawned the others
  *     #pragma omp taskwait
+ * (Mercury's order: the first group starts at once, so a producer early in
+ * the sequence is never the delayed one; schemas/feedback-model.md §6.)
  * spawn_cost   what spawning one task costs the spawning thread
  * spawn_delay  from the spawn until another thread starts running the task
  * barrier_cost the taskwait when every task has already finished
@@ -77,6 +79,10 @@ struct dpa_fb_options {
 				 * calls (0 only means "never") */
 	bool per_context;       /* also report candidates per calling context,
 				 * not only merged over contexts */
+	double list_share;      /* a region with too few costly calls is listed
+				 * (verdict too_cheap) only when two of its calls,
+				 * over all its executions, each cost at least this
+				 * share of the whole program (0.01) */
 };
 
 /* Fill *o with the documented defaults (schemas/feedback.md). */
@@ -115,6 +121,9 @@ struct dpa_fb_hot {
 	double mean, median;    /* total cost per call, in the basis's unit; the
 				 * median is over the calls, per calling context */
 	double mean_cscs, mean_ns;  /* the same mean in CSCs and in time (ticks) */
+	uint64_t outer_calls;   /* the calls mean and median are over: a PROC's
+				 * calls from outside its clique (all its calls
+				 * when there are none), a SITE's calls */
 };
 
 /* Recursion patterns, per clique (recursive cliques only). */
@@ -134,6 +143,15 @@ struct dpa_fb_recursion {
 	uint32_t cutoff_depth;      /* single/divide-and-conquer: spawn only at
 				     * levels below this (0: never worth it) */
 	const char *why;            /* the cut-off in plain words */
+	uint32_t rec_sites;         /* distinct call sites of recursive calls */
+	uint32_t branching;         /* the level model's recursive calls per
+				     * activation: 1 single, 2+ divide-and-conquer,
+				     * 0 no level model (mutual, other) */
+	double per_call;            /* cost of one activation without its
+				     * recursive calls (its own work and
+				     * non-recursive callees), basis unit */
+	double spawn_overhead;      /* spawn_cost + spawn_delay + barrier_cost,
+				     * basis unit: what the cut-off weighs */
 };
 
 /* Variable-use timing of a costly call. */
@@ -275,6 +293,14 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 		   const struct dpa_progreps *pr, struct dpa_error *err);
 int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
 		     const struct dpa_progreps *pr, struct dpa_error *err);
+
+/* The place of procedure ps / call site css of profile *p, strings copied
+ * into fb's arena; pr (may be NULL) adds the site id and checksum. Returns
+ * 0, or -1 out of memory. (hotcold.c) */
+int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
+		    const struct dpa_progreps *pr, uint32_t ps, struct dpa_fb_place *at);
+int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
+		     const struct dpa_progreps *pr, uint32_t css, struct dpa_fb_place *at);
 
 /* The feedback's arena: memory that lives until dpa_feedback_release().
  * NULL on out of memory. Zero-filled. */

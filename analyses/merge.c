@@ -1172,24 +1172,22 @@ out:
 	return ret;
 }
 
+/* Free a per-input table of n rows (each row may be NULL) and the table. */
+static void free_rows(uint32_t **rows, uint32_t n)
+{
+	if (!rows)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		free(rows[i]);
+	free(rows);
+}
+
 static void merger_free(struct merger *mg)
 {
-	uint32_t i;
-
-	for (i = 0; i < mg->n; i++) {
-		if (mg->mod_gid)
-			free(mg->mod_gid[i]);
-		if (mg->ps_gid)
-			free(mg->ps_gid[i]);
-		if (mg->css_gid)
-			free(mg->css_gid[i]);
-		if (mg->thr_gid)
-			free(mg->thr_gid[i]);
-	}
-	free(mg->mod_gid);
-	free(mg->ps_gid);
-	free(mg->css_gid);
-	free(mg->thr_gid);
+	free_rows(mg->mod_gid, mg->n);
+	free_rows(mg->ps_gid, mg->n);
+	free_rows(mg->css_gid, mg->n);
+	free_rows(mg->thr_gid, mg->n);
 	strtab_free(&mg->mods);
 	strtab_free(&mg->names);
 	ttab_free(&mg->pss);
@@ -1261,20 +1259,10 @@ void dpa_merged_release(struct dpa_merged *m)
 	if (!m)
 		return;
 	o = &m->prof;
-	for (i = 0; i < m->n_in; i++) {
-		if (m->ps_map)
-			free(m->ps_map[i]);
-		if (m->pd_map)
-			free(m->pd_map[i]);
-		if (m->csd_map)
-			free(m->csd_map[i]);
-		if (m->thread_map)
-			free(m->thread_map[i]);
-	}
-	free(m->ps_map);
-	free(m->pd_map);
-	free(m->csd_map);
-	free(m->thread_map);
+	free_rows(m->ps_map, m->n_in);
+	free_rows(m->pd_map, m->n_in);
+	free_rows(m->csd_map, m->n_in);
+	free_rows(m->thread_map, m->n_in);
 	free(m->bfs_parent_csd);
 	free(o->path);
 	free(o->hdr.program);

@@ -27,6 +27,7 @@
 #define CSS_INDEX_AT 36
 #define CSS_TUID_AT 40
 #define MAX_DEPTH 200           /* nesting of bodies we follow */
+#define VERSION_MIN 1           /* the oldest record version read (1: no use/store items) */
 
 /* ---- private types ---- */
 
@@ -62,6 +63,7 @@ struct parse {
 	uint32_t cap_tu, cap_fn;
 	struct dpa_pr_tu *cur_tu;   /* TU of the record being parsed */
 	struct dpa_pr_fn *cur_fn;
+	uint32_t version;           /* "progrep" of the record being parsed */
 };
 
 /* ---- private prototypes ---- */
@@ -443,12 +445,46 @@ static int check_own_site(struct parse *ps, uint32_t site, const char *what)
 	return 0;
 }
 
+/* {"use": name} or {"store": name}: name must be a named parameter of the
+ * function being parsed (and, for a store, a pointer one); sets it->name
+ * (interned) and it->param, its index in the function's params. */
+static int parse_param_item(struct parse *ps, json_t *v, struct dpa_pr_item *it, const char *what)
+{
+	const struct dpa_pr_fn *f = ps->cur_fn;
+	const char *name;
+
+	if (!json_is_string(v))
+		return perr(ps, "body %s: not a string", what);
+	name = json_string_value(v);
+	for (uint32_t i = 0; i < f->n_params; i++) {
+		if (!f->params[i].name || strcmp(f->params[i].name, name))
+			continue;
+		if (it->kind == DPA_PR_ITEM_STORE && !f->params[i].pointer)
+			return perr(ps, "body store: parameter \"%s\" of %s is not a pointer", name,
+				    f->name);
+		it->param = i;
+		it->name = f->params[i].name;
+		return 0;
+	}
+	return perr(ps, "body %s: \"%s\" is not a parameter of %s", what, name, f->name);
+}
+
+/* Parse one body item into *it. Returns 0, 1 for an item of a kind this
+ * reader does not know (skipped: schemas/progrep.md, Versioning), or -1. */
 static int parse_item(struct parse *ps, json_t *o, struct dpa_pr_item *it, int depth)
 {
 	json_t *v;
 
 	if (!json_is_object(o) || json_object_size(o) != 1)
 		return perr(ps, "body: an item is not a one-key object");
+	if ((v = json_object_get(o, "use"))) {
+		it->kind = DPA_PR_ITEM_USE;
+		return parse_param_item(ps, v, it, "use");
+	}
+	if ((v = json_object_get(o, "store"))) {
+		it->kind = DPA_PR_ITEM_STORE;
+		return parse_param_item(ps, v, it, "store");
+	}
 	if ((v = json_object_get(o, "call"))) {
 		it->kind = DPA_PR_ITEM_CALL;
 		if (want_u32(ps, v, "body call", &it->site) < 0)
@@ -490,23 +526,35 @@ static int parse_item(struct parse *ps, json_t *o, struct dpa_pr_item *it, int d
 			return -1;
 		return parse_body(ps, json_object_get(v, "body"), &it->body, depth + 1, "loop body");
 	}
-	return perr(ps, "body: unknown item");
+	return 1;
 }
 
+/* Parse the array j into *b, leaving out items of unknown kinds (b->n
+ * counts the items kept). */
 static int parse_body(struct parse *ps, json_t *j, struct dpa_pr_body *b, int depth,
 		      const char *what)
 {
+	uint32_t n;
+
 	if (depth > MAX_DEPTH)
 		return perr(ps, "%s: nested deeper than %d", what, MAX_DEPTH);
 	if (!json_is_array(j))
 		return perr(ps, "%s: %s", what, j ? "not an array" : "missing");
-	b->n = (uint32_t)json_array_size(j);
-	b->items = pool_array(ps, b->n, sizeof(*b->items));
+	n = (uint32_t)json_array_size(j);
+	b->n = 0;
+	b->items = pool_array(ps, n, sizeof(*b->items));
 	if (!b->items)
 		return -1;
-	for (uint32_t i = 0; i < b->n; i++)
-		if (parse_item(ps, json_array_get(j, i), &b->items[i], depth) < 0)
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = parse_item(ps, json_array_get(j, i), &b->items[b->n], depth);
+
+		if (rc < 0)
 			return -1;
+		if (rc == 0)
+			b->n++;
+		else    /* skipped: the slot is reused, and must be clean again */
+			memset(&b->items[b->n], 0, sizeof(b->items[b->n]));
+	}
 	return 0;
 }
 
@@ -634,6 +682,7 @@ static int parse_fn(struct parse *ps, json_t *o, uint64_t id)
 	if (pr->n_fn == ps->cap_fn)
 		return perr(ps, "more records than lines");
 	f = &pr->fn[pr->n_fn];
+	f->version = ps->version;
 	f->tu = (uint32_t)(tu - pr->tu);
 	ps->cur_tu = tu;
 	ps->cur_fn = f;
@@ -727,8 +776,9 @@ static int parse_record(struct parse *ps, const char *s, size_t len)
 	v = json_object_get(o, "progrep");
 	if (want_u32(ps, v, "progrep", &version) < 0)
 		goto out;
-	if (version == 0 || version > DPA_PROGREP_VERSION) {
-		perr(ps, "progrep version %u, this reader knows %d", version, DPA_PROGREP_VERSION);
+	if (version < VERSION_MIN || version > DPA_PROGREP_VERSION) {
+		perr(ps, "progrep version %u, this reader reads %d to %d", version, VERSION_MIN,
+		     DPA_PROGREP_VERSION);
 		goto out;
 	}
 	if (get_str(ps, o, "record", &rec) < 0 || get_str(ps, o, "tu", &tus) < 0)
@@ -737,6 +787,7 @@ static int parse_record(struct parse *ps, const char *s, size_t len)
 		perr(ps, "tu \"%s\" is not 16 lower-case hex digits", tus);
 		goto out;
 	}
+	ps->version = version;
 	if (!strcmp(rec, "tu"))
 		rc = parse_tu(ps, o, id);
 	else if (!strcmp(rec, "fn"))

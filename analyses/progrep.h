@@ -14,8 +14,9 @@
 
 #include "profile.h"
 
-/* The progrep record version this reader understands; larger is rejected. */
-#define DPA_PROGREP_VERSION 1
+/* The newest progrep record version this reader understands; larger is
+ * rejected (2: bodies may hold use/store items; 1 is still read). */
+#define DPA_PROGREP_VERSION 2
 
 /* ================================================================
  * One ELF file's progrep
@@ -114,6 +115,8 @@ enum dpa_pr_sum_state {
 };
 
 struct dpa_pr_fn {
+	uint32_t version;       /* the record's "progrep" version: 1 has no use/store
+				 * items (an older plugin), 2 has them */
 	uint32_t tu;            /* index in dpa_progrep.tu */
 	uint32_t ps;            /* index in its TU's ps table: the key is (tu_id, ps) */
 	const char *name, *file;

@@ -1,11 +1,14 @@
 /*
- * recursion.c — recursion types of cliques and their cost per recursion
- * level, from entry and internal call counts (see recursion.h).
+ * recursion.c — recursion types of cliques from their call counts (see
+ * recursion.h), and the feedback model's recursion patterns: the type from
+ * the progrep, the cost of a call at each level and a parallel cut-off.
  * Part of deepprof's analyses library. MIT licence.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "feedback.h"
 #include "recursion.h"
 
 static const char *const type_names[DPA_REC_NTYPES] = {
@@ -27,6 +30,8 @@ static bool seen_css(const uint32_t *seen, uint32_t n, uint32_t css)
 	return false;
 }
 
+/* Clique c's type by its recursive call sites and its counts and per-level
+ * costs for measure m (recursion.h). */
 void dpa_recursion_of(const struct dpa_deep *d, uint32_t c, enum dpa_measure m,
 		      struct dpa_recursion *out)
 {
@@ -79,4 +84,324 @@ void dpa_recursion_of(const struct dpa_deep *d, uint32_t c, enum dpa_measure m,
 						   : out->calls_per_entry;
 	out->own_per_call = (double)own / acts;
 	out->per_level = (double)own / ((double)out->entry_calls * out->depth);
+}
+
+/* ================================================================
+ * Recursion patterns for the feedback model (dpa_fb_recursion)
+ * ================================================================ */
+
+/*
+ * The type. With a loaded progrep for a one-member clique, its recursive
+ * call sites (the css of its internal csds) are looked up in the
+ * function's body: the most recursive calls one execution of the body can
+ * make is the sum along a sequence, the largest over a branch's arms (one
+ * arm runs per execution), so sites in different arms of one branch are
+ * single recursion and two on one path divide-and-conquer (k-way for k on
+ * one path); a recursive site inside a loop makes an unknown number of
+ * calls per activation: other. A site the body does not place (unplaced,
+ * another TU, no record) sends it back to the counts of dpa_recursion_of()
+ * (one site simple, two divide-and-conquer, more other). Two or more
+ * members: mutual.
+ *
+ * The level model (single and divide-and-conquer). An entry's activations
+ * A/E = (entry + internal calls) / entry calls; T = the clique's total cost
+ * per entry; every activation costs the same per_call = T / (A/E) without
+ * its recursive calls (its own work and its non-recursive callees).
+ *   single, depth D = A/E: the call at level L (0: the entry) runs levels
+ *     L .. D-1, cost(L) = (D - L) * per_call.
+ *   divide-and-conquer with k calls per activation, balanced: A/E =
+ *     (k^D - 1) / (k - 1), so D = log_k((A/E)(k - 1) + 1), and
+ *     cost(L) = per_call * (k^(D-L) - 1) / (k - 1): each level about 1/k of
+ *     the one above (halves for k = 2).
+ * Levels 0 .. ceil(D)-1 exist; level_cost holds the first 64.
+ *
+ * The cut-off. The overheads of spawning one task are O = spawn_cost +
+ * spawn_delay + barrier_cost (ns, in basis units by ns_per_unit). Spawning
+ * gains when what runs in parallel is at least DPA_FB_CUTOFF_FACTOR * O
+ * (the overheads then cost at most a tenth of the work moved):
+ *   divide-and-conquer: a spawned call at level L runs beside its sibling:
+ *     it gains while cost(L) >= factor * O; cutoff_depth = the deepest
+ *     such level >= 1.
+ *   single: a spawned call at level L runs beside what is left of its
+ *     caller's own work, at most per_call, at every level alike: if
+ *     per_call >= factor * O every level gains (cutoff_depth = ceil(D)-1,
+ *     the deepest), else none.
+ * 0: never (also for mutual and other recursion, with no level model).
+ */
+#define DPA_FB_CUTOFF_FACTOR 10.0
+#define MAX_REC_SITES 16
+
+/* The progrep's view of a body: the most recursive calls on one path, and
+ * whether one sits in a loop. found[i] is set for rec site i seen. */
+struct body_scan {
+	const uint32_t *site;   /* the recursive sites (TU-wide ids) */
+	uint32_t n;
+	bool found[MAX_REC_SITES];
+	bool in_loop;
+};
+
+/* The most recursive calls one execution of body b makes (see above). */
+static uint32_t scan_body(struct body_scan *s, const struct dpa_pr_body *b, bool loop)
+{
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct dpa_pr_item *it = &b->items[i];
+
+		switch (it->kind) {
+		case DPA_PR_ITEM_CALL:
+			for (uint32_t j = 0; j < s->n; j++)
+				if (s->site[j] == it->site) {
+					s->found[j] = true;
+					s->in_loop |= loop;
+					sum++;
+					break;
+				}
+			break;
+		case DPA_PR_ITEM_BRANCH: {
+			uint32_t best = 0;
+
+			for (uint32_t a = 0; a < it->n_arms; a++) {
+				uint32_t k = scan_body(s, &it->arms[a], loop);
+
+				if (k > best)
+					best = k;
+			}
+			sum += best;
+			break;
+		}
+		case DPA_PR_ITEM_LOOP:
+			sum += scan_body(s, &it->body, true);
+			break;
+		default:
+			break;
+		}
+	}
+	return sum;
+}
+
+/*
+ * The type of one-member clique c (pd q) from the progrep: 0 and *type,
+ * *branching set; -1 when the progrep cannot say (not loaded, a recursive
+ * site not placed in the body).
+ */
+static int type_from_progrep(const struct dpa_deep *d, const struct dpa_progreps *pr, uint32_t q,
+			     uint8_t *type, uint32_t *branching)
+{
+	const struct dpa_profile *p = d->p;
+	const struct dpa_pd *pd = &p->pd[q];
+	const struct dpa_pr_fn *fn;
+	const struct dpa_progrep *r;
+	struct body_scan s = { 0 };
+	uint32_t site[MAX_REC_SITES];
+	uint32_t mod, k;
+	uint64_t tu_id;
+
+	if (!pr || !pr->ps || !pr->css || !pr->mod || pr->p != p)
+		return -1;
+	mod = pr->ps[pd->ps].module;
+	fn = pr->ps[pd->ps].fn;
+	if (!mod || !fn || mod > p->n_module || pr->mod[mod].state != DPA_PR_LOADED)
+		return -1;
+	r = &pr->mod[mod].pr;
+	if (fn->tu >= r->n_tu)
+		return -1;
+	tu_id = r->tu[fn->tu].id;
+	for (uint32_t i = 0; i < pd->out_n; i++) {
+		uint32_t x = p->out_csd[pd->out_first + i];
+		const struct dpa_pr_css_map *m;
+		uint32_t j;
+
+		if (p->csd[x].callee_pd != q)
+			continue;
+		m = &pr->css[p->csd[x].css];
+		if (m->module != mod || m->tu_id != tu_id)
+			return -1;
+		for (j = 0; j < s.n && site[j] != m->site; j++)
+			;
+		if (j < s.n)
+			continue;
+		if (s.n == MAX_REC_SITES)
+			return -1;
+		site[s.n++] = m->site;
+	}
+	if (!s.n)
+		return -1;
+	s.site = site;
+	k = scan_body(&s, &fn->body, false);
+	for (uint32_t j = 0; j < s.n; j++)
+		if (!s.found[j])
+			return -1;
+	if (s.in_loop) {
+		*type = DPA_REC_OTHER;
+		*branching = 0;
+	} else if (k >= 2) {
+		*type = DPA_REC_DIVIDE;
+		*branching = k;
+	} else {
+		*type = DPA_REC_SIMPLE;
+		*branching = 1;
+	}
+	return 0;
+}
+
+/* cost(L) of the level model (see above). */
+static double level_cost(double per_call, double depth, uint32_t k, double level)
+{
+	if (k <= 1)
+		return (depth - level) * per_call;
+	return per_call * (pow(k, depth - level) - 1.0) / (double)(k - 1);
+}
+
+/* Fill r's depth, levels, cut-off and why for a clique of `total` cost in
+ * the basis unit (r's counts, type and branching set). Returns 0 or -1
+ * (out of memory). */
+static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, double total)
+{
+	char why[512];
+	double cpe, need, u = fb->ns_per_unit;
+	uint32_t k = r->branching, n_all;
+
+	r->spawn_overhead = u > 0 ? (fb->opt.ov.spawn_cost + fb->opt.ov.spawn_delay +
+				     fb->opt.ov.barrier_cost) / u : INFINITY;
+	need = DPA_FB_CUTOFF_FACTOR * r->spawn_overhead;
+	if (r->entry_calls == 0) {
+		snprintf(why, sizeof(why), "no calls enter the clique from outside: no cost per "
+			 "level, no cut-off");
+		goto done;
+	}
+	cpe = ((double)r->entry_calls + (double)r->internal_calls) / (double)r->entry_calls;
+	r->cost_per_entry = total / (double)r->entry_calls;
+	r->per_call = r->cost_per_entry / cpe;
+	if (k == 0) {
+		r->depth = cpe;     /* linear: one level per call (a guess) */
+		snprintf(why, sizeof(why), "%s: no level model, so no cut-off",
+			 r->type == DPA_REC_MUTUAL ? "mutual recursion" :
+			 r->from_progrep ? "a recursive call in a loop (an unknown number of "
+			 "calls per activation)" : "three or more recursive call sites");
+		goto done;
+	}
+	r->depth = k == 1 ? cpe : log(cpe * (double)(k - 1) + 1.0) / log((double)k);
+	n_all = (uint32_t)fmin(ceil(r->depth - 1e-9), 4e9);
+	if (n_all < 1)
+		n_all = 1;
+	r->n_levels = n_all < 64 ? n_all : 64;
+	if (!(r->level_cost = dpa_fb_alloc(fb, r->n_levels * sizeof(double))))
+		return -1;
+	for (uint32_t l = 0; l < r->n_levels; l++)
+		r->level_cost[l] = level_cost(r->per_call, r->depth, k, l);
+	if (u <= 0) {
+		snprintf(why, sizeof(why), "no time scale (ns per unit unknown): no cut-off");
+		goto done;
+	}
+	if (n_all < 2) {
+		snprintf(why, sizeof(why), "no recursive call below the entry (depth %.2f): "
+			 "nothing to spawn", r->depth);
+		goto done;
+	}
+	if (k == 1) {
+		if (r->per_call >= need) {
+			r->cutoff_depth = n_all - 1;
+			snprintf(why, sizeof(why), "spawn the recursive call at every level (1 to "
+				 "%u): it runs beside its caller's own work, %.0f ns a call, at "
+				 "least %g x the task overheads (%.0f ns)", r->cutoff_depth,
+				 r->per_call * u, DPA_FB_CUTOFF_FACTOR, r->spawn_overhead * u);
+		} else {
+			snprintf(why, sizeof(why), "never worth spawning: in single recursion a "
+				 "spawned call runs beside its caller's own work only, %.0f ns a "
+				 "call, less than %g x the task overheads (%.0f ns)",
+				 r->per_call * u, DPA_FB_CUTOFF_FACTOR, r->spawn_overhead * u);
+		}
+		goto done;
+	}
+	for (uint32_t l = 1; l < n_all && level_cost(r->per_call, r->depth, k, l) >= need; l++)
+		r->cutoff_depth = l;
+	if (!r->cutoff_depth) {
+		snprintf(why, sizeof(why), "never worth spawning: a level-1 call costs %.0f ns, "
+			 "less than %g x the task overheads (%.0f ns)",
+			 level_cost(r->per_call, r->depth, k, 1) * u, DPA_FB_CUTOFF_FACTOR,
+			 r->spawn_overhead * u);
+	} else if (r->cutoff_depth + 1 < n_all) {
+		snprintf(why, sizeof(why), "spawn the recursive calls at levels 1 to %u: a level-%u "
+			 "call costs %.0f ns, at least %g x the task overheads (%.0f ns); a level-%u "
+			 "call costs %.0f ns, too little", r->cutoff_depth, r->cutoff_depth,
+			 level_cost(r->per_call, r->depth, k, r->cutoff_depth) * u,
+			 DPA_FB_CUTOFF_FACTOR, r->spawn_overhead * u, r->cutoff_depth + 1,
+			 level_cost(r->per_call, r->depth, k, r->cutoff_depth + 1) * u);
+	} else {
+		snprintf(why, sizeof(why), "spawn the recursive calls at every level (1 to %u): "
+			 "even a level-%u call costs %.0f ns, at least %g x the task overheads "
+			 "(%.0f ns)", r->cutoff_depth, r->cutoff_depth,
+			 level_cost(r->per_call, r->depth, k, r->cutoff_depth) * u,
+			 DPA_FB_CUTOFF_FACTOR, r->spawn_overhead * u);
+	}
+done:
+	return (r->why = dpa_fb_strdup(fb, why)) ? 0 : -1;
+}
+
+/* Order: the clique's total cost descending, then clique id. */
+static int rec_order(const void *pa, const void *pb)
+{
+	const struct dpa_fb_recursion *x = pa, *y = pb;
+	double tx = x->cost_per_entry * (double)x->entry_calls;
+	double ty = y->cost_per_entry * (double)y->entry_calls;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return x->clique < y->clique ? -1 : x->clique > y->clique;
+}
+
+/* fb->rec: one entry per recursive clique of d, typed (by the progrep where
+ * it can say), with its level model and cut-off, ranked by total cost;
+ * arrays and strings in fb's arena. Returns 0, or -1 out of memory. */
+int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
+		     const struct dpa_progreps *pr, struct dpa_error *err)
+{
+	const struct dpa_profile *p = d->p;
+	const struct dpa_cliques *cl = &d->cl;
+	enum dpa_measure m = fb->basis == DPA_FB_TICKS ? DPA_TICKS : DPA_CSCS;
+	uint32_t n = 0, i = 0;
+
+	fb->n_rec = 0;
+	fb->rec = NULL;
+	for (uint32_t c = 1; c <= cl->n; c++)
+		if (dpa_clique_recursive(cl, p, c))
+			n++;
+	if (!n)
+		return 0;
+	if (!(fb->rec = dpa_fb_alloc(fb, (size_t)n * sizeof(*fb->rec))))
+		goto oom;
+	for (uint32_t c = 1; c <= cl->n; c++) {
+		struct dpa_fb_recursion *r = &fb->rec[i];
+		struct dpa_recursion rc;
+		const uint32_t *mem;
+		uint32_t nm;
+
+		if (!dpa_clique_recursive(cl, p, c))
+			continue;
+		i++;
+		mem = dpa_clique_members(cl, c, &nm);
+		dpa_recursion_of(d, c, m, &rc);
+		r->clique = c;
+		r->members = nm;
+		r->entry_calls = rc.entry_calls;
+		r->internal_calls = rc.internal_calls;
+		r->rec_sites = rc.rec_sites;
+		r->type = rc.type;
+		if (nm == 1 && type_from_progrep(d, pr, mem[0], &r->type, &r->branching) == 0)
+			r->from_progrep = true;
+		else if (r->type == DPA_REC_SIMPLE)
+			r->branching = 1;
+		else if (r->type == DPA_REC_DIVIDE)
+			r->branching = 2;
+		if (dpa_fb_place_ps(fb, p, pr, p->pd[mem[0]].ps, &r->at) < 0 ||
+		    level_model(fb, r, (double)dpa_deep_clique_total(d, c, m)) < 0)
+			goto oom;
+	}
+	qsort(fb->rec, n, sizeof(*fb->rec), rec_order);
+	fb->n_rec = n;
+	return 0;
+oom:
+	fb->n_rec = 0;
+	return dpa_fail(err, p, "out of memory finding recursion patterns");
 }

@@ -9,6 +9,14 @@
 
 #include "startup.h"
 
+/*
+ * The types. From call counts alone (dpa_recursion_of, the report): by the
+ * number of recursive call sites, as commented. With a program
+ * representation (dpa_fb_recursion, feedback): from the body's paths — two or
+ * more recursive calls that can run in one activation make divide-and-
+ * conquer, recursive calls in separate arms of a branch single recursion, a
+ * recursive call in a loop "other".
+ */
 enum dpa_rec_type {
 	DPA_REC_NONE,           /* not recursive */
 	DPA_REC_SIMPLE,         /* one member, one call site back into itself */

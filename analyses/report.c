@@ -153,6 +153,10 @@ static int by_value(const void *x, const void *y, void *ctx)
 		return a->css < b->css ? -1 : 1;
 	if (a->clique != b->clique)
 		return a->clique < b->clique ? -1 : 1;
+	if (a->pd != b->pd)
+		return a->pd < b->pd ? -1 : 1;
+	if (a->csd != b->csd)
+		return a->csd < b->csd ? -1 : 1;
 	return a->label && b->label ? strcmp(a->label, b->label) : 0;
 }
 
@@ -183,10 +187,11 @@ static void rank(struct dpa_report *r, struct dpa_report_section *s)
 }
 
 /*
- * Ranking while rows are made, for sections with one row per procedure
- * (millions in a big profile): with a limit, s holds only the rows rank()
- * would keep, as a heap whose root is the worst of them, so memory is
- * O(limit), not O(rows). Rows must differ in by_value() (distinct ps).
+ * Ranking while rows are made, for sections that may have millions of rows
+ * (a procedure each; a clique's call sites and children): with a limit, s
+ * holds only the rows rank() would keep, as a heap whose root is the worst
+ * of them, so memory is O(limit), not O(rows). Rows must differ in
+ * by_value() (by ps, css, clique, pd or csd).
  * keep_row() offers *w (copied); keep_finish() sorts what is kept.
  */
 struct keep {
@@ -461,16 +466,26 @@ static uint64_t entry_calls(const struct dpa_cliques *cl, const struct dpa_profi
 
 /* clique ID: self = the clique; "ancestors": from its primary parent up to
  * the clique main is in (clique, csd = the primary entry leading down, ps =
- * its caller's ps, other_ps = its callee's ps, costs the clique's);
- * "members": pds; "call_sites": every csd out of a member (clique = the
- * callee's clique; internal or not); "children": the cliques those lead to. */
+ * its caller's ps, other_ps = its callee's ps, costs the clique's), the
+ * nearest o.limit of them; "members": pds; "call_sites": every csd out of
+ * a member (clique = the callee's clique; internal or not); "children": the
+ * cliques those lead to (count = csds, calls = their calls). Members, call
+ * sites and children are ranked and cut to o.limit like top's rows, and
+ * n_before_limit says how many there were: a clique with 10^6 members,
+ * sites or children costs memory and time for the rows kept, not all. */
 static int clique(struct dpa_report *r, struct dpa_error *err)
 {
 	const struct dpa_profile *p = r->p;
 	const struct dpa_cliques *cl = &r->d->cl;
 	struct dpa_report_section *anc, *mem, *sites, *kids;
+	struct dpa_report_row w;
+	struct keep km, ks, kk;
 	const uint32_t *m;
-	uint32_t c = r->o.id, nm, *kid_row;
+	uint32_t c = r->o.id, nm, n_kid = 0, kid_cap = 0, n_anc = 0;
+	/* callee clique -> its index in kid_calls/kid_n + 1: a clique may call
+	 * millions; kid_clique[i] is child i's clique */
+	uint32_t *kid_row = NULL, *kid_clique = NULL, *kid_n = NULL;
+	uint64_t *kid_calls = NULL;
 
 	if (c < 1 || c > cl->n) {
 		snprintf(err->msg, sizeof(err->msg), "%s: no clique %u (cliques are 1..%u)", p->path,
@@ -488,79 +503,115 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 	anc = new_section(r, "ancestors");
 	for (uint32_t below = c, e; (e = dpa_clique_primary_entry(cl, below)) != 0;) {
 		uint32_t up = dpa_clique_of(cl, p->csd[e].caller_pd);
-		struct dpa_report_row *w;
+		struct dpa_report_row *a;
 
 		if (p->pd[p->csd[e].caller_pd].ps == 1)
 			break;  /* the thread's root: the chain ends at main's clique */
-		if (!(w = add_row(anc)))
-			return oom(r, err);
-		w->clique = up;
-		w->csd = e;
-		w->css = p->csd[e].css;
-		w->ps = p->pd[p->csd[e].caller_pd].ps;
-		w->other_ps = p->pd[p->csd[e].callee_pd].ps;
-		clique_costs(r->d, up, &w->c);
-		w->calls = entry_calls(cl, p, up);
 		below = up;
+		if (r->o.limit && n_anc++ >= r->o.limit)
+			continue;       /* past the limit: only counted */
+		if (!(a = add_row(anc)))
+			return oom(r, err);
+		a->clique = up;
+		a->csd = e;
+		a->css = p->csd[e].css;
+		a->ps = p->pd[p->csd[e].caller_pd].ps;
+		a->other_ps = p->pd[p->csd[e].callee_pd].ps;
+		clique_costs(r->d, up, &a->c);
+		a->calls = entry_calls(cl, p, up);
 	}
+	anc->n_before_limit = r->o.limit ? n_anc : anc->n;
 
 	mem = new_section(r, "members");
 	sites = new_section(r, "call_sites");
 	kids = new_section(r, "children");
-	/* callee clique -> its row in kids + 1: a clique may call thousands */
 	kid_row = calloc((size_t)cl->n + 1, sizeof(uint32_t));
 	if (!kid_row)
-		return oom(r, err);
+		goto fail;
+	keep_init(r, &km);
+	keep_init(r, &ks);
+	keep_init(r, &kk);
 	for (uint32_t i = 0; i < nm; i++) {
 		const struct dpa_pd *q = &p->pd[m[i]];
-		struct dpa_report_row *w = add_row(mem);
 
-		if (!w)
+		memset(&w, 0, sizeof(w));
+		w.pd = m[i];
+		w.ps = q->ps;
+		w.clique = c;
+		pd_costs(r->d, m[i], &w.c);
+		w.calls = w.c.own[DPA_CALLS];
+		if (keep_row(r, mem, &km, &w) < 0)
 			goto fail;
-		w->pd = m[i];
-		w->ps = q->ps;
-		w->clique = c;
-		pd_costs(r->d, m[i], &w->c);
-		w->calls = w->c.own[DPA_CALLS];
 		for (uint32_t k = 0; k < q->out_n; k++) {
 			uint32_t x = p->out_csd[q->out_first + k];
 			uint32_t callee_cq = dpa_clique_of(cl, p->csd[x].callee_pd);
-			struct dpa_report_row *s = add_row(sites), *kid = NULL;
 
-			if (!s)
+			memset(&w, 0, sizeof(w));
+			w.csd = x;
+			w.css = p->csd[x].css;
+			w.pd = m[i];
+			w.ps = q->ps;
+			w.other_ps = p->pd[p->csd[x].callee_pd].ps;
+			w.clique = callee_cq;
+			w.internal = callee_cq == c;
+			csd_costs(r->d, x, &w.c);
+			w.calls = w.c.own[DPA_CALLS];
+			w.count = 1;
+			if (keep_row(r, sites, &ks, &w) < 0)
 				goto fail;
-			s->csd = x;
-			s->css = p->csd[x].css;
-			s->pd = m[i];
-			s->ps = q->ps;
-			s->other_ps = p->pd[p->csd[x].callee_pd].ps;
-			s->clique = callee_cq;
-			s->internal = callee_cq == c;
-			csd_costs(r->d, x, &s->c);
-			s->calls = s->c.own[DPA_CALLS];
-			s->count = 1;
-			if (s->internal)
+			if (w.internal)
 				continue;
-			if (kid_row[callee_cq]) {
-				kid = &kids->row[kid_row[callee_cq] - 1];
-			} else {
-				uint32_t n2;
+			if (!kid_row[callee_cq]) {
+				if (n_kid == kid_cap) {
+					/* grow the per-child arrays by doubling */
+					size_t cap = kid_cap ? 2 * (size_t)kid_cap : 16;
+					uint32_t *a = realloc(kid_clique, cap * sizeof(*a));
+					uint32_t *b = a ? realloc(kid_n, cap * sizeof(*b)) : NULL;
+					uint64_t *d = b ? realloc(kid_calls, cap * sizeof(*d)) : NULL;
 
-				if (!(kid = add_row(kids)))
-					goto fail;
-				kid_row[callee_cq] = kids->n;
-				kid->clique = callee_cq;
-				kid->ps = p->pd[dpa_clique_members(cl, callee_cq, &n2)[0]].ps;
-				clique_costs(r->d, callee_cq, &kid->c);
+					if (a)
+						kid_clique = a;
+					if (b)
+						kid_n = b;
+					if (!d)
+						goto fail;
+					kid_calls = d;
+					kid_cap = (uint32_t)cap;
+				}
+				kid_clique[n_kid] = callee_cq;
+				kid_n[n_kid] = 0;
+				kid_calls[n_kid] = 0;
+				kid_row[callee_cq] = ++n_kid;
 			}
-			kid->calls += dpa_own(p, x, DPA_CALLS);
-			kid->count++;
+			kid_calls[kid_row[callee_cq] - 1] += w.calls;
+			kid_n[kid_row[callee_cq] - 1]++;
 		}
 	}
+	for (uint32_t i = 0; i < n_kid; i++) {
+		uint32_t n2;
+
+		memset(&w, 0, sizeof(w));
+		w.clique = kid_clique[i];
+		w.ps = p->pd[dpa_clique_members(cl, kid_clique[i], &n2)[0]].ps;
+		clique_costs(r->d, kid_clique[i], &w.c);
+		w.calls = kid_calls[i];
+		w.count = kid_n[i];
+		if (keep_row(r, kids, &kk, &w) < 0)
+			goto fail;
+	}
+	keep_finish(r, mem, &km);
+	keep_finish(r, sites, &ks);
+	keep_finish(r, kids, &kk);
 	free(kid_row);
+	free(kid_clique);
+	free(kid_n);
+	free(kid_calls);
 	return 0;
 fail:
 	free(kid_row);
+	free(kid_clique);
+	free(kid_n);
+	free(kid_calls);
 	return oom(r, err);
 }
 

@@ -2,17 +2,24 @@
 # build, empty -finstrument-functions hooks, gprof and callgrind, on fib, an
 # allocation-heavy program, and bzip2 and zlib's minigzip from Debian's
 # sources (fetched into $(BUILD)/src by bench/fetch-src.sh), in the cyg route
-# and the plugin route (deepprof-cc: ABI v1, calls=surviving, and abi=2 where
-# it builds and runs correctly), with compile time and text size; then the
+# and the plugin route (deepprof-cc: its default ABI v2, abi=1 and
+# calls=surviving), with compile time and text size; then the
 # analyses benchmark (bench/analyses.py: deepprof report/export and
 # callgrind_annotate on dp-gen profiles of 10^5..10^7 csds). Not part of
 # `make check`. The table also goes to $(BUILD)/bench/results.txt.
+# Then the feedback accuracy step (bench/accuracy/run.py): predicted against
+# achieved speedup of deepprof feedback's recommendations on programs with
+# known answers; table in $(BUILD)/bench/accuracy/results.txt.
 #   make bench BENCH_ARGS=--quick          one tiny run: checks the machinery
 #   make bench BENCH_ARGS="--only fib,bzip2 --runs 3 --pin 1"
 #   make bench BENCH_ARGS="--only analyses"
+#   make bench ACCURACY=0                  without the accuracy step
+#   make bench-accuracy ACCURACY_ARGS="--only fib,overlap --runs 9"
 # Part of deepprof. MIT licence.
 
 BENCH_ARGS ?=
+ACCURACY ?= 1
+ACCURACY_ARGS ?=
 # What a program linked with libprof.a needs after it (libprof's fragment may
 # say so in LIBPROF_LIBS; otherwise what libprof is known to use).
 BENCH_PROF_LIBS = $(if $(LIBPROF_LIBS),$(LIBPROF_LIBS),-lmsgpackc -lz -lpthread -lrt -ldl -lm)
@@ -23,3 +30,11 @@ bench: deps
 	  --libprof $(LIB_DIR)/libprof.a --libs="$(BENCH_PROF_LIBS) $(SAN_PROF)" \
 	  --deepprof $(BIN_DIR)/deepprof $(if $(DEEPPROF_CC),--deepprof-cc $(DEEPPROF_CC)) \
 	  --dpgen $(BIN_DIR)/dp-gen $(BENCH_ARGS)
+	@$(if $(filter 1,$(ACCURACY)),$(MAKE) --no-print-directory bench-accuracy)
+
+# the accuracy step alone (--quick in BENCH_ARGS makes it quick too)
+.PHONY: bench-accuracy
+bench-accuracy: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) bench/accuracy/run.py --build $(BUILD) --cc $(CC) \
+	  $(if $(filter --quick,$(BENCH_ARGS)),--quick) $(ACCURACY_ARGS)

@@ -11,10 +11,11 @@ drift in the machine's load spreads over all of them:
   empty       gcc -O2 -finstrument-functions, empty hooks the floor of the approach
   gprof       gcc -O2 -pg
   libprof     gcc -O2 -finstrument-functions + libprof.a  deepprof, cyg route
-  plugin      deepprof-cc -O2 (GCC plugin, ABI v1)       deepprof, plugin route
-  plugin-surv deepprof-cc -O2 --deepprof-arg=calls=surviving
-  plugin-abi2 deepprof-cc -O2 --deepprof-arg=abi=2       only where it builds, its
-              output equals plain's and its Deep.data has plugin's call total
+  plugin      deepprof-cc -O2 (GCC plugin, its default   deepprof, plugin route
+              ABI v2: the call path inline)
+  plugin-abi1 deepprof-cc -O2 --deepprof-arg=abi=1       out-of-line hooks; its
+              Deep.data must have plugin's call total
+  plugin-surv deepprof-cc -O2 --deepprof-arg=calls=surviving   (ABI v1 too)
   callgrind   the plain binary under valgrind --tool=callgrind (real programs
               only), on 1/CG_SHRINK of the input, CG_RUNS times, against plain
               on that same small input; its seconds are scaled back to the full
@@ -103,11 +104,11 @@ def programs(a, src):
     ]
 
 
-VARIANTS = ["plain", "empty", "gprof", "libprof", "plugin", "plugin-surv", "plugin-abi2"]
-PLUGIN_VARIANTS = {"plugin": [], "plugin-surv": ["--deepprof-arg=calls=surviving"],
-                   "plugin-abi2": ["--deepprof-arg=abi=2"]}
-OPTIONAL = {"plugin-abi2"}      # measured only where it builds and runs correctly
-INSTRUMENTED = ["libprof", "plugin", "plugin-surv", "plugin-abi2"]   # write Deep.data
+VARIANTS = ["plain", "empty", "gprof", "libprof", "plugin", "plugin-abi1", "plugin-surv"]
+PLUGIN_VARIANTS = {"plugin": [], "plugin-abi1": ["--deepprof-arg=abi=1"],
+                   "plugin-surv": ["--deepprof-arg=calls=surviving"]}
+OPTIONAL = set()                # variants measured only where they build and run correctly
+INSTRUMENTED = ["libprof", "plugin", "plugin-abi1", "plugin-surv"]   # write Deep.data
 
 
 # ---------------------------------------------------------------- building
@@ -344,9 +345,9 @@ def measure(a, progs, b, bdir, inputs):
 
 def deep_data_stats(a, progs, res, b):
     """{(prog, variant): (n_csd, file_bytes, mem_bytes, calls) or a message}
-    from the last good run of each instrumented variant. An OPTIONAL
-    variant whose profile does not read, or whose call total differs from
-    the plugin build's (the same source-level calls), goes to b.broken."""
+    from the last good run of each instrumented variant. plugin-abi1's
+    profile must read and have the plugin (ABI v2) build's call total (the
+    same source-level calls): otherwise it goes to b.broken."""
     stats = {}
     for p in progs:
         for v in [v for v in INSTRUMENTED if v in variants(a)]:
@@ -373,13 +374,13 @@ def deep_data_stats(a, progs, res, b):
                               int(doc["header"]["mem_bytes"]), int(doc["header"]["calls"]))
             except (ValueError, KeyError, TypeError) as e:
                 stats[key] = "unexpected dump --json layout (%s)" % e
-        key, ref = (p.name, "plugin-abi2"), stats.get((p.name, "plugin"))
+        key, ref = (p.name, "plugin-abi1"), stats.get((p.name, "plugin"))
         if key in stats:
             st = stats.pop(key)
             if not isinstance(st, tuple):
                 b.broken[key] = st
             elif isinstance(ref, tuple) and st[3] != ref[3]:
-                b.broken[key] = "its Deep.data has %d calls, the ABI v1 build's %d" % (st[3], ref[3])
+                b.broken[key] = "its Deep.data has %d calls, the ABI v2 build's %d" % (st[3], ref[3])
             else:
                 stats[key] = st
     return stats

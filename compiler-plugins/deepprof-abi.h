@@ -13,11 +13,12 @@
 extern "C" {
 #endif
 
-/* dp_tu.abi_version is what the TU's code calls: 1, the out-of-line hooks
- * (the default), or 2, the inline fast path (-fplugin-arg-deepprof-abi=2);
+/* dp_tu.abi_version is what the TU's code calls: 2, the inline fast path
+ * (the plugin's default, DP_ABI_VERSION), or 1, the out-of-line hooks
+ * (-fplugin-arg-deepprof-abi=1, and what calls=surviving selects);
  * the tables below are the same for both. A runtime ignores (counting it as
  * lost) a table whose abi_version it does not implement. */
-#define DP_ABI_VERSION          1
+#define DP_ABI_VERSION          2
 #define DP_ABI_MIN_VERSION      1
 
 /* Call-site kinds: the same numbers as Deep.data's CSS kind. */
@@ -165,6 +166,12 @@ void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 /* Site's slow path: the csd for (pd, site, fn) — fn the target of an
  * indirect call, else NULL — made if new, stored in pd's slot, returned. */
 void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
+/* After each return of a call of setjmp & co (returns_twice) in a function
+ * with a prologue: `me` is that function's csd (what its prologue found).
+ * dp_cur naming another csd means a longjmp landed here: the runtime
+ * forgets the calls it left and sets dp_cur to me. Out of line: setjmp
+ * costs more than this call. */
+void dp_abi_land(struct dp_tu *tu, void *me);
 
 #ifdef __cplusplus
 }

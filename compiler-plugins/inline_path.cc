@@ -193,11 +193,40 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 		gsi_insert_seq_on_edge(normal, restore);
 }
 
+/* After CALL, a call of setjmp & co (returns_twice): dp_abi_land(&tu, me),
+ * which finds dp_cur still naming me on the first return, and after a
+ * longjmp to it the csd current where the longjmp was made (the runtime
+ * then resynchronises: schemas/plugin-abi.md, "longjmp"). */
+static void emit_land(gimple *call, tree me)
+{
+	location_t loc = gimple_location(call);
+	gimple_seq s = NULL;
+	add(&s, gimple_build_call(dp_hook_decl(DPR_LAND), 2, dp_tu_addr(), me), loc);
+	if (!stmt_ends_bb_p(call)) {
+		gimple_stmt_iterator gsi = gsi_for_stmt(call);
+		gsi_insert_seq_after(&gsi, s, GSI_NEW_STMT);
+		return;
+	}
+	edge e, normal = NULL;
+	edge_iterator ei;
+	int n = 0;
+	FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
+		if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
+			normal = e;
+			n++;
+		}
+	if (n == 1)
+		gsi_insert_seq_on_edge(normal, s);
+}
+
 /* Emits the v2 code for one function whose sites are dp_sites[first ..]
- * (already recorded, one per element of CALLS) and whose back-edges are BACK.
- * A leaf (no sites, no back-edges) gets nothing, its callers count it,
- * unless ENTRY: code other than its TU's call sites may call it. */
-void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back, bool entry)
+ * (already recorded, one per element of CALLS), whose back-edges are BACK
+ * and whose calls of setjmp & co are LANDS. A leaf (no sites, no
+ * back-edges) gets nothing, its callers count it, unless ENTRY: code other
+ * than its TU's call sites may call it. (A leaf that calls setjmp and has
+ * no prologue gets no landing hook: it has no csd of its own to name.) */
+void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back,
+		    vec<gimple *> &lands, bool entry)
 {
 	if (calls.is_empty() && back.is_empty() && !entry)
 		return;
@@ -214,6 +243,8 @@ void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> 
 	}
 	for (unsigned i = 0; i < calls.length(); i++)
 		emit_site(calls[i], first + i, i, me, pd);
+	for (unsigned i = 0; i < lands.length(); i++)
+		emit_land(lands[i], me);
 	emit_prologue(fun, ps, me, pd);
 	if (current_loops)
 		loops_state_set(LOOPS_NEED_FIXUP);

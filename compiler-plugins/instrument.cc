@@ -174,12 +174,16 @@ unsigned int inst_pass::execute(function *fun)
 	add_fn(fndecl, fun);
 
 	/* Sites, in block then statement order. */
-	auto_vec<gimple *> calls;
+	auto_vec<gimple *> calls, lands;
 	basic_block bb;
 	FOR_EACH_BB_FN(bb, fun)
-		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g))
-			if (is_site(gsi_stmt(g)))
-				calls.safe_push(gsi_stmt(g));
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+			gimple *st = gsi_stmt(g);
+			if (is_site(st))
+				calls.safe_push(st);
+			else if (is_gimple_call(st) && (gimple_call_flags(st) & ECF_RETURNS_TWICE))
+				lands.safe_push(st);    /* abi=2: a longjmp may land after it */
+		}
 
 	/* Back-edges: every retreating edge of a depth-first walk, which covers
 	 * natural loops, continue and backward goto (and irreducible loops). */
@@ -202,7 +206,7 @@ unsigned int inst_pass::execute(function *fun)
 		 * uninstrumented code may call (a callback, a signal handler, an
 		 * atexit function, a call from another TU) counts itself. */
 		dp_fns[ps].v2_entry = dp_may_be_entered(fndecl);
-		dp_emit_inline(fun, ps, calls, back, dp_fns[ps].v2_entry);
+		dp_emit_inline(fun, ps, calls, back, lands, dp_fns[ps].v2_entry);
 		gsi_commit_edge_inserts();
 		n_back = back.length();
 	} else {

@@ -83,6 +83,7 @@ enum dp_root {
 	DPR_CALL, DPR_RETURN, DPR_ENTER, DPR_BACKEDGE, DPR_REGISTER, DPR_UNREGISTER,
 	DPR_TICKS,              /* the thread-local dp_loop_ticks */
 	DPR_ENTER_SLOW, DPR_CALL_SLOW,  /* abi=2 */
+	DPR_LAND,               /* abi=2: after each setjmp & co returns */
 	DPR_CUR,                /* abi=2: the thread-local dp_cur */
 	DPR_N
 };
@@ -96,7 +97,8 @@ bool dp_is_hook(tree fndecl);
 tree dp_ticks_decl(void);               /* extern __thread uint64_t dp_loop_ticks */
 tree dp_cur_decl(void);                 /* extern __thread uintptr_t dp_cur */
 tree dp_tu_ps_ref(void);                /* __deepprof_tu.ps */
-void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back, bool entry);
+void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back,
+		    vec<gimple *> &lands, bool entry);
 void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START */
 
 /* instrument.cc, progrep.cc, surviving.cc */

@@ -10,7 +10,10 @@
  * GPL-compatible. */
 int plugin_is_GPL_compatible;
 
-struct dp_options dp_opt = { true, true, false, true, false, 1, NULL };
+/* abi 2 (the inline fast path) is the default; calls=surviving selects abi 1
+ * unless abi is given (plugin_init) */
+struct dp_options dp_opt = { true, true, false, true, false, 2, NULL };
+static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
 static const struct ggc_root_tab dp_root_tab[] = {
@@ -22,9 +25,10 @@ static struct plugin_info dp_info = {
 	"0.1",
 	"deepprof instrumentation: static ps/css tables, loop back-edge ticks,\n"
 	"program representation (.deepprof.progrep).\n"
-	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1|call\n"
+	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1|call (call: abi 1)\n"
 	"           -fplugin-arg-deepprof-tailcalls=0|1 -fplugin-arg-deepprof-progrep-file=PATH\n"
-	"           -fplugin-arg-deepprof-calls=source|surviving -fplugin-arg-deepprof-abi=1|2"
+	"           -fplugin-arg-deepprof-calls=source|surviving (surviving: abi 1)\n"
+	"           -fplugin-arg-deepprof-abi=1|2 (default 2: the inline fast path)"
 };
 
 /* ================= utilities shared by the passes ================= */
@@ -109,6 +113,7 @@ static bool parse_args(const struct plugin_name_args *info)
 		} else if (!strcmp(a->key, "abi")) {
 			if (a->value && (!strcmp(a->value, "1") || !strcmp(a->value, "2"))) {
 				dp_opt.abi = a->value[0] - '0';
+				abi_given = true;
 			} else {
 				error("deepprof plugin: %<-fplugin-arg-deepprof-abi=%s%>: expected 1 or 2",
 				      a->value ? a->value : "");
@@ -145,8 +150,16 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	}
 	if (!parse_args(info))
 		return 1;
-	if (dp_opt.abi == 2 && dp_opt.surviving) {
-		error("deepprof plugin: %<-fplugin-arg-deepprof-calls=surviving%> needs %<abi=1%>");
+	/* calls=surviving removes hooks after inlining, and backedges=call
+	 * ticks through dp_abi_backedge(): only abi 1's out-of-line hooks
+	 * allow either. Each selects abi 1 by itself; with an explicit abi=2
+	 * it is an error. */
+	bool tick_call = dp_opt.backedges && dp_opt.tick_call;
+	if ((dp_opt.surviving || tick_call) && !abi_given)
+		dp_opt.abi = 1;
+	if (dp_opt.abi == 2 && (dp_opt.surviving || tick_call)) {
+		error("deepprof plugin: %<-fplugin-arg-deepprof-%s%> needs %<abi=1%>",
+		      dp_opt.surviving ? "calls=surviving" : "backedges=call");
 		return 1;
 	}
 	/* GCC splits -fplugin-arg-NAME-KEY at the first '-', so arguments reach

@@ -1,13 +1,15 @@
 /*
  * progrep.cc — the program representation pass (after "ssa"): for each
  * instrumented function, its parameters, its call sites nested in the
- * control flow, what feeds each argument, what each result defines, memory
- * effects; one JSON line per function in the .deepprof.progrep section
+ * control flow with where each parameter is first used and stored through,
+ * what feeds each argument, what each result defines, memory effects; one
+ * JSON line per function in the .deepprof.progrep section
  * (schemas/progrep.md). Part of deepprof's compiler plugins. MIT licence.
  */
 #include "plugin.h"
 #include "tree-ssa-loop.h"
 #include "ssa-iterators.h"
+#include "tree-dfa.h"
 
 /* ================= a growing string ================= */
 
@@ -30,14 +32,29 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 static void sb_puts(struct sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
 
 static void sb_printf(struct sbuf *b, const char *fmt, ...) ATTRIBUTE_PRINTF_2;
+/* Appends the formatted text, however long (a loop's or branch's body is
+ * formatted in whole: a fixed buffer cut them and broke the JSON). */
 static void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
 	char tmp[256];
-	va_list ap;
+	va_list ap, again;
 	va_start(ap, fmt);
+	va_copy(again, ap);
 	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
 	va_end(ap);
-	sb_add(b, tmp, n < (int)sizeof tmp ? (size_t)n : sizeof tmp - 1);
+	if (n < 0) {
+		va_end(again);
+		return;
+	}
+	if (n < (int)sizeof tmp) {
+		sb_add(b, tmp, (size_t)n);
+	} else {
+		char *big = (char *)xmalloc((size_t)n + 1);
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+		sb_add(b, big, (size_t)n);
+		free(big);
+	}
+	va_end(again);
 }
 
 /* A JSON string literal. */
@@ -64,6 +81,19 @@ static void sb_str(struct sbuf *b, const char *s)
 
 /* ================= per-function state ================= */
 
+/* A named parameter and the values derived from it (schemas/progrep.md,
+ * "Parameter uses and stores"): SSA names whose value is the parameter's,
+ * or a pointer into what it points to (copies, casts, pointer arithmetic,
+ * &p->f, phis); and the parameter itself when it lives in memory (address
+ * taken, aggregate), whose loads are such values. */
+struct pvar {
+	tree decl;
+	const char *name;
+	bool pointer;                   /* "pointer": true: it may have stores */
+	bool in_mem;                    /* not a gimple register: read by loads */
+	bitmap ssa;                     /* SSA versions derived from it */
+};
+
 struct ctx {
 	function *fun;
 	unsigned ps, first, n;          /* the function's sites: first .. first+n */
@@ -72,6 +102,9 @@ struct ctx {
 	bool *visited;                  /* per basic block index */
 	bitmap seen;                    /* SSA names walked for the current value */
 	int budget;                     /* steps left for the current value */
+	unsigned n_pv;                  /* named parameters: pv[0 .. n_pv) */
+	struct pvar *pv;
+	int *first_use, *last_store;    /* n_pv entries: per block, a statement index or -1 */
 };
 
 /* Every walk from one value visits each SSA name once and takes at most
@@ -430,6 +463,286 @@ static void emit_call(struct ctx *c, unsigned site, struct sbuf *b)
 	sb_puts(b, "}");
 }
 
+/* ================= parameter uses and stores ================= */
+
+enum { PV_USE = 1, PV_STORE = 2 };
+
+static bool derived(const struct pvar *v, tree t)
+{
+	return t && TREE_CODE(t) == SSA_NAME && bitmap_bit_p(v->ssa, SSA_NAME_VERSION(t));
+}
+
+/* Does the value or reference t read v (a derived SSA name, or v itself
+ * when it lives in memory, anywhere inside t)? */
+static bool mentions(const struct pvar *v, tree t)
+{
+	if (!t)
+		return false;
+	if (TREE_CODE(t) == SSA_NAME)
+		return derived(v, t);
+	if (t == v->decl)
+		return v->in_mem;
+	if (TREE_CODE(t) == TREE_LIST)          /* an asm's operand */
+		return mentions(v, TREE_VALUE(t)) || mentions(v, TREE_CHAIN(t));
+	if (!EXPR_P(t))
+		return false;
+	for (int i = 0; i < TREE_OPERAND_LENGTH(t); i++)
+		if (mentions(v, TREE_OPERAND(t, i)))
+			return true;
+	return false;
+}
+
+/* Is the memory reference t (a store's destination) through a pointer
+ * derived from v? */
+static bool through(const struct pvar *v, tree t)
+{
+	tree base = t ? get_base_address(t) : NULL_TREE;
+	return base && (TREE_CODE(base) == MEM_REF || TREE_CODE(base) == TARGET_MEM_REF) &&
+	       derived(v, TREE_OPERAND(base, 0));
+}
+
+/* Does the destination t read v other than as the pointer stored through
+ * (an index, say)? A variable written is not read. */
+static bool mentions_dest(const struct pvar *v, tree t)
+{
+	if (!t || TREE_CODE(t) == SSA_NAME || DECL_P(t) || !EXPR_P(t))
+		return false;
+	bool mem = TREE_CODE(t) == MEM_REF || TREE_CODE(t) == TARGET_MEM_REF;
+	for (int i = 0; i < TREE_OPERAND_LENGTH(t); i++) {
+		tree op = TREE_OPERAND(t, i);
+		if (i == 0 ? (mem ? !derived(v, op) && mentions(v, op) : mentions_dest(v, op))
+			   : mentions(v, op))
+			return true;
+	}
+	return false;
+}
+
+/* Is a pointer derived from v as an address: the name, or &v->f? */
+static bool derived_pointer(const struct pvar *v, tree t)
+{
+	if (derived(v, t))
+		return true;
+	if (t && TREE_CODE(t) == ADDR_EXPR) {
+		tree base = get_base_address(TREE_OPERAND(t, 0));
+		return base && (TREE_CODE(base) == MEM_REF || TREE_CODE(base) == TARGET_MEM_REF) &&
+		       derived(v, TREE_OPERAND(base, 0));
+	}
+	return false;
+}
+
+/* Does the assignment s only compute a value derived from v (a copy, cast,
+ * pointer arithmetic on it, &v->f, or a load of v living in memory)? */
+static bool derives(const struct pvar *v, gimple *s)
+{
+	if (!is_gimple_assign(s) || TREE_CODE(gimple_assign_lhs(s)) != SSA_NAME)
+		return false;
+	enum tree_code code = gimple_assign_rhs_code(s);
+	tree r = gimple_assign_rhs1(s);
+	if (code == SSA_NAME || CONVERT_EXPR_CODE_P(code) || code == POINTER_PLUS_EXPR)
+		return derived(v, r);
+	if (code == ADDR_EXPR)
+		return derived_pointer(v, r);
+	return v->in_mem && r == v->decl;
+}
+
+/* Marks every SSA name derived from v, to a fixed point over the function
+ * (phis and loops; at most 32 sweeps). */
+static void derive(function *fun, struct pvar *v)
+{
+	tree def = ssa_default_def(fun, v->decl);
+	if (def)
+		bitmap_set_bit(v->ssa, SSA_NAME_VERSION(def));
+	bool changed = true;
+	for (int sweep = 0; changed && sweep < 32; sweep++) {
+		changed = false;
+		basic_block bb;
+		FOR_EACH_BB_FN(bb, fun) {
+			for (gphi_iterator g = gsi_start_phis(bb); !gsi_end_p(g); gsi_next(&g)) {
+				gphi *phi = g.phi();
+				tree res = gimple_phi_result(phi);
+				if (virtual_operand_p(res) || derived(v, res))
+					continue;
+				for (unsigned i = 0; i < gimple_phi_num_args(phi); i++)
+					if (derived(v, gimple_phi_arg_def(phi, i))) {
+						bitmap_set_bit(v->ssa, SSA_NAME_VERSION(res));
+						changed = true;
+						break;
+					}
+			}
+			for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+				gimple *s = gsi_stmt(g);
+				if (derives(v, s) && bitmap_set_bit(v->ssa,
+					SSA_NAME_VERSION(gimple_assign_lhs(s))))
+					changed = true;
+			}
+		}
+	}
+}
+
+/* May the call s write what its pointer argument i points to: a callee
+ * not declared const or pure, and a pointee (of the prototype's parameter
+ * type when there is one) that is not const? */
+static bool call_may_write(gimple *s, unsigned i)
+{
+	int flags = gimple_call_flags(s);
+	if (gimple_call_fndecl(s))
+		flags |= dp_declared_effects(gimple_call_fndecl(s));
+	if (flags & (ECF_CONST | ECF_PURE))
+		return false;
+	tree ptr = TREE_TYPE(gimple_call_arg(s, i));
+	tree fntype = gimple_call_fntype(s);
+	tree at = fntype ? TYPE_ARG_TYPES(fntype) : NULL_TREE;
+	for (unsigned k = 0; at && k < i; k++)
+		at = TREE_CHAIN(at);
+	if (at && TREE_VALUE(at) && POINTER_TYPE_P(TREE_VALUE(at)))
+		ptr = TREE_VALUE(at);
+	return POINTER_TYPE_P(ptr) && !TYPE_READONLY(TREE_TYPE(ptr));
+}
+
+/* Is t a temporary of the plugin's instrumentation (a "dp_" register
+ * made by instrument.cc or inline_path.cc; a user's variable so named has a
+ * non-artificial decl)? */
+static bool dp_temp(tree t)
+{
+	if (!t || TREE_CODE(t) != SSA_NAME || !SSA_NAME_IDENTIFIER(t))
+		return false;
+	tree var = SSA_NAME_VAR(t);
+	return (!var || DECL_ARTIFICIAL(var)) &&
+	       !strncmp(IDENTIFIER_POINTER(SSA_NAME_IDENTIFIER(t)), "dp_", 3);
+}
+
+/* Is s code the instrumentation added (a hook call, or a statement on its
+ * temporaries: the inline fast path's test of an indirect call's target
+ * reads the function pointer, and must not count as a use of it)? */
+static bool instrumentation(gimple *s)
+{
+	if (is_gimple_call(s) && dp_is_hook(gimple_call_fndecl(s)))
+		return true;
+	for (unsigned i = 0; i < gimple_num_ops(s); i++)
+		if (dp_temp(gimple_op(s, i)))
+			return true;
+	return false;
+}
+
+/* What statement s does with parameter v: PV_USE (reads it, or memory
+ * through it; for a call, before it) and PV_STORE (stores through it; for
+ * a call, after it). */
+static int stmt_effect(const struct pvar *v, gimple *s)
+{
+	int fx = 0;
+	if (is_gimple_debug(s) || instrumentation(s))
+		return 0;
+	switch (gimple_code(s)) {
+	case GIMPLE_ASSIGN: {
+		if (gimple_clobber_p(s) || derives(v, s))
+			return 0;
+		tree lhs = gimple_assign_lhs(s);
+		if (through(v, lhs))    /* an integer made a pointer: its value is read */
+			fx |= v->pointer ? PV_STORE : PV_USE;
+		if (mentions_dest(v, lhs))
+			fx |= PV_USE;
+		for (unsigned i = 1; i < gimple_num_ops(s); i++)
+			if (mentions(v, gimple_op(s, i)))
+				fx |= PV_USE;
+		return fx;
+	}
+	case GIMPLE_CALL: {
+		if (gimple_call_internal_p(s) || dp_is_hook(gimple_call_fndecl(s)))
+			return 0;
+		tree lhs = gimple_call_lhs(s);
+		if (through(v, lhs))
+			fx |= v->pointer ? PV_STORE : PV_USE;
+		if (mentions_dest(v, lhs) || mentions(v, gimple_call_fn(s)))
+			fx |= PV_USE;
+		for (unsigned i = 0; i < gimple_call_num_args(s); i++) {
+			tree a = gimple_call_arg(s, i);
+			if (!mentions(v, a))
+				continue;
+			fx |= PV_USE;
+			if (v->pointer && derived_pointer(v, a) && call_may_write(s, i))
+				fx |= PV_STORE;
+		}
+		return fx;
+	}
+	case GIMPLE_COND:
+	case GIMPLE_SWITCH:
+	case GIMPLE_RETURN:
+	case GIMPLE_ASM:
+		for (unsigned i = 0; i < gimple_num_ops(s); i++)
+			if (mentions(v, gimple_op(s, i)))
+				return PV_USE;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The join block after bb when bb ends in the inline fast path's test
+ * (abi=2 splits a source block there: bb, an unlikely block of
+ * instrumentation only, and the join, which goes on with the call); else
+ * NULL. */
+static basic_block fast_path_join(basic_block bb)
+{
+	gimple *last = last_stmt(bb);
+	if (!last || gimple_code(last) != GIMPLE_COND || !instrumentation(last) ||
+	    EDGE_COUNT(bb->succs) != 2)
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		basic_block slow = EDGE_SUCC(bb, i)->dest, join = EDGE_SUCC(bb, 1 - i)->dest;
+		if (!single_succ_p(slow) || single_succ(slow) != join)
+			continue;
+		bool only = true;
+		for (gimple_stmt_iterator g = gsi_start_bb(slow); !gsi_end_p(g) && only; gsi_next(&g))
+			only = is_gimple_debug(gsi_stmt(g)) || instrumentation(gsi_stmt(g));
+		if (only)
+			return join;
+	}
+	return NULL;
+}
+
+/* The stretch of blocks from bb that the source has as one block: bb and
+ * the joins of the fast paths in it, while they are in lp, not stop, not
+ * visited and not lp's header. */
+static void stretch(struct ctx *c, basic_block bb, basic_block stop, class loop *lp,
+		    vec<basic_block> *out)
+{
+	out->safe_push(bb);
+	for (basic_block j = fast_path_join(bb); j && j != stop && !c->visited[j->index] &&
+	     flow_bb_inside_loop_p(lp, j) && j != lp->header && j->loop_father == lp &&
+	     out->length() < 100000; j = fast_path_join(j))
+		out->safe_push(j);
+}
+
+/* For the stretch of blocks: the index of the first statement using each
+ * parameter and of the last storing through it (-1: none), counted over the
+ * stretch's statements, in c->first_use, c->last_store. */
+static void block_uses(struct ctx *c, const vec<basic_block> &blocks)
+{
+	for (unsigned i = 0; i < c->n_pv; i++)
+		c->first_use[i] = c->last_store[i] = -1;
+	int k = 0;
+	for (unsigned j = 0; j < blocks.length(); j++)
+		for (gimple_stmt_iterator g = gsi_start_bb(blocks[j]); !gsi_end_p(g); gsi_next(&g), k++)
+			for (unsigned i = 0; i < c->n_pv; i++) {
+				int fx = stmt_effect(&c->pv[i], gsi_stmt(g));
+				if ((fx & PV_USE) && c->first_use[i] < 0)
+					c->first_use[i] = k;
+				if (fx & PV_STORE)
+					c->last_store[i] = k;
+			}
+}
+
+/* Appends {"use"|"store": name} of parameter i to b; returns 1 (an item). */
+static unsigned param_item(struct ctx *c, const char *kind, unsigned i, struct sbuf *b,
+			   bool *first_item)
+{
+	sb_printf(b, "%s{\"%s\":", *first_item ? "" : ",", kind);
+	sb_str(b, c->pv[i].name);
+	sb_puts(b, "}");
+	*first_item = false;
+	return 1;
+}
+
 /* ================= the control-flow nesting ================= */
 
 static unsigned stmt_line(gimple *s)
@@ -450,11 +763,15 @@ static unsigned bb_line(basic_block bb)
 }
 
 /* Emits the items of the region starting at bb, up to (not including) stop,
- * inside loop lp, as JSON array elements. Returns how many calls it placed. */
+ * inside loop lp, as JSON array elements. Returns how many calls, uses and
+ * stores it placed (a branch is kept only if its arms hold some). */
 static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class loop *lp,
 		       struct sbuf *b, bool *first_item)
 {
 	unsigned placed = 0;
+	/* used[i]: parameter i has a use item in this sequence since its last
+	 * call, branch or loop item (a later one would say nothing new) */
+	bool *used = XCNEWVEC(bool, c->n_pv + 1);
 	bool at_header = lp->num != 0 && bb == lp->header;
 	for (int steps = 0; bb && bb != stop && steps < 100000; steps++) {
 		if (bb == EXIT_BLOCK_PTR_FOR_FN(c->fun) || c->visited[bb->index])
@@ -468,6 +785,7 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 			struct sbuf body = { NULL, 0, 0 };
 			bool fi = true;
 			unsigned n = region(c, bb, NULL, inner, &body, &fi);
+			memset(used, 0, c->n_pv * sizeof(*used));
 			sb_printf(b, "%s{\"loop\":{\"line\":%u,\"body\":[%s]}}",
 				  *first_item ? "" : ",", bb_line(bb), body.p ? body.p : "");
 			*first_item = false;
@@ -484,16 +802,33 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 			continue;
 		}
 		at_header = false;
-		c->visited[bb->index] = true;
-		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
-			int s = site_of(c, gsi_stmt(g));
-			if (s < 0 || c->placed[s - c->first])
-				continue;
-			c->placed[s - c->first] = true;
-			sb_printf(b, "%s{\"call\":%d}", *first_item ? "" : ",", s);
-			*first_item = false;
-			placed++;
+		auto_vec<basic_block> blocks;
+		stretch(c, bb, stop, lp, &blocks);
+		block_uses(c, blocks);
+		int k = 0;
+		for (unsigned j = 0; j < blocks.length(); j++) {
+			c->visited[blocks[j]->index] = true;
+			for (gimple_stmt_iterator g = gsi_start_bb(blocks[j]); !gsi_end_p(g);
+			     gsi_next(&g), k++) {
+				for (unsigned i = 0; i < c->n_pv; i++)
+					if (c->first_use[i] == k && !used[i]) {
+						placed += param_item(c, "use", i, b, first_item);
+						used[i] = true;
+					}
+				int s = site_of(c, gsi_stmt(g));
+				if (s >= 0 && !c->placed[s - c->first]) {
+					c->placed[s - c->first] = true;
+					sb_printf(b, "%s{\"call\":%d}", *first_item ? "" : ",", s);
+					memset(used, 0, c->n_pv * sizeof(*used));
+					*first_item = false;
+					placed++;
+				}
+				for (unsigned i = 0; i < c->n_pv; i++)
+					if (c->last_store[i] == k)
+						placed += param_item(c, "store", i, b, first_item);
+			}
 		}
+		bb = blocks.last();
 		auto_vec<basic_block> succ;
 		edge e;
 		edge_iterator ei;
@@ -520,6 +855,7 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 		}
 		if (n) {
 			gimple *last = last_stmt(bb);
+			memset(used, 0, c->n_pv * sizeof(*used));
 			sb_printf(b, "%s{\"branch\":{\"kind\":\"%s\",\"line\":%u,\"arms\":[%s]}}",
 				  *first_item ? "" : ",",
 				  last && gimple_code(last) == GIMPLE_SWITCH ? "switch" : "if",
@@ -530,6 +866,7 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 		placed += n;
 		bb = join;
 	}
+	free(used);
 	return placed;
 }
 
@@ -619,7 +956,7 @@ static void output_record(const char *json)
 static void output_tu_record(void)
 {
 	struct sbuf b = { NULL, 0, 0 };
-	sb_printf(&b, "{\"progrep\":1,\"record\":\"tu\",\"tu\":\"%016llx\",\"file\":",
+	sb_printf(&b, "{\"progrep\":2,\"record\":\"tu\",\"tu\":\"%016llx\",\"file\":",
 		  (unsigned long long)dp_tu_id);
 	sb_str(&b, main_input_filename);
 	sb_printf(&b, ",\"n_ps\":%u,\"n_css\":%u,\"abi\":%d}", dp_n_fns, dp_n_sites, dp_opt.abi);
@@ -730,8 +1067,28 @@ unsigned int progrep_pass::execute(function *fun)
 	}
 	calculate_dominance_info(CDI_POST_DOMINATORS);
 
+	/* the named parameters and what derives from each */
+	c.n_pv = 0;
+	for (tree p = DECL_ARGUMENTS(fndecl); p; p = DECL_CHAIN(p))
+		c.n_pv++;
+	c.pv = XCNEWVEC(struct pvar, c.n_pv + 1);
+	c.first_use = XCNEWVEC(int, c.n_pv + 1);
+	c.last_store = XCNEWVEC(int, c.n_pv + 1);
+	c.n_pv = 0;
+	for (tree p = DECL_ARGUMENTS(fndecl); p; p = DECL_CHAIN(p)) {
+		if (!DECL_NAME(p))
+			continue;
+		struct pvar *v = &c.pv[c.n_pv++];
+		v->decl = p;
+		v->name = dp_decl_name(p);
+		v->pointer = POINTER_TYPE_P(TREE_TYPE(p));
+		v->in_mem = !is_gimple_reg(p);
+		v->ssa = BITMAP_ALLOC(NULL);
+		derive(fun, v);
+	}
+
 	struct sbuf b = { NULL, 0, 0 };
-	sb_printf(&b, "{\"progrep\":1,\"record\":\"fn\",\"tu\":\"%016llx\",\"ps\":%u,\"fn\":",
+	sb_printf(&b, "{\"progrep\":2,\"record\":\"fn\",\"tu\":\"%016llx\",\"ps\":%u,\"fn\":",
 		  (unsigned long long)dp_tu_id, ps);
 	sb_str(&b, f->name);
 	sb_puts(&b, ",\"file\":");
@@ -776,6 +1133,11 @@ unsigned int progrep_pass::execute(function *fun)
 	free_dominance_info(CDI_POST_DOMINATORS);
 	if (own_loops)
 		loop_optimizer_finalize();
+	for (unsigned i = 0; i < c.n_pv; i++)
+		BITMAP_FREE(c.pv[i].ssa);
+	free(c.pv);
+	free(c.first_use);
+	free(c.last_store);
 	free(c.site_stmt);
 	free(c.placed);
 	free(c.visited);

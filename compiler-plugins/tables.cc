@@ -186,6 +186,9 @@ tree dp_hook_decl(enum dp_root which)
 	case DPR_CALL_SLOW:
 		d = make_hook("dp_abi_call_slow", build_function_type_list(p, p, u32, p, p, NULL_TREE));
 		break;
+	case DPR_LAND:
+		d = make_hook("dp_abi_land", build_function_type_list(v, p, p, NULL_TREE));
+		break;
 	default:
 		gcc_unreachable();
 	}
@@ -248,7 +251,8 @@ bool dp_is_hook(tree fndecl)
 	for (int i = DPR_CALL; i <= DPR_UNREGISTER; i++)
 		if (dp_roots[i] == fndecl)
 			return true;
-	if (fndecl == dp_roots[DPR_ENTER_SLOW] || fndecl == dp_roots[DPR_CALL_SLOW])
+	if (fndecl == dp_roots[DPR_ENTER_SLOW] || fndecl == dp_roots[DPR_CALL_SLOW] ||
+	    fndecl == dp_roots[DPR_LAND])
 		return true;
 	return false;
 }

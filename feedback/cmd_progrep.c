@@ -26,10 +26,11 @@ static const char progrep_usage[] =
 	"progrep of each of its modules, read from the module's file, and which\n"
 	"record each procedure (ps) and call site (css) of the profile maps to).\n"
 	"For each function: its parameters, its call sites in execution order\n"
-	"nested in branches and loops, what feeds each argument, what its result\n"
-	"defines, the callee's memory effects, and the checksum of its source\n"
-	"lines, checked against the source file now: ok, stale (the function\n"
-	"changed since it was compiled), no-source or unknown.\n"
+	"nested in branches and loops together with where each parameter is first\n"
+	"used and stored through ('use p', 'store through p'), what feeds each\n"
+	"argument, what its result defines, the callee's memory effects, and the\n"
+	"checksum of its source lines, checked against the source file now: ok,\n"
+	"stale (the function changed since it was compiled), no-source or unknown.\n"
 	"\n"
 	"  --json       one JSON document: {\"file\", \"kind\" (\"elf\"|\"profile\"),\n"
 	"               \"modules\": [{\"id\", \"path\", \"state\", \"message\", \"tus\",\n"
@@ -130,6 +131,11 @@ static json_t *body_json(const struct dpa_pr_body *b)
 			json_array_append_new(a, json_pack("{s{sssIso}}", "branch", "kind",
 							   it->is_switch ? "switch" : "if", "line",
 							   (json_int_t)it->line, "arms", arms));
+			break;
+		case DPA_PR_ITEM_USE:
+		case DPA_PR_ITEM_STORE:
+			json_array_append_new(a, json_pack("{ss}", it->kind == DPA_PR_ITEM_USE ?
+							   "use" : "store", it->name));
 			break;
 		default:
 			json_array_append_new(a, json_pack("{s{sIso}}", "loop", "line",
@@ -346,6 +352,12 @@ static void text_body(const struct dpa_pr_fn *f, const struct dpa_pr_body *b, in
 				       it->arms[k].n ? "" : ": no calls");
 				text_body(f, &it->arms[k], ind + 4);
 			}
+			break;
+		case DPA_PR_ITEM_USE:
+			printf("%*suse %s\n", ind, "", it->name);
+			break;
+		case DPA_PR_ITEM_STORE:
+			printf("%*sstore through %s\n", ind, "", it->name);
 			break;
 		default:
 			printf("%*sloop line %u%s\n", ind, "", it->line, it->body.n ? "" : ": no calls");

@@ -1,12 +1,16 @@
 /*
  * cmd_report.c — `deepprof report FILE [summary|top|proc NAME|clique ID|
  * site ID|callers NAME|recursion] [options]`: Mercury's pipeline, read →
- * startup → report → display → text or JSON (analyses/report.h, display.h).
+ * startup → report → display → text, JSON or HTML (analyses/report.h,
+ * display.h); `--html-dir DIR` writes a browsable static site of them.
  * Part of deepprof's feedback tools. MIT licence.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "display.h"
@@ -35,17 +39,28 @@ static const char report_usage[] =
 	"  --self           rank by the procedure's own cost (default)\n"
 	"  --total          rank by its own plus its descendants' cost\n"
 	"  --per-call       divide by the calls into each row\n"
-	"  --limit=N        at most N rows in ranked lists (default 20 in text, all\n"
-	"                   in JSON; 0: all); --limit=P% keeps rows with at least\n"
-	"                   P percent of the program's total\n"
+	"  --limit=N        at most N rows in ranked lists (default 20 in text and\n"
+	"                   HTML, all in JSON; 0: all); --limit=P% keeps rows with\n"
+	"                   at least P percent of the program's total\n"
 	"  --threshold=P    the same as --limit=P%\n"
 	"  --by=GROUP       callers: site (default), proc, file or clique\n"
 	"  --json           one JSON document (schemas/report.schema.json)\n"
+	"  --html           one self-contained HTML page (inline CSS, no script)\n"
+	"  -o, --output=OUT write the report to OUT (atomically) instead of stdout\n"
+	"  --html-dir=DIR   write a browsable static site into DIR (created; files\n"
+	"                   there replaced) instead of one report: index.html\n"
+	"                   (summary and top procedures), recursion.html, a page\n"
+	"                   per procedure (proc-PS.html) and per recursive clique\n"
+	"                   (clique-ID.html), linked to each other; give no REPORT\n"
+	"  --html-limit=N   --html-dir: pages for at most N procedures, the\n"
+	"                   costliest by total --sort measure, and N recursive\n"
+	"                   cliques (default 500); names without a page are not links\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"Times are timer ticks x the profile's measured time per tick.\n"
 	"Exit status: 0 success, 2 bad usage, a missing, truncated or corrupt\n"
-	"FILE, or an unknown name or id.\n";
+	"FILE, an unknown name or id, or an output place that cannot be written;\n"
+	"1 when the tool itself fails (out of memory, a write error).\n";
 
 static void report_help(void)
 {
@@ -94,6 +109,67 @@ static uint32_t parse_uint(const char *v, const char *what)
 	return (uint32_t)l;
 }
 
+/* Write *dp to path atomically (a temporary file beside it, renamed over
+ * it) as render() prints it. Dies: 2 if path's directory cannot take the
+ * file, 1 if writing fails. */
+static void write_output(const char *path, const struct dpa_display *dp,
+			 int (*render)(const struct dpa_display *, FILE *))
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + sizeof(".tmpXXXXXX"));
+	mode_t mask;
+	FILE *f;
+	int fd;
+
+	if (!tmp)
+		die_status(DP_EXIT_FAIL, "report: out of memory");
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		die("report: %s: cannot create: %s", path, strerror(errno));
+	/* mkstemp makes the file 0600; give it the mode a plain create would. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0 || !(f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		close(fd);
+		unlink(tmp);
+		die_status(DP_EXIT_FAIL, "report: %s: %s", path, strerror(e));
+	}
+	errno = 0;
+	if (render(dp, f) < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		int e = errno;
+
+		fclose(f);
+		unlink(tmp);
+		die_status(DP_EXIT_FAIL, "report: %s: write failed: %s", path,
+			   e ? strerror(e) : "I/O error");
+	}
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		die_status(DP_EXIT_FAIL, "report: %s: cannot write: %s", path, strerror(e));
+	}
+	free(tmp);
+}
+
+/* --html: a lone page, without links. */
+static int render_html_page(const struct dpa_display *dp, FILE *f)
+{
+	return dpa_render_html(dp, NULL, f);
+}
+
+/* Is dir a directory this process can write into? */
+static bool writable_dir(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
+}
+
 static void warn_symbols(const struct dpa_profile *p, int missing)
 {
 	const char *first = NULL;
@@ -111,7 +187,10 @@ int cmd_report(int argc, char **argv)
 	struct dpa_report_opts o = { .kind = DPA_REPORT_SUMMARY, .sort = DPA_CSCS };
 	const char *pos[4] = { NULL };
 	int npos = 0, missing;
-	bool json = false, opts_done = false, limit_set = false, mode_set = false;
+	bool json = false, html = false, opts_done = false, limit_set = false, mode_set = false;
+	const char *out = NULL, *html_dir = NULL, *html_limit = NULL;
+	uint32_t site_limit = 500;
+	int (*render)(const struct dpa_display *, FILE *);
 	struct dpa_profile p;
 	struct dpa_deep d;
 	struct dpa_report r;
@@ -132,6 +211,20 @@ int cmd_report(int argc, char **argv)
 			return DP_EXIT_OK;
 		} else if (!strcmp(a, "--json")) {
 			json = true;
+		} else if (!strcmp(a, "--html")) {
+			html = true;
+		} else if ((v = opt_value(a, "--html-dir", argc, argv, &i))) {
+			if (!*v)
+				usage_error("report", "--html-dir needs a directory");
+			html_dir = v;
+		} else if ((v = opt_value(a, "--html-limit", argc, argv, &i))) {
+			html_limit = v;
+			site_limit = parse_uint(v, "--html-limit");
+		} else if ((v = opt_value(a, "-o", argc, argv, &i)) ||
+			   (v = opt_value(a, "--output", argc, argv, &i))) {
+			if (!*v)
+				usage_error("report", "-o needs a file name");
+			out = v;
 		} else if (!strcmp(a, "--self") || !strcmp(a, "--total")) {
 			bool t = !strcmp(a, "--total");
 
@@ -167,6 +260,14 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!npos)
 		usage_error("report", "no FILE given");
+	if (html && json)
+		usage_error("report", "--html and --json exclude each other");
+	if (html_dir && (html || json || out))
+		usage_error("report", "--html-dir writes a whole site: no --html, --json or -o with it");
+	if (html_dir && npos >= 2)
+		usage_error("report", "--html-dir writes every report: give no REPORT ('%s')", pos[1]);
+	if (html_limit && !html_dir)
+		usage_error("report", "--html-limit needs --html-dir");
 	if (npos >= 2) {
 		int k = dpa_report_kind_parse(pos[1]);
 
@@ -194,20 +295,43 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!limit_set && !json)
 		o.limit = 20;
+	if (html_dir) {
+		struct stat st;
+
+		/* fail before reading a big profile, not after */
+		if (stat(html_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+			die("report: %s: not a directory", html_dir);
+	}
 
 	if (dpa_profile_read(&p, pos[0], &err) < 0)
 		die_plain("%s", err.msg);
 	missing = dpa_profile_symbolize(&p);
 	if (dpa_deep_init(&d, &p, &err) < 0)
 		die_plain("%s", err.msg);
+	if (html_dir) {
+		uint32_t counts[2];
+
+		if (missing > 0)
+			warn_symbols(&p, missing);
+		if (dpa_html_site_write(&d, &o, html_dir, site_limit, counts, &err) < 0)
+			die_status(writable_dir(html_dir) ? DP_EXIT_FAIL : DP_EXIT_USAGE, "report: %s",
+				   err.msg);
+		printf("%s/index.html: %u procedure page%s, %u clique page%s\n", html_dir, counts[0],
+		       counts[0] == 1 ? "" : "s", counts[1], counts[1] == 1 ? "" : "s");
+		dpa_deep_release(&d);
+		dpa_profile_release(&p);
+		return DP_EXIT_OK;
+	}
 	if (dpa_report_init(&r, &d, &o, &err) < 0)
 		die_plain("%s", err.msg);
 	if (dpa_report_display(&dp, &r, &err) < 0)
 		die_status(DP_EXIT_FAIL, "report: %s", err.msg);
 	if (missing > 0)
 		warn_symbols(&p, missing);
-	if ((json ? dpa_render_json(&dp, stdout) : dpa_render_text(&dp, stdout)) < 0 ||
-	    fflush(stdout) != 0)
+	render = json ? dpa_render_json : html ? render_html_page : dpa_render_text;
+	if (out)
+		write_output(out, &dp, render);
+	else if (render(&dp, stdout) < 0 || fflush(stdout) != 0)
 		die_status(DP_EXIT_FAIL, "report: cannot write the output");
 	dpa_display_release(&dp);
 	dpa_report_release(&r);

@@ -1,5 +1,7 @@
 # feedback — fragment: the command-line tool $(BIN_DIR)/deepprof, built from
 # every feedback/*.c (main.c holds the subcommand table) over libdpa.a.
+# calibrate.c measures libgomp's task overheads: it alone is compiled with
+# -fopenmp, and the tool links libgomp.
 # Part of deepprof. MIT licence.
 
 DP_CLI_SRCS := $(wildcard feedback/*.c)
@@ -12,6 +14,10 @@ $(OBJ_DIR)/feedback/%.o: feedback/%.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -Ianalyses -Ifeedback -c -o $@ $<
 
+$(OBJ_DIR)/feedback/calibrate.o: feedback/calibrate.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_CFLAGS) -fopenmp -Ianalyses -Ifeedback -c -o $@ $<
+
 $(DP_CLI): $(DP_CLI_OBJS) $(DPA_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_LDFLAGS) -o $@ $(DP_CLI_OBJS) $(DPA_LIBS)
+	$(CC) $(TOOL_LDFLAGS) -fopenmp -o $@ $(DP_CLI_OBJS) $(DPA_LIBS)

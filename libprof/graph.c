@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "graph.h"
@@ -354,6 +355,58 @@ static void pop_nonlocal(struct dp_thread *t)
 	f->csd->nonlocal++;
 }
 
+/* ==== the alternate signal stack ========================================== */
+
+/* Whether sp lies on the alternate signal stack the thread is running on. */
+static bool on_altstack(uintptr_t sp)
+{
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+		return false;
+	return sp >= (uintptr_t)ss.ss_sp && sp - (uintptr_t)ss.ss_sp <= ss.ss_size;
+}
+
+/*
+ * A handler running on the alternate signal stack (SA_ONSTACK) has frame
+ * addresses unrelated to those of the code it interrupted: the alternate
+ * stack may even lie above them (a buffer in main's frame), which would make
+ * every interrupted frame look stale. So frames pushed there are tracked
+ * (t->alt_from, DP_ALT) and compared only with each other; frames of the
+ * interrupted stack are never popped from there. Once the thread runs on its
+ * ordinary stack again with alternate-stack frames left (siglongjmp out of the
+ * handler), those are popped as non-local exits. Called busy, in the slow
+ * path, when frames would be popped or alternate-stack frames exist (one
+ * sigaltstack call). Returns the lowest frame the staleness checks may pop.
+ */
+static struct dp_frame *alt_floor(struct dp_thread *t, uintptr_t sp)
+{
+	bool on = on_altstack(sp);
+	if (t->alt_from) {
+		if (on)
+			return t->stack + t->alt_from;
+		while (t->h->top >= t->stack + t->alt_from)
+			pop_nonlocal(t);
+		t->alt_from = 0;
+		__atomic_fetch_and(&t->h->stop, ~(uint32_t)DP_ALT, __ATOMIC_RELAXED);
+		return t->stack + 1;
+	}
+	if (on) {       /* the handler's first frame: the interrupted ones stay */
+		t->alt_from = (uint32_t)(t->h->top - t->stack) + 1;
+		__atomic_fetch_or(&t->h->stop, DP_ALT, __ATOMIC_RELAXED);
+		return t->stack + t->alt_from;
+	}
+	return t->stack + 1;
+}
+
+/* After a pop: the last alternate-stack frame is gone. */
+static void alt_check(struct dp_thread *t)
+{
+	if (t->alt_from && t->h->top < t->stack + t->alt_from) {
+		t->alt_from = 0;
+		__atomic_fetch_and(&t->h->stop, ~(uint32_t)DP_ALT, __ATOMIC_RELAXED);
+	}
+}
+
 /* Double t's shadow stack. The old one is left mapped: a writer on another
  * thread may be reading it. */
 int dp_graph_grow_stack(struct dp_thread *t)
@@ -404,7 +457,7 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	struct dp_thread *t = dp_self;
 	if (!t && !(t = dp_thread_init()))
 		return;
-	if (t->h->stop) {
+	if (t->h->stop & ~(uint32_t)DP_ALT) {
 		if (!(t->h->stop & (DP_STOPPED | DP_EXITED)))
 			t->lost++;
 		return;
@@ -412,8 +465,11 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	int saved_errno = errno;
 	uintptr_t sp = frame_cfa(t, hook_sp, site);
 	busy_on(t);
-	while (dp_frame_stale(t->h->top, site, sp, at))
-		pop_nonlocal(t);
+	if (t->alt_from || dp_frame_stale(t->h->top, site, sp, at)) {
+		struct dp_frame *floor = alt_floor(t, sp);
+		while (t->h->top >= floor && dp_frame_stale(t->h->top, site, sp, at))
+			pop_nonlocal(t);
+	}
 	if (t->h->top == t->h->stack_last && dp_graph_grow_stack(t) < 0) {
 		t->lost++;
 		busy_off(t);
@@ -493,14 +549,15 @@ DP_COLD void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, str
 DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 {
 	struct dp_thread *t = dp_self;
-	if (!t || t->h->stop)
+	if (!t || (t->h->stop & ~(uint32_t)DP_ALT))
 		return;
 	struct dp_frame *top = t->h->top;
 	uintptr_t sp = tail ? hook_sp
 		: top != t->stack && top->fn == fn ? hook_sp + top->off
 		: frame_cfa(t, hook_sp, site);
 	busy_on(t);
-	while (t->h->top != t->stack && t->h->top->sp < sp)
+	struct dp_frame *floor = t->alt_from ? alt_floor(t, sp) : t->stack + 1;
+	while (t->h->top >= floor && t->h->top->sp < sp)
 		pop_nonlocal(t);
 	struct dp_frame *f = t->h->top;
 	if (f != t->stack && f->fn == fn) {
@@ -511,6 +568,7 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp,
 	} else {
 		t->lost++;
 	}
+	alt_check(t);
 	busy_off(t);
 }
 

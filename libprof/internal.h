@@ -115,6 +115,8 @@ struct dp_csd {
 	 * at hot. v2 is 0 for every other csd. */
 	uint32_t v2;
 	uint32_t inherited;         /* v2, a forked child: calls through it were running at the fork */
+	uint32_t snap;              /* v2: how the write under way counts the calls not seen
+	                               returning (dp_plugin2_prepare, plugin2.c) */
 	struct dp_csd *in_next;     /* v2: the next csd bound to the same callee pd */
 	struct dp_csd_hot hot;
 };
@@ -209,6 +211,10 @@ enum dp_stop_bits {
 	DP_UNINIT = 8,              /* the thread has no state yet (the TLS initial value) */
 	DP_MAKING = 16,             /* plugin.c is making nodes: a signal handler's hooks may
 	                               still push and pop frames, but make nothing */
+	DP_ALT = 32,                /* graph.c: frames of a handler running on the alternate
+	                               signal stack are on the shadow stack, whose addresses
+	                               do not compare with the interrupted ones': every hook
+	                               takes the slow path until they are gone */
 };
 
 /*
@@ -235,6 +241,8 @@ struct dp_thread {
 	struct dp_hot *h;           /* the owner's dp_hot */
 	uint32_t outer_cap;
 	uintptr_t stack_hi;         /* above every frame of this thread's machine stack */
+	uint32_t alt_from;          /* graph.c: index of the first shadow frame pushed on the
+	                               alternate signal stack; 0: none (DP_ALT clear) */
 	struct dp_frame *stack;     /* stack[0] is the root frame; its psi holds the array's */
 	size_t stack_cap;           /* capacity, so a reader on another thread sees a consistent pair */
 	struct dp_csd outside;      /* sink for costs with no activation current */
@@ -319,7 +327,7 @@ struct dp_csd *dp_plugin2_csd(uintptr_t cur);
 /* The csd costs go to now on t: the top frame's, ABI v2's dp_cur, or t's sink. */
 static inline struct dp_csd *dp_cur_csd(struct dp_thread *t)
 {
-	if (t->h->stop)
+	if (t->h->stop & ~(uint32_t)DP_ALT)
 		return &t->outside;
 	if (__atomic_load_n(&dp_rt.abi2, __ATOMIC_RELAXED)) {
 		struct dp_csd *c = dp_plugin2_csd(dp_cur);
@@ -447,7 +455,9 @@ void dp_timer_stop(struct dp_thread *t);
 void dp_alloc_link(void);
 
 /* write.c */
-int dp_write_profile(const char *path, bool final);
+int dp_write_profile(const char *path, bool final, bool in_signal);
+/* Scan the loaded modules once at start-up, outside any signal handler. */
+void dp_write_modules_init(void);
 void dp_write_reset_child(void);   /* a forked child: forget a write in progress */
 /* The writer lock: held while a profile is written, and by a thread while it
  * ends, so the writer never reads the TLS of a thread that is going away.

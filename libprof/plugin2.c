@@ -16,12 +16,15 @@
  *
  * KNOWN (schemas/plugin-abi.md, "The inline fast path"): recursion folds to
  * a pd found active from the chain and the calls not returned (active_pd):
- * a call a longjmp left counts as active, a callback or a tail call only on
- * the chain. A tail call's exits are the share of returned calls
- * into its caller's pd; a callback's are its calls but those running at
- * thread or process end. A signal handler landing between a call site and
- * its callee's prologue makes that callee a callback. Snapshots count
- * running calls as non-local exits.
+ * a callback or a tail call counts as active only on the chain. A call a
+ * longjmp left stops counting as active when the longjmp lands after a
+ * setjmp in instrumented code (dp_abi_land), except calls into a pd that
+ * is also active above the landing (a recursion the longjmp cut short) and
+ * after a longjmp to uninstrumented code. A tail call's exits are the
+ * share of returned calls into its caller's pd; a callback's are its calls
+ * but those running at thread or process end (or, in a snapshot, running
+ * on the chain: dp_plugin2_prepare). A signal handler landing between a
+ * call site and its callee's prologue makes that callee a callback.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -81,6 +84,7 @@ static int bind_uninstrumented2(struct dp_thread *t, struct dp_csd *c);
 static struct dp_csd *callback2(struct dp_thread *t, struct dp_pd *parent, struct dp_ps *ps);
 DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_t cur);
 DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn, struct dp_pd_hot *pdh);
+DP_COLD static void land(struct dp_thread *t, struct dp_csd *me, uintptr_t cur);
 
 /* ==== registration ========================================================= */
 
@@ -181,51 +185,115 @@ static enum how how(const struct dp_csd *c)
 }
 
 /*
+ * Whether calls through c may still be running: it counts exits inline
+ * (BY_COUNT) and has calls that neither returned nor are known to have
+ * been left by a longjmp. For a BY_COUNT csd, c->nonlocal holds those
+ * (land() sets it; the counts written are calls - exits non-local exits
+ * whatever it holds).
+ */
+static bool running(const struct dp_csd *c)
+{
+	return how(c) == BY_COUNT && c->hot.calls > c->hot.exits + c->nonlocal;
+}
+
+/* Pushes pd on t->seen (the search stack, *n entries), marking it with
+ * stamp. -1 when out of memory. */
+static int push(struct dp_thread *t, uint32_t *n, struct dp_pd *pd, uint64_t stamp)
+{
+	if (!t->seen && !(t->seen = dp_mem_map((t->seen_cap = 256) * sizeof *t->seen)))
+		return -1;
+	if (*n == t->seen_cap) {
+		struct dp_pd **m = dp_mem_map(2 * t->seen_cap * sizeof *m);
+		if (!m)
+			return -1;
+		memcpy(m, t->seen, *n * sizeof *m);  /* the old array stays mapped */
+		t->seen = m;
+		t->seen_cap *= 2;
+	}
+	pd->mark = stamp;
+	t->seen[(*n)++] = pd;
+	return 0;
+}
+
+/*
  * The pd of ps active on t's stack, if any, searched back from pd: through
  * each pd's maker (the creation chain, top of the file) and through the
- * csds bound to it whose calls have not all returned (exits are counted
- * inline; a call a longjmp left still looks active). Only pds believed
- * active are visited, so the search is bounded by the stack's distinct
- * pds, not by the graph.
+ * csds bound to it whose calls may still be running (running(): exits are
+ * counted inline, and a landing after a longjmp forgets the calls it
+ * left). Only pds believed active are visited, so the search is bounded
+ * by the stack's distinct pds, not by the graph.
  */
 static struct dp_pd *active_pd(struct dp_thread *t, struct dp_pd *from, struct dp_ps *ps)
 {
 	uint64_t stamp = ++t->stamp;
 	uint32_t n = 0;
-	struct dp_pd *found = NULL;
 	for (struct dp_pd *pd = from; pd; pd = pd->parent ? pd->parent->caller : NULL) {
 		if (pd->ps == ps)
 			return pd;      /* the common case: on the creation chain */
 	}
-	if (!t->seen && !(t->seen = dp_mem_map((t->seen_cap = 256) * sizeof *t->seen)))
+	if (push(t, &n, from, stamp) < 0)
 		return NULL;
-	from->mark = stamp;
-	t->seen[n++] = from;
-	while (n && !found) {
+	while (n) {
 		struct dp_pd *pd = t->seen[--n];
 		for (struct dp_csd *c = pd->in_head; c; c = c->in_next) {
-			if (c != pd->parent && !(how(c) == BY_COUNT && c->hot.calls > c->hot.exits))
+			if (c != pd->parent && !running(c))
 				continue;
 			struct dp_pd *up = c->caller;
 			if (!up || up->mark == stamp)
 				continue;
-			if (up->ps == ps) {
-				found = up;
-				break;
-			}
-			if (n == t->seen_cap) {
-				struct dp_pd **m = dp_mem_map(2 * t->seen_cap * sizeof *m);
-				if (!m)
-					return NULL;
-				memcpy(m, t->seen, n * sizeof *m);  /* the old array stays mapped */
-				t->seen = m;
-				t->seen_cap *= 2;
-			}
-			up->mark = stamp;
-			t->seen[n++] = up;
+			if (up->ps == ps)
+				return up;
+			if (push(t, &n, up, stamp) < 0)
+				return NULL;
 		}
 	}
-	return found;
+	return NULL;
+}
+
+/*
+ * A longjmp landed in the activation of csd me (dp_abi_land); cur is
+ * dp_cur as the longjmp left it: the csd current where it was made. First
+ * marks `live` the pds believed active from me's callee up, as active_pd
+ * searches; then searches up from cur's csd through every pd not live:
+ * none of those has an activation left, so every call into one that still
+ * looks running was left by the longjmp (its nonlocal becomes calls -
+ * exits). Bounded, like active_pd, by the pds of the two stacks.
+ */
+DP_COLD static void land(struct dp_thread *t, struct dp_csd *me, uintptr_t cur)
+{
+	struct dp_csd *d = dp_plugin2_csd(cur);
+	if (!d || !me->callee || !d->caller)
+		return;
+	uint64_t live = ++t->stamp, dead = ++t->stamp;
+	uint32_t n = 0;
+	if (push(t, &n, me->callee, live) < 0)
+		return;
+	while (n) {
+		struct dp_pd *pd = t->seen[--n];
+		for (struct dp_csd *c = pd->in_head; c; c = c->in_next) {
+			struct dp_pd *up = c->caller;
+			if ((c == pd->parent || running(c)) && up && up->mark != live &&
+			    push(t, &n, up, live) < 0)
+				return;
+		}
+	}
+	struct dp_pd *start[2] = { d->callee, d->caller };
+	for (int i = 0; i < 2; i++)
+		if (start[i] && start[i]->mark != live && start[i]->mark != dead &&
+		    push(t, &n, start[i], dead) < 0)
+			return;
+	while (n) {
+		struct dp_pd *pd = t->seen[--n];
+		for (struct dp_csd *c = pd->in_head; c; c = c->in_next) {
+			bool run = running(c);
+			if (run)
+				c->nonlocal = c->hot.calls - c->hot.exits;
+			struct dp_pd *up = c->caller;
+			if ((c == pd->parent || run) && up && up->mark != live && up->mark != dead &&
+			    push(t, &n, up, dead) < 0)
+				return;
+		}
+	}
 }
 
 /* Bind c to callee ps: the pd of ps active on the stack if there is one
@@ -430,6 +498,24 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 	return r;
 }
 
+DP_EXPORT void dp_abi_land(struct dp_tu *tu, void *me)
+{
+	(void)tu;
+	uintptr_t cur = dp_cur;
+	if ((cur & ~(uintptr_t)1) == (uintptr_t)me)
+		return;                 /* setjmp's first return: nothing was left */
+	int saved_errno = errno;
+	struct dp_thread *t = dp_self;
+	struct dp_csd *m = dp_plugin2_csd((uintptr_t)me);
+	if (t && m && !t->h->stop) {
+		dp_busy_on(t);
+		land(t, m, cur);
+		dp_busy_off(t);
+	}
+	dp_cur = (uintptr_t)me;
+	errno = saved_errno;
+}
+
 /* ==== thread and process end, fork ======================================== */
 
 /* Calls some csd of t made that never entered instrumented code: bind them
@@ -479,8 +565,20 @@ void dp_plugin2_unwind(struct dp_thread *t, bool returned)
 		dp_cur = (uintptr_t)&root_csd.hot;
 }
 
+/*
+ * c->snap, from dp_plugin2_prepare to dp_plugin2_counts in one write: SNAP_ENDED
+ * when every call not seen returning is a non-local exit (a final profile,
+ * or the thread has ended); otherwise (a snapshot of a running thread) the
+ * number of activations of a callback or tail-call csd on the thread's
+ * chain, which are running: a snapshot counts running calls as neither
+ * exits nor non-local exits, as v1's does. A counting csd's running calls
+ * are calls - exits - those a longjmp left (nonlocal, land()).
+ */
+enum { SNAP_ENDED = 1u << 31 };
+
 void dp_plugin2_prepare(struct dp_thread *t)
 {
+	bool ended = DP_LOAD_ACQ(&dp_rt.final_done) || DP_LOAD_ACQ(&t->exited);
 	uint32_t n = DP_LOAD_ACQ(&t->n_pd);
 	struct dp_pd *pd = t->pd_head;
 	for (uint32_t k = 0; k < n && pd; k++, pd = DP_LOAD_ACQ(&pd->next))
@@ -488,11 +586,21 @@ void dp_plugin2_prepare(struct dp_thread *t)
 	n = DP_LOAD_ACQ(&t->n_csd);
 	struct dp_csd *c = t->csd_head;
 	for (uint32_t k = 0; k < n && c; k++, c = DP_LOAD_ACQ(&c->next)) {
-		if (!c->v2 || how(c) != BY_COUNT)
+		if (!c->v2)
+			continue;
+		c->snap = ended ? SNAP_ENDED : 0;
+		if (how(c) != BY_COUNT)
 			continue;
 		uint64_t calls = DP_LOAD(&c->hot.calls), exits = DP_LOAD(&c->hot.exits);
 		c->callee->in_calls += calls;
 		c->callee->in_exits += exits < calls ? exits : calls;
+	}
+	if (ended || !t->cur)
+		return;
+	for (c = dp_plugin2_csd(DP_LOAD(t->cur)); c && c->callee; c = c->caller->parent) {
+		enum how w = how(c);
+		if ((w == BY_CHAIN || w == TAIL) && c->snap < SNAP_ENDED - 1)
+			c->snap++;
 	}
 }
 
@@ -504,6 +612,8 @@ void dp_plugin2_prepare(struct dp_thread *t)
 void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *exits_out, uint64_t *nonlocal_out)
 {
 	uint64_t calls = DP_LOAD(&c->hot.calls), exits, nl = DP_LOAD(&c->nonlocal);
+	bool ended = c->snap & SNAP_ENDED;
+	uint64_t running = ended ? 0 : c->snap;
 	switch (how(c)) {
 	case NORET:
 		exits = 0;
@@ -513,6 +623,9 @@ void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *ex
 		break;
 	case BY_COUNT:
 		exits = DP_LOAD(&c->hot.exits);
+		if (exits > calls)
+			exits = calls;  /* a forked child: calls made in the parent returned */
+		running = ended ? 0 : calls - exits - (nl < calls - exits ? nl : calls - exits);
 		break;
 	case TAIL:
 		if (c->caller->in_calls) {
@@ -522,20 +635,23 @@ void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *ex
 		/* fall through */
 	default:
 		exits = calls - (nl < calls ? nl : calls);
+		exits -= running < exits ? running : exits;
 		break;
 	}
 	if (exits > calls)
 		exits = calls;          /* a forked child: calls made in the parent returned */
+	if (running > calls - exits)
+		running = calls - exits;
 	*calls_out = calls;
 	*exits_out = exits;
-	*nonlocal_out = calls - exits;
+	*nonlocal_out = calls - exits - running;
 }
 
 /* A forked child forgets what csd x counted in the parent, remembering
  * whether calls through it were running then. */
 static void forget(struct dp_csd *x)
 {
-	if (x->hot.calls > x->hot.exits && how(x) == BY_COUNT)
+	if (running(x))
 		x->inherited = 1;
 	x->hot.calls = x->hot.loop_cscs = x->hot.exits = 0;
 	x->nonlocal = 0;

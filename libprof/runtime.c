@@ -151,6 +151,7 @@ static void dp_ctor(int argc, char **argv, char **envp)
 	dp_rt.argc = argc;
 	dp_rt.argv = argv;
 	dp_runtime_init();
+	dp_write_modules_init();
 }
 
 /* The final profile, after main returned (and its exit hook ran) or exit() was called. */
@@ -159,7 +160,7 @@ static void dp_dtor(void)
 {
 	int saved_errno = errno;
 	dp_rt.normal_end = 1;
-	dp_write_profile(NULL, true);
+	dp_write_profile(NULL, true, false);
 	errno = saved_errno;
 }
 
@@ -359,7 +360,7 @@ static void fork_child(void)
 static void on_fatal_signal(int sig)
 {
 	int saved_errno = errno;
-	dp_write_profile(NULL, true);
+	dp_write_profile(NULL, true, true);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
@@ -377,7 +378,7 @@ DP_EXPORT int dp_write(const char *path)
 {
 	int saved_errno = errno;
 	dp_runtime_init();
-	int r = dp_write_profile(path, false);
+	int r = dp_write_profile(path, false, false);
 	errno = saved_errno;
 	return r;
 }

@@ -24,15 +24,25 @@
 
 static pid_t writer_owner;      /* tid of the thread writing, 0 = none */
 
+/*
+ * The loaded modules, as of the last scan. A scan (dl_iterate_phdr) takes the
+ * loader's lock, so a write from a signal handler must not scan unless it has
+ * to: the list is scanned at start-up and by every write outside a handler,
+ * and a handler's write rescans only when a node's address lies in no module
+ * of the list (a library loaded since). Paths and build ids are copied, so
+ * the list stays valid after a dlclose.
+ */
 struct module {
-	const char *path;
+	const char *path;           /* in mod_pool */
 	uintptr_t base, lo, hi;     /* [base + lo, base + hi) holds the PT_LOAD segments */
-	const unsigned char *build_id;
-	size_t build_id_len;
+	unsigned char build_id[64];
+	size_t build_id_len;        /* 0: none */
 };
 static struct module modules[MAX_MODULES];
 static uint32_t n_modules;
 static char exe_path[PATH_BUF];
+static char mod_pool[256 << 10];
+static size_t mod_pool_used;
 
 static struct {
 	int fd;
@@ -113,11 +123,13 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
 	if (n_modules >= MAX_MODULES)
 		return 1;
 	struct module *m = &modules[n_modules];
-	m->path = name;
+	size_t len = strlen(name) + 1;
+	if (len > sizeof mod_pool - mod_pool_used)
+		return 1;
+	m->path = memcpy(mod_pool + mod_pool_used, name, len);
 	m->base = info->dlpi_addr;
 	m->lo = UINTPTR_MAX;
 	m->hi = 0;
-	m->build_id = NULL;
 	m->build_id_len = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -126,7 +138,7 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
 				m->lo = ph->p_vaddr;
 			if (ph->p_vaddr + ph->p_memsz > m->hi)
 				m->hi = ph->p_vaddr + ph->p_memsz;
-		} else if (ph->p_type == PT_NOTE && !m->build_id) {
+		} else if (ph->p_type == PT_NOTE && !m->build_id_len) {
 			const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
 			const unsigned char *end = p + ph->p_memsz;
 			while (p + sizeof(ElfW(Nhdr)) <= end) {
@@ -138,8 +150,11 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
 					break;
 				if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 				    memcmp(nm, "GNU", 4) == 0) {
-					m->build_id = nm + nsz;
-					m->build_id_len = nh->n_descsz;
+					size_t n = nh->n_descsz;
+					if (n > sizeof m->build_id)
+						n = sizeof m->build_id;
+					memcpy(m->build_id, nm + nsz, n);
+					m->build_id_len = n;
 					break;
 				}
 				p = nm + nsz + dsz;
@@ -148,16 +163,28 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (m->lo == UINTPTR_MAX)
 		return 0;
+	mod_pool_used += len;
 	n_modules++;
 	return 0;
 }
 
+/* Scan the loaded modules (takes the loader's lock). Call with the writer
+ * lock held. */
 static void modules_scan(void)
 {
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
 	exe_path[n > 0 ? n : 0] = 0;
 	n_modules = 0;
+	mod_pool_used = 0;
 	dl_iterate_phdr(module_cb, NULL);
+}
+
+void dp_write_modules_init(void)
+{
+	if (dp_write_lock() < 0)
+		return;
+	modules_scan();
+	dp_write_unlock();
 }
 
 /* The module id (1-based) holding addr and its offset; 0 when none does. */
@@ -172,6 +199,24 @@ static uint32_t module_of(uintptr_t addr, uint64_t *off)
 	}
 	*off = addr;
 	return 0;
+}
+
+/* Whether every instrumented ps and css of the first n_ps/n_css lies in a
+ * module of the list: a write in a signal handler rescans only if not. */
+static bool modules_cover(uint32_t n_ps, uint32_t n_css)
+{
+	uint64_t off;
+	if (!n_modules)
+		return false;
+	struct dp_ps *ps = DP_LOAD_ACQ(&dp_rt.ps_head);
+	for (uint32_t i = 0; i < n_ps && ps; i++, ps = DP_LOAD_ACQ(&ps->next))
+		if (ps->kind != DP_PS_SYNTH && ps->kind != DP_PS_EXTERNAL && !module_of(ps->fn, &off))
+			return false;
+	struct dp_css *c = DP_LOAD_ACQ(&dp_rt.css_head);
+	for (uint32_t i = 0; i < n_css && c; i++, c = DP_LOAD_ACQ(&c->next))
+		if (!module_of(c->site, &off))
+			return false;
+	return true;
 }
 
 /* ==== the file name ======================================================== */
@@ -282,9 +327,11 @@ static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, dou
  * Write the profile to path (NULL: $DEEPPROF_FILE or Deep.data, see
  * resolve_path). A final profile (once per process) first counts every
  * activation still on a stack as a non-local exit and stops recording.
+ * in_signal: called from a signal handler, which avoids the loader's lock
+ * (see the module list).
  * Returns 0, or -1 after one "deepprof:" line on stderr. Never exits.
  */
-int dp_write_profile(const char *path, bool final)
+int dp_write_profile(const char *path, bool final, bool in_signal)
 {
 	static char dst[PATH_BUF], tmp[PATH_BUF + 32];
 	dp_runtime_init();
@@ -445,7 +492,8 @@ int dp_write_profile(const char *path, bool final)
 	double ns_per_tick = tot[1] ? (double)tot[0] / (double)tot[1]
 				    : (dp_rt.timer_hz ? 1e9 / dp_rt.timer_hz : 0.0);
 
-	modules_scan();
+	if (!in_signal || !modules_cover(n_ps, n_css))
+		modules_scan();
 	out.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out.fd < 0) {
 		dp_log(tmp, "cannot create:", strerror(errno));
@@ -467,7 +515,7 @@ int dp_write_profile(const char *path, bool final)
 		pack_cstr(&pk, m->path);
 		msgpack_pack_uint64(&pk, m->base);
 		msgpack_pack_uint64(&pk, m->hi - m->lo);
-		if (m->build_id) {
+		if (m->build_id_len) {
 			msgpack_pack_bin(&pk, m->build_id_len);
 			msgpack_pack_bin_body(&pk, m->build_id, m->build_id_len);
 		} else {

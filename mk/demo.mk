@@ -1,21 +1,29 @@
-# mk/demo.mk — `make demo`: build everything, profile the bundled example
-# tests/demo/demo.c (compiled -finstrument-functions -g -O0 and linked with
-# libprof.a), and show what `deepprof dump` makes of its Deep.data, then
-# the top procedures and the recursive cliques (`deepprof report`).
-# Each step says which one failed. Part of deepprof's build. MIT licence.
+# mk/demo.mk — `make demo`: the whole path on the bundled example
+# tests/demo/demo.c: build it with deepprof-cc (the GCC plugin: call sites,
+# loop back-edges, program representation; linked with libprof), run it,
+# show what `deepprof dump` makes of its Deep.data, the top procedures and
+# the recursive cliques (`deepprof report`), measure this machine's OpenMP
+# task overheads (`deepprof calibrate --quick`), write the feedback file
+# $(BUILD)/demo/feedback.json (`deepprof feedback`) and print the recommended
+# candidates in plain words, then the numbers behind the first one. Each step
+# says which one failed, and the demo fails if nothing is recommended (the
+# example has two independent costly calls). Part of deepprof's build.
+# MIT licence.
 
 DEMO_DIR  := $(BUILD)/demo
 DEMO_BIN  := $(DEMO_DIR)/demo
 DEMO_DATA := $(DEMO_DIR)/Deep.data
-DEMO_CC    = $(CC) -std=gnu11 -g -O0 -finstrument-functions $(SAN_PROF) \
-	-o $(DEMO_BIN) tests/demo/demo.c $(LIB_DIR)/libprof.a $(LIBPROF_LIBS)
+DEMO_CAL  := $(DEMO_DIR)/calibration.json
+DEMO_FB   := $(DEMO_DIR)/feedback.json
+DEMO_CC    = $(BIN_DIR)/deepprof-cc -std=gnu11 -g -O0 $(SAN_PROF) \
+	-o $(DEMO_BIN) tests/demo/demo.c
 
 demo: deps
 	@$(MAKE) --no-print-directory all || { echo "demo: building deepprof failed (see above)" >&2; exit 1; }
 	@mkdir -p $(DEMO_DIR)
-	@echo "== compile the example with -finstrument-functions, link libprof.a"
+	@echo "== compile the example with deepprof-cc (the deepprof GCC plugin; links libprof)"
 	@echo "$(DEMO_CC)"
-	@$(DEMO_CC) || { echo "demo: compiling tests/demo/demo.c failed" >&2; exit 1; }
+	@$(DEMO_CC) || { echo "demo: compiling tests/demo/demo.c with deepprof-cc failed" >&2; exit 1; }
 	@echo "== run it: DEEPPROF_FILE=$(DEMO_DATA)"
 	@rm -f $(DEMO_DATA)
 	@DEEPPROF_FILE=$(DEMO_DATA) $(DEMO_BIN) \
@@ -30,4 +38,19 @@ demo: deps
 	@echo "== $(BIN_DIR)/deepprof report $(DEMO_DATA) recursion   (the parser is one mutual-recursion clique)"
 	@$(BIN_DIR)/deepprof report $(DEMO_DATA) recursion \
 		|| { echo "demo: deepprof report $(DEMO_DATA) recursion failed" >&2; exit 1; }
-	@echo "== done: the profile is $(DEMO_DATA); try: $(BIN_DIR)/deepprof report $(DEMO_DATA) proc parse_expr"
+	@echo "== $(BIN_DIR)/deepprof calibrate --quick -o $(DEMO_CAL)   (this machine's OpenMP task overheads)"
+	@$(BIN_DIR)/deepprof calibrate --quick -o $(DEMO_CAL) \
+		|| { echo "demo: deepprof calibrate failed" >&2; exit 1; }
+	@echo "== $(BIN_DIR)/deepprof feedback --calibration=$(DEMO_CAL) $(DEMO_DATA) -o $(DEMO_FB)"
+	@rm -f $(DEMO_FB)
+	@$(BIN_DIR)/deepprof feedback --calibration=$(DEMO_CAL) $(DEMO_DATA) -o $(DEMO_FB) \
+		> $(DEMO_DIR)/feedback.txt \
+		|| { echo "demo: deepprof feedback $(DEMO_DATA) failed" >&2; exit 1; }
+	@cat $(DEMO_DIR)/feedback.txt
+	@grep -q '^recommended:' $(DEMO_DIR)/feedback.txt \
+		|| { echo "demo: deepprof feedback recommended nothing (the example's collatz_total() and primes_below() should be)" >&2; exit 1; }
+	@id=$$(sed -n 's/^  #\([0-9][0-9]*\) .*/\1/p' $(DEMO_DIR)/feedback.txt | head -1); \
+	 echo "== $(BIN_DIR)/deepprof feedback $(DEMO_FB) --explain=$$id   (the numbers behind it)"; \
+	 $(BIN_DIR)/deepprof feedback $(DEMO_FB) --explain=$$id \
+		|| { echo "demo: deepprof feedback --explain=$$id failed" >&2; exit 1; }
+	@echo "== done: the profile is $(DEMO_DATA), the feedback $(DEMO_FB); try: $(BIN_DIR)/deepprof report $(DEMO_DATA) proc parse_expr"

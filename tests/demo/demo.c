@@ -2,13 +2,18 @@
  * demo.c — the example `make demo` profiles: a small expression calculator.
  * A recursive-descent parser (a clique of mutually recursive functions), a
  * tree of malloc'd nodes, operators dispatched through function pointers, a
- * recursive built-in (fib) and a qsort comparator (a callback from libc).
+ * recursive built-in (fib) and a qsort comparator (a callback from libc);
+ * then two independent costly statistics, one after the other: the
+ * parallelism candidate `deepprof feedback` recommends.
  * Part of deepprof's tests. MIT licence.
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the statistics' sizes: about the same cost each (~15M CSCs, ~80 ms) */
+enum { COLLATZ_N = 150000, PRIMES_N = 330000 };
 
 /* ---- the tree ------------------------------------------------------------ */
 
@@ -88,6 +93,37 @@ static binop_fn op_for(char c)
 	case '%': return op_mod;
 	}
 	return NULL;
+}
+
+/* ---- statistics: two independent costly computations -------------------- */
+
+static int is_prime(long n)
+{
+	for (long d = 2; d * d <= n; d++)
+		if (n % d == 0)
+			return 0;
+	return n >= 2;
+}
+
+/* The collatz steps of 1..upto, in total. Reads and writes no memory but
+ * its own locals (const): independent of primes_below(). */
+static long __attribute__((noinline, const)) collatz_total(long upto)
+{
+	long t = 0;
+
+	for (long n = 1; n <= upto; n++)
+		t += collatz(n);
+	return t;
+}
+
+/* How many primes are below m (const, like collatz_total()). */
+static long __attribute__((noinline, const)) primes_below(long m)
+{
+	long c = 0;
+
+	for (long n = 2; n < m; n++)
+		c += is_prime(n);
+	return c;
 }
 
 /* ---- the parser: expr -> term -> unary -> primary -> expr ---------------- */
@@ -248,5 +284,11 @@ int main(void)
 
 	qsort(results, n, sizeof(results[0]), by_value);
 	printf("largest: %s = %ld\n", results[n - 1].text, results[n - 1].value);
+
+	/* two costly calls that share nothing: they could run in parallel */
+	long steps = collatz_total(COLLATZ_N);
+	long primes = primes_below(PRIMES_N);
+	printf("collatz steps of 1..%d: %ld; primes below %d: %ld\n", COLLATZ_N, steps, PRIMES_N,
+	       primes);
 	return 0;
 }

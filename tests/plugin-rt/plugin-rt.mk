@@ -1,6 +1,6 @@
 # tests/plugin-rt — check-plugin-rt: libprof's plugin-mode runtime, each
-# test built for ABI v1 (out-of-line hooks) and again for ABI v2 (the inline
-# fast path, --abi 2): the same exact counts.
+# test built with the plugin's default ABI (v2, the inline fast path) and
+# again for ABI v1 (out-of-line hooks, --abi 1): the same exact counts.
 # Programs with known call structure (this directory and tests/e2e) are
 # built with $(DEEPPROF_CC) (the GCC plugin) and libprof, run, and checked
 # for exact counts, cscs and call-site locations with `deepprof dump --json`.
@@ -9,8 +9,8 @@
 CHECKS += check-plugin-rt
 .PHONY: check-plugin-rt
 
-check-plugin-rt: $(LIB_DIR)/libprof.a $(BIN_DIR)/deepprof $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC)
+check-plugin-rt: $(LIB_DIR)/libprof.a $(LIBPROF_INC) $(BIN_DIR)/deepprof $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC)
 	$(PYTHON) tests/plugin-rt/run.py --build $(BUILD) --deepprof $(BIN_DIR)/deepprof \
 		--cflags "$(SAN_PROF)"
 	$(PYTHON) tests/plugin-rt/run.py --build $(BUILD) --deepprof $(BIN_DIR)/deepprof \
-		--cflags "$(SAN_PROF)" --abi 2
+		--cflags "$(SAN_PROF)" --abi 1

@@ -1,5 +1,6 @@
 """prt.py — helpers for the plugin-mode runtime tests: build programs with
-build/bin/deepprof-cc (the GCC plugin, ABI v1, linked with libprof), run
+build/bin/deepprof-cc (the GCC plugin, its default ABI or the one --abi
+names, linked with libprof), run
 them, and check what every plugin-mode profile must satisfy. Reuses
 tests/e2e/e2e.py for running and reading profiles. Stdlib only.
 Part of deepprof's tests. MIT licence.
@@ -23,7 +24,7 @@ class Ctx(e2e.Ctx):
 
     def __init__(self, args, name):
         super().__init__(args, name)
-        sub = "plugin-rt" if args.abi == 1 else "plugin-rt-abi%d" % args.abi
+        sub = "plugin-rt-abi%d" % args.abi if args.abi else "plugin-rt"
         self.dir = os.path.abspath(os.path.join(args.build, sub, name))
         import shutil
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -39,7 +40,7 @@ class Ctx(e2e.Ctx):
         """deepprof-cc opt -g srcs -o out libs (a shared library with shared);
         srcs are names in this suite or tests/e2e, or paths. Returns out's path."""
         exe = self.path(out)
-        if self.a.abi != 1:
+        if self.a.abi:
             dp_args = ["abi=%d" % self.a.abi] + list(dp_args)
         cmd = [self.cc] + ["--deepprof-arg=" + a for a in dp_args]
         cmd += ["-std=gnu11", "-g", "-Wall", "-pthread"] + opt.split()

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """run.py — libprof's plugin-mode tests: every tests/plugin-rt/tNNN_*.py
 builds its program(s) (from this directory or tests/e2e) with
-build/bin/deepprof-cc (the GCC plugin, ABI v1) and libprof, runs them and
+build/bin/deepprof-cc (the GCC plugin, its default ABI v2 or, with --abi 1,
+ABI v1) and libprof, runs them and
 checks exact numbers from `deepprof dump --json`. Ends with
 "plugin-rt: N passed, N failed"; exits 1 if any test failed.
 
-    run.py --build BUILD_DIR [--deepprof BIN] [--cflags FLAGS] [TEST...]
+    run.py --build BUILD_DIR [--deepprof BIN] [--cflags FLAGS] [--abi 1|2] [TEST...]
 
 Part of deepprof's tests. MIT licence.
 """
@@ -27,7 +28,8 @@ def main():
     ap.add_argument("--deepprof", default=None)
     ap.add_argument("--cc", default="gcc")
     ap.add_argument("--cflags", default="", help="extra flags for test programs (sanitizers)")
-    ap.add_argument("--abi", type=int, default=1, help="the plugin ABI to build with (1 or 2)")
+    ap.add_argument("--abi", type=int, default=0, choices=(0, 1, 2),
+                    help="the plugin ABI to build with: 1 or 2 (default 0: pass none, the plugin's default)")
     ap.add_argument("tests", nargs="*", help="run only these (e.g. t003 or t003_fib)")
     a = ap.parse_args()
     if a.deepprof is None:
@@ -42,7 +44,7 @@ def main():
     if a.tests:
         files = [f for f in files if any(os.path.basename(f).startswith(t) for t in a.tests)]
     passed = failed = 0
-    tag = "" if a.abi == 1 else " (abi=%d)" % a.abi
+    tag = " (abi=%d)" % a.abi if a.abi else ""
     for f in files:
         name = os.path.basename(f)[:-3]
         spec = importlib.util.spec_from_file_location(name, f)

@@ -54,9 +54,12 @@ def must(args, env=None):
     return p
 
 
-def cc(args, link=True):
+def cc(args, link=True, abi=1):
+    """deepprof-cc with the test runtime; abi=1 (the hooks testrt counts) unless
+    abi names another, or 0: the plugin's own choice (its default is 2)."""
     tail = ["-Wl,-rpath," + OUT] if link else []
-    return must([DPCC, "--deepprof-runtime=" + RT, "-fchecking=2"] + EXTRA + args + tail)
+    pre = ["--deepprof-arg=abi=%d" % abi] if abi else []
+    return must([DPCC, "--deepprof-runtime=" + RT, "-fchecking=2"] + pre + EXTRA + args + tail)
 
 
 def src(name):
@@ -243,11 +246,21 @@ def check_p1_progrep(tag, recs, tu, exe):
                   and c["id"] == "%s:%d" % (tuid, c["site"]), tag + ": site %d" % c["site"])
     s = lambda e, l: site[(e, "p1.c:" + l)]
     main = fns["main"]
-    order = ["main->leaf 32:10", "main->twice 33:10", "main->twice 34:15", "main->leaf 34:10",
-             "main->apply 35:10", "main->fill 37:2", "main->count_loop 38:10",
-             "main->goto_loop 38:26", "main->do_loop 38:41", "main->konst 38:54",
+    # argc is first read for twice (line 33; konst's read is in the same
+    # block), argv by argv[0] just before printf (the ?: arms hold no items)
+    order = ["main->leaf 32:10", "use argc", "main->twice 33:10", "main->twice 34:15",
+             "main->leaf 34:10", "main->apply 35:10", "main->fill 37:2", "main->count_loop 38:10",
+             "main->goto_loop 38:26", "main->do_loop 38:41", "main->konst 38:54", "use argv",
              "main->printf 39:2"]
-    check(main["body"] == [{"call": s(*o.split())} for o in order], tag + ": main body %s" % main["body"])
+    check(main["body"] == [{"use": o[4:]} if o.startswith("use ") else {"call": s(*o.split())}
+                           for o in order], tag + ": main body %s" % main["body"])
+    # the leaves read their parameter; apply reads f and v for its call;
+    # fill reads v and stores through p (in that order: one statement)
+    for name in ("leaf", "twice", "konst"):
+        check(fns[name]["body"] == [{"use": "x"}], tag + ": %s body %s" % (name, fns[name]["body"]))
+    check(fns["apply"]["body"] == [{"use": "f"}, {"use": "v"}, {"call": s("apply->*", "8:42")}],
+          tag + ": apply body %s" % fns["apply"]["body"])
+    check(fns["fill"]["body"] == [{"use": "v"}, {"store": "p"}], tag + ": fill body %s" % fns["fill"]["body"])
     check(main["params"] == [{"name": "argc", "type": "int", "pointer": False},
                              {"name": "argv", "type": "char * *", "pointer": True}],
           tag + ": main params")
@@ -281,13 +294,16 @@ def check_p1_progrep(tag, recs, tu, exe):
           and c["target_from"] == [{"param": "f"}] and c["args"] == [{"from": [{"param": "v"}]}]
           and c["result"] == "temp", tag + ": apply call %s" % json.dumps(c))
     cl = s("count_loop->leaf", "15:8")
-    check(fns["count_loop"]["body"] == [{"loop": {"line": 12, "body": [
+    check(fns["count_loop"]["body"] == [{"loop": {"line": 12, "body": [{"use": "n"},
         {"branch": {"kind": "if", "line": 13, "arms": [[], [{"call": cl}]]}}]}}],
         tag + ": count_loop body %s" % fns["count_loop"]["body"])
     check(fns["count_loop"]["calls"][0]["args"] == [{"from": [{"local": "i"}, {"const": True}]}]
           and fns["count_loop"]["calls"][0]["result"] == {"local": "s"}, tag + ": count_loop call")
-    check(fns["goto_loop"]["body"] == [{"loop": {"line": 24, "body": []}}], tag + ": goto_loop body")
-    check(fns["do_loop"]["body"] == [{"loop": {"line": 28, "body": []}}], tag + ": do_loop body")
+    # the loop tests read n (do_loop: --n, a use, in its one block)
+    check(fns["goto_loop"]["body"] == [{"loop": {"line": 24, "body": [{"use": "n"}]}}],
+          tag + ": goto_loop body %s" % fns["goto_loop"]["body"])
+    check(fns["do_loop"]["body"] == [{"loop": {"line": 28, "body": [{"use": "n"}]}}],
+          tag + ": do_loop body %s" % fns["do_loop"]["body"])
     check(all(r["unplaced"] == [] for r in fns.values()), tag + ": unplaced sites")
 
 
@@ -346,7 +362,8 @@ def test_p2():
         check(len(fn) == 1, tag + ": lib progrep")
         if fn:
             r = fn[0]
-            check(r["body"] == [{"loop": {"line": 5, "body": [{"call": 0}]}}]
+            # the loop test reads n, the call through cb reads cb
+            check(r["body"] == [{"loop": {"line": 5, "body": [{"use": "n"}, {"use": "cb"}, {"call": 0}]}}]
                   and r["calls"][0]["target_from"] == [{"param": "cb"}]
                   and r["calls"][0]["args"] == [{"from": [{"local": "i"}, {"const": True}]}]
                   and [p["pointer"] for p in r["params"]] == [False, True],
@@ -365,10 +382,11 @@ def test_p3():
         for v in VARIANTS:
             tag = "p3 %s %s" % (mode, " ".join(v))
             exe = out("p3_%s%s" % (mode, "".join(v).replace("-", "_")))
-            cc(["--deepprof-arg=calls=" + mode] + v + [src("p3.c"), "-o", exe])
+            cc(["--deepprof-arg=calls=" + mode] + v + [src("p3.c"), "-o", exe],
+               abi=0 if mode == "surviving" else 1)
             tus, cyg, stdout = run_prog(exe)
             tu = tus.get("p3.c")
-            if not check(tu is not None, tag + ": no table"):
+            if not check(tu is not None and tu["abi"] == 1, tag + ": no abi 1 table"):
                 continue
             check(tu["flags"] == (7 if mode == "source" else 5), tag + ": tu flags %d" % tu["flags"])
             check_tables(tag, tu, {"g": (2, 3, 0), "ai": (3, 0, 1), "main": (4, 6, 1)},
@@ -399,7 +417,7 @@ def strip_ids(recs):
 
 
 def test_abi2():
-    """abi=2 counts what abi=1 counts: per-site calls, back-edges, entries of
+    """abi=2, the plugin's default (no abi= given here), counts what abi=1 counts: per-site calls, back-edges, entries of
     functions that have a prologue (a leaf only its TU's sites call has none:
     they count it; twice() here), and takes the slow paths only the first
     time. The progrep is abi=1's (the order of its records aside)."""
@@ -407,7 +425,7 @@ def test_abi2():
         tag = "abi2 p1 " + " ".join(v)
         sfx = "".join(v).replace("-", "_")
         exe = out("p1v2" + sfx)
-        cc(["--deepprof-arg=abi=2"] + v + [src("p1.c"), "-o", exe])
+        cc(v + [src("p1.c"), "-o", exe], abi=0)
         tus, cyg, stdout = run_prog(exe)
         check(stdout == "2 2 5 3 5 25 ok\n", tag + ": output %r" % stdout)
         tu = tus.get("p1.c")
@@ -427,8 +445,8 @@ def test_abi2():
         tag = "abi2 p2 " + " ".join(v)
         lib = out("libp2v2%s.so" % sfx)
         exe = out("p2v2" + sfx)
-        cc(["--deepprof-arg=abi=2"] + v + ["-shared", "-fPIC", src("p2lib.c"), "-o", lib, RT])
-        cc(["--deepprof-arg=abi=2"] + v + [src("p2main.c"), src("p2help.c"), "-o", exe, lib])
+        cc(v + ["-shared", "-fPIC", src("p2lib.c"), "-o", lib, RT], abi=2)
+        cc(v + [src("p2main.c"), src("p2help.c"), "-o", exe, lib], abi=2)
         tus, cyg, stdout = run_prog(exe)
         check(stdout == "14\n", tag + ": output %r" % stdout)
         got = {f: ({k: c for k, (c, r) in t["site"].items()}, t["enter"],
@@ -440,7 +458,7 @@ def test_abi2():
 
         tag = "abi2 p3 " + " ".join(v)
         exe = out("p3v2" + sfx)
-        cc(["--deepprof-arg=abi=2"] + v + [src("p3.c"), "-o", exe])
+        cc(v + [src("p3.c"), "-o", exe], abi=2)
         tus, cyg, stdout = run_prog(exe)
         t = tus.get("p3.c", {"site": {}, "enter": {}, "back": {}})
         got = ({k: c for k, (c, r) in t["site"].items()}, t["enter"], {k: n for k, n in t["back"].items() if n})
@@ -476,10 +494,10 @@ def test_modes():
     check(".deepprof.progrep" not in must(["readelf", "-S", obj]).stdout, "progrep=0 still emits records")
 
     exe = out("p1_tickcall")
-    cc(["--deepprof-arg=backedges=call", "-O2", src("p1.c"), "-o", exe])
+    cc(["--deepprof-arg=backedges=call", "-O2", src("p1.c"), "-o", exe], abi=0)   # selects abi 1
     tus, cyg, stdout = run_prog(exe)
-    tu = tus.get("p1.c", {"flags": -1, "back": {}})
-    check(tu["flags"] == 15 and {k: n for k, n in tu["back"].items() if n} == P1_BACK,
+    tu = tus.get("p1.c", {"flags": -1, "back": {}, "abi": 0})
+    check(tu["flags"] == 15 and tu["abi"] == 1 and {k: n for k, n in tu["back"].items() if n} == P1_BACK,
           "backedges=call: flags %d, back-edges %s" % (tu["flags"], tu["back"]))
     check("dp_abi_backedge" in must(["nm", exe]).stdout
           and "dp_loop_ticks" not in must(["nm", exe]).stdout.replace("testrt", ""),
@@ -555,6 +573,9 @@ def test_errors():
     expect_error("abi=2 and calls=surviving",
                  g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1'")
+    expect_error("abi=2 and backedges=call",
+                 g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-backedges=call"] + c, nz,
+                 "'-fplugin-arg-deepprof-backedges=call' needs 'abi=1'")
     expect_error("wrapper: unknown option", [DPCC, "--deepprof-bogus"] + c, two,
                  "deepprof-cc: unknown option --deepprof-bogus")
     expect_error("wrapper: bad mode", [DPCC, "--deepprof-mode=fast"] + c, two, "unknown mode")

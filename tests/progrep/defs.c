@@ -12,3 +12,5 @@ int branch(int c);
 int loop(int n);
 int through(int (*fp)(int), int v);
 int main(int argc, char **argv) { (void)argv; return branch(argc) + loop(2) + through(f1, argc) == 7; }
+void heavy(int x) { glob += x; }
+void fill2(int *d, const int *s) { *d = *s; }

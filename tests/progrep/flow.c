@@ -59,3 +59,25 @@ int choose(int k)
 		abort();
 	}
 }
+/* where parameters are read and stored through, among costly calls */
+void heavy(int x);
+int timing(int *out, const int *in, int n, int *acc)
+{
+	*out = n;
+	heavy(1);
+	heavy(2);
+	int v = *in;
+	if (v > 0)
+		heavy(*acc);
+	for (int i = 0; i < n; i++)
+		acc[i] = v;
+	return v;
+}
+void fill2(int *d, const int *s);
+int derive(int *p, int *q)
+{
+	int *r = p + 1;
+	heavy(0);
+	fill2(q, r);
+	return r[1];
+}

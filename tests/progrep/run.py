@@ -4,10 +4,13 @@
 Compiles flow.c (known data flow: independent calls, a call feeding another,
 a call through a pointer, a loop, an if, a switch with a noreturn call,
 pointer arguments to a local, a global and a parameter, const and pure
-callees, a malloc'd pointer) with BUILD/bin/deepprof-cc, and asserts what
+callees, a malloc'd pointer, and where parameters are read and stored
+through among costly calls) with BUILD/bin/deepprof-cc, and asserts what
 `deepprof progrep --json` loads from the object, a shared library and a
 program exactly (flow.expect.json), the text tree, checksum states (ok,
-stale after an edit, no-source), bad inputs (one line, exit 2), and the
+stale after an edit, no-source), use/store items in a generated uses.c (a
+loop body of 30 calls, repeated reads, an address-taken parameter) at -O0
+and -O2, bad inputs (one line, exit 2), and the
 mapping of a Deep.data profile's ps and css to progrep records through the
 plugin's tables in the module file. Last line: "progrep: N passed, N failed".
 Part of deepprof's tests. MIT licence.
@@ -99,7 +102,7 @@ def fnv_lines(path, first, last):
 
 def as_record(fn):
     """A function of `deepprof progrep --json` as the section's fn record."""
-    r = {"progrep": 1, "record": "fn"}
+    r = {"progrep": 2, "record": "fn"}
     r.update({k: v for k, v in fn.items() if k not in ("checksum_state", "source_checksum")})
     return r
 
@@ -119,12 +122,12 @@ def check_object(path, tag, src):
     check(d["kind"] == "elf" and len(d["modules"]) == 1, tag + ": one module")
     m = d["modules"][0]
     check(m["state"] == "loaded" and m["message"] is None, tag + ": loaded")
-    check(len(m["tus"]) == 1 and m["tus"][0]["file"] == src and m["tus"][0]["n_ps"] == 9 and
-          m["tus"][0]["n_css"] == 20 and m["tus"][0]["abi"] == 1, tag + ": tu %r" % m["tus"])
+    check(len(m["tus"]) == 1 and m["tus"][0]["file"] == src and m["tus"][0]["n_ps"] == 11 and
+          m["tus"][0]["n_css"] == 25 and m["tus"][0]["abi"] == 2, tag + ": tu %r" % m["tus"])
     tu = m["tus"][0]["tu"]
     fns = m["functions"]
     check([f["fn"] for f in fns] == list(EXPECT), tag + ": functions %r" % [f["fn"] for f in fns])
-    check(m["checksums"] == {"ok": 9, "stale": 0, "no-source": 0, "unknown": 0},
+    check(m["checksums"] == {"ok": 11, "stale": 0, "no-source": 0, "unknown": 0},
           tag + ": checksums %r" % m["checksums"])
     first = 0
     for ps, f in enumerate(fns):
@@ -206,21 +209,24 @@ def test_objects():
 def test_text():
     p = must([DEEPPROF, "progrep", out("flow.o")])
     lines = p.stdout.splitlines()
-    check(lines[0] == out("flow.o") + ": 1 TUs, 9 functions; checksums: 9 ok, 0 stale, "
+    check(lines[0] == out("flow.o") + ": 1 TUs, 11 functions; checksums: 11 ok, 0 stale, "
           "0 no-source, 0 unknown", "text: first line %r" % lines[0])
     want = [
         "  branch(int c)  flow.c:22-30  ps 4  sites 6..8  backedges 0",
         "    checksum %s ok" % fnv_lines(os.path.join(HERE, "flow.c"), 22, 30),
+        "    use c",
         "    if line 25",
         "      arm 1",
+        "        use c",
         "        call 6 f1(param c) -> local r  [normal, memory, line 26:7]",
         "      arm 2",
+        "        use c",
         "        call 7 f2(param c) -> local r  [normal, memory, line 28:7]",
         "    call 8 g(local r | call 6 | call 7) -> temp  [normal, memory, line 29:9, tail]",
         "  pointers(int * p)  flow.c:31-38  ps 5  sites 9..11  backedges 0",
     ]
     i = lines.index(want[0]) if want[0] in lines else 0
-    check(lines[i:i + len(want)] == want, "text: branch tree\n" + "\n".join(lines[i:i + 10]))
+    check(lines[i:i + len(want)] == want, "text: branch tree\n" + "\n".join(lines[i:i + 12]))
     for w in ["    call 9 take(&local loc => local loc) -> none  [normal, memory, line 34:2]",
               "    call 11 take(param p => via_param p) -> none  [normal, memory, line 36:2]",
               "    call 16 take(local m | call 15 => heap 15) -> none  [normal, memory, line 48:2]",
@@ -230,7 +236,9 @@ def test_text():
               "    switch line 53",
               "        call 19 abort() -> none  [external, memory, line 59:3, noreturn]",
               "    call 12 kf(param x) -> local k  [normal, const, line 41:10]",
-              "    call 14 strlen(param s => via_param s) -> temp  [external, pure, line 43:22]"]:
+              "    call 14 strlen(param s => via_param s) -> temp  [external, pure, line 43:22]",
+              "    use n", "    store through out", "    use in", "        use acc",
+              "      store through acc", "    store through q"]:
         check(w in lines, "text: missing line %r" % w)
 
 
@@ -261,7 +269,7 @@ def test_stale():
     lf = [f for f in m["functions"] if f["fn"] == "loop"][0]
     check(lf["source_checksum"] == new["loop"]["checksum"] and
           lf["checksum"] == old["loop"]["checksum"], "stale: source_checksum is the edited one's")
-    check(m["checksums"] == {"ok": 8, "stale": 1, "no-source": 0, "unknown": 0},
+    check(m["checksums"] == {"ok": 10, "stale": 1, "no-source": 0, "unknown": 0},
           "stale: counts %r" % m["checksums"])
     p = must([DEEPPROF, "progrep", out("stale.o")])
     check("    checksum %s stale (source now %s)" % (old["loop"]["checksum"], new["loop"]["checksum"])
@@ -269,7 +277,7 @@ def test_stale():
     # without the source: no-source, and no error
     os.unlink(src)
     m = progrep_json(out("stale.o"))["modules"][0]
-    check(m["checksums"] == {"ok": 0, "stale": 0, "no-source": 9, "unknown": 0} and
+    check(m["checksums"] == {"ok": 0, "stale": 0, "no-source": 11, "unknown": 0} and
           all(f["source_checksum"] is None for f in m["functions"]),
           "no-source: counts %r" % m["checksums"])
 
@@ -286,7 +294,7 @@ def test_relative():
         m = progrep_json(f, cwd="/")["modules"][0]
         check(m["tus"][0]["file"] == "rel.c" and all(x["file"] == "rel.c" for x in m["functions"]),
               "relative: %s: file names %r" % (tag, m["tus"][0]["file"]))
-        check(m["checksums"] == {"ok": 9, "stale": 0, "no-source": 0, "unknown": 0},
+        check(m["checksums"] == {"ok": 11, "stale": 0, "no-source": 0, "unknown": 0},
               "relative: %s: checksums %r" % (tag, m["checksums"]))
 
 
@@ -328,9 +336,9 @@ def test_bad():
     b = with_section("nosum.o", b"".join(lines[:4]) + json.dumps(r).encode() + b"\n")
     bad(["progrep", b], "nosum.o: .deepprof.progrep line 5: checksum: missing", "missing key")
     r = dict(recs[1])
-    r["progrep"] = 2
-    b = with_section("v2.o", lines[0] + json.dumps(r).encode() + b"\n")
-    bad(["progrep", b], "v2.o: .deepprof.progrep line 2: progrep version 2, this reader knows 1",
+    r["progrep"] = 3
+    b = with_section("v3.o", lines[0] + json.dumps(r).encode() + b"\n")
+    bad(["progrep", b], "v3.o: .deepprof.progrep line 2: progrep version 3, this reader reads 1 to 2",
         "newer version")
     b = with_section("notu.o", b"".join(lines[1:]))
     bad(["progrep", b], "notu.o: .deepprof.progrep line 1: fn record of TU", "fn before tu")
@@ -340,19 +348,19 @@ def test_bad():
     bad(["progrep", b], "nocalls.o: .deepprof.progrep line 2: independent: 0 call records for 2 sites",
         "calls missing")
     r = json.loads(json.dumps(recs[4]))
-    r["body"][0]["loop"]["body"][0]["call"] = 19
+    r["body"][0]["loop"]["body"][1]["call"] = 19      # [0] is n's use
     b = with_section("foreign.o", lines[0] + json.dumps(r).encode() + b"\n")
     bad(["progrep", b], "foreign.o: .deepprof.progrep line 2: body call: site 19 is not one of loop's",
         "body names another function's site")
     # padding and empty lines between objects are fine
     b = with_section("padded.o", lines[0] + b"\0\0\0\n\n" + b"".join(lines[1:]) + b"\0\0")
     p = run([DEEPPROF, "progrep", "--json", b])
-    check(p.returncode == 0 and len(json.loads(p.stdout)["modules"][0]["functions"]) == 9,
+    check(p.returncode == 0 and len(json.loads(p.stdout)["modules"][0]["functions"]) == 11,
           "padding: rc %d %r" % (p.returncode, p.stderr))
 
     # truncated: the last record cut short
     b = with_section("cut.o", b"".join(lines)[:-40])
-    bad(["progrep", b], "cut.o: .deepprof.progrep line 10: truncated: the last record has no newline",
+    bad(["progrep", b], "cut.o: .deepprof.progrep line 12: truncated: the last record has no newline",
         "truncated record")
     # truncated: the section runs past the end of the file (its size patched)
     shoff, = struct.unpack_from("<Q", obj, 0x28)
@@ -468,7 +476,7 @@ def test_profile():
     check(d["modules"][1]["message"] == "/nonexistent/libgone.so: No such file or directory" and
           d["modules"][3]["message"] == prog + ": build id differs from the profile's (010203)",
           "profile: module messages %r" % [m["message"] for m in d["modules"]])
-    check(len(d["modules"][0]["functions"]) == 16 and d["modules"][2]["functions"] == [],
+    check(len(d["modules"][0]["functions"]) == 20 and d["modules"][2]["functions"] == [],
           "profile: functions per module")
     key = lambda t, i: {"tu": tu[t], "index": i}
     want_ps = [None, key("defs.c", 6), key("flow.c", 4), key("defs.c", 0), key("defs.c", 2),
@@ -536,10 +544,101 @@ def test_run():
     check(len(d["css"]) == len(want) + 1, "run: %d css (the root's callback unmapped)" % len(d["css"]))
 
 
+# ---------------------------------------------------------------- uses and stores
+
+USES_C = """void h(int);
+void take(int *p);
+void work(int n)
+{
+	for (int i = 0; i < n; i++) {
+		%s
+	}
+}
+int scan(const int *a, int n)
+{
+	int s = 0;
+	for (int i = 0;; i++) {
+		if (a[i] == 0)
+			break;
+		if (a[i] < 0)
+			break;
+		s += a[i];
+	}
+	return s + n;
+}
+int addr(int x, int *out)
+{
+	take(&x);
+	*out = x;
+	return 0;
+}
+void ic(long v)
+{
+	*(int *)v = 3;
+}
+void cp(char *d, const char *s, unsigned long n)
+{
+	__builtin_memcpy(d, s, n);
+}
+""" % " ".join("h(%d);" % i for i in range(30))
+
+
+def test_uses():
+    """A loop body far longer than 255 bytes of JSON is whole; a parameter
+    read in three blocks with no call between has one use; a parameter
+    whose address is taken is used where its address is passed; an integer
+    stored through is read; a builtin that is no call site still reads and
+    writes."""
+    src = out("uses.c")
+    with open(src, "w") as f:
+        f.write(USES_C)
+    for opt in ("-O0", "-O2"):
+        obj = out("uses%s.o" % opt)
+        dpcc([opt, "-c", src, "-o", obj])
+        recs = section(obj)
+        for r in recs:
+            try:
+                jsonschema.validate(r, SCHEMA)
+                ok = True
+            except jsonschema.ValidationError as ex:
+                ok = False
+                print(ex)
+            check(ok, "uses %s: record valid against progrep.schema.json" % opt)
+        fns = {r["fn"]: r for r in recs if r["record"] == "fn"}
+        names = ["addr", "cp", "ic", "scan", "work"]
+        check(sorted(fns) == names, "uses %s: functions %r" % (opt, sorted(fns)))
+        if sorted(fns) != names:
+            continue
+        # work: the loop test reads n, then the 30 calls in order
+        check(fns["work"]["body"] == [{"loop": {"line": 5, "body": [{"use": "n"}] +
+                                                [{"call": i} for i in range(30)]}}],
+              "uses %s: work body %r" % (opt, fns["work"]["body"]))
+        # scan: a is read by both exit tests and the sum, once as an item;
+        # n only after the loop
+        check(fns["scan"]["body"] == [{"loop": {"line": 13, "body": [{"use": "a"}]}}, {"use": "n"}],
+              "uses %s: scan body %r" % (opt, fns["scan"]["body"]))
+        # addr: &x passed is x's use; x is then copied through out
+        check(fns["addr"]["body"] == [{"use": "x"}, {"call": 30}, {"store": "out"}],
+              "uses %s: addr body %r" % (opt, fns["addr"]["body"]))
+        # an integer used as a pointer is read, not stored through
+        check(fns["ic"]["body"] == [{"use": "v"}], "uses %s: ic body %r" % (opt, fns["ic"]["body"]))
+        # __builtin_memcpy is no call site, but reads d, s, n and writes
+        # through d (s's pointee is const)
+        check(fns["cp"]["body"] == [{"use": "d"}, {"use": "s"}, {"use": "n"}, {"store": "d"}],
+              "uses %s: cp body %r" % (opt, fns["cp"]["body"]))
+    p = must([DEEPPROF, "progrep", out("uses-O0.o")])
+    lines = p.stdout.splitlines()
+    i = lines.index("    use x") if "    use x" in lines else 0
+    check(lines[i:i + 3] == ["    use x", "    call 30 take(&param x => param x) -> none  "
+                             "[normal, memory, line 23:2]", "    store through out"],
+          "uses: text %r" % lines[i:i + 3])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     test_objects()
     test_text()
+    test_uses()
     test_stale()
     test_relative()
     test_bad()

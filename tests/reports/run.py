@@ -528,6 +528,41 @@ def t_gen_sweep(s):
                    "%s callers of %s by %s" % (shape, n, g))
 
 
+def t_clique_limit(s):
+    """A clique's tables are ranked and cut by --limit (issue 3: a clique
+    calling 10^6 others built every row). dp-gen's wide shape: main (clique
+    2) calls M-1 = 1999 procedures, each its own child clique, through one
+    indirect site; chain: the last of main -> f1 -> ... -> f49 has 49
+    ancestors."""
+    p, _ = s.gen("wide-limit", "--shape=wide", "--csds=2000", "--seed=5")
+    full = s.json(p, "clique", "2", "--sort=calls", "--limit=0")
+    eq((len(full["call_sites"]), len(full["children"])), (1999, 1999), "all rows with --limit=0")
+    for sec in ("call_sites", "children"):
+        calls = [w["calls"] for w in full[sec]]
+        eq(calls, sorted(calls, reverse=True), sec + " ranked by calls")
+    eq(sum(w["calls"] for w in full["children"]), sum(w["calls"] for w in full["call_sites"]),
+       "children's calls are the sites' calls")
+    eq((full["clique"]["members"], full["clique"]["calls"]), (1, 1), "clique 2 is main: 1 pd, 1 call")
+    lim = s.json(p, "clique", "2", "--sort=calls", "--limit=5")
+    eq(lim["call_sites"], full["call_sites"][:5], "the 5 busiest call sites")
+    eq(lim["children"], full["children"][:5], "the 5 busiest children")
+    eq(lim["members"], full["members"], "main's one member")
+    eq(lim["clique"], full["clique"], "the clique's own row is never cut")
+    # text: the default limit of 20 (rows are the lines starting with a csd id)
+    p, _ = s.gen("wide-big", "--shape=wide", "--csds=100000", "--seed=5")
+    t = s.text(p, "clique", "2")
+    check(len(t.split("\n")) < 120, "text clique of 99999 children is cut: %d lines"
+          % len(t.split("\n")))
+    check("Call sites (own and inherited costs) (20 of 99999 shown)" in t
+          and "Child cliques (20 of 99999 shown)" in t,
+          "20 of 99999 call sites and children shown, and the cut said")
+    p, _ = s.gen("chain-limit", "--shape=chain", "--csds=50", "--seed=5")
+    a = s.json(p, "clique", "51", "--limit=0")["ancestors"]
+    eq([w["clique"] for w in a], list(range(50, 1, -1)), "49 ancestors, nearest first")
+    a = s.json(p, "clique", "51", "--limit=3")["ancestors"]
+    eq([w["clique"] for w in a], [50, 49, 48], "the 3 nearest ancestors")
+
+
 # ================================================================
 # Bad input: every report
 # ================================================================
@@ -619,7 +654,8 @@ MESSAGES = {
 
 
 TESTS = [t_straight, t_loops, t_fib, t_mutual, t_fnptr, t_qsort, t_threads, t_alloc,
-         t_shapes_top, t_shapes_recursion, t_shapes_names, t_gen_time, t_gen_sweep]
+         t_shapes_top, t_shapes_recursion, t_shapes_names, t_gen_time, t_gen_sweep,
+         t_clique_limit]
 
 
 def main():

@@ -13,6 +13,7 @@
 #include "export.h"
 #include "gen.h"
 #include "unit.h"
+#include "build_profile.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -434,91 +435,28 @@ struct arc {
 };
 
 /* A profile of pds (pd_ps[v]: pd v's ps, named names[ps-1]), thread roots
- * roots[], and a csd per arc. Freed by free_built(). */
+ * roots[], and a csd per arc (cscs = calls, 16 bytes per allocation, a
+ * millisecond per tick). Freed by free_built(). */
 static void build(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
 		  const char *const *names, uint32_t n_ps, uint32_t n_thread,
 		  const uint32_t *roots, const struct arc *arcs, uint32_t n_arcs)
 {
-	uint32_t *cur = calloc(n_pd + 2, sizeof(*cur));
+	struct dpt_arc *full = calloc(n_arcs ? n_arcs : 1, sizeof(*full));
 
-	memset(p, 0, sizeof(*p));
+	CU_ASSERT_FATAL(full != NULL);
+	for (uint32_t i = 0; i < n_arcs; i++)
+		full[i] = (struct dpt_arc){ .caller = arcs[i].caller, .callee = arcs[i].callee,
+					    .css = arcs[i].css, .calls = arcs[i].calls,
+					    .cscs = arcs[i].calls, .ticks = arcs[i].ticks,
+					    .allocs = arcs[i].allocs, .bytes = 16 * arcs[i].allocs };
+	dpt_build_profile(p, n_pd, pd_ps, names, n_ps, n_thread, roots, full, n_arcs, 0, 0);
+	free(full);
 	p->path = "built.data";
 	p->hdr.program = "/bin/built";
-	p->hdr.clock = "calls";
 	p->hdr.ns_per_tick = 1000000;
-	p->n_ps = n_ps;
-	p->n_pd = n_pd;
-	p->n_csd = n_arcs;
-	p->n_thread = n_thread;
-	p->n_css = 0;
-	for (uint32_t i = 0; i < n_arcs; i++)
-		if (arcs[i].css > p->n_css)
-			p->n_css = arcs[i].css;
-	p->ps = calloc(n_ps + 1, sizeof(*p->ps));
-	p->css = calloc(p->n_css + 1, sizeof(*p->css));
-	p->pd = calloc(n_pd + 1, sizeof(*p->pd));
-	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
-	p->thread = calloc(n_thread + 1, sizeof(*p->thread));
-	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	for (uint32_t i = 1; i <= n_ps; i++)
-		p->ps[i].name = names[i - 1];
-	for (uint32_t v = 1; v <= n_pd; v++)
-		p->pd[v].ps = pd_ps[v];
-	for (uint32_t t = 1; t <= n_thread; t++) {
-		p->thread[t].tid = 100 + t;
-		p->thread[t].root_pd = roots[t - 1];
-		p->pd[roots[t - 1]].thread = t;
-	}
-	for (uint32_t i = 0; i < n_arcs; i++) {
-		const struct arc *a = &arcs[i];
-		struct dpa_csd *c = &p->csd[i + 1];
-
-		c->css = a->css;
-		c->caller_pd = a->caller;
-		c->callee_pd = a->callee;
-		dpa_csd_set(p, i + 1, DPA_CALLS, a->calls);
-		dpa_csd_set(p, i + 1, DPA_EXITS, a->calls);
-		dpa_csd_set(p, i + 1, DPA_CSCS, a->calls);
-		dpa_csd_set(p, i + 1, DPA_TICKS, a->ticks);
-		dpa_csd_set(p, i + 1, DPA_ALLOCS, a->allocs);
-		dpa_csd_set(p, i + 1, DPA_BYTES, 16 * a->allocs);
-		p->css[a->css].caller_ps = pd_ps[a->caller];
-		if (!p->pd[a->callee].thread)
-			p->pd[a->callee].thread = p->pd[a->caller].thread;
-		p->pd[a->caller].out_n++;
-		p->pd[a->callee].in_n++;
-		p->hdr.calls += a->calls;
-		p->hdr.cscs += a->calls;
-		p->hdr.ticks += a->ticks;
-		p->hdr.allocs += a->allocs;
-		p->hdr.bytes += 16 * a->allocs;
-	}
-	for (uint32_t v = 1, o = 0, in = 0; v <= n_pd; v++) {
-		p->pd[v].out_first = o;
-		p->pd[v].in_first = in;
-		o += p->pd[v].out_n;
-		in += p->pd[v].in_n;
-	}
-	for (uint32_t i = 0; i < n_arcs; i++)
-		p->out_csd[p->pd[arcs[i].caller].out_first + cur[arcs[i].caller]++] = i + 1;
-	memset(cur, 0, (n_pd + 2) * sizeof(*cur));
-	for (uint32_t i = 0; i < n_arcs; i++)
-		p->in_csd[p->pd[arcs[i].callee].in_first + cur[arcs[i].callee]++] = i + 1;
-	free(cur);
 }
 
-static void free_built(struct dpa_profile *p)
-{
-	free(p->ps);
-	free(p->css);
-	free(p->pd);
-	dpa_csd_release(p);
-	free(p->thread);
-	free(p->out_csd);
-	free(p->in_csd);
-	memset(p, 0, sizeof(*p));
-}
+#define free_built dpt_free_profile
 
 static const char *const names[] = { "<root>", "main", "a", "b", "c", "p", "q", "w;x" };
 

@@ -69,6 +69,16 @@ static void test_checksum(void)
 #define CALL3 "{'site':3,'id':'00000000000000ab:3','callee':'k','kind':'normal','line':18,'col':1," \
 	"'effects':'pure','noreturn':true,'args':[],'result':null}"
 #define FN FN_HEAD FN_BODY "'calls':[" CALL1 "," CALL2 "," CALL3 "]}\n"
+/* version 2: a function u(int *p, int n, char *) with use and store items
+ * (its unnamed third parameter cannot be named by one) */
+#define FNU_HEAD "{'progrep':2,'record':'fn','tu':'00000000000000ab','ps':1,'fn':'u','file':'t.c','line':1," \
+	"'end_line':9,'checksum':'0000000000000000','public':true,'first_site':4,'n_sites':2,'backedges':1," \
+	"'params':[{'name':'p','type':'int *','pointer':true},{'name':'n','type':'int','pointer':false}," \
+	"{'name':null,'type':'char *','pointer':true}],"
+#define FNU_CALLS "'calls':[{'site':4,'id':'00000000000000ab:4','callee':'k','kind':'normal','line':3,'col':1," \
+	"'effects':'memory','args':[{'from':[{'param':'p'}],'points_to':[{'via_param':'p'}]}],'result':null}," \
+	"{'site':5,'id':'00000000000000ab:5','callee':'k','kind':'normal','line':6,'col':1," \
+	"'effects':'memory','args':[],'result':null}]}\n"
 
 static void test_parse_exact(void)
 {
@@ -211,7 +221,7 @@ static const struct {
 	{ TU "{'progrep':1,'record':'xx','tu':'00000000000000ab'}\n",
 	  "t.o: .deepprof.progrep line 2: unknown record \"xx\"" },
 	{ TU "{'progrep':0,'record':'tu','tu':'00000000000000ab'}\n",
-	  "t.o: .deepprof.progrep line 2: progrep version 0, this reader knows 1" },
+	  "t.o: .deepprof.progrep line 2: progrep version 0, this reader reads 1 to 2" },
 	{ TU "{'record':'tu','tu':'00000000000000ab'}\n", "t.o: .deepprof.progrep line 2: progrep: missing" },
 	{ TU "{'progrep':1,'record':'tu','tu':'00000000000000ac','file':'t.c','n_ps':-1,'n_css':6,'abi':1}\n",
 	  "t.o: .deepprof.progrep line 2: n_ps: -1 out of range" },
@@ -228,8 +238,22 @@ static const struct {
 	  "t.o: .deepprof.progrep line 2: branch: fewer than 2 arms" },
 	{ TU FN_HEAD "'body':[{'branch':{'kind':'while','line':1,'arms':[[],[]]}}],'unplaced':[],'calls':[]}\n",
 	  "t.o: .deepprof.progrep line 2: branch: kind: neither \"if\" nor \"switch\"" },
-	{ TU FN_HEAD "'body':[{'jump':1}],'unplaced':[],'calls':[]}\n",
-	  "t.o: .deepprof.progrep line 2: body: unknown item" },
+	{ TU FN_HEAD "'body':[{'jump':1,'call':1}],'unplaced':[],'calls':[]}\n",
+	  "t.o: .deepprof.progrep line 2: body: an item is not a one-key object" },
+	{ TU FNU_HEAD "'body':[{'use':'q'}],'unplaced':[],'calls':[]}\n",
+	  "t.o: .deepprof.progrep line 2: body use: \"q\" is not a parameter of u" },
+	{ TU FNU_HEAD "'body':[{'loop':{'line':3,'body':[{'store':'P'}]}}],'unplaced':[],'calls':[]}\n",
+	  "t.o: .deepprof.progrep line 2: body store: \"P\" is not a parameter of u" },
+	{ TU FNU_HEAD "'body':[{'store':'n'}],'unplaced':[],'calls':[]}\n",
+	  "t.o: .deepprof.progrep line 2: body store: parameter \"n\" of u is not a pointer" },
+	{ TU FNU_HEAD "'body':[{'use':0}],'unplaced':[],'calls':[]}\n",
+	  "t.o: .deepprof.progrep line 2: body use: not a string" },
+	{ TU FNU_HEAD "'body':[{'store':null}],'unplaced':[],'calls':[]}\n",
+	  "t.o: .deepprof.progrep line 2: body store: not a string" },
+	{ TU FNU_HEAD "'body':[{'use':''}],'unplaced':[],'calls':[]}\n",
+	  "t.o: .deepprof.progrep line 2: body use: \"\" is not a parameter of u" },
+	{ TU "{'progrep':3,'record':'tu','tu':'00000000000000ac'}\n",
+	  "t.o: .deepprof.progrep line 2: progrep version 3, this reader reads 1 to 2" },
 	{ TU FN_HEAD FN_BODY "'calls':[" CALL1 ",{'site':2,'id':'00000000000000ab:7'}," CALL3 "]}\n",
 	  "t.o: .deepprof.progrep line 2: site 2: id \"00000000000000ab:7\" is not \"00000000000000ab:2\"" },
 	{ TU FN1_HEAD "'calls':[{'site':1,'id':'00000000000000ab:1','callee':'m','kind':'normal','line':1,"
@@ -265,6 +289,60 @@ static void test_parse_errors(void)
 		CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
 		dpa_progrep_release(&pr);
 	}
+}
+
+/* use and store items: where they are, which parameter they name; an item
+ * of a kind this reader does not know is left out, wherever it is */
+static void test_parse_uses(void)
+{
+	static const char text[] = TU FNU_HEAD
+		"'body':[{'use':'n'},{'store':'p'},{'later_kind':{'x':1}},{'use':'p'},{'call':4},"
+		"{'store':'p'},{'branch':{'kind':'if','line':4,'arms':[[{'use':'n'}],[{'future':2}]]}},"
+		"{'loop':{'line':5,'body':[{'store':'p'},{'call':5}]}}],'unplaced':[]," FNU_CALLS;
+	struct dpa_progrep pr;
+	struct dpa_error err = { { 0 } };
+	const struct dpa_pr_fn *f;
+	const struct dpa_pr_item *it;
+
+	CU_ASSERT_EQUAL_FATAL(parse_q(&pr, "t.o", text, &err), 0);
+	f = dpa_progrep_fn(&pr, 0xab, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL_FATAL(f->body.n, 7);    /* 8 written, later_kind left out */
+	it = f->body.items;
+	CU_ASSERT_EQUAL(it[0].kind, DPA_PR_ITEM_USE);
+	CU_ASSERT_STRING_EQUAL(it[0].name, "n");
+	CU_ASSERT_EQUAL(it[0].param, 1);
+	CU_ASSERT_EQUAL(it[1].kind, DPA_PR_ITEM_STORE);
+	CU_ASSERT_STRING_EQUAL(it[1].name, "p");
+	CU_ASSERT_EQUAL(it[1].param, 0);
+	CU_ASSERT_PTR_EQUAL(it[1].name, f->params[0].name);   /* the parameter's own string */
+	CU_ASSERT_EQUAL(it[2].kind, DPA_PR_ITEM_USE);
+	CU_ASSERT_STRING_EQUAL(it[2].name, "p");
+	CU_ASSERT_EQUAL(it[2].param, 0);
+	CU_ASSERT_EQUAL(it[3].kind, DPA_PR_ITEM_CALL);
+	CU_ASSERT_EQUAL(it[3].site, 4);
+	CU_ASSERT_PTR_NULL(it[3].name);
+	CU_ASSERT_EQUAL(it[4].kind, DPA_PR_ITEM_STORE);
+	CU_ASSERT_EQUAL(it[4].param, 0);
+	CU_ASSERT_EQUAL_FATAL(it[5].kind, DPA_PR_ITEM_BRANCH);
+	CU_ASSERT_EQUAL_FATAL(it[5].n_arms, 2);
+	CU_ASSERT_EQUAL_FATAL(it[5].arms[0].n, 1);
+	CU_ASSERT_EQUAL(it[5].arms[0].items[0].kind, DPA_PR_ITEM_USE);
+	CU_ASSERT_EQUAL(it[5].arms[0].items[0].param, 1);
+	CU_ASSERT_EQUAL(it[5].arms[1].n, 0);    /* its only item was of an unknown kind */
+	CU_ASSERT_EQUAL_FATAL(it[6].kind, DPA_PR_ITEM_LOOP);
+	CU_ASSERT_EQUAL(it[6].line, 5);
+	CU_ASSERT_EQUAL_FATAL(it[6].body.n, 2);
+	CU_ASSERT_EQUAL(it[6].body.items[0].kind, DPA_PR_ITEM_STORE);
+	CU_ASSERT_EQUAL(it[6].body.items[0].param, 0);
+	CU_ASSERT_EQUAL(it[6].body.items[1].kind, DPA_PR_ITEM_CALL);
+	CU_ASSERT_EQUAL(it[6].body.items[1].site, 5);
+	dpa_progrep_release(&pr);
+
+	/* a version 1 record is still read (it simply has no such items) */
+	CU_ASSERT_EQUAL(parse_q(&pr, "t.o", TU FN, &err), 0);
+	CU_ASSERT_EQUAL(pr.n_fn, 1);
+	dpa_progrep_release(&pr);
 }
 
 static void test_parse_deep(void)
@@ -544,6 +622,7 @@ DPA_TEST_SUITE(progrep,
 	       DPA_TEST(test_checksum),
 	       DPA_TEST(test_parse_exact),
 	       DPA_TEST(test_parse_errors),
+	       DPA_TEST(test_parse_uses),
 	       DPA_TEST(test_parse_deep),
 	       DPA_TEST(test_parse_mutations),
 	       DPA_TEST(test_sum_states),

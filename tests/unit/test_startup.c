@@ -8,122 +8,19 @@
 
 #include "gen.h"
 #include "unit.h"
+#include "build_profile.h"
 #include "startup.h"
 
 /* ===================================================================== */
 /* { ==== building a profile from a list of arcs ==== */
 
-/* One csd: caller pd → callee pd through call site css, with its own costs. */
-struct arc {
-	uint32_t caller, callee, css;
-	uint64_t calls, cscs, ticks, allocs, bytes, nonlocal;
-};
-
-/*
- * Fill *p with n_pd pds (pd_ps[v] is pd v's ps; pd_ps[0] unused), one
- * thread per entry of roots[], and a csd per arc (ids in arc order). css
- * ids are the arcs' (their caller ps taken from the arc's caller); the
- * header's totals are the sums, plus ticks_outside and allocs_outside.
- * Everything is freed by free_profile().
- */
-static void build(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
-		  uint32_t n_thread, const uint32_t *roots, const struct arc *arcs,
-		  uint32_t n_arcs, uint64_t ticks_outside, uint64_t allocs_outside)
-{
-	uint32_t *cur;
-
-	memset(p, 0, sizeof(*p));
-	p->path = "test.data";
-	p->n_pd = n_pd;
-	p->n_csd = n_arcs;
-	p->n_thread = n_thread;
-	for (uint32_t v = 1; v <= n_pd; v++)
-		if (pd_ps[v] > p->n_ps)
-			p->n_ps = pd_ps[v];
-	for (uint32_t i = 0; i < n_arcs; i++)
-		if (arcs[i].css > p->n_css)
-			p->n_css = arcs[i].css;
-	p->ps = calloc(p->n_ps + 1, sizeof(*p->ps));
-	p->css = calloc(p->n_css + 1, sizeof(*p->css));
-	p->pd = calloc(n_pd + 1, sizeof(*p->pd));
-	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
-	p->thread = calloc(n_thread + 1, sizeof(*p->thread));
-	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	cur = calloc(n_pd + 2, sizeof(*cur));
-	for (uint32_t v = 1; v <= n_pd; v++)
-		p->pd[v].ps = pd_ps[v];
-	for (uint32_t t = 1; t <= n_thread; t++) {
-		p->thread[t].tid = 100 + t;
-		p->thread[t].root_pd = roots[t - 1];
-		p->pd[roots[t - 1]].thread = t;
-	}
-	for (uint32_t i = 0; i < n_arcs; i++) {
-		const struct arc *a = &arcs[i];
-		struct dpa_csd *c = &p->csd[i + 1];
-
-		c->css = a->css;
-		c->caller_pd = a->caller;
-		c->callee_pd = a->callee;
-		dpa_csd_set(p, i + 1, DPA_CALLS, a->calls);
-		dpa_csd_set(p, i + 1, DPA_EXITS, a->calls - a->nonlocal);
-		dpa_csd_set(p, i + 1, DPA_NONLOCAL, a->nonlocal);
-		dpa_csd_set(p, i + 1, DPA_CSCS, a->cscs);
-		dpa_csd_set(p, i + 1, DPA_TICKS, a->ticks);
-		dpa_csd_set(p, i + 1, DPA_ALLOCS, a->allocs);
-		dpa_csd_set(p, i + 1, DPA_BYTES, a->bytes);
-		p->css[a->css].caller_ps = pd_ps[a->caller];
-		if (!p->pd[a->callee].thread)
-			p->pd[a->callee].thread = p->pd[a->caller].thread;
-		p->pd[a->caller].out_n++;
-		p->pd[a->callee].in_n++;
-		p->hdr.calls += a->calls;
-		p->hdr.cscs += a->cscs;
-		p->hdr.ticks += a->ticks;
-		p->hdr.allocs += a->allocs;
-		p->hdr.bytes += a->bytes;
-	}
-	dpa_csd_pack(p);	/* the columns as the reader leaves them */
-	p->hdr.ticks += ticks_outside;
-	p->hdr.ticks_outside = ticks_outside;
-	p->hdr.allocs += allocs_outside;
-	p->hdr.allocs_outside = allocs_outside;
-	/* out_csd grouped by caller, in_csd by callee, each in arc order */
-	for (uint32_t v = 1, o = 0, in = 0; v <= n_pd; v++) {
-		p->pd[v].out_first = o;
-		p->pd[v].in_first = in;
-		o += p->pd[v].out_n;
-		in += p->pd[v].in_n;
-	}
-	for (uint32_t i = 0; i < n_arcs; i++) {
-		struct dpa_pd *a = &p->pd[arcs[i].caller];
-
-		p->out_csd[a->out_first + cur[arcs[i].caller]++] = i + 1;
-	}
-	memset(cur, 0, (n_pd + 2) * sizeof(*cur));
-	for (uint32_t i = 0; i < n_arcs; i++) {
-		struct dpa_pd *b = &p->pd[arcs[i].callee];
-
-		p->in_csd[b->in_first + cur[arcs[i].callee]++] = i + 1;
-	}
-	free(cur);
-}
-
-static void free_profile(struct dpa_profile *p)
-{
-	free(p->ps);
-	free(p->css);
-	free(p->pd);
-	dpa_csd_release(p);
-	free(p->thread);
-	free(p->out_csd);
-	free(p->in_csd);
-	memset(p, 0, sizeof(*p));
-}
+#define arc dpt_arc
+#define free_profile dpt_free_profile
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define BUILD(p, pd_ps, roots, arcs, to, ao)                                          \
-	build(p, NELEM(pd_ps) - 1, pd_ps, NELEM(roots), roots, arcs, NELEM(arcs), to, ao)
+	dpt_build_profile(p, NELEM(pd_ps) - 1, pd_ps, NULL, 0, NELEM(roots), roots, arcs,     \
+			  NELEM(arcs), to, ao)
 
 /*
  * The invariants every consistent profile satisfies, for every measure:
@@ -826,7 +723,7 @@ static void test_wide_values(void)
 						.cscs = 5000000000ull + i };
 		/* and one small one, which stays in 32 bits */
 		star[201] = (struct arc){ 2, 203, 202, .calls = 1, .cscs = 7 };
-		build(&p, 203, star_ps, 1, roots, star, 202, 0, 0);
+		dpt_build_profile(&p, 203, star_ps, NULL, 0, 1, roots, star, 202, 0, 0);
 		deep(&d, &p);
 		for (uint32_t i = 1; i <= 200; i++) {
 			CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2 + i, DPA_CSCS), 5000000000ull + i);
@@ -912,7 +809,7 @@ static void deep_chain(bool cycle)
 	 * not look (csd 1001; it sees every 15th from 1): startup must notice
 	 * and begin again with exits and nonlocal exits in their own slots */
 	arcs[1000].nonlocal = 1;
-	build(&p, DEEP_N, pd_ps, 1, roots, arcs, n_arcs, 0, 0);
+	dpt_build_profile(&p, DEEP_N, pd_ps, NULL, 0, 1, roots, arcs, n_arcs, 0, 0);
 	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&d, &p, &err), 0);
 	if (!cycle) {
 		CU_ASSERT_EQUAL(d.cl.n, DEEP_N);

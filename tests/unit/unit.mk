@@ -2,7 +2,8 @@
 #
 # To add a suite: create tests/unit/test_<name>.c that includes "unit.h" and
 # ends with DPA_TEST_SUITE(<name>, DPA_TEST(test_a), DPA_TEST(test_b), ...)
-# (see unit.h). Every tests/unit/test_*.c is compiled into one runner,
+# (see unit.h); tests/unit/build_profile.h makes hand-built profiles from
+# arc lists. Every tests/unit/test_*.c is compiled into one runner,
 # $(BIN_DIR)/unit-tests, linked with libdpa.a and the Deep.data generator
 # (tests/gen/gen.h): nothing here needs editing. `unit-tests SUITE...` runs
 # only those suites; the runner's last line is "unit: N passed, N failed".
@@ -15,7 +16,7 @@
 include tests/gen/gen.mk
 
 UNIT_DIR   := $(BUILD)/tests/unit
-UNIT_SRCS  := tests/unit/unit_main.c $(wildcard tests/unit/test_*.c)
+UNIT_SRCS  := tests/unit/unit_main.c tests/unit/build_profile.c $(wildcard tests/unit/test_*.c)
 UNIT_OBJS  := $(patsubst tests/unit/%.c,$(OBJ_DIR)/tests/unit/%.o,$(UNIT_SRCS))
 UNIT_BIN   := $(BIN_DIR)/unit-tests
 UNIT_FIXTURES := $(UNIT_DIR)/symprog $(UNIT_DIR)/symprog-nopie $(UNIT_DIR)/libsym.so

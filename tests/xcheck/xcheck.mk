@@ -4,7 +4,7 @@
 # counts must equal callgrind's on the same binary and input; at -O2 (where
 # callgrind cannot see inlined calls) libprof must agree with refhooks.c, a
 # plain reference counter linked into the same objects; and in plugin mode
-# ("xcheck-plugin"), bzip2 built by deepprof-cc (the GCC plugin) at -O0 must
+# ("xcheck-plugin", the default ABI v2; "xcheck-plugin-abi1"), bzip2 built by deepprof-cc (the GCC plugin) at -O0 must
 # give callgrind's counts on every arc between two of its functions. Skipped under
 # SAN=1: the sanitizer pass re-runs every suite, and callgrind over a UBSan
 # build would check nothing new. Part of deepprof. MIT licence.

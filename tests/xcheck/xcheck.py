@@ -11,7 +11,8 @@
    with refhooks.c, a plain stack-and-table arc counter, and every arc between
    the programs' functions must agree (GCC clones f.constprop.0 etc. count as f).
 3. in plugin mode ("xcheck-plugin", with --deepprof-cc): bzip2 built with
-   deepprof-cc (the GCC plugin, ABI v1) at -O0, where nothing is inlined, so
+   deepprof-cc (the GCC plugin, its default ABI v2, then again with ABI v1:
+   "xcheck-plugin-abi1") at -O0, where nothing is inlined, so
    the source-level calls the plugin counts are the calls callgrind sees on
    the same binary; every arc between two of bzip2's functions must agree
    (calls into libc are call sites in plugin mode, so they are left out).
@@ -223,16 +224,20 @@ def check_callgrind(a, work, text):
     return report("xcheck", keys, passed, failed, lines, "bzip2's functions")
 
 
-def check_plugin(a, work, text):
-    """-O0 bzip2 built by deepprof-cc (plugin mode, ABI v1) against callgrind
-    on the same binary and input."""
+def check_plugin(a, work, text, abi=0):
+    """-O0 bzip2 built by deepprof-cc (plugin mode; ABI abi, or with 0 the
+    plugin's default, v2) against callgrind on the same binary and input."""
+    suite = "xcheck-plugin-abi%d" % abi if abi else "xcheck-plugin"
     cc = [a.deepprof_cc, "--deepprof-mode=plugin", "--deepprof-cc=" + a.cc]
+    cc += ["--deepprof-arg=abi=%d" % abi] if abi else []
     cflags = [f for f in CFLAGS if f != "-finstrument-functions"]
     objs = compile_objs(a, [os.path.join(a.src, s) for s in BZIP2_SOURCES], "-O0",
                         os.path.join(work, "obj"), cc, cflags)
     fns = functions(objs)
-    if b" dp_abi_enter" not in run(["nm"] + objs).stdout:
-        raise Fatal("%s: no call to dp_abi_enter: not built by the plugin" % objs[0])
+    hook = b" dp_abi_enter\n" if abi == 1 else b" dp_cur\n"    # v1's hook, v2's state
+    if hook not in run(["nm"] + objs).stdout:
+        raise Fatal("%s: no%s: not built by the plugin (abi %s)" % (objs[0], hook.decode().rstrip(),
+                                                                    abi or "default"))
     exe = os.path.join(work, "bzip2")
     run(cc + ["-g", "-o", exe] + objs)
     back, steps = bzip2_steps(exe, work, text)
@@ -250,9 +255,9 @@ def check_plugin(a, work, text):
     if not filecmp.cmp(text, back, shallow=False):
         raise Fatal("%s: bzip2 round trip did not give back %s" % (back, text))
     keys, passed, failed, lines = compare(ours, theirs, fns)
-    print("xcheck-plugin: bzip2 -O0 (deepprof-cc) vs callgrind: %d arcs, %d calls (deepprof), "
-          "input %d bytes" % (len(keys), sum(ours.get(k, 0) for k in keys), a.bytes))
-    return report("xcheck-plugin", keys, passed, failed, lines, "bzip2's functions")
+    print("%s: bzip2 -O0 (deepprof-cc) vs callgrind: %d arcs, %d calls (deepprof), "
+          "input %d bytes" % (suite, len(keys), sum(ours.get(k, 0) for k in keys), a.bytes))
+    return report(suite, keys, passed, failed, lines, "bzip2's functions")
 
 
 def check_reference(a, work, text):
@@ -362,6 +367,8 @@ def main():
         else:
             rc3 = run_check("xcheck-plugin", check_plugin, a, os.path.join(work, "plugin-O0"),
                             text)
+            rc3 = max(rc3, run_check("xcheck-plugin-abi1", lambda a_, w, t: check_plugin(a_, w, t, 1),
+                                     a, os.path.join(work, "plugin-abi1-O0"), text))
     return max(rc1, rc2, rc3)
 
 if __name__ == "__main__":

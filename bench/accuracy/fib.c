@@ -1,0 +1,53 @@
+/*
+ * fib.c — accuracy program: tree-recursive fib. Known answer: fib() is a
+ * divide-and-conquer clique whose two recursive calls are an independent
+ * candidate (no memory at all); the calls are unbalanced (fib(n-1) costs
+ * ~1.618 times fib(n-2)) but spawning at several levels balances them, so
+ * the ideal speedup on two cores is ~2. DP_PAR: fib(n-1) in a task,
+ * fib(n-2) inline, taskwait, down to depth CUTOFF (the recommended cut-off;
+ * run.py passes it), serial below. Part of deepprof's bench. MIT licence.
+ */
+#include <math.h>
+
+#include "acc.h"
+
+#ifndef CUTOFF
+#define CUTOFF 8
+#endif
+
+__attribute__((noinline)) static long fib(int n)
+{
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+#ifdef DP_PAR
+static long fib_par(int n, int depth)
+{
+	long x, y;
+
+	if (depth >= CUTOFF || n < 2)
+		return fib(n);
+#pragma omp task shared(x)
+	x = fib_par(n - 1, depth + 1);
+	y = fib_par(n - 2, depth + 1);
+#pragma omp taskwait
+	return x + y;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	/* fib(n) costs ~1.618^n: scale s adds log(s)/log(1.618) to n */
+	int n = 41 + (int)lround(log(acc_scale(argc, argv)) / log(1.6180339887));
+	long r;
+
+#ifdef DP_PAR
+#pragma omp parallel
+#pragma omp single
+	r = fib_par(n, 0);
+#else
+	r = fib(n);
+#endif
+	printf("fib(%d) = %ld\n", n, r);
+	return 0;
+}

@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""run.py --build BUILD [--quick] [--runs N] [--only P,...] — the accuracy bench.
+
+For each program of bench/accuracy (known ideal answers, see each file's
+head): build it with BUILD/bin/deepprof-cc (plugin mode), run it (Deep.data),
+run `deepprof calibrate` once and `deepprof feedback --calibration=... -o
+P.feedback.json`, and read the predicted program_speedup of the accepted
+candidate(s). Then build the plain -O2 serial program and the -O2 -fopenmp
+-DDP_PAR one (the recommended transformation written by hand; recursive
+programs get the recommended cut-off depth as -DCUTOFF), time both side by
+side (median of N alternating runs of each) and print predicted against
+achieved speedup, the error, and whether a recommendation slows a program
+down. A program with no accepted candidate is predicted 1.0 and achieves 1.0
+(nothing changes); its DP_PAR build then shows what the transformation
+would have cost had it been applied anyway. Target: within 10% everywhere.
+The table also goes to BUILD/bench/accuracy/results.txt (and .json).
+Part of deepprof's bench. MIT licence.
+"""
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name, what the ideal answer is (for the table)
+PROGRAMS = [
+    ("indep2", "two independent equal calls: ~2"),
+    ("unbal3", "3:2:1, {A}{B,C}: ~2"),
+    ("overlap", "dependent, produced 0.1 / consumed 0.9: ~2"),
+    ("nooverlap", "dependent, produced 1.0 / consumed 0.0: reject"),
+    ("msort", "divide and conquer: just under 2"),
+    ("fib", "divide and conquer: ~2"),
+    ("cheap", "pair of 100 ns calls: reject"),
+]
+TARGET = 0.10
+
+
+class Fatal(Exception):
+    pass
+
+
+def run(cmd, env=None, quiet=False):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode != 0 and not quiet:
+        raise Fatal("%s failed (exit %d): %s" % (" ".join(cmd), p.returncode,
+                                                 (p.stderr.strip().splitlines() or [""])[-1]))
+    return p
+
+
+def wall(cmd):
+    """Wall seconds of one run of cmd (its output discarded)."""
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    t = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise Fatal("%s failed (exit %d): %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
+    return t
+
+
+def combined_speedup(speedups):
+    """The program speedup of several accepted candidates in different places,
+    each saving 1 - 1/s of the program's time independently."""
+    saved = sum(1.0 - 1.0 / s for s in speedups if s > 0)
+    return 1.0 / (1.0 - saved) if saved < 1.0 else float("inf")
+
+
+def predict(fb):
+    """(predicted program speedup, accepted candidates, the recommended cut-off
+    depth or None) from a feedback document."""
+    acc = [c for c in fb.get("candidates", []) if c.get("verdict") == "accepted"]
+    # one candidate per place: merged over contexts (context null) when present
+    merged = [c for c in acc if c.get("context") is None] or acc
+    cut = None
+    for r in fb.get("recursion", []):
+        if r.get("type") in ("divide_and_conquer", "simple") and r.get("cutoff_depth"):
+            cut = max(cut or 0, r["cutoff_depth"])
+    if not merged:
+        return 1.0, [], cut
+    return combined_speedup([c["program_speedup"] for c in merged]), merged, cut
+
+
+def describe(c):
+    tasks = {}
+    for k in c.get("calls", []):
+        tasks.setdefault(k.get("task", 0), []).append(k.get("callee") or "?")
+    return " | ".join(",".join(v) for _, v in sorted(tasks.items()))
+
+
+def main():
+    ap = argparse.ArgumentParser(description="deepprof feedback accuracy bench")
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--cc", default="gcc")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="work per program (1: ~0.5-1 s serially)")
+    ap.add_argument("--quick", action="store_true",
+                    help="a small scale and 1 run: checks the machinery, measures little")
+    ap.add_argument("--only", default="", help="comma-separated program names")
+    a = ap.parse_args()
+    if a.quick:
+        a.scale, a.runs = min(a.scale, 0.1), 1
+    if a.runs < 1:
+        print("accuracy: --runs must be at least 1", file=sys.stderr)
+        return 2
+    build = os.path.abspath(a.build)
+    dpcc = os.path.join(build, "bin", "deepprof-cc")
+    deepprof = os.path.join(build, "bin", "deepprof")
+    out = os.path.join(build, "bench", "accuracy")
+    for path in (dpcc, deepprof):
+        if not os.path.exists(path):
+            print("accuracy: %s not built (run make first)" % path, file=sys.stderr)
+            return 2
+    progs = PROGRAMS
+    if a.only:
+        want = set(a.only.split(","))
+        unknown = want - {p for p, _ in PROGRAMS}
+        if unknown:
+            print("accuracy: unknown program(s): %s" % ", ".join(sorted(unknown)), file=sys.stderr)
+            return 2
+        progs = [p for p in PROGRAMS if p[0] in want]
+    os.makedirs(out, exist_ok=True)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = os.getloadavg()[0]
+    scale = "%g" % a.scale
+
+    cal = os.path.join(out, "calibration.json")
+    p = run([deepprof, "calibrate", "-o", cal])
+    with open(cal) as f:
+        ov = json.load(f)["overheads"]
+    lines = ["Feedback accuracy: predicted against achieved speedup (%s UTC, scale %s, "
+             "median of %d alternating runs; load %.2f at start)"
+             % (started.strftime("%Y-%m-%d %H:%M"), scale, a.runs, load_before),
+             "calibration: " + ", ".join("%s %.0f ns" % (k, v["ns"]) for k, v in ov.items()),
+             "",
+             "%-10s %9s %9s %8s %8s %9s %9s %5s  %s" % ("program", "predicted", "achieved",
+                                                        "error", "serial", "parallel",
+                                                        "if forced", "load", "recommendation"),
+             "-" * 100]
+    results = []
+    worst = 0.0
+    slowdowns = []
+    for name, ideal in progs:
+        src = os.path.join(HERE, name + ".c")
+        prof, data = os.path.join(out, name + ".prof"), os.path.join(out, name + ".data")
+        fbf = os.path.join(out, name + ".feedback.json")
+        ser, par = os.path.join(out, name + ".serial"), os.path.join(out, name + ".par")
+        print("accuracy: %s: profile, feedback, build, time" % name, file=sys.stderr, flush=True)
+        run([dpcc, "-std=gnu11", "-O2", "-g", "-I" + HERE, "-o", prof, src, "-lm"])
+        if os.path.exists(data):
+            os.unlink(data)
+        env = dict(os.environ, DEEPPROF_FILE=data)
+        run([prof, scale], env=env)
+        predicted, accepted, cut, note = None, [], None, ""
+        p = run([deepprof, "feedback", "--calibration=" + cal, "-o", fbf, data], quiet=True)
+        if p.returncode == 0:
+            with open(fbf) as f:
+                predicted, accepted, cut = predict(json.load(f))
+        else:
+            note = "feedback failed: " + ((p.stderr.strip().splitlines() or ["?"])[-1])
+        run([a.cc, "-std=gnu11", "-O2", "-I" + HERE, "-o", ser, src, "-lm"])
+        pflags = ["-DCUTOFF=%d" % cut] if cut else []
+        run([a.cc, "-std=gnu11", "-O2", "-fopenmp", "-DDP_PAR", "-I" + HERE] + pflags +
+            ["-o", par, src, "-lm"])
+        ts, tp = [], []
+        load = os.getloadavg()[0]
+        for _ in range(a.runs):
+            ts.append(wall([ser, scale]))
+            tp.append(wall([par, scale]))
+        ms, mp = statistics.median(ts), statistics.median(tp)
+        forced = ms / mp
+        # without a feedback, show the hand-written transformation's speedup
+        applied = bool(accepted) or predicted is None
+        achieved = forced if applied else 1.0
+        if predicted is None:
+            err = None
+            rec = note
+        else:
+            err = (predicted - achieved) / achieved
+            worst = max(worst, abs(err))
+            rec = "; ".join("#%d %s (%s)" % (c["id"], describe(c), c.get("safety", "?"))
+                            for c in accepted) or "none accepted"
+            if cut:
+                rec += "; cut-off depth %d" % cut
+        if applied and achieved < 0.98:
+            slowdowns.append(name)
+        results.append({"program": name, "ideal": ideal, "predicted": predicted,
+                        "achieved": achieved, "error": err, "serial_s": ms, "parallel_s": mp,
+                        "forced_speedup": forced, "applied": applied, "cutoff": cut, "load": load,
+                        "recommendation": rec, "serial_runs": ts, "parallel_runs": tp})
+        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %9s %5.1f  %s" % (
+            name, "n/a" if predicted is None else "%.3f" % predicted, achieved,
+            "n/a" if err is None else "%+.1f%%" % (100 * err), ms, mp,
+            "" if applied else "%.3f" % forced, load, rec))
+    lines.append("-" * 100)
+    have = [r for r in results if r["error"] is not None]
+    if have:
+        lines.append("largest error %.1f%% (target %.0f%%): %s" % (
+            100 * worst, 100 * TARGET, "met" if worst <= TARGET else "NOT met"))
+    else:
+        lines.append("no predictions: `deepprof feedback` did not run (see the notes)")
+    lines.append("recommendations that slow a program down: %s" % (", ".join(slowdowns) or "none"))
+    busy = max([load_before, os.getloadavg()[0]] + [r["load"] for r in results])
+    if busy > 1.0:
+        lines.append("WARNING: the machine was busy (1-minute load up to %.1f on %d CPUs): a "
+                     "parallel program cannot get a second core to itself, so the achieved "
+                     "speedups measure the load as much as the recommendations"
+                     % (busy, os.cpu_count()))
+    lines.append("achieved = serial / parallel wall time of the -O2 builds; 'if forced' = the "
+                 "DP_PAR build of a rejected candidate (what applying it would have done)")
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    for fn, body in (("results.txt", text),
+                     ("results.json", json.dumps({"date": started.isoformat(), "scale": a.scale,
+                                                  "runs": a.runs, "load_before": load_before,
+                                                  "calibration": ov, "results": results},
+                                                 indent=1) + "\n")):
+        path = os.path.join(out, fn)
+        with open(path + ".tmp", "w") as f:
+            f.write(body)
+        os.replace(path + ".tmp", path)
+    print("accuracy: table saved in %s" % os.path.join(out, "results.txt"), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (Fatal, OSError) as e:
+        print("accuracy: %s" % e, file=sys.stderr)
+        sys.exit(1)

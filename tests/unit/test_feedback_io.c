@@ -1,0 +1,490 @@
+/*
+ * test_feedback_io.c — feedback files on hand-filled feedbacks: the exact
+ * JSON document, the reader's round trip and refusals, and
+ * dpa_feedback_combine() on known speedups. The documents it writes go to
+ * the unit directory (fb-*.json) for check-feedback to validate against
+ * schemas/feedback.schema.json. Part of deepprof's tests. MIT licence.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "feedback_io.h"
+#include "unit.h"
+
+/* ================================================================
+ * A hand-filled feedback of a program "/w/fib2"
+ * ================================================================ */
+
+static struct dpa_fb_place place(const char *fn, uint32_t line, uint32_t col, uint32_t site,
+				 uint64_t sum)
+{
+	struct dpa_fb_place p = { fn, "fib2.c", line, col, site != 0, 0x00000000deadbeefULL,
+				  site, sum };
+
+	if (!site)
+		p.tu_id = 0;
+	return p;
+}
+
+/*
+ * One input; candidate 1 (accepted) in solve: a() at 12:5 and b() at 13:5,
+ * two tasks, a dependence a -> b on x; candidate 2 (too cheap) in main with
+ * no site ids; one var use, one recursion (3 levels), two hot/cold entries.
+ * speedup is the first candidate's speedup (speedup_min/median/max equal).
+ */
+static void fill(struct dpa_feedback *fb, const char *path, const char *program, double speedup)
+{
+	struct dpa_fb_candidate *c;
+	struct dpa_fb_call *k;
+	struct dpa_fb_dep *d;
+	double *lv;
+
+	memset(fb, 0, sizeof(*fb));
+	fb->version = DPA_FEEDBACK_VERSION;
+	fb->program = dpa_fb_strdup(fb, program);
+	fb->n_input = 1;
+	fb->input = dpa_fb_alloc(fb, sizeof(*fb->input));
+	fb->input[0] = (struct dpa_fb_input){ dpa_fb_strdup(fb, path), 0x0a1b2c3d,
+					      fb->program, 1000000, 2000000, DPA_FB_CSCS, true };
+	dpa_fb_options_default(&fb->opt);
+	fb->opt.max_tasks = 2;
+	fb->basis = DPA_FB_CSCS;
+	fb->ns_per_unit = 2.0;
+	fb->program_cost = 1000000;
+
+	fb->n_cand = 2;
+	fb->cand = c = dpa_fb_alloc(fb, 2 * sizeof(*c));
+	c[0].id = 1;
+	c[0].proc = place("solve", 10, 1, 0, 0x1122334455667788ULL);
+	c[0].executions = 100;
+	c[0].n_calls = 2;
+	c[0].calls = k = dpa_fb_alloc(fb, 2 * sizeof(*k));
+	k[0] = (struct dpa_fb_call){ place("solve", 12, 5, 3, 0x1122334455667788ULL), "a", 4000, 0 };
+	k[1] = (struct dpa_fb_call){ place("solve", 13, 5, 4, 0x1122334455667788ULL), "b", 3000, 1 };
+	c[0].n_tasks = 2;
+	c[0].n_deps = 1;
+	c[0].deps = d = dpa_fb_alloc(fb, sizeof(*d));
+	*d = (struct dpa_fb_dep){ 0, 1, "x", 0.25, 0.75, true };
+	c[0].safety = DPA_FB_SAFE;
+	c[0].safety_why = "a and b are pure";
+	c[0].verdict = DPA_FB_ACCEPTED;
+	c[0].verdict_why = "speedup above 1.01";
+	c[0].partitions_tried = 2;
+	c[0].search_complete = true;
+	c[0].seq_time = 7000;
+	c[0].par_time = 7000 / speedup;
+	c[0].overhead = 500;
+	c[0].speedup = speedup;
+	c[0].program_speedup = 1.5;
+	c[0].n_inputs_seen = 1;
+	c[0].speedup_min = c[0].speedup_median = c[0].speedup_max = speedup;
+
+	c[1].id = 2;
+	c[1].proc = place("main", 20, 1, 0, 0);
+	c[1].context = "main";
+	c[1].executions = 1;
+	c[1].n_calls = 2;
+	c[1].calls = k = dpa_fb_alloc(fb, 2 * sizeof(*k));
+	k[0] = (struct dpa_fb_call){ place("main", 21, 3, 0, 0), "c", 10, 0 };
+	k[1] = (struct dpa_fb_call){ place("main", 22, 3, 0, 0), NULL, 10, 0 };
+	c[1].n_tasks = 1;
+	c[1].safety = DPA_FB_UNKNOWN_MEMORY;
+	c[1].verdict = DPA_FB_TOO_CHEAP;
+	c[1].verdict_why = "calls below 20 us";
+	c[1].seq_time = c[1].par_time = 20;
+	c[1].speedup = c[1].program_speedup = 1;
+	c[1].n_inputs_seen = 1;
+	c[1].speedup_min = c[1].speedup_median = c[1].speedup_max = 1;
+
+	fb->n_var_use = 1;
+	fb->var_use = dpa_fb_alloc(fb, sizeof(*fb->var_use));
+	fb->var_use[0] = (struct dpa_fb_var_use){ place("solve", 12, 5, 3, 0x1122334455667788ULL),
+						  "a", -1, "return", DPA_FB_PRODUCED, 1000, 0.25,
+						  4000, true, "return after the loop" };
+	fb->n_rec = 1;
+	fb->rec = dpa_fb_alloc(fb, sizeof(*fb->rec));
+	fb->rec[0].at = place("fib", 2, 1, 0, 0xabcdef0123456789ULL);
+	fb->rec[0].clique = 3;
+	fb->rec[0].type = DPA_REC_DIVIDE;
+	fb->rec[0].from_progrep = true;
+	fb->rec[0].members = 1;
+	fb->rec[0].entry_calls = 1;
+	fb->rec[0].internal_calls = 6;
+	fb->rec[0].depth = 3;
+	fb->rec[0].cost_per_entry = 70;
+	fb->rec[0].n_levels = 3;
+	fb->rec[0].level_cost = lv = dpa_fb_alloc(fb, 3 * sizeof(double));
+	lv[0] = 70;
+	lv[1] = 30;
+	lv[2] = 10;
+	fb->rec[0].cutoff_depth = 0;
+	fb->rec[0].why = "levels too cheap";
+	fb->rec[0].rec_sites = 2;
+	fb->rec[0].branching = 2;
+	fb->rec[0].per_call = 10;
+	fb->rec[0].spawn_overhead = 900;
+	fb->n_hot = 2;
+	fb->hot = dpa_fb_alloc(fb, 2 * sizeof(*fb->hot));
+	fb->hot[0] = (struct dpa_fb_hot){ DPA_FB_SITE, DPA_FB_HOT,
+					  place("solve", 12, 5, 3, 0x1122334455667788ULL), "a", 100,
+					  4000, 3500, 4000, 8000, 100 };
+	fb->hot[1] = (struct dpa_fb_hot){ DPA_FB_PROC, DPA_FB_NEVER, place("unused", 30, 1, 0, 0),
+					  NULL, 0, 0, 0, 0, 0, 0 };
+}
+
+/* What fill(fb, "Deep.data", "/w/fib2", 2) must be, compact. */
+#define PL_SOLVE(line, col, site) \
+	"{\"fn\":\"solve\",\"file\":\"fib2.c\",\"line\":" #line ",\"col\":" #col ",\"site\":" site \
+	",\"checksum\":\"1122334455667788\"}"
+static const char expect_doc[] =
+	"{\"format\":\"deepprof-feedback\",\"version\":1,\"min_version\":1,"
+	"\"program\":\"/w/fib2\",\"basis\":\"cscs\",\"ns_per_unit\":2.0,\"program_cost\":1000000,"
+	"\"inputs\":[{\"path\":\"Deep.data\",\"crc32\":\"0a1b2c3d\",\"program\":\"/w/fib2\","
+	"\"basis\":\"cscs\",\"cscs\":1000000,\"cpu_ns\":2000000,\"has_progrep\":true}],"
+	"\"options\":{\"basis\":\"auto\",\"call_threshold_ns\":20000.0,\"proc_threshold_ns\":50000.0,"
+	"\"speedup_threshold\":1.01,\"max_tasks\":2,\"search_budget\":1000,"
+	"\"hot_threshold_ns\":100000.0,\"rare_calls\":1,\"per_context\":false,\"list_share\":0.01},"
+	"\"overheads\":{\"source\":\"defaults\",\"spawn_cost_ns\":400.0,\"spawn_delay_ns\":1200.0,"
+	"\"barrier_cost_ns\":200.0,\"signal_cost_ns\":100.0,\"wait_cost_ns\":100.0,"
+	"\"wakeup_delay_ns\":5000.0},"
+	"\"candidates\":[{\"id\":1,\"proc\":" PL_SOLVE(10, 1, "null") ",\"context\":null,"
+	"\"executions\":100,\"n_tasks\":2,\"calls\":["
+	"{\"at\":" PL_SOLVE(12, 5, "\"00000000deadbeef:3\"") ",\"callee\":\"a\",\"cost\":4000.0,\"task\":0},"
+	"{\"at\":" PL_SOLVE(13, 5, "\"00000000deadbeef:4\"") ",\"callee\":\"b\",\"cost\":3000.0,\"task\":1}],"
+	"\"deps\":[{\"from\":0,\"to\":1,\"var\":\"x\",\"produced\":0.25,\"consumed\":0.75,\"known\":true}],"
+	"\"safety\":\"safe\",\"safety_why\":\"a and b are pure\",\"verdict\":\"accepted\","
+	"\"verdict_why\":\"speedup above 1.01\",\"partitions_tried\":2,\"search_complete\":true,"
+	"\"seq_time\":7000.0,\"par_time\":3500.0,\"overhead\":500.0,\"speedup\":2.0,"
+	"\"program_speedup\":1.5,\"n_inputs_seen\":1,\"speedup_min\":2.0,\"speedup_median\":2.0,"
+	"\"speedup_max\":2.0},"
+	"{\"id\":2,\"proc\":{\"fn\":\"main\",\"file\":\"fib2.c\",\"line\":20,\"col\":1,\"site\":null,"
+	"\"checksum\":null},\"context\":\"main\",\"executions\":1,\"n_tasks\":1,\"calls\":["
+	"{\"at\":{\"fn\":\"main\",\"file\":\"fib2.c\",\"line\":21,\"col\":3,\"site\":null,\"checksum\":null},"
+	"\"callee\":\"c\",\"cost\":10.0,\"task\":0},"
+	"{\"at\":{\"fn\":\"main\",\"file\":\"fib2.c\",\"line\":22,\"col\":3,\"site\":null,\"checksum\":null},"
+	"\"callee\":null,\"cost\":10.0,\"task\":0}],\"deps\":[],"
+	"\"safety\":\"unknown_memory\",\"safety_why\":null,\"verdict\":\"too_cheap\","
+	"\"verdict_why\":\"calls below 20 us\",\"partitions_tried\":0,\"search_complete\":false,"
+	"\"seq_time\":20.0,\"par_time\":20.0,\"overhead\":0.0,\"speedup\":1.0,\"program_speedup\":1.0,"
+	"\"n_inputs_seen\":1,\"speedup_min\":1.0,\"speedup_median\":1.0,\"speedup_max\":1.0}],"
+	"\"var_use\":[{\"at\":" PL_SOLVE(12, 5, "\"00000000deadbeef:3\"") ",\"callee\":\"a\",\"arg\":-1,"
+	"\"var\":\"return\",\"use\":\"produced\",\"time\":1000.0,\"fraction\":0.25,\"call_cost\":4000.0,"
+	"\"known\":true,\"why\":\"return after the loop\"}],"
+	"\"recursion\":[{\"at\":{\"fn\":\"fib\",\"file\":\"fib2.c\",\"line\":2,\"col\":1,\"site\":null,"
+	"\"checksum\":\"abcdef0123456789\"},\"clique\":3,\"type\":\"divide_and_conquer\","
+	"\"from_progrep\":true,\"members\":1,\"entry_calls\":1,\"internal_calls\":6,\"depth\":3.0,"
+	"\"cost_per_entry\":70.0,\"level_cost\":[70.0,30.0,10.0],\"cutoff_depth\":0,"
+	"\"why\":\"levels too cheap\",\"rec_sites\":2,\"branching\":2,\"per_call\":10.0,"
+	"\"spawn_overhead\":900.0}],"
+	"\"hot_cold\":[{\"kind\":\"site\",\"temp\":\"hot\",\"at\":" PL_SOLVE(12, 5, "\"00000000deadbeef:3\"")
+	",\"callee\":\"a\",\"calls\":100,\"mean\":4000.0,\"median\":3500.0,\"mean_cscs\":4000.0,"
+	"\"mean_ns\":8000.0,\"outer_calls\":100},"
+	"{\"kind\":\"proc\",\"temp\":\"never\",\"at\":{\"fn\":\"unused\",\"file\":\"fib2.c\",\"line\":30,"
+	"\"col\":1,\"site\":null,\"checksum\":null},\"callee\":null,\"calls\":0,\"mean\":0.0,"
+	"\"median\":0.0,\"mean_cscs\":0.0,\"mean_ns\":0.0,\"outer_calls\":0}]}";
+
+/* Save doc as dpa_test_dir()/name for check-feedback's schema validation. */
+static void save(const json_t *doc, const char *name)
+{
+	char path[4096];
+
+	/* the unit directory may not exist yet (no fixture built): mkdir -p */
+	snprintf(path, sizeof(path), "%s/", dpa_test_dir());
+	for (char *s = path + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			mkdir(path, 0777);
+			*s = '/';
+		}
+	snprintf(path, sizeof(path), "%s/%s", dpa_test_dir(), name);
+	CU_ASSERT_EQUAL(json_dump_file(doc, path, JSON_INDENT(2)), 0);
+}
+
+static char *compact(const json_t *doc)
+{
+	return json_dumps(doc, JSON_COMPACT);
+}
+
+/* ================================================================
+ * The writer and the reader
+ * ================================================================ */
+
+static void test_write_exact(void)
+{
+	struct dpa_feedback fb;
+	struct dpa_error err = { { 0 } };
+	json_t *doc;
+	char *s;
+
+	fill(&fb, "Deep.data", "/w/fib2", 2);
+	doc = dpa_feedback_to_json(&fb, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	s = compact(doc);
+	CU_ASSERT_STRING_EQUAL(s, expect_doc);
+	if (strcmp(s, expect_doc))
+		fprintf(stderr, "\ngot  %s\nwant %s\n", s, expect_doc);
+	save(doc, "fb-hand.json");
+	free(s);
+	json_decref(doc);
+	dpa_feedback_release(&fb);
+	CU_ASSERT_PTR_NULL(fb.pool);
+}
+
+static void test_read_round_trip(void)
+{
+	struct dpa_feedback fb, back;
+	struct dpa_error err = { { 0 } };
+	json_t *doc, *doc2;
+
+	fill(&fb, "Deep.data", "/w/fib2", 2);
+	fb.opt.basis = DPA_FB_TICKS;
+	fb.opt.per_context = true;
+	strcpy(fb.opt.ov.source, "cal.json");
+	doc = dpa_feedback_to_json(&fb, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_EQUAL_FATAL(dpa_feedback_from_json(&back, doc, "x.json", &err), 0);
+	/* the fields themselves */
+	CU_ASSERT_EQUAL(back.n_cand, 2);
+	CU_ASSERT_EQUAL(back.cand[0].calls[1].at.has_site, true);
+	CU_ASSERT_EQUAL(back.cand[0].calls[1].at.tu_id, 0xdeadbeefULL);
+	CU_ASSERT_EQUAL(back.cand[0].calls[1].at.site, 4);
+	CU_ASSERT_EQUAL(back.cand[0].proc.checksum, 0x1122334455667788ULL);
+	CU_ASSERT_EQUAL(back.cand[1].calls[0].at.has_site, false);
+	CU_ASSERT_PTR_NULL(back.cand[1].calls[1].callee);
+	CU_ASSERT_STRING_EQUAL(back.cand[1].context, "main");
+	CU_ASSERT_EQUAL(back.cand[0].deps[0].produced, 0.25);
+	CU_ASSERT_EQUAL(back.input[0].crc32, 0x0a1b2c3d);
+	CU_ASSERT_EQUAL(back.opt.basis, DPA_FB_TICKS);
+	CU_ASSERT_EQUAL(back.opt.per_context, true);
+	CU_ASSERT_EQUAL(back.opt.list_share, 0.01);
+	CU_ASSERT_STRING_EQUAL(back.opt.ov.source, "cal.json");
+	CU_ASSERT_EQUAL(back.rec[0].n_levels, 3);
+	CU_ASSERT_EQUAL(back.rec[0].level_cost[2], 10);
+	CU_ASSERT_EQUAL(back.rec[0].type, DPA_REC_DIVIDE);
+	CU_ASSERT_EQUAL(back.var_use[0].arg, -1);
+	CU_ASSERT_EQUAL(back.hot[1].temp, DPA_FB_NEVER);
+	CU_ASSERT_EQUAL(back.hot[0].outer_calls, 100);
+	CU_ASSERT_PTR_NOT_NULL(dpa_feedback_candidate(&back, 2));
+	CU_ASSERT_PTR_NULL(dpa_feedback_candidate(&back, 3));
+	/* and the whole: written again, the same document */
+	doc2 = dpa_feedback_to_json(&back, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc2);
+	CU_ASSERT_TRUE(json_equal(doc, doc2));
+	save(doc2, "fb-roundtrip.json");
+	json_decref(doc);
+	json_decref(doc2);
+	dpa_feedback_release(&fb);
+	dpa_feedback_release(&back);
+}
+
+/* Read doc after edit; expect -1 and exactly msg. */
+static void refuse(const char *edit_json_path, json_t *value, const char *msg)
+{
+	struct dpa_feedback fb, back;
+	struct dpa_error err = { { 0 } };
+	json_t *doc;
+
+	fill(&fb, "Deep.data", "/w/fib2", 2);
+	doc = dpa_feedback_to_json(&fb, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	if (edit_json_path) {
+		/* "key" or "list.index.key" */
+		char buf[128], *a, *b, *c;
+		json_t *o = doc;
+
+		snprintf(buf, sizeof(buf), "%s", edit_json_path);
+		a = strtok(buf, ".");
+		b = strtok(NULL, ".");
+		c = strtok(NULL, ".");
+		if (b) {
+			o = json_array_get(json_object_get(doc, a), atoi(b));
+			a = c;
+		}
+		if (value)
+			json_object_set_new(o, a, value);
+		else
+			json_object_del(o, a);
+	}
+	CU_ASSERT_EQUAL(dpa_feedback_from_json(&back, doc, "in.json", &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, msg);
+	if (strcmp(err.msg, msg))
+		fprintf(stderr, "\ngot  %s\nwant %s\n", err.msg, msg);
+	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+	dpa_feedback_release(&back);
+	json_decref(doc);
+	dpa_feedback_release(&fb);
+}
+
+static void test_read_refuses(void)
+{
+	struct dpa_feedback back;
+	struct dpa_error err = { { 0 } };
+	json_t *arr = json_array();
+
+	CU_ASSERT_EQUAL(dpa_feedback_from_json(&back, arr, "a.json", &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "a.json: feedback: not a feedback file (not a JSON object)");
+	dpa_feedback_release(&back);
+	json_decref(arr);
+	refuse("format", json_string("deepprof-calibration"),
+	       "in.json: feedback: not a feedback file (\"format\" is not \"deepprof-feedback\")");
+	refuse("min_version", json_integer(2),
+	       "in.json: feedback: version 1 (min_version 2) is not readable by this deepprof "
+	       "(version 1)");
+	refuse("version", json_string("1"), "in.json: feedback: version: not an integer");
+	refuse("candidates", NULL, "in.json: feedback: candidates: missing");
+	refuse("candidates.1.speedup", json_string("fast"),
+	       "in.json: feedback: candidates[1].speedup: not a number");
+	refuse("candidates.0.verdict", json_string("maybe"),
+	       "in.json: feedback: candidates[0].verdict: unknown value 'maybe'");
+	refuse("candidates.0.safety", json_string("sa\nfe"),
+	       "in.json: feedback: candidates[0].safety: unknown value 'sa?fe'");
+	refuse("hot_cold.0.calls", json_integer(-3),
+	       "in.json: feedback: hot_cold[0].calls: -3 out of range");
+	refuse("inputs.0.crc32", json_string("xyz"),
+	       "in.json: feedback: inputs[0].crc32: 'xyz' is not 8 hex digits");
+	refuse("candidates.0.seq_time", json_real(-1),
+	       "in.json: feedback: candidates[0].seq_time: -1 is negative");
+	refuse("var_use.0.fraction", json_real(1.5),
+	       "in.json: feedback: var_use[0].fraction: 1.5 is above 1");
+	refuse("candidates.1.id", json_integer(1),
+	       "in.json: feedback: candidate id 1 appears twice");
+	{
+		/* a place's site that is not <16 hex>:<decimal> */
+		struct dpa_feedback fb;
+		json_t *doc, *at;
+
+		fill(&fb, "Deep.data", "/w/fib2", 2);
+		doc = dpa_feedback_to_json(&fb, &err);
+		at = json_object_get(json_array_get(json_object_get(doc, "var_use"), 0), "at");
+		json_object_set_new(at, "site", json_string("deadbeef:3"));
+		CU_ASSERT_EQUAL(dpa_feedback_from_json(&back, doc, "in.json", &err), -1);
+		CU_ASSERT_STRING_EQUAL(err.msg, "in.json: feedback: var_use[0].at.site: 'deadbeef:3' "
+				       "is not <16 hex digits>:<decimal>");
+		dpa_feedback_release(&back);
+		json_decref(doc);
+		dpa_feedback_release(&fb);
+	}
+}
+
+static void test_write_refuses_nan(void)
+{
+	struct dpa_feedback fb;
+	struct dpa_error err = { { 0 } };
+
+	fill(&fb, "Deep.data", "/w/fib2", 2);
+	fb.cand[0].par_time = 0;
+	fb.cand[0].speedup = 1.0 / fb.cand[0].par_time;
+	CU_ASSERT_PTR_NULL(dpa_feedback_to_json(&fb, &err));
+	CU_ASSERT_STRING_EQUAL(err.msg, "feedback: candidate 1.speedup is not a finite number");
+	dpa_feedback_release(&fb);
+}
+
+/* ================================================================
+ * Combining
+ * ================================================================ */
+
+static void test_combine_three(void)
+{
+	struct dpa_feedback in[3], out;
+	struct dpa_error err = { { 0 } };
+	const double sp[3] = { 1.75, 1.25, 1.5 };
+	const char *paths[3] = { "a.data", "b.data", "c.data" };
+	json_t *doc;
+
+	for (int i = 0; i < 3; i++)
+		fill(&in[i], paths[i], i == 1 ? "./fib2" : "/w/fib2", sp[i]);
+	/* input c's second candidate is elsewhere: it stays on its own */
+	in[2].cand[1].calls[0].at.line = 99;
+	CU_ASSERT_EQUAL_FATAL(dpa_feedback_combine(&out, in, 3, &err), 0);
+	CU_ASSERT_STRING_EQUAL(out.program, "/w/fib2");
+	CU_ASSERT_EQUAL(out.n_input, 3);
+	CU_ASSERT_STRING_EQUAL(out.input[1].path, "b.data");
+	CU_ASSERT_EQUAL_FATAL(out.n_cand, 3);
+	/* the accepted one first: seen 3 times, median 1.5 is c's estimate */
+	CU_ASSERT_EQUAL(out.cand[0].id, 1);
+	CU_ASSERT_EQUAL(out.cand[0].verdict, DPA_FB_ACCEPTED);
+	CU_ASSERT_EQUAL(out.cand[0].n_inputs_seen, 3);
+	CU_ASSERT_EQUAL(out.cand[0].speedup_min, 1.25);
+	CU_ASSERT_EQUAL(out.cand[0].speedup_median, 1.5);
+	CU_ASSERT_EQUAL(out.cand[0].speedup_max, 1.75);
+	CU_ASSERT_EQUAL(out.cand[0].speedup, 1.5);
+	CU_ASSERT_EQUAL(out.cand[0].par_time, 7000 / 1.5);
+	/* the rejected ones by program speedup (equal) then first appearance */
+	CU_ASSERT_EQUAL(out.cand[1].id, 2);
+	CU_ASSERT_EQUAL(out.cand[1].n_inputs_seen, 2);
+	CU_ASSERT_EQUAL(out.cand[1].calls[0].at.line, 21);
+	CU_ASSERT_EQUAL(out.cand[2].id, 3);
+	CU_ASSERT_EQUAL(out.cand[2].n_inputs_seen, 1);
+	CU_ASSERT_EQUAL(out.cand[2].calls[0].at.line, 99);
+	/* the unions: identical entries once */
+	CU_ASSERT_EQUAL(out.n_hot, 2);
+	CU_ASSERT_EQUAL(out.n_rec, 1);
+	CU_ASSERT_EQUAL(out.n_var_use, 1);
+	CU_ASSERT_EQUAL(out.rec[0].level_cost[1], 30);
+	/* out owns its strings: the inputs can go */
+	for (int i = 0; i < 3; i++)
+		dpa_feedback_release(&in[i]);
+	CU_ASSERT_STRING_EQUAL(out.cand[0].calls[1].callee, "b");
+	CU_ASSERT_STRING_EQUAL(out.cand[0].deps[0].var, "x");
+	doc = dpa_feedback_to_json(&out, &err);
+	CU_ASSERT_PTR_NOT_NULL(doc);
+	if (doc)
+		save(doc, "fb-combined.json");
+	json_decref(doc);
+	dpa_feedback_release(&out);
+}
+
+static void test_combine_two_median(void)
+{
+	struct dpa_feedback in[2], out;
+	struct dpa_error err = { { 0 } };
+
+	fill(&in[0], "a.data", "fib2", 2.0);
+	fill(&in[1], "b.data", "fib2", 1.5);
+	CU_ASSERT_EQUAL_FATAL(dpa_feedback_combine(&out, in, 2, &err), 0);
+	CU_ASSERT_EQUAL(out.cand[0].n_inputs_seen, 2);
+	CU_ASSERT_EQUAL(out.cand[0].speedup_min, 1.5);
+	CU_ASSERT_EQUAL(out.cand[0].speedup_median, 1.75);
+	CU_ASSERT_EQUAL(out.cand[0].speedup_max, 2.0);
+	/* the representative: the lower middle one, b's */
+	CU_ASSERT_EQUAL(out.cand[0].speedup, 1.5);
+	CU_ASSERT_EQUAL(out.n_cand, 2);
+	dpa_feedback_release(&out);
+	/* a different site id is a different place */
+	in[1].cand[0].calls[0].at.site = 7;
+	CU_ASSERT_EQUAL_FATAL(dpa_feedback_combine(&out, in, 2, &err), 0);
+	CU_ASSERT_EQUAL(out.n_cand, 3);
+	CU_ASSERT_EQUAL(out.cand[0].n_inputs_seen, 1);
+	CU_ASSERT_EQUAL(out.cand[0].speedup, 2.0);
+	CU_ASSERT_EQUAL(out.cand[1].speedup, 1.5);
+	dpa_feedback_release(&out);
+	dpa_feedback_release(&in[0]);
+	dpa_feedback_release(&in[1]);
+}
+
+static void test_combine_programs_differ(void)
+{
+	struct dpa_feedback in[2], out;
+	struct dpa_error err = { { 0 } };
+
+	fill(&in[0], "a.data", "/w/fib2", 2.0);
+	fill(&in[1], "b.data", "/w/sort", 2.0);
+	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 2, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "b.data: a profile of 'sort', not of 'fib2' like a.data");
+	CU_ASSERT_PTR_NULL(out.pool);
+	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 0, &err), -1);
+	in[1].program = in[0].program;
+	in[1].basis = DPA_FB_TICKS;
+	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 2, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "b.data: its estimates rest on ticks, those of a.data on "
+			       "cscs (--basis chooses one for both)");
+	dpa_feedback_release(&in[0]);
+	dpa_feedback_release(&in[1]);
+}
+
+DPA_TEST_SUITE(feedback_io, DPA_TEST(test_write_exact), DPA_TEST(test_read_round_trip),
+	       DPA_TEST(test_read_refuses), DPA_TEST(test_write_refuses_nan),
+	       DPA_TEST(test_combine_three), DPA_TEST(test_combine_two_median),
+	       DPA_TEST(test_combine_programs_differ));

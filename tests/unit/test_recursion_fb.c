@@ -1,0 +1,397 @@
+/*
+ * test_recursion_fb.c — analyses/recursion.c's dpa_fb_recursion(): recursion
+ * types from counts and from the progrep's body paths, the cost of a call
+ * per level, and the parallel cut-off depth, on hand-built profiles.
+ * Part of deepprof's tests. MIT licence.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "build_profile.h"
+#include "feedback.h"
+
+/* ================================================================
+ * Building a profile
+ * ================================================================ */
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define BUILD(t, names, n_css, css_caller, pd_ps, arcs) \
+	dpt_deep_build(t, NELEM(names) - 1, names, n_css, css_caller, NELEM(pd_ps) - 1, pd_ps, arcs, NELEM(arcs))
+
+/* A feedback ready for dpa_fb_recursion: overheads spawn 60 + delay 30 +
+ * barrier 10 = 100 ns; ns_per_unit u. */
+static void fb_init(struct dpa_feedback *fb, double u)
+{
+	memset(fb, 0, sizeof(*fb));
+	dpa_fb_options_default(&fb->opt);
+	fb->basis = DPA_FB_CSCS;
+	fb->ns_per_unit = u;
+	fb->opt.ov.spawn_cost = 60;
+	fb->opt.ov.spawn_delay = 30;
+	fb->opt.ov.barrier_cost = 10;
+}
+
+/* The entry of fb whose place is function fn (exactly one). */
+static const struct dpa_fb_recursion *rec_of(const struct dpa_feedback *fb, const char *fn)
+{
+	const struct dpa_fb_recursion *r = NULL;
+
+	for (uint32_t i = 0; i < fb->n_rec; i++)
+		if (fb->rec[i].at.fn && !strcmp(fb->rec[i].at.fn, fn)) {
+			CU_ASSERT_PTR_NULL(r);
+			r = &fb->rec[i];
+		}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	return r;
+}
+
+/* Run dpa_fb_recursion on t with progreps s (may be NULL) at u ns/CSC. */
+static void run(struct dpa_feedback *fb, const struct dpt_deep *t, const struct dpa_progreps *s,
+		double u)
+{
+	struct dpa_error err = { { 0 } };
+
+	fb_init(fb, u);
+	CU_ASSERT_EQUAL_FATAL(dpa_fb_recursion(fb, &t->d, s, &err), 0);
+}
+
+#define TU "{'progrep':1,'record':'tu','tu':'00000000000000ab','file':'t.c','n_ps':1,'n_css':3,'abi':2}\n"
+#define FN(body, unplaced) \
+	"{'progrep':1,'record':'fn','tu':'00000000000000ab','ps':0,'fn':'fib'," \
+	"'file':'/nonexistent/t.c','line':30,'end_line':40,'checksum':'0000000000000f1b','public':true," \
+	"'first_site':0,'n_sites':3,'backedges':0,'params':[],'body':" body "," \
+	"'unplaced':" unplaced ",'calls':[" CALL(0) "," CALL(1) "," CALL(2) "]}\n"
+#define CALL(s) "{'site':" #s ",'id':'00000000000000ab:" #s "','callee':'fib'," \
+	"'kind':'normal','line':3" #s ",'col':3,'effects':'memory','args':[],'result':null}"
+
+/*
+ * Parse progrep text q (' for ") into module 1 of *s for profile *p: ps
+ * fib_ps is its function "fib" (TU ps 0), css css0 + i its site i.
+ */
+static void load_pr(struct dpa_progreps *s, const struct dpa_profile *p, const char *q,
+		    uint32_t fib_ps, uint32_t css0, uint32_t n_sites)
+{
+	uint32_t *ps_fn = calloc(p->n_ps + 1, sizeof(*ps_fn));
+	uint32_t *css_site = calloc(p->n_css + 1, sizeof(*css_site));
+
+	CU_ASSERT_FATAL(ps_fn && css_site);
+	ps_fn[fib_ps] = 1;
+	for (uint32_t i = 0; i < n_sites; i++)
+		css_site[css0 + i] = i + 1;
+	dpt_progreps_parse(s, p, q, ps_fn, css_site);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->ps[fib_ps].fn);
+	free(ps_fn);
+	free(css_site);
+}
+
+/* ================================================================
+ * Three cliques: divide-and-conquer, single, mutual
+ * ================================================================ */
+
+/*
+ * main (pd 2) calls
+ *   fib (pd 3) once (css 2, 10 CSCs); fib calls itself through css 3 and
+ *     css 4, 7 calls of 10 CSCs each: a balanced binary tree of 15
+ *     activations, 4 levels, 150 CSCs, 10 per activation;
+ *   walk (pd 4) once (css 5, 1 CSC); walk calls itself through css 6 (99
+ *     calls, 99 CSCs) and visit (pd 5) 100 times (css 7, 400 CSCs): a
+ *     list of 100, 500 CSCs, 5 per level;
+ *   a (pd 6) once (css 8, 1 CSC); a calls b (pd 7) 5 times (css 9, 5
+ *     CSCs), b calls a 4 times (css 10, 4 CSCs) and leaf (pd 8) 5 times
+ *     (css 11, 20 CSCs): mutual, 10 activations, 30 CSCs.
+ */
+static const char *const names3[] = { NULL, "<root>", "main", "fib", "walk", "visit", "a", "b",
+				      "leaf" };
+static const uint32_t pd_ps3[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+static const struct dpt_arc arcs3[] = {
+	{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+	{ 2, 3, 2, 1, 10, 0, 0, 0, 0 },
+	{ 3, 3, 3, 7, 70, 0, 0, 0, 0 },
+	{ 3, 3, 4, 7, 70, 0, 0, 0, 0 },
+	{ 2, 4, 5, 1, 1, 0, 0, 0, 0 },
+	{ 4, 4, 6, 99, 99, 0, 0, 0, 0 },
+	{ 4, 5, 7, 100, 400, 0, 0, 0, 0 },
+	{ 2, 6, 8, 1, 1, 0, 0, 0, 0 },
+	{ 6, 7, 9, 5, 5, 0, 0, 0, 0 },
+	{ 7, 6, 10, 4, 4, 0, 0, 0, 0 },
+	{ 7, 8, 11, 5, 20, 0, 0, 0, 0 },
+};
+
+static void check_fib_divide(const struct dpa_fb_recursion *r)
+{
+	CU_ASSERT_EQUAL(r->type, DPA_REC_DIVIDE);
+	CU_ASSERT_EQUAL(r->branching, 2);
+	CU_ASSERT_EQUAL(r->members, 1);
+	CU_ASSERT_EQUAL(r->rec_sites, 2);
+	CU_ASSERT_EQUAL(r->entry_calls, 1);
+	CU_ASSERT_EQUAL(r->internal_calls, 14);
+	CU_ASSERT_DOUBLE_EQUAL(r->depth, 4, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->cost_per_entry, 150, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->per_call, 10, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(r->n_levels, 4);
+	/* 10 * (2^(4-L) - 1) */
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[0], 150, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[1], 70, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[2], 30, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[3], 10, 1e-9);
+}
+
+static void test_three_cliques(void)
+{
+	struct dpt_deep t;
+	struct dpa_feedback fb;
+	const struct dpa_fb_recursion *r;
+
+	BUILD(&t, names3, 11, NULL, pd_ps3, arcs3);
+	/* 100 ns/CSC: the overheads are 1 CSC, a spawn needs 10 */
+	run(&fb, &t, NULL, 100);
+	CU_ASSERT_EQUAL_FATAL(fb.n_rec, 3);
+	/* by total cost: walk 500, fib 150, a+b 30 */
+	CU_ASSERT_STRING_EQUAL(fb.rec[0].at.fn, "walk");
+	CU_ASSERT_STRING_EQUAL(fb.rec[1].at.fn, "fib");
+	CU_ASSERT_STRING_EQUAL(fb.rec[2].at.fn, "a");
+
+	r = rec_of(&fb, "fib");
+	check_fib_divide(r);
+	CU_ASSERT_FALSE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->at.line, 30);
+	CU_ASSERT_STRING_EQUAL(r->at.file, "t.c");
+	CU_ASSERT_EQUAL(r->clique, dpa_clique_of(&t.d.cl, 3));
+	CU_ASSERT_DOUBLE_EQUAL(r->spawn_overhead, 1, 1e-9);
+	CU_ASSERT_EQUAL(r->cutoff_depth, 3);
+	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive calls at every level (1 to 3): even a "
+			       "level-3 call costs 1000 ns, at least 10 x the task overheads (100 ns)");
+
+	r = rec_of(&fb, "walk");
+	CU_ASSERT_EQUAL(r->type, DPA_REC_SIMPLE);
+	CU_ASSERT_FALSE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->branching, 1);
+	CU_ASSERT_EQUAL(r->rec_sites, 1);
+	CU_ASSERT_EQUAL(r->entry_calls, 1);
+	CU_ASSERT_EQUAL(r->internal_calls, 99);
+	CU_ASSERT_DOUBLE_EQUAL(r->depth, 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->cost_per_entry, 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->per_call, 5, 1e-9);
+	/* (100 - L) * 5, the first 64 levels */
+	CU_ASSERT_EQUAL_FATAL(r->n_levels, 64);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[0], 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[1], 495, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[63], 185, 1e-9);
+	/* a list step's own work, 5 CSCs = 500 ns, is under 10 x 100 ns */
+	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
+	CU_ASSERT_STRING_EQUAL(r->why, "never worth spawning: in single recursion a spawned call "
+			       "runs beside its caller's own work only, 500 ns a call, less than "
+			       "10 x the task overheads (100 ns)");
+
+	r = rec_of(&fb, "a");
+	CU_ASSERT_EQUAL(r->type, DPA_REC_MUTUAL);
+	CU_ASSERT_FALSE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->members, 2);
+	CU_ASSERT_EQUAL(r->entry_calls, 1);
+	CU_ASSERT_EQUAL(r->internal_calls, 9);
+	CU_ASSERT_EQUAL(r->branching, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r->depth, 10, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->cost_per_entry, 30, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->per_call, 3, 1e-9);
+	CU_ASSERT_EQUAL(r->n_levels, 0);
+	CU_ASSERT_PTR_NULL(r->level_cost);
+	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
+	CU_ASSERT_STRING_EQUAL(r->why, "mutual recursion: no level model, so no cut-off");
+	dpa_feedback_release(&fb);
+
+	/* 50 ns/CSC: the overheads are 2 CSCs, a spawn needs 20: fib's
+	 * levels 1 (70) and 2 (30), not 3 (10) */
+	run(&fb, &t, NULL, 50);
+	r = rec_of(&fb, "fib");
+	CU_ASSERT_DOUBLE_EQUAL(r->spawn_overhead, 2, 1e-9);
+	CU_ASSERT_EQUAL(r->cutoff_depth, 2);
+	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive calls at levels 1 to 2: a level-2 call "
+			       "costs 1500 ns, at least 10 x the task overheads (100 ns); a level-3 "
+			       "call costs 500 ns, too little");
+	dpa_feedback_release(&fb);
+
+	/* 10 ns/CSC: a spawn needs 100 CSCs, more than fib's level 1 (70) */
+	run(&fb, &t, NULL, 10);
+	r = rec_of(&fb, "fib");
+	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
+	CU_ASSERT_STRING_EQUAL(r->why, "never worth spawning: a level-1 call costs 700 ns, less "
+			       "than 10 x the task overheads (100 ns)");
+	dpa_feedback_release(&fb);
+
+	/* 200 ns/CSC: a spawn needs 5 CSCs, walk's 5 per step: every level
+	 * of the list (1 to 99) */
+	run(&fb, &t, NULL, 200);
+	r = rec_of(&fb, "walk");
+	CU_ASSERT_EQUAL(r->cutoff_depth, 99);
+	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive call at every level (1 to 99): it runs "
+			       "beside its caller's own work, 1000 ns a call, at least 10 x the "
+			       "task overheads (100 ns)");
+	dpa_feedback_release(&fb);
+
+	/* no time scale: levels, but no cut-off */
+	run(&fb, &t, NULL, 0);
+	r = rec_of(&fb, "fib");
+	CU_ASSERT_EQUAL(r->n_levels, 4);
+	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
+	CU_ASSERT_STRING_EQUAL(r->why, "no time scale (ns per unit unknown): no cut-off");
+	dpa_feedback_release(&fb);
+	dpt_deep_free(&t);
+}
+
+/* ================================================================
+ * The progrep decides: same path, different arms, a loop, unplaced
+ * ================================================================ */
+
+static void test_progrep_types(void)
+{
+	struct dpt_deep t;
+	struct dpa_feedback fb;
+	struct dpa_progreps s;
+	const struct dpa_fb_recursion *r;
+
+	BUILD(&t, names3, 11, NULL, pd_ps3, arcs3);
+
+	/* both recursive calls in the else arm: one path, divide-and-conquer */
+	load_pr(&s, &t.p, TU FN("[{'branch':{'kind':'if','line':31,'arms':[[{'call':2}],"
+				"[{'call':0},{'call':1}]]}}]", "[]"), 3, 3, 2);
+	run(&fb, &t, &s, 100);
+	r = rec_of(&fb, "fib");
+	check_fib_divide(r);
+	CU_ASSERT_TRUE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->at.checksum, 0xf1b);
+	CU_ASSERT_EQUAL(r->cutoff_depth, 3);
+	/* the others have no progrep: from the counts */
+	CU_ASSERT_FALSE(rec_of(&fb, "walk")->from_progrep);
+	dpa_feedback_release(&fb);
+	dpa_progreps_release(&s);
+
+	/* one in each arm: one recursive call per activation, single
+	 * recursion of depth 15 activations, 10 each */
+	load_pr(&s, &t.p, TU FN("[{'branch':{'kind':'if','line':31,'arms':[[{'call':0}],"
+				"[{'call':1}]]}},{'call':2}]", "[]"), 3, 3, 2);
+	run(&fb, &t, &s, 100);
+	r = rec_of(&fb, "fib");
+	CU_ASSERT_EQUAL(r->type, DPA_REC_SIMPLE);
+	CU_ASSERT_TRUE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->branching, 1);
+	CU_ASSERT_EQUAL(r->rec_sites, 2);
+	CU_ASSERT_DOUBLE_EQUAL(r->depth, 15, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(r->n_levels, 15);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[0], 150, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[1], 140, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[14], 10, 1e-9);
+	/* own work 10 CSCs >= 10 x 1: every level, 1 to 14 */
+	CU_ASSERT_EQUAL(r->cutoff_depth, 14);
+	dpa_feedback_release(&fb);
+	/* at 50 ns/CSC a spawn needs 20 CSCs of overlap: never */
+	run(&fb, &t, &s, 50);
+	CU_ASSERT_EQUAL(rec_of(&fb, "fib")->cutoff_depth, 0);
+	dpa_feedback_release(&fb);
+	dpa_progreps_release(&s);
+
+	/* a recursive call in a loop: other, no level model */
+	load_pr(&s, &t.p, TU FN("[{'loop':{'line':31,'body':[{'call':0}]}},{'call':1}]", "[]"),
+		3, 3, 2);
+	run(&fb, &t, &s, 100);
+	r = rec_of(&fb, "fib");
+	CU_ASSERT_EQUAL(r->type, DPA_REC_OTHER);
+	CU_ASSERT_TRUE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->branching, 0);
+	CU_ASSERT_EQUAL(r->n_levels, 0);
+	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r->depth, 15, 1e-9);
+	CU_ASSERT_STRING_EQUAL(r->why, "a recursive call in a loop (an unknown number of calls per "
+			       "activation): no level model, so no cut-off");
+	dpa_feedback_release(&fb);
+	dpa_progreps_release(&s);
+
+	/* site 1 not placed in the body: the counts decide (two sites) */
+	load_pr(&s, &t.p, TU FN("[{'branch':{'kind':'if','line':31,'arms':[[{'call':0}],"
+				"[{'call':2}]]}}]", "[1]"), 3, 3, 2);
+	run(&fb, &t, &s, 100);
+	r = rec_of(&fb, "fib");
+	check_fib_divide(r);
+	CU_ASSERT_FALSE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->at.checksum, 0xf1b);
+	dpa_feedback_release(&fb);
+	dpa_progreps_release(&s);
+	dpt_deep_free(&t);
+}
+
+/* ================================================================
+ * Three-way divide-and-conquer
+ * ================================================================ */
+
+/*
+ * main calls tri (css 2, 10 CSCs), tri calls itself through css 3, 4, 5,
+ * 4 calls of 10 CSCs each: 13 activations = 1 + 3 + 9, 3 levels of a
+ * ternary tree, 10 per activation. Counts alone: three sites, other.
+ */
+static void test_three_way(void)
+{
+	static const char *const names[] = { NULL, "<root>", "main", "tri" };
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
+	static const struct dpt_arc arcs[] = {
+		{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+		{ 2, 3, 2, 1, 10, 0, 0, 0, 0 },
+		{ 3, 3, 3, 4, 40, 0, 0, 0, 0 },
+		{ 3, 3, 4, 4, 40, 0, 0, 0, 0 },
+		{ 3, 3, 5, 4, 40, 0, 0, 0, 0 },
+	};
+	struct dpt_deep t;
+	struct dpa_feedback fb;
+	struct dpa_progreps s;
+	const struct dpa_fb_recursion *r;
+
+	BUILD(&t, names, 5, NULL, pd_ps, arcs);
+	run(&fb, &t, NULL, 100);
+	CU_ASSERT_EQUAL_FATAL(fb.n_rec, 1);
+	r = &fb.rec[0];
+	CU_ASSERT_EQUAL(r->type, DPA_REC_OTHER);
+	CU_ASSERT_FALSE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->rec_sites, 3);
+	CU_ASSERT_EQUAL(r->n_levels, 0);
+	CU_ASSERT_STRING_EQUAL(r->why, "three or more recursive call sites: no level model, so "
+			       "no cut-off");
+	dpa_feedback_release(&fb);
+
+	/* all three on one path: 3-way divide-and-conquer */
+	load_pr(&s, &t.p, TU FN("[{'call':0},{'call':1},{'call':2}]", "[]"), 3, 3, 3);
+	run(&fb, &t, &s, 100);
+	r = &fb.rec[0];
+	CU_ASSERT_STRING_EQUAL(r->at.fn, "tri");
+	CU_ASSERT_EQUAL(r->type, DPA_REC_DIVIDE);
+	CU_ASSERT_TRUE(r->from_progrep);
+	CU_ASSERT_EQUAL(r->branching, 3);
+	CU_ASSERT_DOUBLE_EQUAL(r->depth, 3, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(r->n_levels, 3);
+	/* 10 * (3^(3-L) - 1) / 2 */
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[0], 130, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[1], 40, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[2], 10, 1e-9);
+	CU_ASSERT_EQUAL(r->cutoff_depth, 2);
+	dpa_feedback_release(&fb);
+	dpa_progreps_release(&s);
+	dpt_deep_free(&t);
+}
+
+/* A profile with no recursion has no patterns. */
+static void test_none(void)
+{
+	static const char *const names[] = { NULL, "<root>", "main", "f" };
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
+	static const struct dpt_arc arcs[] = { { 1, 2, 1, 1, 1, 0, 0, 0, 0 }, { 2, 3, 2, 5, 50, 0, 0, 0, 0 } };
+	struct dpt_deep t;
+	struct dpa_feedback fb;
+
+	BUILD(&t, names, 2, NULL, pd_ps, arcs);
+	run(&fb, &t, NULL, 100);
+	CU_ASSERT_EQUAL(fb.n_rec, 0);
+	CU_ASSERT_PTR_NULL(fb.rec);
+	dpa_feedback_release(&fb);
+	dpt_deep_free(&t);
+}
+
+DPA_TEST_SUITE(recursion_fb, DPA_TEST(test_three_cliques), DPA_TEST(test_progrep_types),
+	       DPA_TEST(test_three_way), DPA_TEST(test_none));

@@ -128,7 +128,9 @@ int dpa_deep_init(struct dpa_deep *d, struct dpa_profile *p, struct dpa_error *e
 
 /* The same, storing totals only for the measures in `mask` (bits 1u << m).
  * DPA_DEEP_GENERAL_WALK in mask (for tests) computes the ps and css totals
- * by the general walk even where the fast one applies. */
+ * by the general walk even where the fast one applies, and stores what is
+ * otherwise derived on demand (every clique total, the costs of every ps
+ * and css), so that tests can compare the two. */
 #define DPA_DEEP_GENERAL_WALK 0x80000000u
 int dpa_deep_init_measures(struct dpa_deep *d, struct dpa_profile *p, unsigned mask,
 			   struct dpa_error *err);

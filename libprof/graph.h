@@ -23,6 +23,8 @@ enum dp_stress_point {
 	DP_ST_REFILL = 5,           /* dp_graph_refill: the frame half written again */
 	DP_ST_POPPED = 6,           /* exit: popped, not yet counted */
 	DP_ST_EXIT = 7,             /* exit: checked, not yet popped */
+	DP_ST_V1_PUSH = 8,          /* plugin ABI v1 (plugin.c): a call's frame half written */
+	DP_ST_V1_FAILED = 9,        /* v1: its push found a handler's callback frame on top */
 };
 #ifdef DP_STRESS
 void dp_stress(unsigned point);

@@ -422,6 +422,7 @@ bool push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, stru
 	struct dp_pd *old = h->outer[psi];
 	f[1].sp = sp;
 	f[1].fn = fn;
+	DP_STRESS_AT(DP_ST_V1_PUSH);
 	f[1].csd = c;
 	f[1].pd = callee;
 	f[1].saved = old;
@@ -567,6 +568,7 @@ DP_EXPORT void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 	if (now != h->loops_seen)
 		dp_add_local(&f->csd->loops, dp_loops_take(h, now));
 	if (unlikely(!push(h, f, sp, (uintptr_t)&tu->css[site], c, c->frflags))) {
+		DP_STRESS_AT(DP_ST_V1_FAILED);
 		reclaim(h, f);
 		return call_slow(tu, site, (uintptr_t)fn, sp);
 	}

@@ -619,6 +619,8 @@ void dp_stress(unsigned point)
 	int saved_errno = errno;
 	stress_in = 1;
 	raise(SIGALRM);             /* the handler runs before raise returns */
+	if (point >= DP_ST_V1_PUSH && getenv("DEEPPROF_STRESS_TWICE"))
+		raise(SIGALRM);     /* a second handler right after the first */
 	stress_in = 0;
 	errno = saved_errno;
 }

@@ -13,7 +13,10 @@
  * Stress builds (-DDP_STRESS, tests/e2e t030): dp_stress(n) raises SIGALRM
  * at hook point n when $DEEPPROF_STRESS (a bit mask of points) names it, so
  * an instrumented handler lands exactly in a chosen window of a hook (as
- * Lua's HARDSTACKTESTS force stack reallocation). Ordinary builds: nothing.
+ * Lua's HARDSTACKTESTS force stack reallocation). Points of plugin ABI v1
+ * (8 and up) fire every other visit, so a push retried after a handler is
+ * not hit again, and twice in a row with $DEEPPROF_STRESS_TWICE set (a
+ * second handler right after the first). Ordinary builds: nothing.
  */
 enum dp_stress_point {
 	DP_ST_FILLED = 1,           /* enter: the new frame written, not yet pushed */
@@ -25,6 +28,11 @@ enum dp_stress_point {
 	DP_ST_EXIT = 7,             /* exit: checked, not yet popped */
 	DP_ST_V1_PUSH = 8,          /* plugin ABI v1 (plugin.c): a call's frame half written */
 	DP_ST_V1_FAILED = 9,        /* v1: its push found a handler's callback frame on top */
+	DP_ST_V1_PUSHED = 10,       /* v1: a call's frame pushed, outer[] not yet set */
+	DP_ST_V1_ENTER = 11,        /* v1: the callee's enter, before it marks the frame entered */
+	DP_ST_V1_RETURN = 12,       /* v1: a return, before its pop */
+	DP_ST_V1_POPPED = 13,       /* v1: a return popped, not yet counted */
+	DP_ST_V1_RECLAIM = 14,      /* v1: a failed push ends the handler's callback frame */
 };
 #ifdef DP_STRESS
 void dp_stress(unsigned point);

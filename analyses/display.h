@@ -138,5 +138,9 @@ int dpa_html_site_write(const struct dpa_deep *d, const struct dpa_report_opts *
 void dpa_fmt_count(char *buf, size_t n, double v);
 void dpa_fmt_bytes(char *buf, size_t n, double v);
 void dpa_fmt_time(char *buf, size_t n, double ns);
+/* A cell as the text renderer shows it (human units by the column's unit;
+ * "-" for an empty cell), into buf[n]. */
+void dpa_fmt_cell(const struct dpa_display *dp, const struct dpa_column *c,
+		  const struct dpa_cell *x, char *buf, size_t n);
 
 #endif

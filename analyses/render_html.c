@@ -83,44 +83,6 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
-/* A cell as the text renderer shows it (human units), into buf[CELL]. */
-static void fmt_cell(const struct dpa_display *dp, const struct dpa_column *c,
-		     const struct dpa_cell *x, char *buf)
-{
-	double v;
-
-	switch (x->type) {
-	case DPA_CELL_NULL:
-		snprintf(buf, CELL, "-");
-		return;
-	case DPA_CELL_STR:
-		snprintf(buf, CELL, "%s", x->v.s);
-		return;
-	case DPA_CELL_BOOL:
-		snprintf(buf, CELL, "%s", x->v.b ? "yes" : "no");
-		return;
-	case DPA_CELL_UINT:
-		if (c->unit == DPA_UNIT_PLAIN) {
-			snprintf(buf, CELL, "%" PRIu64, x->v.u);
-			return;
-		}
-		v = (double)x->v.u;
-		break;
-	default:
-		v = x->v.f;
-		break;
-	}
-	switch (c->unit) {
-	case DPA_UNIT_COUNT: dpa_fmt_count(buf, CELL, v); break;
-	case DPA_UNIT_BYTES: dpa_fmt_bytes(buf, CELL, v); break;
-	case DPA_UNIT_TICKS: dpa_fmt_time(buf, CELL, v * dp->ns_per_tick); break;
-	case DPA_UNIT_NS: dpa_fmt_time(buf, CELL, v); break;
-	case DPA_UNIT_PCT: snprintf(buf, CELL, v != 0.0 && v < 0.05 ? "%.2f%%" : "%.1f%%", v); break;
-	case DPA_UNIT_RATIO: snprintf(buf, CELL, "%.2f", v); break;
-	default: snprintf(buf, CELL, "%g", v); break;
-	}
-}
-
 /* The raw value of a number cell (as JSON would carry it) into buf[CELL];
  * false for strings and empty cells. */
 static bool raw_cell(const struct dpa_cell *x, char *buf)
@@ -295,7 +257,7 @@ static void cell(FILE *f, const struct dpa_display *dp, const struct dpa_html_si
 	bool linked = link_of(site, lk, &t->cell[(size_t)r * t->ncol + src], href);
 
 	if (x->type != DPA_CELL_STR)
-		fmt_cell(dp, col, x, shown);
+		dpa_fmt_cell(dp, col, x, shown, CELL);
 	fprintf(f, "<td class=\"%s\"", col->flags & DPA_COL_LEFT ? "l" : "n");
 	if (raw_cell(x, raw)) {
 		fprintf(f, " data-v=\"%s\"", raw);

@@ -70,24 +70,24 @@ void dpa_fmt_time(char *buf, size_t n, double ns)
 	snprintf(buf, n, "%.0f ns", ns);
 }
 
-static void fmt_cell(const struct dpa_display *dp, const struct dpa_column *c,
-		     const struct dpa_cell *x, char *buf)
+void dpa_fmt_cell(const struct dpa_display *dp, const struct dpa_column *c,
+		  const struct dpa_cell *x, char *buf, size_t n)
 {
 	double v;
 
 	switch (x->type) {
 	case DPA_CELL_NULL:
-		snprintf(buf, CELL, "-");
+		snprintf(buf, n, "-");
 		return;
 	case DPA_CELL_STR:
-		snprintf(buf, CELL, "%s", x->v.s);
+		snprintf(buf, n, "%s", x->v.s);
 		return;
 	case DPA_CELL_BOOL:
-		snprintf(buf, CELL, "%s", x->v.b ? "yes" : "no");
+		snprintf(buf, n, "%s", x->v.b ? "yes" : "no");
 		return;
 	case DPA_CELL_UINT:
 		if (c->unit == DPA_UNIT_PLAIN) {
-			snprintf(buf, CELL, "%" PRIu64, x->v.u);
+			snprintf(buf, n, "%" PRIu64, x->v.u);
 			return;
 		}
 		v = (double)x->v.u;
@@ -97,13 +97,13 @@ static void fmt_cell(const struct dpa_display *dp, const struct dpa_column *c,
 		break;
 	}
 	switch (c->unit) {
-	case DPA_UNIT_COUNT: dpa_fmt_count(buf, CELL, v); break;
-	case DPA_UNIT_BYTES: dpa_fmt_bytes(buf, CELL, v); break;
-	case DPA_UNIT_TICKS: dpa_fmt_time(buf, CELL, v * dp->ns_per_tick); break;
-	case DPA_UNIT_NS: dpa_fmt_time(buf, CELL, v); break;
-	case DPA_UNIT_PCT: snprintf(buf, CELL, v != 0.0 && v < 0.05 ? "%.2f%%" : "%.1f%%", v); break;
-	case DPA_UNIT_RATIO: snprintf(buf, CELL, "%.2f", v); break;
-	default: snprintf(buf, CELL, "%g", v); break;
+	case DPA_UNIT_COUNT: dpa_fmt_count(buf, n, v); break;
+	case DPA_UNIT_BYTES: dpa_fmt_bytes(buf, n, v); break;
+	case DPA_UNIT_TICKS: dpa_fmt_time(buf, n, v * dp->ns_per_tick); break;
+	case DPA_UNIT_NS: dpa_fmt_time(buf, n, v); break;
+	case DPA_UNIT_PCT: snprintf(buf, n, v != 0.0 && v < 0.05 ? "%.2f%%" : "%.1f%%", v); break;
+	case DPA_UNIT_RATIO: snprintf(buf, n, "%.2f", v); break;
+	default: snprintf(buf, n, "%g", v); break;
 	}
 }
 
@@ -121,7 +121,7 @@ static void vertical(const struct dpa_display *dp, const struct dpa_table *t, FI
 	for (int c = 0; c < t->ncol; c++) {
 		if (t->col[c].flags & DPA_COL_NOTEXT)
 			continue;
-		fmt_cell(dp, &t->col[c], &t->cell[c], buf);
+		dpa_fmt_cell(dp, &t->col[c], &t->cell[c], buf, CELL);
 		fprintf(f, "  %-*s  %s\n", w + 1, t->col[c].head, buf);
 	}
 }
@@ -147,7 +147,7 @@ static void horizontal(const struct dpa_display *dp, const struct dpa_table *t, 
 		for (uint32_t r = 0; r < t->nrows; r++) {
 			int n;
 
-			fmt_cell(dp, &t->col[c], &t->cell[(size_t)r * t->ncol + c], buf);
+			dpa_fmt_cell(dp, &t->col[c], &t->cell[(size_t)r * t->ncol + c], buf, CELL);
 			n = strlen(buf);
 			if (n > w[c])
 				w[c] = n;
@@ -162,7 +162,7 @@ static void horizontal(const struct dpa_display *dp, const struct dpa_table *t, 
 			if (col->flags & DPA_COL_NOTEXT)
 				continue;
 			if (r) {
-				fmt_cell(dp, col, &t->cell[(size_t)(r - 1) * t->ncol + c], buf);
+				dpa_fmt_cell(dp, col, &t->cell[(size_t)(r - 1) * t->ncol + c], buf, CELL);
 				s = buf;
 			}
 			if (!(col->flags & DPA_COL_LEFT))

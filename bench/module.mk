@@ -32,9 +32,10 @@ bench: deps
 	  --dpgen $(BIN_DIR)/dp-gen $(BENCH_ARGS)
 	@$(if $(filter 1,$(ACCURACY)),$(MAKE) --no-print-directory bench-accuracy)
 
-# the accuracy step alone (--quick in BENCH_ARGS makes it quick too)
+# the accuracy step alone (--quick in BENCH_ARGS makes it quick too; else it
+# waits up to a minute per program for the CPUs to be idle before timing it)
 .PHONY: bench-accuracy
 bench-accuracy: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) bench/accuracy/run.py --build $(BUILD) --cc $(CC) \
-	  $(if $(filter --quick,$(BENCH_ARGS)),--quick) $(ACCURACY_ARGS)
+	  $(if $(filter --quick,$(BENCH_ARGS)),--quick,--wait-idle 60) $(ACCURACY_ARGS)

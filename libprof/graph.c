@@ -7,12 +7,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "graph.h"
 
 /* --- private prototypes --- */
 static void pop_nonlocal(struct dp_thread *t);
+static bool on_altstack(uintptr_t sp);
 static const char *str_copy(const char *s);
 
 #define ps_get(fn)              dp_graph_ps_get((fn), NULL)
@@ -352,7 +354,38 @@ static void pop_nonlocal(struct dp_thread *t)
 	t->h->outer[f->psi] = f->saved;
 	t->h->top = f - 1;
 	__asm__ volatile("" ::: "memory");
-	f->csd->nonlocal++;
+	struct dp_csd *c = f->csd;
+	f->sp = DP_SP_DEAD;
+	c->nonlocal++;
+}
+
+/*
+ * The frame a hook of the function whose frame address is sp hangs from
+ * when t's top is a slot being filled (DP_SP_DEAD, internal.h): the
+ * highest complete frame below it, and *nested is set: the hook runs in a
+ * signal handler that interrupted the push, deeper than every frame of the
+ * interrupted code, and pushes above the slot without touching it. A hook
+ * at or above that frame's address (outside the alternate signal stack)
+ * cannot be nested so: the interrupted hook was left (siglongjmp out of the
+ * handler) and will never complete the slot, so the dead slots are dropped
+ * (the call being pushed is counted lost) and the frame is returned as the
+ * top. Called busy; returns the top itself when it is complete.
+ */
+static struct dp_frame *push_in_progress(struct dp_thread *t, uintptr_t sp, bool *nested)
+{
+	struct dp_frame *p = t->h->top;
+	*nested = false;
+	if (likely(p->sp != DP_SP_DEAD))
+		return p;
+	while (p->sp == DP_SP_DEAD)     /* the root frame's sp is UINTPTR_MAX */
+		p--;
+	if (sp >= p->sp && !t->alt_from && !on_altstack(sp)) {
+		t->h->top = p;
+		t->lost++;
+		return p;
+	}
+	*nested = true;
+	return p;
 }
 
 /* ==== the alternate signal stack ========================================== */
@@ -465,11 +498,18 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	int saved_errno = errno;
 	uintptr_t sp = frame_cfa(t, hook_sp, site);
 	busy_on(t);
-	if (t->alt_from || dp_frame_stale(t->h->top, site, sp, at)) {
+	bool nested;
+	struct dp_frame *p = push_in_progress(t, sp, &nested);
+	if (!nested && (t->alt_from || dp_frame_stale(t->h->top, site, sp, at))) {
 		struct dp_frame *floor = alt_floor(t, sp);
-		while (t->h->top >= floor && dp_frame_stale(t->h->top, site, sp, at))
+		while (t->h->top >= floor && t->h->top->sp != DP_SP_DEAD &&
+		       dp_frame_stale(t->h->top, site, sp, at))
 			pop_nonlocal(t);
+		p = push_in_progress(t, sp, &nested);   /* the pops may uncover one */
+	} else if (nested && !t->alt_from) {
+		(void)alt_floor(t, sp);     /* a handler on the alternate stack: its first frame */
 	}
+	size_t pi = (size_t)(p - t->stack);
 	if (t->h->top == t->h->stack_last && dp_graph_grow_stack(t) < 0) {
 		t->lost++;
 		busy_off(t);
@@ -478,13 +518,14 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	}
 	busy_off(t);
 	struct dp_frame *f = t->h->top;
-	struct dp_pd *pd = f->pd;
-	if (f->tab != pd->tab) {    /* refresh caches left stale by table growth */
-		f->tab = pd->tab;
-		f->mask = pd->mask;
-		if (f->csd->callee == pd) {
-			f->csd->ctab = pd->tab;
-			f->csd->cmask = pd->mask;
+	p = t->stack + pi;          /* the caller: f, or below f when f is being filled */
+	struct dp_pd *pd = p->pd;
+	if (p->tab != pd->tab) {    /* refresh caches left stale by table growth */
+		p->tab = pd->tab;
+		p->mask = pd->mask;
+		if (p->csd->callee == pd) {
+			p->csd->ctab = pd->tab;
+			p->csd->cmask = pd->mask;
 		}
 	}
 	struct dp_csd *c = pd->tab[dp_hash(site, fn) & pd->mask];
@@ -494,11 +535,11 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 			errno = saved_errno;
 			return;
 		}
-		f->tab = pd->tab;
-		f->mask = pd->mask;
-		if (f->csd->callee == pd) {
-			f->csd->ctab = pd->tab;
-			f->csd->cmask = pd->mask;
+		p->tab = pd->tab;
+		p->mask = pd->mask;
+		if (p->csd->callee == pd) {
+			p->csd->ctab = pd->tab;
+			p->csd->cmask = pd->mask;
 		}
 	}
 	c->guess = ((const uintptr_t *)sp)[-1] != site;    /* a frame too big to search */
@@ -518,8 +559,10 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	f[1].mask = c->cmask = c->callee->mask;
 	f[1].at = at;
 	__asm__ volatile("" ::: "memory");
+	DP_STRESS_AT(DP_ST_SLOW_FILLED);
 	t->h->top = f + 1;
 	__asm__ volatile("" ::: "memory");
+	DP_STRESS_AT(DP_ST_SLOW_PUSHED);
 	if (f[1].sp != sp)
 		dp_graph_refill(f + 1, sp, fn, c, old, at);
 	errno = saved_errno;
@@ -528,18 +571,60 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 /*
  * Write frame f again: a signal handler's instrumented code ran between the
  * moment f's filling began (with sp, written first) and the moment it was
- * pushed, and used the same slot (its frames are deeper, so f->sp no longer
- * matches). f is pushed now, so it cannot happen twice.
+ * pushed, and used the same slot, which its pops left DP_SP_DEAD. f is
+ * pushed already, so a handler landing now pushes above it, and sees it as
+ * a push in progress (internal.h) until sp, written last, completes it.
  */
 DP_COLD void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c,
 			     struct dp_pd *saved, uintptr_t at)
 {
-	struct dp_frame n = {
-		.sp = sp, .fn = fn, .csd = c, .pd = c->callee, .saved = saved,
-		.psi = c->psi, .off = c->off, .tab = c->ctab, .mask = c->cmask, .at = at,
-	};
-	*f = n;
+	f->sp = DP_SP_DEAD;         /* already: the handler's pops left it so */
+	__asm__ volatile("" ::: "memory");
+	f->fn = fn;
+	f->csd = c;
+	f->pd = c->callee;
+	f->saved = saved;
+	f->psi = c->psi;
+	f->off = c->off;
+	DP_STRESS_AT(DP_ST_REFILL);
+	f->tab = c->ctab;
+	f->mask = c->cmask;
+	f->at = at;
+	__asm__ volatile("" ::: "memory");
+	f->sp = sp;                 /* last: the frame is complete */
 }
+
+#ifdef DP_STRESS
+/*
+ * A stress build's hook point (graph.h): raise SIGALRM here if
+ * $DEEPPROF_STRESS names point and the program has a handler for it; never
+ * from within a handler the raise itself started.
+ */
+static __thread volatile sig_atomic_t stress_in;    /* volatile: a handler reads it */
+void dp_stress(unsigned point)
+{
+	static unsigned long mask = ~0ul;
+	if (mask == ~0ul) {
+		const char *s = getenv("DEEPPROF_STRESS");
+		mask = s ? strtoul(s, NULL, 0) : 0;
+	}
+	if (stress_in || !(mask >> point & 1))
+		return;
+	static __thread unsigned long visits[16];
+	if (point >= DP_ST_V1_PUSH && point < 16 && visits[point]++ % 2)
+		return;                 /* v1 retries a push that a handler hit: not again */
+	struct sigaction sa;
+	if (sigaction(SIGALRM, NULL, &sa) != 0 || sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+		return;
+	int saved_errno = errno;
+	stress_in = 1;
+	raise(SIGALRM);             /* the handler runs before raise returns */
+	if (point >= DP_ST_V1_PUSH && getenv("DEEPPROF_STRESS_TWICE"))
+		raise(SIGALRM);     /* a second handler right after the first */
+	stress_in = 0;
+	errno = saved_errno;
+}
+#endif
 
 /*
  * The exit hook's slow path: frames deeper than fn's frame were left by
@@ -553,19 +638,26 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp,
 		return;
 	struct dp_frame *top = t->h->top;
 	uintptr_t sp = tail ? hook_sp
-		: top != t->stack && top->fn == fn ? hook_sp + top->off
+		: top != t->stack && top->sp != DP_SP_DEAD && top->fn == fn ? hook_sp + top->off
 		: frame_cfa(t, hook_sp, site);
 	busy_on(t);
-	struct dp_frame *floor = t->alt_from ? alt_floor(t, sp) : t->stack + 1;
-	while (t->h->top >= floor && t->h->top->sp < sp)
-		pop_nonlocal(t);
+	bool nested;
+	(void)push_in_progress(t, sp, &nested);
+	if (!nested) {
+		struct dp_frame *floor = t->alt_from ? alt_floor(t, sp) : t->stack + 1;
+		while (t->h->top >= floor && t->h->top->sp < sp && t->h->top->sp != DP_SP_DEAD)
+			pop_nonlocal(t);
+		(void)push_in_progress(t, sp, &nested);
+	}
 	struct dp_frame *f = t->h->top;
-	if (f != t->stack && f->fn == fn) {
+	if (f != t->stack && f->sp != DP_SP_DEAD && f->fn == fn) {
+		struct dp_csd *c = f->csd;
 		t->h->outer[f->psi] = f->saved;
 		t->h->top = f - 1;
 		__asm__ volatile("" ::: "memory");
-		f->csd->exits++;
-	} else {
+		f->sp = DP_SP_DEAD;
+		c->exits++;
+	} else {        /* its enter was not seen (and when nested: a handler's, in a push) */
 		t->lost++;
 	}
 	alt_check(t);
@@ -589,6 +681,8 @@ void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 		hi->csd->loops += dp_loops_take(t->h, now);
 	uint32_t upto = (uint32_t)DP_LOAD(&t->n_tails);
 	for (struct dp_frame *f = hi; f >= lo; f--) {
+		if (f->sp == DP_SP_DEAD)        /* a push in progress: not an activation yet */
+			continue;
 		struct dp_csd *c = f->csd;
 		/* Plugin frames: a callback on top returned into uninstrumented
 		 * code (no hook sees that), as did a tail call above it. */
@@ -607,8 +701,11 @@ void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 		}
 	}
 	if (t == dp_self) {
-		for (struct dp_frame *f = hi; f >= lo; f--)
-			t->h->outer[f->psi] = f->saved;
+		for (struct dp_frame *f = hi; f >= lo; f--) {
+			if (f->sp != DP_SP_DEAD)
+				t->h->outer[f->psi] = f->saved;
+			f->sp = DP_SP_DEAD;
+		}
 		t->h->top = t->stack;
 		t->n_tails = 0;
 	}

@@ -10,6 +10,38 @@
 #include "internal.h"
 
 /*
+ * Stress builds (-DDP_STRESS, tests/e2e t030): dp_stress(n) raises SIGALRM
+ * at hook point n when $DEEPPROF_STRESS (a bit mask of points) names it, so
+ * an instrumented handler lands exactly in a chosen window of a hook (as
+ * Lua's HARDSTACKTESTS force stack reallocation). Points of plugin ABI v1
+ * (8 and up) fire every other visit, so a push retried after a handler is
+ * not hit again, and twice in a row with $DEEPPROF_STRESS_TWICE set (a
+ * second handler right after the first). Ordinary builds: nothing.
+ */
+enum dp_stress_point {
+	DP_ST_FILLED = 1,           /* enter: the new frame written, not yet pushed */
+	DP_ST_PUSHED = 2,           /* enter: pushed, not yet checked */
+	DP_ST_SLOW_FILLED = 3,      /* the same two in dp_graph_enter_slow */
+	DP_ST_SLOW_PUSHED = 4,
+	DP_ST_REFILL = 5,           /* dp_graph_refill: the frame half written again */
+	DP_ST_POPPED = 6,           /* exit: popped, not yet counted */
+	DP_ST_EXIT = 7,             /* exit: checked, not yet popped */
+	DP_ST_V1_PUSH = 8,          /* plugin ABI v1 (plugin.c): a call's frame half written */
+	DP_ST_V1_FAILED = 9,        /* v1: its push found a handler's callback frame on top */
+	DP_ST_V1_PUSHED = 10,       /* v1: a call's frame pushed, outer[] not yet set */
+	DP_ST_V1_ENTER = 11,        /* v1: the callee's enter, before it marks the frame entered */
+	DP_ST_V1_RETURN = 12,       /* v1: a return, before its pop */
+	DP_ST_V1_POPPED = 13,       /* v1: a return popped, not yet counted */
+	DP_ST_V1_RECLAIM = 14,      /* v1: a failed push ends the handler's callback frame */
+};
+#ifdef DP_STRESS
+void dp_stress(unsigned point);
+#define DP_STRESS_AT(n) dp_stress(n)
+#else
+#define DP_STRESS_AT(n) ((void)0)
+#endif
+
+/*
  * Whether frame f, on top of the stack when a function is called from site
  * with frame address sp by the enter hook called at at, was left by a
  * longjmp: it is deeper, or it is at the same address without being the
@@ -41,6 +73,8 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 	if (unlikely(h->stop))
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* first hook, busy, stopped */
 	struct dp_frame *f = h->top;
+	if (unlikely(f->sp == DP_SP_DEAD))
+		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* in a handler that interrupted a push */
 	uintptr_t i = dp_hash(site, fn) & f->mask;
 	struct dp_csd *c = f->tab[i];
 	if (unlikely(!c || c->site != site || c->fn != fn)) {
@@ -75,10 +109,12 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 	f[1].mask = c->cmask;
 	f[1].at = at;
 	__asm__ volatile("" ::: "memory");          /* the frame is complete before a signal handler can see it */
+	DP_STRESS_AT(DP_ST_FILLED);
 	h->top = f + 1;
 	__asm__ volatile("" ::: "memory");
-	if (unlikely(f[1].sp != sp))                /* a signal handler's hooks used the slot meanwhile */
-		dp_graph_refill(f + 1, sp, fn, c, old, at);
+	DP_STRESS_AT(DP_ST_PUSHED);
+	if (unlikely(f[1].sp != sp))                /* a signal handler's hooks used the slot meanwhile: */
+		dp_graph_refill(f + 1, sp, fn, c, old, at); /* it is DP_SP_DEAD till then */
 }
 
 /*
@@ -98,9 +134,12 @@ void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 	if (unlikely(f->fn != fn || f->sp < (tail ? hook_sp : hook_sp + f->off)))
 		return dp_graph_exit_slow(fn, site, hook_sp, tail);
 	struct dp_csd *c = f->csd;                  /* read before the slot is given up */
+	DP_STRESS_AT(DP_ST_EXIT);
 	h->outer[f->psi] = f->saved;
 	h->top = f - 1;
 	__asm__ volatile("" ::: "memory");          /* a signal between the two loses the call, never counts it twice */
+	DP_STRESS_AT(DP_ST_POPPED);
+	f->sp = DP_SP_DEAD;                         /* see DP_SP_DEAD (internal.h) */
 	c->exits++;
 }
 

@@ -167,6 +167,20 @@ struct dp_frame {
 };
 
 /*
+ * The sp of a slot that holds no activation (graph.c): every pop of the
+ * -finstrument-functions route writes it into the slot it gives up, and
+ * dp_graph_refill keeps it there while it writes a frame again. An enter
+ * hook fills the slot above the top, pushes it, then checks its sp: an
+ * instrumented signal handler that ran in between pushed and popped its own
+ * frames there, so the slot is dead. Until the hook writes it again, that
+ * dead slot is the top: a hook of a second handler landing then must see a
+ * push in progress (its caller is the frame below; the slot is neither a
+ * stale frame to pop nor a caller to read), not the first handler's old
+ * frame, which would look stale to it. Real frames never have sp 0.
+ */
+#define DP_SP_DEAD ((uintptr_t)0)
+
+/*
  * Plugin frames (plugin.c). A frame is pushed by dp_abi_call for the call
  * of a site (fn = the address of the site's struct dp_css_static, sp = the
  * caller's stack pointer, PENDING until the callee's dp_abi_enter binds it;
@@ -334,7 +348,10 @@ static inline struct dp_csd *dp_cur_csd(struct dp_thread *t)
 		if (c)
 			return c;
 	}
-	return __atomic_load_n(&t->h->top, __ATOMIC_RELAXED)->csd;
+	const struct dp_frame *f = __atomic_load_n(&t->h->top, __ATOMIC_RELAXED);
+	while (f->sp == DP_SP_DEAD)         /* a push in progress: its caller's */
+		f--;
+	return f->csd;
 }
 /* Thread t ends (returned: its start routine or main returned) or the final
  * profile is written: count the v2 activations still running as non-local

@@ -18,8 +18,16 @@
  * frame at or above theirs ends them, as an exit.
  *
  * KNOWN: under a flood of instrumented signal handlers (one every 50 us,
- * tests/plugin-rt t014) about one run in two loses or misfiles one call of
- * millions: a handler landing in some window of a hook not yet found.
+ * tests/plugin-rt t014) about one run in fifteen loses or misfiles one call
+ * of millions. One window that does it (a stress build shows it every time:
+ * DEEPPROF_STRESS=0x4300 DEEPPROF_STRESS_TWICE=1, see graph.h): a second
+ * handler landing in reclaim() after its check pushes its own callback frame
+ * and overwrites the single cb_* record, so reclaim counts the second
+ * callback, drops both frames (top = f) and the first goes uncounted; its
+ * callers are then misfiled (on_sig called from sig_leaf). A fix needs a
+ * record per callback slot and a cmpxchg in reclaim. (The -finstrument-
+ * functions route's race, a handler's dead frame taken for a stale one, is
+ * another cause: v1 publishes a push with set_top, never a written-over slot.)
  * A callee inlined at -O2 shares its caller's frame (DP_FR_INL), so a
  * longjmp back into that very frame is not seen until a shallower hook.
  */
@@ -399,6 +407,7 @@ DP_COLD static void reclaim(struct dp_hot *h, struct dp_frame *f)
 {
 	struct dp_thread *t = h->t;
 	if (t && h->top == f + 1 && t->cb_slot == f + 1) {
+		DP_STRESS_AT(DP_ST_V1_RECLAIM);
 		t->cb_slot = NULL;
 		h->top = f;
 		h->outer[t->cb_psi] = t->cb_saved;
@@ -422,6 +431,7 @@ bool push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, stru
 	struct dp_pd *old = h->outer[psi];
 	f[1].sp = sp;
 	f[1].fn = fn;
+	DP_STRESS_AT(DP_ST_V1_PUSH);
 	f[1].csd = c;
 	f[1].pd = callee;
 	f[1].saved = old;
@@ -430,6 +440,7 @@ bool push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, stru
 	BARRIER();
 	if (unlikely(!set_top(h, f, f + 1)))
 		return false;
+	DP_STRESS_AT(DP_ST_V1_PUSHED);
 	h->outer[psi] = old ? old : callee;
 	h->clock++;
 	return true;
@@ -541,6 +552,7 @@ DP_EXPORT void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
 	uint64_t now = dp_loop_ticks;   /* charged only once the top is known current */
 	if (now != h->loops_seen)
 		dp_add_local(&f->csd->loops, dp_loops_take(h, now));
+	DP_STRESS_AT(DP_ST_V1_ENTER);
 	f->at = sp == f->sp ? DP_FR_PLUGIN | DP_FR_INL : DP_FR_PLUGIN;
 }
 
@@ -567,6 +579,7 @@ DP_EXPORT void dp_abi_call(struct dp_tu *tu, uint32_t site, void *fn)
 	if (now != h->loops_seen)
 		dp_add_local(&f->csd->loops, dp_loops_take(h, now));
 	if (unlikely(!push(h, f, sp, (uintptr_t)&tu->css[site], c, c->frflags))) {
+		DP_STRESS_AT(DP_ST_V1_FAILED);
 		reclaim(h, f);
 		return call_slow(tu, site, (uintptr_t)fn, sp);
 	}
@@ -587,8 +600,10 @@ DP_EXPORT void dp_abi_return(struct dp_tu *tu, uint32_t site)
 		dp_add_local(&c->loops, dp_loops_take(h, now));
 	struct dp_pd *saved = f->saved;
 	uint32_t psi = f->psi;
+	DP_STRESS_AT(DP_ST_V1_RETURN);
 	if (unlikely(!set_top(h, f, f - 1)))
 		return return_slow(tu, site, sp);     /* a handler left a callback frame on top */
+	DP_STRESS_AT(DP_ST_V1_POPPED);
 	h->outer[psi] = saved;
 	dp_add_local(&c->exits, 1);
 }

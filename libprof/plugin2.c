@@ -651,6 +651,8 @@ void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *ex
  * whether calls through it were running then. */
 static void forget(struct dp_csd *x)
 {
+	if (!x->v2)
+		return;         /* a v1 or -finstrument-functions csd: its site is no table record */
 	if (running(x))
 		x->inherited = 1;
 	x->hot.calls = x->hot.loop_cscs = x->hot.exits = 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""run.py --build BUILD [--quick] [--runs N] [--only P,...] — the accuracy bench.
+"""run.py --build BUILD [--quick] [--runs N] [--only P,...] [--wait-idle S] — the accuracy bench.
 
 For each program of bench/accuracy (known ideal answers, see each file's
 head): build it with BUILD/bin/deepprof-cc (plugin mode), run it (Deep.data),
@@ -62,6 +62,28 @@ def wall(cmd):
     return t
 
 
+def cpu_idle(seconds=1.0):
+    """The fraction of all CPUs' time that was idle over the next `seconds`."""
+    def snap():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return v[3] + v[4], sum(v)        # idle + iowait, total
+    i0, t0 = snap()
+    time.sleep(seconds)
+    i1, t1 = snap()
+    return (i1 - i0) / max(1, t1 - t0)
+
+
+def wait_idle(limit):
+    """Wait up to limit seconds until the CPUs are at least 85% idle over a
+    second; (seconds waited, the last idle fraction)."""
+    t0 = time.monotonic()
+    idle = cpu_idle()
+    while idle < 0.85 and time.monotonic() - t0 < limit:
+        idle = cpu_idle()
+    return time.monotonic() - t0, idle
+
+
 def combined_speedup(speedups):
     """The program speedup of several accepted candidates in different places,
     each saving 1 - 1/s of the program's time independently."""
@@ -101,6 +123,9 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="a small scale and 1 run: checks the machinery, measures little")
     ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--wait-idle", type=float, default=0, metavar="SECONDS",
+                    help="before timing each program, wait up to SECONDS for the CPUs to be "
+                         "85%% idle (a machine shared with others)")
     a = ap.parse_args()
     if a.quick:
         a.scale, a.runs = min(a.scale, 0.1), 1
@@ -137,19 +162,21 @@ def main():
              % (started.strftime("%Y-%m-%d %H:%M"), scale, a.runs, load_before),
              "calibration: " + ", ".join("%s %.0f ns" % (k, v["ns"]) for k, v in ov.items()),
              "",
-             "%-10s %9s %9s %8s %8s %9s %9s %5s  %s" % ("program", "predicted", "achieved",
-                                                        "error", "serial", "parallel",
-                                                        "if forced", "load", "recommendation"),
+             "%-10s %9s %9s %8s %8s %9s %9s %5s %5s  %s" % (
+                 "program", "predicted", "achieved", "error", "serial", "parallel", "if forced",
+                 "load", "idle", "recommendation"),
              "-" * 100]
     results = []
     worst = 0.0
     slowdowns = []
+    # phase 1: profile, feedback, build (nothing timed)
+    built = []
     for name, ideal in progs:
         src = os.path.join(HERE, name + ".c")
         prof, data = os.path.join(out, name + ".prof"), os.path.join(out, name + ".data")
         fbf = os.path.join(out, name + ".feedback.json")
         ser, par = os.path.join(out, name + ".serial"), os.path.join(out, name + ".par")
-        print("accuracy: %s: profile, feedback, build, time" % name, file=sys.stderr, flush=True)
+        print("accuracy: %s: profile, feedback, build" % name, file=sys.stderr, flush=True)
         run([dpcc, "-std=gnu11", "-O2", "-g", "-I" + HERE, "-o", prof, src, "-lm"])
         if os.path.exists(data):
             os.unlink(data)
@@ -166,6 +193,12 @@ def main():
         pflags = ["-DCUTOFF=%d" % cut] if cut else []
         run([a.cc, "-std=gnu11", "-O2", "-fopenmp", "-DDP_PAR", "-I" + HERE] + pflags +
             ["-o", par, src, "-lm"])
+        built.append((name, ideal, ser, par, predicted, accepted, cut, note))
+
+    # phase 2: time them, each when the machine is idle enough (--wait-idle)
+    for name, ideal, ser, par, predicted, accepted, cut, note in built:
+        print("accuracy: %s: time" % name, file=sys.stderr, flush=True)
+        waited, idle = wait_idle(a.wait_idle)
         ts, tp = [], []
         load = os.getloadavg()[0]
         for _ in range(a.runs):
@@ -191,11 +224,12 @@ def main():
         results.append({"program": name, "ideal": ideal, "predicted": predicted,
                         "achieved": achieved, "error": err, "serial_s": ms, "parallel_s": mp,
                         "forced_speedup": forced, "applied": applied, "cutoff": cut, "load": load,
+                        "idle_before": idle, "waited_s": waited,
                         "recommendation": rec, "serial_runs": ts, "parallel_runs": tp})
-        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %9s %5.1f  %s" % (
+        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %9s %5.1f %4.0f%%  %s" % (
             name, "n/a" if predicted is None else "%.3f" % predicted, achieved,
             "n/a" if err is None else "%+.1f%%" % (100 * err), ms, mp,
-            "" if applied else "%.3f" % forced, load, rec))
+            "" if applied else "%.3f" % forced, load, 100 * idle, rec))
     lines.append("-" * 100)
     have = [r for r in results if r["error"] is not None]
     if have:
@@ -204,12 +238,16 @@ def main():
     else:
         lines.append("no predictions: `deepprof feedback` did not run (see the notes)")
     lines.append("recommendations that slow a program down: %s" % (", ".join(slowdowns) or "none"))
-    busy = max([load_before, os.getloadavg()[0]] + [r["load"] for r in results])
-    if busy > 1.0:
-        lines.append("WARNING: the machine was busy (1-minute load up to %.1f on %d CPUs): a "
-                     "parallel program cannot get a second core to itself, so the achieved "
-                     "speedups measure the load as much as the recommendations"
-                     % (busy, os.cpu_count()))
+    # the load average counts this script's own runs: judge by the idle share
+    # measured just before each program was timed
+    least = min([r["idle_before"] for r in results] or [1.0])
+    if least < 0.85:
+        lines.append("WARNING: the machine was busy (CPUs only %.0f%% idle before some "
+                     "timings): a parallel program could not get a second core to itself, so "
+                     "those achieved speedups measure the load as much as the recommendations"
+                     % (100 * least))
+    lines.append("load: 1-minute load average, idle: CPUs' idle share in the second before "
+                 "timing (the table's speedups need a second core free)")
     lines.append("achieved = serial / parallel wall time of the -O2 builds; 'if forced' = the "
                  "DP_PAR build of a rejected candidate (what applying it would have done)")
     text = "\n".join(lines) + "\n"

@@ -1,0 +1,88 @@
+"""Instrumented signal handlers landing in chosen windows of libprof's
+-finstrument-functions hooks, on purpose: a stress build of libprof
+(-DDP_STRESS, graph.h) raises SIGALRM at the hook points $DEEPPROF_STRESS
+names. The old race: a handler while an enter hook fills the new frame
+writes the slot over; a second one right after the push took the first
+handler's dead frame there for a stale one and popped it (a phantom
+non-local exit of on_sig, the pushed call of work lost, a hook lost).
+Each handler's call is charged to the frame on top when it lands; one that
+lands while a push is in progress hangs from that call's caller."""
+import glob
+import os
+import shlex
+import subprocess
+
+from e2e import eq, check, Fail
+
+N = 1000                                # loop -> work calls
+FILLED, PUSHED, SLOW_FILLED, SLOW_PUSHED, REFILL, POPPED, EXIT = range(1, 8)
+
+
+def stress_objects(ctx):
+    """libprof built with -DDP_STRESS into the scratch dir, as objects."""
+    top = os.path.abspath(os.path.join(ctx.srcdir, "..", ".."))
+    objs = []
+    for src in sorted(glob.glob(os.path.join(top, "libprof", "*.c"))):
+        obj = ctx.path(os.path.basename(src)[:-2] + ".o")
+        cmd = [ctx.a.cc, "-std=gnu11", "-g", "-O2", "-D_GNU_SOURCE", "-DDP_STRESS",
+               "-fvisibility=hidden", "-fno-builtin", "-fno-omit-frame-pointer",
+               "-ftls-model=initial-exec", "-I" + os.path.join(top, "compiler-plugins")]
+        cmd += shlex.split(ctx.a.cflags) + ["-c", src, "-o", obj]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise Fail("stress build of %s failed:\n%s" % (src, r.stderr.strip()))
+        objs.append(obj)
+    return objs
+
+
+def profile(ctx, exe, points):
+    mask = sum(1 << p for p in points)
+    r = ctx.run(exe, [str(N)], env={"DEEPPROF_HZ": "0", "DEEPPROF_STRESS": str(mask)})
+    p = ctx.dump()
+    p.check_invariants()                # lost == 0: no hook may be dropped
+    eq(p.counts("main", "loop"), (1, 1, 0), "main -> loop")
+    eq(p.counts("loop", "work"), (N, N, 0), "loop -> work")
+    eq(p.total(field="nonlocal_exits"), 0, "non-local exits")
+    runs = int(r.stdout.strip())
+    eq(p.total(callee="on_sig"), runs, "on_sig calls (handler runs)")
+    eq(p.total(callee="on_sig", field="exits"), runs, "on_sig exits")
+    eq(p.total(callee="sig_leaf"), runs, "sig_leaf calls")
+    for c in p.csds(callee="sig_leaf"):
+        eq(c["caller"], "on_sig", "caller of sig_leaf")
+    return p, runs
+
+
+def by_caller(p):
+    return {c: p.total(caller=c, callee="on_sig") for c in ("main", "loop", "work")}
+
+
+def run(ctx):
+    objs = stress_objects(ctx)
+    exe = ctx.compile("s-sigwindow.c", extra=objs)
+
+    # no stress points: no signal at all
+    p, runs = profile(ctx, exe, [])
+    eq(runs, 0, "handler runs without stress points")
+
+    # the race: a handler while work's frame is filled (before its push),
+    # then one right after the push, before the hook finds the slot
+    # written over. The first work call takes the slow path (new csd).
+    p, runs = profile(ctx, exe, [FILLED, PUSHED])
+    eq(runs, 2 * (N - 1), "handler runs")
+    eq(by_caller(p), {"main": 0, "loop": 2 * (N - 1), "work": 0}, "on_sig calls by caller")
+
+    # the same windows of the slow path: loop's first call and work's first
+    p, runs = profile(ctx, exe, [SLOW_FILLED, SLOW_PUSHED, REFILL])
+    # each slow enter: filled (caller on top), pushed (push in progress:
+    # the caller), refill (the same)
+    eq(by_caller(p), {"main": 3, "loop": 3, "work": 0}, "on_sig calls by caller (slow path)")
+
+    # every point: each fast enter of work gets 3 handlers (filled, pushed
+    # and refill, all charged to loop), each exit 2 (before the pop: the
+    # returning function; after: its caller); loop's enter and work's
+    # first enter take the slow path (3 each), loop's exit 2. main returns
+    # after the handler is gone.
+    p, runs = profile(ctx, exe, range(1, 8))
+    eq(by_caller(p), {"main": 3 + 1, "loop": 3 + 3 * (N - 1) + N + 1, "work": N},
+       "on_sig calls by caller (every point)")
+    eq(runs, 5 * N + 5, "handler runs (every point)")

@@ -87,7 +87,8 @@ class Ctx:
             e.pop(k, None)
         e.update(env or {})
         return subprocess.Popen([exe] + list(args), cwd=self.dir, env=e,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=default_signals)
 
     def dump(self, name="Deep.data"):
         """The profile at <scratch>/<name>, as `deepprof dump --json` shows it."""
@@ -103,6 +104,15 @@ class Ctx:
         except ValueError as e:
             raise Fail("deepprof dump --json %s: not JSON: %s" % (path, e))
         return Profile(j, path)
+
+
+def default_signals():
+    """In a spawned program, SIGINT and SIGQUIT as a program started from a
+    terminal has them: a test run in the background by a non-interactive
+    shell inherits them ignored, and libprof installs its handler only over
+    the default (t010 then waited for ever for a SIGINT that was ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 class Profile:

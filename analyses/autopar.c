@@ -260,7 +260,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	struct dpa_feedback *fb = c->fb;
 	uint64_t execs = 0;
 	uint32_t n_costly = 0, first = n, last = 0, span, ran = 0, n_rec = 0;
-	bool at_top = false;
+	bool at_top = false, dc_model = false;
 	double before = 0, after = 0;
 	double cost[n], mean[n];
 	const double *sc;
@@ -513,6 +513,17 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	res.task = task;
 	if (dpa_pc_search(&pb, &res) < 0)
 		goto oom;
+	/* a divide-and-conquer split with a cut-off: the recursion's model
+	 * (recursion.c) says what spawning down to the cut-off saves per entry,
+	 * which is more than one top-level split (it balances unequal halves
+	 * over many levels, and pays every level's task overheads) */
+	if (at_top && res.n_tasks >= 2 && !n_deps && v->recursion->branching >= 2 &&
+	    v->recursion->cutoff_depth && v->recursion->par_cost > 0) {
+		double gain = v->recursion->cost_per_entry - v->recursion->par_cost;
+
+		dc_model = true;
+		res.par = res.seq > gain ? res.seq - gain : res.seq;
+	}
 
 	/* ---- the candidate ---- */
 	if (cs->n == cs->cap) {
@@ -624,6 +635,8 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 		snprintf(why, sizeof(why),
 			 "%u tasks: estimated %.3fx on the region, %.4fx on the program%s",
 			 res.n_tasks, k->speedup, k->program_speedup,
+			 dc_model ? "; divide-and-conquer: spawning at every level down to the "
+				    "recursion's cut-off depth (its model of the levels)" :
 			 at_top ? "; recursive: costed at the recursion's top level, so spawn only "
 				  "above its cut-off depth" : "");
 	} else if (n_deps && res.ideal > 0 && res.seq / res.ideal <= fb->opt.speedup_threshold) {

@@ -205,15 +205,30 @@ int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
 		return dpa_fail(err, p, "every %s count is zero: nothing to base estimates on%s",
 				fb->basis == DPA_FB_CSCS ? "CSC" : "clock tick",
 				fb->basis == DPA_FB_TICKS ? " (the run was too short for the timer)" : "");
-	/* ns per basis unit: the profile's CPU time over its CSCs, or the
-	 * timer's period; 1 when the profile has neither */
-	if (fb->basis == DPA_FB_CSCS)
+	/* ns per basis unit: the uninstrumented program's time as the user
+	 * stated it over the program's cost (the instrumented run is slower
+	 * by the runtime's work at every call: about 10x for tiny calls);
+	 * else the profile's CPU time over its CSCs, or the timer's period;
+	 * 1 when the profile has neither */
+	if (!(o->program_ns >= 0) || !isfinite(o->program_ns))
+		return dpa_fail(err, p, "the program time must be a finite number of ns >= 0");
+	if (o->program_ns > 0) {
+		u = o->program_ns / (double)fb->program_cost;
+		fb->ns_per_unit_source = "program time";
+	} else if (fb->basis == DPA_FB_CSCS) {
 		u = p->hdr.cpu_ns ? (double)p->hdr.cpu_ns /
 			(double)(p->hdr.cscs ? p->hdr.cscs : fb->program_cost) : 0;
-	else
+		fb->ns_per_unit_source = "instrumented run";
+	} else {
 		u = p->hdr.ns_per_tick > 0 ? p->hdr.ns_per_tick
 			: p->hdr.ticks && p->hdr.cpu_ns ? (double)p->hdr.cpu_ns / (double)p->hdr.ticks : 0;
-	fb->ns_per_unit = isfinite(u) && u > 0 ? u : 1;
+		fb->ns_per_unit_source = "clock ticks";
+	}
+	if (!(isfinite(u) && u > 0)) {
+		u = 1;
+		fb->ns_per_unit_source = "none";
+	}
+	fb->ns_per_unit = u;
 
 	fb->input = dpa_fb_alloc(fb, sizeof(*fb->input));
 	if (!fb->input)

@@ -83,6 +83,10 @@ struct dpa_fb_options {
 				 * (verdict too_cheap) only when two of its calls,
 				 * over all its executions, each cost at least this
 				 * share of the whole program (0.01) */
+	double program_ns;      /* ns: the uninstrumented program's time as the
+				 * user measured it (`--program-time`); > 0 sets
+				 * ns_per_unit = program_ns / program_cost; 0: from
+				 * the instrumented run (the profile's header) */
 };
 
 /* Fill *o with the documented defaults (schemas/feedback.md). */
@@ -152,6 +156,15 @@ struct dpa_fb_recursion {
 				     * non-recursive callees), basis unit */
 	double spawn_overhead;      /* spawn_cost + spawn_delay + barrier_cost,
 				     * basis unit: what the cut-off weighs */
+	double own_per_call;        /* the clique's own code per activation
+				     * (constant per activation), basis unit */
+	double combine_cost;        /* its non-recursive callees per entry
+				     * (divide/combine work, proportional to the
+				     * sub-problem: the same at every level) */
+	uint32_t cores;             /* P of the divide-and-conquer model */
+	double par_cost;            /* divide-and-conquer: one entry's parallel
+				     * time at cutoff_depth on `cores` cores
+				     * (recursion.c); 0 when no cut-off */
 };
 
 /* Variable-use timing of a costly call. */
@@ -251,6 +264,8 @@ struct dpa_feedback {
 	struct dpa_fb_options opt;
 	uint8_t basis;          /* enum dpa_fb_basis: every estimate's */
 	double ns_per_unit;
+	const char *ns_per_unit_source; /* "instrumented run", "program time",
+					 * "clock ticks" or "none" (feedback.c) */
 	uint64_t program_cost;  /* the whole program's cost, basis units */
 	uint32_t n_hot;
 	struct dpa_fb_hot *hot;

@@ -150,6 +150,7 @@ static json_t *options_json(struct wr *w, const struct dpa_fb_options *opt)
 	put(w, o, "rare_calls", jint(opt->rare_calls));
 	put(w, o, "per_context", json_boolean(opt->per_context));
 	put_real(w, o, "list_share", opt->list_share, wh);
+	put_real(w, o, "program_time_ns", opt->program_ns, wh);
 	return o;
 }
 
@@ -284,6 +285,10 @@ static json_t *recursion_json(struct wr *w, const struct dpa_fb_recursion *r)
 	put(w, o, "branching", jint(r->branching));
 	put_real(w, o, "per_call", r->per_call, wh);
 	put_real(w, o, "spawn_overhead", r->spawn_overhead, wh);
+	put_real(w, o, "own_per_call", r->own_per_call, wh);
+	put_real(w, o, "combine_cost", r->combine_cost, wh);
+	put(w, o, "cores", jint(r->cores));
+	put_real(w, o, "par_cost", r->par_cost, wh);
 	return o;
 }
 
@@ -332,6 +337,8 @@ json_t *dpa_feedback_to_json(const struct dpa_feedback *fb, struct dpa_error *er
 	put(&w, doc, "program", jstr(fb->program));
 	put(&w, doc, "basis", json_string(dpa_fb_basis_name(fb->basis)));
 	put_real(&w, doc, "ns_per_unit", fb->ns_per_unit, "header");
+	put(&w, doc, "ns_per_unit_source",
+	    json_string(fb->ns_per_unit_source ? fb->ns_per_unit_source : "instrumented run"));
 	put(&w, doc, "program_cost", jint(fb->program_cost));
 	put(&w, doc, "inputs", inputs_json(&w, fb));
 	put(&w, doc, "options", options_json(&w, &fb->opt));
@@ -608,6 +615,8 @@ static void read_header(struct rd *r, const json_t *doc)
 	fb->program = get_str(r, doc, "program", false);
 	fb->basis = (uint8_t)get_enum(r, doc, "basis", basis_n, DPA_FB_NBASES);
 	fb->ns_per_unit = get_real(r, doc, "ns_per_unit");
+	if (json_object_get(doc, "ns_per_unit_source"))     /* optional */
+		fb->ns_per_unit_source = get_str(r, doc, "ns_per_unit_source", false);
 	fb->program_cost = get_uint(r, doc, "program_cost", INT64_MAX);
 	fb->input = get_list(r, doc, "inputs", sizeof(*fb->input), &fb->n_input, &a);
 	if (!r->failed && !fb->n_input)
@@ -655,6 +664,8 @@ static void read_header(struct rd *r, const json_t *doc)
 	fb->opt.rare_calls = get_uint(r, o, "rare_calls", INT64_MAX);
 	fb->opt.per_context = get_bool(r, o, "per_context");
 	fb->opt.list_share = get_share(r, o, "list_share");
+	if (json_object_get(o, "program_time_ns"))     /* optional */
+		fb->opt.program_ns = get_real(r, o, "program_time_ns");
 	*r->where = 0;
 	if (r->failed || !(o = field(r, doc, "overheads", JSON_OBJECT)))
 		return;
@@ -797,6 +808,15 @@ static void read_recursion(struct rd *r, const json_t *e, struct dpa_fb_recursio
 	x->branching = (uint32_t)get_uint(r, e, "branching", UINT32_MAX);
 	x->per_call = get_real(r, e, "per_call");
 	x->spawn_overhead = get_real(r, e, "spawn_overhead");
+	/* added in the same version: optional (0 when absent) */
+	if (json_object_get(e, "own_per_call"))
+		x->own_per_call = get_real(r, e, "own_per_call");
+	if (json_object_get(e, "combine_cost"))
+		x->combine_cost = get_real(r, e, "combine_cost");
+	if (json_object_get(e, "cores"))
+		x->cores = (uint32_t)get_uint(r, e, "cores", UINT32_MAX);
+	if (json_object_get(e, "par_cost"))
+		x->par_cost = get_real(r, e, "par_cost");
 }
 
 static void read_hot(struct rd *r, const json_t *e, struct dpa_fb_hot *h)

@@ -116,12 +116,29 @@ void dpa_recursion_of(const struct dpa_deep *d, uint32_t c, enum dpa_measure m,
  * Levels 0 .. ceil(D)-1 exist; level_cost holds the first 64.
  *
  * The cut-off. The overheads of spawning one task are O = spawn_cost +
- * spawn_delay + barrier_cost (ns, in basis units by ns_per_unit). Spawning
- * gains when what runs in parallel is at least DPA_FB_CUTOFF_FACTOR * O
- * (the overheads then cost at most a tenth of the work moved):
- *   divide-and-conquer: a spawned call at level L runs beside its sibling:
- *     it gains while cost(L) >= factor * O; cutoff_depth = the deepest
- *     such level >= 1.
+ * spawn_delay + barrier_cost (ns, in basis units by ns_per_unit).
+ *   divide-and-conquer (k calls per activation, P = max_tasks cores):
+ *     with cut-off c the activations at levels 0 .. c-1 spawn their calls
+ *     (k^c - 1 tasks) and the k^c calls at level c run serially. An
+ *     activation's work outside its recursive calls has two parts: its
+ *     own code, the same at every activation (o = own / activations), and
+ *     its non-recursive callees (merge, partition: M per entry), taken as
+ *     proportional to the sub-problem (T(n) = k T(n/k) + O(n)): M/D at
+ *     every level, shared by the level's k^L activations. The parallel
+ *     time of one entry is
+ *       T(c) = sum over L < c of (M/D/k^L + o) * ceil(k^L / P)
+ *                                  (the top levels: the first merge alone)
+ *            + max(leaf, below/P + leaf * (P-1) / (2P))
+ *                                  (below = the rest of the work, leaf =
+ *                                   below / k^c; the last leaves finish
+ *                                   unevenly: the other cores idle about
+ *                                   half a leaf at the end)
+ *            + (k^c - 1) * (spawn_cost + barrier_cost) / P + c * spawn_delay
+ *     and cutoff_depth = the c in 1 .. min(levels - 1, 40) with the least
+ *     T(c) (ties: the shallower), if less than the sequential cost of an
+ *     entry; par_cost = that T. The imbalance term stands for both the
+ *     end of the run and unbalanced splits (fib(n-1)/fib(n-2)): with few
+ *     leaves it is large, so the model prefers enough leaves to balance.
  *   single: a spawned call at level L runs beside what is left of its
  *     caller's own work, at most per_call, at every level alike: if
  *     per_call >= factor * O every level gains (cutoff_depth = ceil(D)-1,
@@ -129,6 +146,7 @@ void dpa_recursion_of(const struct dpa_deep *d, uint32_t c, enum dpa_measure m,
  * 0: never (also for mutual and other recursion, with no level model).
  */
 #define DPA_FB_CUTOFF_FACTOR 10.0
+#define DPA_FB_MAX_CUTOFF 40
 #define MAX_REC_SITES 16
 
 /* The progrep's view of a body: the most recursive calls on one path, and
@@ -253,10 +271,45 @@ static double level_cost(double per_call, double depth, uint32_t k, double level
 	return per_call * (pow(k, depth - level) - 1.0) / (double)(k - 1);
 }
 
-/* Fill r's depth, levels, cut-off and why for a clique of `total` cost in
- * the basis unit (r's counts, type and branching set). Returns 0 or -1
- * (out of memory). */
-static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, double total)
+/* The parts of T(c) of the divide-and-conquer model (see above), basis
+ * units per entry. */
+struct dc_time {
+	double top, below, imbalance, overhead, total;
+};
+
+/* T(c) for r (its cost_per_entry, depth, own_per_call, combine_cost and
+ * cores set), k calls per activation, cut-off c >= 1; sc = spawn_cost +
+ * barrier_cost and dl = spawn_delay in basis units. */
+static struct dc_time dc_time(const struct dpa_fb_recursion *r, uint32_t k, uint32_t c,
+			      double sc, double dl)
+{
+	struct dc_time t = { 0 };
+	double nodes = 1, work = 0, per_level = r->depth > 0 ? r->combine_cost / r->depth : 0;
+	double P = r->cores, below, leaf;
+
+	for (uint32_t l = 0; l < c; l++) {
+		t.top += (per_level / nodes + r->own_per_call) * ceil(nodes / P);
+		work += per_level + r->own_per_call * nodes;
+		nodes *= k;
+	}
+	below = r->cost_per_entry - work;
+	if (below < 0)
+		below = 0;
+	leaf = below / nodes;
+	t.below = below / P;
+	t.imbalance = leaf * (P - 1) / (2 * P);
+	if (t.below + t.imbalance < leaf)
+		t.imbalance = leaf - t.below;
+	t.overhead = (nodes - 1) * sc / P + c * dl;
+	t.total = t.top + t.below + t.imbalance + t.overhead;
+	return t;
+}
+
+/* Fill r's depth, levels, cut-off and why for a clique of `total` cost, of
+ * which `own` its own code, in the basis unit (r's counts, type and
+ * branching set). Returns 0 or -1 (out of memory). */
+static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, double total,
+		       double own)
 {
 	char why[512];
 	double cpe, need, u = fb->ns_per_unit;
@@ -273,6 +326,9 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 	cpe = ((double)r->entry_calls + (double)r->internal_calls) / (double)r->entry_calls;
 	r->cost_per_entry = total / (double)r->entry_calls;
 	r->per_call = r->cost_per_entry / cpe;
+	r->own_per_call = own / ((double)r->entry_calls + (double)r->internal_calls);
+	r->combine_cost = total > own ? (total - own) / (double)r->entry_calls : 0;
+	r->cores = fb->opt.max_tasks;
 	if (k == 0) {
 		r->depth = cpe;     /* linear: one level per call (a guess) */
 		snprintf(why, sizeof(why), "%s: no level model, so no cut-off",
@@ -314,26 +370,43 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 		}
 		goto done;
 	}
-	for (uint32_t l = 1; l < n_all && level_cost(r->per_call, r->depth, k, l) >= need; l++)
-		r->cutoff_depth = l;
-	if (!r->cutoff_depth) {
-		snprintf(why, sizeof(why), "never worth spawning: a level-1 call costs %.0f ns, "
-			 "less than %g x the task overheads (%.0f ns)",
-			 level_cost(r->per_call, r->depth, k, 1) * u, DPA_FB_CUTOFF_FACTOR,
-			 r->spawn_overhead * u);
-	} else if (r->cutoff_depth + 1 < n_all) {
-		snprintf(why, sizeof(why), "spawn the recursive calls at levels 1 to %u: a level-%u "
-			 "call costs %.0f ns, at least %g x the task overheads (%.0f ns); a level-%u "
-			 "call costs %.0f ns, too little", r->cutoff_depth, r->cutoff_depth,
-			 level_cost(r->per_call, r->depth, k, r->cutoff_depth) * u,
-			 DPA_FB_CUTOFF_FACTOR, r->spawn_overhead * u, r->cutoff_depth + 1,
-			 level_cost(r->per_call, r->depth, k, r->cutoff_depth + 1) * u);
-	} else {
-		snprintf(why, sizeof(why), "spawn the recursive calls at every level (1 to %u): "
-			 "even a level-%u call costs %.0f ns, at least %g x the task overheads "
-			 "(%.0f ns)", r->cutoff_depth, r->cutoff_depth,
-			 level_cost(r->per_call, r->depth, k, r->cutoff_depth) * u,
-			 DPA_FB_CUTOFF_FACTOR, r->spawn_overhead * u);
+	if (r->cores < 2) {
+		snprintf(why, sizeof(why), "one core (max_tasks %u): nothing runs in parallel",
+			 r->cores);
+		goto done;
+	}
+	{
+		double sc = (fb->opt.ov.spawn_cost + fb->opt.ov.barrier_cost) / u;
+		double dl = fb->opt.ov.spawn_delay / u;
+		uint32_t last = n_all - 1 < DPA_FB_MAX_CUTOFF ? n_all - 1 : DPA_FB_MAX_CUTOFF;
+		struct dc_time best = { 0 }, t;
+		uint32_t bc = 0;
+		char lv[32];
+
+		for (uint32_t c = 1; c <= last; c++) {
+			t = dc_time(r, k, c, sc, dl);
+			if (!bc || t.total < best.total) {
+				best = t;
+				bc = c;
+			}
+		}
+		if (!(best.total < r->cost_per_entry)) {
+			snprintf(why, sizeof(why), "never worth spawning: on %u cores an entry's "
+				 "least parallel time (cut-off %u) is %.0f ns, not less than its "
+				 "sequential %.0f ns", r->cores, bc, best.total * u,
+				 r->cost_per_entry * u);
+			goto done;
+		}
+		r->cutoff_depth = bc;
+		r->par_cost = best.total;
+		snprintf(lv, sizeof(lv), bc == 1 ? "level 1 only" : "levels 1 to %u", bc);
+		snprintf(why, sizeof(why), "spawn the recursive calls at %s (%.0f task%s): on "
+			 "%u cores an entry takes least there, %.0f ns against %.0f ns "
+			 "sequentially (x%.3f): top levels %.0f, the rest shared %.0f, uneven "
+			 "end %.0f, task overheads %.0f ns", lv, pow(k, bc) - 1,
+			 pow(k, bc) - 1 == 1 ? "" : "s", r->cores,
+			 best.total * u, r->cost_per_entry * u, r->cost_per_entry / best.total,
+			 best.top * u, best.below * u, best.imbalance * u, best.overhead * u);
 	}
 done:
 	return (r->why = dpa_fb_strdup(fb, why)) ? 0 : -1;
@@ -395,7 +468,8 @@ int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
 		else if (r->type == DPA_REC_DIVIDE)
 			r->branching = 2;
 		if (dpa_fb_place_ps(fb, p, pr, p->pd[mem[0]].ps, &r->at) < 0 ||
-		    level_model(fb, r, (double)dpa_deep_clique_total(d, c, m)) < 0)
+		    level_model(fb, r, (double)dpa_deep_clique_total(d, c, m),
+				(double)dpa_deep_clique_own(d, c, m)) < 0)
 			goto oom;
 	}
 	qsort(fb->rec, n, sizeof(*fb->rec), rec_order);

@@ -52,6 +52,11 @@ static const char feedback_usage[] =
 	"  --basis=cscs|ticks    the measure estimates rest on (default: cscs for\n"
 	"                        a plugin build, ticks for -finstrument-functions)\n"
 	"  --per-context         also list candidates per calling context\n"
+	"  --program-time=T      the uninstrumented program's run time (e.g. 1.02s,\n"
+	"                        measured on the same input): ns per CSC = T / the\n"
+	"                        profile's cost; default: the instrumented run's\n"
+	"                        CPU time per CSC (slower: the runtime's work at\n"
+	"                        every call inflates it, ~10x for tiny calls)\n"
 	"  --call-threshold=T    a call is costly at this mean cost (20us)\n"
 	"  --proc-threshold=T    a procedure is searched at this mean cost (50us)\n"
 	"  --hot-threshold=T     hot code: mean or median cost per call (100us)\n"
@@ -232,6 +237,11 @@ static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***fi
 				c->opt.basis = DPA_FB_TICKS;
 			else
 				usage_error("feedback", "bad --basis '%s': want cscs or ticks", v);
+		} else if ((v = opt_value(a, "--program-time", argc, argv, &i))) {
+			c->opt.program_ns = parse_time(v, "--program-time");
+			if (!(c->opt.program_ns > 0) || !isfinite(c->opt.program_ns))
+				usage_error("feedback", "bad --program-time '%s': want a time above "
+					    "0, such as 1.02s", v);
 		} else if (!strcmp(a, "--per-context")) {
 			c->opt.per_context = true;
 		} else if (!strcmp(a, "--separate")) {
@@ -693,6 +703,21 @@ static json_t *doc_of(const struct dpa_feedback *fb)
  * Plain words
  * ================================================================ */
 
+/* The static copy of a feedback's ns_per_unit_source (the first input's
+ * carries over to a combined feedback, which does not own it); NULL if
+ * unknown. */
+static const char *unit_source(const char *s)
+{
+	static const char *const known[] = {
+		"instrumented run", "program time", "clock ticks", "none",
+	};
+
+	for (size_t i = 0; s && i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(s, known[i]))
+			return known[i];
+	return NULL;
+}
+
 /* "12.3 us" for a cost in basis units. */
 static const char *as_time(const struct dpa_feedback *fb, double units, char *b, size_t n)
 {
@@ -800,6 +825,15 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 	fprintf(f, "Costs are in %s (1 %s = %.4g ns here), per run of the region; the region "
 		"ran %llu time%s.\n", u, fb->basis == DPA_FB_TICKS ? "tick" : "CSC", fb->ns_per_unit,
 		(unsigned long long)c->executions, c->executions == 1 ? "" : "s");
+	if (fb->ns_per_unit_source && !strcmp(fb->ns_per_unit_source, "program time"))
+		fprintf(f, "The ns per %s come from the program time you gave (%.4g s over %llu "
+			"%s).\n", fb->basis == DPA_FB_TICKS ? "tick" : "CSC", fb->opt.program_ns / 1e9,
+			(unsigned long long)fb->program_cost, u);
+	else
+		fprintf(f, "The ns per %s come from the %s (an instrumented run is slower than "
+			"the program: --program-time=T gives the real time).\n",
+			fb->basis == DPA_FB_TICKS ? "tick" : "CSC",
+			fb->ns_per_unit_source ? fb->ns_per_unit_source : "instrumented run");
 	fprintf(f, "The calls, in program order:\n");
 	for (uint32_t k = 0; k < c->n_calls; k++) {
 		const struct dpa_fb_call *k_ = &c->calls[k];
@@ -1018,6 +1052,7 @@ int cmd_feedback(int argc, char **argv)
 				in[n++] = job[i].fb;
 		if (dpa_feedback_combine(&out, in, n, &err) < 0)
 			die_plain("%s", one_line(err.msg));
+		out.ns_per_unit_source = unit_source(in[0].ns_per_unit_source);
 		free(in);
 		doc = doc_of(&out);
 		if (c.separate)

@@ -507,7 +507,7 @@ def test_pair_options(data):
              "--wait-cost=0.5us", "--call-threshold=1ms", "--proc-threshold", "2000us",
              "--hot-threshold=0.25s", "--rare-calls=3", "--speedup-threshold=1.2",
              "--max-tasks=3", "--search-budget=7", "--per-context", "--basis=ticks",
-             "--list-share=0.125",
+             "--list-share=0.125", "--program-time=1.5ms",
              "-o", out("pair-opt.msgpack")])
     check(p.returncode == 0, "options: rc %d %r" % (p.returncode, p.stderr))
     p = run([DEEPPROF, "feedback", "--to-json", out("pair-opt.msgpack")])
@@ -520,7 +520,7 @@ def test_pair_options(data):
     check(d["options"] == {"basis": "ticks", "call_threshold_ns": 1e6, "proc_threshold_ns": 2e6,
                            "speedup_threshold": 1.2, "max_tasks": 3, "search_budget": 7,
                            "hot_threshold_ns": 2.5e8, "rare_calls": 3, "per_context": True,
-                           "list_share": 0.125},
+                           "list_share": 0.125, "program_time_ns": 1.5e6},
           "options: recorded %r" % d["options"])
     want = {k + "_ns": v for k, v in known.items()}
     want["wait_cost_ns"] = 500.0
@@ -528,6 +528,10 @@ def test_pair_options(data):
     check(d["overheads"] == want, "options: overheads %r" % d["overheads"])
     check(d["basis"] == "ticks" and len(d["inputs"]) == 2 and
           all(i["basis"] == "ticks" for i in d["inputs"]), "options: basis ticks")
+    check(d.get("ns_per_unit_source") == "program time" and d["program_cost"] > 0 and
+          abs(d["ns_per_unit"] * d["program_cost"] - 1.5e6) < 1e-3,
+          "options: --program-time=1.5ms: ns per tick = 1.5e6 / program_cost (%r, %r, %r)"
+          % (d.get("ns_per_unit_source"), d["ns_per_unit"], d["program_cost"]))
     check(all(c["n_inputs_seen"] == 2 and c["speedup_min"] == c["speedup_max"] == c["speedup"]
               for c in d["candidates"]), "options: the same profile twice: n_inputs_seen 2")
 
@@ -545,6 +549,8 @@ def test_bad_options():
     bad(["feedback", a, "--speedup-threshold=-1"], "want a positive number", "bad speedup threshold")
     bad(["feedback", a, "--basis=wall"], "want cscs or ticks", "bad --basis")
     bad(["feedback", a, "--list-share=1.5"], "want a share from 0 to 1", "bad --list-share")
+    bad(["feedback", a, "--program-time=0s"], "want a time above 0", "--program-time 0")
+    bad(["feedback", a, "--program-time=-1s"], "a time cannot be negative", "--program-time < 0")
     bad(["feedback", a, "--explain=0"], "must be at least 1", "--explain 0")
     bad(["feedback", a, "--frobnicate"], "unknown option '--frobnicate'", "unknown option")
     bad(["feedback", a, "-o", out("x.txt")], "must end in .json or .msgpack", "unknown extension")

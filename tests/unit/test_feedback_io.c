@@ -125,6 +125,8 @@ static void fill(struct dpa_feedback *fb, const char *path, const char *program,
 	fb->rec[0].branching = 2;
 	fb->rec[0].per_call = 10;
 	fb->rec[0].spawn_overhead = 900;
+	fb->rec[0].own_per_call = 10;
+	fb->rec[0].cores = 2;
 	fb->n_hot = 2;
 	fb->hot = dpa_fb_alloc(fb, 2 * sizeof(*fb->hot));
 	fb->hot[0] = (struct dpa_fb_hot){ DPA_FB_SITE, DPA_FB_HOT,
@@ -140,12 +142,14 @@ static void fill(struct dpa_feedback *fb, const char *path, const char *program,
 	",\"checksum\":\"1122334455667788\"}"
 static const char expect_doc[] =
 	"{\"format\":\"deepprof-feedback\",\"version\":1,\"min_version\":1,"
-	"\"program\":\"/w/fib2\",\"basis\":\"cscs\",\"ns_per_unit\":2.0,\"program_cost\":1000000,"
+	"\"program\":\"/w/fib2\",\"basis\":\"cscs\",\"ns_per_unit\":2.0,"
+	"\"ns_per_unit_source\":\"instrumented run\",\"program_cost\":1000000,"
 	"\"inputs\":[{\"path\":\"Deep.data\",\"crc32\":\"0a1b2c3d\",\"program\":\"/w/fib2\","
 	"\"basis\":\"cscs\",\"cscs\":1000000,\"cpu_ns\":2000000,\"has_progrep\":true}],"
 	"\"options\":{\"basis\":\"auto\",\"call_threshold_ns\":20000.0,\"proc_threshold_ns\":50000.0,"
 	"\"speedup_threshold\":1.01,\"max_tasks\":2,\"search_budget\":1000,"
-	"\"hot_threshold_ns\":100000.0,\"rare_calls\":1,\"per_context\":false,\"list_share\":0.01},"
+	"\"hot_threshold_ns\":100000.0,\"rare_calls\":1,\"per_context\":false,\"list_share\":0.01,"
+	"\"program_time_ns\":0.0},"
 	"\"overheads\":{\"source\":\"defaults\",\"spawn_cost_ns\":400.0,\"spawn_delay_ns\":1200.0,"
 	"\"barrier_cost_ns\":200.0,\"signal_cost_ns\":100.0,\"wait_cost_ns\":100.0,"
 	"\"wakeup_delay_ns\":5000.0},"
@@ -177,7 +181,8 @@ static const char expect_doc[] =
 	"\"from_progrep\":true,\"members\":1,\"entry_calls\":1,\"internal_calls\":6,\"depth\":3.0,"
 	"\"cost_per_entry\":70.0,\"level_cost\":[70.0,30.0,10.0],\"cutoff_depth\":0,"
 	"\"why\":\"levels too cheap\",\"rec_sites\":2,\"branching\":2,\"per_call\":10.0,"
-	"\"spawn_overhead\":900.0}],"
+	"\"spawn_overhead\":900.0,"
+	"\"own_per_call\":10.0,\"combine_cost\":0.0,\"cores\":2,\"par_cost\":0.0}],"
 	"\"hot_cold\":[{\"kind\":\"site\",\"temp\":\"hot\",\"at\":" PL_SOLVE(12, 5, "\"00000000deadbeef:3\"")
 	",\"callee\":\"a\",\"calls\":100,\"mean\":4000.0,\"median\":3500.0,\"mean_cscs\":4000.0,"
 	"\"mean_ns\":8000.0,\"outer_calls\":100},"

@@ -30,6 +30,7 @@ static void fb_init(struct dpa_feedback *fb, double u)
 	fb->opt.ov.spawn_cost = 60;
 	fb->opt.ov.spawn_delay = 30;
 	fb->opt.ov.barrier_cost = 10;
+	fb->opt.max_tasks = 2;
 }
 
 /* The entry of fb whose place is function fn (exactly one). */
@@ -159,9 +160,21 @@ static void test_three_cliques(void)
 	CU_ASSERT_STRING_EQUAL(r->at.file, "t.c");
 	CU_ASSERT_EQUAL(r->clique, dpa_clique_of(&t.d.cl, 3));
 	CU_ASSERT_DOUBLE_EQUAL(r->spawn_overhead, 1, 1e-9);
+	/* the divide-and-conquer model on 2 cores: own 10 a call, no callees;
+	 * spawn + barrier 0.7 CSC, delay 0.3. T(c) = the top levels' own code
+	 * (10 a call, ceil(2^L / 2) calls a core) + the rest / 2 + an uneven
+	 * end (a quarter leaf) + (2^c - 1) * 0.7 / 2 + 0.3 c: c = 1: 10 + 70
+	 * + 17.5 + 0.65 = 98.15; c = 2: 20 + 60 + 7.5 + 1.65 = 89.15; c = 3:
+	 * 40 + 40 + 2.5 + 3.35 = 85.85, the least */
+	CU_ASSERT_DOUBLE_EQUAL(r->own_per_call, 10, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->combine_cost, 0, 1e-9);
+	CU_ASSERT_EQUAL(r->cores, 2);
 	CU_ASSERT_EQUAL(r->cutoff_depth, 3);
-	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive calls at every level (1 to 3): even a "
-			       "level-3 call costs 1000 ns, at least 10 x the task overheads (100 ns)");
+	CU_ASSERT_DOUBLE_EQUAL(r->par_cost, 85.85, 1e-9);
+	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive calls at levels 1 to 3 (7 tasks): on 2 "
+			       "cores an entry takes least there, 8585 ns against 15000 ns "
+			       "sequentially (x1.747): top levels 4000, the rest shared 4000, "
+			       "uneven end 250, task overheads 335 ns");
 
 	r = rec_of(&fb, "walk");
 	CU_ASSERT_EQUAL(r->type, DPA_REC_SIMPLE);
@@ -200,23 +213,53 @@ static void test_three_cliques(void)
 	CU_ASSERT_STRING_EQUAL(r->why, "mutual recursion: no level model, so no cut-off");
 	dpa_feedback_release(&fb);
 
-	/* 50 ns/CSC: the overheads are 2 CSCs, a spawn needs 20: fib's
-	 * levels 1 (70) and 2 (30), not 3 (10) */
-	run(&fb, &t, NULL, 50);
+	/* 20 ns/CSC: spawn + barrier 3.5, delay 1.5: c = 1: 97.5 + 1.75 +
+	 * 1.5 = 100.75; c = 2: 87.5 + 5.25 + 3 = 95.75, the least; c = 3:
+	 * 82.5 + 12.25 + 4.5 = 99.25 */
+	run(&fb, &t, NULL, 20);
 	r = rec_of(&fb, "fib");
-	CU_ASSERT_DOUBLE_EQUAL(r->spawn_overhead, 2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->spawn_overhead, 5, 1e-9);
 	CU_ASSERT_EQUAL(r->cutoff_depth, 2);
-	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive calls at levels 1 to 2: a level-2 call "
-			       "costs 1500 ns, at least 10 x the task overheads (100 ns); a level-3 "
-			       "call costs 500 ns, too little");
+	CU_ASSERT_DOUBLE_EQUAL(r->par_cost, 95.75, 1e-9);
+	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive calls at levels 1 to 2 (3 tasks): on 2 "
+			       "cores an entry takes least there, 1915 ns against 3000 ns "
+			       "sequentially (x1.567): top levels 400, the rest shared 1200, "
+			       "uneven end 150, task overheads 165 ns");
 	dpa_feedback_release(&fb);
 
-	/* 10 ns/CSC: a spawn needs 100 CSCs, more than fib's level 1 (70) */
-	run(&fb, &t, NULL, 10);
+	/* 8 ns/CSC: spawn + barrier 8.75, delay 3.75: c = 1: 97.5 + 4.375 +
+	 * 3.75 = 105.625, the least; c = 2: 87.5 + 13.125 + 7.5 = 108.125 */
+	run(&fb, &t, NULL, 8);
+	r = rec_of(&fb, "fib");
+	CU_ASSERT_EQUAL(r->cutoff_depth, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r->par_cost, 105.625, 1e-9);
+	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive calls at level 1 only (1 task): on 2 "
+			       "cores an entry takes least there, 845 ns against 1200 ns "
+			       "sequentially (x1.420): top levels 80, the rest shared 560, "
+			       "uneven end 140, task overheads 65 ns");
+	dpa_feedback_release(&fb);
+
+	/* 1.2 ns/CSC: spawn + barrier 58.33, delay 25: c = 1 costs 97.5 +
+	 * 29.17 + 25 = 151.67 CSCs (182 ns), more than the 150 sequential */
+	run(&fb, &t, NULL, 1.2);
 	r = rec_of(&fb, "fib");
 	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
-	CU_ASSERT_STRING_EQUAL(r->why, "never worth spawning: a level-1 call costs 700 ns, less "
-			       "than 10 x the task overheads (100 ns)");
+	CU_ASSERT_DOUBLE_EQUAL(r->par_cost, 0, 1e-9);
+	CU_ASSERT_STRING_EQUAL(r->why, "never worth spawning: on 2 cores an entry's least parallel "
+			       "time (cut-off 1) is 182 ns, not less than its sequential 180 ns");
+	dpa_feedback_release(&fb);
+
+	/* one core: nothing in parallel */
+	fb_init(&fb, 100);
+	fb.opt.max_tasks = 1;
+	{
+		struct dpa_error err = { { 0 } };
+
+		CU_ASSERT_EQUAL_FATAL(dpa_fb_recursion(&fb, &t.d, NULL, &err), 0);
+	}
+	r = rec_of(&fb, "fib");
+	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
+	CU_ASSERT_STRING_EQUAL(r->why, "one core (max_tasks 1): nothing runs in parallel");
 	dpa_feedback_release(&fb);
 
 	/* 200 ns/CSC: a spawn needs 5 CSCs, walk's 5 per step: every level

@@ -3,9 +3,12 @@
 
 For each program of bench/accuracy (known ideal answers, see each file's
 head): build it with BUILD/bin/deepprof-cc (plugin mode), run it (Deep.data),
-run `deepprof calibrate` once and `deepprof feedback --calibration=... -o
-P.feedback.json`, and read the predicted program_speedup of the accepted
-candidate(s). Then build the plain -O2 serial program and the -O2 -fopenmp
+build the plain -O2 serial program and time it (the median of N runs, after
+waiting for idle CPUs like the timings below), run `deepprof calibrate` once
+and `deepprof feedback --calibration=... --program-time=T -o
+P.feedback.json` (T: that serial time, so that ns per CSC are the real
+program's, not the slower instrumented run's; --instrumented-unit leaves it
+out), and read the predicted program_speedup of the accepted candidate(s). Then build the plain -O2 serial program and the -O2 -fopenmp
 -DDP_PAR one (the recommended transformation written by hand; recursive
 programs get the recommended cut-off depth as -DCUTOFF), time both side by
 side (median of N alternating runs of each) and print predicted against
@@ -126,6 +129,9 @@ def main():
     ap.add_argument("--wait-idle", type=float, default=0, metavar="SECONDS",
                     help="before timing each program, wait up to SECONDS for the CPUs to be "
                          "85%% idle (a machine shared with others)")
+    ap.add_argument("--instrumented-unit", action="store_true",
+                    help="do not pass --program-time: ns per CSC from the instrumented run "
+                         "(the old behaviour, for comparison)")
     a = ap.parse_args()
     if a.quick:
         a.scale, a.runs = min(a.scale, 0.1), 1
@@ -161,6 +167,9 @@ def main():
              "median of %d alternating runs; load %.2f at start)"
              % (started.strftime("%Y-%m-%d %H:%M"), scale, a.runs, load_before),
              "calibration: " + ", ".join("%s %.0f ns" % (k, v["ns"]) for k, v in ov.items()),
+             "ns per CSC: " + ("the instrumented run's (--instrumented-unit)" if
+                               a.instrumented_unit else
+                               "the serial -O2 program's time (--program-time)"),
              "",
              "%-10s %9s %9s %8s %8s %9s %9s %5s %5s  %s" % (
                  "program", "predicted", "achieved", "error", "serial", "parallel", "if forced",
@@ -183,13 +192,19 @@ def main():
         env = dict(os.environ, DEEPPROF_FILE=data)
         run([prof, scale], env=env)
         predicted, accepted, cut, note = None, [], None, ""
-        p = run([deepprof, "feedback", "--calibration=" + cal, "-o", fbf, data], quiet=True)
+        run([a.cc, "-std=gnu11", "-O2", "-I" + HERE, "-o", ser, src, "-lm"])
+        ptime = []
+        if not a.instrumented_unit:
+            wait_idle(a.wait_idle)
+            ptime = ["--program-time=%.6fs" % statistics.median(
+                [wall([ser, scale]) for _ in range(a.runs)])]
+        p = run([deepprof, "feedback", "--calibration=" + cal] + ptime + ["-o", fbf, data],
+                quiet=True)
         if p.returncode == 0:
             with open(fbf) as f:
                 predicted, accepted, cut = predict(json.load(f))
         else:
             note = "feedback failed: " + ((p.stderr.strip().splitlines() or ["?"])[-1])
-        run([a.cc, "-std=gnu11", "-O2", "-I" + HERE, "-o", ser, src, "-lm"])
         pflags = ["-DCUTOFF=%d" % cut] if cut else []
         run([a.cc, "-std=gnu11", "-O2", "-fopenmp", "-DDP_PAR", "-I" + HERE] + pflags +
             ["-o", par, src, "-lm"])

@@ -436,5 +436,49 @@ static void test_none(void)
 	dpt_deep_free(&t);
 }
 
+/*
+ * A mergesort of 8: main (pd 2) calls ms (pd 3) once (css 2, 2 CSCs); ms
+ * calls itself through css 3 and css 4 (7 calls each, 2 CSCs a call: 15
+ * activations, 4 levels) and merge (pd 4, css 5) at its 7 inner
+ * activations, 8 + 4 + 4 + 2 + 2 + 2 + 2 = 24 CSCs. On 2 cores at 100
+ * ns/CSC (spawn + barrier 0.7, delay 0.3): own o = 2, combine M = 24, M/D =
+ * 6 a level. c = 1: top (6 + 2) = 8, rest 46: 23 + 5.75 (a quarter leaf) +
+ * 0.65 = 37.4; c = 2: top 8 + (3 + 2) = 13, rest 36: 18 + 2.25 + 1.65 =
+ * 34.9, the least; c = 3: top 13 + (1.5 + 2) * 2 = 20, rest 22: 11 + 0.6875
+ * + 3.35 = 35.0375.
+ */
+static void test_combine(void)
+{
+	static const char *const names[] = { NULL, "<root>", "main", "ms", "merge" };
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3, 4 };
+	static const struct dpt_arc arcs[] = {
+		{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+		{ 2, 3, 2, 1, 2, 0, 0, 0, 0 },
+		{ 3, 3, 3, 7, 14, 0, 0, 0, 0 },
+		{ 3, 3, 4, 7, 14, 0, 0, 0, 0 },
+		{ 3, 4, 5, 7, 24, 0, 0, 0, 0 },
+	};
+	struct dpt_deep t;
+	struct dpa_feedback fb;
+	const struct dpa_fb_recursion *r;
+
+	BUILD(&t, names, 5, NULL, pd_ps, arcs);
+	run(&fb, &t, NULL, 100);
+	r = rec_of(&fb, "ms");
+	CU_ASSERT_EQUAL(r->type, DPA_REC_DIVIDE);
+	CU_ASSERT_DOUBLE_EQUAL(r->cost_per_entry, 54, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->depth, 4, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->own_per_call, 2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->combine_cost, 24, 1e-9);
+	CU_ASSERT_EQUAL(r->cutoff_depth, 2);
+	CU_ASSERT_DOUBLE_EQUAL(r->par_cost, 34.9, 1e-9);
+	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive calls at levels 1 to 2 (3 tasks): on 2 "
+			       "cores an entry takes least there, 3490 ns against 5400 ns "
+			       "sequentially (x1.547): top levels 1300, the rest shared 1800, "
+			       "uneven end 225, task overheads 165 ns");
+	dpa_feedback_release(&fb);
+	dpt_deep_free(&t);
+}
+
 DPA_TEST_SUITE(recursion_fb, DPA_TEST(test_three_cliques), DPA_TEST(test_progrep_types),
-	       DPA_TEST(test_three_way), DPA_TEST(test_none));
+	       DPA_TEST(test_three_way), DPA_TEST(test_none), DPA_TEST(test_combine));

@@ -15,7 +15,11 @@
 #define CUTOFF 8
 #endif
 
-__attribute__((noinline)) static long fib(int n)
+/* aligned: the serial and the -fopenmp builds then place fib's code alike
+ * (measured: at 0x1240 in one and 0x12a0 in the other, the same
+ * instructions ran 15% slower in the OpenMP build, which the achieved
+ * speedup then counted against the parallelisation) */
+__attribute__((noinline, aligned(64))) static long fib(int n)
 {
 	return n < 2 ? n : fib(n - 1) + fib(n - 2);
 }

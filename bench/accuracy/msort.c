@@ -17,7 +17,7 @@
 #endif
 
 /* Merge the sorted a[0..h) and a[h..n) through tmp. */
-__attribute__((noinline)) static void merge(int *a, long h, long n, int *tmp)
+__attribute__((noinline, aligned(64))) static void merge(int *a, long h, long n, int *tmp)
 {
 	long i = 0, j = h, k = 0;
 
@@ -30,8 +30,9 @@ __attribute__((noinline)) static void merge(int *a, long h, long n, int *tmp)
 	memcpy(a, tmp, (size_t)n * sizeof(*a));
 }
 
-/* Sort a[0..n) (tmp: n ints of scratch). */
-__attribute__((noinline)) static void msort(int *a, int *tmp, long n)
+/* Sort a[0..n) (tmp: n ints of scratch). Aligned, like merge: the
+ * serial and -fopenmp builds place the code alike (see fib.c). */
+__attribute__((noinline, aligned(64))) static void msort(int *a, int *tmp, long n)
 {
 	long h = n / 2;
 

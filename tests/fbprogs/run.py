@@ -18,6 +18,7 @@ Last line: "fbprogs: N passed, N failed".
 Part of deepprof's tests. MIT licence.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -357,8 +358,62 @@ def test_cheap(doc):
           "cheap: nothing accepted")
 
 
+def dc_model(doc, r, c):
+    """T(c) of schemas/feedback-model.md's divide-and-conquer model, computed
+    here from the entry's own numbers and the document's overheads."""
+    u = doc["ns_per_unit"]
+    ov = doc["overheads"]
+    sc = (ov["spawn_cost_ns"] + ov["barrier_cost_ns"]) / u
+    dl = ov["spawn_delay_ns"] / u
+    k, P = r["branching"], r["cores"]
+    per_level = r["combine_cost"] / r["depth"]
+    top = work = 0.0
+    nodes = 1
+    for _ in range(c):
+        top += (per_level / nodes + r["own_per_call"]) * math.ceil(nodes / P)
+        work += per_level + r["own_per_call"] * nodes
+        nodes *= k
+    below = max(0.0, r["cost_per_entry"] - work)
+    leaf = below / nodes
+    return top + max(leaf, below / P + leaf * (P - 1) / (2 * P)) + (nodes - 1) * sc / P + c * dl
+
+
+def test_dc_cutoff(name, doc, r):
+    """The cut-off is the documented model's best, par_cost its time."""
+    levels = min(math.ceil(r["depth"] - 1e-9) - 1, 40)
+    ts = [(dc_model(doc, r, c), c) for c in range(1, levels + 1)]
+    best = min(ts)      # ties: the shallower (tuples compare c second)
+    check(r["cores"] == doc["options"]["max_tasks"], "%s: the model's cores = max_tasks" % name)
+    if best[0] >= r["cost_per_entry"]:
+        best = (0.0, 0)     # never worth it: no cut-off
+    check(r["cutoff_depth"] == best[1] and abs(r["par_cost"] - best[0]) <= 1e-9 * best[0],
+          "%s: cut-off %d at %r, the documented model's least T(c) is at %d: %r"
+          % (name, r["cutoff_depth"], r["par_cost"], best[1], best[0]))
+
+
 def test_recursive(name, doc, fn, other_callee):
     r = rec_of(doc, fn)
+    if r is not None:
+        # a plugin build ticks one CSC per call and per loop back-edge: fib
+        # and msort have no loops, so each activation's own code is 1 CSC
+        check(r["own_per_call"] == 1.0, "%s: own code 1 CSC per activation (%r)"
+              % (name, r["own_per_call"]))
+        acts = r["entry_calls"] + r["internal_calls"]
+        check(r["combine_cost"] * r["entry_calls"] + acts == r["cost_per_entry"] * r["entry_calls"],
+              "%s: combine (callees) + own = the clique's cost (%r + %d != %r)"
+              % (name, r["combine_cost"], acts, r["cost_per_entry"]))
+        if name == "fib":
+            # fib(30) (scale 0.005: 41 - 11): 2 fib(31) - 1 = 2692537 calls,
+            # no callees
+            check(r["entry_calls"] == 1 and r["internal_calls"] == 2692536,
+                  "fib: fib(30) makes 2692537 calls (%r)" % r["internal_calls"])
+            check(r["combine_cost"] == 0, "fib: no callees (%r)" % r["combine_cost"])
+        else:
+            # msort of 60000 (scale 0.02): 2n - 1 activations; merges
+            check(r["entry_calls"] == 1 and r["internal_calls"] == 119998,
+                  "msort: 119999 activations for 60000 elements (%r)" % r["internal_calls"])
+            check(r["combine_cost"] > 60000, "msort: merges cost (%r)" % r["combine_cost"])
+        test_dc_cutoff(name, doc, r)
     if check(r is not None, "%s: one recursion entry for %s" % (name, fn)):
         check(r["type"] == "divide_and_conquer", "%s: %s is divide_and_conquer (%s)"
               % (name, fn, r["type"]))
@@ -381,6 +436,38 @@ def test_recursive(name, doc, fn, other_callee):
             check(c["safety"] == "unknown_memory",
                   "msort: halves of one array through pointers: unknown memory (%s)"
                   % c["safety"])
+
+
+def test_program_time(cal, schema):
+    """--program-time on fib's profile: the unit is the given time over the
+    program's cost, and a slower program (more ns a CSC: the overheads are
+    fewer CSCs) gets a cut-off at least as deep."""
+    data = out("fib.data")
+    cuts = []
+    for t, ns in (("1ms", 1e6), ("10s", 1e10)):
+        fb = out("fib-pt.feedback.json")
+        p = run([DEEPPROF, "feedback", "--calibration=" + cal, "--program-time=" + t, "-o", fb,
+                 data])
+        if not check(p.returncode == 0, "program time %s: exit 0 (%s)" % (t, p.stderr.strip())):
+            return
+        with open(fb) as f:
+            doc = json.load(f)
+        if schema is not None:
+            try:
+                jsonschema.validate(doc, schema)
+            except jsonschema.ValidationError as e:
+                check(False, "program time %s: valid: %s" % (t, e.message))
+        check(doc["ns_per_unit_source"] == "program time" and
+              approx(doc["ns_per_unit"] * doc["program_cost"], ns, 1e-12) and
+              doc["options"]["program_time_ns"] == ns,
+              "program time %s: ns_per_unit = %g / program_cost (%r, %r, %r)"
+              % (t, ns, doc["ns_per_unit_source"], doc["ns_per_unit"], doc["program_cost"]))
+        r = rec_of(doc, "fib")
+        if check(r is not None, "program time %s: fib's recursion" % t):
+            test_dc_cutoff("fib at " + t, doc, r)
+            cuts.append(r["cutoff_depth"])
+    check(len(cuts) == 2 and cuts[0] <= cuts[1] and cuts[1] >= 1,
+          "program time: 1ms cuts at %r, 10s at %r (deeper or equal)" % tuple(cuts + [None] * 2)[:2])
 
 
 def test_listwalk(doc):
@@ -431,6 +518,8 @@ def main():
         doc = feedback(name, data, cal, schema)
         if doc is not None:
             test(doc)
+        if name == "fib":
+            test_program_time(cal, schema)
     finish()
 
 

@@ -3,8 +3,9 @@
  * mergesort. Known answer: msort() is a divide-and-conquer clique, and its
  * two recursive calls are a candidate (independent halves of the array,
  * memory not provable: a hint); the final merges stay sequential, so the
- * ideal speedup on two cores is a little under 2. DP_PAR: the left half in
- * a task, the right inline, taskwait, down to depth CUTOFF (the
+ * ideal speedup on two cores is a little under 2. DP_PAR, the recommended
+ * shape (the later call spawned, the first inline; see fib.c): the right
+ * half in a task, the left inline, taskwait, down to depth CUTOFF (the
  * recommended cut-off; run.py passes it), serial below.
  * Part of deepprof's bench. MIT licence.
  */
@@ -53,8 +54,8 @@ static void msort_par(int *a, int *tmp, long n, int depth)
 		return;
 	}
 #pragma omp task
-	msort_par(a, tmp, h, depth + 1);
 	msort_par(a + h, tmp + h, n - h, depth + 1);
+	msort_par(a, tmp, h, depth + 1);
 #pragma omp taskwait
 	merge(a, h, n, tmp);
 }

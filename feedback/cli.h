@@ -29,6 +29,12 @@ void die_plain(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 2, 3)))
 void usage_error(const char *cmd, const char *fmt, ...);
 
+/* The value of option argv[*i] of subcommand cmd if it is the option named
+ * shrt ("-o") or lng ("--output"), else NULL. Takes "--long=V", "--long V",
+ * "-sV" and "-s V" (then *i moves past V); a missing V is a usage error. */
+const char *dp_opt_value(const char *cmd, int argc, char **argv, int *i, const char *shrt,
+			 const char *lng);
+
 /* A subcommand: argv[0] is its name. Returns the exit status. */
 typedef int (*dp_cmd_fn)(int argc, char **argv);
 

@@ -46,25 +46,6 @@ static const char calibrate_usage[] =
 	"measurement failed (no second thread ran a task), 2 bad usage or a FILE\n"
 	"that cannot be written.\n";
 
-/* The value of option `a` (argv[*i]) named by short/long, or NULL if `a`
- * is not that option. Takes "--long=V", "--long V", "-sV" and "-s V". */
-static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
-
-	if (!strncmp(a, lng, n) && a[n] == '=')
-		return a + n + 1;
-	if (!strcmp(a, lng) || !strcmp(a, shrt)) {
-		if (*i + 1 >= argc)
-			usage_error("calibrate", "option '%s' needs a value", a);
-		return argv[++*i];
-	}
-	if (!strncmp(a, shrt, 2) && a[2])
-		return a + 2;
-	return NULL;
-}
-
 /* The CPU's model name from /proc/cpuinfo, or "unknown", into buf. */
 static const char *cpu_model(char *buf, size_t len)
 {
@@ -203,11 +184,11 @@ int cmd_calibrate(int argc, char **argv)
 			return DP_EXIT_OK;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quick")) {
 			quick = true;
-		} else if ((v = opt_value(argc, argv, &i, "-o", "--output"))) {
+		} else if ((v = dp_opt_value("calibrate", argc, argv, &i, "-o", "--output"))) {
 			if (!*v)
 				usage_error("calibrate", "an empty output file name");
 			out = v;
-		} else if ((v = opt_value(argc, argv, &i, "-r", "--runs"))) {
+		} else if ((v = dp_opt_value("calibrate", argc, argv, &i, "-r", "--runs"))) {
 			char *end;
 			long n;
 

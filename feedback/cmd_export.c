@@ -79,25 +79,6 @@ static enum dpa_xmeasure parse_measure(const char *s)
 	return (enum dpa_xmeasure)m;
 }
 
-/* The value of option `a` (argv[*i]) named by short/long, or NULL if `a`
- * is not that option. Takes "--long=V", "--long V", "-sV" and "-s V". */
-static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
-
-	if (!strncmp(a, lng, n) && a[n] == '=')
-		return a + n + 1;
-	if (!strcmp(a, lng) || !strcmp(a, shrt)) {
-		if (*i + 1 >= argc)
-			usage_error("export", "option '%s' needs a value", a);
-		return argv[++*i];
-	}
-	if (!strncmp(a, shrt, 2) && a[2])
-		return a + 2;
-	return NULL;
-}
-
 static int write_doc(FILE *f, enum format fmt, const struct dpa_deep *d, enum dpa_xmeasure m,
 		     struct dpa_error *err)
 {
@@ -180,11 +161,11 @@ int cmd_export(int argc, char **argv)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			export_help();
 			return DP_EXIT_OK;
-		} else if ((v = opt_value(argc, argv, &i, "-f", "--format"))) {
+		} else if ((v = dp_opt_value("export", argc, argv, &i, "-f", "--format"))) {
 			fmt = parse_format(v);
-		} else if ((v = opt_value(argc, argv, &i, "-m", "--measure"))) {
+		} else if ((v = dp_opt_value("export", argc, argv, &i, "-m", "--measure"))) {
 			m = parse_measure(v);
-		} else if ((v = opt_value(argc, argv, &i, "-o", "--output"))) {
+		} else if ((v = dp_opt_value("export", argc, argv, &i, "-o", "--output"))) {
 			if (!*v)
 				usage_error("export", "empty output file name");
 			out = v;

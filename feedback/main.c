@@ -76,6 +76,24 @@ void die_plain(const char *fmt, ...)
 	exit(DP_EXIT_USAGE);
 }
 
+const char *dp_opt_value(const char *cmd, int argc, char **argv, int *i, const char *shrt,
+			 const char *lng)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(lng);
+
+	if (!strncmp(a, lng, n) && a[n] == '=')
+		return a + n + 1;
+	if (!strcmp(a, lng) || !strcmp(a, shrt)) {
+		if (*i + 1 >= argc)
+			usage_error(cmd, "option '%s' needs a value", a);
+		return argv[++*i];
+	}
+	if (!strncmp(a, shrt, 2) && a[2])
+		return a + 2;
+	return NULL;
+}
+
 void usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

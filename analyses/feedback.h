@@ -27,7 +27,9 @@
 /*
  * The measure an estimate rests on. CSCS: call sequence counts, loop-aware in
  * plugin builds (header clock "calls+loops"); the profile's costs in CSCs,
- * converted to time with ns_per_unit = cpu_ns / cscs of the profile.
+ * converted to time with ns_per_unit = the uninstrumented program's time
+ * (--program-time) / its cost in CSCs, else cpu_ns / cscs of the profile
+ * (the instrumented run: slower per CSC; header ns_per_unit_source says which).
  * TICKS: a -finstrument-functions build (clock "calls": a CSC is only a call,
  * so CSCs do not measure time); costs come from clock ticks, ns_per_unit =
  * the header's ns_per_tick. Every cost in the model is a double in the

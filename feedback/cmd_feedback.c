@@ -925,6 +925,7 @@ static int to_json(const char *path)
 		die_plain("%s", one_line(err.msg));
 	if (dpa_feedback_from_json(&fb, doc, path, &err) < 0) {
 		dpa_feedback_release(&fb);
+		json_decref(doc);
 		die_plain("%s", one_line(err.msg));
 	}
 	dpa_feedback_release(&fb);

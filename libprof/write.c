@@ -453,6 +453,8 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 			struct dp_frame *lo, *hi;
 			if (!final && !h->exited && dp_graph_frames(t, &lo, &hi)) {
 				for (struct dp_frame *f = hi; f >= lo; f--) {
+					if (DP_LOAD(&f->sp) == DP_SP_DEAD)
+						continue;       /* a push in progress: not running yet */
 					uint32_t id = DP_LOAD(&f->csd)->id;
 					if (id >= first && id <= csd_id) {
 						cs[id - 1].calls++;

@@ -222,3 +222,29 @@ void dpt_deep_free(struct dpt_deep *t)
 	dpa_deep_release(&t->d);
 	dpt_free_profile(&t->p);
 }
+
+struct dpa_fb_options dpt_fb_options(void)
+{
+	struct dpa_fb_options o;
+
+	dpa_fb_options_default(&o);
+	o.basis = DPA_FB_CSCS;
+	o.max_tasks = 2;
+	o.ov.spawn_cost = 100;
+	o.ov.spawn_delay = 1000;
+	o.ov.barrier_cost = 50;
+	o.ov.signal_cost = 10;
+	o.ov.wait_cost = 20;
+	o.ov.wakeup_delay = 500;
+	return o;
+}
+
+void dpt_fb_analyse(struct dpa_feedback *fb, struct dpt_fx *x, const struct dpa_fb_options *o)
+{
+	struct dpa_error err = { { 0 } };
+
+	CU_ASSERT_EQUAL_FATAL(dpa_feedback_analyse(fb, &x->d, x->has_pr ? &x->s : NULL, o, &err), 0);
+	CU_ASSERT_STRING_EQUAL(err.msg, "");
+	CU_ASSERT_DOUBLE_EQUAL(fb->ns_per_unit, 1, 1e-6);
+	CU_ASSERT_EQUAL(fb->basis, DPA_FB_CSCS);
+}

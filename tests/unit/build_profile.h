@@ -12,6 +12,7 @@
 #include "profile.h"
 #include "progrep.h"
 #include "startup.h"
+#include "feedback.h"
 
 /* One csd: caller pd -> callee pd through call site css, with its own costs
  * (exits = calls - nonlocal). */
@@ -100,6 +101,14 @@ void dpt_fx_setup(struct dpt_fx *x, const char *const *names, const uint32_t *pd
 
 /* Free everything dpt_fx_setup() made. */
 void dpt_fx_teardown(struct dpt_fx *x);
+
+/* Feedback options for hand-made profiles: defaults but the CSC basis, 2
+ * tasks and small distinct overheads (ns = CSCs in struct dpt_fx). */
+struct dpa_fb_options dpt_fb_options(void);
+
+/* dpa_feedback_analyse() on *x (with its progrep if it has one), asserting
+ * success, ns per unit 1 and the CSC basis. */
+void dpt_fb_analyse(struct dpa_feedback *fb, struct dpt_fx *x, const struct dpa_fb_options *o);
 
 #define DPT_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -10,53 +10,10 @@
 
 #include "unit.h"
 #include "build_profile.h"
+#include "progrep_text.h"
 #include "feedback.h"
 
 #define EPS 1e-6
-
-/* ================================================================
- * Fixtures (tests/unit/build_profile.h: struct dpt_fx)
- * ================================================================ */
-
-/* Options with small distinct overheads (ns = CSCs here), 2 tasks. */
-static struct dpa_fb_options opts(void)
-{
-	struct dpa_fb_options o;
-
-	dpa_fb_options_default(&o);
-	o.basis = DPA_FB_CSCS;
-	o.max_tasks = 2;
-	o.ov.spawn_cost = 100;
-	o.ov.spawn_delay = 1000;
-	o.ov.barrier_cost = 50;
-	o.ov.signal_cost = 10;
-	o.ov.wait_cost = 20;
-	o.ov.wakeup_delay = 500;
-	return o;
-}
-
-static void analyse(struct dpa_feedback *fb, struct dpt_fx *x, const struct dpa_fb_options *o)
-{
-	struct dpa_error err = { { 0 } };
-
-	CU_ASSERT_EQUAL_FATAL(dpa_feedback_analyse(fb, &x->d, x->has_pr ? &x->s : NULL, o, &err), 0);
-	CU_ASSERT_STRING_EQUAL(err.msg, "");
-	CU_ASSERT_DOUBLE_EQUAL(fb->ns_per_unit, 1, EPS);
-	CU_ASSERT_EQUAL(fb->basis, DPA_FB_CSCS);
-}
-
-#define TU(nps, ncss) "{'progrep':2,'record':'tu','tu':'00000000000000ab','file':'t.c','n_ps':" \
-	#nps ",'n_css':" #ncss ",'abi':2}\n"
-#define FN(ps, name, first, n, params, body, calls) "{'progrep':2,'record':'fn'," \
-	"'tu':'00000000000000ab','ps':" #ps ",'fn':'" name "','file':'t.c','line':1,'end_line':2," \
-	"'checksum':'0000000000000000','public':true,'first_site':" #first ",'n_sites':" #n "," \
-	"'backedges':0,'params':[" params "],'body':" body ",'unplaced':[],'calls':[" calls "]}\n"
-#define CALL(s, callee, eff, args, result) "{'site':" #s ",'id':'00000000000000ab:" #s "'," \
-	"'callee':'" callee "','kind':'normal','line':5,'col':3,'effects':'" eff "'," \
-	"'args':[" args "],'result':" result "}"
-#define INT(n) "{'name':'" n "','type':'int','pointer':false}"
-#define PTR(n) "{'name':'" n "','type':'long int *','pointer':true}"
-#define LOOP "{'loop':{'line':3,'body':[]}}"
 
 /* ================================================================
  * Two independent calls
@@ -132,12 +89,12 @@ static void test_independent_pair(void)
 {
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
 	const struct dpa_fb_var_use *v;
 
 	dpt_fx_setup(&x, names_a, pd_ps_a, DPT_NELEM(pd_ps_a) - 1, arcs_a, DPT_NELEM(arcs_a), PR_A,
 	      ps_fn_a, css_site_a);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	check_pair(&fb, true);
 	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
 	v = fb.var_use;
@@ -160,7 +117,7 @@ static void test_independent_pair(void)
 
 	/* a budget of 0 partitions: nothing tried, no split */
 	o.search_budget = 0;
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	CU_ASSERT_EQUAL(fb.cand[0].partitions_tried, 0);
 	CU_ASSERT_FALSE(fb.cand[0].search_complete);
@@ -168,9 +125,9 @@ static void test_independent_pair(void)
 	dpa_feedback_release(&fb);
 
 	/* calls under the call threshold: too cheap */
-	o = opts();
+	o = dpt_fb_options();
 	o.call_threshold = 70000;
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	CU_ASSERT_EQUAL(fb.cand[0].verdict, DPA_FB_TOO_CHEAP);
 	CU_ASSERT_EQUAL(fb.n_var_use, 0);
@@ -184,11 +141,11 @@ static void test_no_progrep(void)
 {
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
 
 	dpt_fx_setup(&x, names_a, pd_ps_a, DPT_NELEM(pd_ps_a) - 1, arcs_a, DPT_NELEM(arcs_a), NULL,
 	      NULL, NULL);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	check_pair(&fb, false);
 	CU_ASSERT_EQUAL(fb.n_var_use, 0);
 	dpa_feedback_release(&fb);
@@ -230,13 +187,13 @@ static void test_overlap(void)
 		FN(2, "cons", 2, 0, INT("v"), "[" LOOP "," LOOP "," LOOP ",{'use':'v'}," LOOP "]", "");
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
 	const struct dpa_fb_candidate *c;
 	const struct dpa_fb_var_use *v;
 
 	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	c = &fb.cand[0];
 	CU_ASSERT_EQUAL_FATAL(c->n_deps, 1);
@@ -284,12 +241,12 @@ static void test_no_overlap(void)
 		FN(2, "cons", 2, 0, INT("v"), "[{'use':'v'}," LOOP "]", "");
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
 	const struct dpa_fb_candidate *c;
 
 	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	c = &fb.cand[0];
 	CU_ASSERT_EQUAL_FATAL(c->n_deps, 1);
@@ -316,12 +273,12 @@ static void test_write_conflict(void)
 		FN(2, "cons", 2, 0, PTR("q"), "[{'use':'q'}," LOOP ",{'store':'q'}]", "");
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
 	const struct dpa_fb_candidate *c;
 
 	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	c = &fb.cand[0];
 	CU_ASSERT_EQUAL(c->verdict, DPA_FB_UNSAFE);
@@ -359,11 +316,11 @@ static void test_too_cheap(void)
 		FN(1, "h", 2, 0, "", "[]", "");
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
 	const struct dpa_fb_candidate *c;
 
 	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	c = &fb.cand[0];
 	CU_ASSERT_EQUAL(c->verdict, DPA_FB_TOO_CHEAP);
@@ -378,7 +335,7 @@ static void test_too_cheap(void)
 
 	/* listed only while each call is at least list_share of the program */
 	o.list_share = 0.6;
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL(fb.n_cand, 0);
 	dpa_feedback_release(&fb);
 	dpt_fx_teardown(&x);
@@ -414,15 +371,15 @@ static void test_per_context(void)
 		FN(2, "f", 4, 0, "", "[]", "");
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
 	uint32_t n_ctx = 0;
 
 	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL(fb.n_cand, 2);
 	dpa_feedback_release(&fb);
 	o.per_context = true;
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 3);
 	for (uint32_t i = 0; i < fb.n_cand; i++) {
 		const struct dpa_fb_candidate *c = &fb.cand[i];
@@ -462,7 +419,7 @@ static void test_zero_profile(void)
 	static const struct dpt_arc arcs[] = { { 1, 2, 1, .calls = 1, .cscs = 0 } };
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
 	struct dpa_error err = { { 0 } };
 
 	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), NULL, NULL, NULL);

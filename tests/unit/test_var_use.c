@@ -11,61 +11,10 @@
 
 #include "unit.h"
 #include "build_profile.h"
+#include "progrep_text.h"
 #include "feedback.h"
 
 #define EPS 1e-6
-
-/* ================================================================
- * Fixtures (tests/unit/build_profile.h: struct dpt_fx)
- * ================================================================ */
-
-/* Options with small distinct overheads (ns = CSCs here), 2 tasks, and
- * thresholds low enough for this file's small profiles. */
-static struct dpa_fb_options opts(void)
-{
-	struct dpa_fb_options o;
-
-	dpa_fb_options_default(&o);
-	o.basis = DPA_FB_CSCS;
-	o.max_tasks = 2;
-	o.ov.spawn_cost = 100;
-	o.ov.spawn_delay = 1000;
-	o.ov.barrier_cost = 50;
-	o.ov.signal_cost = 10;
-	o.ov.wait_cost = 20;
-	o.ov.wakeup_delay = 500;
-	o.call_threshold = 1000;
-	o.proc_threshold = 1000;
-	return o;
-}
-
-static void analyse(struct dpa_feedback *fb, struct dpt_fx *x, const struct dpa_fb_options *o)
-{
-	struct dpa_error err = { { 0 } };
-
-	CU_ASSERT_EQUAL_FATAL(dpa_feedback_analyse(fb, &x->d, x->has_pr ? &x->s : NULL, o, &err), 0);
-	CU_ASSERT_STRING_EQUAL(err.msg, "");
-	CU_ASSERT_DOUBLE_EQUAL(fb->ns_per_unit, 1, EPS);
-	CU_ASSERT_EQUAL(fb->basis, DPA_FB_CSCS);
-}
-
-#define TU(nps, ncss) "{'progrep':2,'record':'tu','tu':'00000000000000ab','file':'t.c','n_ps':" \
-	#nps ",'n_css':" #ncss ",'abi':2}\n"
-#define FN(ps, name, first, n, params, body, calls) "{'progrep':2,'record':'fn'," \
-	"'tu':'00000000000000ab','ps':" #ps ",'fn':'" name "','file':'t.c','line':1,'end_line':2," \
-	"'checksum':'0000000000000000','public':true,'first_site':" #first ",'n_sites':" #n "," \
-	"'backedges':0,'params':[" params "],'body':" body ",'unplaced':[],'calls':[" calls "]}\n"
-/* FN as an older plugin wrote it: version 1, no use or store items */
-#define FN1(ps, name, first, n, params, body, calls) "{'progrep':1,'record':'fn'," \
-	"'tu':'00000000000000ab','ps':" #ps ",'fn':'" name "','file':'t.c','line':1,'end_line':2," \
-	"'checksum':'0000000000000000','public':true,'first_site':" #first ",'n_sites':" #n "," \
-	"'backedges':0,'params':[" params "],'body':" body ",'unplaced':[],'calls':[" calls "]}\n"
-#define CALL(s, callee, eff, args, result) "{'site':" #s ",'id':'00000000000000ab:" #s "'," \
-	"'callee':'" callee "','kind':'normal','line':5,'col':3,'effects':'" eff "'," \
-	"'args':[" args "],'result':" result "}"
-#define INT(n) "{'name':'" n "','type':'int','pointer':false}"
-#define PTR(n) "{'name':'" n "','type':'long int *','pointer':true}"
-#define LOOP "{'loop':{'line':3,'body':[]}}"
 
 /* ================================================================
  * The program
@@ -110,10 +59,13 @@ static const uint32_t css_site[] = { 0, 0, 1, 2, 3, 4 };
 /* Run the analysis on program text pr and check h's timings of x. */
 static void run(struct dpt_fx *x, struct dpa_feedback *fb, const char *pr)
 {
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
+
+	o.call_threshold = 1000;	/* low enough for this file's small profiles */
+	o.proc_threshold = 1000;
 
 	dpt_fx_setup(x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
-	analyse(fb, x, &o);
+	dpt_fb_analyse(fb, x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb->n_cand, 1);
 	CU_ASSERT_STRING_EQUAL(fb->cand[0].proc.fn, "main");
 	CU_ASSERT_EQUAL_FATAL(fb->n_var_use, 6);
@@ -211,10 +163,13 @@ static void test_no_items(void)
 		    CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
+
+	o.call_threshold = 1000;	/* low enough for this file's small profiles */
+	o.proc_threshold = 1000;
 
 	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
 	for (uint32_t i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(fb.var_use[i].use, DPA_FB_CONSUMED);
@@ -239,10 +194,13 @@ static void test_never_read(void)
 		   CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
 	struct dpt_fx x;
 	struct dpa_feedback fb;
-	struct dpa_fb_options o = opts();
+	struct dpa_fb_options o = dpt_fb_options();
+
+	o.call_threshold = 1000;	/* low enough for this file's small profiles */
+	o.proc_threshold = 1000;
 
 	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
-	analyse(&fb, &x, &o);
+	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
 	for (uint32_t i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(fb.var_use[i].use, DPA_FB_CONSUMED);

@@ -224,6 +224,8 @@ struct dp_pd *dp_graph_active_pd(struct dp_thread *t, const struct dp_ps *ps)
 {
 	if (ps->idx < t->outer_cap && t->h->outer[ps->idx])
 		return t->h->outer[ps->idx];
+	if (!t->cyg)
+		return NULL;        /* a plugin-only thread: outer[] knows every activation */
 	for (const struct dp_frame *f = t->stack + 1; f <= t->h->top; f++)
 		if (f->sp != DP_SP_DEAD && !(f->at & DP_FR_PLUGIN) && f->pd && f->pd->ps == ps)
 			return f->pd;
@@ -302,6 +304,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	struct dp_pd *callee = NULL;
 	if (!css || outer_reserve(t, ps->idx) < 0)
 		goto fail;
+	t->cyg = true;
 	callee = dp_graph_active_pd(t, ps);
 	if (!callee && !(callee = pd_new(t, ps)))
 		goto fail;

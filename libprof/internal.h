@@ -262,6 +262,7 @@ struct dp_thread {
 	struct dp_hot *h;           /* the owner's dp_hot */
 	uint32_t outer_cap;
 	uintptr_t stack_hi;         /* above every frame of this thread's machine stack */
+	bool cyg;                   /* has made a csd for -finstrument-functions hooks (graph.c) */
 	uint32_t alt_from;          /* graph.c: index of the first shadow frame pushed on the
 	                               alternate signal stack; 0: none (DP_ALT clear) */
 	struct dp_frame *stack;     /* stack[0] is the root frame; its psi holds the array's */

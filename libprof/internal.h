@@ -371,7 +371,9 @@ void dp_plugin2_register(struct dp_tu *tu);
 /* plugin.c's static nodes, shared with plugin2.c: made if new, NULL when
  * out of memory. */
 struct dp_ps *dp_plugin_static_ps(struct dp_tu *tu, uint32_t i);
-struct dp_ps *dp_plugin_external_ps(const char *name);
+/* The ps of csd c's callee when its call never entered instrumented code:
+ * by target address for an indirect call, else by the site's callee name. */
+struct dp_ps *dp_plugin_uninstrumented_ps(const struct dp_csd *c);
 struct dp_css *dp_plugin_site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *caller);
 /* The writer: before reading the counts of t's csds, and for each v2 csd c
  * (c->v2) its calls, exits and non-local exits (calls = exits + nonlocal). */

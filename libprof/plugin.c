@@ -789,12 +789,7 @@ again:
 		/* instrumented code running below a call that entered none: the
 		 * callee is uninstrumented (an enter hook was lost otherwise) */
 		struct dp_csd *pc = f->csd;
-		if (!may_make(t))
-			goto lost;
-		making_on(t);
-		int r = bind_uninstrumented(t, pc);
-		making_off(t);
-		if (r < 0)
+		if (bind_uninstrumented(t, pc) < 0)
 			goto lost;
 		struct dp_pd *old = h->outer[pc->psi];
 		h->outer[pc->psi] = old ? old : pc->callee;

@@ -228,7 +228,7 @@ static void put_clean(FILE *f, const char *s)
 
 static const char *ps_file(const struct dpa_profile *p, uint32_t ps)
 {
-	const char *f = p->ps[ps].file;
+	const char *f = dpa_str(p, p->ps[ps].file);
 
 	return f && *f ? f : "???";
 }

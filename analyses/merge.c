@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strtab.h"
+
 /* ================================================================
  * Private types and prototypes
  * ================================================================ */
@@ -99,6 +101,16 @@ static char *xfmt(const char *fmt, ...)
 	r = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	return r < 0 ? NULL : s;
+}
+
+/* *out becomes the id in o's strings of string `id` of p (0 stays 0).
+ * Returns 0, or -1 when out of memory. */
+static int copy_str(struct dpa_profile *o, const struct dpa_profile *p, uint32_t id, uint32_t *out)
+{
+	const char *s = dpa_str(p, id);
+
+	*out = dpa_str_id(o, s);
+	return s && !*out ? -1 : 0;
 }
 
 static char *xstrdup(const char *s)
@@ -350,8 +362,9 @@ static int ps_key(struct merger *mg, uint32_t i, uint32_t s, struct tkey *k)
 	k->c = 0;
 	if (ps->module == 0 || ps->name) {
 		k->a = ps->module ? PS_BY_NAME : PS_SYNTHETIC;
-		name = ps->module ? xfmt("%s\x1f%s", ps->name, ps->file ? ps->file : "")
-				  : xstrdup(ps->name ? ps->name : "");
+		name = ps->module ? xfmt("%s\x1f%s", dpa_str(p, ps->name),
+					 ps->file ? dpa_str(p, ps->file) : "")
+				  : xstrdup(ps->name ? dpa_str(p, ps->name) : "");
 		k->b = strtab_intern(&mg->names, name);
 		return k->b != 0;
 	}
@@ -943,8 +956,8 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				s->module = x->module ? mg->mod_out[mg->mod_gid[i][x->module]] : 0;
 				s->offset = x->offset;
 				s->line = x->line;
-				if ((x->name && !(s->name = xstrdup(x->name))) ||
-				    (x->file && !(s->file = xstrdup(x->file))))
+				if (copy_str(o, p, x->name, &s->name) < 0 ||
+				    copy_str(o, p, x->file, &s->file) < 0)
 					goto out;
 				continue;
 			}
@@ -952,7 +965,7 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				s->offset = x->offset;
 			if (x->line > s->line)
 				s->line = x->line;
-			if (!s->file && x->file && !(s->file = xstrdup(x->file)))
+			if (!s->file && copy_str(o, p, x->file, &s->file) < 0)
 				goto out;
 		}
 		for (k = 1; k <= p->n_css; k++) {
@@ -968,8 +981,8 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				c->callee_ps = x->callee_ps ? mg->ps_out[mg->ps_gid[i][x->callee_ps]] : 0;
 				c->line = x->line;
 				c->col = x->col;
-				if ((x->file && !(c->file = xstrdup(x->file))) ||
-				    (x->in_fn && !(c->in_fn = xstrdup(x->in_fn))))
+				if (copy_str(o, p, x->file, &c->file) < 0 ||
+				    copy_str(o, p, x->in_fn, &c->in_fn) < 0)
 					goto out;
 				continue;
 			}
@@ -979,9 +992,9 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				c->line = x->line;
 			if (x->col > c->col)
 				c->col = x->col;
-			if (!c->file && x->file && !(c->file = xstrdup(x->file)))
+			if (!c->file && copy_str(o, p, x->file, &c->file) < 0)
 				goto out;
-			if (!c->in_fn && x->in_fn && !(c->in_fn = xstrdup(x->in_fn)))
+			if (!c->in_fn && copy_str(o, p, x->in_fn, &c->in_fn) < 0)
 				goto out;
 		}
 		for (k = 1; k <= p->n_ps; k++)
@@ -1276,16 +1289,7 @@ void dpa_merged_release(struct dpa_merged *m)
 			free(o->module[i].path);
 			free(o->module[i].build_id);
 		}
-	if (o->ps)
-		for (i = 1; i <= o->n_ps; i++) {
-			free((char *)o->ps[i].name);
-			free((char *)o->ps[i].file);
-		}
-	if (o->css)
-		for (i = 1; i <= o->n_css; i++) {
-			free((char *)o->css[i].file);
-			free((char *)o->css[i].in_fn);
-		}
+	dpa_strtab_free(o->strings);     /* ps and css strings */
 	free(o->module);
 	free(o->ps);
 	free(o->css);
@@ -1307,7 +1311,7 @@ const char *dpa_merge_ps_label(const struct dpa_profile *p, uint32_t ps, char *b
 	}
 	s = &p->ps[ps];
 	if (s->name)
-		snprintf(buf, n, "%s", s->name);
+		snprintf(buf, n, "%s", dpa_str(p, s->name));
 	else if (s->module && s->module <= p->n_module)
 		snprintf(buf, n, "0x%llx in %s", (unsigned long long)s->offset,
 			 base_name(p->module[s->module].path));
@@ -1384,16 +1388,16 @@ char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
 	for (k = 1; k <= p->n_ps; k++) {
 		const struct dpa_ps *s = &p->ps[k];
 		fprintf(f, "ps %u module=%u offset=%llx name=", k, s->module, (unsigned long long)s->offset);
-		put_str(f, s->name);
+		put_str(f, dpa_str(p, s->name));
 		fprintf(f, " file=");
-		put_str(f, s->file);
+		put_str(f, dpa_str(p, s->file));
 		fprintf(f, " line=%u\n", s->line);
 	}
 	for (k = 1; k <= p->n_css; k++) {
 		const struct dpa_css *c = &p->css[k];
 		fprintf(f, "css %u caller_ps=%u module=%u offset=%llx kind=%u callee_ps=%u file=", k,
 			c->caller_ps, c->module, (unsigned long long)c->offset, c->kind, c->callee_ps);
-		put_str(f, c->file);
+		put_str(f, dpa_str(p, c->file));
 		fprintf(f, " line=%u col=%u\n", c->line, c->col);
 	}
 	for (k = 1; k <= p->n_pd; k++)

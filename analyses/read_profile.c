@@ -707,16 +707,20 @@ static inline int get_ref(struct rec *c, int i, const char *name, uint32_t n, co
 	return bad_ref(c, i, name, n, target, zero_ok, out);
 }
 
-static int get_opt_str(struct rec *c, int i, const char *name, const char **out)
+static int get_opt_str(struct rec *c, int i, const char *name, uint32_t *out)
 {
 	if (c->v[i].type == MSGPACK_OBJECT_NIL) {
-		*out = NULL;
+		*out = 0;
 		return 0;
 	}
 	if (c->v[i].type != MSGPACK_OBJECT_STR)
 		return corrupt(c->r, "%s %s is neither a string nor nil", c->kind, name);
-	*out = intern_str(c->r, &c->v[i], name);
-	return *out ? 0 : -1;
+	if (memchr(c->v[i].via.str.ptr, '\0', c->v[i].via.str.size))
+		return corrupt(c->r, "%s contains a NUL byte", name);
+	*out = dpa_strtab_id(c->r->st, c->v[i].via.str.ptr, c->v[i].via.str.size);
+	if (!*out)
+		return no_memory(c->r);
+	return 0;
 }
 
 static int read_module(struct reader *r, struct rec *c, uint32_t id)
@@ -750,17 +754,19 @@ static int read_ps(struct reader *r, struct rec *c, uint32_t id)
 {
 	struct dpa_profile *p = r->p;
 	struct dpa_ps *ps;
+	uint64_t offset = 0;
 
 	if (reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*ps), id) < 0)
 		return -1;
 	ps = &p->ps[id];
 	memset(ps, 0, sizeof(*ps));
 	if (get_ref(c, 2, "module", p->n_module, "modules", true, &ps->module) < 0 ||
-	    get_u64(c, 3, "offset", &ps->offset) < 0 ||
+	    get_u64(c, 3, "offset", &offset) < 0 ||
 	    get_opt_str(c, 4, "name", &ps->name) < 0 ||
 	    get_opt_str(c, 5, "file", &ps->file) < 0 ||
 	    get_u32(c, 6, "line", &ps->line) < 0)
 		return -1;
+	ps->offset = offset;
 	if (ps->module == 0 && !ps->name)
 		return corrupt(r, "synthetic ps %u (module 0) has no name", id);
 	p->n_ps = id;
@@ -771,7 +777,8 @@ static int read_css(struct reader *r, struct rec *c, uint32_t id)
 {
 	struct dpa_profile *p = r->p;
 	struct dpa_css *s;
-	uint64_t kind = 0;
+	uint64_t kind = 0, offset = 0;
+	uint32_t col = 0;
 
 	if (reserve(r, (void **)&p->css, &r->cap_css, sizeof(*s), id) < 0)
 		return -1;
@@ -779,17 +786,21 @@ static int read_css(struct reader *r, struct rec *c, uint32_t id)
 	memset(s, 0, sizeof(*s));
 	if (get_ref(c, 2, "caller_ps", p->n_ps, "ps", false, &s->caller_ps) < 0 ||
 	    get_ref(c, 3, "module", p->n_module, "modules", true, &s->module) < 0 ||
-	    get_u64(c, 4, "offset", &s->offset) < 0 ||
+	    get_u64(c, 4, "offset", &offset) < 0 ||
 	    get_u64(c, 5, "kind", &kind) < 0)
 		return -1;
+	s->offset = offset;
 	if (kind >= DPA_CSS_NKINDS)
 		return corrupt(r, "css kind %" PRIu64 " is not one of 0..%d", kind, DPA_CSS_NKINDS - 1);
 	s->kind = kind;
 	if (get_ref(c, 6, "callee_ps", p->n_ps, "ps", true, &s->callee_ps) < 0 ||
 	    get_opt_str(c, 7, "file", &s->file) < 0 ||
 	    get_u32(c, 8, "line", &s->line) < 0 ||
-	    get_u32(c, 9, "col", &s->col) < 0)
+	    get_u32(c, 9, "col", &col) < 0)
 		return -1;
+	if (col >= (1u << 29))  /* struct dpa_css keeps 29 bits */
+		return corrupt(r, "css col %u is not below 2^29", col);
+	s->col = col;
 	p->n_css = id;
 	return 0;
 }

@@ -1040,7 +1040,7 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 	thr_root = xcalloc(mg->thrs.n + 1, sizeof(uint32_t));
 	o->n_thread = mg->thrs.n;
 	o->thread = xcalloc(o->n_thread + 1, sizeof(*o->thread));
-	o->pd = xcalloc(nclass + 1, sizeof(*o->pd));
+	o->pd = xcalloc(nclass + 2, sizeof(*o->pd));    /* + the sentinel */
 	if (dpa_csd_reserve(o, mg->nedge) < 0)
 		o->csd = NULL;
 	out->bfs_parent_csd = xcalloc(nclass + 1, sizeof(uint32_t));
@@ -1093,7 +1093,6 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 			size_t a = first[x], end = first[x] + cnt[x];
 			if (!cnt[x])
 				continue;
-			o->pd[canon[x]].out_first = ncsd + 1;
 			while (a < end) {
 				size_t b = a;
 				struct dpa_csd *d = &o->csd[++ncsd];
@@ -1125,7 +1124,6 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 				d->css = mg->css_out[mg->edge[a].css];
 				d->caller_pd = canon[x];
 				d->callee_pd = canon[y];
-				o->pd[canon[x]].out_n++;
 				a = b;
 			}
 		}
@@ -1151,26 +1149,30 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 	o->in_csd = xcalloc(ncsd + 1, sizeof(uint32_t));
 	if (!o->out_csd || !o->in_csd)
 		goto oom;
-	for (k = 0; k < ncsd; k++)
+	/* pds are numbered in the order their csds were made, so the groups
+	 * follow pd order, as struct dpa_pd needs */
+	for (k = 0; k < ncsd; k++) {
 		o->out_csd[k] = k + 1;
-	for (k = 1; k <= npd; k++) {
-		if (o->pd[k].out_n)
-			o->pd[k].out_first -= 1;   /* index into out_csd, which is 0-based */
-		o->pd[k].in_n = 0;
+		if (k && o->csd[k + 1].caller_pd < o->csd[k].caller_pd) {
+			merr(mg->err, "merge: internal error: csds not grouped by caller");
+			goto out;
+		}
 	}
-	for (k = 1; k <= ncsd; k++)
-		o->pd[o->csd[k].callee_pd].in_n++;
+	for (k = 1; k <= ncsd; k++) {
+		o->pd[o->csd[k].caller_pd].out_first++;         /* counts, then ends */
+		o->pd[o->csd[k].callee_pd].in_first++;
+	}
 	{
-		uint32_t pos = 0;
+		uint32_t out_pos = 0, in_pos = 0;
 		for (k = 1; k <= npd; k++) {
-			o->pd[k].in_first = pos;
-			pos += o->pd[k].in_n;
-			o->pd[k].in_n = 0;
+			out_pos += o->pd[k].out_first;
+			o->pd[k].out_first = out_pos - o->pd[k].out_first;     /* start */
+			in_pos += o->pd[k].in_first;
+			o->pd[k].in_first = in_pos;                            /* end */
 		}
-		for (k = 1; k <= ncsd; k++) {
-			struct dpa_pd *pd = &o->pd[o->csd[k].callee_pd];
-			o->in_csd[pd->in_first + pd->in_n++] = k;
-		}
+		o->pd[npd + 1].out_first = o->pd[npd + 1].in_first = ncsd;
+		for (k = ncsd; k >= 1; k--)
+			o->in_csd[--o->pd[o->csd[k].callee_pd].in_first] = k;
 	}
 	ret = 0;
 	goto out;

@@ -112,12 +112,32 @@ struct dpa_css {              /* 36 bytes, no padding */
 _Static_assert(sizeof(struct dpa_ps) == 24, "struct dpa_ps is packed to 24 bytes");
 _Static_assert(sizeof(struct dpa_css) == 36, "struct dpa_css is packed to 36 bytes");
 
+/*
+ * A pd's csds are a group of out_csd (in_csd): the groups follow one another
+ * in pd id order, so a group ends where the next pd's starts, and a pd needs
+ * no counts (16 bytes, not 24). pd[n_pd + 1] is a sentinel whose out_first
+ * and in_first are n_csd; pd 0's are 0 (pd 1's group starts at 0).
+ */
 struct dpa_pd {
 	uint32_t ps;
 	uint32_t thread;        /* the thread whose graph holds this pd */
-	uint32_t out_first, out_n;  /* csds called from here: out_csd[out_first ..] */
-	uint32_t in_first, in_n;    /* csds calling here:     in_csd[in_first ..]  */
+	uint32_t out_first;     /* csds called from here: out_csd[out_first ..] */
+	uint32_t in_first;      /* csds calling here:     in_csd[in_first ..]  */
 };
+
+_Static_assert(sizeof(struct dpa_pd) == 16, "struct dpa_pd has no counts: 16 bytes");
+
+/* The number of csds called from pd (a pointer into p->pd, 0 .. n_pd). */
+static inline uint32_t dpa_pd_out_n(const struct dpa_pd *pd)
+{
+	return pd[1].out_first - pd->out_first;
+}
+
+/* The number of csds calling pd (a pointer into p->pd, 0 .. n_pd). */
+static inline uint32_t dpa_pd_in_n(const struct dpa_pd *pd)
+{
+	return pd[1].in_first - pd->in_first;
+}
 
 /* A csd's ids; its own costs are in the profile's measure columns
  * (struct dpa_col), read with dpa_own() and written with dpa_csd_set(). */
@@ -153,7 +173,7 @@ struct dpa_thread {
 
 /*
  * A whole profile. Arrays are indexed by id: element 0 is unused (zeroed), so
- * ps[1] .. ps[n_ps] are the records. The profile owns every array and string;
+ * ps[1] .. ps[n_ps] are the records (and pd has the sentinel pd[n_pd + 1]). The profile owns every array and string;
  * dpa_profile_release() frees them all.
  */
 struct dpa_profile {

@@ -142,8 +142,8 @@ static void pd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	fmt_u(c[0], i);
 	fmt_u(c[1], pd->thread);
 	fmt_u(c[2], pd->ps);
-	fmt_u(c[3], pd->in_n);
-	fmt_u(c[4], pd->out_n);
+	fmt_u(c[3], dpa_pd_in_n(pd));
+	fmt_u(c[4], dpa_pd_out_n(pd));
 	snprintf(c[5], CELL, "%s", ps_name_text(p, pd->ps));
 }
 

@@ -61,7 +61,7 @@ struct tmb *tmb_new(const char *path, const char *arg)
 	p = &b->p;
 	b->ps_a = calloc(TB_CAP + 1, sizeof(struct dpa_ps));
 	b->css_a = calloc(TB_CAP + 1, sizeof(struct dpa_css));
-	b->pd_a = calloc(TB_CAP + 1, sizeof(struct dpa_pd));
+	b->pd_a = calloc(TB_CAP + 2, sizeof(struct dpa_pd));  /* + the sentinel */
 	CU_ASSERT_FATAL(b->ps_a && b->css_a && b->pd_a && dpa_csd_reserve(p, TB_CAP) == 0);
 	p->path = (char *)path;
 	p->hdr.version = p->hdr.min_version = 1;

@@ -406,6 +406,7 @@ static void test_record_defects(void)
 		{ DPG_KIND, 13, "unknown record kind 4" },
 		{ DPG_LEN, 14, "pd record has 4 elements, not 3" },
 		{ DPG_CSS_KIND, 8, "css kind 9 is not one of 0..4" },
+		{ DPG_CSS_COL, 8, "css col 536870912 is not below 2^29" },
 		{ DPG_ROOT, 24, "thread 1's root_pd 2 is a pd of ps 2, not of ps 1 (<root>)" },
 		{ DPG_COUNT, -1, "END says 6 csd, the file has 5" },
 	};

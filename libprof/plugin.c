@@ -204,7 +204,7 @@ static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 		if (r < 0)
 			return -1;
 	}
-	struct dp_pd *callee = t->h->outer[ps->idx];
+	struct dp_pd *callee = dp_graph_active_pd(t, ps);
 	if (!callee && !(callee = dp_graph_pd_new(t, ps)))
 		return -1;
 	c->psi = ps->idx;
@@ -442,7 +442,6 @@ bool push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, stru
 		return false;
 	DP_STRESS_AT(DP_ST_V1_PUSHED);
 	h->outer[psi] = old ? old : callee;
-	h->clock++;
 	return true;
 }
 

@@ -84,7 +84,7 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 	if (max < 2)
 		max = 2;
 	for (uint32_t k = 2; k <= p->n_ps; k++) {
-		const char *s = p->ps[k].name;
+		const char *s = dpa_str(p, p->ps[k].name);
 		struct cand c;
 		bool dup = false;
 
@@ -97,7 +97,7 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 			c.dist = max + 1;
 		c.ps = k;
 		for (unsigned i = 0; i < n; i++)
-			if (!strcmp(p->ps[best[i].ps].name, s))
+			if (!strcmp(dpa_str(p, p->ps[best[i].ps].name), s))
 				dup = true;
 		if (dup)
 			continue;
@@ -116,7 +116,7 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 	len += snprintf(err->msg + len, sizeof(err->msg) - len, " (did you mean:");
 	for (unsigned i = 0; i < n && len < sizeof(err->msg); i++)
 		len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s", i ? "," : "",
-				p->ps[best[i].ps].name);
+				dpa_str(p, p->ps[best[i].ps].name));
 	if (len < sizeof(err->msg))
 		snprintf(err->msg + len, sizeof(err->msg) - len, "?)");
 }
@@ -145,19 +145,19 @@ int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out
 	}
 	for (uint32_t k = 1; k <= p->n_ps; k++) {
 		const struct dpa_ps *ps = &p->ps[k];
-		const char *nm = ps->name ? ps->name : dpa_ps_name(p, k);
+		const char *nm = ps->name ? dpa_str(p, ps->name) : dpa_ps_name(p, k);
 
 		if (strcmp(nm, name))
 			continue;
-		if (colon && !file_matches(ps->file, spec, flen))
+		if (colon && !file_matches(dpa_str(p, ps->file), spec, flen))
 			continue;
 		if (nv && !colon) {
-			const char *f = ps->file ? ps->file : "";
+			const char *f = ps->file ? dpa_str(p, ps->file) : "";
 
 			if (strcmp(f, file1 ? file1 : ""))
 				ambiguous = true;
 		} else {
-			file1 = ps->file;
+			file1 = dpa_str(p, ps->file);
 		}
 		v[nv++] = k;
 	}
@@ -178,7 +178,7 @@ int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out
 			const struct dpa_ps *ps = &p->ps[v[i]];
 
 			len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s:%s", i ? "," : "",
-					ps->file ? dpa_basename(ps->file) : "?", name);
+					ps->file ? dpa_basename(dpa_str(p, ps->file)) : "?", name);
 		}
 		free(v);
 		return -1;

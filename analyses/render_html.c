@@ -539,7 +539,7 @@ out:
 static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group, uint32_t *ng)
 {
 	const struct dpa_ps *q = &p->ps[ps];
-	const char *name = q->name ? q->name : dpa_ps_name(p, ps);
+	const char *name = q->name ? dpa_str(p, q->name) : dpa_ps_name(p, ps);
 
 	for (int i = 0; i < 3; i++) {
 		struct dpa_error e;
@@ -549,9 +549,9 @@ static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group,
 		if (i < 2 && !q->file)
 			continue;
 		if (i == 0)
-			n = asprintf(&spec, "%s:%s", dpa_basename(q->file), name);
+			n = asprintf(&spec, "%s:%s", dpa_basename(dpa_str(p, q->file)), name);
 		else if (i == 1)
-			n = asprintf(&spec, "%s:%s", q->file, name);
+			n = asprintf(&spec, "%s:%s", dpa_str(p, q->file), name);
 		else
 			n = asprintf(&spec, "%s", name);
 		if (n < 0)

@@ -86,7 +86,7 @@ static int view_costs(const struct fb_ctx *c, struct view *v)
 		const struct dpa_pd *q = &c->p->pd[v->pd];
 
 		for (uint32_t o = 0; o < dpa_pd_out_n(q); o++) {
-			uint32_t csd = c->p->out_csd[q->out_first + o];
+			uint32_t csd = dpa_out_csd(c->p, q->out_first + o);
 			uint32_t css = c->p->csd[csd].css;
 			const struct dpa_pr_call *call = css ? c->pr->css[css].call : NULL;
 			size_t local;
@@ -187,7 +187,7 @@ static const char *context_of(struct fb_ctx *c, uint32_t pd)
 
 		if (!dpa_pd_in_n(q))
 			break;
-		caller = c->p->csd[c->p->in_csd[q->in_first]].caller_pd;
+		caller = c->p->csd[dpa_in_csd(c->p, q->in_first)].caller_pd;
 		if (!caller || caller == cur || !dpa_pd_in_n(&c->p->pd[caller]))
 			break;          /* the thread's root */
 		chain[n++] = caller;

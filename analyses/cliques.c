@@ -126,7 +126,7 @@ static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 			const struct dpa_pd *pd = &p->pd[v];
 
 			if (pos < dpa_pd_out_n(pd)) {
-				uint32_t w = p->csd[p->out_csd[pd->out_first + pos]].callee_pd;
+				uint32_t w = p->csd[dpa_out_csd(p, pd->out_first + pos)].callee_pd;
 
 				if (rindex[w] == 0) {
 					/* descend; the edge is looked at
@@ -200,7 +200,7 @@ static int add_entries(struct dpa_cliques *cl, const struct dpa_profile *p, uint
 		const struct dpa_pd *pd = &p->pd[cl->member[i]];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(pd); j++) {
-			uint32_t e = p->in_csd[pd->in_first + j];
+			uint32_t e = dpa_in_csd(p, pd->in_first + j);
 
 			if (cl->pd_clique[p->csd[e].caller_pd] == key)
 				continue;
@@ -392,7 +392,7 @@ bool dpa_clique_recursive(const struct dpa_cliques *cl, const struct dpa_profile
 	if (nm > 1)
 		return true;
 	for (uint32_t j = 0; j < dpa_pd_out_n(&p->pd[mem[0]]); j++)
-		if (p->csd[p->out_csd[p->pd[mem[0]].out_first + j]].callee_pd == mem[0])
+		if (p->csd[dpa_out_csd(p, p->pd[mem[0]].out_first + j)].callee_pd == mem[0])
 			return true;
 	return false;
 }

@@ -175,10 +175,10 @@ static int give_total(const struct dpa_deep *d, struct arcs *as, uint32_t q)
 	bool want_internal = true;
 
 	for (uint32_t j = 0; j < dpa_pd_in_n(v); j++)
-		if (!dpa_csd_internal(&d->cl, p, p->in_csd[v->in_first + j]))
+		if (!dpa_csd_internal(&d->cl, p, dpa_in_csd(p, v->in_first + j)))
 			want_internal = false;
 	for (uint32_t j = 0; j < dpa_pd_in_n(v); j++) {
-		uint32_t x = p->in_csd[v->in_first + j];
+		uint32_t x = dpa_in_csd(p, v->in_first + j);
 
 		if (dpa_csd_internal(&d->cl, p, x) != want_internal)
 			continue;
@@ -193,7 +193,7 @@ static int give_total(const struct dpa_deep *d, struct arcs *as, uint32_t q)
 		tot[s] = dpa_deep_pd_total(d, q, base_of[s]);
 	for (int pass = 0; pass < 2; pass++)
 		for (uint32_t j = 0; j < dpa_pd_in_n(v); j++) {
-			uint32_t x = p->in_csd[v->in_first + j];
+			uint32_t x = dpa_in_csd(p, v->in_first + j);
 			struct arc *a;
 
 			if (dpa_csd_internal(&d->cl, p, x) != want_internal)

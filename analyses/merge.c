@@ -1143,17 +1143,16 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 	for (i = 0; i < mg->n; i++)
 		for (k = 1; k <= mg->in[i]->n_pd; k++)
 			out->pd_map[i][k] = canon[mg->parent[mg->base[i] + k]];
-	/* Index arrays: out_csd is the identity (csds are grouped by caller);
-	 * in_csd by counting sort on the callee. */
-	o->out_csd = xcalloc(ncsd + 1, sizeof(uint32_t));
-	o->in_csd = xcalloc(ncsd + 1, sizeof(uint32_t));
-	if (!o->out_csd || !o->in_csd)
+	/* Index arrays: out_perm is the identity (csds are grouped by caller),
+	 * so it is not stored; in_perm by counting sort on the callee. */
+	o->out_perm = NULL;
+	o->in_perm = xcalloc(ncsd + 1, sizeof(uint32_t));
+	if (!o->in_perm)
 		goto oom;
 	/* pds are numbered in the order their csds were made, so the groups
 	 * follow pd order, as struct dpa_pd needs */
-	for (k = 0; k < ncsd; k++) {
-		o->out_csd[k] = k + 1;
-		if (k && o->csd[k + 1].caller_pd < o->csd[k].caller_pd) {
+	for (k = 1; k < ncsd; k++) {
+		if (o->csd[k + 1].caller_pd < o->csd[k].caller_pd) {
 			merr(mg->err, "merge: internal error: csds not grouped by caller");
 			goto out;
 		}
@@ -1172,8 +1171,9 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 		}
 		o->pd[npd + 1].out_first = o->pd[npd + 1].in_first = ncsd;
 		for (k = ncsd; k >= 1; k--)
-			o->in_csd[--o->pd[o->csd[k].callee_pd].in_first] = k;
+			o->in_perm[--o->pd[o->csd[k].callee_pd].in_first] = k;
 	}
+	dpa_profile_drop_identity(o);
 	ret = 0;
 	goto out;
 oom:
@@ -1298,8 +1298,8 @@ void dpa_merged_release(struct dpa_merged *m)
 	free(o->pd);
 	dpa_csd_release(o);
 	free(o->thread);
-	free(o->out_csd);
-	free(o->in_csd);
+	free(o->out_perm);
+	free(o->in_perm);
 	memset(m, 0, sizeof(*m));
 }
 

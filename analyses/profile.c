@@ -95,6 +95,27 @@ const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps)
 	return dpa_addr_name(p, p->ps[ps].module, p->ps[ps].offset);
 }
 
+/* True when perm[0 .. n) is 1 .. n. */
+static bool is_identity(const uint32_t *perm, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (perm[i] != i + 1)
+			return false;
+	return true;
+}
+
+void dpa_profile_drop_identity(struct dpa_profile *p)
+{
+	if (p->out_perm && is_identity(p->out_perm, p->n_csd)) {
+		free(p->out_perm);
+		p->out_perm = NULL;
+	}
+	if (p->in_perm && is_identity(p->in_perm, p->n_csd)) {
+		free(p->in_perm);
+		p->in_perm = NULL;
+	}
+}
+
 void dpa_profile_release(struct dpa_profile *p)
 {
 	if (!p)
@@ -107,8 +128,8 @@ void dpa_profile_release(struct dpa_profile *p)
 	free(p->pd);
 	dpa_csd_release(p);
 	free(p->thread);
-	free(p->out_csd);
-	free(p->in_csd);
+	free(p->out_perm);
+	free(p->in_perm);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
 }

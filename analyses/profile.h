@@ -113,7 +113,7 @@ _Static_assert(sizeof(struct dpa_ps) == 24, "struct dpa_ps is packed to 24 bytes
 _Static_assert(sizeof(struct dpa_css) == 36, "struct dpa_css is packed to 36 bytes");
 
 /*
- * A pd's csds are a group of out_csd (in_csd): the groups follow one another
+ * A pd's csds are a group of dpa_out_csd() (dpa_in_csd()): the groups follow one another
  * in pd id order, so a group ends where the next pd's starts, and a pd needs
  * no counts (16 bytes, not 24). pd[n_pd + 1] is a sentinel whose out_first
  * and in_first are n_csd; pd 0's are 0 (pd 1's group starts at 0).
@@ -121,8 +121,8 @@ _Static_assert(sizeof(struct dpa_css) == 36, "struct dpa_css is packed to 36 byt
 struct dpa_pd {
 	uint32_t ps;
 	uint32_t thread;        /* the thread whose graph holds this pd */
-	uint32_t out_first;     /* csds called from here: out_csd[out_first ..] */
-	uint32_t in_first;      /* csds calling here:     in_csd[in_first ..]  */
+	uint32_t out_first;     /* csds called from here: dpa_out_csd(p, out_first ..) */
+	uint32_t in_first;      /* csds calling here:     dpa_in_csd(p, in_first ..)  */
 };
 
 _Static_assert(sizeof(struct dpa_pd) == 16, "struct dpa_pd has no counts: 16 bytes");
@@ -191,10 +191,35 @@ struct dpa_profile {
 				 * the memory above is not touched until needed */
 	uint8_t col_refs;       /* bit m: some SAME or DIFF column reads measure m */
 	struct dpa_thread *thread;
-	uint32_t *out_csd;      /* n_csd entries, grouped by caller pd */
-	uint32_t *in_csd;       /* n_csd entries, grouped by callee pd */
+	/* The csd ids grouped by caller (callee) pd, n_csd entries each, read
+	 * with dpa_out_csd() (dpa_in_csd()); NULL when that order is the csd
+	 * ids' own (entry i is csd i + 1), which saves 4 bytes per csd
+	 * (dpa_profile_drop_identity). in_perm is NULL for libprof's profiles
+	 * of programs without recursion (csds are written in the order they
+	 * were made, each with the pd it made), out_perm for merged ones
+	 * (merge writes csds grouped by caller). */
+	uint32_t *out_perm;
+	uint32_t *in_perm;
 	void *strings;          /* private: the string table (dpa_str) */
 };
+
+/* Entry i (0 .. n_csd - 1) of the csd ids grouped by caller pd: pd q's
+ * out csds are dpa_out_csd(p, q->out_first + j), j < dpa_pd_out_n(q). */
+static inline uint32_t dpa_out_csd(const struct dpa_profile *p, uint32_t i)
+{
+	return p->out_perm ? p->out_perm[i] : i + 1;
+}
+
+/* Entry i (0 .. n_csd - 1) of the csd ids grouped by callee pd: pd q's
+ * in csds are dpa_in_csd(p, q->in_first + j), j < dpa_pd_in_n(q). */
+static inline uint32_t dpa_in_csd(const struct dpa_profile *p, uint32_t i)
+{
+	return p->in_perm ? p->in_perm[i] : i + 1;
+}
+
+/* Once out_perm and in_perm are filled (n_csd entries each, or NULL): free
+ * each one that is the identity and set it to NULL. O(n_csd); never fails. */
+void dpa_profile_drop_identity(struct dpa_profile *p);
 
 /* Read and validate `path` into *p (which the caller provides, uninitialised).
  * On failure *p holds nothing that needs releasing. */

@@ -970,7 +970,7 @@ static int read_record(struct reader *r, const msgpack_object *o)
  * (stable: ids ascend within each pd's group). A pd's out_first (in_first)
  * first counts its csds, then becomes the end of its group, and is moved
  * down to the group's start as the group is filled from its last csd back.
- * out_csd is filled here; in_csd gets its group ends here and is filled by
+ * out_perm is filled here; in_perm gets its group ends here and is filled by
  * fill_in_csd() later: until then its memory (max(n_csd, n_pd) + 1
  * entries) serves as assign_threads()' queue, which saves a third array of
  * n_pd entries. Sets the sentinel pd[n_pd + 1].
@@ -988,8 +988,8 @@ static int build_csr(struct reader *r)
 		free(in);
 		return no_memory(r);
 	}
-	p->out_csd = out;
-	p->in_csd = in;
+	p->out_perm = out;
+	p->in_perm = in;
 	for (uint32_t i = 1; i <= p->n_csd; i++) {
 		p->pd[p->csd[i].caller_pd].out_first++;
 		p->pd[p->csd[i].callee_pd].in_first++;
@@ -1015,9 +1015,9 @@ static void fill_in_csd(struct reader *r)
 	uint32_t *in;
 
 	for (uint32_t i = p->n_csd; i >= 1; i--)
-		p->in_csd[--p->pd[p->csd[i].callee_pd].in_first] = i;
-	if (p->n_pd > p->n_csd && (in = realloc(p->in_csd, ((size_t)p->n_csd + 1) * sizeof(uint32_t))))
-		p->in_csd = in;
+		p->in_perm[--p->pd[p->csd[i].callee_pd].in_first] = i;
+	if (p->n_pd > p->n_csd && (in = realloc(p->in_perm, ((size_t)p->n_csd + 1) * sizeof(uint32_t))))
+		p->in_perm = in;
 }
 
 /* Give each pd its thread by a breadth-first walk from every thread's root;
@@ -1039,7 +1039,7 @@ static int assign_threads(struct reader *r, uint32_t *queue)
 			const struct dpa_pd *pd = &p->pd[queue[head++]];
 
 			for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
-				uint32_t callee = p->csd[p->out_csd[pd->out_first + i]].callee_pd;
+				uint32_t callee = p->csd[dpa_out_csd(p, pd->out_first + i)].callee_pd;
 
 				if (p->pd[callee].thread == t)
 					continue;
@@ -1132,9 +1132,10 @@ static int read_all(struct reader *r)
 	}
 	if (finish_arrays(r) < 0 || build_csr(r) < 0)
 		return -1;
-	if (assign_threads(r, r->p->in_csd) < 0)
+	if (assign_threads(r, r->p->in_perm) < 0)
 		return -1;
 	fill_in_csd(r);
+	dpa_profile_drop_identity(r->p);
 	return 0;
 }
 

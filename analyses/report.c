@@ -333,7 +333,7 @@ static uint32_t main_caller(const struct dpa_deep *d, uint32_t pd)
 	bool best_ext = false;
 
 	for (uint32_t i = 0; i < dpa_pd_in_n(q); i++) {
-		uint32_t x = p->in_csd[q->in_first + i];
+		uint32_t x = dpa_in_csd(p, q->in_first + i);
 		bool ext = !dpa_csd_internal(&d->cl, p, x);
 		uint64_t c = dpa_own(p, x, DPA_CALLS);
 
@@ -543,7 +543,7 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 		if (keep_row(r, mem, &km, &w) < 0)
 			goto fail;
 		for (uint32_t k = 0; k < dpa_pd_out_n(q); k++) {
-			uint32_t x = p->out_csd[q->out_first + k];
+			uint32_t x = dpa_out_csd(p, q->out_first + k);
 			uint32_t callee_cq = dpa_clique_of(cl, p->csd[x].callee_pd);
 
 			memset(&w, 0, sizeof(w));

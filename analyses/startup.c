@@ -179,7 +179,7 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
-			sum += dpa_own(p, p->in_csd[q->in_first + j], d->rep[s]);
+			sum += dpa_own(p, dpa_in_csd(p, q->in_first + j), d->rep[s]);
 	}
 	return sum;
 }
@@ -206,7 +206,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
-			uint32_t x = p->in_csd[q->in_first + j];
+			uint32_t x = dpa_in_csd(p, q->in_first + j);
 
 			for (uint32_t s = 0; s < ns; s++)
 				t[s] += dpa_own(p, x, d->rep[s]);
@@ -287,7 +287,7 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 		uint32_t c = d->cl.pd_clique[r];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
-			uint32_t x = p->in_csd[q->in_first + j];
+			uint32_t x = dpa_in_csd(p, q->in_first + j);
 
 			for (int m = 0; m < DPA_NMEASURES; m++)
 				o[m] += dpa_own(p, x, m);
@@ -298,7 +298,7 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 			for (uint32_t s = 0; s < d->n_slots; s++)
 				t[s] = o[d->rep[s]];
 			for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
-				uint32_t x = p->out_csd[q->out_first + j];
+				uint32_t x = dpa_out_csd(p, q->out_first + j);
 				uint64_t tx[DPA_NMEASURES];
 
 				if (d->cl.pd_clique[p->csd[x].callee_pd] == c)
@@ -416,7 +416,7 @@ uint64_t dpa_deep_pd_own(const struct dpa_deep *d, uint32_t pd, enum dpa_measure
 	uint64_t sum = 0;
 
 	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
-		sum += dpa_own(p, p->in_csd[q->in_first + j], m);
+		sum += dpa_own(p, dpa_in_csd(p, q->in_first + j), m);
 	return sum;
 }
 
@@ -431,7 +431,7 @@ uint64_t dpa_deep_pd_desc(const struct dpa_deep *d, uint32_t pd, enum dpa_measur
 	if (s < 0)
 		return 0;
 	for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
-		uint32_t x = p->out_csd[q->out_first + j];
+		uint32_t x = dpa_out_csd(p, q->out_first + j);
 
 		if (d->cl.pd_clique[p->csd[x].callee_pd] != c)
 			sum += csd_total_slot(d, x, m, s);
@@ -513,7 +513,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 
 		n_in += dpa_pd_in_n(q);
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
-			uint32_t e = p->in_csd[q->in_first + j];
+			uint32_t e = dpa_in_csd(p, q->in_first + j);
 
 			for (uint32_t s = 0; s < ns; s++)
 				overflow |= __builtin_add_overflow(acc[s], dpa_own(p, e, d->rep[s]), &acc[s]);
@@ -528,7 +528,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 			}
 		}
 		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
-			uint32_t x = p->out_csd[q->out_first + j];
+			uint32_t x = dpa_out_csd(p, q->out_first + j);
 
 			if (cl->pd_clique[p->csd[x].callee_pd] == key)
 				continue;
@@ -693,7 +693,7 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 
 	memset(own, 0, DPA_NMEASURES * sizeof(*own));
 	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
-		uint32_t e = p->in_csd[q->in_first + j];
+		uint32_t e = dpa_in_csd(p, q->in_first + j);
 
 		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
 			own[m] += dpa_own(p, e, m);
@@ -706,7 +706,7 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 	for (uint32_t s = 0; s < d->n_slots; s++)
 		total[s] = own[d->rep[s]];
 	for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
-		uint32_t x = p->out_csd[q->out_first + j];
+		uint32_t x = dpa_out_csd(p, q->out_first + j);
 		uint64_t t[DPA_NMEASURES];
 
 		if (d->cl.pd_clique[p->csd[x].callee_pd] == c)
@@ -755,7 +755,7 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 			}
 		}
 		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
-			uint32_t x = p->out_csd[q->out_first + j], s = p->csd[x].css, ci;
+			uint32_t x = dpa_out_csd(p, q->out_first + j), s = p->csd[x].css, ci;
 
 			if (s > p->n_css || !(ci = multi_index(d->css_ref[s])))
 				continue;
@@ -799,7 +799,7 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 		uint32_t pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
-			uint32_t x = p->in_csd[q->in_first + j], s = p->csd[x].css;
+			uint32_t x = dpa_in_csd(p, q->in_first + j), s = p->csd[x].css;
 
 			ci = s <= p->n_css ? multi_index(d->css_ref[s]) : 0;
 			if (!pi && !ci)

@@ -15,7 +15,7 @@
  *
  * The file is written to a temporary file in the directory of `path` and
  * renamed over `path` only when complete, so a failure never leaves a partial
- * file behind. Reads *p only (p->path, out_csd and in_csd are not used).
+ * file behind. Reads *p only (p->path, out_perm and in_perm are not used).
  * Returns 0, or -1 with one line in *err naming `path` and the problem.
  */
 int dpa_profile_write(const struct dpa_profile *p, const char *path, struct dpa_error *err);

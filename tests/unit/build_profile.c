@@ -36,9 +36,9 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	p->css = calloc(p->n_css + 1, sizeof(*p->css));
 	p->pd = calloc(n_pd + 2, sizeof(*p->pd));     /* + the sentinel */
 	p->thread = calloc(n_thread + 1, sizeof(*p->thread));
-	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
-	CU_ASSERT_FATAL(p->ps && p->css && p->pd && p->thread && p->out_csd && p->in_csd);
+	p->out_perm = calloc(n_arcs + 1, sizeof(uint32_t));
+	p->in_perm = calloc(n_arcs + 1, sizeof(uint32_t));
+	CU_ASSERT_FATAL(p->ps && p->css && p->pd && p->thread && p->out_perm && p->in_perm);
 	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
 	if (names)
 		for (uint32_t i = 1; i <= p->n_ps; i++)
@@ -78,7 +78,7 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	p->hdr.ticks_outside = ticks_outside;
 	p->hdr.allocs += allocs_outside;
 	p->hdr.allocs_outside = allocs_outside;
-	/* out_csd grouped by caller, in_csd by callee, each in arc order */
+	/* out_perm grouped by caller, in_perm by callee, each in arc order */
 	for (uint32_t i = 0; i < n_arcs; i++) {
 		cur[arcs[i].caller]++;
 		cur[n_pd + 2 + arcs[i].callee]++;
@@ -91,11 +91,12 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	}
 	memset(cur, 0, 2 * (n_pd + 2) * sizeof(*cur));
 	for (uint32_t i = 0; i < n_arcs; i++)
-		p->out_csd[p->pd[arcs[i].caller].out_first + cur[arcs[i].caller]++] = i + 1;
+		p->out_perm[p->pd[arcs[i].caller].out_first + cur[arcs[i].caller]++] = i + 1;
 	memset(cur, 0, (n_pd + 2) * sizeof(*cur));
 	for (uint32_t i = 0; i < n_arcs; i++)
-		p->in_csd[p->pd[arcs[i].callee].in_first + cur[arcs[i].callee]++] = i + 1;
+		p->in_perm[p->pd[arcs[i].callee].in_first + cur[arcs[i].callee]++] = i + 1;
 	free(cur);
+	dpa_profile_drop_identity(p);   /* as the reader leaves them */
 }
 
 void dpt_free_profile(struct dpa_profile *p)
@@ -105,8 +106,8 @@ void dpt_free_profile(struct dpa_profile *p)
 	free(p->pd);
 	dpa_csd_release(p);
 	free(p->thread);
-	free(p->out_csd);
-	free(p->in_csd);
+	free(p->out_perm);
+	free(p->in_perm);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
 }

@@ -185,10 +185,13 @@ static void test_chain_exact(void)
 		CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[i]), i < 6);
 		CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[i]), i > 1);
 		if (i < 6)
-			CU_ASSERT_EQUAL(p.out_csd[p.pd[i].out_first], i);
+			CU_ASSERT_EQUAL(dpa_out_csd(&p, p.pd[i].out_first), i);
 		if (i > 1)
-			CU_ASSERT_EQUAL(p.in_csd[p.pd[i].in_first], i - 1);
+			CU_ASSERT_EQUAL(dpa_in_csd(&p, p.pd[i].in_first), i - 1);
 	}
+	/* csd ids already follow caller and callee order: neither list is stored */
+	CU_ASSERT_PTR_NULL(p.out_perm);
+	CU_ASSERT_PTR_NULL(p.in_perm);
 	/* the sentinel after pd 6 ends both lists at the 5 csds; pd 0 has none */
 	CU_ASSERT_EQUAL(p.pd[7].out_first, 5);
 	CU_ASSERT_EQUAL(p.pd[7].in_first, 5);
@@ -237,16 +240,16 @@ static void test_tree_csr(void)
 	/* main (pd 2) calls pds 3..6 through csds 2..5; pd 3 calls 7..10 */
 	CU_ASSERT_EQUAL_FATAL(dpa_pd_out_n(&p.pd[2]), 4);
 	for (int i = 0; i < 4; i++) {
-		CU_ASSERT_EQUAL(p.out_csd[p.pd[2].out_first + i], main_out[i]);
+		CU_ASSERT_EQUAL(dpa_out_csd(&p, p.pd[2].out_first + i), main_out[i]);
 		CU_ASSERT_EQUAL(p.csd[main_out[i]].callee_pd, 3 + i);
 	}
 	CU_ASSERT_EQUAL_FATAL(dpa_pd_out_n(&p.pd[3]), 4);
 	for (int i = 0; i < 4; i++)
-		CU_ASSERT_EQUAL(p.out_csd[p.pd[3].out_first + i], pd3_out[i]);
+		CU_ASSERT_EQUAL(dpa_out_csd(&p, p.pd[3].out_first + i), pd3_out[i]);
 	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[4]), 1);      /* pd 4 calls pd 11 */
-	CU_ASSERT_EQUAL(p.out_csd[p.pd[4].out_first], 10);
+	CU_ASSERT_EQUAL(dpa_out_csd(&p, p.pd[4].out_first), 10);
 	CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[11]), 1);
-	CU_ASSERT_EQUAL(p.in_csd[p.pd[11].in_first], 10);
+	CU_ASSERT_EQUAL(dpa_in_csd(&p, p.pd[11].in_first), 10);
 	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[11]), 0);
 	/* every csd appears once in each list */
 	{
@@ -254,9 +257,9 @@ static void test_tree_csr(void)
 
 		for (uint32_t i = 1; i <= p.n_pd; i++) {
 			for (uint32_t k = 0; k < dpa_pd_out_n(&p.pd[i]); k++)
-				CU_ASSERT_EQUAL(p.csd[p.out_csd[p.pd[i].out_first + k]].caller_pd, i);
+				CU_ASSERT_EQUAL(p.csd[dpa_out_csd(&p, p.pd[i].out_first + k)].caller_pd, i);
 			for (uint32_t k = 0; k < dpa_pd_in_n(&p.pd[i]); k++)
-				CU_ASSERT_EQUAL(p.csd[p.in_csd[p.pd[i].in_first + k]].callee_pd, i);
+				CU_ASSERT_EQUAL(p.csd[dpa_in_csd(&p, p.pd[i].in_first + k)].callee_pd, i);
 			seen_out += dpa_pd_out_n(&p.pd[i]);
 			seen_in += dpa_pd_in_n(&p.pd[i]);
 		}
@@ -287,6 +290,18 @@ static void test_recursive_and_mutual(void)
 	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[2]), 3);
 	CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[5]), 1);
 	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[5]), 0);
+	/* callers 1 2 3 2 4 2 are out of order, callees 2 3 3 4 4 5 in order:
+	 * only the out list is stored */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p.out_perm);
+	CU_ASSERT_PTR_NULL(p.in_perm);
+	{
+		static const uint32_t by_caller[] = { 1, 2, 4, 6, 3, 5 };
+
+		for (uint32_t i = 0; i < 6; i++)
+			CU_ASSERT_EQUAL(dpa_out_csd(&p, i), by_caller[i]);
+		for (uint32_t i = 0; i < 6; i++)
+			CU_ASSERT_EQUAL(dpa_in_csd(&p, i), i + 1);
+	}
 	dpa_profile_release(&p);
 
 	/* mutual, 7 csds: root->main, main->a1->b1->a1, main->a2->b2->a2 */
@@ -297,8 +312,9 @@ static void test_recursive_and_mutual(void)
 	CU_ASSERT_EQUAL(p.csd[4].caller_pd, 4); /* b1 -> a1 */
 	CU_ASSERT_EQUAL(p.csd[4].callee_pd, 3);
 	CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[3]), 2);
-	CU_ASSERT_EQUAL(p.in_csd[p.pd[3].in_first], 2);
-	CU_ASSERT_EQUAL(p.in_csd[p.pd[3].in_first + 1], 4);
+	CU_ASSERT_EQUAL(dpa_in_csd(&p, p.pd[3].in_first), 2);
+	CU_ASSERT_EQUAL(dpa_in_csd(&p, p.pd[3].in_first + 1), 4);
+	CU_ASSERT_PTR_NOT_NULL(p.in_perm);     /* csd 4 calls back to pd 3 */
 	dpa_profile_release(&p);
 
 	/* wide, 5 csds: main calls 4 procedures through one indirect site */

@@ -150,7 +150,7 @@ static void test_recursion_types(void)
 			uint64_t in = 0;
 
 			for (uint32_t i = 0; i < dpa_pd_in_n(q); i++)
-				in += dpa_own(&f.p, f.p.in_csd[q->in_first + i], DPA_CALLS);
+				in += dpa_own(&f.p, dpa_in_csd(&f.p, q->in_first + i), DPA_CALLS);
 			CU_ASSERT_EQUAL(r.entry_calls + r.internal_calls, in);
 			CU_ASSERT_DOUBLE_EQUAL(r.depth, (double)in / (double)r.entry_calls, 1e-9);
 			CU_ASSERT_DOUBLE_EQUAL(r.own_per_call, 1.0, 1e-12);   /* calls per call */

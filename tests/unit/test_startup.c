@@ -53,7 +53,7 @@ static void check_invariants(const struct dpa_deep *d)
 				uint64_t rsum = 0;
 
 				for (uint32_t j = 0; j < dpa_pd_out_n(r); j++)
-					rsum += dpa_deep_csd_total(d, p->out_csd[r->out_first + j], m);
+					rsum += dpa_deep_csd_total(d, dpa_out_csd(p, r->out_first + j), m);
 				CU_ASSERT_EQUAL(rsum, sum);
 			}
 		}

@@ -276,12 +276,17 @@ static void finish(struct dpa_cliques *cl)
 	cl->entry[0] = 0;
 	for (uint32_t i = 0; i < cl->n_multi; i++)
 		cl->multi[i].clique = n - cl->multi[i].clique;
-	if ((a = realloc(cl->first, ((size_t)n + 2) * sizeof(uint32_t))))
+	if (n == cl->n_pd) {
+		/* one member each: first[c] is c - 1 (dpa_clique_first) */
+		free(cl->first);
+		cl->first = NULL;
+	} else if ((a = realloc(cl->first, ((size_t)n + 2) * sizeof(uint32_t)))) {
 		cl->first = a;
+	}
 	if ((a = realloc(cl->entry, ((size_t)n + 1) * sizeof(uint32_t))))
 		cl->entry = a;
 	cl->bytes += ((size_t)cl->n_pd + 1) * 2 * sizeof(uint32_t) +
-		     ((size_t)n + 2 + n + 1) * sizeof(uint32_t);
+		     ((size_t)(cl->first ? n + 2 : 0) + n + 1) * sizeof(uint32_t);
 }
 
 /* } ==== */

@@ -38,13 +38,17 @@ struct dpa_clique_multi {
  * the lowest csd id on ties). Root cliques (a thread's root pd) have none.
  *
  * Invariants: pd_clique[pd] in 1..n for every pd 1..n_pd (pd_clique[0] == 0);
- * first[1] == 0, first[n+1] == n_pd, first[c] < first[c+1].
+ * dpa_clique_first(cl, 1) == 0, dpa_clique_first(cl, n+1) == n_pd, and
+ * dpa_clique_first(cl, c) < dpa_clique_first(cl, c+1).
  */
 struct dpa_cliques {
 	uint32_t n;             /* cliques 1..n */
 	uint32_t n_pd;
 	uint32_t *pd_clique;    /* [n_pd+1] */
-	uint32_t *first;        /* [n+2]: members of c are member[first[c] .. first[c+1]) */
+	/* [n+2]: members of c are member[first[c] .. first[c+1]), read with
+	 * dpa_clique_first(); NULL when every clique has one member (n ==
+	 * n_pd: a profile without recursion), so first[c] would be c - 1 */
+	uint32_t *first;
 	uint32_t *member;       /* [n_pd] */
 	uint32_t *entry;        /* [n+1]: 0 (none), the single entry csd, or DPA_CLIQUE_MULTI|i */
 	struct dpa_clique_multi *multi;
@@ -91,12 +95,25 @@ static inline uint32_t dpa_clique_of(const struct dpa_cliques *cl, uint32_t pd)
 	return cl->pd_clique[pd];
 }
 
+/* Where clique c's members start in member[] (c in 1 .. n + 1; n + 1 gives
+ * n_pd, the end of the last). O(1). */
+static inline uint32_t dpa_clique_first(const struct dpa_cliques *cl, uint32_t c)
+{
+	return cl->first ? cl->first[c] : c - 1;
+}
+
+/* The number of members of clique c (1 .. n). O(1). */
+static inline uint32_t dpa_clique_size(const struct dpa_cliques *cl, uint32_t c)
+{
+	return cl->first ? cl->first[c + 1] - cl->first[c] : 1;
+}
+
 /* The members of clique c (pd ids, ascending); *n gets their number. */
 static inline const uint32_t *dpa_clique_members(const struct dpa_cliques *cl,
 						 uint32_t c, uint32_t *n)
 {
-	*n = cl->first[c + 1] - cl->first[c];
-	return cl->member + cl->first[c];
+	*n = dpa_clique_size(cl, c);
+	return cl->member + dpa_clique_first(cl, c);
 }
 
 /* The entry csds of clique c (ascending); *n gets their number (0 for a root). */

@@ -173,8 +173,8 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 	if (w & bit)
 		return wide_get(&d->tier[s], d->stored_rank[k >> 6] + popcount64(w & (bit - 1)));
 	c = d->walking ? k : d->cl.n - k;
-	sum_first = d->cl.first[c];
-	sum_end = d->cl.first[c + 1];
+	sum_first = dpa_clique_first(&d->cl, c);
+	sum_end = dpa_clique_first(&d->cl, c + 1);
 	for (uint32_t i = sum_first; i < sum_end; i++) {
 		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
 
@@ -202,7 +202,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 	for (uint32_t s = 0; s < ns; s++)
 		t[s] = 0;
 	c = d->walking ? k : d->cl.n - k;
-	for (uint32_t i = d->cl.first[c]; i < d->cl.first[c + 1]; i++) {
+	for (uint32_t i = dpa_clique_first(&d->cl, c); i < dpa_clique_first(&d->cl, c + 1); i++) {
 		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
@@ -232,7 +232,7 @@ static uint64_t pd_total_slot(const struct dpa_deep *d, uint32_t v, enum dpa_mea
 {
 	uint32_t c = d->cl.pd_clique[v];
 
-	if (d->cl.first[c + 1] - d->cl.first[c] == 1)
+	if (dpa_clique_size(&d->cl, c) == 1)
 		return clique_total_slot(d, c, s);
 	return dpa_deep_pd_own(d, v, m) + dpa_deep_pd_desc(d, v, m);
 }
@@ -292,7 +292,7 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 			for (int m = 0; m < DPA_NMEASURES; m++)
 				o[m] += dpa_own(p, x, m);
 		}
-		if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
+		if (dpa_clique_size(&d->cl, c) == 1) {
 			clique_totals(d, c, t);
 		} else {
 			for (uint32_t s = 0; s < d->n_slots; s++)
@@ -698,7 +698,7 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
 			own[m] += dpa_own(p, e, m);
 	}
-	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
+	if (dpa_clique_size(&d->cl, c) == 1) {
 		/* alone in its clique: the clique's total is the pd's */
 		clique_totals(d, c, total);
 		return;
@@ -724,7 +724,7 @@ static void pd_totals(const struct dpa_deep *d, uint32_t v, uint64_t *total)
 	uint32_t c = d->cl.pd_clique[v];
 	uint64_t own[DPA_NMEASURES];
 
-	if (d->cl.first[c + 1] - d->cl.first[c] == 1) {
+	if (dpa_clique_size(&d->cl, c) == 1) {
 		clique_totals(d, c, total);
 		return;
 	}

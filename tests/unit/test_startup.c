@@ -191,7 +191,15 @@ static void test_chain(void)
 	BUILD(&p, pd_ps, roots, arcs, 5, 0);
 	deep(&d, &p);
 	CU_ASSERT_EQUAL(d.cl.n, 4);
+	/* no recursion: a member each, so no first[] is kept */
+	CU_ASSERT_PTR_NULL(d.cl.first);
+	for (uint32_t v = 1; v <= 5; v++)
+		CU_ASSERT_EQUAL(dpa_clique_first(&d.cl, v), v - 1);
 	for (uint32_t v = 1; v <= 4; v++) {
+		uint32_t n;
+
+		CU_ASSERT_EQUAL(dpa_clique_members(&d.cl, v, &n)[0], v);
+		CU_ASSERT_EQUAL(n, 1);
 		CU_ASSERT_EQUAL(dpa_clique_of(&d.cl, v), v);
 		CU_ASSERT_FALSE(dpa_clique_recursive(&d.cl, &p, v));
 		CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, v), v - 1);
@@ -363,6 +371,12 @@ static void test_mutual_recursion(void)
 	CU_ASSERT_EQUAL_FATAL(n, 2);
 	CU_ASSERT_EQUAL(mem[0], 3);
 	CU_ASSERT_EQUAL(mem[1], 4);
+	/* first[] is kept: cliques 4 and 5 start after clique 3's two members */
+	CU_ASSERT_PTR_NOT_NULL(d.cl.first);
+	CU_ASSERT_EQUAL(dpa_clique_first(&d.cl, 4), 4);
+	CU_ASSERT_EQUAL(dpa_clique_first(&d.cl, 6), 6);
+	CU_ASSERT_EQUAL(dpa_clique_size(&d.cl, 3), 2);
+	CU_ASSERT_EQUAL(dpa_clique_size(&d.cl, 4), 1);
 	CU_ASSERT_TRUE(dpa_clique_recursive(&d.cl, &p, 3));
 	CU_ASSERT_EQUAL(dpa_clique_primary_entry(&d.cl, 3), 2);
 	CU_ASSERT_EQUAL(dpa_clique_parent(&d.cl, &p, 3), 2);

@@ -733,13 +733,14 @@ static int regions_of(struct fb_ctx *c, const struct view *v, const struct dpa_p
 static const struct dpa_profile *sort_p;
 static int css_line_cmp(const void *a, const void *b)
 {
-	const struct dpa_css *x = &sort_p->css[*(const uint32_t *)a];
-	const struct dpa_css *y = &sort_p->css[*(const uint32_t *)b];
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t xl = dpa_src_get(sort_p, DPA_CSS_LINE, x), yl = dpa_src_get(sort_p, DPA_CSS_LINE, y);
+	uint32_t xc = dpa_src_get(sort_p, DPA_CSS_COL, x), yc = dpa_src_get(sort_p, DPA_CSS_COL, y);
 
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->col != y->col)
-		return x->col < y->col ? -1 : 1;
+	if (xl != yl)
+		return xl < yl ? -1 : 1;
+	if (xc != yc)
+		return xc < yc ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 

@@ -207,13 +207,13 @@ static void ps_cols(struct build *b, const char *key, const char *head)
 
 static void ps_cells(struct build *b, uint32_t ps)
 {
-	const struct dpa_ps *s = ps ? &b->p->ps[ps] : NULL;
+	uint32_t line = dpa_src_get(b->p, DPA_PS_LINE, ps);
 
 	put_id(b, ps);
 	put_s(b, ps_name(b, ps));
-	put_s(b, s ? dpa_str(b->p, s->file) : NULL);
-	if (s && s->line)
-		put_u(b, s->line);
+	put_s(b, dpa_str(b->p, dpa_src_get(b->p, DPA_PS_FILE, ps)));
+	if (line)
+		put_u(b, line);
 	else
 		put_s(b, NULL);
 }
@@ -398,7 +398,7 @@ static void top(struct build *b)
 		put_u(b, i + 1);
 		cost_cells(b, w, true);
 		ps_cells(b, w->ps);
-		put_s(b, loc(b, dpa_str(b->p, b->p->ps[w->ps].file), b->p->ps[w->ps].line));
+		put_s(b, loc(b, dpa_str(b->p, dpa_src_get(b->p, DPA_PS_FILE, w->ps)), dpa_src_get(b->p, DPA_PS_LINE, w->ps)));
 		put_u(b, w->count);
 	}
 	ranked_total(b, s);
@@ -414,7 +414,7 @@ static void proc_ident_cols(struct build *b)
 static void proc_ident_cells(struct build *b, const struct dpa_report_row *w)
 {
 	ps_cells(b, w->ps);
-	put_s(b, loc(b, dpa_str(b->p, b->p->ps[w->ps].file), b->p->ps[w->ps].line));
+	put_s(b, loc(b, dpa_str(b->p, dpa_src_get(b->p, DPA_PS_FILE, w->ps)), dpa_src_get(b->p, DPA_PS_LINE, w->ps)));
 	put_u(b, w->count);
 }
 
@@ -430,13 +430,14 @@ static void css_cols(struct build *b)
 static void css_cells(struct build *b, uint32_t css)
 {
 	const struct dpa_css *s = &b->p->css[css];
+	uint32_t file = dpa_src_get(b->p, DPA_CSS_FILE, css), in_fn = dpa_src_get(b->p, DPA_CSS_IN_FN, css);
 
 	put_u(b, css);
 	put_s(b, dpa_css_kind_name(s->kind));
-	if (s->file)
-		put_s(b, loc(b, dpa_str(b->p, s->file), s->line));
+	if (file)
+		put_s(b, loc(b, dpa_str(b->p, file), dpa_src_get(b->p, DPA_CSS_LINE, css)));
 	else
-		put_s(b, s->in_fn ? dpa_str(b->p, s->in_fn) : dpa_addr_name(b->p, s->module, s->offset));
+		put_s(b, in_fn ? dpa_str(b->p, in_fn) : dpa_addr_name(b->p, s->module, s->offset));
 }
 
 static void proc(struct build *b)

@@ -228,7 +228,7 @@ static void put_clean(FILE *f, const char *s)
 
 static const char *ps_file(const struct dpa_profile *p, uint32_t ps)
 {
-	const char *f = dpa_str(p, p->ps[ps].file);
+	const char *f = dpa_str(p, dpa_src_get(p, DPA_PS_FILE, ps));
 
 	return f && *f ? f : "???";
 }
@@ -326,9 +326,9 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 			goto fail;
 		}
 		if (!a->line && c->css && c->css <= p->n_css)
-			a->line = p->css[c->css].line;
+			a->line = dpa_src_get(p, DPA_CSS_LINE, c->css);
 		if (!a->line)
-			a->line = p->ps[from].line;
+			a->line = dpa_src_get(p, DPA_PS_LINE, from);
 	}
 	/* inclusive costs: each outermost pd's total on the calls into it */
 	for (uint32_t q = 1; q <= p->n_pd; q++) {
@@ -386,7 +386,7 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 		put_name(out, "ob", ob_done, ob_id(p, ps), ps_object(p, ps));
 		put_name(out, "fl", fl_done, ps, ps_file(p, ps));
 		put_name(out, "fn", fn_done, ps, dpa_ps_name(p, ps));
-		fprintf(out, "%u", p->ps[ps].line);
+		fprintf(out, "%u", dpa_src_get(p, DPA_PS_LINE, ps));
 		put_costs(out, ev, self, npt);
 		while (ai < as.n && as.a[ai].caller < ps)
 			ai++;
@@ -397,7 +397,7 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 			put_name(out, "cfi", fl_done, a->callee, ps_file(p, a->callee));
 			put_name(out, "cfn", fn_done, a->callee, dpa_ps_name(p, a->callee));
 			fprintf(out, "calls=%llu %u\n%u", (unsigned long long)a->calls,
-				p->ps[a->callee].line, a->line);
+				dpa_src_get(p, DPA_PS_LINE, a->callee), a->line);
 			put_costs(out, ev, a->w, npt);
 		}
 	}

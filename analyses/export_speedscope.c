@@ -70,16 +70,14 @@ int dpa_export_speedscope(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure
 	fprintf(out, ",\n\"exporter\":\"deepprof export (measure %s)\",\n", dpa_xmeasure_name(m));
 	fprintf(out, "\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
 	for (uint32_t f = 0; f < s.n_frames; f++) {
-		const struct dpa_ps *ps = &p->ps[s.frame_ps[f]];
-
 		fprintf(out, "%s\n{\"name\":", f ? "," : "");
 		put_json_str(out, s.frame_name[f]);
-		if (ps->file) {
+		if (dpa_src_get(p, DPA_PS_FILE, s.frame_ps[f])) {
 			fprintf(out, ",\"file\":");
-			put_json_str(out, dpa_str(p, ps->file));
+			put_json_str(out, dpa_str(p, dpa_src_get(p, DPA_PS_FILE, s.frame_ps[f])));
 		}
-		if (ps->line)
-			fprintf(out, ",\"line\":%u", ps->line);
+		if (dpa_src_get(p, DPA_PS_LINE, s.frame_ps[f]))
+			fprintf(out, ",\"line\":%u", dpa_src_get(p, DPA_PS_LINE, s.frame_ps[f]));
 		fputc('}', out);
 	}
 	fprintf(out, "]},\n\"profiles\":[");

@@ -113,6 +113,25 @@ static int copy_str(struct dpa_profile *o, const struct dpa_profile *p, uint32_t
 	return s && !*out ? -1 : 0;
 }
 
+/* Source field f (a string id) of o's record oid becomes a copy of p's
+ * record k's; returns 0, or -1 when out of memory. */
+static int copy_src_str(struct dpa_profile *o, uint32_t oid, const struct dpa_profile *p, uint32_t k,
+			enum dpa_src f)
+{
+	uint32_t id;
+
+	if (copy_str(o, p, dpa_src_get(p, f, k), &id) < 0)
+		return -1;
+	return dpa_src_set(o, f, oid, id);
+}
+
+/* Source field f (a number) of o's record oid becomes the larger of its
+ * value and v; returns 0, or -1 when out of memory. */
+static int max_src(struct dpa_profile *o, uint32_t oid, enum dpa_src f, uint32_t v)
+{
+	return v > dpa_src_get(o, f, oid) ? dpa_src_set(o, f, oid, v) : 0;
+}
+
 static char *xstrdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -360,11 +379,11 @@ static int ps_key(struct merger *mg, uint32_t i, uint32_t s, struct tkey *k)
 	char *name;
 
 	k->c = 0;
-	if (ps->module == 0 || ps->name) {
+	if (ps->module == 0 || dpa_src_get(p, DPA_PS_NAME, s)) {
 		k->a = ps->module ? PS_BY_NAME : PS_SYNTHETIC;
-		name = ps->module ? xfmt("%s\x1f%s", dpa_str(p, ps->name),
-					 ps->file ? dpa_str(p, ps->file) : "")
-				  : xstrdup(ps->name ? dpa_str(p, ps->name) : "");
+		name = ps->module ? xfmt("%s\x1f%s", dpa_str(p, dpa_src_get(p, DPA_PS_NAME, s)),
+					 dpa_src_get(p, DPA_PS_FILE, s) ? dpa_str(p, dpa_src_get(p, DPA_PS_FILE, s)) : "")
+				  : xstrdup(dpa_src_get(p, DPA_PS_NAME, s) ? dpa_str(p, dpa_src_get(p, DPA_PS_NAME, s)) : "");
 		k->b = strtab_intern(&mg->names, name);
 		return k->b != 0;
 	}
@@ -385,7 +404,7 @@ static void css_key(struct merger *mg, uint32_t i, uint32_t c, struct tkey *k)
 	const uint32_t *gid = mg->ps_gid[i];
 
 	k->a = gid[cs->caller_ps] | (uint64_t)(cs->callee_ps ? gid[cs->callee_ps] : 0) << 32;
-	if (caller->name && caller->module && cs->module == caller->module &&
+	if (dpa_src_get(p, DPA_PS_NAME, cs->caller_ps) && caller->module && cs->module == caller->module &&
 	    cs->offset >= caller->offset) {
 		k->b = (uint64_t)cs->kind << 32 | 1ULL << 40;
 		k->c = cs->offset - caller->offset;
@@ -911,6 +930,10 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 	int ret = -1;
 
 	o->n_module = mg->mods.n;
+	if (o->n_module > DPA_MAX_MODULES) {     /* a css keeps 29 bits of module id */
+		merr(mg->err, "merge: more than %u modules", DPA_MAX_MODULES);
+		return -1;
+	}
 	o->n_ps = mg->pss.n;
 	o->n_css = mg->csss.n;
 	o->module = xcalloc(o->n_module + 1, sizeof(*o->module));
@@ -955,17 +978,17 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				seen_ps[id] = true;
 				s->module = x->module ? mg->mod_out[mg->mod_gid[i][x->module]] : 0;
 				s->offset = x->offset;
-				s->line = x->line;
-				if (copy_str(o, p, x->name, &s->name) < 0 ||
-				    copy_str(o, p, x->file, &s->file) < 0)
+				if (dpa_src_set(o, DPA_PS_LINE, id, dpa_src_get(p, DPA_PS_LINE, k)) < 0 ||
+				    copy_src_str(o, id, p, k, DPA_PS_NAME) < 0 ||
+				    copy_src_str(o, id, p, k, DPA_PS_FILE) < 0)
 					goto out;
 				continue;
 			}
 			if (x->offset < s->offset)
 				s->offset = x->offset;
-			if (x->line > s->line)
-				s->line = x->line;
-			if (!s->file && copy_str(o, p, x->file, &s->file) < 0)
+			if (max_src(o, id, DPA_PS_LINE, dpa_src_get(p, DPA_PS_LINE, k)) < 0)
+				goto out;
+			if (!dpa_src_get(o, DPA_PS_FILE, id) && copy_src_str(o, id, p, k, DPA_PS_FILE) < 0)
 				goto out;
 		}
 		for (k = 1; k <= p->n_css; k++) {
@@ -979,22 +1002,21 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				c->offset = x->offset;
 				c->kind = x->kind;
 				c->callee_ps = x->callee_ps ? mg->ps_out[mg->ps_gid[i][x->callee_ps]] : 0;
-				c->line = x->line;
-				c->col = x->col;
-				if (copy_str(o, p, x->file, &c->file) < 0 ||
-				    copy_str(o, p, x->in_fn, &c->in_fn) < 0)
+				if (dpa_src_set(o, DPA_CSS_LINE, id, dpa_src_get(p, DPA_CSS_LINE, k)) < 0 ||
+				    dpa_src_set(o, DPA_CSS_COL, id, dpa_src_get(p, DPA_CSS_COL, k)) < 0 ||
+				    copy_src_str(o, id, p, k, DPA_CSS_FILE) < 0 ||
+				    copy_src_str(o, id, p, k, DPA_CSS_IN_FN) < 0)
 					goto out;
 				continue;
 			}
 			if (x->offset < c->offset)
 				c->offset = x->offset;
-			if (x->line > c->line)
-				c->line = x->line;
-			if (x->col > c->col)
-				c->col = x->col;
-			if (!c->file && copy_str(o, p, x->file, &c->file) < 0)
+			if (max_src(o, id, DPA_CSS_LINE, dpa_src_get(p, DPA_CSS_LINE, k)) < 0 ||
+			    max_src(o, id, DPA_CSS_COL, dpa_src_get(p, DPA_CSS_COL, k)) < 0)
 				goto out;
-			if (!c->in_fn && copy_str(o, p, x->in_fn, &c->in_fn) < 0)
+			if (!dpa_src_get(o, DPA_CSS_FILE, id) && copy_src_str(o, id, p, k, DPA_CSS_FILE) < 0)
+				goto out;
+			if (!dpa_src_get(o, DPA_CSS_IN_FN, id) && copy_src_str(o, id, p, k, DPA_CSS_IN_FN) < 0)
 				goto out;
 		}
 		for (k = 1; k <= p->n_ps; k++)
@@ -1005,6 +1027,7 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 			free(o->module[k].build_id);
 			o->module[k].build_id = NULL;
 		}
+	dpa_src_trim(o);
 	ret = 0;
 out:
 	free(seen_mod);
@@ -1300,6 +1323,7 @@ void dpa_merged_release(struct dpa_merged *m)
 	free(o->thread);
 	free(o->out_perm);
 	free(o->in_perm);
+	dpa_src_release(o);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1312,8 +1336,8 @@ const char *dpa_merge_ps_label(const struct dpa_profile *p, uint32_t ps, char *b
 		return buf;
 	}
 	s = &p->ps[ps];
-	if (s->name)
-		snprintf(buf, n, "%s", dpa_str(p, s->name));
+	if (dpa_src_get(p, DPA_PS_NAME, ps))
+		snprintf(buf, n, "%s", dpa_str(p, dpa_src_get(p, DPA_PS_NAME, ps)));
 	else if (s->module && s->module <= p->n_module)
 		snprintf(buf, n, "0x%llx in %s", (unsigned long long)s->offset,
 			 base_name(p->module[s->module].path));
@@ -1390,17 +1414,17 @@ char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
 	for (k = 1; k <= p->n_ps; k++) {
 		const struct dpa_ps *s = &p->ps[k];
 		fprintf(f, "ps %u module=%u offset=%llx name=", k, s->module, (unsigned long long)s->offset);
-		put_str(f, dpa_str(p, s->name));
+		put_str(f, dpa_str(p, dpa_src_get(p, DPA_PS_NAME, k)));
 		fprintf(f, " file=");
-		put_str(f, dpa_str(p, s->file));
-		fprintf(f, " line=%u\n", s->line);
+		put_str(f, dpa_str(p, dpa_src_get(p, DPA_PS_FILE, k)));
+		fprintf(f, " line=%u\n", dpa_src_get(p, DPA_PS_LINE, k));
 	}
 	for (k = 1; k <= p->n_css; k++) {
 		const struct dpa_css *c = &p->css[k];
 		fprintf(f, "css %u caller_ps=%u module=%u offset=%llx kind=%u callee_ps=%u file=", k,
 			c->caller_ps, c->module, (unsigned long long)c->offset, c->kind, c->callee_ps);
-		put_str(f, dpa_str(p, c->file));
-		fprintf(f, " line=%u col=%u\n", c->line, c->col);
+		put_str(f, dpa_str(p, dpa_src_get(p, DPA_CSS_FILE, k)));
+		fprintf(f, " line=%u col=%u\n", dpa_src_get(p, DPA_CSS_LINE, k), dpa_src_get(p, DPA_CSS_COL, k));
 	}
 	for (k = 1; k <= p->n_pd; k++)
 		fprintf(f, "pd %u ps=%u thread=%u\n", k, p->pd[k].ps, p->pd[k].thread);

@@ -90,10 +90,92 @@ const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps)
 {
 	if (ps == 0 || ps > p->n_ps)
 		return "?";
-	if (p->ps[ps].name)
-		return dpa_str(p, p->ps[ps].name);
+	if (dpa_src_get(p, DPA_PS_NAME, ps))
+		return dpa_str(p, dpa_src_get(p, DPA_PS_NAME, ps));
 	return dpa_addr_name(p, p->ps[ps].module, p->ps[ps].offset);
 }
+
+/* ---- source columns ---- */
+
+/* The bytes a column needs to hold v. */
+static uint8_t src_width(uint32_t v)
+{
+	return v <= UINT8_MAX ? 1 : v <= UINT16_MAX ? 2 : 4;
+}
+
+static void src_put(void *a, uint8_t width, uint32_t i, uint32_t v)
+{
+	switch (width) {
+	case 1: ((uint8_t *)a)[i] = (uint8_t)v; break;
+	case 2: ((uint16_t *)a)[i] = (uint16_t)v; break;
+	case 4: ((uint32_t *)a)[i] = v; break;
+	}
+}
+
+int dpa_src_set(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_t v)
+{
+	struct dpa_src_col *c = &p->src[f];
+	uint8_t w = c->width;
+	uint64_t n = c->n;
+	void *a;
+
+	if (id < c->n && src_width(v) <= w) {
+		src_put(c->v, w, id, v);
+		return 0;
+	}
+	if (id >= c->n && !v)
+		return 0;       /* already 0 */
+	if (src_width(v) > w)
+		w = src_width(v);
+	if (id >= n) {
+		n = n ? n * 2 : 64;
+		while (n <= id)
+			n *= 2;
+		if (n > (uint64_t)UINT32_MAX)
+			n = (uint64_t)id + 1;
+	}
+	if (w == c->width) {
+		a = realloc(c->v, n * w);
+		if (!a)
+			return -1;
+		memset((char *)a + (size_t)c->n * w, 0, (n - c->n) * w);
+	} else {
+		a = calloc(n, w);
+		if (!a)
+			return -1;
+		for (uint32_t i = 0; i < c->n; i++)
+			src_put(a, w, i, dpa_src_get(p, f, i));
+		free(c->v);
+	}
+	c->v = a;
+	c->width = w;
+	c->n = (uint32_t)n;
+	src_put(c->v, w, id, v);
+	return 0;
+}
+
+void dpa_src_trim(struct dpa_profile *p)
+{
+	for (int f = 0; f < DPA_NSRC; f++) {
+		struct dpa_src_col *c = &p->src[f];
+		uint32_t n = (f <= DPA_PS_LINE ? p->n_ps : p->n_css) + 1;
+		void *a;
+
+		if (c->n > n && (a = realloc(c->v, (size_t)n * c->width))) {
+			c->v = a;
+			c->n = n;
+		}
+	}
+}
+
+void dpa_src_release(struct dpa_profile *p)
+{
+	for (int f = 0; f < DPA_NSRC; f++)
+		free(p->src[f].v);
+	memset(p->src, 0, sizeof(p->src));
+}
+
+/* ---- call lists ---- */
 
 /* True when perm[0 .. n) is 1 .. n. */
 static bool is_identity(const uint32_t *perm, uint32_t n)
@@ -130,6 +212,7 @@ void dpa_profile_release(struct dpa_profile *p)
 	free(p->thread);
 	free(p->out_perm);
 	free(p->in_perm);
+	dpa_src_release(p);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
 }

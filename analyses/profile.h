@@ -76,41 +76,60 @@ struct dpa_module {
 };
 
 /*
- * Strings (name, file, in_fn) are ids into the profile's string table, read
- * with dpa_str() (0: none, NULL) and made with dpa_str_id(): 4 bytes, not a
- * pointer's 8, in the nodes a big profile has millions of. They may be 0
- * until dpa_profile_symbolize() fills them.
+ * A ps or css record holds what every one has: where it is (module,
+ * offset) and, for a css, who calls whom. Its source fields (name, file,
+ * line; in_fn, file, line, col) are columns of their own (struct
+ * dpa_src_col, read with dpa_src_get()), since many profiles lack them (a
+ * program whose debug information is gone) or need fewer than 32 bits for
+ * them (string ids of a profile with fewer than 65536 distinct strings).
  *
  * Offsets are 64-bit but only 4-byte aligned (DPA_U64_4), so that a ps takes
- * 24 bytes and a css 36 (not 32 and 48): read and write them as fields, do
- * not take their address.
+ * 12 bytes and a css 20: read and write them as fields, do not take their
+ * address.
  */
 #define DPA_U64_4 __attribute__((packed, aligned(4)))
 
-struct dpa_ps {               /* 24 bytes, no padding */
-	uint32_t module;        /* 0: synthetic (name is set) */
-	uint32_t line;
+struct dpa_ps {               /* 12 bytes, no padding */
+	uint32_t module;        /* 0: synthetic (its name is set) */
 	uint64_t offset DPA_U64_4;
-	uint32_t name, file;    /* string ids */
 };
 
-struct dpa_css {              /* 36 bytes, no padding */
+struct dpa_css {              /* 20 bytes, no padding */
 	uint32_t caller_ps;
-	uint32_t module;
+	/* packed: kind shares module's word (module ids below 2^29, as the
+	 * reader checks) */
+	uint32_t module : 29;
+	uint32_t kind : 3;      /* enum dpa_css_kind */
 	uint64_t offset DPA_U64_4;      /* return address − module base */
 	uint32_t callee_ps;     /* 0: not known statically */
-	uint32_t in_fn;         /* string id: the function the site's address
-				 * lies in, or 0 */
-	uint32_t file;          /* string id */
-	uint32_t line;
-	/* packed: kind shares col's word (columns below 2^29, as the reader
-	 * checks) */
-	uint32_t col : 29;
-	uint32_t kind : 3;      /* enum dpa_css_kind */
 };
 
-_Static_assert(sizeof(struct dpa_ps) == 24, "struct dpa_ps is packed to 24 bytes");
-_Static_assert(sizeof(struct dpa_css) == 36, "struct dpa_css is packed to 36 bytes");
+/* The most modules a css can name (struct dpa_css). */
+#define DPA_MAX_MODULES ((1u << 29) - 1)
+
+_Static_assert(sizeof(struct dpa_ps) == 12, "struct dpa_ps is packed to 12 bytes");
+_Static_assert(sizeof(struct dpa_css) == 20, "struct dpa_css is packed to 20 bytes");
+
+/*
+ * The source fields of ps and css records, by id. Strings (name, file,
+ * in_fn) are ids into the profile's string table, read with dpa_str() (0:
+ * none, NULL) and made with dpa_str_id(); they may be 0 until
+ * dpa_profile_symbolize() fills them. in_fn is the function a call site's
+ * address lies in. A css col is below 2^29 (the reader checks).
+ */
+enum dpa_src {
+	DPA_PS_NAME, DPA_PS_FILE, DPA_PS_LINE,
+	DPA_CSS_IN_FN, DPA_CSS_FILE, DPA_CSS_LINE, DPA_CSS_COL,
+	DPA_NSRC
+};
+
+/* One source field of every ps (css): n values of `width` bytes each (0:
+ * none stored), for ids 0 .. n-1; every id from n on is 0. */
+struct dpa_src_col {
+	uint8_t width;          /* 0, 1, 2 or 4 */
+	uint32_t n;
+	void *v;
+};
 
 /*
  * A pd's csds are a group of dpa_out_csd() (dpa_in_csd()): the groups follow one another
@@ -200,6 +219,7 @@ struct dpa_profile {
 	 * (merge writes csds grouped by caller). */
 	uint32_t *out_perm;
 	uint32_t *in_perm;
+	struct dpa_src_col src[DPA_NSRC];       /* ps and css source fields */
 	void *strings;          /* private: the string table (dpa_str) */
 };
 
@@ -216,6 +236,33 @@ static inline uint32_t dpa_in_csd(const struct dpa_profile *p, uint32_t i)
 {
 	return p->in_perm ? p->in_perm[i] : i + 1;
 }
+
+/* Source field f of ps (css) id: a string id or a number, 0 when unknown
+ * or out of range. O(1). */
+static inline uint32_t dpa_src_get(const struct dpa_profile *p, enum dpa_src f, uint32_t id)
+{
+	const struct dpa_src_col *c = &p->src[f];
+
+	if (id >= c->n)
+		return 0;
+	switch (c->width) {
+	case 1: return ((const uint8_t *)c->v)[id];
+	case 2: return ((const uint16_t *)c->v)[id];
+	case 4: return ((const uint32_t *)c->v)[id];
+	}
+	return 0;
+}
+
+/* Source field f of ps (css) id becomes v; the column grows (in length or
+ * width) when it must, other ids keep their values. Returns 0, or -1 when
+ * out of memory (nothing changed); setting 0 never fails. */
+int dpa_src_set(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_t v);
+
+/* Give back column capacity beyond ps (css) id n_ps (n_css). Never fails. */
+void dpa_src_trim(struct dpa_profile *p);
+
+/* Free the source columns (dpa_profile_release() does it too). */
+void dpa_src_release(struct dpa_profile *p);
 
 /* Once out_perm and in_perm are filled (n_csd entries each, or NULL): free
  * each one that is the identity and set it to NULL. O(n_csd); never fails. */

@@ -1474,19 +1474,19 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 			   (ps->offset - lo) % PS_SIZE == 0;
 		if (in_table)
 			index = (uint32_t)((ps->offset - lo) / PS_SIZE);
-		if (ps->name) {         /* the functions of that name: sorted[lo_i .. hi_i) */
+		if (dpa_src_get(p, DPA_PS_NAME, i)) {         /* the functions of that name: sorted[lo_i .. hi_i) */
 			uint32_t a = 0, b = pr->n_fn;
 
 			while (a < b) {
 				uint32_t mid = a + (b - a) / 2;
 
-				if (strcmp(sorted[mid]->name, dpa_str(p, ps->name)) < 0)
+				if (strcmp(sorted[mid]->name, dpa_str(p, dpa_src_get(p, DPA_PS_NAME, i))) < 0)
 					a = mid + 1;
 				else
 					b = mid;
 			}
 			lo_i = hi_i = a;
-			while (hi_i < pr->n_fn && !strcmp(sorted[hi_i]->name, dpa_str(p, ps->name)))
+			while (hi_i < pr->n_fn && !strcmp(sorted[hi_i]->name, dpa_str(p, dpa_src_get(p, DPA_PS_NAME, i))))
 				hi_i++;
 			cand = sorted;
 		} else if (ev[i] && ev[i] != UINT32_MAX) {
@@ -1505,9 +1505,9 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 				continue;
 			if (ev[i] == f + 1)
 				score += 8;
-			if (ps->file && !strcmp(dpa_str(p, ps->file), fn->file))
+			if (dpa_src_get(p, DPA_PS_FILE, i) && !strcmp(dpa_str(p, dpa_src_get(p, DPA_PS_FILE, i)), fn->file))
 				score += 2;
-			if (ps->line && ps->line == fn->line)
+			if (dpa_src_get(p, DPA_PS_LINE, i) && dpa_src_get(p, DPA_PS_LINE, i) == fn->line)
 				score += 1;
 			if (score > best_score) {
 				best = fn;

@@ -729,6 +729,8 @@ static int read_module(struct reader *r, struct rec *c, uint32_t id)
 	struct dpa_module *m;
 	const char *path;
 
+	if (id > DPA_MAX_MODULES)       /* a css keeps 29 bits of module id */
+		return corrupt(r, "more than %u modules", DPA_MAX_MODULES);
 	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*m), id) < 0)
 		return -1;
 	m = &p->module[id];
@@ -755,6 +757,7 @@ static int read_ps(struct reader *r, struct rec *c, uint32_t id)
 	struct dpa_profile *p = r->p;
 	struct dpa_ps *ps;
 	uint64_t offset = 0;
+	uint32_t name = 0, file = 0, line = 0;
 
 	if (reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*ps), id) < 0)
 		return -1;
@@ -762,13 +765,16 @@ static int read_ps(struct reader *r, struct rec *c, uint32_t id)
 	memset(ps, 0, sizeof(*ps));
 	if (get_ref(c, 2, "module", p->n_module, "modules", true, &ps->module) < 0 ||
 	    get_u64(c, 3, "offset", &offset) < 0 ||
-	    get_opt_str(c, 4, "name", &ps->name) < 0 ||
-	    get_opt_str(c, 5, "file", &ps->file) < 0 ||
-	    get_u32(c, 6, "line", &ps->line) < 0)
+	    get_opt_str(c, 4, "name", &name) < 0 ||
+	    get_opt_str(c, 5, "file", &file) < 0 ||
+	    get_u32(c, 6, "line", &line) < 0)
 		return -1;
 	ps->offset = offset;
-	if (ps->module == 0 && !ps->name)
+	if (ps->module == 0 && !name)
 		return corrupt(r, "synthetic ps %u (module 0) has no name", id);
+	if (dpa_src_set(p, DPA_PS_NAME, id, name) < 0 || dpa_src_set(p, DPA_PS_FILE, id, file) < 0 ||
+	    dpa_src_set(p, DPA_PS_LINE, id, line) < 0)
+		return no_memory(r);
 	p->n_ps = id;
 	return 0;
 }
@@ -778,29 +784,32 @@ static int read_css(struct reader *r, struct rec *c, uint32_t id)
 	struct dpa_profile *p = r->p;
 	struct dpa_css *s;
 	uint64_t kind = 0, offset = 0;
-	uint32_t col = 0;
+	uint32_t module = 0, file = 0, line = 0, col = 0;
 
 	if (reserve(r, (void **)&p->css, &r->cap_css, sizeof(*s), id) < 0)
 		return -1;
 	s = &p->css[id];
 	memset(s, 0, sizeof(*s));
 	if (get_ref(c, 2, "caller_ps", p->n_ps, "ps", false, &s->caller_ps) < 0 ||
-	    get_ref(c, 3, "module", p->n_module, "modules", true, &s->module) < 0 ||
+	    get_ref(c, 3, "module", p->n_module, "modules", true, &module) < 0 ||
 	    get_u64(c, 4, "offset", &offset) < 0 ||
 	    get_u64(c, 5, "kind", &kind) < 0)
 		return -1;
+	s->module = module;     /* n_module <= DPA_MAX_MODULES (read_module) */
 	s->offset = offset;
 	if (kind >= DPA_CSS_NKINDS)
 		return corrupt(r, "css kind %" PRIu64 " is not one of 0..%d", kind, DPA_CSS_NKINDS - 1);
 	s->kind = kind;
 	if (get_ref(c, 6, "callee_ps", p->n_ps, "ps", true, &s->callee_ps) < 0 ||
-	    get_opt_str(c, 7, "file", &s->file) < 0 ||
-	    get_u32(c, 8, "line", &s->line) < 0 ||
+	    get_opt_str(c, 7, "file", &file) < 0 ||
+	    get_u32(c, 8, "line", &line) < 0 ||
 	    get_u32(c, 9, "col", &col) < 0)
 		return -1;
-	if (col >= (1u << 29))  /* struct dpa_css keeps 29 bits */
+	if (col >= (1u << 29))  /* the limit profile.h promises (struct dpa_src) */
 		return corrupt(r, "css col %u is not below 2^29", col);
-	s->col = col;
+	if (dpa_src_set(p, DPA_CSS_FILE, id, file) < 0 || dpa_src_set(p, DPA_CSS_LINE, id, line) < 0 ||
+	    dpa_src_set(p, DPA_CSS_COL, id, col) < 0)
+		return no_memory(r);
 	p->n_css = id;
 	return 0;
 }
@@ -1087,6 +1096,7 @@ static int finish_arrays(struct reader *r)
 	shrink((void **)&p->module, &r->cap_module, sizeof(*p->module), p->n_module);
 	shrink((void **)&p->ps, &r->cap_ps, sizeof(*p->ps), p->n_ps);
 	shrink((void **)&p->css, &r->cap_css, sizeof(*p->css), p->n_css);
+	dpa_src_trim(p);
 	shrink((void **)&p->pd, &r->cap_pd, sizeof(*p->pd), p->n_pd + 1);  /* + the sentinel */
 	if (dpa_csd_reserve(p, 0) < 0)
 		return no_memory(r);

@@ -538,20 +538,19 @@ out:
  * say) or out of memory. */
 static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group, uint32_t *ng)
 {
-	const struct dpa_ps *q = &p->ps[ps];
-	const char *name = q->name ? dpa_str(p, q->name) : dpa_ps_name(p, ps);
+	const char *name = dpa_src_get(p, DPA_PS_NAME, ps) ? dpa_str(p, dpa_src_get(p, DPA_PS_NAME, ps)) : dpa_ps_name(p, ps);
 
 	for (int i = 0; i < 3; i++) {
 		struct dpa_error e;
 		char *spec = NULL;
 		int n;
 
-		if (i < 2 && !q->file)
+		if (i < 2 && !dpa_src_get(p, DPA_PS_FILE, ps))
 			continue;
 		if (i == 0)
-			n = asprintf(&spec, "%s:%s", dpa_basename(dpa_str(p, q->file)), name);
+			n = asprintf(&spec, "%s:%s", dpa_basename(dpa_str(p, dpa_src_get(p, DPA_PS_FILE, ps))), name);
 		else if (i == 1)
-			n = asprintf(&spec, "%s:%s", dpa_str(p, q->file), name);
+			n = asprintf(&spec, "%s:%s", dpa_str(p, dpa_src_get(p, DPA_PS_FILE, ps)), name);
 		else
 			n = asprintf(&spec, "%s", name);
 		if (n < 0)

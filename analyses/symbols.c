@@ -137,50 +137,61 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 	if (!mods)
 		return 0;
 
+	/* a source field that cannot be stored for want of memory stays 0,
+	 * like one the debug information lacks */
 	for (uint32_t i = 1; i <= p->n_ps; i++) {
-		struct dpa_ps *ps = &p->ps[i];
+		const struct dpa_ps *ps = &p->ps[i];
+		uint32_t name = dpa_src_get(p, DPA_PS_NAME, i), file = dpa_src_get(p, DPA_PS_FILE, i);
+		uint32_t line = dpa_src_get(p, DPA_PS_LINE, i);
 		Dwfl_Module *mod;
 		GElf_Addr addr;
 
-		if (ps->name && ps->file)
+		if (name && file)
 			continue;
 		if (!(mod = module_for(p, mods, ps->module)))
 			continue;
 		addr = p->module[ps->module].base + ps->offset;
-		if (!ps->name)
-			ps->name = function_at(p, mod, addr);
-		if (!ps->file)
-			ps->file = source_at(p, mod, addr, &ps->line, NULL);
+		if (!name)
+			dpa_src_set(p, DPA_PS_NAME, i, function_at(p, mod, addr));
+		if (!file) {
+			file = source_at(p, mod, addr, &line, NULL);
+			dpa_src_set(p, DPA_PS_FILE, i, file);
+			dpa_src_set(p, DPA_PS_LINE, i, line);
+		}
 	}
 
 	for (uint32_t i = 1; i <= p->n_css; i++) {
-		struct dpa_css *s = &p->css[i];
+		const struct dpa_css *s = &p->css[i];
+		uint32_t in_fn = dpa_src_get(p, DPA_CSS_IN_FN, i), file = dpa_src_get(p, DPA_CSS_FILE, i);
 		Dwfl_Module *mod;
 		GElf_Addr addr;
 
-		if (s->in_fn && s->file)
+		if (in_fn && file)
 			continue;
-		if (s->file) {
+		if (file) {
 			/* from a plugin table (deep-data.md, "Plugin builds"): the
 			 * offset is the table record, not a return address, and
 			 * the site lies in its caller */
-			s->in_fn = p->ps[s->caller_ps].name;
+			dpa_src_set(p, DPA_CSS_IN_FN, i, dpa_src_get(p, DPA_PS_NAME, s->caller_ps));
 			continue;
 		}
 		if (!(mod = module_for(p, mods, s->module)))
 			continue;
 		/* offset is the return address: the call itself is just before it */
 		addr = p->module[s->module].base + s->offset - (s->offset > 0);
-		if (!s->in_fn) {
-			s->in_fn = function_at(p, mod, addr);
-			if (!s->in_fn && data_at(mod, addr))   /* a plugin callback's record */
-				s->in_fn = p->ps[s->caller_ps].name;
+		if (!in_fn) {
+			in_fn = function_at(p, mod, addr);
+			if (!in_fn && data_at(mod, addr))   /* a plugin callback's record */
+				in_fn = dpa_src_get(p, DPA_PS_NAME, s->caller_ps);
+			dpa_src_set(p, DPA_CSS_IN_FN, i, in_fn);
 		}
-		if (!s->file) {
-			uint32_t col = s->col;
+		{
+			uint32_t line = dpa_src_get(p, DPA_CSS_LINE, i), col = dpa_src_get(p, DPA_CSS_COL, i);
 
-			s->file = source_at(p, mod, addr, &s->line, &col);
-			s->col = col < (1u << 29) ? col : 0;    /* css.col's width */
+			file = source_at(p, mod, addr, &line, &col);
+			dpa_src_set(p, DPA_CSS_FILE, i, file);
+			dpa_src_set(p, DPA_CSS_LINE, i, line);
+			dpa_src_set(p, DPA_CSS_COL, i, col < (1u << 29) ? col : 0);    /* css.col's limit */
 		}
 	}
 

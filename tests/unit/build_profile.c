@@ -42,7 +42,7 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
 	if (names)
 		for (uint32_t i = 1; i <= p->n_ps; i++)
-			p->ps[i].name = dpa_str_id(p, names[i - 1]);
+			CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_NAME, i, dpa_str_id(p, names[i - 1])) == 0);
 	for (uint32_t v = 1; v <= n_pd; v++)
 		p->pd[v].ps = pd_ps[v];
 	for (uint32_t t = 1; t <= n_thread; t++) {
@@ -108,6 +108,7 @@ void dpt_free_profile(struct dpa_profile *p)
 	free(p->thread);
 	free(p->out_perm);
 	free(p->in_perm);
+	dpa_src_release(p);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
 }
@@ -129,15 +130,15 @@ void dpt_place_profile(struct dpa_profile *p, struct dpa_module mod[2], uint32_t
 	p->module = mod;
 	for (uint32_t v = 2; v <= p->n_ps; v++) {
 		p->ps[v].module = 1;
-		p->ps[v].file = dpa_str_id(p, "t.c");
-		p->ps[v].line = 10 * v;
+		CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_FILE, v, dpa_str_id(p, "t.c")) == 0);
+		CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_LINE, v, 10 * v) == 0);
 	}
 	for (uint32_t s = 1; s <= p->n_css; s++) {
 		p->css[s].module = 1;
 		p->css[s].kind = DPA_CSS_NORMAL;
-		p->css[s].file = dpa_str_id(p, "t.c");
-		p->css[s].line = 100 + s;
-		p->css[s].col = 3;
+		CU_ASSERT_FATAL(dpa_src_set(p, DPA_CSS_FILE, s, dpa_str_id(p, "t.c")) == 0);
+		CU_ASSERT_FATAL(dpa_src_set(p, DPA_CSS_LINE, s, 100 + s) == 0);
+		CU_ASSERT_FATAL(dpa_src_set(p, DPA_CSS_COL, s, 3) == 0);
 		if (!p->css[s].caller_ps && css_caller)
 			p->css[s].caller_ps = css_caller[s];
 	}

@@ -304,9 +304,10 @@ static void test_recursive_and_progrep(void)
 	dpa_feedback_release(&fb);
 
 	/* a profile without fib's file and line, or css 2's: the progrep's */
-	t.p.ps[3].file = 0;
-	t.p.ps[3].line = 0;
-	t.p.css[2].line = t.p.css[2].col = 0;
+	CU_ASSERT_FATAL(dpa_src_set(&t.p, DPA_PS_FILE, 3, 0) == 0);
+	CU_ASSERT_FATAL(dpa_src_set(&t.p, DPA_PS_LINE, 3, 0) == 0);
+	CU_ASSERT_FATAL(dpa_src_set(&t.p, DPA_CSS_LINE, 2, 0) == 0);
+	CU_ASSERT_FATAL(dpa_src_set(&t.p, DPA_CSS_COL, 2, 0) == 0);
 	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);
 	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, &s, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 5);

@@ -93,7 +93,7 @@ struct tmb *tmb_new(const char *path, const char *arg)
 	p->css = b->css_a;
 	p->pd = b->pd_a;
 	p->thread = b->th;
-	p->ps[1].name = dpa_str_id(p, "<root>");
+	CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_NAME, 1, dpa_str_id(p, "<root>")) == 0);
 	p->n_ps = 1;
 	return b;
 }
@@ -106,6 +106,7 @@ void tmb_free(struct tmb *b)
 	free(b->css_a);
 	free(b->pd_a);
 	dpa_csd_release(&b->p);
+	dpa_src_release(&b->p);
 	dpa_strtab_free(b->p.strings);
 	free(b);
 }
@@ -453,7 +454,7 @@ static void test_merge_header(void)
 	CU_ASSERT_STRING_EQUAL(m.prof.module[1].build_id, "abcdef01");
 	CU_ASSERT_PTR_NULL(m.prof.module[2].build_id);
 	CU_ASSERT_EQUAL(m.prof.ps[1].module, 0);
-	CU_ASSERT_STRING_EQUAL(dpa_str(&m.prof, m.prof.ps[1].name), "<root>");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&m.prof, dpa_src_get(&m.prof, DPA_PS_NAME, 1)), "<root>");
 	dpa_merged_release(&m);
 	tmb_free(a);
 	tmb_free(b);
@@ -513,8 +514,8 @@ static void name_all(struct tmb *b, uint64_t shift)
 	for (uint32_t k = 2; k <= p->n_ps; k++)
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (p->ps[k].offset == names[i].off + shift) {
-				p->ps[k].name = dpa_str_id(p, names[i].name);
-				p->ps[k].file = dpa_str_id(p, "prog.c");
+				CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_NAME, k, dpa_str_id(p, names[i].name)) == 0);
+				CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_FILE, k, dpa_str_id(p, "prog.c")) == 0);
 			}
 }
 
@@ -558,7 +559,7 @@ static void test_merge_by_name(void)
 	CU_ASSERT_EQUAL(dpa_own(&m.prof, m.csd_map[0][3], DPA_CALLS), 4 + 5);
 	CU_ASSERT_EQUAL(dpa_own(&m.prof, m.csd_map[1][4], DPA_CALLS), 7);
 	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[1][4]].caller_pd, pf);
-	CU_ASSERT_STRING_EQUAL(dpa_str(&m.prof, m.prof.ps[pf ? m.prof.pd[pf].ps : 1].name), "f");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&m.prof, dpa_src_get(&m.prof, DPA_PS_NAME, pf ? m.prof.pd[pf].ps : 1)), "f");
 	CU_ASSERT_PTR_NULL(m.prof.module[1].build_id);  /* the builds disagree */
 	dpa_merged_release(&m);
 	tmb_free(a);

@@ -564,10 +564,12 @@ static void test_map_profile(void)
 	mods[3].build_id = "00";
 	p.n_ps = 4;
 	p.ps = ps;
-	ps[1].name = dpa_str_id(&p, "<root>");
-	ps[2] = (struct dpa_ps){ .module = 1, .offset = f, .name = dpa_str_id(&p, "f") };
+	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 1, dpa_str_id(&p, "<root>")) == 0);
+	ps[2] = (struct dpa_ps){ .module = 1, .offset = f };
+	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 2, dpa_str_id(&p, "f")) == 0);
 	ps[3] = (struct dpa_ps){ .module = 1, .offset = g };          /* unnamed: by its site */
-	ps[4] = (struct dpa_ps){ .module = 1, .offset = g, .name = dpa_str_id(&p, "h") };  /* no such function */
+	ps[4] = (struct dpa_ps){ .module = 1, .offset = g };          /* no such function: */
+	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 4, dpa_str_id(&p, "h")) == 0);
 	p.n_css = 6;
 	p.css = css;
 	css[1] = (struct dpa_css){ .caller_ps = 2, .module = 1, .offset = tab };
@@ -617,6 +619,7 @@ static void test_map_profile(void)
 	snprintf(rec, sizeof(rec), "%s: .deepprof.progrep line 1: record: missing", lib);
 	CU_ASSERT_STRING_EQUAL(err.msg, rec);
 	dpa_progreps_release(&s);
+	dpa_src_release(&p);
 	dpa_strtab_free(p.strings);
 }
 

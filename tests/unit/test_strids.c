@@ -66,31 +66,56 @@ static void test_growth(void)
 	dpa_profile_release(&p);
 }
 
-/* The node layouts: ps 24 bytes, css 36, pd 16; a css's kind and col share
- * a word without disturbing each other, and offsets keep all 64 bits. */
+/* The node layouts: ps 12 bytes, css 20 (kind and module share a word
+ * without disturbing each other), pd 16, offsets keeping all 64 bits; the
+ * source fields are columns as narrow as their values allow,
+ * widened in place when a larger value comes, 0 beyond what was set. */
 static void test_layout(void)
 {
+	struct dpa_profile p;
 	struct dpa_css s[2];
 	struct dpa_ps q;
 
-	CU_ASSERT_EQUAL(sizeof(struct dpa_ps), 24);
-	CU_ASSERT_EQUAL(sizeof(struct dpa_css), 36);
+	CU_ASSERT_EQUAL(sizeof(struct dpa_ps), 12);
+	CU_ASSERT_EQUAL(sizeof(struct dpa_css), 20);
 	CU_ASSERT_EQUAL(sizeof(struct dpa_pd), 16);
 	memset(s, 0, sizeof(s));
-	s[1].col = (1u << 29) - 1;
+	s[1].module = DPA_MAX_MODULES;
 	s[1].kind = DPA_CSS_CALLBACK;
 	s[1].offset = 0x123456789abcdef0ull;
-	s[1].line = 7;
-	CU_ASSERT_EQUAL(s[1].col, (1u << 29) - 1);
+	CU_ASSERT_EQUAL(s[1].module, (1u << 29) - 1);
 	CU_ASSERT_EQUAL(s[1].kind, DPA_CSS_CALLBACK);
 	CU_ASSERT_EQUAL(s[1].offset, 0x123456789abcdef0ull);
-	CU_ASSERT_EQUAL(s[1].line, 7);
 	CU_ASSERT_EQUAL(s[0].offset, 0);
 	memset(&q, 0, sizeof(q));
 	q.offset = UINT64_MAX;
 	CU_ASSERT_EQUAL(q.offset, UINT64_MAX);
-	CU_ASSERT_EQUAL(q.name, 0);
-	CU_ASSERT_EQUAL(q.line, 0);
+
+	memset(&p, 0, sizeof(p));
+	CU_ASSERT_EQUAL(dpa_src_set(&p, DPA_CSS_LINE, 1000, 0), 0);     /* 0: nothing stored */
+	CU_ASSERT_EQUAL(p.src[DPA_CSS_LINE].width, 0);
+	CU_ASSERT_PTR_NULL(p.src[DPA_CSS_LINE].v);
+	CU_ASSERT_EQUAL(dpa_src_set(&p, DPA_CSS_LINE, 3, 7), 0);
+	CU_ASSERT_EQUAL(p.src[DPA_CSS_LINE].width, 1);
+	CU_ASSERT_EQUAL(dpa_src_set(&p, DPA_CSS_LINE, 2, 300), 0);
+	CU_ASSERT_EQUAL(p.src[DPA_CSS_LINE].width, 2);
+	CU_ASSERT_EQUAL(dpa_src_set(&p, DPA_CSS_LINE, 100, 70000), 0);
+	CU_ASSERT_EQUAL(p.src[DPA_CSS_LINE].width, 4);
+	CU_ASSERT_EQUAL(dpa_src_set(&p, DPA_CSS_COL, 5, (1u << 29) - 1), 0);
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 3), 7);
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 2), 300);
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 100), 70000);
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 99), 0);
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 5000), 0);  /* past the column */
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_COL, 5), (1u << 29) - 1);
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_FILE, 5), 0);      /* another column */
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_LINE, 3), 0);
+	p.n_css = 4;
+	dpa_src_trim(&p);       /* ids 0 .. n_css kept, the rest given back */
+	CU_ASSERT_EQUAL(p.src[DPA_CSS_LINE].n, 5);
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 3), 7);
+	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 100), 0);
+	dpa_profile_release(&p);
 }
 
 DPA_TEST_SUITE(strids,

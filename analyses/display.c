@@ -211,7 +211,7 @@ static void ps_cells(struct build *b, uint32_t ps)
 
 	put_id(b, ps);
 	put_s(b, ps_name(b, ps));
-	put_s(b, dpa_str(b->p, dpa_src_get(b->p, DPA_PS_FILE, ps)));
+	put_s(b, dpa_src_str(b->p, DPA_PS_FILE, ps));
 	if (line)
 		put_u(b, line);
 	else
@@ -398,7 +398,7 @@ static void top(struct build *b)
 		put_u(b, i + 1);
 		cost_cells(b, w, true);
 		ps_cells(b, w->ps);
-		put_s(b, loc(b, dpa_str(b->p, dpa_src_get(b->p, DPA_PS_FILE, w->ps)), dpa_src_get(b->p, DPA_PS_LINE, w->ps)));
+		put_s(b, loc(b, dpa_src_str(b->p, DPA_PS_FILE, w->ps), dpa_src_get(b->p, DPA_PS_LINE, w->ps)));
 		put_u(b, w->count);
 	}
 	ranked_total(b, s);
@@ -414,7 +414,7 @@ static void proc_ident_cols(struct build *b)
 static void proc_ident_cells(struct build *b, const struct dpa_report_row *w)
 {
 	ps_cells(b, w->ps);
-	put_s(b, loc(b, dpa_str(b->p, dpa_src_get(b->p, DPA_PS_FILE, w->ps)), dpa_src_get(b->p, DPA_PS_LINE, w->ps)));
+	put_s(b, loc(b, dpa_src_str(b->p, DPA_PS_FILE, w->ps), dpa_src_get(b->p, DPA_PS_LINE, w->ps)));
 	put_u(b, w->count);
 }
 

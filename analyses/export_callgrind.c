@@ -228,7 +228,7 @@ static void put_clean(FILE *f, const char *s)
 
 static const char *ps_file(const struct dpa_profile *p, uint32_t ps)
 {
-	const char *f = dpa_str(p, dpa_src_get(p, DPA_PS_FILE, ps));
+	const char *f = dpa_src_str(p, DPA_PS_FILE, ps);
 
 	return f && *f ? f : "???";
 }

@@ -74,7 +74,7 @@ int dpa_export_speedscope(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure
 		put_json_str(out, s.frame_name[f]);
 		if (dpa_src_get(p, DPA_PS_FILE, s.frame_ps[f])) {
 			fprintf(out, ",\"file\":");
-			put_json_str(out, dpa_str(p, dpa_src_get(p, DPA_PS_FILE, s.frame_ps[f])));
+			put_json_str(out, dpa_src_str(p, DPA_PS_FILE, s.frame_ps[f]));
 		}
 		if (dpa_src_get(p, DPA_PS_LINE, s.frame_ps[f]))
 			fprintf(out, ",\"line\":%u", dpa_src_get(p, DPA_PS_LINE, s.frame_ps[f]));

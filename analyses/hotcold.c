@@ -76,7 +76,7 @@ int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
 		f = pr->ps[ps].fn;
 	if (!(at->fn = dpa_fb_strdup(fb, dpa_ps_name(p, ps))))
 		return -1;
-	file = dpa_src_get(p, DPA_PS_FILE, ps) ? dpa_str(p, dpa_src_get(p, DPA_PS_FILE, ps)) : f ? f->file : NULL;
+	file = dpa_src_get(p, DPA_PS_FILE, ps) ? dpa_src_str(p, DPA_PS_FILE, ps) : f ? f->file : NULL;
 	if (file && !(at->file = dpa_fb_strdup(fb, file)))
 		return -1;
 	at->line = dpa_src_get(p, DPA_PS_LINE, ps) ? dpa_src_get(p, DPA_PS_LINE, ps) : f ? f->line : 0;
@@ -98,10 +98,11 @@ int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
 	if (css == 0 || css > p->n_css)
 		return 0;
 	s = &p->css[css];
-	fn = s->caller_ps ? dpa_ps_name(p, s->caller_ps) : dpa_str(p, dpa_src_get(p, DPA_CSS_IN_FN, css));
+	fn = s->caller_ps ? dpa_ps_name(p, s->caller_ps) : dpa_src_str(p, DPA_CSS_IN_FN, css);
 	if (fn && !(at->fn = dpa_fb_strdup(fb, fn)))
 		return -1;
-	if (dpa_src_get(p, DPA_CSS_FILE, css) && !(at->file = dpa_fb_strdup(fb, dpa_str(p, dpa_src_get(p, DPA_CSS_FILE, css)))))
+	if (dpa_src_get(p, DPA_CSS_FILE, css) &&
+	    !(at->file = dpa_fb_strdup(fb, dpa_src_str(p, DPA_CSS_FILE, css))))
 		return -1;
 	at->line = dpa_src_get(p, DPA_CSS_LINE, css);
 	at->col = dpa_src_get(p, DPA_CSS_COL, css);
@@ -386,7 +387,7 @@ static int progrep_never(const struct dpa_profile *p, const struct dpa_progreps 
 			if (pr->ps[i].module == m && pr->ps[i].fn)
 				fn_hit[pr->ps[i].fn - r->fn] = 1;
 			if (p->ps[i].module == m && dpa_src_get(p, DPA_PS_NAME, i))
-				names[n_names++] = dpa_str(p, dpa_src_get(p, DPA_PS_NAME, i));
+				names[n_names++] = dpa_src_str(p, DPA_PS_NAME, i);
 		}
 		qsort(names, n_names, sizeof(*names), by_str);
 		for (uint32_t c = 1; c <= p->n_css; c++) {

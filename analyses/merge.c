@@ -381,9 +381,9 @@ static int ps_key(struct merger *mg, uint32_t i, uint32_t s, struct tkey *k)
 	k->c = 0;
 	if (ps->module == 0 || dpa_src_get(p, DPA_PS_NAME, s)) {
 		k->a = ps->module ? PS_BY_NAME : PS_SYNTHETIC;
-		name = ps->module ? xfmt("%s\x1f%s", dpa_str(p, dpa_src_get(p, DPA_PS_NAME, s)),
-					 dpa_src_get(p, DPA_PS_FILE, s) ? dpa_str(p, dpa_src_get(p, DPA_PS_FILE, s)) : "")
-				  : xstrdup(dpa_src_get(p, DPA_PS_NAME, s) ? dpa_str(p, dpa_src_get(p, DPA_PS_NAME, s)) : "");
+		name = ps->module ? xfmt("%s\x1f%s", dpa_src_str(p, DPA_PS_NAME, s),
+					 dpa_src_get(p, DPA_PS_FILE, s) ? dpa_src_str(p, DPA_PS_FILE, s) : "")
+				  : xstrdup(dpa_src_get(p, DPA_PS_NAME, s) ? dpa_src_str(p, DPA_PS_NAME, s) : "");
 		k->b = strtab_intern(&mg->names, name);
 		return k->b != 0;
 	}
@@ -1337,7 +1337,7 @@ const char *dpa_merge_ps_label(const struct dpa_profile *p, uint32_t ps, char *b
 	}
 	s = &p->ps[ps];
 	if (dpa_src_get(p, DPA_PS_NAME, ps))
-		snprintf(buf, n, "%s", dpa_str(p, dpa_src_get(p, DPA_PS_NAME, ps)));
+		snprintf(buf, n, "%s", dpa_src_str(p, DPA_PS_NAME, ps));
 	else if (s->module && s->module <= p->n_module)
 		snprintf(buf, n, "0x%llx in %s", (unsigned long long)s->offset,
 			 base_name(p->module[s->module].path));
@@ -1414,16 +1414,16 @@ char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
 	for (k = 1; k <= p->n_ps; k++) {
 		const struct dpa_ps *s = &p->ps[k];
 		fprintf(f, "ps %u module=%u offset=%llx name=", k, s->module, (unsigned long long)s->offset);
-		put_str(f, dpa_str(p, dpa_src_get(p, DPA_PS_NAME, k)));
+		put_str(f, dpa_src_str(p, DPA_PS_NAME, k));
 		fprintf(f, " file=");
-		put_str(f, dpa_str(p, dpa_src_get(p, DPA_PS_FILE, k)));
+		put_str(f, dpa_src_str(p, DPA_PS_FILE, k));
 		fprintf(f, " line=%u\n", dpa_src_get(p, DPA_PS_LINE, k));
 	}
 	for (k = 1; k <= p->n_css; k++) {
 		const struct dpa_css *c = &p->css[k];
 		fprintf(f, "css %u caller_ps=%u module=%u offset=%llx kind=%u callee_ps=%u file=", k,
 			c->caller_ps, c->module, (unsigned long long)c->offset, c->kind, c->callee_ps);
-		put_str(f, dpa_str(p, dpa_src_get(p, DPA_CSS_FILE, k)));
+		put_str(f, dpa_src_str(p, DPA_CSS_FILE, k));
 		fprintf(f, " line=%u col=%u\n", dpa_src_get(p, DPA_CSS_LINE, k), dpa_src_get(p, DPA_CSS_COL, k));
 	}
 	for (k = 1; k <= p->n_pd; k++)

@@ -84,7 +84,7 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 	if (max < 2)
 		max = 2;
 	for (uint32_t k = 2; k <= p->n_ps; k++) {
-		const char *s = dpa_str(p, dpa_src_get(p, DPA_PS_NAME, k));
+		const char *s = dpa_src_str(p, DPA_PS_NAME, k);
 		struct cand c;
 		bool dup = false;
 
@@ -97,7 +97,7 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 			c.dist = max + 1;
 		c.ps = k;
 		for (unsigned i = 0; i < n; i++)
-			if (!strcmp(dpa_str(p, dpa_src_get(p, DPA_PS_NAME, best[i].ps)), s))
+			if (!strcmp(dpa_src_str(p, DPA_PS_NAME, best[i].ps), s))
 				dup = true;
 		if (dup)
 			continue;
@@ -116,7 +116,7 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 	len += snprintf(err->msg + len, sizeof(err->msg) - len, " (did you mean:");
 	for (unsigned i = 0; i < n && len < sizeof(err->msg); i++)
 		len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s", i ? "," : "",
-				dpa_str(p, dpa_src_get(p, DPA_PS_NAME, best[i].ps)));
+				dpa_src_str(p, DPA_PS_NAME, best[i].ps));
 	if (len < sizeof(err->msg))
 		snprintf(err->msg + len, sizeof(err->msg) - len, "?)");
 }
@@ -144,19 +144,19 @@ int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out
 		return -1;
 	}
 	for (uint32_t k = 1; k <= p->n_ps; k++) {
-		const char *nm = dpa_src_get(p, DPA_PS_NAME, k) ? dpa_str(p, dpa_src_get(p, DPA_PS_NAME, k)) : dpa_ps_name(p, k);
+		const char *nm = dpa_src_get(p, DPA_PS_NAME, k) ? dpa_src_str(p, DPA_PS_NAME, k) : dpa_ps_name(p, k);
 
 		if (strcmp(nm, name))
 			continue;
-		if (colon && !file_matches(dpa_str(p, dpa_src_get(p, DPA_PS_FILE, k)), spec, flen))
+		if (colon && !file_matches(dpa_src_str(p, DPA_PS_FILE, k), spec, flen))
 			continue;
 		if (nv && !colon) {
-			const char *f = dpa_src_get(p, DPA_PS_FILE, k) ? dpa_str(p, dpa_src_get(p, DPA_PS_FILE, k)) : "";
+			const char *f = dpa_src_get(p, DPA_PS_FILE, k) ? dpa_src_str(p, DPA_PS_FILE, k) : "";
 
 			if (strcmp(f, file1 ? file1 : ""))
 				ambiguous = true;
 		} else {
-			file1 = dpa_str(p, dpa_src_get(p, DPA_PS_FILE, k));
+			file1 = dpa_src_str(p, DPA_PS_FILE, k);
 		}
 		v[nv++] = k;
 	}
@@ -175,7 +175,7 @@ int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out
 				      "%s: '%s' names procedures in several files; say which:", p->path, name);
 		for (uint32_t i = 0; i < nv && len < sizeof(err->msg); i++) {
 			len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s:%s", i ? "," : "",
-					dpa_src_get(p, DPA_PS_FILE, v[i]) ? dpa_basename(dpa_str(p, dpa_src_get(p, DPA_PS_FILE, v[i]))) : "?", name);
+					dpa_src_get(p, DPA_PS_FILE, v[i]) ? dpa_basename(dpa_src_str(p, DPA_PS_FILE, v[i])) : "?", name);
 		}
 		free(v);
 		return -1;

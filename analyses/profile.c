@@ -91,7 +91,7 @@ const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps)
 	if (ps == 0 || ps > p->n_ps)
 		return "?";
 	if (dpa_src_get(p, DPA_PS_NAME, ps))
-		return dpa_str(p, dpa_src_get(p, DPA_PS_NAME, ps));
+		return dpa_src_str(p, DPA_PS_NAME, ps);
 	return dpa_addr_name(p, p->ps[ps].module, p->ps[ps].offset);
 }
 
@@ -152,6 +152,11 @@ int dpa_src_set(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_t v)
 	c->n = (uint32_t)n;
 	src_put(c->v, w, id, v);
 	return 0;
+}
+
+const char *dpa_src_str(const struct dpa_profile *p, enum dpa_src f, uint32_t id)
+{
+	return dpa_str(p, dpa_src_get(p, f, id));
 }
 
 void dpa_src_trim(struct dpa_profile *p)

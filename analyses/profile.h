@@ -253,6 +253,10 @@ static inline uint32_t dpa_src_get(const struct dpa_profile *p, enum dpa_src f, 
 	return 0;
 }
 
+/* The string of source field f (a string id: name, file, in_fn) of ps
+ * (css) id: NULL when it has none. */
+const char *dpa_src_str(const struct dpa_profile *p, enum dpa_src f, uint32_t id);
+
 /* Source field f of ps (css) id becomes v; the column grows (in length or
  * width) when it must, other ids keep their values. Returns 0, or -1 when
  * out of memory (nothing changed); setting 0 never fails. */

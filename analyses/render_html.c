@@ -538,7 +538,7 @@ out:
  * say) or out of memory. */
 static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group, uint32_t *ng)
 {
-	const char *name = dpa_src_get(p, DPA_PS_NAME, ps) ? dpa_str(p, dpa_src_get(p, DPA_PS_NAME, ps)) : dpa_ps_name(p, ps);
+	const char *name = dpa_src_get(p, DPA_PS_NAME, ps) ? dpa_src_str(p, DPA_PS_NAME, ps) : dpa_ps_name(p, ps);
 
 	for (int i = 0; i < 3; i++) {
 		struct dpa_error e;
@@ -548,9 +548,9 @@ static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group,
 		if (i < 2 && !dpa_src_get(p, DPA_PS_FILE, ps))
 			continue;
 		if (i == 0)
-			n = asprintf(&spec, "%s:%s", dpa_basename(dpa_str(p, dpa_src_get(p, DPA_PS_FILE, ps))), name);
+			n = asprintf(&spec, "%s:%s", dpa_basename(dpa_src_str(p, DPA_PS_FILE, ps)), name);
 		else if (i == 1)
-			n = asprintf(&spec, "%s:%s", dpa_str(p, dpa_src_get(p, DPA_PS_FILE, ps)), name);
+			n = asprintf(&spec, "%s:%s", dpa_src_str(p, DPA_PS_FILE, ps), name);
 		else
 			n = asprintf(&spec, "%s", name);
 		if (n < 0)

@@ -698,7 +698,7 @@ static int callers(struct dpa_report *r, struct dpa_error *err)
 		case DPA_GROUP_SITE: key = y->css; break;
 		case DPA_GROUP_CLIQUE: key = dpa_clique_of(cl, y->caller_pd); break;
 		case DPA_GROUP_FILE: {
-			const char *f = dpa_str(p, dpa_src_get(p, DPA_PS_FILE, caller_ps));
+			const char *f = dpa_src_str(p, DPA_PS_FILE, caller_ps);
 
 			/* slot[ps] is the row of ps's file: looked up once per ps */
 			key = caller_ps;
@@ -726,7 +726,7 @@ static int callers(struct dpa_report *r, struct dpa_error *err)
 			switch (r->o.group) {
 			case DPA_GROUP_SITE: w->css = y->css; break;
 			case DPA_GROUP_CLIQUE: w->clique = key; break;
-			case DPA_GROUP_FILE: w->label = dpa_str(p, dpa_src_get(p, DPA_PS_FILE, caller_ps)); break;
+			case DPA_GROUP_FILE: w->label = dpa_src_str(p, DPA_PS_FILE, caller_ps); break;
 			default: break;
 			}
 			if (r->o.group == DPA_GROUP_CLIQUE) {

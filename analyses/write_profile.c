@@ -203,8 +203,8 @@ static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
 		msgpack_pack_uint32(pk, i);
 		msgpack_pack_uint32(pk, s->module);
 		msgpack_pack_uint64(pk, s->offset);
-		pack_cstr(pk, dpa_str(p, dpa_src_get(p, DPA_PS_NAME, i)));
-		pack_cstr(pk, dpa_str(p, dpa_src_get(p, DPA_PS_FILE, i)));
+		pack_cstr(pk, dpa_src_str(p, DPA_PS_NAME, i));
+		pack_cstr(pk, dpa_src_str(p, DPA_PS_FILE, i));
 		msgpack_pack_uint32(pk, dpa_src_get(p, DPA_PS_LINE, i));
 	}
 	for (i = 1; i <= p->n_css; i++) {
@@ -217,7 +217,7 @@ static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
 		msgpack_pack_uint64(pk, c->offset);
 		msgpack_pack_uint32(pk, c->kind);
 		msgpack_pack_uint32(pk, c->callee_ps);
-		pack_cstr(pk, dpa_str(p, dpa_src_get(p, DPA_CSS_FILE, i)));
+		pack_cstr(pk, dpa_src_str(p, DPA_CSS_FILE, i));
 		msgpack_pack_uint32(pk, dpa_src_get(p, DPA_CSS_LINE, i));
 		msgpack_pack_uint32(pk, dpa_src_get(p, DPA_CSS_COL, i));
 	}

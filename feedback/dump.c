@@ -114,7 +114,7 @@ static void ps_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	fmt_u(c[0], i);
 	fmt_u(c[1], ps->module);
 	snprintf(c[2], CELL, "0x%" PRIx64, ps->offset);
-	fmt_loc(c[3], dpa_str(p, dpa_src_get(p, DPA_PS_FILE, i)), dpa_src_get(p, DPA_PS_LINE, i), 0);
+	fmt_loc(c[3], dpa_src_str(p, DPA_PS_FILE, i), dpa_src_get(p, DPA_PS_LINE, i), 0);
 	snprintf(c[4], CELL, "%s", dpa_ps_name(p, i));
 }
 
@@ -126,8 +126,10 @@ static void css_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	fmt_u(c[1], s->module);
 	snprintf(c[2], CELL, "0x%" PRIx64, s->offset);
 	snprintf(c[3], CELL, "%s", dpa_css_kind_name(s->kind));
-	fmt_loc(c[4], dpa_str(p, dpa_src_get(p, DPA_CSS_FILE, i)), dpa_src_get(p, DPA_CSS_LINE, i), dpa_src_get(p, DPA_CSS_COL, i));
-	snprintf(c[5], CELL, "%s", dpa_src_get(p, DPA_CSS_IN_FN, i) ? dpa_str(p, dpa_src_get(p, DPA_CSS_IN_FN, i)) : dpa_addr_name(p, s->module, s->offset));
+	fmt_loc(c[4], dpa_src_str(p, DPA_CSS_FILE, i), dpa_src_get(p, DPA_CSS_LINE, i),
+		dpa_src_get(p, DPA_CSS_COL, i));
+	snprintf(c[5], CELL, "%s", dpa_src_get(p, DPA_CSS_IN_FN, i) ? dpa_src_str(p, DPA_CSS_IN_FN, i)
+		 : dpa_addr_name(p, s->module, s->offset));
 	snprintf(c[6], CELL, "%" PRIu32 " %s", s->caller_ps, ps_name_text(p, s->caller_ps));
 	if (s->callee_ps)
 		snprintf(c[7], CELL, "%" PRIu32 " %s", s->callee_ps, ps_name_text(p, s->callee_ps));
@@ -319,8 +321,8 @@ static json_t *ps_json_obj(const struct dpa_profile *p, uint32_t i)
 	json_t *o = json_object();
 
 	put(o, "id", ju(i));
-	put(o, "name", js(dpa_str(p, dpa_src_get(p, DPA_PS_NAME, i))));
-	put(o, "file", js(dpa_str(p, dpa_src_get(p, DPA_PS_FILE, i))));
+	put(o, "name", js(dpa_src_str(p, DPA_PS_NAME, i)));
+	put(o, "file", js(dpa_src_str(p, DPA_PS_FILE, i)));
 	put(o, "line", ju(dpa_src_get(p, DPA_PS_LINE, i)));
 	put(o, "module", ju(ps->module));
 	put(o, "offset", ju(ps->offset));
@@ -336,8 +338,8 @@ static json_t *css_json(const struct dpa_profile *p, uint32_t i)
 	put(o, "caller_ps", ju(s->caller_ps));
 	put(o, "kind", json_string(dpa_css_kind_name(s->kind)));
 	put(o, "callee_ps", ju(s->callee_ps));
-	put(o, "in", js(dpa_str(p, dpa_src_get(p, DPA_CSS_IN_FN, i))));
-	put(o, "file", js(dpa_str(p, dpa_src_get(p, DPA_CSS_FILE, i))));
+	put(o, "in", js(dpa_src_str(p, DPA_CSS_IN_FN, i)));
+	put(o, "file", js(dpa_src_str(p, DPA_CSS_FILE, i)));
 	put(o, "line", ju(dpa_src_get(p, DPA_CSS_LINE, i)));
 	put(o, "col", ju(dpa_src_get(p, DPA_CSS_COL, i)));
 	put(o, "module", ju(s->module));
@@ -418,7 +420,7 @@ static void dump_json(const struct dpa_profile *p)
 	ps_json = calloc((size_t)p->n_ps + 1, sizeof(*ps_json));
 	if (ps_json)
 		for (uint32_t i = 1; i <= p->n_ps; i++) {
-			json_t *name = dpa_src_get(p, DPA_PS_NAME, i) ? json_string(dpa_str(p, dpa_src_get(p, DPA_PS_NAME, i))) : NULL;
+			json_t *name = dpa_src_get(p, DPA_PS_NAME, i) ? json_string(dpa_src_str(p, DPA_PS_NAME, i)) : NULL;
 
 			ps_json[i] = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
 			json_decref(name);

@@ -58,8 +58,8 @@ int main(int argc, char **argv)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "name", json_string(dpa_ps_name(&p, ps)));
-		json_object_set_new(o, "file", dpa_src_get(&p, DPA_PS_FILE, ps) ? json_string(dpa_str(&p, dpa_src_get(&p, DPA_PS_FILE, ps)))
-				    : json_null());
+		json_object_set_new(o, "file", dpa_src_get(&p, DPA_PS_FILE, ps)
+				    ? json_string(dpa_src_str(&p, DPA_PS_FILE, ps)) : json_null());
 		json_object_set_new(o, "own", costs(&d, ps, false, npt));
 		json_object_set_new(o, "total", costs(&d, ps, true, npt));
 		json_array_append_new(arr, o);

@@ -454,7 +454,7 @@ static void test_merge_header(void)
 	CU_ASSERT_STRING_EQUAL(m.prof.module[1].build_id, "abcdef01");
 	CU_ASSERT_PTR_NULL(m.prof.module[2].build_id);
 	CU_ASSERT_EQUAL(m.prof.ps[1].module, 0);
-	CU_ASSERT_STRING_EQUAL(dpa_str(&m.prof, dpa_src_get(&m.prof, DPA_PS_NAME, 1)), "<root>");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&m.prof, DPA_PS_NAME, 1), "<root>");
 	dpa_merged_release(&m);
 	tmb_free(a);
 	tmb_free(b);
@@ -559,7 +559,7 @@ static void test_merge_by_name(void)
 	CU_ASSERT_EQUAL(dpa_own(&m.prof, m.csd_map[0][3], DPA_CALLS), 4 + 5);
 	CU_ASSERT_EQUAL(dpa_own(&m.prof, m.csd_map[1][4], DPA_CALLS), 7);
 	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[1][4]].caller_pd, pf);
-	CU_ASSERT_STRING_EQUAL(dpa_str(&m.prof, dpa_src_get(&m.prof, DPA_PS_NAME, pf ? m.prof.pd[pf].ps : 1)), "f");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&m.prof, DPA_PS_NAME, pf ? m.prof.pd[pf].ps : 1), "f");
 	CU_ASSERT_PTR_NULL(m.prof.module[1].build_id);  /* the builds disagree */
 	dpa_merged_release(&m);
 	tmb_free(a);

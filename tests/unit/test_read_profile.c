@@ -160,7 +160,7 @@ static void test_chain_exact(void)
 	CU_ASSERT_EQUAL(p.module[1].base, 0x555555554000ull);
 	CU_ASSERT_EQUAL(p.module[1].size, 0x10000);
 	CU_ASSERT_PTR_NULL(p.module[1].build_id);
-	CU_ASSERT_STRING_EQUAL(dpa_str(&p, dpa_src_get(&p, DPA_PS_NAME, 1)), "<root>");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&p, DPA_PS_NAME, 1), "<root>");
 	CU_ASSERT_EQUAL(p.ps[1].module, 0);
 	CU_ASSERT_EQUAL(p.ps[3].offset, 0x1030);
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 3), 0);

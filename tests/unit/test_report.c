@@ -117,7 +117,7 @@ static void test_names_find(void)
 	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "f1", &v, &n, &err), 0);
 	CU_ASSERT_EQUAL(n, 1);
 	if (n == 1)
-		CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, dpa_src_get(&f.p, DPA_PS_NAME, v[0])), "f1");
+		CU_ASSERT_STRING_EQUAL(dpa_src_str(&f.p, DPA_PS_NAME, v[0]), "f1");
 	free(v);
 	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "f17", &v, &n, &err), -1);
 	CU_ASSERT_PTR_NULL(v);
@@ -194,9 +194,9 @@ static void test_report_top(void)
 	CU_ASSERT_EQUAL(r.sec[0].n, 3);
 	CU_ASSERT_EQUAL(r.sec[0].n_before_limit, 30);     /* main, f1 .. f29 */
 	/* in a chain the totals fall along it: main, f1, f2 */
-	CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, dpa_src_get(&f.p, DPA_PS_NAME, r.sec[0].row[0].ps)), "main");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&f.p, DPA_PS_NAME, r.sec[0].row[0].ps), "main");
 	CU_ASSERT_EQUAL(r.sec[0].row[0].c.total[DPA_CALLS], f.st.calls);
-	CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, dpa_src_get(&f.p, DPA_PS_NAME, r.sec[0].row[1].ps)), "f1");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&f.p, DPA_PS_NAME, r.sec[0].row[1].ps), "f1");
 	CU_ASSERT_EQUAL(r.sec[0].row[1].c.total[DPA_CALLS], f.st.calls - 1);
 
 	/* display and renderers */
@@ -271,8 +271,8 @@ static void test_report_clique_chain(void)
 	o.id = f.d.cl.n;        /* the deepest: f9, below main, f1 .. f8 */
 	CU_ASSERT_EQUAL_FATAL(dpa_report_init(&r, &f.d, &o, &err), 0);
 	CU_ASSERT_EQUAL(r.sec[0].n, 9);         /* ancestors: f8 .. f1, main */
-	CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, dpa_src_get(&f.p, DPA_PS_NAME, r.sec[0].row[0].ps)), "f8");
-	CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, dpa_src_get(&f.p, DPA_PS_NAME, r.sec[0].row[8].ps)), "main");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&f.p, DPA_PS_NAME, r.sec[0].row[0].ps), "f8");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&f.p, DPA_PS_NAME, r.sec[0].row[8].ps), "main");
 	CU_ASSERT_EQUAL(r.sec[1].n, 1);         /* members */
 	CU_ASSERT_EQUAL(r.sec[2].n, 0);         /* no call sites */
 	CU_ASSERT_EQUAL(r.sec[3].n, 0);         /* no children */

@@ -91,21 +91,21 @@ static void check_program(const char *prog, uint64_t base)
 	CU_ASSERT_EQUAL(p.module[1].symbols, 1);
 	CU_ASSERT_EQUAL(p.module[2].symbols, 1);
 	/* procedures: name, file, line of the entry */
-	CU_ASSERT_STRING_EQUAL(dpa_str(&p, dpa_src_get(&p, DPA_PS_NAME, 1)), "<root>");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&p, DPA_PS_NAME, 1), "<root>");
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_FILE, 1), 0);
-	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 2) ? dpa_str(&p, dpa_src_get(&p, DPA_PS_NAME, 2)) : "", "prog_leaf");
-	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, dpa_src_get(&p, DPA_PS_FILE, 2))), "symprog.c");
+	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 2) ? dpa_src_str(&p, DPA_PS_NAME, 2) : "", "prog_leaf");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_src_str(&p, DPA_PS_FILE, 2)), "symprog.c");
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_LINE, 2), (uint32_t)s[0].line);
-	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 3) ? dpa_str(&p, dpa_src_get(&p, DPA_PS_NAME, 3)) : "", "lib_leaf");
-	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, dpa_src_get(&p, DPA_PS_FILE, 3))), "symlib.c");
+	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 3) ? dpa_src_str(&p, DPA_PS_NAME, 3) : "", "lib_leaf");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_src_str(&p, DPA_PS_FILE, 3)), "symlib.c");
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_LINE, 3), (uint32_t)s[2].line);
 	/* call sites: the line of the call, the function it is in */
-	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_CSS_IN_FN, 1) ? dpa_str(&p, dpa_src_get(&p, DPA_CSS_IN_FN, 1)) : "", "prog_caller");
-	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, dpa_src_get(&p, DPA_CSS_FILE, 1))), "symprog.c");
+	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_CSS_IN_FN, 1) ? dpa_src_str(&p, DPA_CSS_IN_FN, 1) : "", "prog_caller");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_src_str(&p, DPA_CSS_FILE, 1)), "symprog.c");
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 1), (uint32_t)s[1].line);
 	CU_ASSERT(dpa_src_get(&p, DPA_CSS_COL, 1) > 0);
-	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_CSS_IN_FN, 2) ? dpa_str(&p, dpa_src_get(&p, DPA_CSS_IN_FN, 2)) : "", "lib_caller");
-	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, dpa_src_get(&p, DPA_CSS_FILE, 2))), "symlib.c");
+	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_CSS_IN_FN, 2) ? dpa_src_str(&p, DPA_CSS_IN_FN, 2) : "", "lib_caller");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_src_str(&p, DPA_CSS_FILE, 2)), "symlib.c");
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_LINE, 2), (uint32_t)s[3].line);
 	/* display names */
 	CU_ASSERT_STRING_EQUAL(dpa_ps_name(&p, 2), "prog_leaf");
@@ -138,7 +138,7 @@ static void test_missing_and_mismatch(void)
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 2), 0);
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_FILE, 2), 0);
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_IN_FN, 1), 0);
-	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 3) ? dpa_str(&p, dpa_src_get(&p, DPA_PS_NAME, 3)) : "", "lib_leaf");
+	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 3) ? dpa_src_str(&p, DPA_PS_NAME, 3) : "", "lib_leaf");
 	snprintf(name, sizeof(name), "0x%lx in no-such-program", s[0].offset);
 	CU_ASSERT_STRING_EQUAL(dpa_ps_name(&p, 2), name);
 	CU_ASSERT_STRING_EQUAL(dpa_addr_name(&p, 0, 0x10), "0x10");
@@ -151,15 +151,15 @@ static void test_missing_and_mismatch(void)
 	CU_ASSERT_EQUAL(p.module[2].symbols, -1);
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 3), 0);
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_CSS_FILE, 2), 0);
-	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 2) ? dpa_str(&p, dpa_src_get(&p, DPA_PS_NAME, 2)) : "", "prog_leaf");
+	CU_ASSERT_STRING_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 2) ? dpa_src_str(&p, DPA_PS_NAME, 2) : "", "prog_leaf");
 	dpa_profile_release(&p);
 
 	/* names the file already has are kept */
 	make_profile(&p, "symprog", 0x555555554000ull, s);
 	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 2, dpa_str_id(&p, "from_the_file")) == 0);
 	CU_ASSERT_EQUAL(dpa_profile_symbolize(&p), 0);
-	CU_ASSERT_STRING_EQUAL(dpa_str(&p, dpa_src_get(&p, DPA_PS_NAME, 2)), "from_the_file");
-	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, dpa_src_get(&p, DPA_PS_FILE, 2))), "symprog.c");
+	CU_ASSERT_STRING_EQUAL(dpa_src_str(&p, DPA_PS_NAME, 2), "from_the_file");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_src_str(&p, DPA_PS_FILE, 2)), "symprog.c");
 	dpa_profile_release(&p);
 }
 

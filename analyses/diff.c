@@ -319,8 +319,8 @@ char *dpa_diff_context_name(const struct dpa_diff *d, uint32_t pd)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
-	if (o->pd[pd].thread > 1)
-		fprintf(f, "[thread %u] ", o->pd[pd].thread);
+	if (dpa_pd_thread(o, pd) > 1)
+		fprintf(f, "[thread %u] ", dpa_pd_thread(o, pd));
 	if (cut)
 		fputs("... > ", f);
 	for (i = n; i-- > 0;)
@@ -435,7 +435,7 @@ json_t *dpa_diff_json(const struct dpa_diff *d, enum dpa_diff_measure sort, size
 			x = d->m.bfs_parent_csd[x] ? o->csd[d->m.bfs_parent_csd[x]].caller_pd : 0;
 		}
 		json_object_set_new(j, "path", path);
-		json_object_set_new(j, "thread", json_integer(o->pd[row->id].thread));
+		json_object_set_new(j, "thread", json_integer(dpa_pd_thread(o, row->id)));
 		json_object_set_new(j, "pd", json_integer(row->id));
 		json_object_set_new(j, "status", json_string(status_names[row->status]));
 		add_compare(j, row->old, row->new_, "");

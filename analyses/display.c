@@ -458,7 +458,7 @@ static void proc(struct build *b)
 
 		row(b);
 		put_u(b, w->pd);
-		put_u(b, b->p->pd[w->pd].thread);
+		put_u(b, dpa_pd_thread(b->p, w->pd));
 		put_u(b, w->clique);
 		cost_cells(b, w, false);
 		ps_cells(b, w->other_ps);

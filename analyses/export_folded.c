@@ -305,7 +305,7 @@ int dpa_stacks_init(struct dpa_stacks *s, const struct dpa_deep *d, enum dpa_xme
 				q = mem[i - 1];
 				if (pd_node[q] != NONE)
 					continue;
-				t = p->pd[q].thread;
+				t = dpa_pd_thread(p, q);
 				if (t && t <= p->n_thread && p->thread[t].root_pd == q)
 					pd_node[q] = per_thread ? t : 0;
 				else
@@ -350,7 +350,7 @@ int dpa_stacks_init(struct dpa_stacks *s, const struct dpa_deep *d, enum dpa_xme
 			goto fail;
 		}
 		if (per_thread) {
-			uint32_t t = p->pd[c->caller_pd].thread;
+			uint32_t t = dpa_pd_thread(p, c->caller_pd);
 
 			if (t && t <= p->n_thread)
 				s->thread_total[t] += w;

@@ -1107,8 +1107,8 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 		}
 		canon[r] = ++npd;
 		o->pd[npd].ps = mg->ps_out[mg->pd_ps[r]];
-		o->pd[npd].thread = t;
 		o->thread[t].root_pd = npd;
+		o->thread[t].first_pd = npd;    /* its pds are numbered from here on */
 		head = tail = 0;
 		queue[tail++] = r;
 		while (head < tail) {
@@ -1140,7 +1140,6 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 				if (!canon[y]) {
 					canon[y] = ++npd;
 					o->pd[npd].ps = mg->ps_out[mg->pd_ps[y]];
-					o->pd[npd].thread = t;
 					out->bfs_parent_csd[npd] = ncsd;
 					queue[tail++] = y;
 				}
@@ -1196,7 +1195,7 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 		for (k = ncsd; k >= 1; k--)
 			o->in_perm[--o->pd[o->csd[k].callee_pd].in_first] = k;
 	}
-	dpa_profile_drop_identity(o);
+	dpa_profile_compact(o);        /* pd_thread is NULL: threads are ranges */
 	ret = 0;
 	goto out;
 oom:
@@ -1323,6 +1322,7 @@ void dpa_merged_release(struct dpa_merged *m)
 	free(o->thread);
 	free(o->out_perm);
 	free(o->in_perm);
+	free(o->pd_thread);
 	dpa_src_release(o);
 	memset(m, 0, sizeof(*m));
 }
@@ -1427,7 +1427,7 @@ char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
 		fprintf(f, " line=%u col=%u\n", dpa_src_get(p, DPA_CSS_LINE, k), dpa_src_get(p, DPA_CSS_COL, k));
 	}
 	for (k = 1; k <= p->n_pd; k++)
-		fprintf(f, "pd %u ps=%u thread=%u\n", k, p->pd[k].ps, p->pd[k].thread);
+		fprintf(f, "pd %u ps=%u thread=%u\n", k, p->pd[k].ps, dpa_pd_thread(p, k));
 	for (k = 1; k <= p->n_csd; k++) {
 		const struct dpa_csd *d = &p->csd[k];
 		fprintf(f, "csd %u css=%u %u->%u", k, d->css, d->caller_pd, d->callee_pd);

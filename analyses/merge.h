@@ -59,7 +59,7 @@ struct dpa_merge_options {
  * Maps are indexed [input][input id] and give the output id (0 for id 0).
  */
 struct dpa_merged {
-	struct dpa_profile prof;    /* out_perm/in_perm and pd.thread are filled */
+	struct dpa_profile prof;    /* out_perm/in_perm and the pds' threads are filled */
 	uint32_t n_in;
 	uint32_t **ps_map;
 	uint32_t **pd_map;

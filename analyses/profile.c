@@ -191,8 +191,25 @@ static bool is_identity(const uint32_t *perm, uint32_t n)
 	return true;
 }
 
-void dpa_profile_drop_identity(struct dpa_profile *p)
+void dpa_profile_compact(struct dpa_profile *p)
 {
+	if (p->pd_thread) {
+		bool ranges = true;
+
+		for (uint32_t i = 2; i <= p->n_pd && ranges; i++)
+			ranges = p->pd_thread[i] == p->pd_thread[i - 1] ||
+				 p->pd_thread[i] == p->pd_thread[i - 1] + 1;
+		if (ranges && p->n_pd && p->pd_thread[1] != 1)
+			ranges = false;
+		if (ranges && p->n_pd && p->pd_thread[p->n_pd] != p->n_thread)
+			ranges = false;
+		if (ranges) {
+			for (uint32_t i = p->n_pd; i >= 1; i--)
+				p->thread[p->pd_thread[i]].first_pd = i;
+			free(p->pd_thread);
+			p->pd_thread = NULL;
+		}
+	}
 	if (p->out_perm && is_identity(p->out_perm, p->n_csd)) {
 		free(p->out_perm);
 		p->out_perm = NULL;
@@ -217,6 +234,7 @@ void dpa_profile_release(struct dpa_profile *p)
 	free(p->thread);
 	free(p->out_perm);
 	free(p->in_perm);
+	free(p->pd_thread);
 	dpa_src_release(p);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));

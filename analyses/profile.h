@@ -132,19 +132,19 @@ struct dpa_src_col {
 };
 
 /*
- * A pd's csds are a group of dpa_out_csd() (dpa_in_csd()): the groups follow one another
- * in pd id order, so a group ends where the next pd's starts, and a pd needs
- * no counts (16 bytes, not 24). pd[n_pd + 1] is a sentinel whose out_first
- * and in_first are n_csd; pd 0's are 0 (pd 1's group starts at 0).
+ * A pd's csds are a group of dpa_out_csd() (dpa_in_csd()): the groups follow
+ * one another in pd id order, so a group ends where the next pd's starts,
+ * and a pd needs no counts. pd[n_pd + 1] is a sentinel whose out_first and
+ * in_first are n_csd; pd 0's are 0 (pd 1's group starts at 0). Its thread
+ * (the thread whose graph holds it) is dpa_pd_thread(): 12 bytes, not 24.
  */
 struct dpa_pd {
 	uint32_t ps;
-	uint32_t thread;        /* the thread whose graph holds this pd */
 	uint32_t out_first;     /* csds called from here: dpa_out_csd(p, out_first ..) */
 	uint32_t in_first;      /* csds calling here:     dpa_in_csd(p, in_first ..)  */
 };
 
-_Static_assert(sizeof(struct dpa_pd) == 16, "struct dpa_pd has no counts: 16 bytes");
+_Static_assert(sizeof(struct dpa_pd) == 12, "struct dpa_pd has no counts and no thread: 12 bytes");
 
 /* The number of csds called from pd (a pointer into p->pd, 0 .. n_pd). */
 static inline uint32_t dpa_pd_out_n(const struct dpa_pd *pd)
@@ -186,6 +186,9 @@ struct dpa_col {
 struct dpa_thread {
 	uint64_t tid;
 	uint32_t root_pd;
+	uint32_t first_pd;      /* with pd_thread NULL: this thread's pds are
+				 * first_pd .. the next thread's first_pd - 1
+				 * (n_pd for the last thread) */
 	uint64_t cpu_ns, ticks, ticks_outside, allocs_outside, bytes_outside;
 	bool exited;
 };
@@ -213,12 +216,16 @@ struct dpa_profile {
 	/* The csd ids grouped by caller (callee) pd, n_csd entries each, read
 	 * with dpa_out_csd() (dpa_in_csd()); NULL when that order is the csd
 	 * ids' own (entry i is csd i + 1), which saves 4 bytes per csd
-	 * (dpa_profile_drop_identity). in_perm is NULL for libprof's profiles
+	 * (dpa_profile_compact). in_perm is NULL for libprof's profiles
 	 * of programs without recursion (csds are written in the order they
 	 * were made, each with the pd it made), out_perm for merged ones
 	 * (merge writes csds grouped by caller). */
 	uint32_t *out_perm;
 	uint32_t *in_perm;
+	/* [n_pd + 1]: each pd's thread, read with dpa_pd_thread(); NULL when
+	 * every thread's pds are one range of ids, in thread order (libprof
+	 * and merge write them so), which thread[].first_pd then gives */
+	uint32_t *pd_thread;
 	struct dpa_src_col src[DPA_NSRC];       /* ps and css source fields */
 	void *strings;          /* private: the string table (dpa_str) */
 };
@@ -268,9 +275,32 @@ void dpa_src_trim(struct dpa_profile *p);
 /* Free the source columns (dpa_profile_release() does it too). */
 void dpa_src_release(struct dpa_profile *p);
 
-/* Once out_perm and in_perm are filled (n_csd entries each, or NULL): free
- * each one that is the identity and set it to NULL. O(n_csd); never fails. */
-void dpa_profile_drop_identity(struct dpa_profile *p);
+/* The thread whose graph holds pd (1 .. n_pd; 0 for pd 0). O(1) with a
+ * single thread or a stored pd_thread, else O(log n_thread). */
+static inline uint32_t dpa_pd_thread(const struct dpa_profile *p, uint32_t pd)
+{
+	uint32_t lo = 1, hi = p->n_thread;
+
+	if (p->pd_thread)
+		return p->pd_thread[pd];
+	if (!pd)
+		return 0;
+	while (lo < hi) {       /* the last thread whose first_pd <= pd */
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+
+		if (p->thread[mid].first_pd <= pd)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Once out_perm, in_perm and pd_thread are filled (or NULL): free each that
+ * is not needed and set it to NULL: a permutation that is the identity, and
+ * pd_thread when every thread's pds are one range of ids in thread order
+ * (then thread[].first_pd are set). O(n_csd + n_pd); never fails. */
+void dpa_profile_compact(struct dpa_profile *p);
 
 /* Read and validate `path` into *p (which the caller provides, uninitialised).
  * On failure *p holds nothing that needs releasing. */

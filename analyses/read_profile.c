@@ -1029,20 +1029,26 @@ static void fill_in_csd(struct reader *r)
 		p->in_perm = in;
 }
 
-/* Give each pd its thread by a breadth-first walk from every thread's root;
- * a pd reached from two roots, or from none, makes the file invalid. */
+/* Give each pd its thread (p->pd_thread, allocated here) by a breadth-first
+ * walk from every thread's root; a pd reached from two roots, or from none,
+ * makes the file invalid. */
 static int assign_threads(struct reader *r, uint32_t *queue)
 {
 	struct dpa_profile *p = r->p;
+	uint32_t *th = calloc((size_t)p->n_pd + 1, sizeof(*th));
+
+	if (!th)
+		return no_memory(r);
+	p->pd_thread = th;
 
 	for (uint32_t t = 1; t <= p->n_thread; t++) {
 		uint32_t root = p->thread[t].root_pd, head = 0, tail = 0;
 
-		if (p->pd[root].thread) {
+		if (th[root]) {
 			return fail(r, "corrupt: thread %u's root pd %u is already in thread %u's graph",
-				    t, root, p->pd[root].thread);
+				    t, root, th[root]);
 		}
-		p->pd[root].thread = t;
+		th[root] = t;
 		queue[tail++] = root;
 		while (head < tail) {
 			const struct dpa_pd *pd = &p->pd[queue[head++]];
@@ -1050,19 +1056,19 @@ static int assign_threads(struct reader *r, uint32_t *queue)
 			for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
 				uint32_t callee = p->csd[dpa_out_csd(p, pd->out_first + i)].callee_pd;
 
-				if (p->pd[callee].thread == t)
+				if (th[callee] == t)
 					continue;
-				if (p->pd[callee].thread) {
+				if (th[callee]) {
 					return fail(r, "corrupt: pd %u is reachable from the roots of threads %u and %u",
-						    callee, p->pd[callee].thread, t);
+						    callee, th[callee], t);
 				}
-				p->pd[callee].thread = t;
+				th[callee] = t;
 				queue[tail++] = callee;
 			}
 		}
 	}
 	for (uint32_t i = 1; i <= p->n_pd; i++)
-		if (!p->pd[i].thread)
+		if (!th[i])
 			return fail(r, "corrupt: pd %u is not reachable from any thread's root", i);
 	return 0;
 }
@@ -1145,7 +1151,7 @@ static int read_all(struct reader *r)
 	if (assign_threads(r, r->p->in_perm) < 0)
 		return -1;
 	fill_in_csd(r);
-	dpa_profile_drop_identity(r->p);
+	dpa_profile_compact(r->p);
 	return 0;
 }
 

@@ -142,7 +142,7 @@ static void pd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	const struct dpa_pd *pd = &p->pd[i];
 
 	fmt_u(c[0], i);
-	fmt_u(c[1], pd->thread);
+	fmt_u(c[1], dpa_pd_thread(p, i));
 	fmt_u(c[2], pd->ps);
 	fmt_u(c[3], dpa_pd_in_n(pd));
 	fmt_u(c[4], dpa_pd_out_n(pd));
@@ -359,7 +359,7 @@ static void pd_json_row(const struct dpa_profile *p, uint32_t i)
 	const struct dpa_pd *pd = &p->pd[i];
 
 	printf("{\"id\":%" PRIu32 ",\"ps\":%" PRIu32 ",\"name\":%s,\"thread\":%" PRIu32 "}",
-	       i, pd->ps, ps_name_json(p, pd->ps), pd->thread);
+	       i, pd->ps, ps_name_json(p, pd->ps), dpa_pd_thread(p, i));
 }
 
 static void csd_json_row(const struct dpa_profile *p, uint32_t i)

@@ -38,7 +38,9 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	p->thread = calloc(n_thread + 1, sizeof(*p->thread));
 	p->out_perm = calloc(n_arcs + 1, sizeof(uint32_t));
 	p->in_perm = calloc(n_arcs + 1, sizeof(uint32_t));
-	CU_ASSERT_FATAL(p->ps && p->css && p->pd && p->thread && p->out_perm && p->in_perm);
+	p->pd_thread = calloc(n_pd + 1, sizeof(uint32_t));
+	CU_ASSERT_FATAL(p->ps && p->css && p->pd && p->thread && p->out_perm && p->in_perm &&
+			p->pd_thread);
 	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
 	if (names)
 		for (uint32_t i = 1; i <= p->n_ps; i++)
@@ -48,7 +50,7 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	for (uint32_t t = 1; t <= n_thread; t++) {
 		p->thread[t].tid = 100 + t;
 		p->thread[t].root_pd = roots[t - 1];
-		p->pd[roots[t - 1]].thread = t;
+		p->pd_thread[roots[t - 1]] = t;
 	}
 	for (uint32_t i = 0; i < n_arcs; i++) {
 		const struct dpt_arc *a = &arcs[i];
@@ -65,8 +67,8 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 		dpa_csd_set(p, i + 1, DPA_ALLOCS, a->allocs);
 		dpa_csd_set(p, i + 1, DPA_BYTES, a->bytes);
 		p->css[a->css].caller_ps = pd_ps[a->caller];
-		if (!p->pd[a->callee].thread)
-			p->pd[a->callee].thread = p->pd[a->caller].thread;
+		if (!p->pd_thread[a->callee])
+			p->pd_thread[a->callee] = p->pd_thread[a->caller];
 		p->hdr.calls += a->calls;
 		p->hdr.cscs += a->cscs;
 		p->hdr.ticks += a->ticks;
@@ -96,7 +98,7 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	for (uint32_t i = 0; i < n_arcs; i++)
 		p->in_perm[p->pd[arcs[i].callee].in_first + cur[arcs[i].callee]++] = i + 1;
 	free(cur);
-	dpa_profile_drop_identity(p);   /* as the reader leaves them */
+	dpa_profile_compact(p); /* as the reader leaves them */
 }
 
 void dpt_free_profile(struct dpa_profile *p)
@@ -108,6 +110,7 @@ void dpt_free_profile(struct dpa_profile *p)
 	free(p->thread);
 	free(p->out_perm);
 	free(p->in_perm);
+	free(p->pd_thread);
 	dpa_src_release(p);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));

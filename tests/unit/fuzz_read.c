@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* a valid profile must be internally consistent */
 		for (uint32_t i = 1; i <= p.n_csd; i++)
 			if (p.csd[i].caller_pd > p.n_pd || p.csd[i].callee_pd > p.n_pd ||
-			    p.pd[p.csd[i].callee_pd].thread != p.pd[p.csd[i].caller_pd].thread)
+			    dpa_pd_thread(&p, p.csd[i].callee_pd) != dpa_pd_thread(&p, p.csd[i].caller_pd))
 				abort();
 		for (uint32_t i = 1; i <= p.n_ps; i++)
 			(void)dpa_ps_name(&p, i);

@@ -62,7 +62,9 @@ struct tmb *tmb_new(const char *path, const char *arg)
 	b->ps_a = calloc(TB_CAP + 1, sizeof(struct dpa_ps));
 	b->css_a = calloc(TB_CAP + 1, sizeof(struct dpa_css));
 	b->pd_a = calloc(TB_CAP + 2, sizeof(struct dpa_pd));  /* + the sentinel */
-	CU_ASSERT_FATAL(b->ps_a && b->css_a && b->pd_a && dpa_csd_reserve(p, TB_CAP) == 0);
+	p->pd_thread = calloc(TB_CAP + 1, sizeof(uint32_t));  /* kept: not compacted */
+	CU_ASSERT_FATAL(b->ps_a && b->css_a && b->pd_a && p->pd_thread &&
+			dpa_csd_reserve(p, TB_CAP) == 0);
 	p->path = (char *)path;
 	p->hdr.version = p->hdr.min_version = 1;
 	p->hdr.program = (char *)"/bin/prog";
@@ -105,6 +107,7 @@ void tmb_free(struct tmb *b)
 	free(b->ps_a);
 	free(b->css_a);
 	free(b->pd_a);
+	free(b->p.pd_thread);
 	dpa_csd_release(&b->p);
 	dpa_src_release(&b->p);
 	dpa_strtab_free(b->p.strings);
@@ -133,7 +136,7 @@ uint32_t tmb_thread(struct tmb *b, uint64_t tid)
 
 	CU_ASSERT_FATAL(t < 16);
 	p->pd[r].ps = 1;
-	p->pd[r].thread = t;
+	p->pd_thread[r] = t;
 	p->thread[t].tid = tid;
 	p->thread[t].root_pd = r;
 	p->thread[t].cpu_ns = 1000 * t;
@@ -173,7 +176,7 @@ uint32_t tmb_call(struct tmb *b, uint32_t caller, uint64_t site, uint64_t callee
 		CU_ASSERT_FATAL(p->n_pd < TB_CAP);
 		callee = ++p->n_pd;
 		p->pd[callee].ps = ps;
-		p->pd[callee].thread = p->pd[caller].thread;
+		p->pd_thread[callee] = p->pd_thread[caller];
 	}
 	CU_ASSERT_FATAL(p->n_csd < TB_CAP);
 	c = ++p->n_csd;
@@ -411,7 +414,7 @@ static void test_merge_threads(void)
 						  buf, sizeof(buf)), "0x1900 in prog");
 	/* every pd belongs to its thread */
 	for (uint32_t k = 1; k <= o->n_csd; k++)
-		CU_ASSERT_EQUAL(o->pd[o->csd[k].caller_pd].thread, o->pd[o->csd[k].callee_pd].thread);
+		CU_ASSERT_EQUAL(dpa_pd_thread(o, o->csd[k].caller_pd), dpa_pd_thread(o, o->csd[k].callee_pd));
 	dpa_merged_release(&m);
 	tmb_free(a);
 	tmb_free(b);

@@ -181,7 +181,7 @@ static void test_chain_exact(void)
 	CU_ASSERT_EQUAL(dpa_own(&p, 1, DPA_CALLS), 1);  /* root -> main */
 	for (uint32_t i = 1; i <= 6; i++) {
 		CU_ASSERT_EQUAL(p.pd[i].ps, i);
-		CU_ASSERT_EQUAL(p.pd[i].thread, 1);
+		CU_ASSERT_EQUAL(dpa_pd_thread(&p, i), 1);
 		CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[i]), i < 6);
 		CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[i]), i > 1);
 		if (i < 6)
@@ -344,8 +344,15 @@ static void test_threads(void)
 	for (uint32_t i = 1; i <= 14; i++) {
 		uint32_t want = i <= 4 ? 1 : i <= 8 ? 2 : i <= 11 ? 3 : 4;
 
-		CU_ASSERT_EQUAL(p.pd[i].thread, want);
+		CU_ASSERT_EQUAL(dpa_pd_thread(&p, i), want);
 	}
+	/* each thread's pds are one range, in thread order: no column */
+	CU_ASSERT_PTR_NULL(p.pd_thread);
+	CU_ASSERT_EQUAL(p.thread[1].first_pd, 1);
+	CU_ASSERT_EQUAL(p.thread[2].first_pd, 5);
+	CU_ASSERT_EQUAL(p.thread[3].first_pd, 9);
+	CU_ASSERT_EQUAL(p.thread[4].first_pd, 12);
+	CU_ASSERT_EQUAL(dpa_pd_thread(&p, 0), 0);
 	CU_ASSERT_EQUAL(p.pd[5].ps, 1);
 	CU_ASSERT_EQUAL(p.csd[4].caller_pd, 5); /* thread 2's root -> main */
 	CU_ASSERT_EQUAL(p.csd[4].callee_pd, 6);
@@ -357,7 +364,7 @@ static void test_threads(void)
 	CU_ASSERT_EQUAL(p.n_pd, 5);
 	CU_ASSERT_EQUAL(p.n_csd, 2);
 	CU_ASSERT_EQUAL(p.thread[3].root_pd, 5);
-	CU_ASSERT_EQUAL(p.pd[5].thread, 3);
+	CU_ASSERT_EQUAL(dpa_pd_thread(&p, 5), 3);
 	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[5]), 0);
 	dpa_profile_release(&p);
 }
@@ -372,9 +379,64 @@ static void test_large(void)
 	CU_ASSERT_EQUAL(p.n_pd, 300002);
 	CU_ASSERT_EQUAL(p.n_csd, st.n_csd);
 	CU_ASSERT(st.file_size > 2 * 1024 * 1024);     /* spans several read chunks */
-	CU_ASSERT_EQUAL(p.pd[300002].thread, 2);
-	CU_ASSERT_EQUAL(p.pd[150001].thread, 1);
+	CU_ASSERT_EQUAL(dpa_pd_thread(&p, 300002), 2);
+	CU_ASSERT_EQUAL(dpa_pd_thread(&p, 150001), 1);
 	dpa_profile_release(&p);
+}
+
+/* dpa_profile_compact keeps pd_thread unless every thread's pds are one
+ * range of ids in thread order, and keeps a permutation unless it is the
+ * identity. */
+static void test_compact(void)
+{
+	static const uint32_t cases[][5] = {
+		{ 0, 1, 1, 2, 2 },      /* ranges: dropped */
+		{ 0, 1, 2, 1, 2 },      /* thread 1 twice: kept */
+		{ 0, 2, 2, 1, 1 },      /* ranges, but thread 2 first: kept */
+		{ 0, 1, 1, 1, 1 },      /* thread 2 has no pd (not a valid profile): kept */
+	};
+	struct dpa_thread th[3];
+
+	for (int k = 0; k < 4; k++) {
+		struct dpa_profile p;
+
+		memset(&p, 0, sizeof(p));
+		memset(th, 0, sizeof(th));
+		p.n_pd = 4;
+		p.n_thread = 2;
+		p.thread = th;
+		p.pd_thread = malloc(5 * sizeof(uint32_t));
+		CU_ASSERT_FATAL(p.pd_thread != NULL);
+		memcpy(p.pd_thread, cases[k], 5 * sizeof(uint32_t));
+		dpa_profile_compact(&p);
+		CU_ASSERT_EQUAL(p.pd_thread == NULL, k == 0);
+		for (uint32_t i = 1; i <= 4; i++)
+			CU_ASSERT_EQUAL(dpa_pd_thread(&p, i), cases[k][i]);
+		if (k == 0) {
+			CU_ASSERT_EQUAL(th[1].first_pd, 1);
+			CU_ASSERT_EQUAL(th[2].first_pd, 3);
+		}
+		free(p.pd_thread);
+	}
+	{
+		struct dpa_profile p;
+		uint32_t *id = malloc(3 * sizeof(uint32_t)), *sw = malloc(3 * sizeof(uint32_t));
+
+		CU_ASSERT_FATAL(id && sw);
+		memset(&p, 0, sizeof(p));
+		p.n_csd = 3;
+		for (uint32_t i = 0; i < 3; i++)
+			id[i] = i + 1;
+		sw[0] = 1, sw[1] = 3, sw[2] = 2;
+		p.out_perm = id;
+		p.in_perm = sw;
+		dpa_profile_compact(&p);
+		CU_ASSERT_PTR_NULL(p.out_perm);
+		CU_ASSERT_PTR_EQUAL(p.in_perm, sw);
+		CU_ASSERT_EQUAL(dpa_out_csd(&p, 1), 2);
+		CU_ASSERT_EQUAL(dpa_in_csd(&p, 1), 3);
+		free(sw);
+	}
 }
 
 /* ---- bad files ---- */
@@ -637,6 +699,7 @@ DPA_TEST_SUITE(read_profile,
 	       DPA_TEST(test_recursive_and_mutual),
 	       DPA_TEST(test_threads),
 	       DPA_TEST(test_large),
+	       DPA_TEST(test_compact),
 	       DPA_TEST(test_corruptions),
 	       DPA_TEST(test_record_defects),
 	       DPA_TEST(test_graph_defects),

@@ -43,7 +43,7 @@ static void check_invariants(const struct dpa_deep *d)
 			uint64_t sum = 0;
 
 			for (uint32_t x = 1; x <= p->n_csd; x++)
-				if (p->pd[p->csd[x].caller_pd].thread == t)
+				if (dpa_pd_thread(p, p->csd[x].caller_pd) == t)
 					sum += dpa_own(p, x, m);
 			CU_ASSERT_EQUAL(dpa_deep_thread_total(d, t, m), sum);
 			all += dpa_deep_thread_total(d, t, m);

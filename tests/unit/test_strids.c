@@ -67,7 +67,7 @@ static void test_growth(void)
 }
 
 /* The node layouts: ps 12 bytes, css 20 (kind and module share a word
- * without disturbing each other), pd 16, offsets keeping all 64 bits; the
+ * without disturbing each other), pd 12, offsets keeping all 64 bits; the
  * source fields are columns as narrow as their values allow,
  * widened in place when a larger value comes, 0 beyond what was set. */
 static void test_layout(void)
@@ -78,7 +78,7 @@ static void test_layout(void)
 
 	CU_ASSERT_EQUAL(sizeof(struct dpa_ps), 12);
 	CU_ASSERT_EQUAL(sizeof(struct dpa_css), 20);
-	CU_ASSERT_EQUAL(sizeof(struct dpa_pd), 16);
+	CU_ASSERT_EQUAL(sizeof(struct dpa_pd), 12);
 	memset(s, 0, sizeof(s));
 	s[1].module = DPA_MAX_MODULES;
 	s[1].kind = DPA_CSS_CALLBACK;

@@ -534,8 +534,7 @@ out:
 
 /* The name to ask the proc report for so that it shows ps (file.c:name, else
  * path:name, else the bare name), malloc'ed; with *group, *ng the procedures
- * it names (malloc'ed). NULL when no name picks ps (a name with ':' in it,
- * say) or out of memory. */
+ * it names (malloc'ed). NULL when no name picks ps or out of memory. */
 static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group, uint32_t *ng)
 {
 	const struct dpa_ps *q = &p->ps[ps];

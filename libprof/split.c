@@ -35,10 +35,13 @@
  *
  * Bounded cost: at most MAX_FRAMES shadow frames and MAX_WORDS stack words
  * a tick. A deeper stack is sampled: with stride s (the least that fits),
- * one frame (or one block of BLOCK words) in s from a random phase, each
+ * one frame (or one block of BLOCK words) at random in each run of s, each
  * found activation counting s. Each activation is then counted with
  * probability 1/s and weight s: the sum's expectation is exact, at the
- * price of variance (a tick of a 10^5-deep recursion looks at 1 frame in 25).
+ * price of variance (a tick of a 10^5-deep recursion looks at 1 frame in
+ * 25). A random pick per run, not one phase for all: with one phase, sites
+ * alternating on the stack and an even stride made each tick count only
+ * one of them (tests/split s-deep.c).
  * The chain walk visits at most MAX_VISIT csds and takes MAX_CANDS
  * candidates: a recursion further up is not counted (biased low, but only
  * below 64 folded sites on one chain).
@@ -88,19 +91,18 @@ static void shadow(struct dp_thread *t)
 	struct dp_frame *lo, *hi;
 	if (!dp_graph_frames(t, &lo, &hi))
 		return;
-	uint64_t depth = (uint64_t)(hi - lo) + 1, s = 1, phase = 0;
-	if (depth > MAX_FRAMES) {
-		s = (depth + MAX_FRAMES - 1) / MAX_FRAMES;
-		phase = next_random(t) % s;
-	}
-	for (struct dp_frame *f = hi - phase; f >= lo; f -= s) {
+	uint64_t depth = (uint64_t)(hi - lo) + 1;
+	uint64_t s = depth > MAX_FRAMES ? (depth + MAX_FRAMES - 1) / MAX_FRAMES : 1;
+	for (uint64_t k0 = 0; k0 < depth; k0 += s) {
+		uint64_t k = s > 1 ? k0 + next_random(t) % s : k0;
+		if (k >= depth)
+			continue;
+		struct dp_frame *f = hi - k;
 		if (DP_LOAD(&f->sp) == DP_SP_DEAD || !DP_LOAD(&f->saved))
 			continue;
 		struct dp_csd *c = DP_LOAD(&f->csd);
 		if (c && c != &t->outside)
 			c->inside += s;
-		if ((uint64_t)(f - lo) < s)
-			break;
 	}
 }
 
@@ -186,7 +188,10 @@ static void machine(struct dp_thread *t, const void *uc)
 	}
 	uint64_t blocks = (words + BLOCK - 1) / BLOCK;
 	uint64_t s = (blocks * BLOCK + MAX_WORDS - 1) / MAX_WORDS;
-	for (uint64_t b = next_random(t) % s; b < blocks; b += s) {
+	for (uint64_t b0 = 0; b0 < blocks; b0 += s) {
+		uint64_t b = b0 + next_random(t) % s;
+		if (b >= blocks)
+			continue;
 		uint64_t end = (b + 1) * BLOCK < words ? (b + 1) * BLOCK : words;
 		for (uint64_t i = b * BLOCK; i < end; i++)
 			match(w[i], cand, n, lo, span, s);

@@ -614,8 +614,8 @@ static int read_inside(struct reader *r, const msgpack_object *ns, const msgpack
 	return 0;
 }
 
-/* After END: every csd of 'inside' exists and made calls (an activation
- * through it was on a stack). */
+/* After END: every csd of 'inside' exists, made calls (an activation
+ * through it was on a stack) and calls back into its caller's pd. */
 static int check_inside(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
@@ -627,6 +627,10 @@ static int check_inside(struct reader *r)
 			return corrupt(r, "'inside' names csd %u, but the file has %u", c, p->n_csd);
 		if (dpa_own(p, c, DPA_CALLS) == 0)
 			return corrupt(r, "'inside' gives csd %u a value, but it made no calls", c);
+		if (p->csd[c].callee_pd != p->csd[c].caller_pd)
+			return corrupt(r, "'inside' gives csd %u a value, but it is not recursive "
+				       "(pd %u calls pd %u)", c, p->csd[c].caller_pd,
+				       p->csd[c].callee_pd);
 	}
 	if (p->n_inside && p->inside_samples == 0)
 		return corrupt(r, "'inside' has values but 'inside_samples' is 0");

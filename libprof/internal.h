@@ -102,8 +102,8 @@ struct dp_csd {
 	uint32_t guess;             /* off is a guess: fn's return address was not found */
 	uint64_t exits, nonlocal, ticks, allocs, bytes;
 	uint64_t loops;             /* back-edge ticks while current (plugin builds) */
-	uint64_t inside;            /* split.c: clock ticks x activations through this recursive
-	                               csd on the interrupted stack (the timer handler's) */
+	uint64_t inside;            /* split.c: clock ticks x activations through this self-
+	                               recursive csd on the interrupted stack (timer handler) */
 	struct dp_css *css;
 	struct dp_pd *caller;
 	struct dp_csd *next;        /* the thread's csd list, creation order */

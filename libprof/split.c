@@ -1,17 +1,18 @@
 /*
  * split.c — the split of a recursion: at each clock tick, how many
  * activations on the interrupted thread's stack were called through each
- * recursive csd (a call that folded into an active pd). Summed over the
- * ticks, a csd's `inside` is the run time spent inside its calls, counted
- * once per activation on the stack: fib's two sites come out about φ : 1.
+ * self-recursive csd (a call that folded into its own caller's pd: callee
+ * pd == caller pd). Summed over the ticks, a csd's `inside` is the run time
+ * spent inside its calls, counted once per activation on the stack: fib's
+ * two sites come out about φ : 1. (Mutual recursion, whose folded calls go
+ * to another pd of the clique, is not measured: the feedback model's split
+ * is for one-member cliques.)
  * Part of deepprof's libprof. MIT licence.
  *
  * Two stacks, whichever the thread has (both are looked at):
  *
  * The shadow stack (-finstrument-functions and plugin ABI v1): every frame
- * names its csd, and a frame whose `saved` is set made a folded call (its
- * procedure already had an outermost activation). Each such frame adds to
- * its csd.
+ * names its csd; each frame whose csd is self-recursive adds to it.
  *
  * ABI v2 keeps no shadow stack, and the runtime does not know the return
  * address of a plugin site (the inline code calls the callee directly; the
@@ -21,14 +22,18 @@
  * stores it back into dp_cur after each of its calls. A value live across
  * calls lives, by the x86-64 ABI, in a callee-saved register (saved on the
  * stack by whichever callee first reuses it) or in the frame: so each
- * activation but the running one leaves its `me` once on the machine stack,
- * the running one's is on the stack or in a callee-saved register
+ * activation but the running one leaves its `me` once on the machine stack
  * (measured: GCC 12 at -O0 and -O2 keeps it in r12/r14 and every callee
- * pushes it). The tick therefore scans the interrupted callee-saved
- * registers and the live stack (the ucontext's sp up to the thread's stack
- * top) for words equal to &c->hot of the folded csds that can be on it:
- * those bound to a pd on the current chain (the current csd, the csd that
- * made its caller's pd, and so on up). A compiler may keep a second copy
+ * pushes it). The running activation is the one dp_cur names (tag
+ * stripped), counted from there, not from the registers: in a callee's
+ * prologue its caller's `me` is both pushed and still in its register, and
+ * counting registers made fib's first site 0.63-0.65 where 0.62 is right.
+ * The tick therefore counts dp_cur's csd and scans the live stack (the
+ * ucontext's sp up to the thread's stack top, exclusive of the running
+ * activation's own register) for words equal to &c->hot of the
+ * self-recursive csds that can be
+ * on it: those of a pd on the current chain (the current csd, the csd that
+ * made its caller's pd, and so on up) bound back into that pd. A compiler may keep a second copy
  * (a spill): that activation then counts twice, as may a stale word in a
  * live frame; both bias a site's count up by the same share whatever the
  * site, which leaves the split (a ratio) as it is.
@@ -44,7 +49,7 @@
  * one of them (tests/split s-deep.c).
  * The chain walk visits at most MAX_VISIT csds and takes MAX_CANDS
  * candidates: a recursion further up is not counted (biased low, but only
- * below 64 folded sites on one chain).
+ * past 64 self-recursive sites or 256 csds on one chain).
  */
 #include <errno.h>
 #include <signal.h>
@@ -56,7 +61,7 @@
 #define BLOCK       64u     /* words scanned together when the stack is sampled */
 #define MAX_STACK   (1ull << 30)    /* a longer "stack" is not one: do not scan */
 #define MAX_VISIT   256u    /* csds visited on the chain per tick */
-#define MAX_CANDS   64u     /* folded csds looked for per tick */
+#define MAX_CANDS   64u     /* self-recursive csds looked for per tick */
 
 /* Ticks that looked at a stack (the header's inside_samples). Atomic: every
  * thread's handler adds; the writer reads; a forked child clears it. */
@@ -69,7 +74,7 @@ static __thread uint64_t rng __attribute__((tls_model("initial-exec")));
 /* --- private prototypes --- */
 static uint64_t next_random(struct dp_thread *t);
 static void shadow(struct dp_thread *t);
-static uint32_t candidates(struct dp_csd **cand);
+static uint32_t candidates(struct dp_csd **cand, struct dp_csd **cur);
 static void machine(struct dp_thread *t, const void *uc);
 
 /* A pseudo-random number for the phase of a sampled stack. */
@@ -85,7 +90,7 @@ static uint64_t next_random(struct dp_thread *t)
 	return x;
 }
 
-/* The shadow stack's folded frames: each adds (the stride) to its csd. */
+/* The shadow stack's self-recursive frames: each adds (the stride) to its csd. */
 static void shadow(struct dp_thread *t)
 {
 	struct dp_frame *lo, *hi;
@@ -98,20 +103,20 @@ static void shadow(struct dp_thread *t)
 		if (k >= depth)
 			continue;
 		struct dp_frame *f = hi - k;
-		if (DP_LOAD(&f->sp) == DP_SP_DEAD || !DP_LOAD(&f->saved))
+		if (DP_LOAD(&f->sp) == DP_SP_DEAD)
 			continue;
 		struct dp_csd *c = DP_LOAD(&f->csd);
-		if (c && c != &t->outside)
+		if (c && c != &t->outside && DP_LOAD(&c->callee) == c->caller)
 			c->inside += s;
 	}
 }
 
-/* Add the folded csds bound to pd to cand[0 .. *n) (no duplicates). */
+/* Add the csds bound to pd from pd itself to cand[0 .. *n) (no duplicates). */
 static void visit(struct dp_pd *pd, struct dp_csd **cand, uint32_t *n, uint32_t *seen)
 {
 	for (struct dp_csd *c = DP_LOAD(&pd->in_head); c && *seen < MAX_VISIT;
 	     c = DP_LOAD(&c->in_next), (*seen)++) {
-		if (c == DP_LOAD(&pd->parent) || !c->v2)
+		if (c->caller != pd || !c->v2)
 			continue;
 		uint32_t i = 0;
 		while (i < *n && cand[i] != c)
@@ -121,12 +126,14 @@ static void visit(struct dp_pd *pd, struct dp_csd **cand, uint32_t *n, uint32_t 
 	}
 }
 
-/* ABI v2: the folded csds whose activations can be on the stack now,
- * found from the chain of the current csd; their number. */
-static uint32_t candidates(struct dp_csd **cand)
+/* ABI v2: the self-recursive csds whose activations can be on the stack
+ * now, found from the chain of the current csd (*cur, NULL for none);
+ * their number. */
+static uint32_t candidates(struct dp_csd **cand, struct dp_csd **cur)
 {
 	struct dp_csd *x = dp_plugin2_csd(DP_LOAD(&dp_cur));
 	uint32_t n = 0, seen = 0;
+	*cur = x;
 	if (!x)
 		return 0;
 	struct dp_pd *pd = DP_LOAD(&x->callee);
@@ -154,17 +161,20 @@ static inline void match(uintptr_t w, struct dp_csd **cand, uint32_t n, uintptr_
 		}
 }
 
-/* ABI v2: the interrupted callee-saved registers and the live machine stack,
+/* ABI v2: the running activation (dp_cur) and the live machine stack,
  * scanned for the candidates' addresses (no redzone checks: the words read
  * are the program's live stack, which ASan may have poisoned). */
 __attribute__((no_sanitize_address))
 static void machine(struct dp_thread *t, const void *uc)
 {
 #if defined(__x86_64__)
-	struct dp_csd *cand[MAX_CANDS];
-	uint32_t n = candidates(cand);
+	struct dp_csd *cand[MAX_CANDS], *cur;
+	uint32_t n = candidates(cand, &cur);
 	if (!n || !uc)
 		return;
+	for (uint32_t i = 0; i < n; i++)
+		if (cand[i] == cur)
+			cur->inside++;      /* the running activation */
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uintptr_t a = (uintptr_t)&cand[i]->hot;
@@ -173,9 +183,6 @@ static void machine(struct dp_thread *t, const void *uc)
 	}
 	uintptr_t span = hi - lo;
 	const greg_t *g = ((const ucontext_t *)uc)->uc_mcontext.gregs;
-	static const int saved_regs[] = { REG_RBX, REG_RBP, REG_R12, REG_R13, REG_R14, REG_R15 };
-	for (size_t i = 0; i < sizeof saved_regs / sizeof saved_regs[0]; i++)
-		match((uintptr_t)g[saved_regs[i]], cand, n, lo, span, 1);
 	uintptr_t sp = (uintptr_t)g[REG_RSP] & ~(uintptr_t)7, top = t->stack_hi;
 	if (!top || sp >= top || top - sp > MAX_STACK)
 		return;     /* on another stack (a handler's alternate one): not scanned */

@@ -259,9 +259,9 @@ static void pack_val(msgpack_packer *pk, int64_t v)
 
 /*
  * Write to `out` a copy of the valid recursive-shape file `in` (threads 1,
- * 5 csds: csd 1 root -> main, csd 2 main -> r_1, csd 3 r_1 -> r_1 folded,
- * csd 4 main -> r_2, csd 5 r_2 -> r_2) whose header has the keys of e
- * added, with END's crc32 recomputed.
+ * 5 csds: csd 1 root -> main (pd 1 -> 2), csd 2 main -> r_1 (pd 2 -> 3),
+ * csd 3 r_1 -> r_1 folded, csd 4 main -> r_2, csd 5 r_2 -> r_2) whose
+ * header has the keys of e added, with END's crc32 recomputed.
  */
 static void write_with(const char *in, const char *out, const struct extra *e)
 {
@@ -384,7 +384,7 @@ static void test_bad_inside(void)
 	static const int64_t s100 = 100, s0 = 0, snil = -1;
 	static const int64_t ok[] = { 3, 7 }, odd[] = { 3, 7, 5 }, id0[] = { 0, 7 },
 		big[] = { 3, 7, 6, 1 }, zero[] = { 3, 0 }, desc[] = { 5, 1, 3, 2 },
-		same[] = { 3, 1, 3, 2 }, str[] = { 3, -2 };
+		same[] = { 3, 1, 3, 2 }, str[] = { 3, -2 }, notrec[] = { 2, 7 };
 	static const struct {
 		struct extra e;
 		const char *msg;
@@ -406,6 +406,8 @@ static void test_bad_inside(void)
 		  "csd 3)" },
 		{ { &s100, big, 4, false }, "'inside' names csd 6, but the file has 5" },
 		{ { &s0, ok, 2, false }, "'inside' has values but 'inside_samples' is 0" },
+		{ { &s100, notrec, 2, false }, "'inside' gives csd 2 a value, but it is not "
+		  "recursive (pd 2 calls pd 3)" },
 	};
 	const char *out = dpa_test_path("split-bad.dp");
 

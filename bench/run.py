@@ -8,7 +8,10 @@ times, interleaved (round 1 of every variant, then round 2, ...) so that
 drift in the machine's load spreads over all of them:
 
   plain       gcc -O2                                    the baseline
-  empty       gcc -O2 -finstrument-functions, empty hooks the floor of the approach
+  empty       gcc -O2 -finstrument-functions, empty hooks the hook calls alone
+  floor       gcc -O2 -finstrument-functions + floor_hooks.c: the least a deep
+              profiler on these hooks does (csd lookup, push, pop; no longjmp
+              or signal safety): what the approach costs before any runtime
   gprof       gcc -O2 -pg
   libprof     gcc -O2 -finstrument-functions + libprof.a  deepprof, cyg route
   plugin      deepprof-cc -O2 (GCC plugin, its default   deepprof, plugin route
@@ -104,7 +107,7 @@ def programs(a, src):
     ]
 
 
-VARIANTS = ["plain", "empty", "gprof", "libprof", "plugin", "plugin-abi1", "plugin-surv"]
+VARIANTS = ["plain", "empty", "floor", "gprof", "libprof", "plugin", "plugin-abi1", "plugin-surv"]
 PLUGIN_VARIANTS = {"plugin": [], "plugin-abi1": ["--deepprof-arg=abi=1"],
                    "plugin-surv": ["--deepprof-arg=calls=surviving"]}
 OPTIONAL = set()                # variants measured only where they build and run correctly
@@ -169,9 +172,12 @@ def build_all(a, progs, bdir):
     os.makedirs(obj_root, exist_ok=True)
     run_quiet([a.cc, "-std=gnu11", "-O2"] + a.warn + ["-c", os.path.join(HERE, "empty_hooks.c"),
                                                     "-o", hooks])
-    vflags = {"plain": [], "empty": ["-finstrument-functions"], "gprof": ["-pg"],
-              "libprof": ["-finstrument-functions"]}
-    vlink = {"plain": [], "empty": [hooks], "gprof": ["-pg"],
+    floor = os.path.join(obj_root, "floor_hooks.o")
+    run_quiet([a.cc, "-std=gnu11", "-O2"] + a.warn + ["-c", os.path.join(HERE, "floor_hooks.c"),
+                                                    "-o", floor])
+    vflags = {"plain": [], "empty": ["-finstrument-functions"], "floor": ["-finstrument-functions"],
+              "gprof": ["-pg"], "libprof": ["-finstrument-functions"]}
+    vlink = {"plain": [], "empty": [hooks], "floor": [floor], "gprof": ["-pg"],
              "libprof": [a.libprof] + shlex.split(a.libs)}
     vcc = {v: [a.cc] for v in vflags}
     for v, args in PLUGIN_VARIANTS.items():
@@ -467,8 +473,9 @@ def report(a, progs, res, cg, stats, b, load_before, started):
         if r != r:      # NaN: no libprof or empty run worked
             L.append("  %-16s libprof / empty = n/a     MISSED (no successful run)" % p.label)
             continue
-        L.append("  %-16s libprof / empty = %5.2f   %s" % (
-            p.label, r, "met" if r <= TARGET_VS_EMPTY else "MISSED"))
+        fl = res[(p.name, "floor")].median() / res[(p.name, "empty")].median()
+        L.append("  %-16s libprof / empty = %5.2f   %s   (floor hooks / empty = %5.2f)" % (
+            p.label, r, "met" if r <= TARGET_VS_EMPTY else "MISSED", fl))
     L.append("")
     pv = [v for v in PLUGIN_VARIANTS if v in variants(a)]
     if pv:

@@ -196,14 +196,13 @@ tree dp_hook_decl(enum dp_root which)
 	return d;
 }
 
-/* The runtime's per-thread back-edge counter, initial-exec TLS: one
- * `addq $1, %fs:...` per tick. */
-tree dp_ticks_decl(void)
+/* The runtime's thread-local variable name of type, as an extern
+ * initial-exec TLS declaration, made once and kept in dp_roots[root]. */
+static tree extern_tls(enum dp_root root, const char *name, tree type)
 {
-	if (dp_roots[DPR_TICKS])
-		return dp_roots[DPR_TICKS];
-	tree d = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier("dp_loop_ticks"),
-			    uint64_type_node);
+	if (dp_roots[root])
+		return dp_roots[root];
+	tree d = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier(name), type);
 	TREE_PUBLIC(d) = 1;
 	DECL_EXTERNAL(d) = 1;
 	TREE_STATIC(d) = 0;
@@ -213,27 +212,20 @@ tree dp_ticks_decl(void)
 	TREE_ADDRESSABLE(d) = 1;
 	set_decl_tls_model(d, TLS_MODEL_INITIAL_EXEC);
 	varpool_node::get_create(d);
-	dp_roots[DPR_TICKS] = d;
+	dp_roots[root] = d;
 	return d;
 }
 
-/* ABI v2's current csd, tagged (schemas/plugin-abi.md): initial-exec TLS. */
+/* The runtime's per-thread back-edge counter: one `addq $1, %fs:...` per tick. */
+tree dp_ticks_decl(void)
+{
+	return extern_tls(DPR_TICKS, "dp_loop_ticks", uint64_type_node);
+}
+
+/* ABI v2's current csd, tagged (schemas/plugin-abi.md). */
 tree dp_cur_decl(void)
 {
-	if (dp_roots[DPR_CUR])
-		return dp_roots[DPR_CUR];
-	tree d = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier("dp_cur"),
-			    pointer_sized_int_node);
-	TREE_PUBLIC(d) = 1;
-	DECL_EXTERNAL(d) = 1;
-	DECL_ARTIFICIAL(d) = 1;
-	DECL_IGNORED_P(d) = 1;
-	TREE_USED(d) = 1;
-	TREE_ADDRESSABLE(d) = 1;
-	set_decl_tls_model(d, TLS_MODEL_INITIAL_EXEC);
-	varpool_node::get_create(d);
-	dp_roots[DPR_CUR] = d;
-	return d;
+	return extern_tls(DPR_CUR, "dp_cur", pointer_sized_int_node);
 }
 
 /* __deepprof_tu.ps: where this TU's ps records start (known at run time

@@ -188,8 +188,10 @@ int cmd_export(int argc, char **argv)
 	if (out)
 		f = open_temp(out, &tmp);
 	if (write_doc(f, fmt, &d, m, &err) < 0) {
+		/* the profile's fault (a cost too large to write, a write error on
+		 * OUT: 2), unless memory ran out (1) */
 		fprintf(stderr, "%s: %s\n", dp_progname, err.msg);
-		status = DP_EXIT_FAIL;
+		status = strstr(err.msg, "out of memory") ? DP_EXIT_FAIL : DP_EXIT_USAGE;
 	}
 	if (out) {
 		if (fclose(f) != 0 && status == DP_EXIT_OK) {

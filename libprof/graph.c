@@ -220,6 +220,18 @@ struct dp_pd *dp_graph_pd_new(struct dp_thread *t, struct dp_ps *ps)
 	return pd;
 }
 
+struct dp_pd *dp_graph_active_pd(struct dp_thread *t, const struct dp_ps *ps)
+{
+	if (ps->idx < t->outer_cap && t->h->outer[ps->idx])
+		return t->h->outer[ps->idx];
+	if (!t->cyg)
+		return NULL;        /* a plugin-only thread: outer[] knows every activation */
+	for (const struct dp_frame *f = t->stack + 1; f <= t->h->top; f++)
+		if (f->sp != DP_SP_DEAD && !(f->at & DP_FR_PLUGIN) && f->pd && f->pd->ps == ps)
+			return f->pd;
+	return NULL;
+}
+
 /* Make t->h->outer hold index idx. Old arrays are unmapped: only t reads them. */
 int dp_graph_outer_reserve(struct dp_thread *t, uint32_t idx)
 {
@@ -292,7 +304,8 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	struct dp_pd *callee = NULL;
 	if (!css || outer_reserve(t, ps->idx) < 0)
 		goto fail;
-	callee = t->h->outer[ps->idx];
+	t->cyg = true;
+	callee = dp_graph_active_pd(t, ps);
 	if (!callee && !(callee = pd_new(t, ps)))
 		goto fail;
 	c = dp_mem_thread(t, sizeof *c);
@@ -341,7 +354,7 @@ void dp_graph_tails_end(struct dp_thread *t, uint32_t base, uint32_t upto, bool 
 			dp_add_local(exit ? &r->csd->exits : &r->csd->nonlocal, r->n);
 		r->csd = NULL;  /* counted: a record left behind (see dp_graph_tails_end) stays inert */
 		}
-		if (restore && r->psi)
+		if (restore && r->psi)      /* tail records are plugin frames' */
 			t->h->outer[r->psi] = r->saved;
 		r->psi = 0;
 	}
@@ -351,7 +364,7 @@ void dp_graph_tails_end(struct dp_thread *t, uint32_t base, uint32_t upto, bool 
 static void pop_nonlocal(struct dp_thread *t)
 {
 	struct dp_frame *f = t->h->top;
-	t->h->outer[f->psi] = f->saved;
+	dp_frame_restore_outer(t->h, f);
 	t->h->top = f - 1;
 	__asm__ volatile("" ::: "memory");
 	struct dp_csd *c = f->csd;
@@ -544,16 +557,11 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	}
 	c->guess = ((const uintptr_t *)sp)[-1] != site;    /* a frame too big to search */
 	c->off = (uint32_t)(sp - hook_sp);  /* the layout seen last is the likeliest next */
-	struct dp_pd *old = t->h->outer[c->psi];
-	t->h->outer[c->psi] = old ? old : c->callee;
-	t->h->clock++;
 	f[1].sp = sp;               /* first: see dp_graph_refill */
 	__asm__ volatile("" ::: "memory");
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = c->callee;
-	f[1].saved = old;
-	f[1].psi = c->psi;
 	f[1].off = (uint32_t)(sp - hook_sp);
 	f[1].tab = c->ctab = c->callee->tab;
 	f[1].mask = c->cmask = c->callee->mask;
@@ -564,7 +572,7 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	__asm__ volatile("" ::: "memory");
 	DP_STRESS_AT(DP_ST_SLOW_PUSHED);
 	if (f[1].sp != sp)
-		dp_graph_refill(f + 1, sp, fn, c, old, at);
+		dp_graph_refill(f + 1, sp, fn, c, at);
 	errno = saved_errno;
 }
 
@@ -575,16 +583,13 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
  * pushed already, so a handler landing now pushes above it, and sees it as
  * a push in progress (internal.h) until sp, written last, completes it.
  */
-DP_COLD void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c,
-			     struct dp_pd *saved, uintptr_t at)
+DP_COLD void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c, uintptr_t at)
 {
 	f->sp = DP_SP_DEAD;         /* already: the handler's pops left it so */
 	__asm__ volatile("" ::: "memory");
 	f->fn = fn;
 	f->csd = c;
 	f->pd = c->callee;
-	f->saved = saved;
-	f->psi = c->psi;
 	f->off = c->off;
 	DP_STRESS_AT(DP_ST_REFILL);
 	f->tab = c->ctab;
@@ -652,7 +657,7 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp,
 	struct dp_frame *f = t->h->top;
 	if (f != t->stack && f->sp != DP_SP_DEAD && f->fn == fn) {
 		struct dp_csd *c = f->csd;
-		t->h->outer[f->psi] = f->saved;
+		dp_frame_restore_outer(t->h, f);
 		t->h->top = f - 1;
 		__asm__ volatile("" ::: "memory");
 		f->sp = DP_SP_DEAD;
@@ -703,7 +708,7 @@ void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 	if (t == dp_self) {
 		for (struct dp_frame *f = hi; f >= lo; f--) {
 			if (f->sp != DP_SP_DEAD)
-				t->h->outer[f->psi] = f->saved;
+				dp_frame_restore_outer(t->h, f);
 			f->sp = DP_SP_DEAD;
 		}
 		t->h->top = t->stack;

@@ -60,11 +60,12 @@ static inline bool dp_frame_stale(const struct dp_frame *f, uintptr_t site, uint
  * A call of fn from call site site. hook_sp is fn's stack pointer where it
  * called the hook, at that call's return address; fn's frame offset (learned
  * by the slow path, kept in the csd, checked against the return address
- * found there) turns hook_sp into fn's canonical frame address. Builds or
- * reuses the csd of (current pd, site, fn), folds recursion through the
- * thread's outermost activations and pushes a frame (which is what counts
- * the call: see struct dp_csd). Everything rare happens in
- * dp_graph_enter_slow().
+ * found there) turns hook_sp into fn's canonical frame address. Finds the
+ * csd of (current pd, site, fn) and pushes a frame (which is what counts
+ * the call: see struct dp_csd). Recursion folding costs nothing here: the
+ * slow path that made the csd pointed it at the pd folding chose then
+ * (dp_graph_active_pd), and every later call through it goes there (as
+ * Mercury's csd does). Everything rare happens in dp_graph_enter_slow().
  */
 static inline __attribute__((always_inline))
 void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at)
@@ -92,18 +93,11 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* stale frames (longjmp) */
 	if (unlikely(f == h->stack_last))
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* a full stack */
-	struct dp_pd *callee = c->callee;
-	uint32_t psi = c->psi;
-	struct dp_pd *old = h->outer[psi];
-	h->outer[psi] = old ? old : callee;
-	h->clock++;
 	f[1].sp = sp;                               /* first: a signal handler's push overwrites it */
 	__asm__ volatile("" ::: "memory");
 	f[1].fn = fn;
 	f[1].csd = c;
-	f[1].pd = callee;
-	f[1].saved = old;
-	f[1].psi = psi;
+	f[1].pd = c->callee;
 	f[1].off = c->off;
 	f[1].tab = c->ctab;
 	f[1].mask = c->cmask;
@@ -114,7 +108,7 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 	__asm__ volatile("" ::: "memory");
 	DP_STRESS_AT(DP_ST_PUSHED);
 	if (unlikely(f[1].sp != sp))                /* a signal handler's hooks used the slot meanwhile: */
-		dp_graph_refill(f + 1, sp, fn, c, old, at); /* it is DP_SP_DEAD till then */
+		dp_graph_refill(f + 1, sp, fn, c, at);  /* it is DP_SP_DEAD till then */
 }
 
 /*
@@ -135,7 +129,6 @@ void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 		return dp_graph_exit_slow(fn, site, hook_sp, tail);
 	struct dp_csd *c = f->csd;                  /* read before the slot is given up */
 	DP_STRESS_AT(DP_ST_EXIT);
-	h->outer[f->psi] = f->saved;
 	h->top = f - 1;
 	__asm__ volatile("" ::: "memory");          /* a signal between the two loses the call, never counts it twice */
 	DP_STRESS_AT(DP_ST_POPPED);

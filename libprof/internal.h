@@ -158,8 +158,10 @@ struct dp_frame {
 	uintptr_t fn;
 	struct dp_csd *csd;         /* where exits go; &t->outside for frames inherited over fork */
 	struct dp_pd *pd;           /* the activation's pd: calls made from it hang here */
-	struct dp_pd *saved;        /* the ps's outermost activation before this call */
-	uint32_t psi;               /* the ps idx, for restoring outer[] */
+	struct dp_pd *saved;        /* plugin frames (ABI v1) only, which keep outer[] (dp_hot): */
+	uint32_t psi;               /* the ps's outermost activation before this call, and the
+	                               ps idx to restore it at; -finstrument-functions frames
+	                               leave both unwritten (dp_frame_restore_outer) */
 	uint32_t off;               /* fn's frame offset: sp = the hook's stack pointer + off */
 	struct dp_csd **tab;        /* pd's table and mask, cached for the next call's lookup; */
 	uintptr_t mask;             /* may be stale after growth: then the slow path finds the csd */
@@ -192,6 +194,11 @@ struct dp_frame {
  * from a frame at or above it, since v1 has no function exit hook).
  */
 #define DP_FR_PLUGIN (1ull << 63)
+
+/* Undo what pushing frame f did to h->outer[]: only plugin (ABI v1) frames
+ * keep outer[]; -finstrument-functions frames never touch it. */
+#define dp_frame_restore_outer(h, f) \
+	do { if ((f)->at & DP_FR_PLUGIN) (h)->outer[(f)->psi] = (f)->saved; } while (0)
 enum dp_fr_flags {
 	DP_FR_PENDING = 1,          /* call made, callee not entered (yet, or never: uninstrumented) */
 	DP_FR_CB = 2,               /* a callback activation */
@@ -243,8 +250,8 @@ struct dp_hot {
 	uint32_t stop;              /* enum dp_stop_bits; 0 = fast path allowed */
 	struct dp_frame *top;       /* current activation; stack[0] is the root frame */
 	struct dp_frame *stack_last;/* the last usable frame */
-	struct dp_pd **outer;       /* outermost activation per ps idx, outer_cap entries */
-	uint64_t clock;             /* call sequence count clock: one tick per call */
+	struct dp_pd **outer;       /* outermost activation per ps idx, outer_cap entries, of the
+	                               plugin's ABI v1 frames (dp_graph_active_pd finds the others) */
 	uint64_t loops_seen;        /* dp_loop_ticks when back-edges were last charged (plugin.c) */
 	struct dp_thread *t;        /* the rest of the thread's state; NULL before its first hook */
 };
@@ -257,6 +264,7 @@ struct dp_thread {
 	struct dp_hot *h;           /* the owner's dp_hot */
 	uint32_t outer_cap;
 	uintptr_t stack_hi;         /* above every frame of this thread's machine stack */
+	bool cyg;                   /* has made a csd for -finstrument-functions hooks (graph.c) */
 	uint32_t alt_from;          /* graph.c: index of the first shadow frame pushed on the
 	                               alternate signal stack; 0: none (DP_ALT clear) */
 	struct dp_frame *stack;     /* stack[0] is the root frame; its psi holds the array's */
@@ -365,7 +373,9 @@ void dp_plugin2_register(struct dp_tu *tu);
 /* plugin.c's static nodes, shared with plugin2.c: made if new, NULL when
  * out of memory. */
 struct dp_ps *dp_plugin_static_ps(struct dp_tu *tu, uint32_t i);
-struct dp_ps *dp_plugin_external_ps(const char *name);
+/* The ps of csd c's callee when its call never entered instrumented code:
+ * by target address for an indirect call, else by the site's callee name. */
+struct dp_ps *dp_plugin_uninstrumented_ps(const struct dp_csd *c);
 struct dp_css *dp_plugin_site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *caller);
 /* The writer: before reading the counts of t's csds, and for each v2 csd c
  * (c->v2) its calls, exits and non-local exits (calls = exits + nonlocal). */
@@ -436,8 +446,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at);
 void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail);
 int dp_graph_grow_stack(struct dp_thread *t);
-void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c,
-		     struct dp_pd *saved, uintptr_t at);
+void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c, uintptr_t at);
 /* Count every frame still on t's stack as a non-local exit; with returned
  * (t ended normally: its start routine or main returned), plugin callback
  * frames on top, and pending tail calls above them, count as exits. */
@@ -447,6 +456,10 @@ void dp_graph_unwind_all(struct dp_thread *t, bool returned);
 struct dp_ps *dp_graph_ps_get(uintptr_t key, const struct dp_ps *init);
 struct dp_css *dp_graph_css_get(uintptr_t site, struct dp_ps *caller, const struct dp_css *init);
 struct dp_pd *dp_graph_pd_new(struct dp_thread *t, struct dp_ps *ps);
+/* Recursion folding: the pd of ps's outermost activation on t's stack, or
+ * NULL when ps has none. Walks the stack (ABI v1 frames: outer[]); only t
+ * calls it, from a slow path that makes a csd. */
+struct dp_pd *dp_graph_active_pd(struct dp_thread *t, const struct dp_ps *ps);
 int dp_graph_outer_reserve(struct dp_thread *t, uint32_t idx);
 int dp_graph_tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c);
 void dp_graph_csd_publish(struct dp_thread *t, struct dp_csd *c);

@@ -185,7 +185,6 @@ static struct dp_css *site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *ca
 
 /* For plugin2.c (ABI v2), which shares the static nodes. */
 struct dp_ps *dp_plugin_static_ps(struct dp_tu *tu, uint32_t i) { return static_ps(tu, i); }
-struct dp_ps *dp_plugin_external_ps(const char *name) { return external_ps(name); }
 struct dp_css *dp_plugin_site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *caller)
 {
 	return site_css(tu, site, caller);
@@ -204,7 +203,7 @@ static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 		if (r < 0)
 			return -1;
 	}
-	struct dp_pd *callee = t->h->outer[ps->idx];
+	struct dp_pd *callee = dp_graph_active_pd(t, ps);
 	if (!callee && !(callee = dp_graph_pd_new(t, ps)))
 		return -1;
 	c->psi = ps->idx;
@@ -213,20 +212,27 @@ static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 	return 0;
 }
 
-/* Bind c, whose call returned (or was left) without entering instrumented
- * code, to its uninstrumented callee: by name for a direct call, by target
- * address for an indirect one. */
-static int bind_uninstrumented(struct dp_thread *t, struct dp_csd *c)
+struct dp_ps *dp_plugin_uninstrumented_ps(const struct dp_csd *c)
 {
-	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
-	struct dp_ps *ps;
 	if (c->fn) {
 		struct dp_ps init = { .kind = DP_PS_ADDR, .uninstrumented = true };
-		ps = dp_graph_ps_get(c->fn, &init);
-	} else {
-		ps = external_ps(s->callee);
+		return dp_graph_ps_get(c->fn, &init);
 	}
-	return ps ? bind(t, c, ps) : -1;
+	return external_ps(((const struct dp_css_static *)c->site)->callee);
+}
+
+/* Bind c, whose call returned (or was left) without entering instrumented
+ * code, to its uninstrumented callee, if the runtime may make nodes now:
+ * -1 when it may not or memory ran out. */
+static int bind_uninstrumented(struct dp_thread *t, struct dp_csd *c)
+{
+	if (!may_make(t))
+		return -1;
+	making_on(t);
+	struct dp_ps *ps = dp_plugin_uninstrumented_ps(c);
+	int r = ps ? bind(t, c, ps) : -1;
+	making_off(t);
+	return r;
 }
 
 /*
@@ -366,17 +372,9 @@ static void pop_stale(struct dp_thread *t)
 	}
 	if (c == &t->outside)
 		return;
-	if (!c->callee) {
-		int r = -1;
-		if (may_make(t)) {
-			making_on(t);
-			r = bind_uninstrumented(t, c);
-			making_off(t);
-		}
-		if (r < 0) {
-			t->lost++;
-			return;
-		}
+	if (!c->callee && bind_uninstrumented(t, c) < 0) {
+		t->lost++;
+		return;
 	}
 	dp_add_local(ret ? &c->exits : &c->nonlocal, 1);
 }
@@ -442,7 +440,6 @@ bool push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, stru
 		return false;
 	DP_STRESS_AT(DP_ST_V1_PUSHED);
 	h->outer[psi] = old ? old : callee;
-	h->clock++;
 	return true;
 }
 
@@ -792,12 +789,7 @@ again:
 		/* instrumented code running below a call that entered none: the
 		 * callee is uninstrumented (an enter hook was lost otherwise) */
 		struct dp_csd *pc = f->csd;
-		if (!may_make(t))
-			goto lost;
-		making_on(t);
-		int r = bind_uninstrumented(t, pc);
-		making_off(t);
-		if (r < 0)
+		if (bind_uninstrumented(t, pc) < 0)
 			goto lost;
 		struct dp_pd *old = h->outer[pc->psi];
 		h->outer[pc->psi] = old ? old : pc->callee;
@@ -857,17 +849,9 @@ again:
 		return;
 	}
 	struct dp_csd *c = f->csd;
-	if (c != &t->outside && !c->callee) {
-		int r = -1;
-		if (may_make(t)) {
-			making_on(t);
-			r = bind_uninstrumented(t, c);
-			making_off(t);
-		}
-		if (r < 0) {
-			t->lost++;
-			c = &t->outside;
-		}
+	if (c != &t->outside && !c->callee && bind_uninstrumented(t, c) < 0) {
+		t->lost++;
+		c = &t->outside;
 	}
 	uintptr_t at = f->at;
 	uint32_t base = (uint32_t)f->mask;

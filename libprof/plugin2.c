@@ -313,17 +313,10 @@ static int bind2(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 }
 
 /* Bind c, whose callee never entered instrumented code, to that
- * uninstrumented callee: by target address for an indirect call, else by name. */
+ * uninstrumented callee. */
 static int bind_uninstrumented2(struct dp_thread *t, struct dp_csd *c)
 {
-	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
-	struct dp_ps *ps;
-	if (c->fn) {
-		struct dp_ps init = { .kind = DP_PS_ADDR, .uninstrumented = true };
-		ps = dp_graph_ps_get(c->fn, &init);
-	} else {
-		ps = dp_plugin_external_ps(s->callee);
-	}
+	struct dp_ps *ps = dp_plugin_uninstrumented_ps(c);
 	return ps ? bind2(t, c, ps) : -1;
 }
 
@@ -518,9 +511,9 @@ DP_EXPORT void dp_abi_land(struct dp_tu *tu, void *me)
 
 /* ==== thread and process end, fork ======================================== */
 
-/* Calls some csd of t made that never entered instrumented code: bind them
- * as calls of uninstrumented functions (t is the calling thread). */
-static void bind_pending(struct dp_thread *t)
+/* Call fn on every csd in a slot of one of t's v2 pds, bound or not (the
+ * csds of an indirect site hang from its slot's csd). */
+static void each_slot_csd(struct dp_thread *t, void (*fn)(struct dp_thread *, struct dp_csd *))
 {
 	uint32_t n = t->n_pd;
 	struct dp_pd *pd = t->pd_head;
@@ -532,10 +525,24 @@ static void bind_pending(struct dp_thread *t)
 			if (!h || h == &null_csd.hot || h == &sink_csd.hot)
 				continue;
 			for (struct dp_csd *x = CSD2(h)->thead; x; x = x->tnext)
-				if (x->hot.callee == &unbound_pd && x->hot.calls && bind_uninstrumented2(t, x) < 0)
-					t->lost++;
+				fn(t, x);
 		}
 	}
+}
+
+/* x made calls that never entered instrumented code: bind it as a call of
+ * an uninstrumented function (t is the calling thread). */
+static void bind_if_pending(struct dp_thread *t, struct dp_csd *x)
+{
+	if (x->hot.callee == &unbound_pd && x->hot.calls && bind_uninstrumented2(t, x) < 0)
+		t->lost++;
+}
+
+/* Calls some csd of t made that never entered instrumented code: bind them
+ * as calls of uninstrumented functions (t is the calling thread). */
+static void bind_pending(struct dp_thread *t)
+{
+	each_slot_csd(t, bind_if_pending);
 }
 
 /*
@@ -649,8 +656,9 @@ void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *ex
 
 /* A forked child forgets what csd x counted in the parent, remembering
  * whether calls through it were running then. */
-static void forget(struct dp_csd *x)
+static void forget(struct dp_thread *t, struct dp_csd *x)
 {
+	(void)t;
 	if (!x->v2)
 		return;         /* a v1 or -finstrument-functions csd: its site is no table record */
 	if (running(x))
@@ -661,21 +669,9 @@ static void forget(struct dp_csd *x)
 
 void dp_plugin2_fork_child(struct dp_thread *t)
 {
-	uint32_t n = t->n_pd;
-	struct dp_pd *pd = t->pd_head;
-	for (uint32_t k = 0; k < n && pd; k++, pd = pd->next) {
-		if (!pd->hot)
-			continue;
-		for (uint32_t i = 0; i < pd->hot->n_slot; i++) {
-			struct dp_csd_hot *h = pd->hot->slot[i];
-			if (!h || h == &null_csd.hot || h == &sink_csd.hot)
-				continue;
-			for (struct dp_csd *x = CSD2(h)->thead; x; x = x->tnext)
-				forget(x);
-		}
-	}
+	each_slot_csd(t, forget);
 	for (struct dp_csd *x = t->csd_head; x; x = x->next)
-		forget(x);
+		forget(t, x);
 	/* the activations running were called in the parent */
 	for (struct dp_csd *c = dp_plugin2_csd(dp_cur); c && c->callee; c = c->caller->parent)
 		c->inherited = 1;

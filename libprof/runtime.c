@@ -345,7 +345,7 @@ static void fork_child(void)
 		for (uint32_t i = 0; i < t->n_tails; i++)
 			t->tails[i].csd = NULL;
 		t->stack[0].csd = &t->outside;
-		t->h->clock = t->lost = 0;
+		t->lost = 0;
 		t->tid = (pid_t)syscall(SYS_gettid);
 		t->self = pthread_self();
 		t->has_timer = false;

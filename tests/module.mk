@@ -3,6 +3,7 @@
 CHECKS :=
 include tests/unit/unit.mk
 include tests/bad/bad.mk
+include tests/fuzz/fuzz.mk
 include tests/e2e/e2e.mk
 include tests/xcheck/xcheck.mk
 -include tests/install/install.mk

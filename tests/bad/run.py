@@ -19,19 +19,17 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dptest  # noqa: E402  (tests/lib: the runner loop and tally)
+
 BIN, WORK = sys.argv[1], sys.argv[2]
 DEEPPROF = os.path.join(BIN, "deepprof")
 DPGEN = os.path.join(BIN, "dp-gen")
-passed = failed = 0
+T = dptest.Tally("bad-input")
 
 
 def report(ok, what, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (what, why))
+    T.result(ok, what, why, show_ok=False)
 
 
 def run(args):
@@ -208,8 +206,7 @@ def main():
                 why = "bad JSON: %s" % e
         report(not why, "valid file: " + " ".join(args[:-1] if args[-1] == valid else args), why)
 
-    print("bad-input: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return T.end()
 
 
 sys.exit(main())

@@ -32,13 +32,14 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 E2E = os.path.join(TOP, "tests", "e2e")
 sys.path.insert(0, os.path.join(TOP, "tests", "xcheck"))
+sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
 import callgrind  # noqa: E402  (tests/xcheck's parser)
+import dptest     # noqa: E402  (tests/lib: the runner loop and tally)
 import xcheck     # noqa: E402  (its bzip2 build and callgrind run)
 
 MEASURES = ["calls", "cscs", "ticks", "time", "allocs", "bytes"]
@@ -574,26 +575,12 @@ def main():
     os.makedirs(s.work)
     tests = [t for t in TESTS if not a.tests or any(t.__name__.startswith(x) or
                                                     t.__name__ == "t_" + x for x in a.tests)]
-    passed = failed = 0
-    for t in tests:
-        if t is t_bzip2_arcs and a.no_bzip2:
-            print("skip %s (SAN=1: callgrind over a UBSan build checks nothing new)"
-                  % t.__name__)
-            continue
-        try:
-            t(s)
-        except Fail as e:
-            failed += 1
-            print("FAIL %s: %s" % (t.__name__, e))
-        except Exception:
-            failed += 1
-            print("FAIL %s: %s" % (t.__name__, traceback.format_exc().strip()))
-        else:
-            passed += 1
-            print("ok   %s" % t.__name__)
-        sys.stdout.flush()
-    print("exports: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    if t_bzip2_arcs in tests and a.no_bzip2:
+        print("skip t_bzip2_arcs (SAN=1: callgrind over a UBSan build checks nothing new)")
+        tests.remove(t_bzip2_arcs)
+    T = dptest.Tally("exports")
+    dptest.run_each(T, [(t.__name__, lambda t=t: t(s)) for t in tests], fail=Fail)
+    return T.end()
 
 
 if __name__ == "__main__":

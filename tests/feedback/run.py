@@ -22,6 +22,9 @@ import sys
 import jsonschema
 import msgpack
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dptest  # noqa: E402  (tests/lib: the runner loop and tally)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
@@ -36,36 +39,13 @@ EXTRA = os.environ.get("DP_TEST_CFLAGS", "").split()
 with open(os.path.join(ROOT, "schemas", "feedback.schema.json")) as _f:
     SCHEMA = json.load(_f)
 
-passed = 0
-failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
-    return cond
-
-
-def run(args, cwd=None, env=None):
-    e = dict(os.environ)
-    e["LC_ALL"] = "C"
-    if env:
-        e.update(env)
-    return subprocess.run(args, capture_output=True, text=True, env=e, cwd=cwd,
-                          stdin=subprocess.DEVNULL, timeout=300)
+T = dptest.Tally("feedback")
+check = T.check
+run = dptest.run
 
 
 def must(args, cwd=None, env=None):
-    p = run(args, cwd, env)
-    if p.returncode != 0:
-        print("command failed (%d): %s\n%s%s" % (p.returncode, " ".join(args), p.stdout, p.stderr))
-        print("feedback: %d passed, %d failed" % (passed, failed + 1))
-        sys.exit(1)
-    return p
+    return dptest.must(T, args, cwd, env)
 
 
 def out(name):
@@ -649,8 +629,7 @@ def main():
     test_mutations()
     test_bad_options()
     test_profiles()
-    print("feedback: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    sys.exit(T.end())
 
 
 main()

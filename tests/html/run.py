@@ -27,6 +27,9 @@ import subprocess
 import sys
 import traceback
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dptest  # noqa: E402  (tests/lib: the runner loop and tally)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -597,52 +600,22 @@ def main():
     ap.add_argument("--cflags", default="")
     ap.add_argument("tests", nargs="*")
     a = ap.parse_args()
-    passed = failed = 0
-
-    def result(ok, name, why=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-            print("ok   %s" % name)
-        else:
-            failed += 1
-            print("FAIL %s: %s" % (name, why))
-        sys.stdout.flush()
-
+    T = dptest.Tally("html")
     try:
         s = Suite(a)
     except Exception as e:
-        print("html: cannot start: %s" % e)
-        print("html: 0 passed, 1 failed")
-        return 1
-    for t in TESTS:
-        if a.tests and not any(t.__name__.startswith(x) for x in a.tests):
-            continue
-        try:
-            t(s)
-        except Fail as e:
-            result(False, t.__name__, e)
-        except Exception:
-            result(False, t.__name__, traceback.format_exc().strip())
-        else:
-            result(True, t.__name__)
+        T.abort("cannot start: %s" % e)
+    dptest.run_each(T, [(t.__name__, lambda t=t: t(s)) for t in TESTS
+                        if dptest.selected(t.__name__, a.tests)], fail=Fail)
     if not a.tests or "bad" in a.tests:
         try:
             cases = bad_cases(s)
         except Exception:
-            result(False, "bad-option setup", traceback.format_exc().strip())
+            T.result(False, "bad-option setup", traceback.format_exc().strip())
             cases = []
-        for label, args, want in cases:
-            try:
-                run_bad(s, args, want)
-            except Fail as e:
-                result(False, "bad: " + label, e)
-            except Exception:
-                result(False, "bad: " + label, traceback.format_exc().strip())
-            else:
-                result(True, "bad: " + label)
-    print("html: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+        dptest.run_each(T, [("bad: " + label, lambda args=args, want=want: run_bad(s, args, want))
+                            for label, args, want in cases], fail=Fail)
+    return T.end()
 
 
 if __name__ == "__main__":

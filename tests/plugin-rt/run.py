@@ -12,17 +12,16 @@ Part of deepprof's tests. MIT licence.
 """
 
 import argparse
-import glob
-import importlib.util
 import os
 import sys
-import time
-import traceback
 
-import prt
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dptest  # noqa: E402
+import prt  # noqa: E402
 
 
 def main():
+    T = dptest.Tally("plugin-rt")
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--deepprof", default=None)
@@ -36,35 +35,12 @@ def main():
         a.deepprof = os.path.join(a.build, "bin", "deepprof")
     a.deepprof = os.path.abspath(a.deepprof)
     if not os.access(a.deepprof, os.X_OK):
-        print("plugin-rt: %s: missing or not executable (build it first)" % a.deepprof)
-        print("plugin-rt: 0 passed, 1 failed")
-        return 1
+        T.abort("%s: missing or not executable (build it first)" % a.deepprof)
     here = os.path.dirname(os.path.abspath(__file__))
-    files = sorted(glob.glob(os.path.join(here, "t[0-9][0-9][0-9]_*.py")))
-    if a.tests:
-        files = [f for f in files if any(os.path.basename(f).startswith(t) for t in a.tests)]
-    passed = failed = 0
-    tag = " (abi=%d)" % a.abi if a.abi else ""
-    for f in files:
-        name = os.path.basename(f)[:-3]
-        spec = importlib.util.spec_from_file_location(name, f)
-        mod = importlib.util.module_from_spec(spec)
-        t0 = time.time()
-        try:
-            spec.loader.exec_module(mod)
-            mod.run(prt.Ctx(a, name))
-        except prt.Fail as e:
-            failed += 1
-            print("FAIL %s%s: %s" % (name, tag, e))
-        except Exception:
-            failed += 1
-            print("FAIL %s%s: %s" % (name, tag, traceback.format_exc().strip()))
-        else:
-            passed += 1
-            print("ok   %s%s (%.1fs)" % (name, tag, time.time() - t0))
-        sys.stdout.flush()
-    print("plugin-rt: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    tests = [(name, lambda name=name, load=load: load().run(prt.Ctx(a, name)))
+             for name, load in dptest.test_modules(here, a.tests)]
+    dptest.run_each(T, tests, fail=prt.Fail, tag=" (abi=%d)" % a.abi if a.abi else "", timed=True)
+    return T.end()
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ import zlib
 import jsonschema
 import msgpack
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dptest  # noqa: E402  (tests/lib: the runner loop and tally)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
@@ -39,33 +42,13 @@ with open(os.path.join(ROOT, "schemas", "progrep.schema.json")) as _f:
 with open(os.path.join(HERE, "flow.expect.json")) as _f:
     EXPECT = json.load(_f)
 
-passed = 0
-failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
-    return cond
-
-
-def run(args, cwd=None):
-    e = dict(os.environ)
-    e["LC_ALL"] = "C"
-    return subprocess.run(args, capture_output=True, text=True, env=e, cwd=cwd)
+T = dptest.Tally("progrep")
+check = T.check
+run = dptest.run
 
 
 def must(args, cwd=None):
-    p = run(args, cwd)
-    if p.returncode != 0:
-        print("command failed (%d): %s\n%s%s" % (p.returncode, " ".join(args), p.stdout, p.stderr))
-        print("progrep: %d passed, %d failed" % (passed, failed + 1))
-        sys.exit(1)
-    return p
+    return dptest.must(T, args, cwd)
 
 
 def out(name):
@@ -644,8 +627,7 @@ def main():
     test_bad()
     test_profile()
     test_run()
-    print("progrep: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    sys.exit(T.end())
 
 
 main()

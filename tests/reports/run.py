@@ -24,6 +24,9 @@ import traceback
 
 import jsonschema
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dptest  # noqa: E402  (tests/lib: the runner loop and tally)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 E2E = os.path.join(ROOT, "tests", "e2e")
@@ -665,59 +668,31 @@ def main():
     ap.add_argument("--cflags", default="")
     ap.add_argument("tests", nargs="*")
     a = ap.parse_args()
-    passed = failed = 0
-
-    def result(ok, name, why=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL %s: %s" % (name, why))
-        sys.stdout.flush()
-
+    T = dptest.Tally("reports")
     try:
         s = Suite(a)
     except Exception as e:
-        print("reports: cannot start: %s" % e)
-        print("reports: 0 passed, 1 failed")
-        return 1
-    for t in TESTS:
-        if a.tests and not any(t.__name__.startswith(x) for x in a.tests):
-            continue
-        try:
-            t(s)
-        except Fail as e:
-            result(False, t.__name__, e)
-        except Exception:
-            result(False, t.__name__, traceback.format_exc().strip())
-        else:
-            result(True, t.__name__)
-            print("ok   %s" % t.__name__)
+        T.abort("cannot start: %s" % e)
+    dptest.run_each(T, [(t.__name__, lambda t=t: t(s)) for t in TESTS
+                        if dptest.selected(t.__name__, a.tests)], fail=Fail)
     if not a.tests or "bad" in a.tests:
         try:
             cases = bad_cases(s)
         except Exception:
-            result(False, "bad-input setup", traceback.format_exc().strip())
+            T.result(False, "bad-input setup", traceback.format_exc().strip())
             cases = []
-        nbad = 0
-        for label, args, path in cases:
-            try:
-                msg = run_bad(s, label, args, path)
-                key = tuple(args[1:3]) if len(args) >= 3 else None
-                if key in MESSAGES:
-                    check(MESSAGES[key] in msg, "message %r lacks %r" % (msg, MESSAGES[key]))
-            except Fail as e:
-                result(False, "bad input: " + label, e)
-            except Exception:
-                result(False, "bad input: " + label, traceback.format_exc().strip())
-            else:
-                result(True, label)
-                nbad += 1
-        print("ok   %d of %d bad-input cases" % (nbad, len(cases)))
+
+        def bad(label, args, path):
+            msg = run_bad(s, label, args, path)
+            key = tuple(args[1:3]) if len(args) >= 3 else None
+            if key in MESSAGES:
+                check(MESSAGES[key] in msg, "message %r lacks %r" % (msg, MESSAGES[key]))
+        before = T.passed
+        dptest.run_each(T, [("bad input: " + c[0], lambda c=c: bad(*c)) for c in cases],
+                        fail=Fail, show_ok=False)
+        print("ok   %d of %d bad-input cases" % (T.passed - before, len(cases)))
     print("(%d JSON documents validated against schemas/report.schema.json)" % s.validated)
-    print("reports: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return T.end()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,114 @@
+"""dptest.py — what deepprof's Python test suites share: running a command
+in the C locale, a tally of checks and named tests that prints each failure
+and ends the suite with its "<suite>: N passed, N failed" line, and the loop
+that runs named tests (functions, or tNNN_*.py modules) into a tally.
+Stdlib only. A suite's run.py puts this directory on sys.path.
+Part of deepprof's tests. MIT licence.
+"""
+
+import glob
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+
+def run(args, cwd=None, env=None, timeout=300):
+    """Run args with LC_ALL=C (plus env), stdin closed, text output captured."""
+    e = dict(os.environ)
+    e["LC_ALL"] = "C"
+    if env:
+        e.update(env)
+    return subprocess.run(args, capture_output=True, text=True, env=e, cwd=cwd,
+                          stdin=subprocess.DEVNULL, timeout=timeout)
+
+
+def must(tally, args, cwd=None, env=None):
+    """run(), but a command that fails stops the suite (tally.abort) with its output."""
+    p = run(args, cwd, env)
+    if p.returncode != 0:
+        tally.abort("command failed (%d): %s\n%s%s" % (p.returncode, " ".join(args), p.stdout, p.stderr))
+    return p
+
+
+class Tally:
+    """The passed and failed counts of one suite."""
+
+    def __init__(self, suite):
+        self.suite = suite
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, cond, what):
+        """Count one check; print "FAIL: what" when cond is false. Returns cond."""
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL: " + what)
+        return cond
+
+    def result(self, ok, name, why="", show_ok=True, seconds=None):
+        """Count one named test: "ok   name" (when show_ok) or "FAIL name: why"."""
+        if ok:
+            self.passed += 1
+            if show_ok:
+                print("ok   %s%s" % (name, "" if seconds is None else " (%.1fs)" % seconds))
+        else:
+            self.failed += 1
+            print("FAIL %s: %s" % (name, why))
+        sys.stdout.flush()
+
+    def end(self):
+        """Print the suite's last line; the exit status: 1 if anything failed."""
+        print("%s: %d passed, %d failed" % (self.suite, self.passed, self.failed))
+        sys.stdout.flush()
+        return 1 if self.failed else 0
+
+    def abort(self, why):
+        """Stop the suite early: say why, count it as one more failure, exit."""
+        print("%s: %s" % (self.suite, why))
+        self.failed += 1
+        sys.exit(self.end())
+
+
+def run_each(tally, tests, fail=(), show_ok=True, tag="", timed=False):
+    """Run each (name, call) of tests into tally. An exception of a type in
+    fail is the test's own verdict (its message is the why); any other is
+    a crash of the test, reported with its traceback."""
+    for name, call in tests:
+        t0 = time.time()
+        try:
+            call()
+        except fail as e:
+            tally.result(False, name + tag, e)
+        except Exception:
+            tally.result(False, name + tag, traceback.format_exc().strip())
+        else:
+            tally.result(True, name + tag, show_ok=show_ok,
+                         seconds=time.time() - t0 if timed else None)
+
+
+def selected(name, only):
+    """Whether test name is among only (prefixes, e.g. t003 or t_fib); all when only is empty."""
+    return not only or any(name.startswith(x) for x in only)
+
+
+def test_modules(here, only=()):
+    """The tNNN_*.py test modules of directory here (those of only), in
+    order, as (name, load): load() imports the module and returns it."""
+    def loader(path, name):
+        def load():
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            return mod
+        return load
+    out = []
+    for f in sorted(glob.glob(os.path.join(here, "t[0-9][0-9][0-9]_*.py"))):
+        name = os.path.basename(f)[:-3]
+        if selected(name, only):
+            out.append((name, loader(f, name)))
+    return out

@@ -120,7 +120,7 @@ def split_of(name, how, doc, fn):
 def main():
     os.makedirs(OUT, exist_ok=True)
     fib_v2 = None
-    for how, fib_n, rounds in (("v2", "37", "24"), ("cyg", "35", "6")):
+    for how, fib_n, rounds in (("v2", "37", "24"), ("cyg", "36", "8")):
         # fib: phi : 1
         exe = build("fib", how)
         r = exe and profile(exe, [fib_n])

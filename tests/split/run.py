@@ -31,6 +31,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dptest  # noqa: E402
+
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(BUILD, "split")
@@ -41,27 +44,21 @@ CC = os.environ.get("CC", "gcc")
 EXTRA = os.environ.get("DP_TEST_CFLAGS", "").split()
 VERBOSE = os.environ.get("V") == "1"
 
-passed = failed = 0
+T = dptest.Tally("split")
 
 
 def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        if VERBOSE:
-            print("ok   split: %s" % what)
-    else:
-        failed += 1
-        print("FAIL split: %s" % what)
-    return ok
+    """Count one check (dptest's tally); V=1 also prints the ones that pass."""
+    if ok and VERBOSE:
+        print("ok   " + what)
+    return T.check(ok, what)
 
 
 def run(args, env=None):
-    e = dict(os.environ)
-    e.update(env or {})
+    """dptest.run (C locale), a command that cannot start reported as exit 126."""
     try:
-        return subprocess.run(args, capture_output=True, text=True, env=e)
-    except OSError as x:
+        return dptest.run(args, env=env)
+    except (OSError, subprocess.TimeoutExpired) as x:
         return subprocess.CompletedProcess(args, 126, "", "cannot run %s: %s\n" % (args[0], x))
 
 
@@ -183,8 +180,7 @@ def main():
                 check(abs(big - 0.620) <= 0.04,
                       "feedback on fib.v2: the split it states, %.3f, is 0.620 ± 0.04" % big)
 
-    print("split: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return T.end()
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ static int view_costs(const struct fb_ctx *c, struct view *v)
 	{
 		const struct dpa_pd *q = &c->p->pd[v->pd];
 
-		for (uint32_t o = 0; o < q->out_n; o++) {
+		for (uint32_t o = 0; o < dpa_pd_out_n(q); o++) {
 			uint32_t csd = c->p->out_csd[q->out_first + o];
 			uint32_t css = c->p->csd[csd].css;
 			const struct dpa_pr_call *call = css ? c->pr->css[css].call : NULL;
@@ -185,10 +185,10 @@ static const char *context_of(struct fb_ctx *c, uint32_t pd)
 		const struct dpa_pd *q = &c->p->pd[cur];
 		uint32_t caller;
 
-		if (!q->in_n)
+		if (!dpa_pd_in_n(q))
 			break;
 		caller = c->p->csd[c->p->in_csd[q->in_first]].caller_pd;
-		if (!caller || caller == cur || !c->p->pd[caller].in_n)
+		if (!caller || caller == cur || !dpa_pd_in_n(&c->p->pd[caller]))
 			break;          /* the thread's root */
 		chain[n++] = caller;
 		cur = caller;

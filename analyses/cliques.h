@@ -56,8 +56,8 @@ struct dpa_cliques {
 /*
  * Find the cliques of *p (which must stay alive and unchanged while *cl is
  * used; *cl keeps no pointer to it). Linear in pds + csds; no recursion, so
- * a graph of any depth is safe. Extra memory while running: up to 12 bytes
- * per pd on the deepest path. Returns 0, or -1 with *err set (profile too
+ * a graph of any depth is safe. No extra memory while running (the search's
+ * stacks live in the result arrays' unused ends). Returns 0, or -1 with *err set (profile too
  * large, out of memory); on failure *cl holds nothing to release.
  */
 int dpa_cliques_init(struct dpa_cliques *cl, const struct dpa_profile *p,

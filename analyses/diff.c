@@ -413,7 +413,7 @@ json_t *dpa_diff_json(const struct dpa_diff *d, enum dpa_diff_measure sort, size
 		const struct dpa_ps *s = &o->ps[row->id];
 		json_t *j = json_object();
 		json_object_set_new(j, "name", json_string(dpa_merge_ps_label(o, row->id, label, sizeof(label))));
-		json_object_set_new(j, "resolved", json_boolean(s->name != NULL));
+		json_object_set_new(j, "resolved", json_boolean(s->name != 0));
 		json_object_set_new(j, "module", s->module ? json_string(o->module[s->module].path) : json_null());
 		json_object_set_new(j, "offset", json_integer((json_int_t)s->offset));
 		json_object_set_new(j, "status", json_string(status_names[row->status]));

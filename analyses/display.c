@@ -211,7 +211,7 @@ static void ps_cells(struct build *b, uint32_t ps)
 
 	put_id(b, ps);
 	put_s(b, ps_name(b, ps));
-	put_s(b, s ? s->file : NULL);
+	put_s(b, s ? dpa_str(b->p, s->file) : NULL);
 	if (s && s->line)
 		put_u(b, s->line);
 	else
@@ -398,7 +398,7 @@ static void top(struct build *b)
 		put_u(b, i + 1);
 		cost_cells(b, w, true);
 		ps_cells(b, w->ps);
-		put_s(b, loc(b, b->p->ps[w->ps].file, b->p->ps[w->ps].line));
+		put_s(b, loc(b, dpa_str(b->p, b->p->ps[w->ps].file), b->p->ps[w->ps].line));
 		put_u(b, w->count);
 	}
 	ranked_total(b, s);
@@ -414,7 +414,7 @@ static void proc_ident_cols(struct build *b)
 static void proc_ident_cells(struct build *b, const struct dpa_report_row *w)
 {
 	ps_cells(b, w->ps);
-	put_s(b, loc(b, b->p->ps[w->ps].file, b->p->ps[w->ps].line));
+	put_s(b, loc(b, dpa_str(b->p, b->p->ps[w->ps].file), b->p->ps[w->ps].line));
 	put_u(b, w->count);
 }
 
@@ -434,9 +434,9 @@ static void css_cells(struct build *b, uint32_t css)
 	put_u(b, css);
 	put_s(b, dpa_css_kind_name(s->kind));
 	if (s->file)
-		put_s(b, loc(b, s->file, s->line));
+		put_s(b, loc(b, dpa_str(b->p, s->file), s->line));
 	else
-		put_s(b, s->in_fn ? s->in_fn : dpa_addr_name(b->p, s->module, s->offset));
+		put_s(b, s->in_fn ? dpa_str(b->p, s->in_fn) : dpa_addr_name(b->p, s->module, s->offset));
 }
 
 static void proc(struct build *b)

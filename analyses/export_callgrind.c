@@ -174,10 +174,10 @@ static int give_total(const struct dpa_deep *d, struct arcs *as, uint32_t q)
 	uint32_t k = 0, prim = 0;
 	bool want_internal = true;
 
-	for (uint32_t j = 0; j < v->in_n; j++)
+	for (uint32_t j = 0; j < dpa_pd_in_n(v); j++)
 		if (!dpa_csd_internal(&d->cl, p, p->in_csd[v->in_first + j]))
 			want_internal = false;
-	for (uint32_t j = 0; j < v->in_n; j++) {
+	for (uint32_t j = 0; j < dpa_pd_in_n(v); j++) {
 		uint32_t x = p->in_csd[v->in_first + j];
 
 		if (dpa_csd_internal(&d->cl, p, x) != want_internal)
@@ -192,7 +192,7 @@ static int give_total(const struct dpa_deep *d, struct arcs *as, uint32_t q)
 	for (int s = 0; s < NBASE; s++)
 		tot[s] = dpa_deep_pd_total(d, q, base_of[s]);
 	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t j = 0; j < v->in_n; j++) {
+		for (uint32_t j = 0; j < dpa_pd_in_n(v); j++) {
 			uint32_t x = p->in_csd[v->in_first + j];
 			struct arc *a;
 
@@ -228,7 +228,7 @@ static void put_clean(FILE *f, const char *s)
 
 static const char *ps_file(const struct dpa_profile *p, uint32_t ps)
 {
-	const char *f = p->ps[ps].file;
+	const char *f = dpa_str(p, p->ps[ps].file);
 
 	return f && *f ? f : "???";
 }

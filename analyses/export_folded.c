@@ -316,7 +316,7 @@ int dpa_stacks_init(struct dpa_stacks *s, const struct dpa_deep *d, enum dpa_xme
 				uint32_t u = queue[head++], un = pd_node[u];
 				const struct dpa_pd *v = &p->pd[u];
 
-				for (uint32_t j = 0; j < v->out_n; j++) {
+				for (uint32_t j = 0; j < dpa_pd_out_n(v); j++) {
 					uint32_t x = p->out_csd[v->out_first + j];
 					uint32_t w = p->csd[x].callee_pd;
 

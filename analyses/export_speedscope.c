@@ -76,7 +76,7 @@ int dpa_export_speedscope(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure
 		put_json_str(out, s.frame_name[f]);
 		if (ps->file) {
 			fprintf(out, ",\"file\":");
-			put_json_str(out, ps->file);
+			put_json_str(out, dpa_str(p, ps->file));
 		}
 		if (ps->line)
 			fprintf(out, ",\"line\":%u", ps->line);

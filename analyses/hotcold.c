@@ -76,7 +76,7 @@ int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
 		f = pr->ps[ps].fn;
 	if (!(at->fn = dpa_fb_strdup(fb, dpa_ps_name(p, ps))))
 		return -1;
-	file = p->ps[ps].file ? p->ps[ps].file : f ? f->file : NULL;
+	file = p->ps[ps].file ? dpa_str(p, p->ps[ps].file) : f ? f->file : NULL;
 	if (file && !(at->file = dpa_fb_strdup(fb, file)))
 		return -1;
 	at->line = p->ps[ps].line ? p->ps[ps].line : f ? f->line : 0;
@@ -98,10 +98,10 @@ int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
 	if (css == 0 || css > p->n_css)
 		return 0;
 	s = &p->css[css];
-	fn = s->caller_ps ? dpa_ps_name(p, s->caller_ps) : s->in_fn;
+	fn = s->caller_ps ? dpa_ps_name(p, s->caller_ps) : dpa_str(p, s->in_fn);
 	if (fn && !(at->fn = dpa_fb_strdup(fb, fn)))
 		return -1;
-	if (s->file && !(at->file = dpa_fb_strdup(fb, s->file)))
+	if (s->file && !(at->file = dpa_fb_strdup(fb, dpa_str(p, s->file))))
 		return -1;
 	at->line = s->line;
 	at->col = s->col;
@@ -386,7 +386,7 @@ static int progrep_never(const struct dpa_profile *p, const struct dpa_progreps 
 			if (pr->ps[i].module == m && pr->ps[i].fn)
 				fn_hit[pr->ps[i].fn - r->fn] = 1;
 			if (p->ps[i].module == m && p->ps[i].name)
-				names[n_names++] = p->ps[i].name;
+				names[n_names++] = dpa_str(p, p->ps[i].name);
 		}
 		qsort(names, n_names, sizeof(*names), by_str);
 		for (uint32_t c = 1; c <= p->n_css; c++) {

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strtab.h"
+
 /* ================================================================
  * Private types and prototypes
  * ================================================================ */
@@ -99,6 +101,16 @@ static char *xfmt(const char *fmt, ...)
 	r = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	return r < 0 ? NULL : s;
+}
+
+/* *out becomes the id in o's strings of string `id` of p (0 stays 0).
+ * Returns 0, or -1 when out of memory. */
+static int copy_str(struct dpa_profile *o, const struct dpa_profile *p, uint32_t id, uint32_t *out)
+{
+	const char *s = dpa_str(p, id);
+
+	*out = dpa_str_id(o, s);
+	return s && !*out ? -1 : 0;
 }
 
 static char *xstrdup(const char *s)
@@ -350,8 +362,9 @@ static int ps_key(struct merger *mg, uint32_t i, uint32_t s, struct tkey *k)
 	k->c = 0;
 	if (ps->module == 0 || ps->name) {
 		k->a = ps->module ? PS_BY_NAME : PS_SYNTHETIC;
-		name = ps->module ? xfmt("%s\x1f%s", ps->name, ps->file ? ps->file : "")
-				  : xstrdup(ps->name ? ps->name : "");
+		name = ps->module ? xfmt("%s\x1f%s", dpa_str(p, ps->name),
+					 ps->file ? dpa_str(p, ps->file) : "")
+				  : xstrdup(ps->name ? dpa_str(p, ps->name) : "");
 		k->b = strtab_intern(&mg->names, name);
 		return k->b != 0;
 	}
@@ -943,8 +956,8 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				s->module = x->module ? mg->mod_out[mg->mod_gid[i][x->module]] : 0;
 				s->offset = x->offset;
 				s->line = x->line;
-				if ((x->name && !(s->name = xstrdup(x->name))) ||
-				    (x->file && !(s->file = xstrdup(x->file))))
+				if (copy_str(o, p, x->name, &s->name) < 0 ||
+				    copy_str(o, p, x->file, &s->file) < 0)
 					goto out;
 				continue;
 			}
@@ -952,7 +965,7 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				s->offset = x->offset;
 			if (x->line > s->line)
 				s->line = x->line;
-			if (!s->file && x->file && !(s->file = xstrdup(x->file)))
+			if (!s->file && copy_str(o, p, x->file, &s->file) < 0)
 				goto out;
 		}
 		for (k = 1; k <= p->n_css; k++) {
@@ -968,8 +981,8 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				c->callee_ps = x->callee_ps ? mg->ps_out[mg->ps_gid[i][x->callee_ps]] : 0;
 				c->line = x->line;
 				c->col = x->col;
-				if ((x->file && !(c->file = xstrdup(x->file))) ||
-				    (x->in_fn && !(c->in_fn = xstrdup(x->in_fn))))
+				if (copy_str(o, p, x->file, &c->file) < 0 ||
+				    copy_str(o, p, x->in_fn, &c->in_fn) < 0)
 					goto out;
 				continue;
 			}
@@ -979,9 +992,9 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				c->line = x->line;
 			if (x->col > c->col)
 				c->col = x->col;
-			if (!c->file && x->file && !(c->file = xstrdup(x->file)))
+			if (!c->file && copy_str(o, p, x->file, &c->file) < 0)
 				goto out;
-			if (!c->in_fn && x->in_fn && !(c->in_fn = xstrdup(x->in_fn)))
+			if (!c->in_fn && copy_str(o, p, x->in_fn, &c->in_fn) < 0)
 				goto out;
 		}
 		for (k = 1; k <= p->n_ps; k++)
@@ -1027,7 +1040,7 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 	thr_root = xcalloc(mg->thrs.n + 1, sizeof(uint32_t));
 	o->n_thread = mg->thrs.n;
 	o->thread = xcalloc(o->n_thread + 1, sizeof(*o->thread));
-	o->pd = xcalloc(nclass + 1, sizeof(*o->pd));
+	o->pd = xcalloc(nclass + 2, sizeof(*o->pd));    /* + the sentinel */
 	if (dpa_csd_reserve(o, mg->nedge) < 0)
 		o->csd = NULL;
 	out->bfs_parent_csd = xcalloc(nclass + 1, sizeof(uint32_t));
@@ -1080,7 +1093,6 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 			size_t a = first[x], end = first[x] + cnt[x];
 			if (!cnt[x])
 				continue;
-			o->pd[canon[x]].out_first = ncsd + 1;
 			while (a < end) {
 				size_t b = a;
 				struct dpa_csd *d = &o->csd[++ncsd];
@@ -1112,7 +1124,6 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 				d->css = mg->css_out[mg->edge[a].css];
 				d->caller_pd = canon[x];
 				d->callee_pd = canon[y];
-				o->pd[canon[x]].out_n++;
 				a = b;
 			}
 		}
@@ -1138,26 +1149,30 @@ static int build_graph(struct dpa_merged *out, struct merger *mg)
 	o->in_csd = xcalloc(ncsd + 1, sizeof(uint32_t));
 	if (!o->out_csd || !o->in_csd)
 		goto oom;
-	for (k = 0; k < ncsd; k++)
+	/* pds are numbered in the order their csds were made, so the groups
+	 * follow pd order, as struct dpa_pd needs */
+	for (k = 0; k < ncsd; k++) {
 		o->out_csd[k] = k + 1;
-	for (k = 1; k <= npd; k++) {
-		if (o->pd[k].out_n)
-			o->pd[k].out_first -= 1;   /* index into out_csd, which is 0-based */
-		o->pd[k].in_n = 0;
+		if (k && o->csd[k + 1].caller_pd < o->csd[k].caller_pd) {
+			merr(mg->err, "merge: internal error: csds not grouped by caller");
+			goto out;
+		}
 	}
-	for (k = 1; k <= ncsd; k++)
-		o->pd[o->csd[k].callee_pd].in_n++;
+	for (k = 1; k <= ncsd; k++) {
+		o->pd[o->csd[k].caller_pd].out_first++;         /* counts, then ends */
+		o->pd[o->csd[k].callee_pd].in_first++;
+	}
 	{
-		uint32_t pos = 0;
+		uint32_t out_pos = 0, in_pos = 0;
 		for (k = 1; k <= npd; k++) {
-			o->pd[k].in_first = pos;
-			pos += o->pd[k].in_n;
-			o->pd[k].in_n = 0;
+			out_pos += o->pd[k].out_first;
+			o->pd[k].out_first = out_pos - o->pd[k].out_first;     /* start */
+			in_pos += o->pd[k].in_first;
+			o->pd[k].in_first = in_pos;                            /* end */
 		}
-		for (k = 1; k <= ncsd; k++) {
-			struct dpa_pd *pd = &o->pd[o->csd[k].callee_pd];
-			o->in_csd[pd->in_first + pd->in_n++] = k;
-		}
+		o->pd[npd + 1].out_first = o->pd[npd + 1].in_first = ncsd;
+		for (k = ncsd; k >= 1; k--)
+			o->in_csd[--o->pd[o->csd[k].callee_pd].in_first] = k;
 	}
 	ret = 0;
 	goto out;
@@ -1276,16 +1291,7 @@ void dpa_merged_release(struct dpa_merged *m)
 			free(o->module[i].path);
 			free(o->module[i].build_id);
 		}
-	if (o->ps)
-		for (i = 1; i <= o->n_ps; i++) {
-			free((char *)o->ps[i].name);
-			free((char *)o->ps[i].file);
-		}
-	if (o->css)
-		for (i = 1; i <= o->n_css; i++) {
-			free((char *)o->css[i].file);
-			free((char *)o->css[i].in_fn);
-		}
+	dpa_strtab_free(o->strings);     /* ps and css strings */
 	free(o->module);
 	free(o->ps);
 	free(o->css);
@@ -1307,7 +1313,7 @@ const char *dpa_merge_ps_label(const struct dpa_profile *p, uint32_t ps, char *b
 	}
 	s = &p->ps[ps];
 	if (s->name)
-		snprintf(buf, n, "%s", s->name);
+		snprintf(buf, n, "%s", dpa_str(p, s->name));
 	else if (s->module && s->module <= p->n_module)
 		snprintf(buf, n, "0x%llx in %s", (unsigned long long)s->offset,
 			 base_name(p->module[s->module].path));
@@ -1384,16 +1390,16 @@ char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
 	for (k = 1; k <= p->n_ps; k++) {
 		const struct dpa_ps *s = &p->ps[k];
 		fprintf(f, "ps %u module=%u offset=%llx name=", k, s->module, (unsigned long long)s->offset);
-		put_str(f, s->name);
+		put_str(f, dpa_str(p, s->name));
 		fprintf(f, " file=");
-		put_str(f, s->file);
+		put_str(f, dpa_str(p, s->file));
 		fprintf(f, " line=%u\n", s->line);
 	}
 	for (k = 1; k <= p->n_css; k++) {
 		const struct dpa_css *c = &p->css[k];
 		fprintf(f, "css %u caller_ps=%u module=%u offset=%llx kind=%u callee_ps=%u file=", k,
 			c->caller_ps, c->module, (unsigned long long)c->offset, c->kind, c->callee_ps);
-		put_str(f, c->file);
+		put_str(f, dpa_str(p, c->file));
 		fprintf(f, " line=%u col=%u\n", c->line, c->col);
 	}
 	for (k = 1; k <= p->n_pd; k++)

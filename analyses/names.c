@@ -84,7 +84,7 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 	if (max < 2)
 		max = 2;
 	for (uint32_t k = 2; k <= p->n_ps; k++) {
-		const char *s = p->ps[k].name;
+		const char *s = dpa_str(p, p->ps[k].name);
 		struct cand c;
 		bool dup = false;
 
@@ -97,7 +97,7 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 			c.dist = max + 1;
 		c.ps = k;
 		for (unsigned i = 0; i < n; i++)
-			if (!strcmp(p->ps[best[i].ps].name, s))
+			if (!strcmp(dpa_str(p, p->ps[best[i].ps].name), s))
 				dup = true;
 		if (dup)
 			continue;
@@ -116,9 +116,40 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 	len += snprintf(err->msg + len, sizeof(err->msg) - len, " (did you mean:");
 	for (unsigned i = 0; i < n && len < sizeof(err->msg); i++)
 		len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s", i ? "," : "",
-				p->ps[best[i].ps].name);
+				dpa_str(p, p->ps[best[i].ps].name));
 	if (len < sizeof(err->msg))
 		snprintf(err->msg + len, sizeof(err->msg) - len, "?)");
+}
+
+/* The procedures named `name` (in a file that ends in the flen bytes of
+ * file, when file is not NULL) into v (room for every ps); their number.
+ * *ambiguous: a bare name found in more than one file. */
+static uint32_t match(const struct dpa_profile *p, const char *name, const char *file, size_t flen,
+		      uint32_t *v, bool *ambiguous)
+{
+	const char *file1 = NULL;
+	uint32_t nv = 0;
+
+	*ambiguous = false;
+	for (uint32_t k = 1; k <= p->n_ps; k++) {
+		const struct dpa_ps *ps = &p->ps[k];
+		const char *nm = ps->name ? dpa_str(p, ps->name) : dpa_ps_name(p, k);
+
+		if (strcmp(nm, name))
+			continue;
+		if (file && !file_matches(dpa_str(p, ps->file), file, flen))
+			continue;
+		if (nv && !file) {
+			const char *f = ps->file ? dpa_str(p, ps->file) : "";
+
+			if (strcmp(f, file1 ? file1 : ""))
+				*ambiguous = true;
+		} else {
+			file1 = dpa_str(p, ps->file);
+		}
+		v[nv++] = k;
+	}
+	return nv;
 }
 
 int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out,
@@ -128,7 +159,6 @@ int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out
 	const char *name = colon ? colon + 1 : spec;
 	size_t flen = colon ? (size_t)(colon - spec) : 0;
 	uint32_t *v = NULL, nv = 0;
-	const char *file1 = NULL;
 	bool ambiguous = false;
 
 	*out = NULL;
@@ -143,42 +173,39 @@ int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", p->path);
 		return -1;
 	}
-	for (uint32_t k = 1; k <= p->n_ps; k++) {
-		const struct dpa_ps *ps = &p->ps[k];
-		const char *nm = ps->name ? ps->name : dpa_ps_name(p, k);
-
-		if (strcmp(nm, name))
-			continue;
-		if (colon && !file_matches(ps->file, spec, flen))
-			continue;
-		if (nv && !colon) {
-			const char *f = ps->file ? ps->file : "";
-
-			if (strcmp(f, file1 ? file1 : ""))
-				ambiguous = true;
-		} else {
-			file1 = ps->file;
-		}
-		v[nv++] = k;
-	}
+	/* file:name at each colon from the left (a name may hold colons: ns::f,
+	 * file.c:ns::f), then the whole spec as a bare name */
+	for (const char *c = strchr(spec, ':'); c && !nv; c = strchr(c + 1, ':'))
+		if (c > spec && c[1])
+			nv = match(p, c + 1, spec, (size_t)(c - spec), v, &ambiguous);
+	if (!nv && colon)
+		nv = match(p, spec, NULL, 0, v, &ambiguous);
+	if (!nv && !colon)
+		nv = match(p, name, NULL, 0, v, &ambiguous);
 	if (!nv) {
-		if (colon)
+		/* say it as read at the first lone colon (not half of a "::") */
+		const char *c = spec;
+
+		while ((c = strchr(c, ':')) && (c[1] == ':' || (c > spec && c[-1] == ':')))
+			c++;
+		if (c)
 			snprintf(err->msg, sizeof(err->msg), "%s: no procedure '%s' in file '%.*s'",
-				 p->path, name, (int)flen, spec);
+				 p->path, c + 1, (int)(c - spec), spec);
 		else
-			snprintf(err->msg, sizeof(err->msg), "%s: no procedure named '%s'", p->path, name);
-		suggest(p, name, err);
+			snprintf(err->msg, sizeof(err->msg), "%s: no procedure named '%s'", p->path, spec);
+		suggest(p, c ? c + 1 : spec, err);
 		free(v);
 		return -1;
 	}
 	if (ambiguous) {
+		const char *bare = colon ? spec : name;
 		size_t len = snprintf(err->msg, sizeof(err->msg),
-				      "%s: '%s' names procedures in several files; say which:", p->path, name);
+				      "%s: '%s' names procedures in several files; say which:", p->path, bare);
 		for (uint32_t i = 0; i < nv && len < sizeof(err->msg); i++) {
 			const struct dpa_ps *ps = &p->ps[v[i]];
 
 			len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s:%s", i ? "," : "",
-					ps->file ? dpa_basename(ps->file) : "?", name);
+					ps->file ? dpa_basename(dpa_str(p, ps->file)) : "?", bare);
 		}
 		free(v);
 		return -1;

@@ -72,12 +72,26 @@ const char *dpa_addr_name(const struct dpa_profile *p, uint32_t module, uint64_t
 	return s ? s : "?";
 }
 
+const char *dpa_str(const struct dpa_profile *p, uint32_t id)
+{
+	return id ? dpa_strtab_str(p->strings, id) : NULL;
+}
+
+uint32_t dpa_str_id(struct dpa_profile *p, const char *s)
+{
+	if (!s)
+		return 0;
+	if (!p->strings && !(p->strings = dpa_strtab_new()))
+		return 0;
+	return dpa_strtab_id(p->strings, s, strlen(s));
+}
+
 const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps)
 {
 	if (ps == 0 || ps > p->n_ps)
 		return "?";
 	if (p->ps[ps].name)
-		return p->ps[ps].name;
+		return dpa_str(p, p->ps[ps].name);
 	return dpa_addr_name(p, p->ps[ps].module, p->ps[ps].offset);
 }
 

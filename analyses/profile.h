@@ -75,31 +75,69 @@ struct dpa_module {
 				 * 0 not looked at (no node in it needed a name) */
 };
 
-/* Strings (name, file) may be NULL until dpa_profile_symbolize() fills them. */
-struct dpa_ps {               /* fields ordered so no padding: 32 bytes */
+/*
+ * Strings (name, file, in_fn) are ids into the profile's string table, read
+ * with dpa_str() (0: none, NULL) and made with dpa_str_id(): 4 bytes, not a
+ * pointer's 8, in the nodes a big profile has millions of. They may be 0
+ * until dpa_profile_symbolize() fills them.
+ *
+ * Offsets are 64-bit but only 4-byte aligned (DPA_U64_4), so that a ps takes
+ * 24 bytes and a css 36 (not 32 and 48): read and write them as fields, do
+ * not take their address.
+ */
+#define DPA_U64_4 __attribute__((packed, aligned(4)))
+
+struct dpa_ps {               /* 24 bytes, no padding */
 	uint32_t module;        /* 0: synthetic (name is set) */
 	uint32_t line;
-	uint64_t offset;
-	const char *name, *file;
+	uint64_t offset DPA_U64_4;
+	uint32_t name, file;    /* string ids */
 };
 
-struct dpa_css {
+struct dpa_css {              /* 36 bytes, no padding */
 	uint32_t caller_ps;
 	uint32_t module;
-	uint64_t offset;        /* return address − module base */
-	uint8_t kind;           /* enum dpa_css_kind */
+	uint64_t offset DPA_U64_4;      /* return address − module base */
 	uint32_t callee_ps;     /* 0: not known statically */
-	const char *in_fn;      /* function the site's address lies in, or NULL */
-	const char *file;
-	uint32_t line, col;
+	uint32_t in_fn;         /* string id: the function the site's address
+				 * lies in, or 0 */
+	uint32_t file;          /* string id */
+	uint32_t line;
+	/* packed: kind shares col's word (columns below 2^29, as the reader
+	 * checks) */
+	uint32_t col : 29;
+	uint32_t kind : 3;      /* enum dpa_css_kind */
 };
 
+_Static_assert(sizeof(struct dpa_ps) == 24, "struct dpa_ps is packed to 24 bytes");
+_Static_assert(sizeof(struct dpa_css) == 36, "struct dpa_css is packed to 36 bytes");
+
+/*
+ * A pd's csds are a group of out_csd (in_csd): the groups follow one another
+ * in pd id order, so a group ends where the next pd's starts, and a pd needs
+ * no counts (16 bytes, not 24). pd[n_pd + 1] is a sentinel whose out_first
+ * and in_first are n_csd; pd 0's are 0 (pd 1's group starts at 0).
+ */
 struct dpa_pd {
 	uint32_t ps;
 	uint32_t thread;        /* the thread whose graph holds this pd */
-	uint32_t out_first, out_n;  /* csds called from here: out_csd[out_first ..] */
-	uint32_t in_first, in_n;    /* csds calling here:     in_csd[in_first ..]  */
+	uint32_t out_first;     /* csds called from here: out_csd[out_first ..] */
+	uint32_t in_first;      /* csds calling here:     in_csd[in_first ..]  */
 };
+
+_Static_assert(sizeof(struct dpa_pd) == 16, "struct dpa_pd has no counts: 16 bytes");
+
+/* The number of csds called from pd (a pointer into p->pd, 0 .. n_pd). */
+static inline uint32_t dpa_pd_out_n(const struct dpa_pd *pd)
+{
+	return pd[1].out_first - pd->out_first;
+}
+
+/* The number of csds calling pd (a pointer into p->pd, 0 .. n_pd). */
+static inline uint32_t dpa_pd_in_n(const struct dpa_pd *pd)
+{
+	return pd[1].in_first - pd->in_first;
+}
 
 /* A csd's ids; its own costs are in the profile's measure columns
  * (struct dpa_col), read with dpa_own() and written with dpa_csd_set(). */
@@ -135,7 +173,7 @@ struct dpa_thread {
 
 /*
  * A whole profile. Arrays are indexed by id: element 0 is unused (zeroed), so
- * ps[1] .. ps[n_ps] are the records. The profile owns every array and string;
+ * ps[1] .. ps[n_ps] are the records (and pd has the sentinel pd[n_pd + 1]). The profile owns every array and string;
  * dpa_profile_release() frees them all.
  */
 struct dpa_profile {
@@ -155,7 +193,7 @@ struct dpa_profile {
 	struct dpa_thread *thread;
 	uint32_t *out_csd;      /* n_csd entries, grouped by caller pd */
 	uint32_t *in_csd;       /* n_csd entries, grouped by callee pd */
-	void *strings;          /* private: owner of interned strings */
+	void *strings;          /* private: the string table (dpa_str) */
 	/* The split of recursions (schemas/deep-data.md, header keys
 	 * inside_samples and inside): has_inside when the file measured it;
 	 * inside[0 .. n_inside) the csds with a non-zero measure, by csd id
@@ -182,6 +220,15 @@ int dpa_profile_symbolize(struct dpa_profile *p);
 
 /* Free everything *p owns; *p is then zeroed. Releasing a zeroed profile does nothing. */
 void dpa_profile_release(struct dpa_profile *p);
+
+/* The string with id `id` of p's string table: NULL for 0 (none). It lives
+ * until dpa_profile_release(). O(1). */
+const char *dpa_str(const struct dpa_profile *p, uint32_t id);
+
+/* The id of a copy of s (NUL-terminated) in p's string table, made on first
+ * use (equal strings, one id): 0 for NULL, and 0 when out of memory (check
+ * s != NULL && !id). The table is p's: dpa_profile_release() frees it. */
+uint32_t dpa_str_id(struct dpa_profile *p, const char *s);
 
 /* Names for display: never NULL ("0x1139 in /path" style when unresolved). */
 const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps);

@@ -1480,13 +1480,13 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 			while (a < b) {
 				uint32_t mid = a + (b - a) / 2;
 
-				if (strcmp(sorted[mid]->name, ps->name) < 0)
+				if (strcmp(sorted[mid]->name, dpa_str(p, ps->name)) < 0)
 					a = mid + 1;
 				else
 					b = mid;
 			}
 			lo_i = hi_i = a;
-			while (hi_i < pr->n_fn && !strcmp(sorted[hi_i]->name, ps->name))
+			while (hi_i < pr->n_fn && !strcmp(sorted[hi_i]->name, dpa_str(p, ps->name)))
 				hi_i++;
 			cand = sorted;
 		} else if (ev[i] && ev[i] != UINT32_MAX) {
@@ -1505,7 +1505,7 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 				continue;
 			if (ev[i] == f + 1)
 				score += 8;
-			if (ps->file && !strcmp(ps->file, fn->file))
+			if (ps->file && !strcmp(dpa_str(p, ps->file), fn->file))
 				score += 2;
 			if (ps->line && ps->line == fn->line)
 				score += 1;

@@ -790,16 +790,20 @@ static inline int get_ref(struct rec *c, int i, const char *name, uint32_t n, co
 	return bad_ref(c, i, name, n, target, zero_ok, out);
 }
 
-static int get_opt_str(struct rec *c, int i, const char *name, const char **out)
+static int get_opt_str(struct rec *c, int i, const char *name, uint32_t *out)
 {
 	if (c->v[i].type == MSGPACK_OBJECT_NIL) {
-		*out = NULL;
+		*out = 0;
 		return 0;
 	}
 	if (c->v[i].type != MSGPACK_OBJECT_STR)
 		return corrupt(c->r, "%s %s is neither a string nor nil", c->kind, name);
-	*out = intern_str(c->r, &c->v[i], name);
-	return *out ? 0 : -1;
+	if (memchr(c->v[i].via.str.ptr, '\0', c->v[i].via.str.size))
+		return corrupt(c->r, "%s contains a NUL byte", name);
+	*out = dpa_strtab_id(c->r->st, c->v[i].via.str.ptr, c->v[i].via.str.size);
+	if (!*out)
+		return no_memory(c->r);
+	return 0;
 }
 
 static int read_module(struct reader *r, struct rec *c, uint32_t id)
@@ -833,17 +837,19 @@ static int read_ps(struct reader *r, struct rec *c, uint32_t id)
 {
 	struct dpa_profile *p = r->p;
 	struct dpa_ps *ps;
+	uint64_t offset = 0;
 
 	if (reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*ps), id) < 0)
 		return -1;
 	ps = &p->ps[id];
 	memset(ps, 0, sizeof(*ps));
 	if (get_ref(c, 2, "module", p->n_module, "modules", true, &ps->module) < 0 ||
-	    get_u64(c, 3, "offset", &ps->offset) < 0 ||
+	    get_u64(c, 3, "offset", &offset) < 0 ||
 	    get_opt_str(c, 4, "name", &ps->name) < 0 ||
 	    get_opt_str(c, 5, "file", &ps->file) < 0 ||
 	    get_u32(c, 6, "line", &ps->line) < 0)
 		return -1;
+	ps->offset = offset;
 	if (ps->module == 0 && !ps->name)
 		return corrupt(r, "synthetic ps %u (module 0) has no name", id);
 	p->n_ps = id;
@@ -854,7 +860,8 @@ static int read_css(struct reader *r, struct rec *c, uint32_t id)
 {
 	struct dpa_profile *p = r->p;
 	struct dpa_css *s;
-	uint64_t kind = 0;
+	uint64_t kind = 0, offset = 0;
+	uint32_t col = 0;
 
 	if (reserve(r, (void **)&p->css, &r->cap_css, sizeof(*s), id) < 0)
 		return -1;
@@ -862,17 +869,21 @@ static int read_css(struct reader *r, struct rec *c, uint32_t id)
 	memset(s, 0, sizeof(*s));
 	if (get_ref(c, 2, "caller_ps", p->n_ps, "ps", false, &s->caller_ps) < 0 ||
 	    get_ref(c, 3, "module", p->n_module, "modules", true, &s->module) < 0 ||
-	    get_u64(c, 4, "offset", &s->offset) < 0 ||
+	    get_u64(c, 4, "offset", &offset) < 0 ||
 	    get_u64(c, 5, "kind", &kind) < 0)
 		return -1;
+	s->offset = offset;
 	if (kind >= DPA_CSS_NKINDS)
 		return corrupt(r, "css kind %" PRIu64 " is not one of 0..%d", kind, DPA_CSS_NKINDS - 1);
 	s->kind = kind;
 	if (get_ref(c, 6, "callee_ps", p->n_ps, "ps", true, &s->callee_ps) < 0 ||
 	    get_opt_str(c, 7, "file", &s->file) < 0 ||
 	    get_u32(c, 8, "line", &s->line) < 0 ||
-	    get_u32(c, 9, "col", &s->col) < 0)
+	    get_u32(c, 9, "col", &col) < 0)
 		return -1;
+	if (col >= (1u << 29))  /* struct dpa_css keeps 29 bits */
+		return corrupt(r, "css col %u is not below 2^29", col);
+	s->col = col;
 	p->n_css = id;
 	return 0;
 }
@@ -1039,10 +1050,13 @@ static int read_record(struct reader *r, const msgpack_object *o)
 
 /*
  * The call lists, by counting sort of csd ids on caller and on callee pd
- * (stable: ids ascend within each pd's group). out_csd is filled here;
- * in_csd gets its groups laid out and is filled by fill_in_csd() later:
- * until then its memory (max(n_csd, n_pd) + 1 entries) serves as
- * assign_threads()' queue, which saves a third array of n_pd entries.
+ * (stable: ids ascend within each pd's group). A pd's out_first (in_first)
+ * first counts its csds, then becomes the end of its group, and is moved
+ * down to the group's start as the group is filled from its last csd back.
+ * out_csd is filled here; in_csd gets its group ends here and is filled by
+ * fill_in_csd() later: until then its memory (max(n_csd, n_pd) + 1
+ * entries) serves as assign_threads()' queue, which saves a third array of
+ * n_pd entries. Sets the sentinel pd[n_pd + 1].
  */
 static int build_csr(struct reader *r)
 {
@@ -1060,24 +1074,21 @@ static int build_csr(struct reader *r)
 	p->out_csd = out;
 	p->in_csd = in;
 	for (uint32_t i = 1; i <= p->n_csd; i++) {
-		p->pd[p->csd[i].caller_pd].out_n++;
-		p->pd[p->csd[i].callee_pd].in_n++;
+		p->pd[p->csd[i].caller_pd].out_first++;
+		p->pd[p->csd[i].callee_pd].in_first++;
 	}
 	for (uint32_t i = 1; i <= p->n_pd; i++) {
 		struct dpa_pd *pd = &p->pd[i];
 
+		out_sum += pd->out_first;
 		pd->out_first = out_sum;
-		out_sum += pd->out_n;
-		pd->out_n = 0;
+		in_sum += pd->in_first;
 		pd->in_first = in_sum;
-		in_sum += pd->in_n;
-		pd->in_n = 0;
 	}
-	for (uint32_t i = 1; i <= p->n_csd; i++) {
-		struct dpa_pd *caller = &p->pd[p->csd[i].caller_pd];
-
-		out[caller->out_first + caller->out_n++] = i;
-	}
+	memset(&p->pd[p->n_pd + 1], 0, sizeof(p->pd[0]));
+	p->pd[p->n_pd + 1].out_first = p->pd[p->n_pd + 1].in_first = p->n_csd;
+	for (uint32_t i = p->n_csd; i >= 1; i--)
+		out[--p->pd[p->csd[i].caller_pd].out_first] = i;
 	return 0;
 }
 
@@ -1086,11 +1097,8 @@ static void fill_in_csd(struct reader *r)
 	struct dpa_profile *p = r->p;
 	uint32_t *in;
 
-	for (uint32_t i = 1; i <= p->n_csd; i++) {
-		struct dpa_pd *callee = &p->pd[p->csd[i].callee_pd];
-
-		p->in_csd[callee->in_first + callee->in_n++] = i;
-	}
+	for (uint32_t i = p->n_csd; i >= 1; i--)
+		p->in_csd[--p->pd[p->csd[i].callee_pd].in_first] = i;
 	if (p->n_pd > p->n_csd && (in = realloc(p->in_csd, ((size_t)p->n_csd + 1) * sizeof(uint32_t))))
 		p->in_csd = in;
 }
@@ -1113,7 +1121,7 @@ static int assign_threads(struct reader *r, uint32_t *queue)
 		while (head < tail) {
 			const struct dpa_pd *pd = &p->pd[queue[head++]];
 
-			for (uint32_t i = 0; i < pd->out_n; i++) {
+			for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
 				uint32_t callee = p->csd[p->out_csd[pd->out_first + i]].callee_pd;
 
 				if (p->pd[callee].thread == t)
@@ -1156,13 +1164,13 @@ static int finish_arrays(struct reader *r)
 	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*p->module), 0) < 0 ||
 	    reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), 0) < 0 ||
 	    reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), 0) < 0 ||
-	    reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), 0) < 0 ||
+	    reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), p->n_pd + 1) < 0 ||
 	    reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*p->thread), 0) < 0)
 		return -1;
 	shrink((void **)&p->module, &r->cap_module, sizeof(*p->module), p->n_module);
 	shrink((void **)&p->ps, &r->cap_ps, sizeof(*p->ps), p->n_ps);
 	shrink((void **)&p->css, &r->cap_css, sizeof(*p->css), p->n_css);
-	shrink((void **)&p->pd, &r->cap_pd, sizeof(*p->pd), p->n_pd);
+	shrink((void **)&p->pd, &r->cap_pd, sizeof(*p->pd), p->n_pd + 1);  /* + the sentinel */
 	if (dpa_csd_reserve(p, 0) < 0)
 		return no_memory(r);
 	dpa_csd_pack(p);

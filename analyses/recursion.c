@@ -51,7 +51,7 @@ void dpa_recursion_of(const struct dpa_deep *d, uint32_t c, enum dpa_measure m,
 	for (uint32_t i = 0; i < n_mem; i++) {
 		const struct dpa_pd *pd = &p->pd[mem[i]];
 
-		for (uint32_t k = 0; k < pd->out_n; k++) {
+		for (uint32_t k = 0; k < dpa_pd_out_n(pd); k++) {
 			uint32_t x = p->out_csd[pd->out_first + k];
 
 			if (dpa_clique_of(cl, p->csd[x].callee_pd) != c)
@@ -254,7 +254,7 @@ static int type_from_progrep(const struct dpa_deep *d, const struct dpa_progreps
 	if (fn->tu >= r->n_tu)
 		return -1;
 	tu_id = r->tu[fn->tu].id;
-	for (uint32_t i = 0; i < pd->out_n; i++) {
+	for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
 		uint32_t x = p->out_csd[pd->out_first + i];
 		const struct dpa_pr_css_map *m;
 		uint32_t j;
@@ -511,7 +511,7 @@ static double clique_split(const struct dpa_profile *p, uint32_t q, char *why, s
 			 "ticks off): balanced halves assumed");
 		return -1;
 	}
-	for (uint32_t i = 0; i < pd->out_n; i++) {
+	for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
 		uint32_t x = p->out_csd[pd->out_first + i], j;
 
 		if (p->csd[x].callee_pd != q)

@@ -534,12 +534,11 @@ out:
 
 /* The name to ask the proc report for so that it shows ps (file.c:name, else
  * path:name, else the bare name), malloc'ed; with *group, *ng the procedures
- * it names (malloc'ed). NULL when no name picks ps (a name with ':' in it,
- * say) or out of memory. */
+ * it names (malloc'ed). NULL when no name picks ps or out of memory. */
 static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group, uint32_t *ng)
 {
 	const struct dpa_ps *q = &p->ps[ps];
-	const char *name = q->name ? q->name : dpa_ps_name(p, ps);
+	const char *name = q->name ? dpa_str(p, q->name) : dpa_ps_name(p, ps);
 
 	for (int i = 0; i < 3; i++) {
 		struct dpa_error e;
@@ -549,9 +548,9 @@ static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group,
 		if (i < 2 && !q->file)
 			continue;
 		if (i == 0)
-			n = asprintf(&spec, "%s:%s", dpa_basename(q->file), name);
+			n = asprintf(&spec, "%s:%s", dpa_basename(dpa_str(p, q->file)), name);
 		else if (i == 1)
-			n = asprintf(&spec, "%s:%s", q->file, name);
+			n = asprintf(&spec, "%s:%s", dpa_str(p, q->file), name);
 		else
 			n = asprintf(&spec, "%s", name);
 		if (n < 0)

@@ -332,7 +332,7 @@ static uint32_t main_caller(const struct dpa_deep *d, uint32_t pd)
 	uint64_t bc = 0;
 	bool best_ext = false;
 
-	for (uint32_t i = 0; i < q->in_n; i++) {
+	for (uint32_t i = 0; i < dpa_pd_in_n(q); i++) {
 		uint32_t x = p->in_csd[q->in_first + i];
 		bool ext = !dpa_csd_internal(&d->cl, p, x);
 		uint64_t c = dpa_own(p, x, DPA_CALLS);
@@ -542,7 +542,7 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 		w.calls = w.c.own[DPA_CALLS];
 		if (keep_row(r, mem, &km, &w) < 0)
 			goto fail;
-		for (uint32_t k = 0; k < q->out_n; k++) {
+		for (uint32_t k = 0; k < dpa_pd_out_n(q); k++) {
 			uint32_t x = p->out_csd[q->out_first + k];
 			uint32_t callee_cq = dpa_clique_of(cl, p->csd[x].callee_pd);
 
@@ -698,7 +698,7 @@ static int callers(struct dpa_report *r, struct dpa_error *err)
 		case DPA_GROUP_SITE: key = y->css; break;
 		case DPA_GROUP_CLIQUE: key = dpa_clique_of(cl, y->caller_pd); break;
 		case DPA_GROUP_FILE: {
-			const char *f = p->ps[caller_ps].file;
+			const char *f = dpa_str(p, p->ps[caller_ps].file);
 
 			/* slot[ps] is the row of ps's file: looked up once per ps */
 			key = caller_ps;
@@ -726,7 +726,7 @@ static int callers(struct dpa_report *r, struct dpa_error *err)
 			switch (r->o.group) {
 			case DPA_GROUP_SITE: w->css = y->css; break;
 			case DPA_GROUP_CLIQUE: w->clique = key; break;
-			case DPA_GROUP_FILE: w->label = p->ps[caller_ps].file; break;
+			case DPA_GROUP_FILE: w->label = dpa_str(p, p->ps[caller_ps].file); break;
 			default: break;
 			}
 			if (r->o.group == DPA_GROUP_CLIQUE) {

@@ -178,7 +178,7 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 	for (uint32_t i = sum_first; i < sum_end; i++) {
 		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
 
-		for (uint32_t j = 0; j < q->in_n; j++)
+		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
 			sum += dpa_own(p, p->in_csd[q->in_first + j], d->rep[s]);
 	}
 	return sum;
@@ -205,7 +205,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 	for (uint32_t i = d->cl.first[c]; i < d->cl.first[c + 1]; i++) {
 		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
 
-		for (uint32_t j = 0; j < q->in_n; j++) {
+		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t x = p->in_csd[q->in_first + j];
 
 			for (uint32_t s = 0; s < ns; s++)
@@ -286,7 +286,7 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 		const struct dpa_pd *q = &p->pd[r];
 		uint32_t c = d->cl.pd_clique[r];
 
-		for (uint32_t j = 0; j < q->in_n; j++) {
+		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t x = p->in_csd[q->in_first + j];
 
 			for (int m = 0; m < DPA_NMEASURES; m++)
@@ -297,7 +297,7 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 		} else {
 			for (uint32_t s = 0; s < d->n_slots; s++)
 				t[s] = o[d->rep[s]];
-			for (uint32_t j = 0; j < q->out_n; j++) {
+			for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 				uint32_t x = p->out_csd[q->out_first + j];
 				uint64_t tx[DPA_NMEASURES];
 
@@ -415,7 +415,7 @@ uint64_t dpa_deep_pd_own(const struct dpa_deep *d, uint32_t pd, enum dpa_measure
 	const struct dpa_pd *q = &p->pd[pd];
 	uint64_t sum = 0;
 
-	for (uint32_t j = 0; j < q->in_n; j++)
+	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
 		sum += dpa_own(p, p->in_csd[q->in_first + j], m);
 	return sum;
 }
@@ -430,7 +430,7 @@ uint64_t dpa_deep_pd_desc(const struct dpa_deep *d, uint32_t pd, enum dpa_measur
 
 	if (s < 0)
 		return 0;
-	for (uint32_t j = 0; j < q->out_n; j++) {
+	for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 		uint32_t x = p->out_csd[q->out_first + j];
 
 		if (d->cl.pd_clique[p->csd[x].callee_pd] != c)
@@ -511,8 +511,8 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	for (uint32_t mi = cl->first[k]; mi < cl->first[k + 1]; mi++) {
 		const struct dpa_pd *q = &p->pd[cl->member[mi]];
 
-		n_in += q->in_n;
-		for (uint32_t j = 0; j < q->in_n; j++) {
+		n_in += dpa_pd_in_n(q);
+		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t e = p->in_csd[q->in_first + j];
 
 			for (uint32_t s = 0; s < ns; s++)
@@ -527,7 +527,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 				}
 			}
 		}
-		for (uint32_t j = 0; j < q->out_n; j++) {
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 			uint32_t x = p->out_csd[q->out_first + j];
 
 			if (cl->pd_clique[p->csd[x].callee_pd] == key)
@@ -692,7 +692,7 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 	uint32_t c = d->cl.pd_clique[v];
 
 	memset(own, 0, DPA_NMEASURES * sizeof(*own));
-	for (uint32_t j = 0; j < q->in_n; j++) {
+	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 		uint32_t e = p->in_csd[q->in_first + j];
 
 		for (enum dpa_measure m = 0; m < DPA_NMEASURES; m++)
@@ -705,7 +705,7 @@ static void pd_costs(const struct dpa_deep *d, uint32_t v, uint64_t *own, uint64
 	}
 	for (uint32_t s = 0; s < d->n_slots; s++)
 		total[s] = own[d->rep[s]];
-	for (uint32_t j = 0; j < q->out_n; j++) {
+	for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 		uint32_t x = p->out_csd[q->out_first + j];
 		uint64_t t[DPA_NMEASURES];
 
@@ -754,7 +754,7 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 					r |= add_sum(d, SUM_PS_TOTAL, s, pi, total[s]);
 			}
 		}
-		for (uint32_t j = 0; j < q->out_n; j++) {
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 			uint32_t x = p->out_csd[q->out_first + j], s = p->csd[x].css, ci;
 
 			if (s > p->n_css || !(ci = multi_index(d->css_ref[s])))
@@ -798,7 +798,7 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 		const struct dpa_pd *q = &p->pd[v];
 		uint32_t pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
 
-		for (uint32_t j = 0; j < q->in_n; j++) {
+		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t x = p->in_csd[q->in_first + j], s = p->csd[x].css;
 
 			ci = s <= p->n_css ? multi_index(d->css_ref[s]) : 0;

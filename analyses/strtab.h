@@ -17,6 +17,13 @@ struct dpa_strtab *dpa_strtab_new(void);
  * memory. The table owns it; equal strings give the same pointer. */
 const char *dpa_strtab_intern(struct dpa_strtab *t, const char *s, size_t len);
 
+/* The id (1 ..) of the interned copy of s[0..len); 0 when out of memory. */
+uint32_t dpa_strtab_id(struct dpa_strtab *t, const char *s, size_t len);
+
+/* The string with id `id` (1 .. as returned above); NULL for 0 or an id the
+ * table never gave. */
+const char *dpa_strtab_str(const struct dpa_strtab *t, uint32_t id);
+
 /* Free the table and every string in it. NULL does nothing. */
 void dpa_strtab_free(struct dpa_strtab *t);
 

@@ -79,20 +79,21 @@ static Dwfl_Module *module_for(struct dpa_profile *p, struct symmod *mods, uint3
 	return mods[id].state > 0 ? mods[id].mod : NULL;
 }
 
-static const char *intern(struct dpa_profile *p, const char *s)
+/* The id of s in p's strings; 0 for NULL (or out of memory: left unnamed). */
+static uint32_t intern(struct dpa_profile *p, const char *s)
 {
-	return s ? dpa_strtab_intern(p->strings, s, strlen(s)) : NULL;
+	return s ? dpa_strtab_id(p->strings, s, strlen(s)) : 0;
 }
 
-/* The function containing `addr`, or NULL. */
-static const char *function_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr addr)
+/* The function containing `addr` (a string id), or 0. */
+static uint32_t function_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr addr)
 {
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 
 	if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
-		return NULL;
+		return 0;
 	return intern(p, name);
 }
 
@@ -106,8 +107,8 @@ static bool data_at(Dwfl_Module *mod, GElf_Addr addr)
 	return name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT;
 }
 
-/* Source position of `addr`: returns the file (interned) or NULL. */
-static const char *source_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr addr,
+/* Source position of `addr`: returns the file (a string id) or 0. */
+static uint32_t source_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr addr,
 			     uint32_t *line, uint32_t *col)
 {
 	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
@@ -115,10 +116,10 @@ static const char *source_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr 
 	const char *file;
 
 	if (!l)
-		return NULL;
+		return 0;
 	file = dwfl_lineinfo(l, NULL, &ln, &cl, NULL, NULL);
 	if (!file)
-		return NULL;
+		return 0;
 	*line = ln > 0 ? (uint32_t)ln : 0;
 	if (col)
 		*col = cl > 0 ? (uint32_t)cl : 0;
@@ -163,7 +164,7 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 			/* from a plugin table (deep-data.md, "Plugin builds"): the
 			 * offset is the table record, not a return address, and
 			 * the site lies in its caller */
-			s->in_fn = intern(p, p->ps[s->caller_ps].name);
+			s->in_fn = p->ps[s->caller_ps].name;
 			continue;
 		}
 		if (!(mod = module_for(p, mods, s->module)))
@@ -173,10 +174,14 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 		if (!s->in_fn) {
 			s->in_fn = function_at(p, mod, addr);
 			if (!s->in_fn && data_at(mod, addr))   /* a plugin callback's record */
-				s->in_fn = intern(p, p->ps[s->caller_ps].name);
+				s->in_fn = p->ps[s->caller_ps].name;
 		}
-		if (!s->file)
-			s->file = source_at(p, mod, addr, &s->line, &s->col);
+		if (!s->file) {
+			uint32_t col = s->col;
+
+			s->file = source_at(p, mod, addr, &s->line, &col);
+			s->col = col < (1u << 29) ? col : 0;    /* css.col's width */
+		}
 	}
 
 	for (uint32_t i = 1; i <= p->n_module; i++) {

@@ -203,8 +203,8 @@ static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
 		msgpack_pack_uint32(pk, i);
 		msgpack_pack_uint32(pk, s->module);
 		msgpack_pack_uint64(pk, s->offset);
-		pack_cstr(pk, s->name);
-		pack_cstr(pk, s->file);
+		pack_cstr(pk, dpa_str(p, s->name));
+		pack_cstr(pk, dpa_str(p, s->file));
 		msgpack_pack_uint32(pk, s->line);
 	}
 	for (i = 1; i <= p->n_css; i++) {
@@ -217,7 +217,7 @@ static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
 		msgpack_pack_uint64(pk, c->offset);
 		msgpack_pack_uint32(pk, c->kind);
 		msgpack_pack_uint32(pk, c->callee_ps);
-		pack_cstr(pk, c->file);
+		pack_cstr(pk, dpa_str(p, c->file));
 		msgpack_pack_uint32(pk, c->line);
 		msgpack_pack_uint32(pk, c->col);
 	}

@@ -24,6 +24,7 @@ SRC_FILE=${DEEPPROF_SRC_SOURCES:-/etc/apt/sources.list.d/deepprof-src.sources}
 APT_DIR=${DEEPPROF_APT_DIR:-/etc/apt}
 APT_GET=${DEEPPROF_APT_GET:-apt-get}
 APT_CACHE=${DEEPPROF_APT_CACHE:-apt-cache}
+DPKG_SOURCE=${DEEPPROF_DPKG_SOURCE:-dpkg-source}
 UID_NOW=${DEEPPROF_FETCH_UID:-$(id -u)}
 
 mkdir -p "$dest" || die "$dest: cannot create directory"
@@ -172,13 +173,24 @@ rm -rf "$work"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 log="$work/log"
-if ! (cd "$work" && $APT_GET source --download-only "$pkg") >"$log" 2>&1; then
+# The newest version first; when its files cannot be had (a security
+# mirror that keeps binaries only, say), each older one the indexes offer.
+fetched=
+for want in "$pkg" $($APT_CACHE showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { print $2 }' |
+		     sort -r -V | sed "s/^/$pkg=/"); do
+	rm -f "$work"/*.dsc
+	if (cd "$work" && $APT_GET source --download-only "$want") >>"$log" 2>&1; then
+		fetched=$want
+		break
+	fi
+done
+if [ -z "$fetched" ]; then
 	why=$(first_problem "$log")
 	die "apt-get source $pkg failed (no network?)${why:+: $why}"
 fi
 dsc=$(ls "$work"/*.dsc 2>/dev/null | head -n 1)
 [ -n "$dsc" ] || die "apt-get source $pkg left no .dsc file"
-if ! (cd "$work" && dpkg-source -x "$dsc" tree) >>"$log" 2>&1; then
+if ! (cd "$work" && $DPKG_SOURCE -x "$dsc" tree) >>"$log" 2>&1; then
 	why=$(grep -E 'error|failed' "$log" | head -n 1)
 	die "dpkg-source -x $dsc failed${why:+: $why}"
 fi

@@ -194,7 +194,7 @@ static int read_side(struct dpa_profile *p, const char *path, bool **named, int 
 	if (!*named)
 		die_status(DP_EXIT_FAIL, "diff: out of memory");
 	for (k = 1; k <= p->n_ps; k++)
-		(*named)[k] = p->ps[k].name != NULL;
+		(*named)[k] = p->ps[k].name != 0;
 	*unresolved = dpa_profile_symbolize(p);
 	return 0;
 }
@@ -205,8 +205,8 @@ static void drop_resolved_names(struct dpa_profile *p, const bool *named)
 
 	for (k = 1; k <= p->n_ps; k++)
 		if (!named[k]) {
-			p->ps[k].name = NULL;
-			p->ps[k].file = NULL;
+			p->ps[k].name = 0;
+			p->ps[k].file = 0;
 		}
 }
 

@@ -114,7 +114,7 @@ static void ps_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	fmt_u(c[0], i);
 	fmt_u(c[1], ps->module);
 	snprintf(c[2], CELL, "0x%" PRIx64, ps->offset);
-	fmt_loc(c[3], ps->file, ps->line, 0);
+	fmt_loc(c[3], dpa_str(p, ps->file), ps->line, 0);
 	snprintf(c[4], CELL, "%s", dpa_ps_name(p, i));
 }
 
@@ -126,8 +126,8 @@ static void css_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	fmt_u(c[1], s->module);
 	snprintf(c[2], CELL, "0x%" PRIx64, s->offset);
 	snprintf(c[3], CELL, "%s", dpa_css_kind_name(s->kind));
-	fmt_loc(c[4], s->file, s->line, s->col);
-	snprintf(c[5], CELL, "%s", s->in_fn ? s->in_fn : dpa_addr_name(p, s->module, s->offset));
+	fmt_loc(c[4], dpa_str(p, s->file), s->line, s->col);
+	snprintf(c[5], CELL, "%s", s->in_fn ? dpa_str(p, s->in_fn) : dpa_addr_name(p, s->module, s->offset));
 	snprintf(c[6], CELL, "%" PRIu32 " %s", s->caller_ps, ps_name_text(p, s->caller_ps));
 	if (s->callee_ps)
 		snprintf(c[7], CELL, "%" PRIu32 " %s", s->callee_ps, ps_name_text(p, s->callee_ps));
@@ -142,8 +142,8 @@ static void pd_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	fmt_u(c[0], i);
 	fmt_u(c[1], pd->thread);
 	fmt_u(c[2], pd->ps);
-	fmt_u(c[3], pd->in_n);
-	fmt_u(c[4], pd->out_n);
+	fmt_u(c[3], dpa_pd_in_n(pd));
+	fmt_u(c[4], dpa_pd_out_n(pd));
 	snprintf(c[5], CELL, "%s", ps_name_text(p, pd->ps));
 }
 
@@ -325,8 +325,8 @@ static json_t *ps_json_obj(const struct dpa_profile *p, uint32_t i)
 	json_t *o = json_object();
 
 	put(o, "id", ju(i));
-	put(o, "name", js(ps->name));
-	put(o, "file", js(ps->file));
+	put(o, "name", js(dpa_str(p, ps->name)));
+	put(o, "file", js(dpa_str(p, ps->file)));
 	put(o, "line", ju(ps->line));
 	put(o, "module", ju(ps->module));
 	put(o, "offset", ju(ps->offset));
@@ -342,8 +342,8 @@ static json_t *css_json(const struct dpa_profile *p, uint32_t i)
 	put(o, "caller_ps", ju(s->caller_ps));
 	put(o, "kind", json_string(dpa_css_kind_name(s->kind)));
 	put(o, "callee_ps", ju(s->callee_ps));
-	put(o, "in", js(s->in_fn));
-	put(o, "file", js(s->file));
+	put(o, "in", js(dpa_str(p, s->in_fn)));
+	put(o, "file", js(dpa_str(p, s->file)));
 	put(o, "line", ju(s->line));
 	put(o, "col", ju(s->col));
 	put(o, "module", ju(s->module));
@@ -426,7 +426,7 @@ static void dump_json(const struct dpa_profile *p)
 	ps_json = calloc((size_t)p->n_ps + 1, sizeof(*ps_json));
 	if (ps_json)
 		for (uint32_t i = 1; i <= p->n_ps; i++) {
-			json_t *name = p->ps[i].name ? json_string(p->ps[i].name) : NULL;
+			json_t *name = p->ps[i].name ? json_string(dpa_str(p, p->ps[i].name)) : NULL;
 
 			ps_json[i] = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
 			json_decref(name);

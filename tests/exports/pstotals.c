@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "name", json_string(dpa_ps_name(&p, ps)));
-		json_object_set_new(o, "file", p.ps[ps].file ? json_string(p.ps[ps].file)
+		json_object_set_new(o, "file", p.ps[ps].file ? json_string(dpa_str(&p, p.ps[ps].file))
 				    : json_null());
 		json_object_set_new(o, "own", costs(&d, ps, false, npt));
 		json_object_set_new(o, "total", costs(&d, ps, true, npt));

@@ -420,7 +420,7 @@ static int generate(struct gen *g, const char *module)
 		msgpack_pack_uint32(pk, callee);
 		msgpack_pack_nil(pk);
 		msgpack_pack_uint32(pk, 0);
-		msgpack_pack_uint32(pk, 0);
+		msgpack_pack_uint32(pk, c == DPG_CSS_COL && k == 1 ? 1u << 29 : 0);
 	}
 	if (c == DPG_ORDER) {
 		/* a second MODULE after the call sites */
@@ -557,7 +557,7 @@ static const char *const shape_names[] = { "chain", "tree", "wide", "recursive",
 static const char *const corrupt_names[DPG_NCORRUPT] = {
 	"none", "magic", "version", "min-version", "missing-key", "key-type", "not-map",
 	"ref", "order", "id", "kind", "len", "css-kind", "root", "unreachable", "shared",
-	"crc", "count", "no-end", "trailing",
+	"crc", "count", "no-end", "trailing", "css-col",
 };
 
 int dpg_parse_shape(const char *s)

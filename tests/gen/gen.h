@@ -52,6 +52,7 @@ enum dpg_corrupt {
 	DPG_COUNT,        /* END's n_csd one too many */
 	DPG_NO_END,       /* no END record */
 	DPG_TRAILING,     /* 3 bytes after END */
+	DPG_CSS_COL,      /* css 1's col is 2^29, past what struct dpa_css keeps */
 	DPG_NCORRUPT
 };
 

@@ -509,15 +509,15 @@ def t_site_replace(s):
 
 def t_site_odd_names(s):
     """Bytes that are not UTF-8 and control characters become U+FFFD; a
-    name with "::" has no page (no proc NAME picks it) and is plain text."""
+    name with "::" has its page too (proc h-odd.c:ns::f picks it)."""
     p = s.profile("h-odd", [os.path.join(HERE, "h-odd.c")])
     d, pages = s.site("site-odd", prof=p)
     titles = {doc.find("h1")[0].text(): f for f, doc in pages.items() if f.startswith("proc-")}
     eq(sorted(titles), sorted("Procedure h-odd.c:" + n
-                              for n in ("main", "bad\ufffdname", "ctl\ufffdx")), "pages")
+                              for n in ("main", "ns::f", "bad\ufffdname", "ctl\ufffdx")), "pages")
     _, rows = table(pages["index.html"], "procedures")
     got = {w["name"].text(): link(w["name"]) for w in rows}
-    eq(got, {"main": titles["Procedure h-odd.c:main"], "ns::f": None,
+    eq(got, {"main": titles["Procedure h-odd.c:main"], "ns::f": titles["Procedure h-odd.c:ns::f"],
              "bad\ufffdname": titles["Procedure h-odd.c:bad\ufffdname"],
              "ctl\ufffdx": titles["Procedure h-odd.c:ctl\ufffdx"]}, "index links")
     check_links(d, pages)

@@ -8,13 +8,14 @@
 #include <CUnit/CUnit.h>
 
 #include "build_profile.h"
+#include "strtab.h"
 
 void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_ps,
 		       const char *const *names, uint32_t n_ps, uint32_t n_thread,
 		       const uint32_t *roots, const struct dpt_arc *arcs, uint32_t n_arcs,
 		       uint64_t ticks_outside, uint64_t allocs_outside)
 {
-	uint32_t *cur = calloc(n_pd + 2, sizeof(*cur));
+	uint32_t *cur = calloc(2 * ((size_t)n_pd + 2), sizeof(*cur));
 
 	CU_ASSERT_FATAL(cur != NULL);
 	memset(p, 0, sizeof(*p));
@@ -33,7 +34,7 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 			p->n_css = arcs[i].css;
 	p->ps = calloc(p->n_ps + 1, sizeof(*p->ps));
 	p->css = calloc(p->n_css + 1, sizeof(*p->css));
-	p->pd = calloc(n_pd + 1, sizeof(*p->pd));
+	p->pd = calloc(n_pd + 2, sizeof(*p->pd));     /* + the sentinel */
 	p->thread = calloc(n_thread + 1, sizeof(*p->thread));
 	p->out_csd = calloc(n_arcs + 1, sizeof(uint32_t));
 	p->in_csd = calloc(n_arcs + 1, sizeof(uint32_t));
@@ -41,7 +42,7 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	CU_ASSERT_FATAL(dpa_csd_reserve(p, n_arcs) == 0);
 	if (names)
 		for (uint32_t i = 1; i <= p->n_ps; i++)
-			p->ps[i].name = names[i - 1];
+			p->ps[i].name = dpa_str_id(p, names[i - 1]);
 	for (uint32_t v = 1; v <= n_pd; v++)
 		p->pd[v].ps = pd_ps[v];
 	for (uint32_t t = 1; t <= n_thread; t++) {
@@ -66,8 +67,6 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 		p->css[a->css].caller_ps = pd_ps[a->caller];
 		if (!p->pd[a->callee].thread)
 			p->pd[a->callee].thread = p->pd[a->caller].thread;
-		p->pd[a->caller].out_n++;
-		p->pd[a->callee].in_n++;
 		p->hdr.calls += a->calls;
 		p->hdr.cscs += a->cscs;
 		p->hdr.ticks += a->ticks;
@@ -80,12 +79,17 @@ void dpt_build_profile(struct dpa_profile *p, uint32_t n_pd, const uint32_t *pd_
 	p->hdr.allocs += allocs_outside;
 	p->hdr.allocs_outside = allocs_outside;
 	/* out_csd grouped by caller, in_csd by callee, each in arc order */
-	for (uint32_t v = 1, o = 0, in = 0; v <= n_pd; v++) {
+	for (uint32_t i = 0; i < n_arcs; i++) {
+		cur[arcs[i].caller]++;
+		cur[n_pd + 2 + arcs[i].callee]++;
+	}
+	for (uint32_t v = 1, o = 0, in = 0; v <= n_pd + 1; v++) {
 		p->pd[v].out_first = o;
 		p->pd[v].in_first = in;
-		o += p->pd[v].out_n;
-		in += p->pd[v].in_n;
+		o += v <= n_pd ? cur[v] : 0;
+		in += v <= n_pd ? cur[n_pd + 2 + v] : 0;
 	}
+	memset(cur, 0, 2 * (n_pd + 2) * sizeof(*cur));
 	for (uint32_t i = 0; i < n_arcs; i++)
 		p->out_csd[p->pd[arcs[i].caller].out_first + cur[arcs[i].caller]++] = i + 1;
 	memset(cur, 0, (n_pd + 2) * sizeof(*cur));
@@ -103,6 +107,7 @@ void dpt_free_profile(struct dpa_profile *p)
 	free(p->thread);
 	free(p->out_csd);
 	free(p->in_csd);
+	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -123,13 +128,13 @@ void dpt_place_profile(struct dpa_profile *p, struct dpa_module mod[2], uint32_t
 	p->module = mod;
 	for (uint32_t v = 2; v <= p->n_ps; v++) {
 		p->ps[v].module = 1;
-		p->ps[v].file = "t.c";
+		p->ps[v].file = dpa_str_id(p, "t.c");
 		p->ps[v].line = 10 * v;
 	}
 	for (uint32_t s = 1; s <= p->n_css; s++) {
 		p->css[s].module = 1;
 		p->css[s].kind = DPA_CSS_NORMAL;
-		p->css[s].file = "t.c";
+		p->css[s].file = dpa_str_id(p, "t.c");
 		p->css[s].line = 100 + s;
 		p->css[s].col = 3;
 		if (!p->css[s].caller_ps && css_caller)

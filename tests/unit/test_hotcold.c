@@ -304,7 +304,7 @@ static void test_recursive_and_progrep(void)
 	dpa_feedback_release(&fb);
 
 	/* a profile without fib's file and line, or css 2's: the progrep's */
-	t.p.ps[3].file = NULL;
+	t.p.ps[3].file = 0;
 	t.p.ps[3].line = 0;
 	t.p.css[2].line = t.p.css[2].col = 0;
 	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);

@@ -13,6 +13,7 @@
 #include "unit.h"
 #include "merge.h"
 #include "write_profile.h"
+#include "strtab.h"
 
 /* The builder's state; test_diff.c sees it as an opaque type. */
 struct tmb {
@@ -60,7 +61,7 @@ struct tmb *tmb_new(const char *path, const char *arg)
 	p = &b->p;
 	b->ps_a = calloc(TB_CAP + 1, sizeof(struct dpa_ps));
 	b->css_a = calloc(TB_CAP + 1, sizeof(struct dpa_css));
-	b->pd_a = calloc(TB_CAP + 1, sizeof(struct dpa_pd));
+	b->pd_a = calloc(TB_CAP + 2, sizeof(struct dpa_pd));  /* + the sentinel */
 	CU_ASSERT_FATAL(b->ps_a && b->css_a && b->pd_a && dpa_csd_reserve(p, TB_CAP) == 0);
 	p->path = (char *)path;
 	p->hdr.version = p->hdr.min_version = 1;
@@ -92,7 +93,7 @@ struct tmb *tmb_new(const char *path, const char *arg)
 	p->css = b->css_a;
 	p->pd = b->pd_a;
 	p->thread = b->th;
-	p->ps[1].name = "<root>";
+	p->ps[1].name = dpa_str_id(p, "<root>");
 	p->n_ps = 1;
 	return b;
 }
@@ -105,6 +106,7 @@ void tmb_free(struct tmb *b)
 	free(b->css_a);
 	free(b->pd_a);
 	dpa_csd_release(&b->p);
+	dpa_strtab_free(b->p.strings);
 	free(b);
 }
 
@@ -451,7 +453,7 @@ static void test_merge_header(void)
 	CU_ASSERT_STRING_EQUAL(m.prof.module[1].build_id, "abcdef01");
 	CU_ASSERT_PTR_NULL(m.prof.module[2].build_id);
 	CU_ASSERT_EQUAL(m.prof.ps[1].module, 0);
-	CU_ASSERT_STRING_EQUAL(m.prof.ps[1].name, "<root>");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&m.prof, m.prof.ps[1].name), "<root>");
 	dpa_merged_release(&m);
 	tmb_free(a);
 	tmb_free(b);
@@ -511,8 +513,8 @@ static void name_all(struct tmb *b, uint64_t shift)
 	for (uint32_t k = 2; k <= p->n_ps; k++)
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (p->ps[k].offset == names[i].off + shift) {
-				p->ps[k].name = names[i].name;
-				p->ps[k].file = "prog.c";
+				p->ps[k].name = dpa_str_id(p, names[i].name);
+				p->ps[k].file = dpa_str_id(p, "prog.c");
 			}
 }
 
@@ -556,7 +558,7 @@ static void test_merge_by_name(void)
 	CU_ASSERT_EQUAL(dpa_own(&m.prof, m.csd_map[0][3], DPA_CALLS), 4 + 5);
 	CU_ASSERT_EQUAL(dpa_own(&m.prof, m.csd_map[1][4], DPA_CALLS), 7);
 	CU_ASSERT_EQUAL(m.prof.csd[m.csd_map[1][4]].caller_pd, pf);
-	CU_ASSERT_STRING_EQUAL(m.prof.ps[pf ? m.prof.pd[pf].ps : 1].name, "f");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&m.prof, m.prof.ps[pf ? m.prof.pd[pf].ps : 1].name), "f");
 	CU_ASSERT_PTR_NULL(m.prof.module[1].build_id);  /* the builds disagree */
 	dpa_merged_release(&m);
 	tmb_free(a);

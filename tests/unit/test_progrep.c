@@ -12,6 +12,7 @@
 
 #include "unit.h"
 #include "progrep.h"
+#include "strtab.h"
 
 /* Records are written with ' for " to keep them readable here. */
 static int parse_q(struct dpa_progrep *pr, const char *path, const char *q, struct dpa_error *err)
@@ -563,10 +564,10 @@ static void test_map_profile(void)
 	mods[3].build_id = "00";
 	p.n_ps = 4;
 	p.ps = ps;
-	ps[1].name = "<root>";
-	ps[2] = (struct dpa_ps){ .module = 1, .offset = f, .name = "f" };
+	ps[1].name = dpa_str_id(&p, "<root>");
+	ps[2] = (struct dpa_ps){ .module = 1, .offset = f, .name = dpa_str_id(&p, "f") };
 	ps[3] = (struct dpa_ps){ .module = 1, .offset = g };          /* unnamed: by its site */
-	ps[4] = (struct dpa_ps){ .module = 1, .offset = g, .name = "h" };  /* no such function */
+	ps[4] = (struct dpa_ps){ .module = 1, .offset = g, .name = dpa_str_id(&p, "h") };  /* no such function */
 	p.n_css = 6;
 	p.css = css;
 	css[1] = (struct dpa_css){ .caller_ps = 2, .module = 1, .offset = tab };
@@ -616,6 +617,7 @@ static void test_map_profile(void)
 	snprintf(rec, sizeof(rec), "%s: .deepprof.progrep line 1: record: missing", lib);
 	CU_ASSERT_STRING_EQUAL(err.msg, rec);
 	dpa_progreps_release(&s);
+	dpa_strtab_free(p.strings);
 }
 
 DPA_TEST_SUITE(progrep,

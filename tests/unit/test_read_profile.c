@@ -160,10 +160,10 @@ static void test_chain_exact(void)
 	CU_ASSERT_EQUAL(p.module[1].base, 0x555555554000ull);
 	CU_ASSERT_EQUAL(p.module[1].size, 0x10000);
 	CU_ASSERT_PTR_NULL(p.module[1].build_id);
-	CU_ASSERT_STRING_EQUAL(p.ps[1].name, "<root>");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&p, p.ps[1].name), "<root>");
 	CU_ASSERT_EQUAL(p.ps[1].module, 0);
 	CU_ASSERT_EQUAL(p.ps[3].offset, 0x1030);
-	CU_ASSERT_PTR_NULL(p.ps[3].name);
+	CU_ASSERT_EQUAL(p.ps[3].name, 0);
 	CU_ASSERT_EQUAL(p.css[1].kind, DPA_CSS_DYNAMIC);
 	CU_ASSERT_EQUAL(p.css[2].kind, DPA_CSS_NORMAL);
 	CU_ASSERT_EQUAL(p.css[2].caller_ps, 2);
@@ -182,13 +182,18 @@ static void test_chain_exact(void)
 	for (uint32_t i = 1; i <= 6; i++) {
 		CU_ASSERT_EQUAL(p.pd[i].ps, i);
 		CU_ASSERT_EQUAL(p.pd[i].thread, 1);
-		CU_ASSERT_EQUAL(p.pd[i].out_n, i < 6);
-		CU_ASSERT_EQUAL(p.pd[i].in_n, i > 1);
+		CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[i]), i < 6);
+		CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[i]), i > 1);
 		if (i < 6)
 			CU_ASSERT_EQUAL(p.out_csd[p.pd[i].out_first], i);
 		if (i > 1)
 			CU_ASSERT_EQUAL(p.in_csd[p.pd[i].in_first], i - 1);
 	}
+	/* the sentinel after pd 6 ends both lists at the 5 csds; pd 0 has none */
+	CU_ASSERT_EQUAL(p.pd[7].out_first, 5);
+	CU_ASSERT_EQUAL(p.pd[7].in_first, 5);
+	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[0]), 0);
+	CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[0]), 0);
 	CU_ASSERT_EQUAL(p.thread[1].root_pd, 1);
 	CU_ASSERT_EQUAL(p.thread[1].tid, 4242);
 	CU_ASSERT_FALSE(p.thread[1].exited);
@@ -230,30 +235,30 @@ static void test_tree_csr(void)
 	CU_ASSERT_EQUAL(p.n_ps, 11);    /* 2 + min(9, 16) */
 	CU_ASSERT_EQUAL(p.n_css, 41);   /* 1 + 4 * 10 */
 	/* main (pd 2) calls pds 3..6 through csds 2..5; pd 3 calls 7..10 */
-	CU_ASSERT_EQUAL_FATAL(p.pd[2].out_n, 4);
+	CU_ASSERT_EQUAL_FATAL(dpa_pd_out_n(&p.pd[2]), 4);
 	for (int i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(p.out_csd[p.pd[2].out_first + i], main_out[i]);
 		CU_ASSERT_EQUAL(p.csd[main_out[i]].callee_pd, 3 + i);
 	}
-	CU_ASSERT_EQUAL_FATAL(p.pd[3].out_n, 4);
+	CU_ASSERT_EQUAL_FATAL(dpa_pd_out_n(&p.pd[3]), 4);
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(p.out_csd[p.pd[3].out_first + i], pd3_out[i]);
-	CU_ASSERT_EQUAL(p.pd[4].out_n, 1);      /* pd 4 calls pd 11 */
+	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[4]), 1);      /* pd 4 calls pd 11 */
 	CU_ASSERT_EQUAL(p.out_csd[p.pd[4].out_first], 10);
-	CU_ASSERT_EQUAL(p.pd[11].in_n, 1);
+	CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[11]), 1);
 	CU_ASSERT_EQUAL(p.in_csd[p.pd[11].in_first], 10);
-	CU_ASSERT_EQUAL(p.pd[11].out_n, 0);
+	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[11]), 0);
 	/* every csd appears once in each list */
 	{
 		uint32_t seen_out = 0, seen_in = 0;
 
 		for (uint32_t i = 1; i <= p.n_pd; i++) {
-			for (uint32_t k = 0; k < p.pd[i].out_n; k++)
+			for (uint32_t k = 0; k < dpa_pd_out_n(&p.pd[i]); k++)
 				CU_ASSERT_EQUAL(p.csd[p.out_csd[p.pd[i].out_first + k]].caller_pd, i);
-			for (uint32_t k = 0; k < p.pd[i].in_n; k++)
+			for (uint32_t k = 0; k < dpa_pd_in_n(&p.pd[i]); k++)
 				CU_ASSERT_EQUAL(p.csd[p.in_csd[p.pd[i].in_first + k]].callee_pd, i);
-			seen_out += p.pd[i].out_n;
-			seen_in += p.pd[i].in_n;
+			seen_out += dpa_pd_out_n(&p.pd[i]);
+			seen_in += dpa_pd_in_n(&p.pd[i]);
 		}
 		CU_ASSERT_EQUAL(seen_out, 10);
 		CU_ASSERT_EQUAL(seen_in, 10);
@@ -277,11 +282,11 @@ static void test_recursive_and_mutual(void)
 	CU_ASSERT_EQUAL(p.n_csd, 6);
 	CU_ASSERT_EQUAL(p.csd[3].caller_pd, 3);
 	CU_ASSERT_EQUAL(p.csd[3].callee_pd, 3);
-	CU_ASSERT_EQUAL(p.pd[3].in_n, 2);       /* from main and from itself */
-	CU_ASSERT_EQUAL(p.pd[3].out_n, 1);
-	CU_ASSERT_EQUAL(p.pd[2].out_n, 3);
-	CU_ASSERT_EQUAL(p.pd[5].in_n, 1);
-	CU_ASSERT_EQUAL(p.pd[5].out_n, 0);
+	CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[3]), 2);       /* from main and from itself */
+	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[3]), 1);
+	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[2]), 3);
+	CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[5]), 1);
+	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[5]), 0);
 	dpa_profile_release(&p);
 
 	/* mutual, 7 csds: root->main, main->a1->b1->a1, main->a2->b2->a2 */
@@ -291,7 +296,7 @@ static void test_recursive_and_mutual(void)
 	CU_ASSERT_EQUAL(p.n_pd, 6);
 	CU_ASSERT_EQUAL(p.csd[4].caller_pd, 4); /* b1 -> a1 */
 	CU_ASSERT_EQUAL(p.csd[4].callee_pd, 3);
-	CU_ASSERT_EQUAL(p.pd[3].in_n, 2);
+	CU_ASSERT_EQUAL(dpa_pd_in_n(&p.pd[3]), 2);
 	CU_ASSERT_EQUAL(p.in_csd[p.pd[3].in_first], 2);
 	CU_ASSERT_EQUAL(p.in_csd[p.pd[3].in_first + 1], 4);
 	dpa_profile_release(&p);
@@ -301,7 +306,7 @@ static void test_recursive_and_mutual(void)
 	CU_ASSERT_EQUAL(p.n_css, 2);
 	CU_ASSERT_EQUAL(p.css[2].kind, DPA_CSS_INDIRECT);
 	CU_ASSERT_EQUAL(p.css[2].callee_ps, 0);
-	CU_ASSERT_EQUAL(p.pd[2].out_n, 4);
+	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[2]), 4);
 	for (uint32_t i = 2; i <= 5; i++)
 		CU_ASSERT_EQUAL(p.csd[i].css, 2);
 	dpa_profile_release(&p);
@@ -337,7 +342,7 @@ static void test_threads(void)
 	CU_ASSERT_EQUAL(p.n_csd, 2);
 	CU_ASSERT_EQUAL(p.thread[3].root_pd, 5);
 	CU_ASSERT_EQUAL(p.pd[5].thread, 3);
-	CU_ASSERT_EQUAL(p.pd[5].out_n, 0);
+	CU_ASSERT_EQUAL(dpa_pd_out_n(&p.pd[5]), 0);
 	dpa_profile_release(&p);
 }
 
@@ -401,6 +406,7 @@ static void test_record_defects(void)
 		{ DPG_KIND, 13, "unknown record kind 4" },
 		{ DPG_LEN, 14, "pd record has 4 elements, not 3" },
 		{ DPG_CSS_KIND, 8, "css kind 9 is not one of 0..4" },
+		{ DPG_CSS_COL, 8, "css col 536870912 is not below 2^29" },
 		{ DPG_ROOT, 24, "thread 1's root_pd 2 is a pd of ps 2, not of ps 1 (<root>)" },
 		{ DPG_COUNT, -1, "END says 6 csd, the file has 5" },
 	};

@@ -92,7 +92,7 @@ static int load(struct fixture *f, enum dpg_shape shape, uint64_t csds)
 			snprintf(names[k - 2], sizeof(names[0]), "main");
 		else
 			snprintf(names[k - 2], sizeof(names[0]), "f%u", k - 2);
-		f->p.ps[k].name = names[k - 2];
+		f->p.ps[k].name = dpa_str_id(&f->p, names[k - 2]);
 	}
 	if (dpa_deep_init(&f->d, &f->p, &err) < 0) {
 		dpa_profile_release(&f->p);
@@ -117,7 +117,7 @@ static void test_names_find(void)
 	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "f1", &v, &n, &err), 0);
 	CU_ASSERT_EQUAL(n, 1);
 	if (n == 1)
-		CU_ASSERT_STRING_EQUAL(f.p.ps[v[0]].name, "f1");
+		CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, f.p.ps[v[0]].name), "f1");
 	free(v);
 	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "f17", &v, &n, &err), -1);
 	CU_ASSERT_PTR_NULL(v);
@@ -128,6 +128,22 @@ static void test_names_find(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no procedure 'f1' in file 'x.c'"));
 	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "f1:", &v, &n, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad procedure name 'f1:'"));
+	/* names with colons: bare, after a file, and not found */
+	f.p.ps[3].name = dpa_str_id(&f.p, "ns::f");
+	f.p.ps[3].file = dpa_str_id(&f.p, "src/a.c");
+	for (int i = 0; i < 3; i++) {
+		const char *spec = (const char *[]){ "ns::f", "a.c:ns::f", "src/a.c:ns::f" }[i];
+
+		CU_ASSERT_EQUAL(dpa_names_find(&f.p, spec, &v, &n, &err), 0);
+		CU_ASSERT_EQUAL(n, 1);
+		if (n == 1)
+			CU_ASSERT_EQUAL(v[0], 3);
+		free(v);
+	}
+	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "b.c:ns::f", &v, &n, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no procedure 'ns::f' in file 'b.c'"));
+	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "ns::g", &v, &n, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no procedure named 'ns::g' (did you mean: ns::f?)"));
 	unload(&f);
 }
 
@@ -149,7 +165,7 @@ static void test_recursion_types(void)
 			const struct dpa_pd *q = &f.p.pd[m[0]];
 			uint64_t in = 0;
 
-			for (uint32_t i = 0; i < q->in_n; i++)
+			for (uint32_t i = 0; i < dpa_pd_in_n(q); i++)
 				in += dpa_own(&f.p, f.p.in_csd[q->in_first + i], DPA_CALLS);
 			CU_ASSERT_EQUAL(r.entry_calls + r.internal_calls, in);
 			CU_ASSERT_DOUBLE_EQUAL(r.depth, (double)in / (double)r.entry_calls, 1e-9);
@@ -194,9 +210,9 @@ static void test_report_top(void)
 	CU_ASSERT_EQUAL(r.sec[0].n, 3);
 	CU_ASSERT_EQUAL(r.sec[0].n_before_limit, 30);     /* main, f1 .. f29 */
 	/* in a chain the totals fall along it: main, f1, f2 */
-	CU_ASSERT_STRING_EQUAL(f.p.ps[r.sec[0].row[0].ps].name, "main");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, f.p.ps[r.sec[0].row[0].ps].name), "main");
 	CU_ASSERT_EQUAL(r.sec[0].row[0].c.total[DPA_CALLS], f.st.calls);
-	CU_ASSERT_STRING_EQUAL(f.p.ps[r.sec[0].row[1].ps].name, "f1");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, f.p.ps[r.sec[0].row[1].ps].name), "f1");
 	CU_ASSERT_EQUAL(r.sec[0].row[1].c.total[DPA_CALLS], f.st.calls - 1);
 
 	/* display and renderers */
@@ -271,8 +287,8 @@ static void test_report_clique_chain(void)
 	o.id = f.d.cl.n;        /* the deepest: f9, below main, f1 .. f8 */
 	CU_ASSERT_EQUAL_FATAL(dpa_report_init(&r, &f.d, &o, &err), 0);
 	CU_ASSERT_EQUAL(r.sec[0].n, 9);         /* ancestors: f8 .. f1, main */
-	CU_ASSERT_STRING_EQUAL(f.p.ps[r.sec[0].row[0].ps].name, "f8");
-	CU_ASSERT_STRING_EQUAL(f.p.ps[r.sec[0].row[8].ps].name, "main");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, f.p.ps[r.sec[0].row[0].ps].name), "f8");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&f.p, f.p.ps[r.sec[0].row[8].ps].name), "main");
 	CU_ASSERT_EQUAL(r.sec[1].n, 1);         /* members */
 	CU_ASSERT_EQUAL(r.sec[2].n, 0);         /* no call sites */
 	CU_ASSERT_EQUAL(r.sec[3].n, 0);         /* no children */

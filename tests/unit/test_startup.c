@@ -52,7 +52,7 @@ static void check_invariants(const struct dpa_deep *d)
 				const struct dpa_pd *r = &p->pd[p->thread[t].root_pd];
 				uint64_t rsum = 0;
 
-				for (uint32_t j = 0; j < r->out_n; j++)
+				for (uint32_t j = 0; j < dpa_pd_out_n(r); j++)
 					rsum += dpa_deep_csd_total(d, p->out_csd[r->out_first + j], m);
 				CU_ASSERT_EQUAL(rsum, sum);
 			}
@@ -772,7 +772,7 @@ static void test_empty(void)
 	struct dpa_error err = { "" };
 
 	memset(&p, 0, sizeof(p));
-	p.pd = calloc(1, sizeof(*p.pd));
+	p.pd = calloc(2, sizeof(*p.pd));      /* pd 0 and the sentinel */
 	p.csd = calloc(1, sizeof(*p.csd));
 	p.ps = calloc(1, sizeof(*p.ps));
 	p.css = calloc(1, sizeof(*p.css));

@@ -59,7 +59,7 @@ static void make_profile(struct dpa_profile *p, const char *prog, uint64_t prog_
 	p->module[1].base = prog_base;
 	p->module[2].path = lib_path;
 	p->module[2].base = 0x7f1234560000ull;
-	p->ps[1].name = "<root>";
+	p->ps[1].name = dpa_str_id(p, "<root>");
 	p->ps[2].module = 1;
 	p->ps[2].offset = s[0].offset;
 	p->ps[3].module = 2;
@@ -91,21 +91,21 @@ static void check_program(const char *prog, uint64_t base)
 	CU_ASSERT_EQUAL(p.module[1].symbols, 1);
 	CU_ASSERT_EQUAL(p.module[2].symbols, 1);
 	/* procedures: name, file, line of the entry */
-	CU_ASSERT_STRING_EQUAL(p.ps[1].name, "<root>");
-	CU_ASSERT_PTR_NULL(p.ps[1].file);
-	CU_ASSERT_STRING_EQUAL(p.ps[2].name ? p.ps[2].name : "", "prog_leaf");
-	CU_ASSERT_STRING_EQUAL(tail(p.ps[2].file), "symprog.c");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&p, p.ps[1].name), "<root>");
+	CU_ASSERT_EQUAL(p.ps[1].file, 0);
+	CU_ASSERT_STRING_EQUAL(p.ps[2].name ? dpa_str(&p, p.ps[2].name) : "", "prog_leaf");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, p.ps[2].file)), "symprog.c");
 	CU_ASSERT_EQUAL(p.ps[2].line, (uint32_t)s[0].line);
-	CU_ASSERT_STRING_EQUAL(p.ps[3].name ? p.ps[3].name : "", "lib_leaf");
-	CU_ASSERT_STRING_EQUAL(tail(p.ps[3].file), "symlib.c");
+	CU_ASSERT_STRING_EQUAL(p.ps[3].name ? dpa_str(&p, p.ps[3].name) : "", "lib_leaf");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, p.ps[3].file)), "symlib.c");
 	CU_ASSERT_EQUAL(p.ps[3].line, (uint32_t)s[2].line);
 	/* call sites: the line of the call, the function it is in */
-	CU_ASSERT_STRING_EQUAL(p.css[1].in_fn ? p.css[1].in_fn : "", "prog_caller");
-	CU_ASSERT_STRING_EQUAL(tail(p.css[1].file), "symprog.c");
+	CU_ASSERT_STRING_EQUAL(p.css[1].in_fn ? dpa_str(&p, p.css[1].in_fn) : "", "prog_caller");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, p.css[1].file)), "symprog.c");
 	CU_ASSERT_EQUAL(p.css[1].line, (uint32_t)s[1].line);
 	CU_ASSERT(p.css[1].col > 0);
-	CU_ASSERT_STRING_EQUAL(p.css[2].in_fn ? p.css[2].in_fn : "", "lib_caller");
-	CU_ASSERT_STRING_EQUAL(tail(p.css[2].file), "symlib.c");
+	CU_ASSERT_STRING_EQUAL(p.css[2].in_fn ? dpa_str(&p, p.css[2].in_fn) : "", "lib_caller");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, p.css[2].file)), "symlib.c");
 	CU_ASSERT_EQUAL(p.css[2].line, (uint32_t)s[3].line);
 	/* display names */
 	CU_ASSERT_STRING_EQUAL(dpa_ps_name(&p, 2), "prog_leaf");
@@ -135,10 +135,10 @@ static void test_missing_and_mismatch(void)
 	CU_ASSERT_EQUAL(dpa_profile_symbolize(&p), 1);
 	CU_ASSERT_EQUAL(p.module[1].symbols, -1);
 	CU_ASSERT_EQUAL(p.module[2].symbols, 1);
-	CU_ASSERT_PTR_NULL(p.ps[2].name);
-	CU_ASSERT_PTR_NULL(p.ps[2].file);
-	CU_ASSERT_PTR_NULL(p.css[1].in_fn);
-	CU_ASSERT_STRING_EQUAL(p.ps[3].name ? p.ps[3].name : "", "lib_leaf");
+	CU_ASSERT_EQUAL(p.ps[2].name, 0);
+	CU_ASSERT_EQUAL(p.ps[2].file, 0);
+	CU_ASSERT_EQUAL(p.css[1].in_fn, 0);
+	CU_ASSERT_STRING_EQUAL(p.ps[3].name ? dpa_str(&p, p.ps[3].name) : "", "lib_leaf");
 	snprintf(name, sizeof(name), "0x%lx in no-such-program", s[0].offset);
 	CU_ASSERT_STRING_EQUAL(dpa_ps_name(&p, 2), name);
 	CU_ASSERT_STRING_EQUAL(dpa_addr_name(&p, 0, 0x10), "0x10");
@@ -149,17 +149,17 @@ static void test_missing_and_mismatch(void)
 	p.module[2].build_id = "0123456789abcdef0123456789abcdef01234567";
 	CU_ASSERT_EQUAL(dpa_profile_symbolize(&p), 1);
 	CU_ASSERT_EQUAL(p.module[2].symbols, -1);
-	CU_ASSERT_PTR_NULL(p.ps[3].name);
-	CU_ASSERT_PTR_NULL(p.css[2].file);
-	CU_ASSERT_STRING_EQUAL(p.ps[2].name ? p.ps[2].name : "", "prog_leaf");
+	CU_ASSERT_EQUAL(p.ps[3].name, 0);
+	CU_ASSERT_EQUAL(p.css[2].file, 0);
+	CU_ASSERT_STRING_EQUAL(p.ps[2].name ? dpa_str(&p, p.ps[2].name) : "", "prog_leaf");
 	dpa_profile_release(&p);
 
 	/* names the file already has are kept */
 	make_profile(&p, "symprog", 0x555555554000ull, s);
-	p.ps[2].name = "from_the_file";
+	p.ps[2].name = dpa_str_id(&p, "from_the_file");
 	CU_ASSERT_EQUAL(dpa_profile_symbolize(&p), 0);
-	CU_ASSERT_STRING_EQUAL(p.ps[2].name, "from_the_file");
-	CU_ASSERT_STRING_EQUAL(tail(p.ps[2].file), "symprog.c");
+	CU_ASSERT_STRING_EQUAL(dpa_str(&p, p.ps[2].name), "from_the_file");
+	CU_ASSERT_STRING_EQUAL(tail(dpa_str(&p, p.ps[2].file)), "symprog.c");
 	dpa_profile_release(&p);
 }
 

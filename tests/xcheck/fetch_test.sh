@@ -130,5 +130,38 @@ printf 'Types: deb-src\nURIs: http://deb.example.org/debian\nSuites: bookworm\nC
 grep -v '^#' "$work/apt2/sources.list.d/deepprof-src.sources" | sed '1{/^$/d}' >"$work/got2" 2>/dev/null
 check "deb-src file written before the update" "$work/want2" "$work/got2"
 
+# the newest source version's files are gone (a security mirror that keeps
+# binaries only): the next older version the indexes offer is fetched
+mkdir -p "$work/apt3"
+printf 'deb-src http://deb.example.org/debian bookworm main\n' >"$work/apt3/sources.list"
+cat >"$work/apt-get" <<'X'
+#!/bin/sh
+for last; do :; done
+case "$*" in
+*source*) [ "$last" = "jq=1.6-2" ] && { : >jq_1.6-2.dsc; exit 0; }
+	echo "E: Failed to fetch http://deb.example.org/debian/pool/main/j/jq/jq_1.6-3.dsc  404  Not Found"
+	exit 100 ;;
+esac
+exit 0
+X
+cat >"$work/apt-cache" <<'X'
+#!/bin/sh
+printf 'Package: jq\nVersion: 1.6-2\n\nPackage: jq\nVersion: 1.6-3\n\n'
+X
+cat >"$work/dpkg-source" <<'X'
+#!/bin/sh
+mkdir "$3" && : >"$3/configure.ac"
+X
+chmod +x "$work/apt-get" "$work/apt-cache" "$work/dpkg-source"
+abs=$(cd "$work" && pwd)     # fetch-src.sh runs apt-get and dpkg-source in a directory of its own
+DEEPPROF_APT_DIR="$work/apt3" DEEPPROF_FETCH_UID=0 DEEPPROF_APT_GET="$abs/apt-get" \
+	DEEPPROF_APT_CACHE="$abs/apt-cache" DEEPPROF_DPKG_SOURCE="$abs/dpkg-source" \
+	sh "$fetch" jq "$work/dest" >/dev/null 2>"$work/err"; rc=$?
+if [ "$rc" = 0 ] && [ "$(readlink "$work/dest/jq")" = jq-1.6-2 ] && [ -f "$work/dest/jq/configure.ac" ]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1)); echo "FAIL older version: exit $rc, jq -> $(readlink "$work/dest/jq"), stderr: $(cat "$work/err")"
+fi
+
 echo "xcheck-fetch: $passed passed, $failed failed"
 [ $failed = 0 ]

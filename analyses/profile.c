@@ -109,6 +109,7 @@ void dpa_profile_release(struct dpa_profile *p)
 	free(p->thread);
 	free(p->out_csd);
 	free(p->in_csd);
+	free(p->inside);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
 }

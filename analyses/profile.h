@@ -194,7 +194,19 @@ struct dpa_profile {
 	uint32_t *out_csd;      /* n_csd entries, grouped by caller pd */
 	uint32_t *in_csd;       /* n_csd entries, grouped by callee pd */
 	void *strings;          /* private: the string table (dpa_str) */
+	/* The split of recursions (schemas/deep-data.md, header keys
+	 * inside_samples and inside): has_inside when the file measured it;
+	 * inside[0 .. n_inside) the csds with a non-zero measure, by csd id
+	 * ascending (malloc'ed; read with dpa_csd_inside). */
+	bool has_inside;
+	uint64_t inside_samples;
+	uint32_t n_inside;
+	struct dpa_inside { uint32_t csd; uint64_t inside; } *inside;
 };
+
+/* Csd id's split measure: the clock ticks x activations through it on the
+ * stack (schemas/deep-data.md, header key inside); 0 when not measured. */
+uint64_t dpa_csd_inside(const struct dpa_profile *p, uint32_t csd);
 
 /* Read and validate `path` into *p (which the caller provides, uninitialised).
  * On failure *p holds nothing that needs releasing. */

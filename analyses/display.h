@@ -122,7 +122,9 @@ int dpa_render_html(const struct dpa_display *dp, const struct dpa_html_site *si
 
 /*
  * Write the static site of *d into dir (created with its parents; existing
- * files replaced, each page atomically): index.html (summary and top
+ * files replaced, each page atomically; the proc-N.html and clique-N.html
+ * of an earlier site that this one has not are removed, other files
+ * kept): index.html (summary and top
  * procedures as *o asks), recursion.html, proc-<ps>.html for the `limit`
  * procedures costliest by total o->sort, clique-<id>.html for the `limit`
  * costliest recursive cliques, all linked; lists of more than

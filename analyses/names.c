@@ -121,6 +121,37 @@ static void suggest(const struct dpa_profile *p, const char *name, struct dpa_er
 		snprintf(err->msg + len, sizeof(err->msg) - len, "?)");
 }
 
+/* The procedures named `name` (in a file that ends in the flen bytes of
+ * file, when file is not NULL) into v (room for every ps); their number.
+ * *ambiguous: a bare name found in more than one file. */
+static uint32_t match(const struct dpa_profile *p, const char *name, const char *file, size_t flen,
+		      uint32_t *v, bool *ambiguous)
+{
+	const char *file1 = NULL;
+	uint32_t nv = 0;
+
+	*ambiguous = false;
+	for (uint32_t k = 1; k <= p->n_ps; k++) {
+		const char *nm = dpa_src_get(p, DPA_PS_NAME, k) ? dpa_src_str(p, DPA_PS_NAME, k)
+				 : dpa_ps_name(p, k);
+
+		if (strcmp(nm, name))
+			continue;
+		if (file && !file_matches(dpa_src_str(p, DPA_PS_FILE, k), file, flen))
+			continue;
+		if (nv && !file) {
+			const char *f = dpa_src_get(p, DPA_PS_FILE, k) ? dpa_src_str(p, DPA_PS_FILE, k) : "";
+
+			if (strcmp(f, file1 ? file1 : ""))
+				*ambiguous = true;
+		} else {
+			file1 = dpa_src_str(p, DPA_PS_FILE, k);
+		}
+		v[nv++] = k;
+	}
+	return nv;
+}
+
 int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out,
 		   uint32_t *n, struct dpa_error *err)
 {
@@ -128,7 +159,6 @@ int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out
 	const char *name = colon ? colon + 1 : spec;
 	size_t flen = colon ? (size_t)(colon - spec) : 0;
 	uint32_t *v = NULL, nv = 0;
-	const char *file1 = NULL;
 	bool ambiguous = false;
 
 	*out = NULL;
@@ -143,39 +173,38 @@ int dpa_names_find(const struct dpa_profile *p, const char *spec, uint32_t **out
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", p->path);
 		return -1;
 	}
-	for (uint32_t k = 1; k <= p->n_ps; k++) {
-		const char *nm = dpa_src_get(p, DPA_PS_NAME, k) ? dpa_src_str(p, DPA_PS_NAME, k) : dpa_ps_name(p, k);
-
-		if (strcmp(nm, name))
-			continue;
-		if (colon && !file_matches(dpa_src_str(p, DPA_PS_FILE, k), spec, flen))
-			continue;
-		if (nv && !colon) {
-			const char *f = dpa_src_get(p, DPA_PS_FILE, k) ? dpa_src_str(p, DPA_PS_FILE, k) : "";
-
-			if (strcmp(f, file1 ? file1 : ""))
-				ambiguous = true;
-		} else {
-			file1 = dpa_src_str(p, DPA_PS_FILE, k);
-		}
-		v[nv++] = k;
-	}
+	/* file:name at each colon from the left (a name may hold colons: ns::f,
+	 * file.c:ns::f), then the whole spec as a bare name */
+	for (const char *c = strchr(spec, ':'); c && !nv; c = strchr(c + 1, ':'))
+		if (c > spec && c[1])
+			nv = match(p, c + 1, spec, (size_t)(c - spec), v, &ambiguous);
+	if (!nv && colon)
+		nv = match(p, spec, NULL, 0, v, &ambiguous);
+	if (!nv && !colon)
+		nv = match(p, name, NULL, 0, v, &ambiguous);
 	if (!nv) {
-		if (colon)
+		/* say it as read at the first lone colon (not half of a "::") */
+		const char *c = spec;
+
+		while ((c = strchr(c, ':')) && (c[1] == ':' || (c > spec && c[-1] == ':')))
+			c++;
+		if (c)
 			snprintf(err->msg, sizeof(err->msg), "%s: no procedure '%s' in file '%.*s'",
-				 p->path, name, (int)flen, spec);
+				 p->path, c + 1, (int)(c - spec), spec);
 		else
-			snprintf(err->msg, sizeof(err->msg), "%s: no procedure named '%s'", p->path, name);
-		suggest(p, name, err);
+			snprintf(err->msg, sizeof(err->msg), "%s: no procedure named '%s'", p->path, spec);
+		suggest(p, c ? c + 1 : spec, err);
 		free(v);
 		return -1;
 	}
 	if (ambiguous) {
+		const char *bare = colon ? spec : name;
 		size_t len = snprintf(err->msg, sizeof(err->msg),
-				      "%s: '%s' names procedures in several files; say which:", p->path, name);
+				      "%s: '%s' names procedures in several files; say which:", p->path, bare);
 		for (uint32_t i = 0; i < nv && len < sizeof(err->msg); i++) {
 			len += snprintf(err->msg + len, sizeof(err->msg) - len, "%s %s:%s", i ? "," : "",
-					dpa_src_get(p, DPA_PS_FILE, v[i]) ? dpa_basename(dpa_src_str(p, DPA_PS_FILE, v[i])) : "?", name);
+					dpa_src_get(p, DPA_PS_FILE, v[i]) ? dpa_basename(dpa_src_str(p, DPA_PS_FILE, v[i]))
+					: "?", bare);
 		}
 		free(v);
 		return -1;

@@ -11,7 +11,10 @@
 
 /*
  * The procedures (ps ids, ascending) that `spec` names in *p, which should be
- * symbolized first. A bare name that several files define is ambiguous: the
+ * symbolized first: `name` or `file:name`, where file is a path or its last
+ * components; a name may hold colons (ns::f, file.c:ns::f: each colon from
+ * the left is tried as the file's end, then the whole spec as a name). A
+ * bare name that several files define is ambiguous: the
  * error lists them as file:name. *out is malloc'ed (the caller frees it) and
  * *n > 0 on success. Returns 0, or -1 with err naming p's file: unknown name
  * (with up to 5 close matches: edit distance at most a third of the name,

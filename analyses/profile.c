@@ -236,6 +236,7 @@ void dpa_profile_release(struct dpa_profile *p)
 	free(p->in_perm);
 	free(p->pd_thread);
 	dpa_src_release(p);
+	free(p->inside);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
 }

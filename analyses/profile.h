@@ -228,6 +228,14 @@ struct dpa_profile {
 	uint32_t *pd_thread;
 	struct dpa_src_col src[DPA_NSRC];       /* ps and css source fields */
 	void *strings;          /* private: the string table (dpa_str) */
+	/* The split of recursions (schemas/deep-data.md, header keys
+	 * inside_samples and inside): has_inside when the file measured it;
+	 * inside[0 .. n_inside) the csds with a non-zero measure, by csd id
+	 * ascending (malloc'ed; read with dpa_csd_inside). */
+	bool has_inside;
+	uint64_t inside_samples;
+	uint32_t n_inside;
+	struct dpa_inside { uint32_t csd; uint64_t inside; } *inside;
 };
 
 /* Entry i (0 .. n_csd - 1) of the csd ids grouped by caller pd: pd q's
@@ -301,6 +309,10 @@ static inline uint32_t dpa_pd_thread(const struct dpa_profile *p, uint32_t pd)
  * pd_thread when every thread's pds are one range of ids in thread order
  * (then thread[].first_pd are set). O(n_csd + n_pd); never fails. */
 void dpa_profile_compact(struct dpa_profile *p);
+
+/* Csd id's split measure: the clock ticks x activations through it on the
+ * stack (schemas/deep-data.md, header key inside); 0 when not measured. */
+uint64_t dpa_csd_inside(const struct dpa_profile *p, uint32_t csd);
 
 /* Read and validate `path` into *p (which the caller provides, uninitialised).
  * On failure *p holds nothing that needs releasing. */

@@ -571,6 +571,87 @@ static int header_value(struct reader *r, const struct hkey *hk, const msgpack_o
 	return 0;
 }
 
+/*
+ * The optional split keys (schemas/deep-data.md): both or neither;
+ * inside_samples a uint; inside a flat array of (csd id, value) pairs, ids
+ * ascending from 1, values not 0. The ids are checked against the CSD
+ * records after END (check_inside).
+ */
+static int read_inside(struct reader *r, const msgpack_object *ns, const msgpack_object *v)
+{
+	struct dpa_profile *p = r->p;
+	uint32_t n;
+
+	if (!ns && !v)
+		return 0;
+	if (!ns || !v)
+		return corrupt(r, "'%s' without '%s'", ns ? "inside_samples" : "inside",
+			       ns ? "inside" : "inside_samples");
+	if (!is_uint(ns))
+		return corrupt(r, "'inside_samples' is not an unsigned integer");
+	if (v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size % 2)
+		return corrupt(r, "'inside' is not an array of (csd, value) pairs");
+	n = v->via.array.size / 2;
+	if (n && !(p->inside = malloc((size_t)n * sizeof(*p->inside))))
+		return no_memory(r);
+	for (uint32_t i = 0; i < n; i++) {
+		const msgpack_object *id = &v->via.array.ptr[2 * i], *x = id + 1;
+
+		if (!is_uint(id) || !is_uint(x) || id->via.u64 == 0 || id->via.u64 >= UINT32_MAX)
+			return corrupt(r, "'inside' pair %u is not a csd id and an unsigned integer", i);
+		if (x->via.u64 == 0)
+			return corrupt(r, "'inside' pair %u (csd %" PRIu64 ") has the value 0, which "
+				       "is left out", i, id->via.u64);
+		if (i && id->via.u64 <= p->inside[i - 1].csd)
+			return corrupt(r, "'inside' csd ids are not ascending (csd %" PRIu64
+				       " after csd %u)", id->via.u64, p->inside[i - 1].csd);
+		p->inside[i].csd = (uint32_t)id->via.u64;
+		p->inside[i].inside = x->via.u64;
+	}
+	p->n_inside = n;
+	p->inside_samples = ns->via.u64;
+	p->has_inside = true;
+	return 0;
+}
+
+/* After END: every csd of 'inside' exists, made calls (an activation
+ * through it was on a stack) and calls back into its caller's pd. */
+static int check_inside(struct reader *r)
+{
+	struct dpa_profile *p = r->p;
+
+	for (uint32_t i = 0; i < p->n_inside; i++) {
+		uint32_t c = p->inside[i].csd;
+
+		if (c > p->n_csd)
+			return corrupt(r, "'inside' names csd %u, but the file has %u", c, p->n_csd);
+		if (dpa_own(p, c, DPA_CALLS) == 0)
+			return corrupt(r, "'inside' gives csd %u a value, but it made no calls", c);
+		if (p->csd[c].callee_pd != p->csd[c].caller_pd)
+			return corrupt(r, "'inside' gives csd %u a value, but it is not recursive "
+				       "(pd %u calls pd %u)", c, p->csd[c].caller_pd,
+				       p->csd[c].callee_pd);
+	}
+	if (p->n_inside && p->inside_samples == 0)
+		return corrupt(r, "'inside' has values but 'inside_samples' is 0");
+	return 0;
+}
+
+uint64_t dpa_csd_inside(const struct dpa_profile *p, uint32_t csd)
+{
+	uint32_t lo = 0, hi = p->n_inside;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->inside[mid].csd < csd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->n_inside && p->inside[lo].csd == csd ? p->inside[lo].inside : 0;
+}
+
 static int read_header(struct reader *r, const msgpack_object *o)
 {
 	const msgpack_object_map *m;
@@ -626,6 +707,8 @@ static int read_header(struct reader *r, const msgpack_object *o)
 		if (header_value(r, &header_keys[i], v) < 0)
 			return -1;
 	}
+	if (read_inside(r, map_get(m, "inside_samples"), map_get(m, "inside")) < 0)
+		return -1;
 	r->have_header = true;
 	return 0;
 }
@@ -1146,7 +1229,7 @@ static int read_all(struct reader *r)
 				    PRIu64 ")", r->file_size - r->consumed, r->obj_start);
 		return fail(r, "corrupt: data after the END record (at byte %" PRIu64 ")", r->obj_start);
 	}
-	if (finish_arrays(r) < 0 || build_csr(r) < 0)
+	if (finish_arrays(r) < 0 || check_inside(r) < 0 || build_csr(r) < 0)
 		return -1;
 	if (assign_threads(r, r->p->in_perm) < 0)
 		return -1;

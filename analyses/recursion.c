@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "feedback.h"
 #include "recursion.h"
@@ -144,7 +145,35 @@ void dpa_recursion_of(const struct dpa_deep *d, uint32_t c, enum dpa_measure m,
  *     per_call >= factor * O every level gains (cutoff_depth = ceil(D)-1,
  *     the deepest), else none.
  * 0: never (also for mutual and other recursion, with no level model).
+ *
+ * The split (schemas/feedback-model.md 3, "Unbalanced splits"). The
+ * model above takes a divide-and-conquer's k calls as equal halves. With
+ * k = 2 and the profile's split measure (schemas/deep-data.md, inside: the
+ * time inside each recursive site's calls, per activation on the stack),
+ * i = the first site's share of the two (source order: line, column, then
+ * the site's address) is how the work below an activation divides between
+ * the call made inline (the first; the later one is spawned,
+ * feedback-model.md 6) and the spawned one. libgomp then schedules so:
+ * the thread that runs the entry (the spawner) descends the inline calls,
+ * queueing at level j the spawned task S_j (share i^(j-1) (1-i) of the
+ * entry's recursive work), and at each taskwait runs only its own child,
+ * so it never helps another thread; an idle thread takes the oldest queued
+ * task. With P cores the P-1 others take S_1, S_2, ... in that order, S_j
+ * while they are free before the spawner reaches it (it reaches S_j at
+ * i^j, having run its leaf i^c and S_c .. S_(j+1)), and the spawner does
+ * the rest: m tasks stolen (m >= min(c, P-1), S_j taken while
+ * (1 - i^(j-1)) / (P-1) < i^j, j <= c), the entry takes at least
+ *   T_split(c) = cost_per_entry * max(i^m, (1 - i^m) / (P - 1)) + overheads
+ * and the model's T(c) is the larger of T_split(c) and the balanced T(c).
+ * On 2 cores fib (i = 0.618) gives 0.618 at every cut-off: speedup 1/0.618
+ * = 1.618, where the balanced model said ~2; a mergesort (i = 0.5) keeps
+ * the balanced T(c) (T_split is 0.5 plus overheads, never more). Exact for
+ * P = 2; for more cores the thieves' own imbalance is left out. Without
+ * the measure (an old file, the timer off, fewer than DPA_FB_SPLIT_MIN
+ * activation-ticks on the two sites, or not two sites) the balanced model
+ * stands, and `why` says so.
  */
+#define DPA_FB_SPLIT_MIN 50.0
 #define DPA_FB_CUTOFF_FACTOR 10.0
 #define DPA_FB_MAX_CUTOFF 40
 #define MAX_REC_SITES 16
@@ -305,13 +334,34 @@ static struct dc_time dc_time(const struct dpa_fb_recursion *r, uint32_t k, uint
 	return t;
 }
 
+/* The share of an entry's work the busiest thread runs under libgomp with
+ * cut-off c on P cores when the inline call takes share i of each split
+ * (see "The split" above): max(i^m, (1 - i^m) / (P - 1)). */
+double dpa_fb_split_share(double i, uint32_t c, uint32_t P)
+{
+	double m_pow = 1;       /* i^m */
+	uint32_t m = 0;
+
+	if (P < 2 || c < 1)
+		return 1;
+	while (m < c) {
+		double taken = 1 - m_pow;       /* S_1 .. S_m: their time, shared by P-1 */
+
+		if (m >= P - 1 && !(taken / (P - 1) < m_pow * i))
+			break;
+		m_pow *= i;
+		m++;
+	}
+	return fmax(m_pow, (1 - m_pow) / (P - 1));
+}
+
 /* Fill r's depth, levels, cut-off and why for a clique of `total` cost, of
  * which `own` its own code, in the basis unit (r's counts, type and
  * branching set). Returns 0 or -1 (out of memory). */
 static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, double total,
-		       double own)
+		       double own, double split, const char *split_why)
 {
-	char why[512];
+	char why[768];
 	double cpe, need, u = fb->ns_per_unit;
 	uint32_t k = r->branching, n_all;
 
@@ -383,18 +433,32 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 		uint32_t bc = 0;
 		char lv[32];
 
+		bool use_split = k == 2 && split > 0;
+		double split_part = 0;
+
 		for (uint32_t c = 1; c <= last; c++) {
 			t = dc_time(r, k, c, sc, dl);
+			if (use_split) {
+				double s = r->cost_per_entry *
+					   dpa_fb_split_share(split, c, r->cores) + t.overhead;
+
+				if (s > t.total) {
+					t.imbalance += s - t.total;
+					t.total = s;
+				}
+			}
 			if (!bc || t.total < best.total) {
 				best = t;
 				bc = c;
 			}
 		}
+		if (use_split)
+			split_part = dpa_fb_split_share(split, bc, r->cores);
 		if (!(best.total < r->cost_per_entry)) {
 			snprintf(why, sizeof(why), "never worth spawning: on %u cores an entry's "
 				 "least parallel time (cut-off %u) is %.0f ns, not less than its "
-				 "sequential %.0f ns", r->cores, bc, best.total * u,
-				 r->cost_per_entry * u);
+				 "sequential %.0f ns; %s", r->cores, bc, best.total * u,
+				 r->cost_per_entry * u, split_why);
 			goto done;
 		}
 		r->cutoff_depth = bc;
@@ -403,13 +467,92 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 		snprintf(why, sizeof(why), "spawn the recursive calls at %s (%.0f task%s): on "
 			 "%u cores an entry takes least there, %.0f ns against %.0f ns "
 			 "sequentially (x%.3f): top levels %.0f, the rest shared %.0f, uneven "
-			 "end %.0f, task overheads %.0f ns", lv, pow(k, bc) - 1,
+			 "end %.0f, task overheads %.0f ns; %s", lv, pow(k, bc) - 1,
 			 pow(k, bc) - 1 == 1 ? "" : "s", r->cores,
 			 best.total * u, r->cost_per_entry * u, r->cost_per_entry / best.total,
-			 best.top * u, best.below * u, best.imbalance * u, best.overhead * u);
+			 best.top * u, best.below * u, best.imbalance * u, best.overhead * u,
+			 split_why);
+		if (use_split) {
+			size_t n = strlen(why);
+
+			snprintf(why + n, sizeof(why) - n, " (the busiest thread runs %.3f of "
+				 "the work at this cut-off)", split_part);
+		}
 	}
 done:
 	return (r->why = dpa_fb_strdup(fb, why)) ? 0 : -1;
+}
+
+/* Does css a come before css b in the source (line, column, then address)? */
+static bool css_before(const struct dpa_profile *p, uint32_t a, uint32_t b)
+{
+	uint32_t xl = dpa_src_get(p, DPA_CSS_LINE, a), yl = dpa_src_get(p, DPA_CSS_LINE, b);
+	uint32_t xc = dpa_src_get(p, DPA_CSS_COL, a), yc = dpa_src_get(p, DPA_CSS_COL, b);
+
+	if (xl && yl && xl != yl)
+		return xl < yl;
+	if (xl == yl && xc != yc)
+		return xc < yc;
+	return p->css[a].offset < p->css[b].offset;
+}
+
+/*
+ * The split of the one-member clique of pd q (see "The split" above): the
+ * first recursive site's share of the two sites' inside measure, in (0, 1);
+ * -1 when the profile cannot say. why (n bytes) says which, for `why`.
+ */
+static double clique_split(const struct dpa_profile *p, uint32_t q, char *why, size_t n)
+{
+	const struct dpa_pd *pd = &p->pd[q];
+	uint32_t site[2] = { 0 }, n_site = 0;
+	double in[2] = { 0 };
+
+	if (!p->has_inside) {
+		snprintf(why, n, "split not measured (no inside measure: an old profile or "
+			 "ticks off): balanced halves assumed");
+		return -1;
+	}
+	for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
+		uint32_t x = dpa_out_csd(p, pd->out_first + i), j;
+
+		if (p->csd[x].callee_pd != q)
+			continue;
+		for (j = 0; j < n_site && site[j] != p->csd[x].css; j++)
+			;
+		if (j == n_site) {
+			if (n_site == 2) {
+				snprintf(why, n, "no split: more than two recursive call sites");
+				return -1;
+			}
+			site[n_site++] = p->csd[x].css;
+		}
+		in[j] += (double)dpa_csd_inside(p, x);
+	}
+	if (n_site != 2) {
+		snprintf(why, n, "no split: not two recursive call sites");
+		return -1;
+	}
+	if (in[0] + in[1] < DPA_FB_SPLIT_MIN) {
+		snprintf(why, n, "split not measured (%.0f activation-ticks on the two sites, "
+			 "fewer than %.0f): balanced halves assumed", in[0] + in[1],
+			 DPA_FB_SPLIT_MIN);
+		return -1;
+	}
+	if (css_before(p, site[1], site[0])) {
+		double t = in[0];
+
+		in[0] = in[1];
+		in[1] = t;
+	}
+	if (in[0] == 0 || in[1] == 0) {
+		snprintf(why, n, "no split: one recursive site was never on the stack at a "
+			 "tick: balanced halves assumed");
+		return -1;
+	}
+	snprintf(why, n, "measured split %.3f : %.3f (first call, inline : later call, "
+		 "spawned; %.0f activation-ticks), with libgomp's scheduling",
+		 in[0] / (in[0] + in[1]), in[1] / (in[0] + in[1]), in[0] + in[1]);
+	return in[0] / (in[0] + in[1]);
 }
 
 /* Order: the clique's total cost descending, then clique id. */
@@ -467,9 +610,16 @@ int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
 			r->branching = 1;
 		else if (r->type == DPA_REC_DIVIDE)
 			r->branching = 2;
+		char split_why[256];
+		double split = nm == 1 && r->branching == 2 ?
+			       clique_split(p, mem[0], split_why, sizeof(split_why)) : -1;
+
+		if (split < 0 && (nm != 1 || r->branching != 2))
+			snprintf(split_why, sizeof(split_why), "no split: not two calls per "
+				 "activation");
 		if (dpa_fb_place_ps(fb, p, pr, p->pd[mem[0]].ps, &r->at) < 0 ||
 		    level_model(fb, r, (double)dpa_deep_clique_total(d, c, m),
-				(double)dpa_deep_clique_own(d, c, m)) < 0)
+				(double)dpa_deep_clique_own(d, c, m), split, split_why) < 0)
 			goto oom;
 	}
 	qsort(fb->rec, n, sizeof(*fb->rec), rec_order);

@@ -4,6 +4,7 @@
  * of such pages linked together (Mercury's mdprof_cgi, without the server).
  * Part of deepprof's analyses library. MIT licence.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -534,8 +535,7 @@ out:
 
 /* The name to ask the proc report for so that it shows ps (file.c:name, else
  * path:name, else the bare name), malloc'ed; with *group, *ng the procedures
- * it names (malloc'ed). NULL when no name picks ps (a name with ':' in it,
- * say) or out of memory. */
+ * it names (malloc'ed). NULL when no name picks ps or out of memory. */
 static char *spec_of(const struct dpa_profile *p, uint32_t ps, uint32_t **group, uint32_t *ng)
 {
 	const char *name = dpa_src_get(p, DPA_PS_NAME, ps) ? dpa_src_str(p, DPA_PS_NAME, ps) : dpa_ps_name(p, ps);
@@ -768,6 +768,70 @@ static int write_pages(struct site *s, struct dpa_error *err)
 	return 0;
 }
 
+/* The number N of a page name "<prefix>N.html" (N decimal, no leading
+ * zero); 0 when name is not one. */
+static uint64_t page_number(const char *name, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	uint64_t n = 0;
+	const char *c = name + pl;
+
+	if (strncmp(name, prefix, pl) || *c < '1' || *c > '9')
+		return 0;
+	for (; *c >= '0' && *c <= '9'; c++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return 0;
+		n = n * 10 + (uint64_t)(*c - '0');
+	}
+	return strcmp(c, ".html") ? 0 : n;
+}
+
+/* Remove the procedure and clique pages in s->dir that this site has not:
+ * an earlier site's, whose links would mislead. Other files stay. */
+static int remove_stale(struct site *s, struct dpa_error *err)
+{
+	const struct dpa_profile *p = s->p;
+	uint8_t *have = calloc((size_t)p->n_ps + 1, 1);
+	DIR *dir;
+	struct dirent *e;
+	int rc = 0;
+
+	if (!have)
+		return oom(s, err);
+	for (uint32_t i = 0; i < s->n_pages; i++)
+		if (s->pages[i] <= p->n_ps)
+			have[s->pages[i]] = 1;
+	if (!(dir = opendir(s->dir))) {
+		free(have);
+		snprintf(err->msg, sizeof(err->msg), "%s: cannot read the directory: %s", s->dir,
+			 strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(dir))) {
+		uint64_t n = page_number(e->d_name, "proc-"), c = page_number(e->d_name, "clique-");
+		bool stale = n ? n > p->n_ps || !have[n] : c && (c > s->d->cl.n || !s->clique_page[c]);
+		char *path;
+
+		if (!stale)
+			continue;
+		if (asprintf(&path, "%s/%s", s->dir, e->d_name) < 0) {
+			rc = oom(s, err);
+			break;
+		}
+		if (unlink(path) < 0 && errno != ENOENT) {
+			snprintf(err->msg, sizeof(err->msg), "%s: cannot remove an earlier site's page: %s",
+				 path, strerror(errno));
+			rc = -1;
+		}
+		free(path);
+		if (rc < 0)
+			break;
+	}
+	closedir(dir);
+	free(have);
+	return rc;
+}
+
 int dpa_html_site_write(const struct dpa_deep *d, const struct dpa_report_opts *o,
 			const char *dir, uint32_t limit, uint32_t counts[2],
 			struct dpa_error *err)
@@ -779,7 +843,7 @@ int dpa_html_site_write(const struct dpa_deep *d, const struct dpa_report_opts *
 	s.o.id = 0;
 	if (make_dir(dir, err) < 0)
 		return -1;
-	if (plan(&s, err) == 0 && write_pages(&s, err) == 0)
+	if (plan(&s, err) == 0 && write_pages(&s, err) == 0 && remove_stale(&s, err) == 0)
 		rc = 0;
 	if (counts) {
 		counts[0] = s.n_pages;

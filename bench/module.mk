@@ -1,7 +1,8 @@
 # bench — fragment: `make bench`, deepprof's overhead against the plain -O2
-# build, empty -finstrument-functions hooks, gprof and callgrind, on fib, an
-# allocation-heavy program, and bzip2 and zlib's minigzip from Debian's
-# sources (fetched into $(BUILD)/src by bench/fetch-src.sh), in the cyg route
+# build, empty -finstrument-functions hooks, the least a deep profiler on them
+# does (bench/floor_hooks.c), gprof and callgrind, on fib, an
+# allocation-heavy program, and bzip2, zlib's minigzip, gawk and jq from
+# Debian's sources (fetched into $(BUILD)/src by bench/fetch-src.sh), in the cyg route
 # and the plugin route (deepprof-cc: its default ABI v2, abi=1 and
 # calls=surviving), with compile time and text size; then the
 # analyses benchmark (bench/analyses.py: deepprof report/export and

@@ -30,7 +30,7 @@ __attribute__((noreturn, format(printf, 2, 3)))
 void usage_error(const char *cmd, const char *fmt, ...);
 
 /* The value of option argv[*i] of subcommand cmd if it is the option named
- * shrt ("-o") or lng ("--output"), else NULL. Takes "--long=V", "--long V",
+ * shrt ("-o"; NULL: none) or lng ("--output"), else NULL. Takes "--long=V", "--long V",
  * "-sV" and "-s V" (then *i moves past V); a missing V is a usage error. */
 const char *dp_opt_value(const char *cmd, int argc, char **argv, int *i, const char *shrt,
 			 const char *lng);

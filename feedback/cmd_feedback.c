@@ -109,23 +109,6 @@ static const struct {
 	{ "--wakeup-delay", "wakeup_delay", offsetof(struct dpa_fb_overheads, wakeup_delay) },
 };
 
-/* "--opt=value" / "--opt value": the value, or NULL when a is not this
- * option. Dies when the value is missing. */
-static const char *opt_value(const char *a, const char *name, int argc, char **argv, int *i)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n])
-		return NULL;
-	if (*i + 1 >= argc)
-		usage_error("feedback", "option '%s' needs a value", name);
-	return argv[++*i];
-}
-
 /* A time with a unit (ns, us, ms, s; none: ns) in nanoseconds; dies on a
  * bad, negative or unknown-unit value. */
 static double parse_time(const char *v, const char *opt)
@@ -218,26 +201,24 @@ static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***fi
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(feedback_usage, stdout);
 			exit(DP_EXIT_OK);
-		} else if ((v = opt_value(a, "-o", argc, argv, &i)) ||
-			   (v = opt_value(a, "--output", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, "-o", "--output"))) {
 			if (!*v)
 				usage_error("feedback", "empty output file name");
 			c->out = strcmp(v, "-") ? v : NULL;
-		} else if ((v = opt_value(a, "--explain", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--explain"))) {
 			c->explain = (uint32_t)parse_count(v, "--explain", 1, UINT32_MAX);
-		} else if ((v = opt_value(a, "--to-json", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--to-json"))) {
 			c->to_json = v;
-		} else if ((v = opt_value(a, "--jobs", argc, argv, &i)) ||
-			   (v = opt_value(a, "-j", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, "-j", "--jobs"))) {
 			c->jobs = (unsigned)parse_count(v, "--jobs", 1, 256);
-		} else if ((v = opt_value(a, "--basis", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--basis"))) {
 			if (!strcmp(v, "cscs"))
 				c->opt.basis = DPA_FB_CSCS;
 			else if (!strcmp(v, "ticks"))
 				c->opt.basis = DPA_FB_TICKS;
 			else
 				usage_error("feedback", "bad --basis '%s': want cscs or ticks", v);
-		} else if ((v = opt_value(a, "--program-time", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--program-time"))) {
 			c->opt.program_ns = parse_time(v, "--program-time");
 			if (!(c->opt.program_ns > 0) || !isfinite(c->opt.program_ns))
 				usage_error("feedback", "bad --program-time '%s': want a time above "
@@ -248,28 +229,28 @@ static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***fi
 			c->separate = true;
 		} else if (!strcmp(a, "--no-progrep")) {
 			c->no_progrep = true;
-		} else if ((v = opt_value(a, "--call-threshold", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--call-threshold"))) {
 			c->opt.call_threshold = parse_time(v, "--call-threshold");
-		} else if ((v = opt_value(a, "--proc-threshold", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--proc-threshold"))) {
 			c->opt.proc_threshold = parse_time(v, "--proc-threshold");
-		} else if ((v = opt_value(a, "--hot-threshold", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--hot-threshold"))) {
 			c->opt.hot_threshold = parse_time(v, "--hot-threshold");
-		} else if ((v = opt_value(a, "--rare-calls", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--rare-calls"))) {
 			c->opt.rare_calls = parse_count(v, "--rare-calls", 0, INT64_MAX);
-		} else if ((v = opt_value(a, "--speedup-threshold", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--speedup-threshold"))) {
 			c->opt.speedup_threshold = parse_ratio(v, "--speedup-threshold");
-		} else if ((v = opt_value(a, "--list-share", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--list-share"))) {
 			c->opt.list_share = parse_share(v, "--list-share");
-		} else if ((v = opt_value(a, "--max-tasks", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--max-tasks"))) {
 			c->opt.max_tasks = (unsigned)parse_count(v, "--max-tasks", 2, 1024);
-		} else if ((v = opt_value(a, "--search-budget", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--search-budget"))) {
 			c->opt.search_budget = (unsigned)parse_count(v, "--search-budget", 1,
 								     UINT32_MAX);
-		} else if ((v = opt_value(a, "--calibration", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--calibration"))) {
 			c->calibration = v;
 		} else {
 			for (int k = 0; k < 6 && !ov; k++)
-				if ((v = opt_value(a, ov_opts[k].name, argc, argv, &i))) {
+				if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, ov_opts[k].name))) {
 					c->ov_set[k] = parse_time(v, ov_opts[k].name);
 					ov = true;
 				}

@@ -47,8 +47,9 @@ static const char report_usage[] =
 	"  --json           one JSON document (schemas/report.schema.json)\n"
 	"  --html           one self-contained HTML page (inline CSS, no script)\n"
 	"  -o, --output=OUT write the report to OUT (atomically) instead of stdout\n"
-	"  --html-dir=DIR   write a browsable static site into DIR (created; files\n"
-	"                   there replaced) instead of one report: index.html\n"
+	"  --html-dir=DIR   write a browsable static site into DIR (created; its\n"
+	"                   pages replaced, an earlier site's stale pages\n"
+	"                   removed) instead of one report: index.html\n"
 	"                   (summary and top procedures), recursion.html, a page\n"
 	"                   per procedure (proc-PS.html) and per recursive clique\n"
 	"                   (clique-ID.html), linked to each other; give no REPORT\n"
@@ -67,23 +68,6 @@ static void report_help(void)
 	const char *u = dp_cmd_usage("report");
 
 	fputs(u ? u : report_usage, stdout);
-}
-
-/* Split "--opt=value" / "--opt value"; returns the value or NULL when a is
- * not this option. Dies when the value is missing. */
-static const char *opt_value(const char *a, const char *name, int argc, char **argv, int *i)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n])
-		return NULL;
-	if (*i + 1 >= argc)
-		usage_error("report", "option '%s' needs a value", name);
-	return argv[++*i];
 }
 
 static double parse_pct(const char *v, const char *opt)
@@ -213,15 +197,14 @@ int cmd_report(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(a, "--html")) {
 			html = true;
-		} else if ((v = opt_value(a, "--html-dir", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("report", argc, argv, &i, NULL, "--html-dir"))) {
 			if (!*v)
 				usage_error("report", "--html-dir needs a directory");
 			html_dir = v;
-		} else if ((v = opt_value(a, "--html-limit", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("report", argc, argv, &i, NULL, "--html-limit"))) {
 			html_limit = v;
 			site_limit = parse_uint(v, "--html-limit");
-		} else if ((v = opt_value(a, "-o", argc, argv, &i)) ||
-			   (v = opt_value(a, "--output", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("report", argc, argv, &i, "-o", "--output"))) {
 			if (!*v)
 				usage_error("report", "-o needs a file name");
 			out = v;
@@ -234,21 +217,21 @@ int cmd_report(int argc, char **argv)
 			mode_set = true;
 		} else if (!strcmp(a, "--per-call")) {
 			o.per_call = true;
-		} else if ((v = opt_value(a, "--sort", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("report", argc, argv, &i, NULL, "--sort"))) {
 			int m = dpa_report_measure_parse(v);
 
 			if (m < 0)
 				usage_error("report", "unknown measure '%s' (calls, cscs, ticks, time, allocs, bytes)", v);
 			o.sort = m;
-		} else if ((v = opt_value(a, "--limit", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("report", argc, argv, &i, NULL, "--limit"))) {
 			if (*v && v[strlen(v) - 1] == '%')
 				o.threshold = parse_pct(v, "--limit");
 			else
 				o.limit = parse_uint(v, "--limit");
 			limit_set = true;
-		} else if ((v = opt_value(a, "--threshold", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("report", argc, argv, &i, NULL, "--threshold"))) {
 			o.threshold = parse_pct(v, "--threshold");
-		} else if ((v = opt_value(a, "--by", argc, argv, &i))) {
+		} else if ((v = dp_opt_value("report", argc, argv, &i, NULL, "--by"))) {
 			int g = dpa_report_group_parse(v);
 
 			if (g < 0)

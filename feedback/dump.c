@@ -209,6 +209,10 @@ static void print_header(const struct dpa_profile *p)
 	printf("  nodes        %" PRIu32 " modules, %" PRIu32 " ps, %" PRIu32 " css, %" PRIu32
 	       " pd, %" PRIu32 " csd, %" PRIu32 " threads\n", p->n_module, p->n_ps, p->n_css,
 	       p->n_pd, p->n_csd, p->n_thread);
+	if (p->has_inside)
+		printf("  split        %" PRIu64 " ticks looked at the stack; %" PRIu32
+		       " recursive csds measured (inside, in dump --json)\n",
+		       p->inside_samples, p->n_inside);
 }
 
 static void dump_text(const struct dpa_profile *p)
@@ -299,6 +303,8 @@ static json_t *header_json(const struct dpa_profile *p)
 	put(o, "bytes_outside", ju(h->bytes_outside));
 	put(o, "mem_bytes", ju(h->mem_bytes));
 	put(o, "lost", ju(h->lost));
+	if (p->has_inside)
+		put(o, "inside_samples", ju(p->inside_samples));
 	return o;
 }
 
@@ -372,6 +378,8 @@ static void csd_json_row(const struct dpa_profile *p, uint32_t i)
 	       ps_name_json(p, p->pd[d->callee_pd].ps));
 	for (int m = 0; m < DPA_NMEASURES; m++)
 		printf(",\"%s\":%" PRIu64, dpa_measure_name(m), dpa_own(p, i, m));
+	if (p->has_inside)
+		printf(",\"inside\":%" PRIu64, dpa_csd_inside(p, i));
 	putchar('}');
 }
 

@@ -84,12 +84,12 @@ const char *dp_opt_value(const char *cmd, int argc, char **argv, int *i, const c
 
 	if (!strncmp(a, lng, n) && a[n] == '=')
 		return a + n + 1;
-	if (!strcmp(a, lng) || !strcmp(a, shrt)) {
+	if (!strcmp(a, lng) || (shrt && !strcmp(a, shrt))) {
 		if (*i + 1 >= argc)
 			usage_error(cmd, "option '%s' needs a value", a);
 		return argv[++*i];
 	}
-	if (!strncmp(a, shrt, 2) && a[2])
+	if (shrt && !strncmp(a, shrt, 2) && a[2])
 		return a + 2;
 	return NULL;
 }

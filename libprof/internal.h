@@ -102,6 +102,8 @@ struct dp_csd {
 	uint32_t guess;             /* off is a guess: fn's return address was not found */
 	uint64_t exits, nonlocal, ticks, allocs, bytes;
 	uint64_t loops;             /* back-edge ticks while current (plugin builds) */
+	uint64_t inside;            /* split.c: clock ticks x activations through this self-
+	                               recursive csd on the interrupted stack (timer handler) */
 	struct dp_css *css;
 	struct dp_pd *caller;
 	struct dp_csd *next;        /* the thread's csd list, creation order */
@@ -480,6 +482,11 @@ void dp_log(const char *a, const char *b, const char *c);  /* "deepprof: a b c" 
 void dp_timer_install(void);
 void dp_timer_start(struct dp_thread *t);
 void dp_timer_stop(struct dp_thread *t);
+
+/* split.c: at a clock tick on t (the interrupted thread, uc its ucontext),
+ * add to each recursive csd the activations through it on t's stack. */
+void dp_split_sample(struct dp_thread *t, const void *uc);
+extern uint64_t dp_split_samples;  /* split.c: ticks that looked at a stack (atomic) */
 
 /* alloc.c */
 void dp_alloc_link(void);

@@ -324,6 +324,7 @@ static void fork_child(void)
 	dp_rt.start_ns = dp_now_ns(CLOCK_REALTIME);
 	dp_rt.start_mono_ns = dp_now_ns(CLOCK_MONOTONIC);
 	dp_rt.allocs_outside = dp_rt.bytes_outside = dp_rt.lost = 0;
+	dp_split_samples = 0;
 	dp_rt.final_done = 0;
 	dp_write_reset_child();
 	struct dp_thread *t = dp_self;
@@ -336,7 +337,7 @@ static void fork_child(void)
 		uint32_t n = t->n_csd;
 		struct dp_csd *c = t->csd_head;
 		for (uint32_t i = 0; i < n && c; i++, c = c->next)
-			c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = c->loops = 0;
+			c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = c->loops = c->inside = 0;
 		memset(&t->outside, 0, sizeof t->outside);
 		dp_plugin2_fork_child(t);
 		for (struct dp_frame *f = t->h->top; f > t->stack; f--)

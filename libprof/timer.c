@@ -9,15 +9,17 @@
 #include "internal.h"
 
 /* Charge one tick: to the current csd, or to the thread's outside sink when
- * no activation is current or the runtime itself is busy. */
+ * no activation is current or the runtime itself is busy; then let split.c
+ * count the recursive activations on the interrupted stack. */
 static void on_sigprof(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig; (void)si; (void)uc;
+	(void)sig; (void)si;
 	int saved_errno = errno;
 	struct dp_thread *t = dp_self;
 	if (t) {
 		struct dp_csd *c = dp_cur_csd(t);
 		c->ticks++;
+		dp_split_sample(t, uc);
 	}
 	errno = saved_errno;
 }

@@ -55,7 +55,7 @@ static struct {
 
 /* Per-csd and per-thread counters, copied once so the header's sums and the
  * records agree even while other threads keep counting. */
-struct csd_snap { uint64_t calls, exits, nonlocal, ticks, allocs, bytes, loops; };
+struct csd_snap { uint64_t calls, exits, nonlocal, ticks, allocs, bytes, loops, inside; };
 struct thr_snap { uint64_t cpu_ns, ticks, ticks_out, allocs_out, bytes_out; bool exited; };
 
 /* ==== output =============================================================== */
@@ -283,10 +283,15 @@ void dp_write_reset_child(void)
 
 /* ==== records ============================================================== */
 
-static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, double ns_per_tick)
+/* The header; with the timer on, also the split of recursions (split.c):
+ * inside_samples and inside, the pairs (csd id, inside) of cs[0 .. n_csd)
+ * whose inside is not 0, by id. */
+static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, double ns_per_tick,
+			const struct csd_snap *cs, uint64_t n_csd, uint64_t n_inside)
 {
 	enum { T_CPU, T_TICKS, T_TOUT, T_CALLS, T_ALLOCS, T_BYTES, T_AOUT, T_BOUT, T_MEM, T_LOST, T_LOOPS };
-	msgpack_pack_map(pk, 25);
+	bool split = dp_rt.timer_hz != 0;
+	msgpack_pack_map(pk, split ? 27 : 25);
 	pack_key(pk, "magic");       pack_cstr(pk, "deepprof");
 	pack_key(pk, "version");     msgpack_pack_uint64(pk, 1);
 	pack_key(pk, "min_version"); msgpack_pack_uint64(pk, 1);
@@ -321,6 +326,17 @@ static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, dou
 	pack_key(pk, "bytes_outside");  msgpack_pack_uint64(pk, tot[T_BOUT]);
 	pack_key(pk, "mem_bytes");   msgpack_pack_uint64(pk, tot[T_MEM]);
 	pack_key(pk, "lost");        msgpack_pack_uint64(pk, tot[T_LOST]);
+	if (!split)
+		return;
+	pack_key(pk, "inside_samples"); msgpack_pack_uint64(pk, DP_LOAD(&dp_split_samples));
+	pack_key(pk, "inside");
+	msgpack_pack_array(pk, (size_t)(2 * n_inside));
+	for (uint64_t k = 0, done = 0; k < n_csd && done < n_inside; k++)
+		if (cs[k].inside) {
+			msgpack_pack_uint64(pk, k + 1);
+			msgpack_pack_uint64(pk, cs[k].inside);
+			done++;
+		}
 }
 
 /*
@@ -401,6 +417,7 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 	/* Ids and totals. */
 	uint64_t tot[11] = { 0 };
 	uint32_t pd_id = 0, csd_id = 0, css_id = 0;
+	uint64_t n_inside = 0;      /* csds with a split measure (split.c) */
 	{
 		uint32_t id = 0;
 		struct dp_css *c = DP_LOAD_ACQ(&dp_rt.css_head);
@@ -432,6 +449,7 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 				s->allocs = DP_LOAD(&c->allocs);
 				s->bytes = DP_LOAD(&c->bytes);
 				s->loops = DP_LOAD(&c->loops) + DP_LOAD(&c->hot.loop_cscs);
+				s->inside = DP_LOAD(&c->inside);
 				if (c->inherited && !s->calls) {
 					/* ABI v2, a forked child: costs of a call made
 					 * before the fork go to the sink, as v1's do */
@@ -439,8 +457,9 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 					inh[1] += s->allocs;
 					inh[2] += s->bytes;
 					thr_ticks -= s->ticks;
-					s->ticks = s->allocs = s->bytes = s->loops = 0;
+					s->ticks = s->allocs = s->bytes = s->loops = s->inside = 0;
 				}
+				n_inside += s->inside != 0;
 				tot[10] += s->loops;
 				tot[3] += s->calls;
 				tot[4] += s->allocs;
@@ -508,7 +527,7 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 	msgpack_packer pk;
 	msgpack_packer_init(&pk, NULL, out_cb);
 
-	pack_header(&pk, final, tot, ns_per_tick);
+	pack_header(&pk, final, tot, ns_per_tick, cs, csd_id, n_inside);
 	for (uint32_t i = 0; i < n_modules; i++) {
 		const struct module *m = &modules[i];
 		msgpack_pack_array(&pk, 6);

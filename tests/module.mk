@@ -16,6 +16,7 @@ include tests/xcheck/xcheck.mk
 -include tests/progrep/progrep.mk
 -include tests/feedback/feedback.mk
 -include tests/fbprogs/fbprogs.mk
+-include tests/split/split.mk
 
 check: deps
 	@$(MAKE) --no-print-directory all

@@ -2,8 +2,11 @@
  * fib.c — accuracy program: tree-recursive fib. Known answer: fib() is a
  * divide-and-conquer clique whose two recursive calls are an independent
  * candidate (no memory at all); the calls are unbalanced (fib(n-1) costs
- * ~1.618 times fib(n-2)) but spawning at several levels balances them, so
- * the ideal speedup on two cores is ~2. DP_PAR, the shape the feedback
+ * ~1.618 times fib(n-2)), and under libgomp spawning at more levels does
+ * not balance them (a thread in taskwait runs only its own children; an
+ * idle one takes the oldest task), so the expected speedup on two cores is
+ * ~1/0.618 = 1.62 (schemas/feedback-model.md, "Unbalanced splits"; the
+ * profile measures the split: Deep.data's inside). DP_PAR, the shape the feedback
  * recommends (schemas/feedback-model.md 6: the later calls spawned, the
  * first inline): fib(n-2) in a task, fib(n-1) inline, taskwait, down to
  * depth CUTOFF (the recommended cut-off; run.py passes it), serial below.

@@ -1,12 +1,23 @@
 /* s-qsort.c — qsort (uninstrumented libc) calling back an instrumented
- * comparator; prints how many comparisons it made. */
+ * comparator; prints how many comparisons it made. With -DQSORT_KEY the
+ * comparator reads each element through an instrumented key() (two call
+ * sites), so a callback makes calls of its own. */
 #include <stdio.h>
 #include <stdlib.h>
 static long ncmp;
+#ifdef QSORT_KEY
+__attribute__((noinline)) int key(const void *p)
+{
+	return *(const int *)p;
+}
+#define KEY(p) key(p)
+#else
+#define KEY(p) (*(const int *)(p))
+#endif
 int cmp(const void *a, const void *b)
 {
 	ncmp++;
-	int x = *(const int *)a, y = *(const int *)b;
+	int x = KEY(a), y = KEY(b);
 	return (x > y) - (x < y);
 }
 int main(void)

@@ -487,17 +487,24 @@ def t_site_limit(s):
 
 
 def t_site_replace(s):
-    """Existing files in DIR are replaced, others kept, no temporary left."""
+    """Existing files in DIR are replaced, an earlier site's pages that
+    this one has not are removed, others kept, no temporary left."""
     d = os.path.join(s.work, "site-re")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    for f, t in (("index.html", "junk"), ("notes.txt", "mine")):
+    mine = ("notes.txt", "proc-x.html", "proc-007.html", "clique-1.htm", "proc-99999999999999999999.html")
+    for f, t in [("index.html", "junk"), ("proc-999999.html", "stale"),
+                 ("clique-424242.html", "stale")] + [(m, "mine") for m in mine]:
         with open(os.path.join(d, f), "w") as fh:
             fh.write(t)
     r = s.run([s.prog(), "--html-dir", d, "--html-limit=2"])
     eq((r.returncode, r.stderr), (0, ""), "run")
-    with open(os.path.join(d, "notes.txt")) as fh:
-        eq(fh.read(), "mine", "other file kept")
+    for m in mine:
+        with open(os.path.join(d, m)) as fh:
+            eq(fh.read(), "mine", "other file kept: " + m)
+    eq([f for f in ("proc-999999.html", "clique-424242.html") if os.path.exists(os.path.join(d, f))],
+       [], "stale pages left")
+    eq(len(glob.glob(os.path.join(d, "proc-*.html"))), 2 + 3, "procedure pages (2, and 3 not pages)")
     parse(os.path.join(d, "index.html"), "replaced index.html")
     eq(glob.glob(os.path.join(d, "*tmp*")), [], "temporary files")
     # a nested DIR is created with its parents
@@ -509,15 +516,15 @@ def t_site_replace(s):
 
 def t_site_odd_names(s):
     """Bytes that are not UTF-8 and control characters become U+FFFD; a
-    name with "::" has no page (no proc NAME picks it) and is plain text."""
+    name with "::" has its page too (proc h-odd.c:ns::f picks it)."""
     p = s.profile("h-odd", [os.path.join(HERE, "h-odd.c")])
     d, pages = s.site("site-odd", prof=p)
     titles = {doc.find("h1")[0].text(): f for f, doc in pages.items() if f.startswith("proc-")}
     eq(sorted(titles), sorted("Procedure h-odd.c:" + n
-                              for n in ("main", "bad\ufffdname", "ctl\ufffdx")), "pages")
+                              for n in ("main", "ns::f", "bad\ufffdname", "ctl\ufffdx")), "pages")
     _, rows = table(pages["index.html"], "procedures")
     got = {w["name"].text(): link(w["name"]) for w in rows}
-    eq(got, {"main": titles["Procedure h-odd.c:main"], "ns::f": None,
+    eq(got, {"main": titles["Procedure h-odd.c:main"], "ns::f": titles["Procedure h-odd.c:ns::f"],
              "bad\ufffdname": titles["Procedure h-odd.c:bad\ufffdname"],
              "ctl\ufffdx": titles["Procedure h-odd.c:ctl\ufffdx"]}, "index links")
     check_links(d, pages)

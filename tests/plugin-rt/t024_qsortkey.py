@@ -6,7 +6,7 @@ from prt import eq, invariants, kind
 
 
 def run(ctx):
-    exe = ctx.compile("s-qsortkey.c")
+    exe = ctx.compile("s-qsort.c", extra=["-DQSORT_KEY"])
     r = ctx.run(exe)
     n = int(r.stdout.strip())
     p = ctx.dump()

@@ -128,6 +128,22 @@ static void test_names_find(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no procedure 'f1' in file 'x.c'"));
 	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "f1:", &v, &n, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad procedure name 'f1:'"));
+	/* names with colons: bare, after a file, and not found */
+	CU_ASSERT_FATAL(dpa_src_set(&f.p, DPA_PS_NAME, 3, dpa_str_id(&f.p, "ns::f")) == 0);
+	CU_ASSERT_FATAL(dpa_src_set(&f.p, DPA_PS_FILE, 3, dpa_str_id(&f.p, "src/a.c")) == 0);
+	for (int i = 0; i < 3; i++) {
+		const char *spec = (const char *[]){ "ns::f", "a.c:ns::f", "src/a.c:ns::f" }[i];
+
+		CU_ASSERT_EQUAL(dpa_names_find(&f.p, spec, &v, &n, &err), 0);
+		CU_ASSERT_EQUAL(n, 1);
+		if (n == 1)
+			CU_ASSERT_EQUAL(v[0], 3);
+		free(v);
+	}
+	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "b.c:ns::f", &v, &n, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no procedure 'ns::f' in file 'b.c'"));
+	CU_ASSERT_EQUAL(dpa_names_find(&f.p, "ns::g", &v, &n, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no procedure named 'ns::g' (did you mean: ns::f?)"));
 	unload(&f);
 }
 

@@ -153,8 +153,9 @@ cat >"$work/dpkg-source" <<'X'
 mkdir "$3" && : >"$3/configure.ac"
 X
 chmod +x "$work/apt-get" "$work/apt-cache" "$work/dpkg-source"
-DEEPPROF_APT_DIR="$work/apt3" DEEPPROF_FETCH_UID=0 DEEPPROF_APT_GET="$work/apt-get" \
-	DEEPPROF_APT_CACHE="$work/apt-cache" DEEPPROF_DPKG_SOURCE="$work/dpkg-source" \
+abs=$(cd "$work" && pwd)     # fetch-src.sh runs apt-get and dpkg-source in a directory of its own
+DEEPPROF_APT_DIR="$work/apt3" DEEPPROF_FETCH_UID=0 DEEPPROF_APT_GET="$abs/apt-get" \
+	DEEPPROF_APT_CACHE="$abs/apt-cache" DEEPPROF_DPKG_SOURCE="$abs/dpkg-source" \
 	sh "$fetch" jq "$work/dest" >/dev/null 2>"$work/err"; rc=$?
 if [ "$rc" = 0 ] && [ "$(readlink "$work/dest/jq")" = jq-1.6-2 ] && [ -f "$work/dest/jq/configure.ac" ]; then
 	passed=$((passed + 1))

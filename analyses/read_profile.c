@@ -59,6 +59,7 @@ struct reader {
 	struct dpa_strtab *st;
 	/* capacities of the id-indexed arrays in *p (element 0 included) */
 	size_t cap_module, cap_ps, cap_css, cap_pd, cap_thread;
+	uint32_t *queue;        /* assign_threads()' breadth-first queue, or NULL */
 };
 
 /* ---- private prototypes ---- */
@@ -1057,31 +1058,37 @@ static int read_record(struct reader *r, const msgpack_object *o)
 
 /* ---- after END: call lists and threads ---- */
 
+/* True when the csds' caller (callee, when callee) pds ascend with their
+ * ids: the call list is then the identity and is not stored. */
+static bool csds_sorted(const struct dpa_profile *p, bool callee)
+{
+	for (uint32_t i = 2; i <= p->n_csd; i++) {
+		const struct dpa_csd *c = &p->csd[i];
+
+		if ((callee ? c->callee_pd : c->caller_pd) <
+		    (callee ? c[-1].callee_pd : c[-1].caller_pd))
+			return false;
+	}
+	return true;
+}
+
 /*
  * The call lists, by counting sort of csd ids on caller and on callee pd
  * (stable: ids ascend within each pd's group). A pd's out_first (in_first)
  * first counts its csds, then becomes the end of its group, and is moved
  * down to the group's start as the group is filled from its last csd back.
- * out_perm is filled here; in_perm gets its group ends here and is filled by
- * fill_in_csd() later: until then its memory (max(n_csd, n_pd) + 1
- * entries) serves as assign_threads()' queue, which saves a third array of
- * n_pd entries. Sets the sentinel pd[n_pd + 1].
+ * out_perm is filled here, and allocated only when the csds do not already
+ * come in caller order; in_first is left at the group ends for
+ * fill_in_csd(). Sets the sentinel pd[n_pd + 1].
  */
 static int build_csr(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
-	size_t nin = (p->n_csd > p->n_pd ? p->n_csd : p->n_pd) + (size_t)1;
-	uint32_t *out = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t));
-	uint32_t *in = malloc(nin * sizeof(uint32_t));
 	uint32_t out_sum = 0, in_sum = 0;
 
-	if (!out || !in) {
-		free(out);
-		free(in);
+	if (!csds_sorted(p, false) &&
+	    !(p->out_perm = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
 		return no_memory(r);
-	}
-	p->out_perm = out;
-	p->in_perm = in;
 	for (uint32_t i = 1; i <= p->n_csd; i++) {
 		p->pd[p->csd[i].caller_pd].out_first++;
 		p->pd[p->csd[i].callee_pd].in_first++;
@@ -1096,33 +1103,86 @@ static int build_csr(struct reader *r)
 	}
 	memset(&p->pd[p->n_pd + 1], 0, sizeof(p->pd[0]));
 	p->pd[p->n_pd + 1].out_first = p->pd[p->n_pd + 1].in_first = p->n_csd;
-	for (uint32_t i = p->n_csd; i >= 1; i--)
-		out[--p->pd[p->csd[i].caller_pd].out_first] = i;
+	if (p->out_perm) {
+		for (uint32_t i = p->n_csd; i >= 1; i--)
+			p->out_perm[--p->pd[p->csd[i].caller_pd].out_first] = i;
+	} else {
+		for (uint32_t i = p->n_csd; i >= 1; i--)
+			--p->pd[p->csd[i].caller_pd].out_first;
+	}
 	return 0;
 }
 
-static void fill_in_csd(struct reader *r)
+/* in_first from group ends to starts, and in_perm filled (allocated only
+ * when the csds do not already come in callee order). */
+static int fill_in_csd(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
-	uint32_t *in;
 
-	for (uint32_t i = p->n_csd; i >= 1; i--)
-		p->in_perm[--p->pd[p->csd[i].callee_pd].in_first] = i;
-	if (p->n_pd > p->n_csd && (in = realloc(p->in_perm, ((size_t)p->n_csd + 1) * sizeof(uint32_t))))
-		p->in_perm = in;
+	if (!csds_sorted(p, true) &&
+	    !(p->in_perm = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
+		return no_memory(r);
+	if (p->in_perm) {
+		for (uint32_t i = p->n_csd; i >= 1; i--)
+			p->in_perm[--p->pd[p->csd[i].callee_pd].in_first] = i;
+	} else {
+		for (uint32_t i = p->n_csd; i >= 1; i--)
+			--p->pd[p->csd[i].callee_pd].in_first;
+	}
+	return 0;
+}
+
+/*
+ * The common case of assign_threads() without its queue: when every call
+ * goes to a pd of a larger id (or back to one of the same thread), one pass
+ * in id order from the roots gives each pd its thread, and every call has
+ * been looked at. Returns false, leaving th[] to be cleared, when the
+ * profile is not so (the breadth-first walk then decides, and words any
+ * error).
+ */
+static bool threads_in_order(const struct dpa_profile *p, uint32_t *th)
+{
+	for (uint32_t t = 1; t <= p->n_thread; t++) {
+		if (th[p->thread[t].root_pd])
+			return false;
+		th[p->thread[t].root_pd] = t;
+	}
+	for (uint32_t q = 1; q <= p->n_pd; q++) {
+		const struct dpa_pd *pd = &p->pd[q];
+
+		if (!th[q])
+			return false;
+		for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
+			uint32_t callee = p->csd[dpa_out_csd(p, pd->out_first + i)].callee_pd;
+
+			if (th[callee] == th[q])
+				continue;
+			if (th[callee] || callee < q)
+				return false;
+			th[callee] = th[q];
+		}
+	}
+	return true;
 }
 
 /* Give each pd its thread (p->pd_thread, allocated here) by a breadth-first
  * walk from every thread's root; a pd reached from two roots, or from none,
  * makes the file invalid. */
-static int assign_threads(struct reader *r, uint32_t *queue)
+static int assign_threads(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
-	uint32_t *th = calloc((size_t)p->n_pd + 1, sizeof(*th));
+	uint32_t *th = calloc((size_t)p->n_pd + 1, sizeof(*th)), *queue;
 
 	if (!th)
 		return no_memory(r);
 	p->pd_thread = th;
+	if (threads_in_order(p, th))
+		return 0;
+	memset(th, 0, ((size_t)p->n_pd + 1) * sizeof(*th));
+	queue = malloc(((size_t)p->n_pd + 1) * sizeof(*queue));
+	if (!queue)
+		return no_memory(r);
+	r->queue = queue;       /* freed with the reader */
 
 	for (uint32_t t = 1; t <= p->n_thread; t++) {
 		uint32_t root = p->thread[t].root_pd, head = 0, tail = 0;
@@ -1231,9 +1291,8 @@ static int read_all(struct reader *r)
 	}
 	if (finish_arrays(r) < 0 || check_inside(r) < 0 || build_csr(r) < 0)
 		return -1;
-	if (assign_threads(r, r->p->in_perm) < 0)
+	if (assign_threads(r) < 0 || fill_in_csd(r) < 0)
 		return -1;
-	fill_in_csd(r);
 	dpa_profile_compact(r->p);
 	return 0;
 }
@@ -1278,6 +1337,7 @@ int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *
 	else
 		rc = read_all(&r);
 	msgpack_unpacker_destroy(&r.u);
+	free(r.queue);
 	close(r.fd);
 	if (rc < 0)
 		dpa_profile_release(p);

@@ -57,7 +57,7 @@
  * derived on demand in O(degree). Measures equal on every csd share storage
  * (cscs and calls with clock "calls"; exits and calls without non-local
  * exits), measures 0 on every csd take none. With the cliques' 16 bytes per
- * pd, each stored measure costs at most 4 bytes per pd: a 10^7-csd tree
+ * pd (12 when no clique has two members), each stored measure costs at most 4 bytes per pd: a 10^7-csd tree
  * profile (4 distinct measures, three contexts in four leaves) takes about
  * 20 bytes per csd; one with a procedure per csd 4 more per ps and css. A
  * caller short of memory may store fewer measures (dpa_deep_init_measures):

@@ -112,7 +112,7 @@ static void src_put(void *a, uint8_t width, uint32_t i, uint32_t v)
 	}
 }
 
-int dpa_src_set(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_t v)
+int dpa_src_set_slow(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_t v)
 {
 	struct dpa_src_col *c = &p->src[f];
 	uint8_t w = c->width;

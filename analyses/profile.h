@@ -275,7 +275,29 @@ const char *dpa_src_str(const struct dpa_profile *p, enum dpa_src f, uint32_t id
 /* Source field f of ps (css) id becomes v; the column grows (in length or
  * width) when it must, other ids keep their values. Returns 0, or -1 when
  * out of memory (nothing changed); setting 0 never fails. */
-int dpa_src_set(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_t v);
+int dpa_src_set_slow(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_t v);
+
+static inline int dpa_src_set(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_t v)
+{
+	struct dpa_src_col *c = &p->src[f];
+
+	/* the common cases inline: 0 past the column (a profile without the
+	 * field), and a value that fits */
+	if (id >= c->n) {
+		if (!v)
+			return 0;
+	} else if (c->width == 1 && v <= UINT8_MAX) {
+		((uint8_t *)c->v)[id] = (uint8_t)v;
+		return 0;
+	} else if (c->width == 2 && v <= UINT16_MAX) {
+		((uint16_t *)c->v)[id] = (uint16_t)v;
+		return 0;
+	} else if (c->width == 4) {
+		((uint32_t *)c->v)[id] = v;
+		return 0;
+	}
+	return dpa_src_set_slow(p, f, id, v);
+}
 
 /* Give back column capacity beyond ps (css) id n_ps (n_css). Never fails. */
 void dpa_src_trim(struct dpa_profile *p);

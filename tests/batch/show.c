@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 			strncat(path, ps_name(o, o->pd[chain[j]].ps, buf, sizeof(buf)), 100);
 		}
 		if (asprintf(&lines[nl++], "T%u %s -> %s: calls=%llu exits=%llu cscs=%llu",
-			     o->pd[d->caller_pd].thread, n ? path : "<root>",
+			     dpa_pd_thread(o, d->caller_pd), n ? path : "<root>",
 			     ps_name(o, o->pd[d->callee_pd].ps, buf, sizeof(buf)),
 			     (unsigned long long)calls, (unsigned long long)exits,
 			     (unsigned long long)cscs) < 0)

@@ -1209,6 +1209,55 @@ out:
 	return ret;
 }
 
+/*
+ * The split of recursions (schemas/deep-data.md, inside): summed per output
+ * csd, and the samples summed, when some input measured it. A csd that
+ * called back into its own pd still does once merged (its caller and
+ * callee contexts are one class), so the sums stay valid.
+ */
+static int merge_inside(struct dpa_merged *out, struct merger *mg)
+{
+	struct dpa_profile *o = &out->prof;
+	uint64_t *sum = NULL;
+	uint32_t i, k, n = 0;
+
+	for (i = 0; i < mg->n; i++)
+		if (mg->in[i]->has_inside) {
+			o->has_inside = true;
+			if (__builtin_add_overflow(o->inside_samples, mg->in[i]->inside_samples,
+						   &o->inside_samples))
+				return merr(mg->err, "%s: the merged inside_samples do not fit in 64 bits",
+					    mg->in[i]->path ? mg->in[i]->path : "?");
+		}
+	if (!o->has_inside)
+		return 0;
+	if (!(sum = xcalloc((size_t)o->n_csd + 1, sizeof(*sum))))
+		goto oom;
+	for (i = 0; i < mg->n; i++)
+		for (k = 0; k < mg->in[i]->n_inside; k++) {
+			const struct dpa_inside *x = &mg->in[i]->inside[k];
+			uint32_t c = out->csd_map[i][x->csd];
+
+			if (__builtin_add_overflow(sum[c], x->inside, &sum[c])) {
+				free(sum);
+				return merr(mg->err, "%s: a merged inside value does not fit in 64 bits",
+					    mg->in[i]->path ? mg->in[i]->path : "?");
+			}
+		}
+	for (k = 1; k <= o->n_csd; k++)
+		n += sum[k] != 0;
+	if (n && !(o->inside = malloc((size_t)n * sizeof(*o->inside))))
+		goto oom;
+	for (k = 1; k <= o->n_csd; k++)
+		if (sum[k])
+			o->inside[o->n_inside++] = (struct dpa_inside){ k, sum[k] };
+	free(sum);
+	return 0;
+oom:
+	free(sum);
+	return merr(mg->err, "%s: out of memory while merging", mg->in[0]->path ? mg->in[0]->path : "?");
+}
+
 /* Free a per-input table of n rows (each row may be NULL) and the table. */
 static void free_rows(uint32_t **rows, uint32_t n)
 {
@@ -1277,7 +1326,7 @@ int dpa_merge(struct dpa_merged *out, const struct dpa_profile *const *in, uint3
 		merr(err, "%s: out of memory while merging", in[0]->path ? in[0]->path : "?");
 		goto out;
 	}
-	if (build_graph(out, &mg) < 0)
+	if (build_graph(out, &mg) < 0 || merge_inside(out, &mg) < 0)
 		goto out;
 	out->prof.path = xstrdup(n == 1 && in[0]->path ? in[0]->path : "(merged)");
 	ret = 0;
@@ -1323,6 +1372,7 @@ void dpa_merged_release(struct dpa_merged *m)
 	free(o->out_perm);
 	free(o->in_perm);
 	free(o->pd_thread);
+	free(o->inside);
 	dpa_src_release(o);
 	memset(m, 0, sizeof(*m));
 }

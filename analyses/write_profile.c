@@ -38,7 +38,7 @@ static int werror(struct dpa_error *err, const char *fmt, ...)
 static void pack_cstr(msgpack_packer *pk, const char *s);
 static void pack_key(msgpack_packer *pk, const char *k);
 static int pack_hex_bin(msgpack_packer *pk, const char *hex);
-static int pack_header(msgpack_packer *pk, const struct dpa_header *h);
+static int pack_header(msgpack_packer *pk, const struct dpa_profile *p);
 static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
 			const char *path, struct dpa_error *err);
 
@@ -130,11 +130,12 @@ static int pack_hex_bin(msgpack_packer *pk, const char *hex)
 
 #define KV_U64(name, val) do { pack_key(pk, name); msgpack_pack_uint64(pk, (val)); } while (0)
 
-static int pack_header(msgpack_packer *pk, const struct dpa_header *h)
+static int pack_header(msgpack_packer *pk, const struct dpa_profile *p)
 {
+	const struct dpa_header *h = &p->hdr;
 	uint32_t i;
 
-	msgpack_pack_map(pk, 26);
+	msgpack_pack_map(pk, p->has_inside ? 28 : 26);
 	pack_key(pk, "magic");
 	pack_cstr(pk, "deepprof");
 	KV_U64("version", 1);
@@ -171,8 +172,17 @@ static int pack_header(msgpack_packer *pk, const struct dpa_header *h)
 	KV_U64("bytes_outside", h->bytes_outside);
 	KV_U64("mem_bytes", h->mem_bytes);
 	KV_U64("lost", h->lost);
-	/* 25 keys so far; the 26th: which tool wrote the file (informative,
-	 * readers ignore unknown keys). */
+	if (p->has_inside) {        /* the split of recursions (schemas/deep-data.md) */
+		KV_U64("inside_samples", p->inside_samples);
+		pack_key(pk, "inside");
+		msgpack_pack_array(pk, 2 * (size_t)p->n_inside);
+		for (i = 0; i < p->n_inside; i++) {
+			msgpack_pack_uint32(pk, p->inside[i].csd);
+			msgpack_pack_uint64(pk, p->inside[i].inside);
+		}
+	}
+	/* 25 keys so far (27 with the split); the last: which tool wrote the
+	 * file (informative, readers ignore unknown keys). */
 	pack_key(pk, "writer");
 	pack_cstr(pk, "deepprof analyses");
 	return 0;
@@ -302,7 +312,7 @@ int dpa_profile_write(const struct dpa_profile *p, const char *path, struct dpa_
 	s.crc = crc32(0L, Z_NULL, 0);
 	msgpack_packer_init(&pk, &s, sink_write);
 
-	pack_header(&pk, &p->hdr);
+	pack_header(&pk, p);
 	if (pack_records(&pk, p, path, err) < 0)
 		goto cleanup;
 	if (s.failed) {

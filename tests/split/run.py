@@ -167,6 +167,25 @@ def main():
                       "balanced halves assumed" in w for w in whys),
                   "feedback without the measure says balanced halves are assumed: %r" % whys)
 
+    # merge carries the measure: two runs' values summed per recursive site
+    if fib_v2:
+        second = profile(os.path.join(OUT, "fib.v2"), ["30"], tag="b")
+        merged = os.path.join(OUT, "fib.v2.merged.data")
+        p = second and run([DEEPPROF, "merge", "-o", merged, fib_v2, second[0]])
+        if second and check(p.returncode == 0, "merge of two fib.v2 runs: %s" % p.stderr.strip()):
+            docs = [json.loads(run([DEEPPROF, "dump", "--json", f]).stdout)
+                    for f in (fib_v2, second[0], merged)]
+            at = [{(d["css"][c["css"] - 1]["line"], d["css"][c["css"] - 1]["col"]): c["inside"]
+                   for c in d["csd"] if c["caller"] == c["callee"] == "fib" and "inside" in c}
+                  for d in docs]
+            check(docs[2]["header"].get("inside_samples") ==
+                  docs[0]["header"]["inside_samples"] + docs[1]["header"]["inside_samples"],
+                  "merge: inside_samples is the sum of the inputs' (%r)"
+                  % [d["header"].get("inside_samples") for d in docs])
+            want = {k: at[0].get(k, 0) + at[1].get(k, 0) for k in set(at[0]) | set(at[1])}
+            check(len(want) == 2 and at[2] == want,
+                  "merge: each recursive site's inside is the sum of the inputs' (%r)" % at)
+
     # the model states the measured split
     if fib_v2:
         p = run([DEEPPROF, "feedback", "-o", "-", fib_v2])

@@ -856,6 +856,8 @@ static int read_ps(struct reader *r, struct rec *c, uint32_t id)
 	ps->offset = offset;
 	if (ps->module == 0 && !name)
 		return corrupt(r, "synthetic ps %u (module 0) has no name", id);
+	if (id == 1 && (ps->module != 0 || strcmp(dpa_str(p, name), "<root>")))
+		return corrupt(r, "ps 1 is not the synthetic <root> (module 0, name \"<root>\")");
 	if (dpa_src_set(p, DPA_PS_NAME, id, name) < 0 || dpa_src_set(p, DPA_PS_FILE, id, file) < 0 ||
 	    dpa_src_set(p, DPA_PS_LINE, id, line) < 0)
 		return no_memory(r);

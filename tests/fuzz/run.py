@@ -9,7 +9,8 @@ field of another type, a field or a record removed, duplicated or moved, a
 header key dropped, changed or added, two ids swapped. Then the END record
 gets counts and a crc32 that match, so each mutant reaches the reader's
 checks of meaning (ids, references, kinds, the graph) and, when it passes
-them, the analyses. Seeds: dp-gen profiles of every shape.
+them, the analyses. Seeds: dp-gen profiles of every shape (the recursive
+one with the optional split of recursions, `inside`, added).
 
 Every mutant goes to `deepprof dump --json`. It must exit 0, or exit 2 with
 one line on stderr naming the file. When dump accepts it, the file is a
@@ -201,6 +202,19 @@ def main():
         objs = decode(data)
         if not T.check(encode(objs) == data, "%s: re-encoding the seed gives its bytes back" % shape):
             return T.end()
+        if shape == "recursive":
+            # the optional split of recursions (schemas/deep-data.md, inside)
+            # on its self-recursive csds, so that its checks are fuzzed too
+            rec = [o[1] for o in objs if isinstance(o, list) and o[0] == 6 and o[3] == o[4]]
+            T.check(bool(rec), "recursive: the seed has self-recursive csds")
+            objs[0]["inside_samples"] = 100
+            objs[0]["inside"] = [x for i, c in enumerate(rec) for x in (c, 10 + i)]
+            with open(path, "wb") as f:
+                f.write(encode(objs))
+            r, err = call([dp, "dump", "--json", path])
+            if not T.check(r is not None and r.returncode == 0,
+                           "recursive: the seed with inside reads: %s" % err.strip()):
+                return T.end()
         seeds.append((shape, objs))
     rng = random.Random(a.seed)
     accepted = 0

@@ -335,7 +335,7 @@ static void write_ps(struct gen *g, uint32_t id)
 	msgpack_pack_uint32(pk, 2);
 	msgpack_pack_uint32(pk, id);
 	if (id == 1) {
-		msgpack_pack_uint32(pk, 0);
+		msgpack_pack_uint32(pk, g->o->corrupt == DPG_PS1 ? 1 : 0);
 		msgpack_pack_uint64(pk, 0);
 		pack_str(pk, "<root>");
 		msgpack_pack_nil(pk);
@@ -557,7 +557,7 @@ static const char *const shape_names[] = { "chain", "tree", "wide", "recursive",
 static const char *const corrupt_names[DPG_NCORRUPT] = {
 	"none", "magic", "version", "min-version", "missing-key", "key-type", "not-map",
 	"ref", "order", "id", "kind", "len", "css-kind", "root", "unreachable", "shared",
-	"crc", "count", "no-end", "trailing", "css-col",
+	"crc", "count", "no-end", "trailing", "css-col", "ps1",
 };
 
 int dpg_parse_shape(const char *s)

@@ -53,6 +53,7 @@ enum dpg_corrupt {
 	DPG_NO_END,       /* no END record */
 	DPG_TRAILING,     /* 3 bytes after END */
 	DPG_CSS_COL,      /* css 1's col is 2^29, past what struct dpa_css keeps */
+	DPG_PS1,          /* ps 1, which must be the synthetic <root>, is in module 1 */
 	DPG_NCORRUPT
 };
 

@@ -486,6 +486,7 @@ static void test_record_defects(void)
 		{ DPG_CSS_KIND, 8, "css kind 9 is not one of 0..4" },
 		{ DPG_CSS_COL, 8, "css col 536870912 is not below 2^29" },
 		{ DPG_ROOT, 24, "thread 1's root_pd 2 is a pd of ps 2, not of ps 1 (<root>)" },
+		{ DPG_PS1, 2, "ps 1 is not the synthetic <root> (module 0, name \"<root>\")" },
 		{ DPG_COUNT, -1, "END says 6 csd, the file has 5" },
 	};
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "utf8.h"
 
 
 /* s as a JSON string. Bytes that are not valid UTF-8 become U+FFFD. */
@@ -18,12 +19,8 @@ static void put_json_str(FILE *f, const char *s)
 	fputc('"', f);
 	while (*u) {
 		unsigned char c = *u;
-		int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			: (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = n > 0;
+		int n = dpa_utf8_len(u);
 
-		for (int i = 1; ok && i < n; i++)
-			ok = (u[i] & 0xc0) == 0x80;
 		if (n == 1) {
 			if (c == '"' || c == '\\')
 				fprintf(f, "\\%c", c);
@@ -32,7 +29,7 @@ static void put_json_str(FILE *f, const char *s)
 			else
 				fputc(c, f);
 			u++;
-		} else if (ok) {
+		} else if (n) {
 			fwrite(u, 1, (size_t)n, f);
 			u += n;
 		} else {

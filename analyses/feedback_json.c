@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "feedback_io.h"
+#include "utf8.h"
 
 /* ================================================================
  * Writing
@@ -64,10 +65,10 @@ static json_t *jreal(struct wr *w, double v, const char *where, const char *key)
 	return json_real(v);
 }
 
-/* A string or null. */
+/* A string (bytes that are not UTF-8 as U+FFFD) or null. */
 static json_t *jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? dpa_json_string(s) : json_null();
 }
 
 /* 16 lower-case hex digits. */
@@ -161,7 +162,7 @@ static json_t *overheads_json(struct wr *w, const struct dpa_fb_overheads *ov)
 
 	if (!o)
 		return NULL;
-	put(w, o, "source", json_string(ov->source));
+	put(w, o, "source", jstr(ov->source));
 	put_real(w, o, "spawn_cost_ns", ov->spawn_cost, wh);
 	put_real(w, o, "spawn_delay_ns", ov->spawn_delay, wh);
 	put_real(w, o, "barrier_cost_ns", ov->barrier_cost, wh);

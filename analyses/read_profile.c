@@ -708,6 +708,8 @@ static int read_header(struct reader *r, const msgpack_object *o)
 		if (header_value(r, &header_keys[i], v) < 0)
 			return -1;
 	}
+	if (strcmp(r->p->hdr.clock, "calls") && strcmp(r->p->hdr.clock, "calls+loops"))
+		return corrupt(r, "'clock' is \"%.40s\", not \"calls\" or \"calls+loops\"", r->p->hdr.clock);
 	if (read_inside(r, map_get(m, "inside_samples"), map_get(m, "inside")) < 0)
 		return -1;
 	r->have_header = true;

@@ -15,40 +15,13 @@
 
 #include "display.h"
 #include "names.h"
+#include "utf8.h"
 
 #define CELL 160
 
 /* ================================================================
  * Escaping and units
  * ================================================================ */
-
-/* The length of the valid UTF-8 sequence at s (1..4), or 0 if s does not
- * start one (overlong forms, surrogates and values past U+10FFFF included). */
-static int utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	int n;
-	unsigned v;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, v = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, v = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, v = c & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) || (n == 4 && (v < 0x10000 || v > 0x10ffff)))
-		return 0;
-	return n;
-}
 
 /* Write s to f so that it is text (or an attribute value) and nothing else:
  * & < > " ' as character references, control characters and bytes that are
@@ -73,7 +46,7 @@ static void esc(FILE *f, const char *s)
 			p++;
 			continue;
 		}
-		n = utf8_len(p);
+		n = dpa_utf8_len(p);
 		if (!n) {
 			fputs("&#xFFFD;", f);
 			p++;

@@ -11,13 +11,14 @@
 #include <jansson.h>
 
 #include "display.h"
+#include "utf8.h"
 
 #define REPORT_JSON_VERSION 1
 
 static json_t *cell_json(const struct dpa_cell *x)
 {
 	switch (x->type) {
-	case DPA_CELL_STR: return json_string(x->v.s);
+	case DPA_CELL_STR: return dpa_json_string(x->v.s);
 	case DPA_CELL_UINT: return json_integer((json_int_t)x->v.u);
 	case DPA_CELL_REAL: return json_real(x->v.f);
 	case DPA_CELL_BOOL: return json_boolean(x->v.b);
@@ -69,7 +70,7 @@ static json_t *options_json(const struct dpa_display *dp)
 			 "sort", m[o->sort], "mode", o->total ? "total" : "self",
 			 "per_call", o->per_call, "limit", (json_int_t)o->limit,
 			 "threshold", o->threshold,
-			 "name", o->name ? json_string(o->name) : json_null(),
+			 "name", o->name ? dpa_json_string(o->name) : json_null(),
 			 "id", o->id ? json_integer(o->id) : json_null(),
 			 "by", dpa_report_group_name(o->group));
 }
@@ -82,10 +83,10 @@ int dpa_render_json(const struct dpa_display *dp, FILE *f)
 	if (!doc || !counts)
 		goto out;
 	if (json_object_set_new(doc, "version", json_integer(REPORT_JSON_VERSION)) < 0 ||
-	    json_object_set_new(doc, "report", json_string(dp->report)) < 0 ||
-	    json_object_set_new(doc, "title", json_string(dp->title)) < 0 ||
-	    json_object_set_new(doc, "file", json_string(dp->file)) < 0 ||
-	    json_object_set_new(doc, "program", json_string(dp->program)) < 0 ||
+	    json_object_set_new(doc, "report", dpa_json_string(dp->report)) < 0 ||
+	    json_object_set_new(doc, "title", dpa_json_string(dp->title)) < 0 ||
+	    json_object_set_new(doc, "file", dpa_json_string(dp->file)) < 0 ||
+	    json_object_set_new(doc, "program", dpa_json_string(dp->program)) < 0 ||
 	    json_object_set_new(doc, "ns_per_tick", json_real(dp->ns_per_tick)) < 0 ||
 	    json_object_set_new(doc, "options", options_json(dp)) < 0)
 		goto out;

@@ -145,6 +145,7 @@ def main():
         "no-end": "truncated: no END record",
         "trailing": "bytes of data after the END record",
         "ps1": "ps 1 is not the synthetic <root>",
+        "clock": "'clock' is \"ticks\", not \"calls\" or \"calls+loops\"",
     }
     for what, msg in expected.items():
         path = gen("corrupt-%s.dp" % what, "--shape=tree", "--csds=40", "--threads=2",

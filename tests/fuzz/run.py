@@ -265,7 +265,7 @@ def allowed(args, err):
     one program, costs whose sums do not fit in 64 bits."""
     return err.count("\n") == 1 and any(s in err for s in (
         "no procedure", "no clique", "not a clique", "different program", "no such",
-        "overflow", "too large"))
+        "overflow", "too large", "does not fit", "different clocks"))
 
 
 if __name__ == "__main__":

@@ -308,7 +308,7 @@ static void write_header(struct gen *g, const char *module)
 	pack_kv_u(pk, "start_ns", 1763683200000000000ull);
 	pack_kv_u(pk, "wall_ns", 1500000000ull);
 	pack_str(pk, "clock");
-	pack_str(pk, "calls");
+	pack_str(pk, c == DPG_CLOCK ? "ticks" : "calls");
 	pack_kv_u(pk, "timer_hz", 1000);
 	pack_kv_u(pk, "cpu_ns", g->st.ticks * 4000000ull);
 	pack_kv_u(pk, "ticks", g->st.ticks + 3);
@@ -557,7 +557,7 @@ static const char *const shape_names[] = { "chain", "tree", "wide", "recursive",
 static const char *const corrupt_names[DPG_NCORRUPT] = {
 	"none", "magic", "version", "min-version", "missing-key", "key-type", "not-map",
 	"ref", "order", "id", "kind", "len", "css-kind", "root", "unreachable", "shared",
-	"crc", "count", "no-end", "trailing", "css-col", "ps1",
+	"crc", "count", "no-end", "trailing", "css-col", "ps1", "clock",
 };
 
 int dpg_parse_shape(const char *s)

@@ -54,6 +54,7 @@ enum dpg_corrupt {
 	DPG_TRAILING,     /* 3 bytes after END */
 	DPG_CSS_COL,      /* css 1's col is 2^29, past what struct dpa_css keeps */
 	DPG_PS1,          /* ps 1, which must be the synthetic <root>, is in module 1 */
+	DPG_CLOCK,        /* the header's clock is "ticks", which no writer writes */
 	DPG_NCORRUPT
 };
 

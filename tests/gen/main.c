@@ -17,7 +17,7 @@ static const char usage[] =
 	"  --corrupt=WHAT  write a bad file: magic, version, min-version, missing-key,\n"
 	"                  key-type, not-map, ref, order, id, kind, len, css-kind, root,\n"
 	"                  unreachable, shared, crc, count, no-end, trailing, css-col,\n"
-	"                  ps1\n"
+	"                  ps1, clock\n"
 	"  --stats         print the record counts and totals written\n";
 
 static int bad(const char *fmt, const char *arg)

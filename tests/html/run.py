@@ -528,6 +528,19 @@ def t_site_odd_names(s):
              "bad\ufffdname": titles["Procedure h-odd.c:bad\ufffdname"],
              "ctl\ufffdx": titles["Procedure h-odd.c:ctl\ufffdx"]}, "index links")
     check_links(d, pages)
+    # the JSON writers too: bytes that are not UTF-8 become U+FFFD, not a
+    # failure (a control character is valid JSON, escaped)
+    r = s.run([p, "top", "--json"])
+    eq((r.returncode, r.stderr), (0, ""), "report top --json")
+    names = {row["name"] for row in R.json.loads(r.stdout)["procedures"]}
+    check({"bad\ufffdname", "ctl\x01x"} <= names, "report top --json names: %r" % sorted(names))
+    out = os.path.join(s.work, "odd.feedback.json")
+    r = subprocess.run([s.dp, "feedback", "--no-progrep", "--basis=cscs", p, "-o", out], capture_output=True,
+                       text=True, stdin=subprocess.DEVNULL, timeout=120)
+    eq(r.returncode, 0, "feedback --no-progrep: %s" % r.stderr.strip())
+    with open(out) as fh:
+        fns = {e["at"]["fn"] for e in R.json.load(fh)["hot_cold"]}
+    check("bad\ufffdname" in fns, "feedback hot_cold fns: %r" % sorted(x or "" for x in fns))
 
 
 def t_site_rows(s):

@@ -453,6 +453,7 @@ static void test_corruptions(void)
 		{ DPG_MINVERSION, "format version 2 is newer than this deepprof (1)" },
 		{ DPG_MISSING_KEY, "corrupt header: no 'pid' key" },
 		{ DPG_KEY_TYPE, "corrupt header: 'pid' is not an unsigned integer" },
+		{ DPG_CLOCK, "corrupt header: 'clock' is \"ticks\", not \"calls\" or \"calls+loops\"" },
 	};
 	struct dpg_stats st;
 	const char *path;

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "profile.h"
+#include "utf8.h"
 
 /* Display names of every ps, computed once per dump (rows ask for them
  * millions of times in a big profile): text form and JSON form. */
@@ -256,7 +257,7 @@ static json_t *ju(uint64_t v)
 
 static json_t *js(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? dpa_json_string(s) : json_null();
 }
 
 static void put(json_t *o, const char *key, json_t *v)
@@ -277,7 +278,7 @@ static json_t *header_json(const struct dpa_profile *p)
 	json_t *o = json_object(), *argv = json_array();
 
 	for (uint32_t i = 0; i < h->argc; i++)
-		json_array_append_new(argv, json_string(h->argv[i]));
+		json_array_append_new(argv, dpa_json_string(h->argv[i]));
 	put(o, "magic", json_string("deepprof"));
 	put(o, "version", ju(h->version));
 	put(o, "min_version", ju(h->min_version));
@@ -418,7 +419,7 @@ static void emit_array(const struct dpa_profile *p, const char *key, uint32_t n,
 static void dump_json(const struct dpa_profile *p)
 {
 	fputs("{\"file\":", stdout);
-	emit(json_string(p->path));
+	emit(dpa_json_string(p->path));
 	fputs(",\n\"header\":", stdout);
 	emit(header_json(p));
 	fputs(",\n", stdout);
@@ -428,7 +429,7 @@ static void dump_json(const struct dpa_profile *p)
 	ps_json = calloc((size_t)p->n_ps + 1, sizeof(*ps_json));
 	if (ps_json)
 		for (uint32_t i = 1; i <= p->n_ps; i++) {
-			json_t *name = dpa_src_get(p, DPA_PS_NAME, i) ? json_string(dpa_src_str(p, DPA_PS_NAME, i)) : NULL;
+			json_t *name = dpa_src_get(p, DPA_PS_NAME, i) ? dpa_json_string(dpa_src_str(p, DPA_PS_NAME, i)) : NULL;
 
 			ps_json[i] = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
 			json_decref(name);

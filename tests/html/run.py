@@ -541,6 +541,10 @@ def t_site_odd_names(s):
     with open(out) as fh:
         fns = {e["at"]["fn"] for e in R.json.load(fh)["hot_cold"]}
     check("bad\ufffdname" in fns, "feedback hot_cold fns: %r" % sorted(x or "" for x in fns))
+    r = subprocess.run([s.dp, "dump", "--json", p], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=120)
+    eq(r.returncode, 0, "dump --json: %s" % r.stderr.strip())
+    check("bad\ufffdname" in {x["name"] for x in R.json.loads(r.stdout)["ps"]}, "dump --json names")
 
 
 def t_site_rows(s):

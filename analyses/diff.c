@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "startup.h"
+#include "utf8.h"
 
 /* Which csd measure feeds each diff measure (time is derived from ticks). */
 static const enum dpa_measure src_measure[DPA_DIFF_NMEASURES] = {
@@ -370,8 +371,8 @@ static json_t *side_json(const char *program, double ns_per_tick, const char *pa
 {
 	json_t *s = json_object();
 
-	json_object_set_new(s, "file", json_string(path ? path : ""));
-	json_object_set_new(s, "program", json_string(program ? program : ""));
+	json_object_set_new(s, "file", dpa_json_string(path ? path : ""));
+	json_object_set_new(s, "program", dpa_json_string(program ? program : ""));
 	json_object_set_new(s, "ns_per_tick", json_real(ns_per_tick));
 	json_object_set_new(s, "totals", measures_json(sum));
 	return s;
@@ -412,9 +413,9 @@ json_t *dpa_diff_json(const struct dpa_diff *d, enum dpa_diff_measure sort, size
 		const struct dpa_diff_row *row = &d->procs[r];
 		const struct dpa_ps *s = &o->ps[row->id];
 		json_t *j = json_object();
-		json_object_set_new(j, "name", json_string(dpa_merge_ps_label(o, row->id, label, sizeof(label))));
+		json_object_set_new(j, "name", dpa_json_string(dpa_merge_ps_label(o, row->id, label, sizeof(label))));
 		json_object_set_new(j, "resolved", json_boolean(dpa_src_get(o, DPA_PS_NAME, row->id) != 0));
-		json_object_set_new(j, "module", s->module ? json_string(o->module[s->module].path) : json_null());
+		json_object_set_new(j, "module", s->module ? dpa_json_string(o->module[s->module].path) : json_null());
 		json_object_set_new(j, "offset", json_integer((json_int_t)s->offset));
 		json_object_set_new(j, "status", json_string(status_names[row->status]));
 		add_compare(j, row->old, row->new_, "");
@@ -427,11 +428,11 @@ json_t *dpa_diff_json(const struct dpa_diff *d, enum dpa_diff_measure sort, size
 		json_t *j = json_object(), *path = json_array();
 		char *name = dpa_diff_context_name(d, row->id);
 		uint32_t x = row->id;
-		json_object_set_new(j, "name", json_string(name ? name : "?"));
+		json_object_set_new(j, "name", dpa_json_string(name ? name : "?"));
 		free(name);
 		/* path from the root, as procedure names */
 		while (x && o->pd[x].ps != 1) {
-			json_array_insert_new(path, 0, json_string(dpa_merge_ps_label(o, o->pd[x].ps, label, sizeof(label))));
+			json_array_insert_new(path, 0, dpa_json_string(dpa_merge_ps_label(o, o->pd[x].ps, label, sizeof(label))));
 			x = d->m.bfs_parent_csd[x] ? o->csd[d->m.bfs_parent_csd[x]].caller_pd : 0;
 		}
 		json_object_set_new(j, "path", path);

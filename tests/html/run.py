@@ -545,6 +545,11 @@ def t_site_odd_names(s):
                        stdin=subprocess.DEVNULL, timeout=120)
     eq(r.returncode, 0, "dump --json: %s" % r.stderr.strip())
     check("bad\ufffdname" in {x["name"] for x in R.json.loads(r.stdout)["ps"]}, "dump --json names")
+    r = subprocess.run([s.dp, "diff", "--json", p, p], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=120)
+    eq(r.returncode, 0, "diff --json: %s" % r.stderr.strip())
+    check("bad\ufffdname" in {x["name"] for x in R.json.loads(r.stdout)["procedures"]},
+          "diff --json names")
 
 
 def t_site_rows(s):

@@ -15,6 +15,7 @@
 
 #include "display.h"
 #include "names.h"
+#include "tempfile.h"
 #include "utf8.h"
 
 #define CELL 160
@@ -612,7 +613,6 @@ static int write_page(struct site *s, const char *name, const char *title,
 	char *path = NULL, *tmp = NULL;
 	FILE *f = NULL;
 	int built = 0, rc = -1, fd;
-	mode_t mask;
 
 	for (; built < n; built++) {
 		if (dpa_report_init(&r[built], s->d, &os[built], err) < 0)
@@ -627,23 +627,13 @@ static int write_page(struct site *s, const char *name, const char *title,
 		oom(s, err);
 		goto out;
 	}
-	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
-		tmp = NULL;
-		oom(s, err);
-		goto out;
-	}
-	fd = mkstemp(tmp);
+	fd = dpa_temp_create(path, &tmp);
 	if (fd < 0) {
 		snprintf(err->msg, sizeof(err->msg), "%s: cannot create a temporary file: %s", path,
 			 strerror(errno));
-		free(tmp);
-		tmp = NULL;
 		goto out;
 	}
-	/* mkstemp makes the file 0600; give it the mode a plain create would. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0 || !(f = fdopen(fd, "w"))) {
+	if (!(f = fdopen(fd, "w"))) {
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", tmp, strerror(errno));
 		close(fd);
 		goto out;

@@ -17,6 +17,8 @@
 #include <msgpack.h>
 #include <zlib.h>
 
+#include "tempfile.h"
+
 /* Record kind tags (schemas/deep-data.md). */
 enum {
 	TAG_MODULE = 1, TAG_PS = 2, TAG_CSS = 3, TAG_PD = 5, TAG_CSD = 6,
@@ -278,31 +280,12 @@ int dpa_profile_write(const struct dpa_profile *p, const char *path, struct dpa_
 	msgpack_packer pk;
 	char *tmp = NULL;
 	int fd = -1, ret = -1;
-	mode_t mask;
-	size_t n;
 
 	if (!p || !path || !*path)
 		return werror(err, "%s: no profile or no file name to write", path ? path : "(null)");
-	n = strlen(path);
-	tmp = malloc(n + sizeof(".tmpXXXXXX"));
-	if (!tmp)
-		return werror(err, "%s: out of memory", path);
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		werror(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	/* mkstemp makes the file 0600; give it the mode a plain create would. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0) {
-		werror(err, "%s: cannot set the mode of %s: %s", path, tmp, strerror(errno));
-		close(fd);
-		goto cleanup;
-	}
+	fd = dpa_temp_create(path, &tmp);
+	if (fd < 0)
+		return werror(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
 	s.f = fdopen(fd, "wb");
 	if (!s.f) {
 		werror(err, "%s: %s", path, strerror(errno));

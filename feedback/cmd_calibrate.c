@@ -14,6 +14,7 @@
 
 #include "calibrate.h"
 #include "cli.h"
+#include "tempfile.h"
 
 #define CALIBRATION_FORMAT "deepprof-calibration"
 #define CALIBRATION_VERSION 1
@@ -121,15 +122,12 @@ static json_t *calibration_json(const struct dp_calibration *c)
  */
 static void write_atomically(json_t *doc, const char *path)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
-	int fd;
+	char *tmp;
+	int fd = dpa_temp_create(path, &tmp);
 	FILE *f;
 
-	if (!tmp)
+	if (fd < 0 && errno == ENOMEM)
 		die_status(DP_EXIT_FAIL, "calibrate: out of memory");
-	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
 	if (fd < 0)
 		die("calibrate: cannot write %s: %s", path, strerror(errno));
 	f = fdopen(fd, "w");
@@ -174,7 +172,6 @@ int cmd_calibrate(int argc, char **argv)
 	struct dp_calibration c;
 	char err[256];
 	json_t *doc;
-	FILE *probe;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -210,21 +207,14 @@ int cmd_calibrate(int argc, char **argv)
 	/* find out now, not after the measuring, that out cannot be written:
 	 * the same temporary file the write makes */
 	{
-		size_t n = strlen(out) + 32;
-		char *tmp = malloc(n);
-		int fd;
+		char *tmp;
+		int fd = dpa_temp_create(out, &tmp);
 
-		if (!tmp)
+		if (fd < 0 && errno == ENOMEM)
 			die_status(DP_EXIT_FAIL, "calibrate: out of memory");
-		snprintf(tmp, n, "%s.tmp.XXXXXX", out);
-		fd = mkstemp(tmp);
 		if (fd < 0)
 			die("calibrate: cannot write %s: %s", out, strerror(errno));
-		probe = fdopen(fd, "w");
-		if (probe)
-			fclose(probe);
-		else
-			close(fd);
+		close(fd);
 		unlink(tmp);
 		free(tmp);
 	}

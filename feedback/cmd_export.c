@@ -15,6 +15,7 @@
 #include "export.h"
 #include "profile.h"
 #include "startup.h"
+#include "tempfile.h"
 
 int cmd_export(int argc, char **argv);
 
@@ -99,31 +100,13 @@ static int write_doc(FILE *f, enum format fmt, const struct dpa_deep *d, enum dp
  */
 static FILE *open_temp(const char *out, char **tmp)
 {
-	size_t n = strlen(out);
-	int fd;
+	int fd = dpa_temp_create(out, tmp);
 	FILE *f;
 
-	*tmp = malloc(n + sizeof(".tmpXXXXXX"));
-	if (!*tmp)
+	if (fd < 0 && errno == ENOMEM)
 		die_status(DP_EXIT_FAIL, "export: out of memory");
-	memcpy(*tmp, out, n);
-	memcpy(*tmp + n, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
-	fd = mkstemp(*tmp);
 	if (fd < 0)
 		die("%s: cannot write: %s", out, strerror(errno));
-	/* mkstemp makes the file 0600; give it the mode a plain create would. */
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		if (fchmod(fd, 0666 & ~mask) < 0) {
-			int e = errno;
-
-			close(fd);
-			unlink(*tmp);
-			die("%s: cannot write: %s", out, strerror(e));
-		}
-	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		int e = errno;

@@ -20,6 +20,7 @@
 #include "fb_msgpack.h"
 #include "feedback.h"
 #include "feedback_io.h"
+#include "tempfile.h"
 
 int cmd_feedback(int argc, char **argv);
 
@@ -612,14 +613,11 @@ static void run_jobs(struct job *job, unsigned n, const struct fb_cli *c)
  * the encoding its name says. Dies with one line on failure. */
 static void write_file(const json_t *doc, const char *out)
 {
-	size_t n = strlen(out), len = 0;
-	char *tmp = malloc(n + sizeof(".tmpXXXXXX")), *buf = NULL;
+	size_t len = 0;
+	char *tmp, *buf = NULL;
 	int fd, e;
-	mode_t mask;
 	struct stat st;
 
-	if (!tmp)
-		die_status(DP_EXIT_FAIL, "feedback: out of memory");
 	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
 		die("%s: cannot write: is a directory", out);
 	if (out_encoding(out) == 1) {
@@ -631,15 +629,11 @@ static void write_file(const json_t *doc, const char *out)
 			die_status(DP_EXIT_FAIL, "feedback: out of memory encoding JSON");
 		len = strlen(buf);
 	}
-	memcpy(tmp, out, n);
-	memcpy(tmp + n, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
-	fd = mkstemp(tmp);
+	fd = dpa_temp_create(out, &tmp);
+	if (fd < 0 && errno == ENOMEM)
+		die_status(DP_EXIT_FAIL, "feedback: out of memory");
 	if (fd < 0)
 		die("%s: cannot write: %s", out, strerror(errno));
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0)
-		goto fail;
 	for (size_t off = 0; off < len;) {
 		ssize_t w = write(fd, buf + off, len - off);
 

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "display.h"
 #include "report.h"
+#include "tempfile.h"
 
 int cmd_report(int argc, char **argv);
 
@@ -99,23 +100,15 @@ static uint32_t parse_uint(const char *v, const char *what)
 static void write_output(const char *path, const struct dpa_display *dp,
 			 int (*render)(const struct dpa_display *, FILE *))
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + sizeof(".tmpXXXXXX"));
-	mode_t mask;
+	char *tmp;
 	FILE *f;
-	int fd;
+	int fd = dpa_temp_create(path, &tmp);
 
-	if (!tmp)
+	if (fd < 0 && errno == ENOMEM)
 		die_status(DP_EXIT_FAIL, "report: out of memory");
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
-	fd = mkstemp(tmp);
 	if (fd < 0)
 		die("report: %s: cannot create: %s", path, strerror(errno));
-	/* mkstemp makes the file 0600; give it the mode a plain create would. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0 || !(f = fdopen(fd, "w"))) {
+	if (!(f = fdopen(fd, "w"))) {
 		int e = errno;
 
 		close(fd);

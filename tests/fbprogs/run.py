@@ -129,6 +129,11 @@ def test_calibrate():
     wall = time.monotonic() - t0
     if not check(p.returncode == 0, "calibrate --quick: exit 0 (%d: %s)" % (p.returncode, p.stderr)):
         return None
+    mask = os.umask(0)
+    os.umask(mask)
+    check(os.stat(cal).st_mode & 0o777 == 0o666 & ~mask,
+          "calibrate writes its file with the mode a plain create gives (%o)"
+          % (os.stat(cal).st_mode & 0o777))
     with open(cal) as f:
         doc = json.load(f)
     check(doc["seconds"] < 1.0, "calibrate --quick measures in under a second (%.2f s)"

@@ -1,0 +1,47 @@
+/*
+ * tempfile.c — a temporary file beside the file it will replace
+ * (tempfile.h). Part of deepprof's analyses library. MIT licence.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tempfile.h"
+
+int dpa_temp_create(const char *path, char **tmp)
+{
+	size_t n = strlen(path);
+	char *t = malloc(n + sizeof(".tmpXXXXXX"));
+	mode_t mask;
+	int fd, e;
+
+	*tmp = NULL;
+	if (!t) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(t, path, n);
+	memcpy(t + n, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
+	fd = mkstemp(t);
+	if (fd < 0) {
+		e = errno;
+		free(t);
+		errno = e;
+		return -1;
+	}
+	/* mkstemp makes the file 0600; give it the mode a plain create would */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0) {
+		e = errno;
+		close(fd);
+		unlink(t);
+		free(t);
+		errno = e;
+		return -1;
+	}
+	*tmp = t;
+	return fd;
+}

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,24 +13,6 @@
 
 #define CALIBRATION_FORMAT "deepprof-calibration"
 #define CALIBRATION_VERSION 1   /* the newest this reader knows */
-
-/* "<path>: <message>" into *err (if not NULL); returns -1. */
-__attribute__((format(printf, 3, 4)))
-static int cal_fail(struct dpa_error *err, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err)
-		return -1;
-	n = snprintf(err->msg, sizeof(err->msg), "%s: ", path);
-	if (n < 0 || (size_t)n >= sizeof(err->msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /*
  * Read path's calibration into *ov, which is left untouched on failure.
@@ -50,31 +31,31 @@ int dpa_fb_overheads_read(struct dpa_fb_overheads *ov, const char *path, struct 
 	doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
 	if (!doc) {
 		if (json_error_code(&je) == json_error_cannot_open_file)
-			return cal_fail(err, path, "cannot read the calibration file: %s",
+			return dpa_fail_at(err, path, "cannot read the calibration file: %s",
 					strerror(errno ? errno : EIO));
-		return cal_fail(err, path, "not a calibration file: not JSON (line %d: %s)",
+		return dpa_fail_at(err, path, "not a calibration file: not JSON (line %d: %s)",
 				je.line, je.text);
 	}
 	fmt = json_is_object(doc) ? json_object_get(doc, "format") : NULL;
 	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), CALIBRATION_FORMAT)) {
-		cal_fail(err, path, "not a calibration file (no \"format\": \"%s\"; "
+		dpa_fail_at(err, path, "not a calibration file (no \"format\": \"%s\"; "
 			 "`deepprof calibrate` writes one)", CALIBRATION_FORMAT);
 		goto out;
 	}
 	ver = json_object_get(doc, "version");
 	if (!json_is_integer(ver) || json_integer_value(ver) < 1) {
-		cal_fail(err, path, "calibration file without a valid \"version\"");
+		dpa_fail_at(err, path, "calibration file without a valid \"version\"");
 		goto out;
 	}
 	if (json_integer_value(ver) > CALIBRATION_VERSION) {
-		cal_fail(err, path, "calibration file version %lld is newer than this "
+		dpa_fail_at(err, path, "calibration file version %lld is newer than this "
 			 "deepprof reads (%d)", (long long)json_integer_value(ver),
 			 CALIBRATION_VERSION);
 		goto out;
 	}
 	ovs = json_object_get(doc, "overheads");
 	if (!json_is_object(ovs)) {
-		cal_fail(err, path, "calibration file without \"overheads\"");
+		dpa_fail_at(err, path, "calibration file without \"overheads\"");
 		goto out;
 	}
 	for (int i = 0; i < 6; i++) {
@@ -82,13 +63,13 @@ int dpa_fb_overheads_read(struct dpa_fb_overheads *ov, const char *path, struct 
 		json_t *ns = json_is_object(o) ? json_object_get(o, "ns") : NULL;
 
 		if (!o || !ns) {
-			cal_fail(err, path, "calibration file: overhead %s has no value in ns",
+			dpa_fail_at(err, path, "calibration file: overhead %s has no value in ns",
 				 names[i]);
 			goto out;
 		}
 		v[i] = json_number_value(ns);
 		if (!json_is_number(ns) || !isfinite(v[i]) || v[i] < 0) {
-			cal_fail(err, path, "calibration file: overhead %s is not a finite "
+			dpa_fail_at(err, path, "calibration file: overhead %s is not a finite "
 				 "non-negative number of ns", names[i]);
 			goto out;
 		}

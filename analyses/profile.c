@@ -241,18 +241,36 @@ void dpa_profile_release(struct dpa_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int dpa_fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
+/* "<path>: <message>" into *err (if not NULL); -1. */
+static int vfail(struct dpa_error *err, const char *path, const char *fmt, va_list ap)
 {
-	va_list ap;
 	int n;
 
 	if (!err)
 		return -1;
-	n = snprintf(err->msg, sizeof(err->msg), "%s: ", p && p->path ? p->path : "profile");
+	n = snprintf(err->msg, sizeof(err->msg), "%s: ", path);
 	if (n < 0 || (size_t)n >= sizeof(err->msg))
 		n = 0;
-	va_start(ap, fmt);
 	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
+	return -1;
+}
+
+int dpa_fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(err, p && p->path ? p->path : "profile", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int dpa_fail_at(struct dpa_error *err, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(err, path, fmt, ap);
 	va_end(ap);
 	return -1;
 }

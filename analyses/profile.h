@@ -25,6 +25,9 @@ struct dpa_error {
  * for `return dpa_fail(err, p, "...", ...)`. */
 __attribute__((format(printf, 3, 4)))
 int dpa_fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...);
+/* The same for a file that is not a profile: "<path>: <message>". */
+__attribute__((format(printf, 3, 4)))
+int dpa_fail_at(struct dpa_error *err, const char *path, const char *fmt, ...);
 
 /* The Deep.data format version this reader understands (schemas/deep-data.md):
  * a file whose version or min_version is larger is rejected. */

@@ -25,9 +25,9 @@ SAN_TOOL  := $(if $(filter 1,$(SAN)),-fsanitize=address$(comma)undefined -fno-om
 SAN_PROF  := $(if $(filter 1,$(SAN)),-fsanitize=undefined -fno-sanitize-recover=all)
 CFLAGS_COMMON := -std=gnu11 -g $(OPT) $(WARN) -D_GNU_SOURCE -MMD -MP
 
-PKGS_TOOL := msgpack jansson libdw libelf
+PKGS_TOOL := msgpack jansson libdw libelf libdeflate
 TOOL_CFLAGS := $(CFLAGS_COMMON) $(SAN_TOOL) $(shell pkg-config --cflags $(PKGS_TOOL) 2>/dev/null)
-TOOL_LIBS   := $(shell pkg-config --libs $(PKGS_TOOL) 2>/dev/null) -lz -lm -lpthread
+TOOL_LIBS   := $(shell pkg-config --libs $(PKGS_TOOL) 2>/dev/null) -lm -lpthread
 TOOL_LDFLAGS := $(SAN_TOOL)
 
 LIB_DIR := $(BUILD)/lib

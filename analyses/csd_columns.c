@@ -208,6 +208,62 @@ int dpa_csd_set_slow(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, ui
 	return 0;
 }
 
+/* The general case of dpa_csd_append(): reserve, then set each measure. */
+static int append_slow(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
+		       const uint64_t v[DPA_NMEASURES])
+{
+	if (dpa_csd_reserve(p, id) < 0)
+		return -1;
+	for (int m = 0; m < DPA_NMEASURES; m++)
+		if (dpa_csd_set(p, id, m, v[m]) < 0)
+			return -1;
+	p->csd[id] = *c;
+	return 0;
+}
+
+int dpa_csd_append(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
+		   const uint64_t v[DPA_NMEASURES])
+{
+	if (id != p->csd_init || id >= p->csd_cap || p->col_refs)
+		return append_slow(p, id, c, v);
+	/* every value fits its column (the common case): stored as is, each
+	 * measure with its own copy of the switch */
+#pragma GCC unroll 8
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		struct dpa_col *col = &p->col[m];
+
+		switch (col->kind) {
+		case DPA_COL_ZERO:
+			if (v[m])
+				return append_slow(p, id, c, v);
+			break;
+		case DPA_COL_U8:
+			if (v[m] > UINT8_MAX)
+				return append_slow(p, id, c, v);
+			((uint8_t *)col->v)[id] = (uint8_t)v[m];
+			break;
+		case DPA_COL_U16:
+			if (v[m] > UINT16_MAX)
+				return append_slow(p, id, c, v);
+			((uint16_t *)col->v)[id] = (uint16_t)v[m];
+			break;
+		case DPA_COL_U32:
+			if (v[m] > UINT32_MAX)
+				return append_slow(p, id, c, v);
+			((uint32_t *)col->v)[id] = (uint32_t)v[m];
+			break;
+		case DPA_COL_U64:
+			((uint64_t *)col->v)[id] = v[m];
+			break;
+		default:        /* SAME, DIFF: col_refs is not 0 */
+			return append_slow(p, id, c, v);
+		}
+	}
+	p->csd[id] = *c;
+	p->csd_init = (size_t)id + 1;
+	return 0;
+}
+
 /* The largest value of measure m over ids 0 .. n-1: a plain loop over a
  * stored column (memory speed), dpa_own() for the rest. */
 static uint64_t col_max(const struct dpa_profile *p, enum dpa_measure m, size_t n)

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "fb_internal.h"
 
@@ -157,24 +156,6 @@ const char *dpa_fb_verdict_name(enum dpa_fb_verdict v)
  * The analysis
  * ================================================================ */
 
-/* crc32 of the whole file at path; 0 when it cannot be read. */
-static uint32_t file_crc32(const char *path)
-{
-	unsigned char buf[65536];
-	uLong crc = crc32(0L, Z_NULL, 0);
-	FILE *f = path ? fopen(path, "rb") : NULL;
-	size_t n;
-
-	if (!f)
-		return 0;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		crc = crc32(crc, buf, (uInt)n);
-	if (ferror(f))
-		crc = 0;
-	fclose(f);
-	return (uint32_t)crc;
-}
-
 int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
 			 const struct dpa_progreps *pr, const struct dpa_fb_options *o,
 			 struct dpa_error *err)
@@ -236,7 +217,7 @@ int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
 	fb->n_input = 1;
 	in = &fb->input[0];
 	in->path = dpa_fb_strdup(fb, p->path);
-	in->crc32 = file_crc32(p->path);
+	in->crc32 = p->file_crc32;
 	in->program = fb->program = dpa_fb_strdup(fb, p->hdr.program);
 	if ((p->path && !in->path) || (p->hdr.program && !fb->program))
 		goto oom;

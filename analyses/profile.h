@@ -203,6 +203,7 @@ struct dpa_thread {
  */
 struct dpa_profile {
 	char *path;             /* the file it was read from */
+	uint32_t file_crc32;    /* crc32 (zlib's) of that whole file, END included */
 	struct dpa_header hdr;
 	uint32_t n_module, n_ps, n_css, n_pd, n_csd, n_thread;
 	struct dpa_module *module;
@@ -412,6 +413,11 @@ static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum d
  * widens, or a ZERO/SAME/DIFF one becomes stored, when v needs it: other
  * csds keep their values. Returns 0 or -1 (out of memory; nothing changed).
  *
+ * dpa_csd_append: csd id gets the ids *c and the measures v[]:
+ * dpa_csd_reserve() and dpa_csd_set() of each measure, in one step when id
+ * is the next one (p->csd_init, the reader's case). Returns 0 or -1 (out of
+ * memory).
+ *
  * dpa_csd_pack: once the csds are all set (ids 1 .. p->n_csd), choose each
  * column's cheapest kind (ZERO, SAME, DIFF, narrowest width) from the data,
  * and give back capacity beyond n_csd. Never fails (a failed shrink keeps
@@ -419,6 +425,8 @@ static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum d
  */
 int dpa_csd_reserve(struct dpa_profile *p, uint32_t n);
 int dpa_csd_set_slow(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v);
+int dpa_csd_append(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
+		   const uint64_t v[DPA_NMEASURES]);
 void dpa_csd_pack(struct dpa_profile *p);
 
 static inline int dpa_csd_set(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v)

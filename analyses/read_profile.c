@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <libdeflate.h>
 #include <msgpack.h>
-#include <zlib.h>
 
 #include "profile.h"
 #include "strtab.h"
@@ -405,13 +405,7 @@ static void crc_upto(struct reader *r, uint64_t upto)
 	uint64_t size = upto - r->crc_pos;
 
 	r->crc_pos = upto;
-	while (size) {
-		uInt n = size > (1u << 30) ? (1u << 30) : (uInt)size;
-
-		r->crc = crc32(r->crc, start, n);
-		start += n;
-		size -= n;
-	}
+	r->crc = libdeflate_crc32(r->crc, start, size);
 }
 
 /* ---- values ---- */
@@ -920,22 +914,18 @@ static int read_pd(struct reader *r, struct rec *c, uint32_t id)
 static int read_csd(struct reader *r, struct rec *c, uint32_t id)
 {
 	struct dpa_profile *p = r->p;
-	struct dpa_csd *d;
-	uint64_t v = 0;
+	struct dpa_csd d;
+	uint64_t v[DPA_NMEASURES];
 
-	if (dpa_csd_reserve(p, id) < 0)
-		return no_memory(r);
-	d = &p->csd[id];
-	if (get_ref(c, 2, "css", p->n_css, "css", false, &d->css) < 0 ||
-	    get_ref(c, 3, "caller_pd", p->n_pd, "pd", false, &d->caller_pd) < 0 ||
-	    get_ref(c, 4, "callee_pd", p->n_pd, "pd", false, &d->callee_pd) < 0)
+	if (get_ref(c, 2, "css", p->n_css, "css", false, &d.css) < 0 ||
+	    get_ref(c, 3, "caller_pd", p->n_pd, "pd", false, &d.caller_pd) < 0 ||
+	    get_ref(c, 4, "callee_pd", p->n_pd, "pd", false, &d.callee_pd) < 0)
 		return -1;
 	for (int i = 0; i < DPA_NMEASURES; i++)
-		if (!is_uint(&c->v[5 + i]))     /* the name only for the message */
-			return get_u64(c, 5 + i, dpa_measure_name(i), &v);
-	for (int i = 0; i < DPA_NMEASURES; i++)
-		if (dpa_csd_set(p, id, i, c->v[5 + i].via.u64) < 0)
-			return no_memory(r);
+		if (get_u64(c, 5 + i, dpa_measure_name(i), &v[i]) < 0)
+			return -1;
+	if (dpa_csd_append(p, id, &d, v) < 0)
+		return no_memory(r);
 	p->n_csd = id;
 	return 0;
 }
@@ -986,6 +976,8 @@ static int read_end(struct reader *r, struct rec *c)
 	if (v != r->crc)
 		return corrupt(r, "checksum mismatch: END says crc32 0x%08" PRIx64
 			       ", the bytes before it give 0x%08" PRIx32, v, r->crc);
+	crc_upto(r, r->consumed);       /* END's bytes too: the whole file's */
+	p->file_crc32 = r->crc;
 	return 0;
 }
 
@@ -1058,6 +1050,251 @@ static int read_record(struct reader *r, const msgpack_object *o)
 	if (id >= UINT32_MAX)
 		return corrupt(r, "too many %s records", k->name);
 	return k->read(r, &c, (uint32_t)id) < 0 ? -1 : 0;
+}
+
+/* ---- the common records, decoded in place ---- */
+
+/*
+ * PD, CSD, PS and CSS records are nearly all of a big file. Here they are
+ * decoded straight from the unpacker's buffer into the profile, each field
+ * by its own inline copy of the decoder (so the branch on a field's width is
+ * predicted per field, not shared by all), without msgpack_object, the
+ * record dispatch or per-field calls: the reader's main cost. Only records
+ * the general path would accept, and store the same way, are taken; for
+ * anything else (another kind, a short buffer, a value of an unexpected
+ * type or out of range, ps 1) nothing is changed and the general path
+ * decodes the record again and says what is wrong.
+ */
+
+/* Bytes a record of unsigned integers may take (a csd: 1 + 12 * 9): with
+ * that many at hand they are decoded without bounds checks. */
+#define DIRECT_NEED 128
+/* Bytes still wanted after a string: the fields that may follow it. */
+#define DIRECT_AFTER_STR 32
+
+static inline __attribute__((always_inline)) bool take_uint(const unsigned char *b, size_t *pos,
+							   uint64_t *v)
+{
+	const unsigned char *q = b + *pos;
+	uint16_t h;
+	uint32_t w;
+	uint64_t d;
+
+	if (q[0] <= 0x7f) {
+		*v = q[0];
+		*pos += 1;
+		return true;
+	}
+	switch (q[0]) {
+	case 0xcc:
+		*v = q[1];
+		*pos += 2;
+		return true;
+	case 0xcd:
+		memcpy(&h, q + 1, 2);
+		*v = __builtin_bswap16(h);
+		*pos += 3;
+		return true;
+	case 0xce:
+		memcpy(&w, q + 1, 4);
+		*v = __builtin_bswap32(w);
+		*pos += 5;
+		return true;
+	case 0xcf:
+		memcpy(&d, q + 1, 8);
+		*v = __builtin_bswap64(d);
+		*pos += 9;
+		return true;
+	}
+	return false;
+}
+
+/* A reference 1 .. n (0 .. n when zero_ok). */
+static inline __attribute__((always_inline)) bool take_ref(const unsigned char *b, size_t *pos,
+							  uint32_t n, bool zero_ok, uint32_t *out)
+{
+	uint64_t v;
+
+	if (!take_uint(b, pos, &v) || v > n || (!zero_ok && v == 0))
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool take_u32(const unsigned char *b, size_t *pos,
+							  uint32_t *out)
+{
+	uint64_t v;
+
+	if (!take_uint(b, pos, &v) || v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* A string or nil, as get_opt_str() takes it (its id in *out, 0 for nil),
+ * with DIRECT_AFTER_STR bytes left after it. */
+static inline __attribute__((always_inline)) bool take_opt_str(struct reader *r,
+							      const unsigned char *b, size_t avail,
+							      size_t *pos, uint32_t *out)
+{
+	const unsigned char *q = b + *pos;
+	size_t len, h;
+
+	if (q[0] == 0xc0) {
+		*out = 0;
+		*pos += 1;
+		return true;
+	}
+	if (q[0] >= 0xa0 && q[0] <= 0xbf) {
+		len = q[0] & 0x1f;
+		h = 1;
+	} else if (q[0] == 0xd9) {
+		len = q[1];
+		h = 2;
+	} else if (q[0] == 0xda) {
+		len = (size_t)q[1] << 8 | q[2];
+		h = 3;
+	} else {
+		return false;
+	}
+	if (len + h + DIRECT_AFTER_STR > avail - *pos || memchr(q + h, '\0', len))
+		return false;
+	*out = dpa_strtab_id(r->st, (const char *)q + h, len);
+	if (!*out)
+		return false;   /* out of memory: the general path says so */
+	*pos += h + len;
+	return true;
+}
+
+/* The id of the next record of kind `tag` (order `order`), when it may come
+ * here; 0 when not. */
+static inline uint32_t next_id(struct reader *r, const unsigned char *b, size_t *pos, int tag,
+			       int order)
+{
+	uint64_t id;
+
+	if (order < r->stage || !take_uint(b, pos, &id) ||
+	    id != (uint64_t)count_of(r->p, tag) + 1 || id >= UINT32_MAX)
+		return 0;
+	return (uint32_t)id;
+}
+
+static size_t direct_pd(struct reader *r, const unsigned char *b)
+{
+	struct dpa_profile *p = r->p;
+	size_t pos = 2;
+	uint32_t id = next_id(r, b, &pos, K_PD, 4), ps;
+
+	if (!id || !take_ref(b, &pos, p->n_ps, false, &ps) ||
+	    (id >= r->cap_pd && reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), id) < 0))
+		return 0;
+	p->pd[id] = (struct dpa_pd){ .ps = ps };
+	p->n_pd = id;
+	r->stage = 4;
+	return pos;
+}
+
+static size_t direct_csd(struct reader *r, const unsigned char *b)
+{
+	struct dpa_profile *p = r->p;
+	size_t pos = 2;
+	uint32_t id = next_id(r, b, &pos, K_CSD, 5);
+	struct dpa_csd c;
+	uint64_t v[DPA_NMEASURES];
+
+	if (!id || !take_ref(b, &pos, p->n_css, false, &c.css) ||
+	    !take_ref(b, &pos, p->n_pd, false, &c.caller_pd) ||
+	    !take_ref(b, &pos, p->n_pd, false, &c.callee_pd))
+		return 0;
+#pragma GCC unroll 8
+	for (int i = 0; i < DPA_NMEASURES; i++)
+		if (!take_uint(b, &pos, &v[i]))
+			return 0;
+	if (dpa_csd_append(p, id, &c, v) < 0)
+		return 0;       /* out of memory: the general path says so */
+	p->n_csd = id;
+	r->stage = 5;
+	return pos;
+}
+
+static size_t direct_ps(struct reader *r, const unsigned char *b, size_t avail)
+{
+	struct dpa_profile *p = r->p;
+	size_t pos = 2;
+	uint32_t id = next_id(r, b, &pos, K_PS, 2), module, name, file, line;
+	uint64_t offset;
+
+	/* ps 1 (the synthetic root) has its own checks: the general path's */
+	if (id <= 1 || !take_ref(b, &pos, p->n_module, true, &module) ||
+	    !take_uint(b, &pos, &offset) || !take_opt_str(r, b, avail, &pos, &name) ||
+	    !take_opt_str(r, b, avail, &pos, &file) || !take_u32(b, &pos, &line) ||
+	    (module == 0 && !name) ||
+	    (id >= r->cap_ps && reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), id) < 0) ||
+	    dpa_src_set(p, DPA_PS_NAME, id, name) < 0 || dpa_src_set(p, DPA_PS_FILE, id, file) < 0 ||
+	    dpa_src_set(p, DPA_PS_LINE, id, line) < 0)
+		return 0;
+	memset(&p->ps[id], 0, sizeof(p->ps[id]));
+	p->ps[id].module = module;
+	p->ps[id].offset = offset;
+	p->n_ps = id;
+	r->stage = 2;
+	return pos;
+}
+
+static size_t direct_css(struct reader *r, const unsigned char *b, size_t avail)
+{
+	struct dpa_profile *p = r->p;
+	size_t pos = 2;
+	uint32_t id = next_id(r, b, &pos, K_CSS, 3), caller, module, callee, file, line, col;
+	uint64_t offset, kind;
+	struct dpa_css *s;
+
+	if (!id || !take_ref(b, &pos, p->n_ps, false, &caller) ||
+	    !take_ref(b, &pos, p->n_module, true, &module) || !take_uint(b, &pos, &offset) ||
+	    !take_uint(b, &pos, &kind) || kind >= DPA_CSS_NKINDS ||
+	    !take_ref(b, &pos, p->n_ps, true, &callee) || !take_opt_str(r, b, avail, &pos, &file) ||
+	    !take_u32(b, &pos, &line) || !take_u32(b, &pos, &col) || col >= (1u << 29) ||
+	    (id >= r->cap_css && reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), id) < 0) ||
+	    dpa_src_set(p, DPA_CSS_FILE, id, file) < 0 || dpa_src_set(p, DPA_CSS_LINE, id, line) < 0 ||
+	    dpa_src_set(p, DPA_CSS_COL, id, col) < 0)
+		return 0;
+	s = &p->css[id];
+	memset(s, 0, sizeof(*s));
+	s->caller_ps = caller;
+	s->module = module;
+	s->offset = offset;
+	s->kind = kind;
+	s->callee_ps = callee;
+	p->n_css = id;
+	r->stage = 3;
+	return pos;
+}
+
+/*
+ * Take the next record when it is one of the common kinds and lies whole in
+ * the buffer: 1 (taken, r->consumed moved on), 0 (left to next_object()).
+ */
+static int direct_record(struct reader *r)
+{
+	const unsigned char *b = (const unsigned char *)r->u.buffer + r->u.off;
+	size_t avail = r->u.used - r->u.off, size;
+
+	if (avail < DIRECT_NEED)
+		return 0;
+	switch (b[0] << 8 | b[1]) {
+	case 0x9300 | K_PD: size = direct_pd(r, b); break;
+	case 0x9c00 | K_CSD: size = direct_csd(r, b); break;
+	case 0x9700 | K_PS: size = direct_ps(r, b, avail); break;
+	case 0x9a00 | K_CSS: size = direct_css(r, b, avail); break;
+	default: return 0;
+	}
+	if (!size)
+		return 0;
+	r->obj_start = r->consumed;
+	r->u.off += size;
+	r->consumed += size;
+	return 1;
 }
 
 /* ---- after END: call lists and threads ---- */
@@ -1272,6 +1509,8 @@ static int read_all(struct reader *r)
 	if (read_header(r, &r->obj) < 0)
 		return -1;
 	for (;;) {
+		if (direct_record(r))
+			continue;
 		rc = next_object(r);
 		if (rc < 0)
 			return -1;
@@ -1327,7 +1566,7 @@ int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *
 		return -1;
 	}
 	r.file_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
-	r.crc = crc32(0, NULL, 0);
+	r.crc = 0;     /* crc32's initial value */
 	if (!msgpack_unpacker_init(&r.u, CHUNK_SIZE)) {
 		no_memory(&r);
 		close(r.fd);

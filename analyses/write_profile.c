@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <libdeflate.h>
 #include <msgpack.h>
-#include <zlib.h>
 
 #include "tempfile.h"
 
@@ -28,7 +28,7 @@ enum {
 /* The sink every packed byte goes through: the file, and the running CRC. */
 struct sink {
 	FILE *f;
-	uLong crc;
+	uint32_t crc;
 	int failed;             /* an fwrite failed; errno saved in err_no */
 	int err_no;
 };
@@ -62,7 +62,7 @@ static int sink_write(void *data, const char *buf, size_t len)
 
 	if (s->failed)
 		return -1;
-	s->crc = crc32(s->crc, (const Bytef *)buf, (uInt)len);
+	s->crc = libdeflate_crc32(s->crc, buf, len);
 	if (len && fwrite(buf, 1, len, s->f) != len) {
 		s->failed = 1;
 		s->err_no = errno ? errno : EIO;
@@ -292,7 +292,7 @@ int dpa_profile_write(const struct dpa_profile *p, const char *path, struct dpa_
 		close(fd);
 		goto cleanup;
 	}
-	s.crc = crc32(0L, Z_NULL, 0);
+	s.crc = 0;     /* crc32's initial value */
 	msgpack_packer_init(&pk, &s, sink_write);
 
 	pack_header(&pk, p);
@@ -304,7 +304,8 @@ int dpa_profile_write(const struct dpa_profile *p, const char *path, struct dpa_
 	}
 	/* END: the counts, and the CRC of everything written before it. */
 	{
-		uLong crc = s.crc;
+		uint32_t crc = s.crc;
+
 		msgpack_pack_array(&pk, 8);
 		msgpack_pack_uint32(&pk, TAG_END);
 		msgpack_pack_uint32(&pk, p->n_module);

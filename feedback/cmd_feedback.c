@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cli.h"
 #include "fb_msgpack.h"
@@ -417,28 +416,6 @@ static int job_fail(struct job *j, int status)
 	return -1;
 }
 
-/* The crc32 of a whole file; -1 with errno. */
-static int file_crc32(const char *path, uint32_t *crc)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char b[65536];
-	uLong c = crc32(0L, Z_NULL, 0);
-	size_t r;
-
-	if (!f)
-		return -1;
-	while ((r = fread(b, 1, sizeof(b), f)) > 0)
-		c = crc32(c, b, (uInt)r);
-	if (ferror(f)) {
-		fclose(f);
-		errno = EIO;
-		return -1;
-	}
-	fclose(f);
-	*crc = (uint32_t)c;
-	return 0;
-}
-
 /* The first module message of a profile without a usable progrep. */
 static const char *progrep_why(const struct dpa_progreps *s, const struct dpa_profile *p)
 {
@@ -454,7 +431,6 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 	struct dpa_profile p;
 	struct dpa_deep d;
 	struct dpa_progreps s;
-	uint32_t crc = 0;
 	bool no_pr;
 	int rc;
 
@@ -469,12 +445,6 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 	}
 	if (dpa_profile_read(&p, j->path, &j->err) < 0)
 		return job_fail(j, DP_EXIT_USAGE);
-	if (file_crc32(j->path, &crc) < 0) {
-		snprintf(j->err.msg, sizeof(j->err.msg), "%s: cannot read: %s", j->path,
-			 strerror(errno));
-		dpa_profile_release(&p);
-		return job_fail(j, DP_EXIT_USAGE);
-	}
 	dpa_profile_symbolize(&p);
 	if (dpa_deep_init(&d, &p, &j->err) < 0) {
 		dpa_profile_release(&p);
@@ -509,7 +479,7 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 	}
 	if (rc == 0 && j->fb.n_input) {
 		j->fb.input[0].path = dpa_fb_strdup(&j->fb, j->path);
-		j->fb.input[0].crc32 = crc;
+		j->fb.input[0].crc32 = p.file_crc32;
 		j->fb.input[0].has_progrep = !no_pr;
 		if (!j->fb.input[0].path)
 			rc = -1;

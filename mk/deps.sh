@@ -17,14 +17,15 @@ set -eu
 
 # ---- the packages -----------------------------------------------------------
 # build: compiler, make and pkg-config; g++ builds the GCC plugins.
-# libraries: msgpack-c and zlib (libprof's writer, analyses' reader), jansson
+# libraries: msgpack-c (Deep.data, feedback files), libdeflate (the crc32 of
+# every file the tools read and write, several times zlib's speed), jansson
 # (JSON), elfutils (symbols), libunwind, CUnit (unit tests).
 # tools: valgrind (memory checks; callgrind for the cross-check), python3 +
 # jsonschema (schema tests), dpkg-dev and what unpacks a Debian source package
 # (bzip2, xz-utils, patch): the cross-check (part of `make check`) and the
 # benchmarks build bzip2 and zlib from `apt-get source`.
 core="gcc g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
-zlib1g-dev libunwind-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
+libdeflate-dev libunwind-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
 python3-jsonschema dpkg-dev bzip2 xz-utils patch"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
 # (above); binutils has gprof, one of the profilers bench compares against.

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <msgpack.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "gen.h"
 
@@ -30,7 +30,7 @@ static void out_flush(struct out *o)
 {
 	if (!o->len)
 		return;
-	o->crc = crc32(o->crc, (const unsigned char *)o->buf, o->len);
+	o->crc = libdeflate_crc32(o->crc, o->buf, o->len);
 	if (fwrite(o->buf, 1, o->len, o->f) != o->len)
 		o->failed = true;
 	o->total += o->len;
@@ -44,7 +44,7 @@ static int out_write(void *data, const char *buf, size_t len)
 	if (o->len + len > o->cap) {
 		out_flush(o);
 		if (len > o->cap) {
-			o->crc = crc32(o->crc, (const unsigned char *)buf, len);
+			o->crc = libdeflate_crc32(o->crc, buf, len);
 			if (fwrite(buf, 1, len, o->f) != len)
 				o->failed = true;
 			o->total += len;
@@ -614,7 +614,7 @@ int dpg_write_file(const struct dpg_opts *o, const char *path, struct dpg_stats 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	g.out.crc = crc32(0, NULL, 0);
+	g.out.crc = 0;
 	msgpack_packer_init(&g.pk, &g.out, out_write);
 	rc = generate(&g, module);
 	free(g.out.buf);

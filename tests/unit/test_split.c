@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <msgpack.h>
 
@@ -306,7 +306,7 @@ static void write_with(const char *in, const char *out, const struct extra *e)
 	msgpack_sbuffer_write(&sb, buf + hdr_end, end_start - hdr_end);
 	{
 		const msgpack_object_array *a = &last.data.via.array;
-		uLong crc = crc32(0L, (const Bytef *)sb.data, (uInt)sb.size);
+		uint32_t crc = libdeflate_crc32(0, sb.data, sb.size);
 
 		CU_ASSERT_EQUAL_FATAL(a->size, 8);
 		msgpack_pack_array(&pk, 8);

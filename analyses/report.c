@@ -259,6 +259,21 @@ static int keep_row(struct dpa_report *r, struct dpa_report_section *s, struct k
 	return 0;
 }
 
+/*
+ * Before a row's costs are all computed: true (the row counted as offered)
+ * when it cannot be kept, the kept rows being a full heap and *w, whose
+ * ids and the value it is ranked by are set, no better than the worst of
+ * them. Then keep_row() need not be called.
+ */
+static bool keep_cannot_enter(const struct dpa_report *r, const struct dpa_report_section *s,
+			      struct keep *k, const struct dpa_report_row *w)
+{
+	if (!r->o.limit || s->n < r->o.limit || by_value(w, &s->row[0], (void *)r) < 0)
+		return false;
+	k->seen++;
+	return true;
+}
+
 static void keep_finish(struct dpa_report *r, struct dpa_report_section *s, const struct keep *k)
 {
 	if (!r->o.limit) {
@@ -314,6 +329,16 @@ static int top(struct dpa_report *r, struct dpa_error *err)
 		memset(&w, 0, sizeof(w));
 		w.ps = ps;
 		w.count = npd;
+		/* the value it is ranked by first: most procedures of a big
+		 * profile go no further */
+		if (r->o.total)
+			w.c.total[r->o.sort] = dpa_deep_ps_total(r->d, ps, r->o.sort);
+		else
+			w.c.own[r->o.sort] = dpa_deep_ps_own(r->d, ps, r->o.sort);
+		if (r->o.per_call)
+			w.calls = dpa_deep_ps_own(r->d, ps, DPA_CALLS);
+		if (keep_cannot_enter(r, s, &k, &w))
+			continue;
 		ps_costs(r->d, ps, &w.c);
 		w.calls = w.c.own[DPA_CALLS];
 		if (keep_row(r, s, &k, &w) < 0)

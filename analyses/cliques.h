@@ -83,6 +83,13 @@ int dpa_cliques_init(struct dpa_cliques *cl, const struct dpa_profile *p,
  * and clique k has become id n - k.
  */
 #define DPA_CLIQUE_KEY(k) (UINT32_MAX - 1 - (k))
+/* During the search: where the members of the clique with completion
+ * index k start in member[] (k + 1 gives where they end). */
+static inline uint32_t dpa_clique_walk_first(const struct dpa_cliques *cl, uint32_t k)
+{
+	return cl->first ? cl->first[k] : k;
+}
+
 typedef int (*dpa_clique_done_fn)(void *ctx, const struct dpa_cliques *cl, uint32_t k);
 int dpa_cliques_init_walk(struct dpa_cliques *cl, const struct dpa_profile *p,
 			  dpa_clique_done_fn done, void *ctx, struct dpa_error *err);

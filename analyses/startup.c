@@ -162,19 +162,30 @@ static inline uint32_t popcount64(uint64_t w)
 	return (uint32_t)((w * 0x0101010101010101ull) >> 56);
 }
 
+/* The clique with completion index k (during the search; id n - k after
+ * it) has the members cl.member[*lo .. *hi). */
+static inline void members_of_k(const struct dpa_deep *d, uint32_t k, uint32_t *lo, uint32_t *hi)
+{
+	if (d->walking) {
+		*lo = dpa_clique_walk_first(&d->cl, k);
+		*hi = dpa_clique_walk_first(&d->cl, k + 1);
+	} else {
+		*lo = dpa_clique_first(&d->cl, d->cl.n - k);
+		*hi = dpa_clique_first(&d->cl, d->cl.n - k + 1);
+	}
+}
+
 /* The total of the clique with completion index k in slot s (>= 0). */
 static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 {
 	uint64_t w = d->stored[k >> 6], bit = 1ull << (k & 63);
 	const struct dpa_profile *p = d->p;
-	uint32_t c, sum_first, sum_end;
+	uint32_t sum_first, sum_end;
 	uint64_t sum = 0;
 
 	if (w & bit)
 		return wide_get(&d->tier[s], d->stored_rank[k >> 6] + popcount64(w & (bit - 1)));
-	c = d->walking ? k : d->cl.n - k;
-	sum_first = dpa_clique_first(&d->cl, c);
-	sum_end = dpa_clique_first(&d->cl, c + 1);
+	members_of_k(d, k, &sum_first, &sum_end);
 	for (uint32_t i = sum_first; i < sum_end; i++) {
 		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
 
@@ -190,7 +201,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 	uint64_t w = d->stored[k >> 6], bit = 1ull << (k & 63);
 	const struct dpa_profile *p = d->p;
 	const uint32_t ns = d->n_slots;
-	uint32_t c;
+	uint32_t lo, hi;
 
 	if (w & bit) {
 		uint32_t i = d->stored_rank[k >> 6] + popcount64(w & (bit - 1));
@@ -201,8 +212,8 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 	}
 	for (uint32_t s = 0; s < ns; s++)
 		t[s] = 0;
-	c = d->walking ? k : d->cl.n - k;
-	for (uint32_t i = dpa_clique_first(&d->cl, c); i < dpa_clique_first(&d->cl, c + 1); i++) {
+	members_of_k(d, k, &lo, &hi);
+	for (uint32_t i = lo; i < hi; i++) {
 		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
@@ -508,7 +519,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 
 	if ((k & 63) == 0)
 		d->stored_rank[k >> 6] = d->n_stored;
-	for (uint32_t mi = cl->first[k]; mi < cl->first[k + 1]; mi++) {
+	for (uint32_t mi = dpa_clique_walk_first(cl, k); mi < dpa_clique_walk_first(cl, k + 1); mi++) {
 		const struct dpa_pd *q = &p->pd[cl->member[mi]];
 
 		n_in += dpa_pd_in_n(q);

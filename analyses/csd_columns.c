@@ -208,26 +208,65 @@ int dpa_csd_set_slow(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, ui
 	return 0;
 }
 
-/* The general case of dpa_csd_append(): reserve, then set each measure. */
+/* True when v[] (a whole csd's measures) agrees with derived column m. */
+static inline bool follows(const struct dpa_col *col, const uint64_t v[DPA_NMEASURES], int m)
+{
+	if (col->kind == DPA_COL_SAME)
+		return v[m] == v[col->a];
+	return v[m] == v[col->a] - v[col->b];   /* DIFF: wrapping, like dpa_own */
+}
+
+/*
+ * The general case of dpa_csd_append(). Every measure is set at once, so a
+ * derived column (SAME, DIFF) that this csd follows stays derived even when
+ * the columns it reads widen (dpa_csd_set() would have to store it, not
+ * knowing the derived value is about to be set to match); one this csd
+ * does not follow becomes stored first.
+ */
 static int append_slow(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
 		       const uint64_t v[DPA_NMEASURES])
 {
 	if (dpa_csd_reserve(p, id) < 0)
 		return -1;
-	for (int m = 0; m < DPA_NMEASURES; m++)
-		if (dpa_csd_set(p, id, m, v[m]) < 0)
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		const struct dpa_col *col = &p->col[m];
+
+		if ((col->kind == DPA_COL_SAME || col->kind == DPA_COL_DIFF) && !follows(col, v, m) &&
+		    materialize(p, m, v[m]) < 0)
 			return -1;
+	}
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		struct dpa_col *col = &p->col[m];
+
+		if (col->kind == DPA_COL_SAME || col->kind == DPA_COL_DIFF)
+			continue;
+		if (v[m] && width(col->kind) < width(kind_for(v[m])) && materialize(p, m, v[m]) < 0)
+			return -1;
+		raw_put(col, id, v[m]);         /* nothing for a ZERO column (v[m] is 0) */
+	}
 	p->csd[id] = *c;
 	return 0;
+}
+
+void dpa_csd_derive(struct dpa_profile *p, enum dpa_measure m, enum dpa_col_kind kind,
+		    enum dpa_measure a, enum dpa_measure b)
+{
+	if (p->csd_cap || m == a || p->col[a].kind != DPA_COL_ZERO ||
+	    (kind == DPA_COL_DIFF && (m == b || a == b || p->col[b].kind != DPA_COL_ZERO)) ||
+	    (kind != DPA_COL_SAME && kind != DPA_COL_DIFF))
+		return;
+	p->col[m] = (struct dpa_col){ .kind = kind, .a = a, .b = kind == DPA_COL_DIFF ? b : 0 };
+	refs_update(p);
 }
 
 int dpa_csd_append(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
 		   const uint64_t v[DPA_NMEASURES])
 {
-	if (id != p->csd_init || id >= p->csd_cap || p->col_refs)
+	if (id != p->csd_init || id >= p->csd_cap)
 		return append_slow(p, id, c, v);
-	/* every value fits its column (the common case): stored as is, each
-	 * measure with its own copy of the switch */
+	/* every value fits its column and follows the derived ones (the
+	 * common case): stored as is, each measure with its own copy of the
+	 * switch */
 #pragma GCC unroll 8
 	for (int m = 0; m < DPA_NMEASURES; m++) {
 		struct dpa_col *col = &p->col[m];
@@ -255,8 +294,14 @@ int dpa_csd_append(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
 		case DPA_COL_U64:
 			((uint64_t *)col->v)[id] = v[m];
 			break;
-		default:        /* SAME, DIFF: col_refs is not 0 */
-			return append_slow(p, id, c, v);
+		case DPA_COL_SAME:
+			if (v[m] != v[col->a])
+				return append_slow(p, id, c, v);
+			break;
+		case DPA_COL_DIFF:
+			if (v[m] != v[col->a] - v[col->b])
+				return append_slow(p, id, c, v);
+			break;
 		}
 	}
 	p->csd[id] = *c;
@@ -264,11 +309,22 @@ int dpa_csd_append(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
 	return 0;
 }
 
+/* The measure that measure m equals on every csd by its column's kind (m
+ * itself when none: a stored or ZERO column, a DIFF whose b is not ZERO). */
+static int equal_to(const struct dpa_profile *p, int m)
+{
+	const struct dpa_col *c = &p->col[m];
+
+	if (c->kind == DPA_COL_SAME || (c->kind == DPA_COL_DIFF && p->col[c->b].kind == DPA_COL_ZERO))
+		return c->a;
+	return m;
+}
+
 /* The largest value of measure m over ids 0 .. n-1: a plain loop over a
  * stored column (memory speed), dpa_own() for the rest. */
 static uint64_t col_max(const struct dpa_profile *p, enum dpa_measure m, size_t n)
 {
-	const struct dpa_col *c = &p->col[m];
+	const struct dpa_col *c = &p->col[equal_to(p, m)];
 	uint64_t max = 0;
 
 #define MAXLOOP(T) do { const T *v = c->v; for (size_t i = 0; i < n; i++) if (v[i] > max) max = v[i]; } while (0)
@@ -293,6 +349,8 @@ static bool col_equal(const struct dpa_profile *p, int i, int m, size_t n)
 {
 	const struct dpa_col *a = &p->col[i], *b = &p->col[m];
 
+	if (equal_to(p, i) == equal_to(p, m))
+		return true;
 	if (a->kind == b->kind && width(a->kind))
 		return !memcmp(a->v, b->v, n * width(a->kind));
 	for (size_t x = 0; x < n; x++)
@@ -318,7 +376,10 @@ void dpa_csd_pack(struct dpa_profile *p)
 		for (int j = i + 1; j < DPA_NMEASURES; j++)
 			eq[i][j] = max[i] && max[i] == max[j] && col_equal(p, i, j, n);
 	/* exits = calls - nonlocal_exits (wrapping, like dpa_own) */
-	if (max[DPA_EXITS] && max[DPA_NONLOCAL]) {
+	if (p->col[DPA_EXITS].kind == DPA_COL_DIFF && p->col[DPA_EXITS].a == DPA_CALLS &&
+	    p->col[DPA_EXITS].b == DPA_NONLOCAL) {
+		diff = max[DPA_EXITS] && max[DPA_NONLOCAL];
+	} else if (max[DPA_EXITS] && max[DPA_NONLOCAL]) {
 		diff = true;
 		for (size_t x = 1; x < n && diff; x++)
 			diff = dpa_own(p, (uint32_t)x, DPA_EXITS) ==

@@ -418,6 +418,13 @@ static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum d
  * is the next one (p->csd_init, the reader's case). Returns 0 or -1 (out of
  * memory).
  *
+ * dpa_csd_derive: before any csd is reserved, measure m is taken to be
+ * measure a (kind DPA_COL_SAME) or a - b (DPA_COL_DIFF) on every csd, a and
+ * b being ZERO still: dpa_csd_append() then stores nothing for m while the
+ * csds agree, and stores m from the first one that does not (the reader's
+ * guess for libprof's profiles: cscs = calls with clock "calls", exits =
+ * calls - nonlocal_exits in a final profile). Does nothing otherwise.
+ *
  * dpa_csd_pack: once the csds are all set (ids 1 .. p->n_csd), choose each
  * column's cheapest kind (ZERO, SAME, DIFF, narrowest width) from the data,
  * and give back capacity beyond n_csd. Never fails (a failed shrink keeps
@@ -427,6 +434,8 @@ int dpa_csd_reserve(struct dpa_profile *p, uint32_t n);
 int dpa_csd_set_slow(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v);
 int dpa_csd_append(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
 		   const uint64_t v[DPA_NMEASURES]);
+void dpa_csd_derive(struct dpa_profile *p, enum dpa_measure m, enum dpa_col_kind kind,
+		    enum dpa_measure a, enum dpa_measure b);
 void dpa_csd_pack(struct dpa_profile *p);
 
 static inline int dpa_csd_set(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v)

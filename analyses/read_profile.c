@@ -706,6 +706,11 @@ static int read_header(struct reader *r, const msgpack_object *o)
 		return corrupt(r, "'clock' is \"%.40s\", not \"calls\" or \"calls+loops\"", r->p->hdr.clock);
 	if (read_inside(r, map_get(m, "inside_samples"), map_get(m, "inside")) < 0)
 		return -1;
+	/* what libprof's csds hold, stored only if some csd says otherwise */
+	if (!strcmp(r->p->hdr.clock, "calls"))
+		dpa_csd_derive(r->p, DPA_CSCS, DPA_COL_SAME, DPA_CALLS, 0);
+	if (r->p->hdr.final)
+		dpa_csd_derive(r->p, DPA_EXITS, DPA_COL_DIFF, DPA_CALLS, DPA_NONLOCAL);
 	r->have_header = true;
 	return 0;
 }
@@ -1406,15 +1411,61 @@ static bool threads_in_order(const struct dpa_profile *p, uint32_t *th)
 	return true;
 }
 
-/* Give each pd its thread (p->pd_thread, allocated here) by a breadth-first
- * walk from every thread's root; a pd reached from two roots, or from none,
- * makes the file invalid. */
+/*
+ * The commonest case of all, decided with no memory: thread t's pds are
+ * the ids from its root up to the next thread's root (roots ascending from
+ * pd 1), every call stays inside its caller's range, and every pd but a
+ * root is called from a smaller id, so (by induction on ids) each is
+ * reached from its range's root and from no other. Then each pd's thread
+ * is its range's (thread[].first_pd) and pd_thread is not made. Needs the
+ * in call lists.
+ */
+static bool threads_by_range(struct dpa_profile *p)
+{
+	uint32_t t = 1;
+
+	if (!p->n_thread || p->thread[1].root_pd != 1)
+		return false;
+	for (uint32_t i = 2; i <= p->n_thread; i++)
+		if (p->thread[i].root_pd <= p->thread[i - 1].root_pd)
+			return false;
+	for (uint32_t q = 1; q <= p->n_pd; q++) {
+		const struct dpa_pd *pd = &p->pd[q];
+		uint32_t lo, hi;        /* thread t's range: [lo, hi) */
+		bool reached = false;
+
+		if (t < p->n_thread && q == p->thread[t + 1].root_pd)
+			t++;
+		lo = p->thread[t].root_pd;
+		hi = t < p->n_thread ? p->thread[t + 1].root_pd : p->n_pd + 1;
+		for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
+			uint32_t callee = p->csd[dpa_out_csd(p, pd->out_first + i)].callee_pd;
+
+			if (callee < lo || callee >= hi)
+				return false;
+		}
+		for (uint32_t i = 0; i < dpa_pd_in_n(pd) && !reached && q != lo; i++)
+			reached = p->csd[dpa_in_csd(p, pd->in_first + i)].caller_pd < q;
+		if (!reached && q != lo)
+			return false;
+	}
+	for (uint32_t i = 1; i <= p->n_thread; i++)
+		p->thread[i].first_pd = p->thread[i].root_pd;
+	return true;
+}
+
+/* Give each pd its thread (p->pd_thread, allocated here unless
+ * threads_by_range() finds it needless) by a breadth-first walk from every
+ * thread's root; a pd reached from two roots, or from none, makes the file
+ * invalid. */
 static int assign_threads(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
-	uint32_t *th = calloc((size_t)p->n_pd + 1, sizeof(*th)), *queue;
+	uint32_t *th, *queue;
 
-	if (!th)
+	if (threads_by_range(p))
+		return 0;
+	if (!(th = calloc((size_t)p->n_pd + 1, sizeof(*th))))
 		return no_memory(r);
 	p->pd_thread = th;
 	if (threads_in_order(p, th))
@@ -1534,7 +1585,7 @@ static int read_all(struct reader *r)
 	}
 	if (finish_arrays(r) < 0 || check_inside(r) < 0 || build_csr(r) < 0)
 		return -1;
-	if (assign_threads(r) < 0 || fill_in_csd(r) < 0)
+	if (fill_in_csd(r) < 0 || assign_threads(r) < 0)
 		return -1;
 	dpa_profile_compact(r->p);
 	return 0;

@@ -181,6 +181,72 @@ static void test_diff(void)
 	dpa_csd_release(&p);
 }
 
+/*
+ * dpa_csd_derive() + dpa_csd_append() (the reader's path): derived measures
+ * take no memory while the csds follow them, even when the measure they
+ * read widens; the first csd that does not makes that one measure stored,
+ * with every value kept.
+ */
+static void test_derive(void)
+{
+	static uint64_t want[N + 1][DPA_NMEASURES];
+	struct dpa_profile p;
+	uint64_t s = 1234567;
+
+	memset(&p, 0, sizeof(p));
+	dpa_csd_derive(&p, DPA_CSCS, DPA_COL_SAME, DPA_CALLS, 0);
+	dpa_csd_derive(&p, DPA_EXITS, DPA_COL_DIFF, DPA_CALLS, DPA_NONLOCAL);
+	dpa_csd_derive(&p, DPA_TICKS, DPA_COL_SAME, DPA_TICKS, 0);     /* itself: refused */
+	CU_ASSERT_EQUAL(p.col[DPA_CSCS].kind, DPA_COL_SAME);
+	CU_ASSERT_EQUAL(p.col[DPA_EXITS].kind, DPA_COL_DIFF);
+	CU_ASSERT_EQUAL(p.col[DPA_TICKS].kind, DPA_COL_ZERO);
+	for (uint32_t x = 1; x <= N; x++) {
+		uint64_t *v = want[x], r = next(&s);
+		struct dpa_csd c = { .css = x, .caller_pd = 1, .callee_pd = x + 1 };
+
+		v[DPA_CALLS] = x == 300 ? 70000 : 1 + r % 200;
+		v[DPA_NONLOCAL] = x >= 700 && x % 5 == 0 ? 1 : 0;
+		v[DPA_EXITS] = v[DPA_CALLS] - v[DPA_NONLOCAL] + (x == 800);
+		v[DPA_CSCS] = v[DPA_CALLS] + (x == 500);
+		v[DPA_TICKS] = r % 4;
+		v[DPA_ALLOCS] = 0;
+		v[DPA_BYTES] = x == 600 ? (uint64_t)1 << 40 : r % 300;
+		/* csd 900 comes before 899: not the next id, the general path */
+		if (x == 899)
+			continue;
+		CU_ASSERT_EQUAL_FATAL(dpa_csd_append(&p, x, &c, v), 0);
+		if (x == 900)
+			CU_ASSERT_EQUAL_FATAL(dpa_csd_append(&p, 899, &(struct dpa_csd){
+				.css = 899, .caller_pd = 1, .callee_pd = 900 }, want[899]), 0);
+		if (x == 499) {
+			/* calls widened to 32 bits at 300: the derived kept */
+			CU_ASSERT_EQUAL(p.col[DPA_CALLS].kind, DPA_COL_U32);
+			CU_ASSERT_EQUAL(p.col[DPA_CSCS].kind, DPA_COL_SAME);
+			CU_ASSERT_EQUAL(p.col[DPA_EXITS].kind, DPA_COL_DIFF);
+			CU_ASSERT_PTR_NULL(p.col[DPA_CSCS].v);
+			CU_ASSERT_PTR_NULL(p.col[DPA_EXITS].v);
+		}
+		if (x == 500)
+			CU_ASSERT_EQUAL(p.col[DPA_CSCS].kind, DPA_COL_U32);
+		if (x == 799) {
+			CU_ASSERT_EQUAL(p.col[DPA_NONLOCAL].kind, DPA_COL_U8);
+			CU_ASSERT_EQUAL(p.col[DPA_EXITS].kind, DPA_COL_DIFF);
+		}
+		if (x == 800)
+			CU_ASSERT_EQUAL(p.col[DPA_EXITS].kind, DPA_COL_U32);
+	}
+	p.n_csd = N;
+	expect_values(&p, N, want);
+	CU_ASSERT_EQUAL(p.csd[899].callee_pd, 900);
+	CU_ASSERT_EQUAL(p.csd[900].callee_pd, 901);
+	/* too late once csds exist */
+	dpa_csd_derive(&p, DPA_ALLOCS, DPA_COL_SAME, DPA_CALLS, 0);
+	CU_ASSERT_EQUAL(p.col[DPA_ALLOCS].kind, DPA_COL_ZERO);
+	dpa_csd_pack(&p);
+	expect_values(&p, N, want);
+	dpa_csd_release(&p);
+}
+
 /* Big values survive a write and a read; the reader packs. */
 static void test_write_read(void)
 {
@@ -247,4 +313,4 @@ static void test_read_gen(void)
 }
 
 DPA_TEST_SUITE(csd_columns, DPA_TEST(test_widen), DPA_TEST(test_pack), DPA_TEST(test_diff),
-	       DPA_TEST(test_write_read), DPA_TEST(test_read_gen));
+	       DPA_TEST(test_derive), DPA_TEST(test_write_read), DPA_TEST(test_read_gen));

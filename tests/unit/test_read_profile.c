@@ -15,8 +15,10 @@
 #include <msgpack.h>
 
 #include "gen.h"
+#include "build_profile.h"
 #include "profile.h"
 #include "unit.h"
+#include "write_profile.h"
 
 /* ---- helpers ---- */
 
@@ -369,6 +371,62 @@ static void test_threads(void)
 	dpa_profile_release(&p);
 }
 
+/* Write a hand-made profile (dpt_build_profile) and read it back. */
+static void built_read(struct dpa_profile *q, const char *name, uint32_t n_pd,
+		       const uint32_t *pd_ps, uint32_t n_thread, const uint32_t *roots,
+		       const struct dpt_arc *arcs, uint32_t n_arcs)
+{
+	static const char *const names[] = { "<root>", "main", "f" };
+	struct dpa_profile b;
+	struct dpa_error err;
+	const char *path = dpa_test_path(name);
+
+	dpt_build_profile(&b, n_pd, pd_ps, names, 3, n_thread, roots, arcs, n_arcs, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(dpa_profile_write(&b, path, &err), 0);
+	dpt_free_profile(&b);
+	read_ok(q, path);
+}
+
+/* Threads whose pds are not laid out the common way: the reader falls back
+ * from its no-memory check to the walks, and still gets every thread. */
+static void test_threads_layout(void)
+{
+	struct dpa_profile p;
+
+	{
+		/* thread 1: pds 1-3, pd 2 called only from pd 3 (a larger
+		 * id); thread 2: pds 4-5. Ranges still: no column. */
+		static const uint32_t pd_ps[] = { 0, 1, 3, 2, 1, 2 }, roots[] = { 1, 4 };
+		static const struct dpt_arc arcs[] = {
+			{ .caller = 1, .callee = 3, .css = 1, .calls = 1, .cscs = 1 },
+			{ .caller = 3, .callee = 2, .css = 2, .calls = 5, .cscs = 5 },
+			{ .caller = 4, .callee = 5, .css = 3, .calls = 1, .cscs = 1 },
+		};
+
+		built_read(&p, "layout1.dp", 5, pd_ps, 2, roots, arcs, 3);
+		for (uint32_t i = 1; i <= 5; i++)
+			CU_ASSERT_EQUAL(dpa_pd_thread(&p, i), i <= 3 ? 1 : 2);
+		CU_ASSERT_PTR_NULL(p.pd_thread);
+		CU_ASSERT_EQUAL(p.thread[2].first_pd, 4);
+		dpa_profile_release(&p);
+	}
+	{
+		/* thread 1's root is pd 3 (pds 3-4), thread 2's pd 1 (1-2):
+		 * the column is kept */
+		static const uint32_t pd_ps[] = { 0, 1, 2, 1, 2 }, roots[] = { 3, 1 };
+		static const struct dpt_arc arcs[] = {
+			{ .caller = 1, .callee = 2, .css = 1, .calls = 2, .cscs = 2 },
+			{ .caller = 3, .callee = 4, .css = 2, .calls = 3, .cscs = 3 },
+		};
+
+		built_read(&p, "layout2.dp", 4, pd_ps, 2, roots, arcs, 2);
+		CU_ASSERT_PTR_NOT_NULL(p.pd_thread);
+		for (uint32_t i = 1; i <= 4; i++)
+			CU_ASSERT_EQUAL(dpa_pd_thread(&p, i), i <= 2 ? 2 : 1);
+		dpa_profile_release(&p);
+	}
+}
+
 static void test_large(void)
 {
 	struct dpa_profile p;
@@ -695,6 +753,7 @@ static void test_flips(void)
 }
 
 DPA_TEST_SUITE(read_profile,
+	       DPA_TEST(test_threads_layout),
 	       DPA_TEST(test_chain_exact),
 	       DPA_TEST(test_measure_totals),
 	       DPA_TEST(test_tree_csr),

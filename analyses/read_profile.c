@@ -837,83 +837,132 @@ static int read_module(struct reader *r, struct rec *c, uint32_t id)
 	return 0;
 }
 
+/*
+ * Storing the common records, once their fields are decoded (by the
+ * general path, read_*(), or in place, direct_*()): the checks that go
+ * beyond each field's type and range, made here once for both. With
+ * `quiet` (the in-place path) a failure returns -1 with nothing said and
+ * nothing counted, and the general path then decodes the record again and
+ * says what is wrong.
+ */
+struct ps_fields {
+	uint32_t module, name, file, line;
+	uint64_t offset;
+};
+
+static int store_ps(struct reader *r, uint32_t id, const struct ps_fields *f, bool quiet)
+{
+	struct dpa_profile *p = r->p;
+
+	if (f->module == 0 && !f->name)
+		return quiet ? -1 : corrupt(r, "synthetic ps %u (module 0) has no name", id);
+	if (id == 1 && (f->module != 0 || strcmp(dpa_str(p, f->name), "<root>")))
+		return quiet ? -1 : corrupt(r, "ps 1 is not the synthetic <root> (module 0, name "
+					    "\"<root>\")");
+	if ((id >= r->cap_ps && reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), id) < 0) ||
+	    dpa_src_set(p, DPA_PS_NAME, id, f->name) < 0 ||
+	    dpa_src_set(p, DPA_PS_FILE, id, f->file) < 0 ||
+	    dpa_src_set(p, DPA_PS_LINE, id, f->line) < 0)
+		return quiet ? -1 : no_memory(r);
+	memset(&p->ps[id], 0, sizeof(p->ps[id]));
+	p->ps[id].module = f->module;
+	p->ps[id].offset = f->offset;
+	p->n_ps = id;
+	return 0;
+}
+
+struct css_fields {
+	uint32_t caller_ps, module, callee_ps, file, line, col;
+	uint64_t offset, kind;
+};
+
+static int store_css(struct reader *r, uint32_t id, const struct css_fields *f, bool quiet)
+{
+	struct dpa_profile *p = r->p;
+	struct dpa_css *s;
+
+	if (f->kind >= DPA_CSS_NKINDS)
+		return quiet ? -1 : corrupt(r, "css kind %" PRIu64 " is not one of 0..%d", f->kind,
+					    DPA_CSS_NKINDS - 1);
+	if (f->col >= (1u << 29))       /* the limit profile.h promises (struct dpa_src) */
+		return quiet ? -1 : corrupt(r, "css col %u is not below 2^29", f->col);
+	if ((id >= r->cap_css && reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), id) < 0) ||
+	    dpa_src_set(p, DPA_CSS_FILE, id, f->file) < 0 ||
+	    dpa_src_set(p, DPA_CSS_LINE, id, f->line) < 0 ||
+	    dpa_src_set(p, DPA_CSS_COL, id, f->col) < 0)
+		return quiet ? -1 : no_memory(r);
+	s = &p->css[id];
+	memset(s, 0, sizeof(*s));
+	s->caller_ps = f->caller_ps;
+	s->module = f->module;  /* n_module <= DPA_MAX_MODULES (read_module) */
+	s->offset = f->offset;
+	s->kind = f->kind;
+	s->callee_ps = f->callee_ps;
+	p->n_css = id;
+	return 0;
+}
+
+static int store_pd(struct reader *r, uint32_t id, uint32_t ps, bool quiet)
+{
+	struct dpa_profile *p = r->p;
+
+	if (id >= r->cap_pd && reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), id) < 0)
+		return quiet ? -1 : no_memory(r);
+	p->pd[id] = (struct dpa_pd){ .ps = ps };
+	p->n_pd = id;
+	return 0;
+}
+
+static int store_csd(struct reader *r, uint32_t id, const struct dpa_csd *c,
+		     const uint64_t v[DPA_NMEASURES], bool quiet)
+{
+	if (dpa_csd_append(r->p, id, c, v) < 0)
+		return quiet ? -1 : no_memory(r);
+	r->p->n_csd = id;
+	return 0;
+}
+
 static int read_ps(struct reader *r, struct rec *c, uint32_t id)
 {
 	struct dpa_profile *p = r->p;
-	struct dpa_ps *ps;
-	uint64_t offset = 0;
-	uint32_t name = 0, file = 0, line = 0;
+	struct ps_fields f = { 0 };
 
-	if (reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*ps), id) < 0)
+	if (get_ref(c, 2, "module", p->n_module, "modules", true, &f.module) < 0 ||
+	    get_u64(c, 3, "offset", &f.offset) < 0 ||
+	    get_opt_str(c, 4, "name", &f.name) < 0 ||
+	    get_opt_str(c, 5, "file", &f.file) < 0 ||
+	    get_u32(c, 6, "line", &f.line) < 0)
 		return -1;
-	ps = &p->ps[id];
-	memset(ps, 0, sizeof(*ps));
-	if (get_ref(c, 2, "module", p->n_module, "modules", true, &ps->module) < 0 ||
-	    get_u64(c, 3, "offset", &offset) < 0 ||
-	    get_opt_str(c, 4, "name", &name) < 0 ||
-	    get_opt_str(c, 5, "file", &file) < 0 ||
-	    get_u32(c, 6, "line", &line) < 0)
-		return -1;
-	ps->offset = offset;
-	if (ps->module == 0 && !name)
-		return corrupt(r, "synthetic ps %u (module 0) has no name", id);
-	if (id == 1 && (ps->module != 0 || strcmp(dpa_str(p, name), "<root>")))
-		return corrupt(r, "ps 1 is not the synthetic <root> (module 0, name \"<root>\")");
-	if (dpa_src_set(p, DPA_PS_NAME, id, name) < 0 || dpa_src_set(p, DPA_PS_FILE, id, file) < 0 ||
-	    dpa_src_set(p, DPA_PS_LINE, id, line) < 0)
-		return no_memory(r);
-	p->n_ps = id;
-	return 0;
+	return store_ps(r, id, &f, false);
 }
 
 static int read_css(struct reader *r, struct rec *c, uint32_t id)
 {
 	struct dpa_profile *p = r->p;
-	struct dpa_css *s;
-	uint64_t kind = 0, offset = 0;
-	uint32_t module = 0, file = 0, line = 0, col = 0;
+	struct css_fields f = { 0 };
 
-	if (reserve(r, (void **)&p->css, &r->cap_css, sizeof(*s), id) < 0)
+	if (get_ref(c, 2, "caller_ps", p->n_ps, "ps", false, &f.caller_ps) < 0 ||
+	    get_ref(c, 3, "module", p->n_module, "modules", true, &f.module) < 0 ||
+	    get_u64(c, 4, "offset", &f.offset) < 0 ||
+	    get_u64(c, 5, "kind", &f.kind) < 0)
 		return -1;
-	s = &p->css[id];
-	memset(s, 0, sizeof(*s));
-	if (get_ref(c, 2, "caller_ps", p->n_ps, "ps", false, &s->caller_ps) < 0 ||
-	    get_ref(c, 3, "module", p->n_module, "modules", true, &module) < 0 ||
-	    get_u64(c, 4, "offset", &offset) < 0 ||
-	    get_u64(c, 5, "kind", &kind) < 0)
+	if (f.kind >= DPA_CSS_NKINDS)   /* said before the later fields' errors */
+		return store_css(r, id, &f, false);
+	if (get_ref(c, 6, "callee_ps", p->n_ps, "ps", true, &f.callee_ps) < 0 ||
+	    get_opt_str(c, 7, "file", &f.file) < 0 ||
+	    get_u32(c, 8, "line", &f.line) < 0 ||
+	    get_u32(c, 9, "col", &f.col) < 0)
 		return -1;
-	s->module = module;     /* n_module <= DPA_MAX_MODULES (read_module) */
-	s->offset = offset;
-	if (kind >= DPA_CSS_NKINDS)
-		return corrupt(r, "css kind %" PRIu64 " is not one of 0..%d", kind, DPA_CSS_NKINDS - 1);
-	s->kind = kind;
-	if (get_ref(c, 6, "callee_ps", p->n_ps, "ps", true, &s->callee_ps) < 0 ||
-	    get_opt_str(c, 7, "file", &file) < 0 ||
-	    get_u32(c, 8, "line", &line) < 0 ||
-	    get_u32(c, 9, "col", &col) < 0)
-		return -1;
-	if (col >= (1u << 29))  /* the limit profile.h promises (struct dpa_src) */
-		return corrupt(r, "css col %u is not below 2^29", col);
-	if (dpa_src_set(p, DPA_CSS_FILE, id, file) < 0 || dpa_src_set(p, DPA_CSS_LINE, id, line) < 0 ||
-	    dpa_src_set(p, DPA_CSS_COL, id, col) < 0)
-		return no_memory(r);
-	p->n_css = id;
-	return 0;
+	return store_css(r, id, &f, false);
 }
 
 static int read_pd(struct reader *r, struct rec *c, uint32_t id)
 {
-	struct dpa_profile *p = r->p;
-	struct dpa_pd *pd;
+	uint32_t ps;
 
-	if (reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*pd), id) < 0)
+	if (get_ref(c, 2, "ps", r->p->n_ps, "ps", false, &ps) < 0)
 		return -1;
-	pd = &p->pd[id];
-	memset(pd, 0, sizeof(*pd));
-	if (get_ref(c, 2, "ps", p->n_ps, "ps", false, &pd->ps) < 0)
-		return -1;
-	p->n_pd = id;
-	return 0;
+	return store_pd(r, id, ps, false);
 }
 
 static int read_csd(struct reader *r, struct rec *c, uint32_t id)
@@ -929,10 +978,7 @@ static int read_csd(struct reader *r, struct rec *c, uint32_t id)
 	for (int i = 0; i < DPA_NMEASURES; i++)
 		if (get_u64(c, 5 + i, dpa_measure_name(i), &v[i]) < 0)
 			return -1;
-	if (dpa_csd_append(p, id, &d, v) < 0)
-		return no_memory(r);
-	p->n_csd = id;
-	return 0;
+	return store_csd(r, id, &d, v, false);
 }
 
 static int read_thread(struct reader *r, struct rec *c, uint32_t id)
@@ -1187,15 +1233,11 @@ static inline uint32_t next_id(struct reader *r, const unsigned char *b, size_t 
 
 static size_t direct_pd(struct reader *r, const unsigned char *b)
 {
-	struct dpa_profile *p = r->p;
 	size_t pos = 2;
 	uint32_t id = next_id(r, b, &pos, K_PD, 4), ps;
 
-	if (!id || !take_ref(b, &pos, p->n_ps, false, &ps) ||
-	    (id >= r->cap_pd && reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), id) < 0))
+	if (!id || !take_ref(b, &pos, r->p->n_ps, false, &ps) || store_pd(r, id, ps, true) < 0)
 		return 0;
-	p->pd[id] = (struct dpa_pd){ .ps = ps };
-	p->n_pd = id;
 	r->stage = 4;
 	return pos;
 }
@@ -1216,62 +1258,40 @@ static size_t direct_csd(struct reader *r, const unsigned char *b)
 	for (int i = 0; i < DPA_NMEASURES; i++)
 		if (!take_uint(b, &pos, &v[i]))
 			return 0;
-	if (dpa_csd_append(p, id, &c, v) < 0)
-		return 0;       /* out of memory: the general path says so */
-	p->n_csd = id;
+	if (store_csd(r, id, &c, v, true) < 0)
+		return 0;
 	r->stage = 5;
 	return pos;
 }
 
 static size_t direct_ps(struct reader *r, const unsigned char *b, size_t avail)
 {
-	struct dpa_profile *p = r->p;
 	size_t pos = 2;
-	uint32_t id = next_id(r, b, &pos, K_PS, 2), module, name, file, line;
-	uint64_t offset;
+	uint32_t id = next_id(r, b, &pos, K_PS, 2);
+	struct ps_fields f;
 
-	/* ps 1 (the synthetic root) has its own checks: the general path's */
-	if (id <= 1 || !take_ref(b, &pos, p->n_module, true, &module) ||
-	    !take_uint(b, &pos, &offset) || !take_opt_str(r, b, avail, &pos, &name) ||
-	    !take_opt_str(r, b, avail, &pos, &file) || !take_u32(b, &pos, &line) ||
-	    (module == 0 && !name) ||
-	    (id >= r->cap_ps && reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), id) < 0) ||
-	    dpa_src_set(p, DPA_PS_NAME, id, name) < 0 || dpa_src_set(p, DPA_PS_FILE, id, file) < 0 ||
-	    dpa_src_set(p, DPA_PS_LINE, id, line) < 0)
+	if (!id || !take_ref(b, &pos, r->p->n_module, true, &f.module) ||
+	    !take_uint(b, &pos, &f.offset) || !take_opt_str(r, b, avail, &pos, &f.name) ||
+	    !take_opt_str(r, b, avail, &pos, &f.file) || !take_u32(b, &pos, &f.line) ||
+	    store_ps(r, id, &f, true) < 0)
 		return 0;
-	memset(&p->ps[id], 0, sizeof(p->ps[id]));
-	p->ps[id].module = module;
-	p->ps[id].offset = offset;
-	p->n_ps = id;
 	r->stage = 2;
 	return pos;
 }
 
 static size_t direct_css(struct reader *r, const unsigned char *b, size_t avail)
 {
-	struct dpa_profile *p = r->p;
+	const struct dpa_profile *p = r->p;
 	size_t pos = 2;
-	uint32_t id = next_id(r, b, &pos, K_CSS, 3), caller, module, callee, file, line, col;
-	uint64_t offset, kind;
-	struct dpa_css *s;
+	uint32_t id = next_id(r, b, &pos, K_CSS, 3);
+	struct css_fields f;
 
-	if (!id || !take_ref(b, &pos, p->n_ps, false, &caller) ||
-	    !take_ref(b, &pos, p->n_module, true, &module) || !take_uint(b, &pos, &offset) ||
-	    !take_uint(b, &pos, &kind) || kind >= DPA_CSS_NKINDS ||
-	    !take_ref(b, &pos, p->n_ps, true, &callee) || !take_opt_str(r, b, avail, &pos, &file) ||
-	    !take_u32(b, &pos, &line) || !take_u32(b, &pos, &col) || col >= (1u << 29) ||
-	    (id >= r->cap_css && reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), id) < 0) ||
-	    dpa_src_set(p, DPA_CSS_FILE, id, file) < 0 || dpa_src_set(p, DPA_CSS_LINE, id, line) < 0 ||
-	    dpa_src_set(p, DPA_CSS_COL, id, col) < 0)
+	if (!id || !take_ref(b, &pos, p->n_ps, false, &f.caller_ps) ||
+	    !take_ref(b, &pos, p->n_module, true, &f.module) || !take_uint(b, &pos, &f.offset) ||
+	    !take_uint(b, &pos, &f.kind) || !take_ref(b, &pos, p->n_ps, true, &f.callee_ps) ||
+	    !take_opt_str(r, b, avail, &pos, &f.file) || !take_u32(b, &pos, &f.line) ||
+	    !take_u32(b, &pos, &f.col) || store_css(r, id, &f, true) < 0)
 		return 0;
-	s = &p->css[id];
-	memset(s, 0, sizeof(*s));
-	s->caller_ps = caller;
-	s->module = module;
-	s->offset = offset;
-	s->kind = kind;
-	s->callee_ps = callee;
-	p->n_css = id;
 	r->stage = 3;
 	return pos;
 }

@@ -14,7 +14,6 @@ stderr with exit 2. Last line: "html: N passed, N failed".
 usage: run.py --build BUILD [--cc CC] [--cflags FLAGS] [TEST...]
 Part of deepprof's tests. MIT licence.
 """
-import argparse
 import glob
 import html
 import html.entities
@@ -25,7 +24,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import dptest  # noqa: E402  (tests/lib: the runner loop and tally)
@@ -623,25 +621,10 @@ TESTS = [t_page_proc, t_page_units, t_page_summary, t_page_escape, t_page_every_
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--cc", default="gcc")
-    ap.add_argument("--cflags", default="")
-    ap.add_argument("tests", nargs="*")
-    a = ap.parse_args()
-    T = dptest.Tally("html")
-    try:
-        s = Suite(a)
-    except Exception as e:
-        T.abort("cannot start: %s" % e)
-    dptest.run_each(T, [(t.__name__, lambda t=t: t(s)) for t in TESTS
-                        if dptest.selected(t.__name__, a.tests)], fail=Fail)
+    a, T, s = dptest.suite_start("html", Suite)
+    dptest.run_tests(T, s, TESTS, a.tests, fail=Fail)
     if not a.tests or "bad" in a.tests:
-        try:
-            cases = bad_cases(s)
-        except Exception:
-            T.result(False, "bad-option setup", traceback.format_exc().strip())
-            cases = []
+        cases = dptest.setup(T, "bad-option", lambda: bad_cases(s))
         dptest.run_each(T, [("bad: " + label, lambda args=args, want=want: run_bad(s, args, want))
                             for label, args, want in cases], fail=Fail)
     return T.end()

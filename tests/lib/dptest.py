@@ -6,6 +6,7 @@ Stdlib only. A suite's run.py puts this directory on sys.path.
 Part of deepprof's tests. MIT licence.
 """
 
+import argparse
 import glob
 import importlib.util
 import os
@@ -89,6 +90,40 @@ def run_each(tally, tests, fail=(), show_ok=True, tag="", timed=False):
         else:
             tally.result(True, name + tag, show_ok=show_ok,
                          seconds=time.time() - t0 if timed else None)
+
+
+def suite_start(name, make_suite):
+    """The start of a suite run as `run.py [--build DIR] [--cc CC] [--cflags F]
+    [TEST...]`: its arguments, its tally, and make_suite(args), whose
+    failure stops the suite."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--cc", default="gcc")
+    ap.add_argument("--cflags", default="")
+    ap.add_argument("tests", nargs="*")
+    a = ap.parse_args()
+    T = Tally(name)
+    try:
+        s = make_suite(a)
+    except Exception as e:
+        T.abort("cannot start: %s" % e)
+    return a, T, s
+
+
+def run_tests(tally, suite, tests, only, fail=()):
+    """run_each() over test functions taking the suite, those selected by only."""
+    run_each(tally, [(t.__name__, lambda t=t: t(suite)) for t in tests
+                     if selected(t.__name__, only)], fail=fail)
+
+
+def setup(tally, what, make):
+    """make() (the setup of a group of cases), or [] with its crash counted
+    as one failed "<what> setup"."""
+    try:
+        return make()
+    except Exception:
+        tally.result(False, what + " setup", traceback.format_exc().strip())
+        return []
 
 
 def selected(name, only):

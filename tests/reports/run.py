@@ -12,7 +12,6 @@ stdout, no crash). Last line: "reports: N passed, N failed".
 usage: run.py --build BUILD [--cc CC] [--cflags FLAGS] [TEST...]
 Part of deepprof's tests. MIT licence.
 """
-import argparse
 import json
 import math
 import os
@@ -20,7 +19,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import traceback
 
 import jsonschema
 
@@ -662,25 +660,10 @@ TESTS = [t_straight, t_loops, t_fib, t_mutual, t_fnptr, t_qsort, t_threads, t_al
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--cc", default="gcc")
-    ap.add_argument("--cflags", default="")
-    ap.add_argument("tests", nargs="*")
-    a = ap.parse_args()
-    T = dptest.Tally("reports")
-    try:
-        s = Suite(a)
-    except Exception as e:
-        T.abort("cannot start: %s" % e)
-    dptest.run_each(T, [(t.__name__, lambda t=t: t(s)) for t in TESTS
-                        if dptest.selected(t.__name__, a.tests)], fail=Fail)
+    a, T, s = dptest.suite_start("reports", Suite)
+    dptest.run_tests(T, s, TESTS, a.tests, fail=Fail)
     if not a.tests or "bad" in a.tests:
-        try:
-            cases = bad_cases(s)
-        except Exception:
-            T.result(False, "bad-input setup", traceback.format_exc().strip())
-            cases = []
+        cases = dptest.setup(T, "bad-input", lambda: bad_cases(s))
 
         def bad(label, args, path):
             msg = run_bad(s, label, args, path)

@@ -463,6 +463,7 @@ static void proc(struct build *b)
 		cost_cells(b, w, false);
 		ps_cells(b, w->other_ps);
 	}
+	ranked_total(b, ctx);
 
 	table(b, "call_sites", "Call sites and their callees", false);
 	css_cols(b);
@@ -480,6 +481,7 @@ static void proc(struct build *b)
 		put_b(b, w->internal);
 		ps_cells(b, w->other_ps);
 	}
+	ranked_total(b, sites);
 }
 
 static void clique_ident_cols(struct build *b)
@@ -611,6 +613,7 @@ static void site(struct build *b)
 		put_b(b, s->row[i].internal);
 		ps_cells(b, s->row[i].other_ps);
 	}
+	ranked_total(b, s);
 }
 
 static void callers(struct build *b)

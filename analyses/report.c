@@ -157,6 +157,8 @@ static int by_value(const void *x, const void *y, void *ctx)
 		return a->pd < b->pd ? -1 : 1;
 	if (a->csd != b->csd)
 		return a->csd < b->csd ? -1 : 1;
+	if (a->other_ps != b->other_ps)
+		return a->other_ps < b->other_ps ? -1 : 1;
 	return a->label && b->label ? strcmp(a->label, b->label) : 0;
 }
 
@@ -191,7 +193,7 @@ static void rank(struct dpa_report *r, struct dpa_report_section *s)
  * (a procedure each; a clique's call sites and children): with a limit, s
  * holds only the rows rank() would keep, as a heap whose root is the worst
  * of them, so memory is O(limit), not O(rows). Rows must differ in
- * by_value() (by ps, css, clique, pd or csd).
+ * by_value() (by ps, css, clique, pd, csd or other_ps).
  * keep_row() offers *w (copied); keep_finish() sorts what is kept.
  */
 struct keep {
@@ -386,35 +388,45 @@ static int site_key_cmp(const void *x, const void *y)
 	return a->csd < b->csd ? -1 : a->csd > b->csd;
 }
 
-/* Group the csds keys[0..n) (sorted) by (css, callee ps) into rows of s. */
+/* Group the csds keys[0..n) (sorted) by (css, callee ps) into rows of s,
+ * ranked and cut like top's (one indirect site may reach millions of
+ * procedures). */
 static int group_sites(struct dpa_report *r, struct dpa_report_section *s,
 		       const struct site_key *keys, uint32_t n, struct dpa_error *err)
 {
 	const struct dpa_profile *p = r->p;
-	struct dpa_report_row *w = NULL;
+	struct dpa_report_row w;
+	struct keep k;
+	bool open = false;
 
+	keep_init(r, &k);
 	for (uint32_t i = 0; i < n; i++) {
 		struct dpa_report_costs c;
 		uint32_t x = keys[i].csd;
 
-		if (!w || w->css != keys[i].css || w->other_ps != keys[i].callee_ps) {
-			if (!(w = add_row(s)))
+		if (!open || w.css != keys[i].css || w.other_ps != keys[i].callee_ps) {
+			if (open && keep_row(r, s, &k, &w) < 0)
 				return oom(r, err);
-			w->css = keys[i].css;
-			w->ps = p->css[keys[i].css].caller_ps;
-			w->other_ps = keys[i].callee_ps;
-			w->csd = x;
-			w->internal = true;
+			memset(&w, 0, sizeof(w));
+			w.css = keys[i].css;
+			w.ps = p->css[keys[i].css].caller_ps;
+			w.other_ps = keys[i].callee_ps;
+			w.csd = x;
+			w.internal = true;
+			open = true;
 		}
 		csd_costs(r->d, x, &c);
-		add_costs(&w->c, &c);
-		w->calls += c.own[DPA_CALLS];
-		w->count++;
+		add_costs(&w.c, &c);
+		w.calls += c.own[DPA_CALLS];
+		w.count++;
 		if (!dpa_csd_internal(&r->d->cl, p, x))
-			w->internal = false;
-		if (w->count > 1)
-			w->csd = 0;
+			w.internal = false;
+		if (w.count > 1)
+			w.csd = 0;
 	}
+	if (open && keep_row(r, s, &k, &w) < 0)
+		return oom(r, err);
+	keep_finish(r, s, &k);
 	return 0;
 }
 
@@ -426,6 +438,7 @@ static int proc(struct dpa_report *r, struct dpa_error *err)
 	const struct dpa_profile *p = r->p;
 	struct dpa_report_section *ctx, *sites;
 	struct site_key *keys = NULL;
+	struct keep kc;
 	uint32_t nk = 0;
 	bool *mark = mark_procs(r, err);
 
@@ -440,21 +453,24 @@ static int proc(struct dpa_report *r, struct dpa_error *err)
 	r->self.ps = r->procs[0];
 	r->self.calls = r->self.c.own[DPA_CALLS];
 	ctx = new_section(r, "contexts");
+	keep_init(r, &kc);
 	for (uint32_t k = 1; k <= p->n_pd; k++) {
-		struct dpa_report_row *w;
+		struct dpa_report_row w;
 
 		if (!mark[p->pd[k].ps])
 			continue;
-		if (!(w = add_row(ctx)))
+		memset(&w, 0, sizeof(w));
+		w.pd = k;
+		w.ps = p->pd[k].ps;
+		w.clique = dpa_clique_of(&r->d->cl, k);
+		w.other_ps = main_caller(r->d, k);
+		pd_costs(r->d, k, &w.c);
+		w.calls = w.c.own[DPA_CALLS];
+		if (keep_row(r, ctx, &kc, &w) < 0)
 			goto fail;
-		w->pd = k;
-		w->ps = p->pd[k].ps;
-		w->clique = dpa_clique_of(&r->d->cl, k);
-		w->other_ps = main_caller(r->d, k);
-		pd_costs(r->d, k, &w->c);
-		w->calls = w->c.own[DPA_CALLS];
 		r->self.count++;
 	}
+	keep_finish(r, ctx, &kc);
 	sites = new_section(r, "call_sites");
 	keys = malloc(((size_t)p->n_csd + 1) * sizeof(*keys));
 	if (!keys)

@@ -306,15 +306,22 @@ def t_fnptr(s):
     pr = s.json(p, "proc", "main")
     sites = {w["css"] for w in pr["call_sites"]}
     rows = [(w["callee_name"], w["calls"]) for w in pr["call_sites"]]
-    eq(rows, [("f1", 1), ("f2", 2), ("f3", 3)], "main's sites")
+    eq(rows, [("f3", 3), ("f2", 2), ("f1", 1)], "main's sites, ranked")
     eq(len(sites), 1, "one site")
     st = s.json(p, "site", str(sites.pop()))
     eq([(w["callee_name"], w["calls"], w["contexts"]) for w in st["callees"]],
-       [("f1", 1, 1), ("f2", 2, 1), ("f3", 3, 1)], "callees of the site")
+       [("f3", 3, 1), ("f2", 2, 1), ("f1", 1, 1)], "callees of the site, ranked")
     eq((st["site"]["calls"], st["site"]["caller_name"], st["site"]["static_callee"]),
        (6, "main", None), "site")
     t = body(s.text(p, "site", str(st["site"]["css"])))
     check("Callees (3)" in t, "text: 'Callees (3)' in %r" % t)
+    # cut to the limit like every ranked section, and said so
+    lim = s.json(p, "site", str(st["site"]["css"]), "--limit=2")
+    eq(([w["callee_name"] for w in lim["callees"]], lim["rows"]["callees"]),
+       (["f3", "f2"], {"shown": 2, "total": 3}), "callees cut to --limit=2")
+    pl = s.json(p, "proc", "main", "--limit=1")
+    eq(([w["callee_name"] for w in pl["call_sites"]], pl["rows"]["call_sites"]),
+       (["f3"], {"shown": 1, "total": 3}), "main's sites cut to --limit=1")
 
 
 def t_qsort(s):

@@ -4,6 +4,7 @@
  * also as nanoseconds (key + "_ns" = ticks × ns_per_tick).
  * Part of deepprof's analyses library. MIT licence.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,52 +76,96 @@ static json_t *options_json(const struct dpa_display *dp)
 			 "by", dpa_report_group_name(o->group));
 }
 
+/*
+ * The document is written a value at a time, never whole: a report of
+ * 10^7 rows built as one jansson tree took 24 GB. The text is what
+ * json_dumpf(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | ...) of the whole
+ * tree would print: each value is dumped alone and its lines indented by
+ * its depth.
+ */
+#define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+
+/* Print v (consumed; NULL: out of memory) as a value `depth` levels down. */
+static int put_value(FILE *f, json_t *v, int depth)
+{
+	char *s = v ? json_dumps(v, DUMP_FLAGS | JSON_ENCODE_ANY) : NULL;
+
+	json_decref(v);
+	if (!s)
+		return -1;
+	for (const char *c = s; *c; c++) {
+		fputc_unlocked(*c, f);
+		if (*c == '\n')
+			for (int i = 0; i < depth; i++)
+				fputc_unlocked(' ', f);
+	}
+	free(s);
+	return 0;
+}
+
+/* Print the member "key": v of the top-level object (the first one
+ * without the comma before it). */
+static int put_member(FILE *f, bool *first, const char *key, json_t *v)
+{
+	fprintf(f, "%s\n \"%s\": ", *first ? "" : ",", key);
+	*first = false;
+	return put_value(f, v, 1);
+}
+
+/* A table of rows as the array member t->name, a row at a time. */
+static int put_rows(FILE *f, const struct dpa_display *dp, const struct dpa_table *t, bool *first)
+{
+	fprintf(f, "%s\n \"%s\": [", *first ? "" : ",", t->name);
+	*first = false;
+	for (uint32_t r = 0; r < t->nrows; r++) {
+		fputs(r ? ",\n  " : "\n  ", f);
+		if (put_value(f, row_json(dp, t, r), 2) < 0)
+			return -1;
+	}
+	fputs(t->nrows ? "\n ]" : "]", f);
+	return 0;
+}
+
 int dpa_render_json(const struct dpa_display *dp, FILE *f)
 {
-	json_t *doc = json_object(), *counts = json_object();
+	json_t *counts = json_object();
+	bool first = true;
 	int rc = -1;
 
-	if (!doc || !counts)
-		goto out;
-	if (json_object_set_new(doc, "version", json_integer(REPORT_JSON_VERSION)) < 0 ||
-	    json_object_set_new(doc, "report", dpa_json_string(dp->report)) < 0 ||
-	    json_object_set_new(doc, "title", dpa_json_string(dp->title)) < 0 ||
-	    json_object_set_new(doc, "file", dpa_json_string(dp->file)) < 0 ||
-	    json_object_set_new(doc, "program", dpa_json_string(dp->program)) < 0 ||
-	    json_object_set_new(doc, "ns_per_tick", json_real(dp->ns_per_tick)) < 0 ||
-	    json_object_set_new(doc, "options", options_json(dp)) < 0)
+	if (!counts)
+		return -1;
+	fputc('{', f);
+	if (put_member(f, &first, "version", json_integer(REPORT_JSON_VERSION)) < 0 ||
+	    put_member(f, &first, "report", dpa_json_string(dp->report)) < 0 ||
+	    put_member(f, &first, "title", dpa_json_string(dp->title)) < 0 ||
+	    put_member(f, &first, "file", dpa_json_string(dp->file)) < 0 ||
+	    put_member(f, &first, "program", dpa_json_string(dp->program)) < 0 ||
+	    put_member(f, &first, "ns_per_tick", json_real(dp->ns_per_tick)) < 0 ||
+	    put_member(f, &first, "options", options_json(dp)) < 0)
 		goto out;
 	for (int i = 0; i < dp->ntab; i++) {
 		const struct dpa_table *t = &dp->tab[i];
-		json_t *v;
 
 		if (t->vertical) {
-			v = t->nrows ? row_json(dp, t, 0) : json_object();
-		} else {
-			v = json_array();
-			for (uint32_t r = 0; v && r < t->nrows; r++)
-				if (json_array_append_new(v, row_json(dp, t, r)) < 0) {
-					json_decref(v);
-					v = NULL;
-				}
-			if (json_object_set_new(counts, t->name,
-						json_pack("{s:I, s:I}", "shown", (json_int_t)t->nrows,
-							  "total", (json_int_t)(t->total_rows > t->nrows
-										? t->total_rows
-										: t->nrows))) < 0)
+			if (put_member(f, &first, t->name,
+				       t->nrows ? row_json(dp, t, 0) : json_object()) < 0)
 				goto out;
+			continue;
 		}
-		if (!v || json_object_set_new(doc, t->name, v) < 0)
+		if (put_rows(f, dp, t, &first) < 0 ||
+		    json_object_set_new(counts, t->name,
+					json_pack("{s:I, s:I}", "shown", (json_int_t)t->nrows,
+						  "total", (json_int_t)(t->total_rows > t->nrows
+									? t->total_rows
+									: t->nrows))) < 0)
 			goto out;
 	}
-	if (json_object_set(doc, "rows", counts) < 0)
+	json_incref(counts);
+	if (put_member(f, &first, "rows", counts) < 0)
 		goto out;
-	if (json_dumpf(doc, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) < 0)
-		goto out;
-	fputc('\n', f);
+	fputs("\n}\n", f);
 	rc = ferror(f) ? -1 : 0;
 out:
 	json_decref(counts);
-	json_decref(doc);
 	return rc;
 }

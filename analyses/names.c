@@ -131,10 +131,20 @@ static uint32_t match(const struct dpa_profile *p, const char *name, const char 
 	uint32_t nv = 0;
 
 	*ambiguous = false;
-	for (uint32_t k = 1; k <= p->n_ps; k++) {
-		const char *nm = dpa_src_get(p, DPA_PS_NAME, k) ? dpa_src_str(p, DPA_PS_NAME, k)
-				 : dpa_ps_name(p, k);
+	/* a procedure without a name is known by its address ("0x..."
+	 * dpa_addr_name()), made only when the name asked for is one: making
+	 * it interns a string, for every such procedure */
+	bool addr = name[0] == '0' && name[1] == 'x';
 
+	for (uint32_t k = 1; k <= p->n_ps; k++) {
+		const char *nm;
+
+		if (dpa_src_get(p, DPA_PS_NAME, k))
+			nm = dpa_src_str(p, DPA_PS_NAME, k);
+		else if (addr)
+			nm = dpa_ps_name(p, k);
+		else
+			continue;
 		if (strcmp(nm, name))
 			continue;
 		if (file && !file_matches(dpa_src_str(p, DPA_PS_FILE, k), file, flen))

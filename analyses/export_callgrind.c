@@ -311,6 +311,7 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 	struct arcs as = { 0 };
 	uint8_t *outer = NULL, *used = NULL, *ob_done = NULL, *fl_done = NULL, *fn_done = NULL;
 	uint64_t npt = dpa_export_ns_per_tick(p), total[NBASE] = { 0 }, scaled;
+	char name[DPA_ADDR_NAME_MAX];
 	int ev[DPA_XM_N], nev = 0;
 	const char *why = "out of memory";
 	uint32_t ai = 0;
@@ -412,7 +413,7 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 		fputc_unlocked('\n', out);
 		put_name(out, "ob", ob_done, ob_id(p, ps), ps_object(p, ps));
 		put_name(out, "fl", fl_done, ps, ps_file(p, ps));
-		put_name(out, "fn", fn_done, ps, dpa_ps_name(p, ps));
+		put_name(out, "fn", fn_done, ps, dpa_ps_name_buf(p, ps, name));
 		put_u64(out, dpa_src_get(p, DPA_PS_LINE, ps));
 		put_costs(out, ev, self, npt);
 		while (ai < as.n && as.a[ai].caller < ps)
@@ -422,7 +423,7 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 
 			put_name(out, "cob", ob_done, ob_id(p, a->callee), ps_object(p, a->callee));
 			put_name(out, "cfi", fl_done, a->callee, ps_file(p, a->callee));
-			put_name(out, "cfn", fn_done, a->callee, dpa_ps_name(p, a->callee));
+			put_name(out, "cfn", fn_done, a->callee, dpa_ps_name_buf(p, a->callee, name));
 			put_str(out, "calls=");
 			put_u64(out, a->calls);
 			fputc_unlocked(' ', out);

@@ -50,22 +50,30 @@ const char *dpa_basename(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-const char *dpa_addr_name(const struct dpa_profile *p, uint32_t module, uint64_t offset)
+/* The address name into buf (DPA_ADDR_NAME_MAX bytes): its length, or -1. */
+static int addr_name(const struct dpa_profile *p, uint32_t module, uint64_t offset, char *buf)
 {
-	struct dpa_profile *mp = (struct dpa_profile *)p;  /* only the string table changes */
-	char buf[64 + 256];
-	const char *s;
 	int n;
 
 	if (module >= 1 && module <= p->n_module)
-		n = snprintf(buf, sizeof(buf), "0x%" PRIx64 " in %.255s", offset,
+		n = snprintf(buf, DPA_ADDR_NAME_MAX, "0x%" PRIx64 " in %.255s", offset,
 			     dpa_basename(p->module[module].path));
 	else
-		n = snprintf(buf, sizeof(buf), "0x%" PRIx64, offset);
+		n = snprintf(buf, DPA_ADDR_NAME_MAX, "0x%" PRIx64, offset);
+	if (n < 0)
+		return -1;
+	return (size_t)n >= DPA_ADDR_NAME_MAX ? DPA_ADDR_NAME_MAX - 1 : n;
+}
+
+const char *dpa_addr_name(const struct dpa_profile *p, uint32_t module, uint64_t offset)
+{
+	struct dpa_profile *mp = (struct dpa_profile *)p;  /* only the string table changes */
+	char buf[DPA_ADDR_NAME_MAX];
+	const char *s;
+	int n = addr_name(p, module, offset, buf);
+
 	if (n < 0)
 		return "?";
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
 	if (!mp->strings && !(mp->strings = dpa_strtab_new()))
 		return "?";
 	s = dpa_strtab_intern(mp->strings, buf, n);
@@ -84,6 +92,15 @@ uint32_t dpa_str_id(struct dpa_profile *p, const char *s)
 	if (!p->strings && !(p->strings = dpa_strtab_new()))
 		return 0;
 	return dpa_strtab_id(p->strings, s, strlen(s));
+}
+
+const char *dpa_ps_name_buf(const struct dpa_profile *p, uint32_t ps, char *buf)
+{
+	if (ps == 0 || ps > p->n_ps)
+		return "?";
+	if (dpa_src_get(p, DPA_PS_NAME, ps))
+		return dpa_src_str(p, DPA_PS_NAME, ps);
+	return addr_name(p, p->ps[ps].module, p->ps[ps].offset, buf) < 0 ? "?" : buf;
 }
 
 const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps)

@@ -364,6 +364,12 @@ uint32_t dpa_str_id(struct dpa_profile *p, const char *s);
 
 /* Names for display: never NULL ("0x1139 in /path" style when unresolved). */
 const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps);
+/* The same without interning an unresolved one: its address name is
+ * written into buf (DPA_ADDR_NAME_MAX bytes) and buf returned; a resolved
+ * name is returned as it is. For writers that name millions of procedures
+ * once each (exports). */
+#define DPA_ADDR_NAME_MAX (64 + 256)
+const char *dpa_ps_name_buf(const struct dpa_profile *p, uint32_t ps, char *buf);
 const char *dpa_measure_name(enum dpa_measure m);   /* "calls", "exits", "nonlocal_exits", ... */
 const char *dpa_css_kind_name(enum dpa_css_kind k); /* "dynamic", "normal", ... */
 

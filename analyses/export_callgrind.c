@@ -47,10 +47,41 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-/* The arc caller→callee, made if new (there are at most n_csd). */
+static uint32_t arc_hash(const struct arcs *as, uint32_t caller, uint32_t callee)
+{
+	return (uint32_t)mix(((uint64_t)caller << 32) | callee) & (as->hcap - 1);
+}
+
+/* Twice the slots, the arcs placed again. Returns 0 or -1 (out of memory). */
+static int arcs_rehash(struct arcs *as)
+{
+	uint32_t hcap = as->hcap ? as->hcap * 2 : 1024, *slot;
+
+	if (hcap <= as->hcap || !(slot = malloc((size_t)hcap * sizeof(*slot))))
+		return -1;
+	memset(slot, 0xff, (size_t)hcap * sizeof(*slot));
+	free(as->slot);
+	as->slot = slot;
+	as->hcap = hcap;
+	for (uint32_t k = 0; k < as->n; k++) {
+		uint32_t i = arc_hash(as, as->a[k].caller, as->a[k].callee);
+
+		while (slot[i] != UINT32_MAX)
+			i = (i + 1) & (hcap - 1);
+		slot[i] = k;
+	}
+	return 0;
+}
+
+/* The arc caller→callee, made if new; NULL when out of memory. The table
+ * grows with the arcs (a tree profile of 10^7 csds has a few dozen). */
 static struct arc *arc_get(struct arcs *as, uint32_t caller, uint32_t callee)
 {
-	uint32_t i = (uint32_t)mix(((uint64_t)caller << 32) | callee) & (as->hcap - 1);
+	uint32_t i;
+
+	if (2 * ((uint64_t)as->n + 1) > as->hcap && arcs_rehash(as) < 0)
+		return NULL;
+	i = arc_hash(as, caller, callee);
 
 	for (;;) {
 		uint32_t k = as->slot[i];
@@ -61,8 +92,15 @@ static struct arc *arc_get(struct arcs *as, uint32_t caller, uint32_t callee)
 			return &as->a[k];
 		i = (i + 1) & (as->hcap - 1);
 	}
-	if (as->n >= as->cap)
-		return NULL;
+	if (as->n == as->cap) {
+		uint32_t cap = as->cap ? as->cap * 2 : 512;
+		struct arc *a = cap > as->cap ? realloc(as->a, (size_t)cap * sizeof(*a)) : NULL;
+
+		if (!a)
+			return NULL;
+		as->a = a;
+		as->cap = cap;
+	}
 	as->slot[i] = as->n;
 	memset(&as->a[as->n], 0, sizeof(as->a[0]));
 	as->a[as->n].caller = caller;
@@ -324,20 +362,13 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 		if (m != (int)first)
 			ev[nev++] = m;
 
-	as.cap = p->n_csd + 1;
-	as.hcap = 16;
-	while (as.hcap < 2 * (uint64_t)as.cap && as.hcap < 0x80000000u)
-		as.hcap *= 2;
-	as.a = malloc((size_t)as.cap * sizeof(*as.a));
-	as.slot = malloc((size_t)as.hcap * sizeof(*as.slot));
 	outer = calloc((size_t)p->n_pd + 1, 1);
 	used = calloc((size_t)p->n_ps + 1, 1);
 	ob_done = calloc((size_t)p->n_module + 2, 1);
 	fl_done = calloc((size_t)p->n_ps + 1, 1);
 	fn_done = calloc((size_t)p->n_ps + 1, 1);
-	if (!as.a || !as.slot || !outer || !used || !ob_done || !fl_done || !fn_done)
+	if (!outer || !used || !ob_done || !fl_done || !fn_done)
 		goto fail;
-	memset(as.slot, 0xff, (size_t)as.hcap * sizeof(*as.slot));
 	if (find_outermost(d, outer) < 0)
 		goto fail;
 

@@ -841,9 +841,9 @@ static int read_module(struct reader *r, struct rec *c, uint32_t id)
  * Storing the common records, once their fields are decoded (by the
  * general path, read_*(), or in place, direct_*()): the checks that go
  * beyond each field's type and range, made here once for both. With
- * `quiet` (the in-place path) a failure returns -1 with nothing said and
- * nothing counted, and the general path then decodes the record again and
- * says what is wrong.
+ * `quiet` (the in-place path) a failure returns -1 with nothing counted
+ * and no message of its own (reserve() still words an out-of-memory), and
+ * the general path then decodes the record again and says what is wrong.
  */
 struct ps_fields {
 	uint32_t module, name, file, line;

@@ -570,6 +570,33 @@ static void test_time_overflow(void)
 	free_built(&p);
 }
 
+/* Procedures without a name (no symbols) are named by address ("0x1120"
+ * for module 0) the first time an fn=/cfn= line names them. */
+static void test_unnamed(void)
+{
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
+	static const uint32_t roots[] = { 1 };
+	static const struct arc arcs[] = { { 1, 2, 1, 1, 0, 0 }, { 2, 3, 2, 5, 0, 0 } };
+	static const char *const unnamed[] = { "<root>", NULL, NULL };
+	struct dpa_profile p;
+	struct dpa_deep d;
+	struct dpa_error err = { { 0 } };
+	char *out;
+
+	build(&p, 3, pd_ps, unnamed, 3, 1, roots, arcs, 2);
+	p.ps[2].offset = 0x1120;
+	p.ps[3].offset = 0x1130;
+	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&d, &p, &err), 0);
+	out = run_export(1, &d, DPA_XM_CALLS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\ncfn=(2) 0x1120\ncalls=1 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\ncfn=(3) 0x1130\ncalls=5 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nfn=(2)\n"));      /* named once, then by id */
+	free(out);
+	dpa_deep_release(&d);
+	free_built(&p);
+}
+
 /* } */
 
 DPA_TEST_SUITE(export,
@@ -577,4 +604,5 @@ DPA_TEST_SUITE(export,
 	       DPA_TEST(test_shapes),
 	       DPA_TEST(test_recursion_lines),
 	       DPA_TEST(test_built),
-	       DPA_TEST(test_time_overflow));
+	       DPA_TEST(test_time_overflow),
+	       DPA_TEST(test_unnamed));

@@ -28,6 +28,8 @@ static const char *const kind_names[DPA_CSS_NKINDS] = {
 	[DPA_CSS_INDIRECT] = "indirect",
 	[DPA_CSS_EXTERNAL] = "external",
 	[DPA_CSS_CALLBACK] = "callback",
+	[DPA_CSS_PARALLEL] = "parallel",
+	[DPA_CSS_TASK] = "task",
 };
 
 const char *dpa_measure_name(enum dpa_measure m)

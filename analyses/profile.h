@@ -52,6 +52,8 @@ enum dpa_css_kind {
 	DPA_CSS_INDIRECT,
 	DPA_CSS_EXTERNAL,
 	DPA_CSS_CALLBACK,
+	DPA_CSS_PARALLEL,       /* a run of an OpenMP parallel region's body by one thread */
+	DPA_CSS_TASK,           /* a run of an OpenMP task's body */
 	DPA_CSS_NKINDS
 };
 

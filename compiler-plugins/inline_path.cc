@@ -84,17 +84,37 @@ static void insert_if_then(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gimpl
 
 /* ================= the emitted code ================= */
 
-/* The prologue of function PS: find my csd (me) and pd. */
-static void emit_prologue(function *fun, unsigned ps, tree me, tree pd)
+/* The prologue of function PS: find my csd (me) and pd, in the empty block
+ * BB (the function's entry) or, for an OpenMP region GCC will outline,
+ * before the statement AT of the region's first block (at_after: after it). */
+static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *at, bool at_after,
+			  basic_block at_bb)
 {
-	location_t loc = DECL_SOURCE_LOCATION(fun->decl);
-	basic_block bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
-	gimple_stmt_iterator gsi = gsi_start_bb(bb);
+	location_t loc = at ? gimple_location(at) : DECL_SOURCE_LOCATION(fun->decl);
 	gimple *load_pd = gimple_build_assign(pd, mem(me, CSD_CALLEE, ptr_type_node));
 	gimple_set_location(load_pd, loc);
-	if (DECL_INITIAL(fun->decl) && TREE_CODE(DECL_INITIAL(fun->decl)) == BLOCK)
-		gimple_set_block(load_pd, DECL_INITIAL(fun->decl));
-	gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
+	gimple_stmt_iterator gsi;
+	if (at) {
+		gsi = gsi_for_stmt(at);
+		if (at_after)
+			gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
+		else
+			gsi_insert_before(&gsi, load_pd, GSI_NEW_STMT);
+	} else if (at_bb) {
+		gsi = gsi_after_labels(at_bb);
+		if (gsi_end_p(gsi)) {
+			gsi = gsi_last_bb(at_bb);
+			gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
+		} else {
+			gsi_insert_before(&gsi, load_pd, GSI_NEW_STMT);
+		}
+	} else {
+		basic_block bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+		if (DECL_INITIAL(fun->decl) && TREE_CODE(DECL_INITIAL(fun->decl)) == BLOCK)
+			gimple_set_block(load_pd, DECL_INITIAL(fun->decl));
+		gsi = gsi_start_bb(bb);
+		gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
+	}
 
 	tree up = pointer_sized_int_node;
 	tree c = reg(up, "dp_c"), mi = reg(up, "dp_c"), tag = reg(up, "dp_c");
@@ -224,28 +244,57 @@ static void emit_land(gimple *call, tree me)
  * and whose calls of setjmp & co are LANDS. A leaf (no sites, no
  * back-edges) gets nothing, its callers count it, unless ENTRY: code other
  * than its TU's call sites may call it. (A leaf that calls setjmp and has
- * no prologue gets no landing hook: it has no csd of its own to name.) */
+ * no prologue gets no landing hook: it has no csd of its own to name.)
+ *
+ * OpenMP: a region GCC will outline into a function of its own (parallel,
+ * task, host teams, target) must not read the me and pd of the function it
+ * is cut out of: they would become uninitialised copies there. Each such
+ * region gets its own, from a prologue of the same procedure at the
+ * region's start (omp_regions.cc finds them); libprof's wrappers of
+ * libgomp's entry points (libprof/omp.c) set dp_cur so that the region runs
+ * as a call from the construct on every thread that runs it. */
 void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back,
 		    vec<gimple *> &lands, bool entry)
 {
 	if (calls.is_empty() && back.is_empty() && !entry)
 		return;
+	/* the scope of each block: 0 the function's own, k the k-th region */
+	auto_vec<struct dp_omp_region> regions;
+	int *scope = XCNEWVEC(int, last_basic_block_for_fn(fun) + 1);
+	dp_omp_regions(fun, scope, regions);
+	unsigned n_scope = regions.length() + 1;
+	auto_vec<int> site_scope, back_scope, land_scope;
+	for (unsigned i = 0; i < calls.length(); i++)
+		site_scope.safe_push(scope[gimple_bb(calls[i])->index]);
+	for (unsigned i = 0; i < back.length(); i++)
+		back_scope.safe_push(scope[back[i]->src->index]);
+	for (unsigned i = 0; i < lands.length(); i++)
+		land_scope.safe_push(scope[gimple_bb(lands[i])->index]);
+	XDELETEVEC(scope);
+
 	/* insert_if_then does not keep dominators up to date */
 	free_dominance_info(CDI_DOMINATORS);
 	free_dominance_info(CDI_POST_DOMINATORS);
-	tree me = create_tmp_var(ptr_type_node, "dp_me");
-	tree pd = create_tmp_var(ptr_type_node, "dp_pd");
+	auto_vec<tree> me, pd;
+	for (unsigned k = 0; k < n_scope; k++) {
+		me.safe_push(create_tmp_var(ptr_type_node, "dp_me"));
+		pd.safe_push(create_tmp_var(ptr_type_node, "dp_pd"));
+	}
 	unsigned first = dp_fns[ps].first_css;
 	for (unsigned i = 0; i < back.length(); i++) {
 		gimple_seq t = NULL;
-		add_increment(&t, me, CSD_LOOP, back[i]->goto_locus);
+		add_increment(&t, me[back_scope[i]], CSD_LOOP, back[i]->goto_locus);
 		gsi_insert_seq_on_edge(back[i], t);
 	}
 	for (unsigned i = 0; i < calls.length(); i++)
-		emit_site(calls[i], first + i, i, me, pd);
+		emit_site(calls[i], first + i, i, me[site_scope[i]], pd[site_scope[i]]);
 	for (unsigned i = 0; i < lands.length(); i++)
-		emit_land(lands[i], me);
-	emit_prologue(fun, ps, me, pd);
+		emit_land(lands[i], me[land_scope[i]]);
+	for (unsigned k = 1; k < n_scope; k++) {
+		const struct dp_omp_region &r = regions[k - 1];
+		emit_prologue(fun, ps, me[k], pd[k], r.after, r.after != NULL, r.first);
+	}
+	emit_prologue(fun, ps, me[0], pd[0], NULL, false, NULL);
 	if (current_loops)
 		loops_state_set(LOOPS_NEED_FIXUP);
 }

@@ -101,6 +101,20 @@ void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> 
 		    vec<gimple *> &lands, bool entry);
 void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START */
 
+/* omp_regions.cc: the OpenMP regions of fun that GCC will outline into
+ * functions of their own (parallel, task, host teams, offloaded target),
+ * read as omp-expand will read them. scope[bb->index] (last_basic_block
+ * entries) becomes 0 for the function's own blocks, k for those of
+ * regions[k - 1], the innermost region holding them. A region's code
+ * starts in block first, after the statement after (the copy of the
+ * pointer to the shared data, which omp-expand looks for there) if any. */
+struct dp_omp_region {
+	gimple *stmt;           /* the directive */
+	basic_block first;      /* the region's first block */
+	gimple *after;          /* in first: the shared-data copy, or NULL */
+};
+void dp_omp_regions(function *fun, int *scope, vec<struct dp_omp_region> &regions);
+
 /* instrument.cc, progrep.cc, surviving.cc */
 opt_pass *dp_make_instrument_pass(gcc::context *ctxt);
 opt_pass *dp_make_progrep_pass(gcc::context *ctxt);

@@ -101,7 +101,7 @@ static const char *str_copy(const char *s)
 /*
  * The ps of key fn, created if new: with init NULL, fn is an entry address
  * (-finstrument-functions); else the new ps takes init's kind, name, file,
- * line, site range and tu (strings copied). NULL when out of memory.
+ * line, site range, tu and layout (strings copied). NULL when out of memory.
  */
 struct dp_ps *dp_graph_ps_get(uintptr_t fn, const struct dp_ps *init)
 {
@@ -112,7 +112,8 @@ struct dp_ps *dp_graph_ps_get(uintptr_t fn, const struct dp_ps *init)
 		return ps;
 	/* outside our lock: dladdr takes the loader's (and is slow: only
 	 * -finstrument-functions procedures need their module's base) */
-	uintptr_t base = init && init->kind != DP_PS_ADDR ? 0 : module_base_of(fn);
+	uintptr_t base = init && init->kind != DP_PS_ADDR && init->kind != DP_PS_REGION ? 0
+		       : module_base_of(fn);
 	pthread_mutex_lock(&dp_rt.lock);
 	ps = ps_find(fn);
 	if (!ps && (ps = dp_mem_global(sizeof *ps))) {
@@ -126,6 +127,7 @@ struct dp_ps *dp_graph_ps_get(uintptr_t fn, const struct dp_ps *init)
 			ps->first_css = init->first_css;
 			ps->n_css = init->n_css;
 			ps->tu = init->tu;
+			ps->layout = init->layout;
 			ps->uninstrumented = init->uninstrumented;
 		}
 		ps->idx = dp_rt.n_ps + 1;
@@ -220,8 +222,37 @@ struct dp_pd *dp_graph_pd_new(struct dp_thread *t, struct dp_ps *ps)
 	return pd;
 }
 
+/* The outermost pd of ps on the creation chain of pd (pd, the pd its
+ * maker was called from, and so on to a root), or NULL. */
+static struct dp_pd *chain_pd(struct dp_pd *pd, const struct dp_ps *ps)
+{
+	struct dp_pd *found = NULL;
+	for (; pd; pd = pd->parent ? pd->parent->caller : NULL)
+		if (pd->ps == ps)
+			found = pd;
+	return found;
+}
+
+struct dp_pd *dp_graph_region_active_pd(struct dp_thread *t, const struct dp_ps *ps)
+{
+	for (const struct dp_frame *f = t->stack + 1; f <= t->h->top; f++)
+		if (f->sp != DP_SP_DEAD && (f->at & DP_FR_REGION) && f->pd) {
+			struct dp_pd *pd = chain_pd(f->pd, ps);
+			if (pd)
+				return pd;
+		}
+	return NULL;
+}
+
 struct dp_pd *dp_graph_active_pd(struct dp_thread *t, const struct dp_ps *ps)
 {
+	/* an OpenMP region's run: the construct's context is active, and
+	 * outermost (omp.c) */
+	if (t->regions) {
+		struct dp_pd *pd = dp_graph_region_active_pd(t, ps);
+		if (pd)
+			return pd;
+	}
 	if (ps->idx < t->outer_cap && t->h->outer[ps->idx])
 		return t->h->outer[ps->idx];
 	if (!t->cyg)
@@ -230,6 +261,53 @@ struct dp_pd *dp_graph_active_pd(struct dp_thread *t, const struct dp_ps *ps)
 		if (f->sp != DP_SP_DEAD && !(f->at & DP_FR_PLUGIN) && f->pd && f->pd->ps == ps)
 			return f->pd;
 	return NULL;
+}
+
+/* ==== OpenMP regions (omp.c) ============================================== */
+
+bool dp_graph_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp)
+{
+	struct dp_hot *h = t->h;
+	busy_on(t);
+	if (h->top == h->stack_last && dp_graph_grow_stack(t) < 0) {
+		busy_off(t);
+		return false;
+	}
+	struct dp_frame *f = h->top;
+	f[1].sp = sp;
+	f[1].fn = c->fn;
+	f[1].csd = c;
+	f[1].pd = c->callee;
+	f[1].off = 0;
+	f[1].tab = c->ctab = c->callee->tab;
+	f[1].mask = c->cmask = c->callee->mask;
+	f[1].at = DP_FR_REGION;
+	__asm__ volatile("" ::: "memory");
+	h->top = f + 1;
+	t->regions++;
+	busy_off(t);
+	return true;
+}
+
+void dp_graph_region_pop(struct dp_thread *t, uintptr_t sp)
+{
+	struct dp_hot *h = t->h;
+	busy_on(t);
+	/* frames above the region's were left without returning */
+	while (h->top != t->stack && h->top->sp < sp)
+		pop_nonlocal(t);
+	struct dp_frame *f = h->top;
+	if (f != t->stack && f->sp == sp && (f->at & DP_FR_REGION)) {
+		struct dp_csd *c = f->csd;
+		h->top = f - 1;
+		__asm__ volatile("" ::: "memory");
+		f->sp = DP_SP_DEAD;
+		c->exits++;
+		t->regions--;
+	} else {
+		t->lost++;
+	}
+	busy_off(t);
 }
 
 /* Make t->h->outer hold index idx. Old arrays are unmapped: only t reads them. */
@@ -306,11 +384,14 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 		goto fail;
 	t->cyg = true;
 	callee = dp_graph_active_pd(t, ps);
+	bool made = !callee;
 	if (!callee && !(callee = pd_new(t, ps)))
 		goto fail;
 	c = dp_mem_thread(t, sizeof *c);
 	if (!c)
 		goto fail;
+	if (made)
+		callee->parent = c;
 	c->site = site;
 	c->fn = fn;
 	c->callee = callee;

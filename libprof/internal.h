@@ -41,6 +41,9 @@ enum dp_ps_kind {
 	DP_PS_STATIC = 1,           /* plugin table: fn is its struct dp_ps_static record */
 	DP_PS_EXTERNAL = 2,         /* an uninstrumented callee known by name only (synthetic) */
 	DP_PS_SYNTH = 3,            /* "<root>" */
+	DP_PS_REGION = 4,           /* an OpenMP region GCC outlined (omp.c): fn is the outlined
+	                               function's entry; a region of a plugin function has
+	                               that function's sites (tu, first_css, n_css, layout) */
 };
 
 struct dp_ps {
@@ -56,6 +59,8 @@ struct dp_ps {
 	const void *tu;             /* static procedures: the struct dp_tu of the table */
 	bool uninstrumented;        /* calls into it never see an enter hook (external, or
 	                               an indirect target that was not entered) */
+	const struct dp_ps_static *layout;  /* DP_PS_REGION of a plugin function: the function's
+	                               table record, which its pds' hot part names (plugin2.c) */
 	struct dp_ps *hnext;        /* hash chain (under dp_rt.lock) */
 	struct dp_ps *next;         /* creation-order list, published with release stores */
 };
@@ -63,7 +68,10 @@ struct dp_ps {
 enum dp_site_kind {   /* Deep.data CSS kinds (deepprof-abi.h uses the same numbers) */
 	DP_CSS_DYNAMIC = 0, DP_CSS_NORMAL = 1, DP_CSS_INDIRECT = 2,
 	DP_CSS_EXTERNAL = 3, DP_CSS_CALLBACK = 4,
+	DP_CSS_PARALLEL = 5,        /* an OpenMP parallel (or teams) region run by a thread (omp.c) */
+	DP_CSS_TASK = 6,            /* an OpenMP task run by a thread (omp.c) */
 };
+#define DP_CSS_IS_REGION(k) ((k) == DP_CSS_PARALLEL || (k) == DP_CSS_TASK)
 
 /* css: one per (return address, caller ps), or in plugin builds per (address
  * of the site's struct dp_css_static, caller ps). Global, like ps. id is
@@ -120,6 +128,9 @@ struct dp_csd {
 	uint32_t snap;              /* v2: how the write under way counts the calls not seen
 	                               returning (dp_plugin2_prepare, plugin2.c) */
 	struct dp_csd *in_next;     /* v2: the next csd bound to the same callee pd */
+	uint32_t ctx;               /* omp.c: a context-only copy, in the graph of a thread that
+	                               ran an OpenMP region, of a csd of the thread that made the
+	                               region: it counts nothing (fn has DP_CTX_FN set) */
 	struct dp_csd_hot hot;
 };
 
@@ -138,7 +149,7 @@ struct dp_pd {
 	struct dp_csd **slot;       /* plugin builds: ps->n_css slots, the csd of each site
 	                               (an indirect site's: the last target's) */
 	struct dp_pd_hot *hot;      /* ABI v2 (plugin2.c): the slots the inline code reads */
-	struct dp_csd *parent;      /* ABI v2: the csd that made this pd (NULL for a root) */
+	struct dp_csd *parent;      /* the csd that made this pd (NULL for a root) */
 	struct dp_csd *in_head;     /* ABI v2: the csds bound to it, through in_next */
 	uint64_t mark;              /* ABI v2: bind2's search stamp */
 	uint64_t in_calls, in_exits;/* ABI v2, the writer's: calls into it through sites that
@@ -194,6 +205,11 @@ struct dp_frame {
  * from a frame at or above it, since v1 has no function exit hook).
  */
 #define DP_FR_PLUGIN (1ull << 63)
+/* A frame pushed by omp.c for an OpenMP region run by this thread (ABI v1
+ * and -finstrument-functions): the region hangs in the context of the
+ * construct that made it, whose pds (pd->parent's chain) count as active
+ * for recursion folding. No hook's `at` has it. */
+#define DP_FR_REGION (1ull << 62)
 
 /* Undo what pushing frame f did to h->outer[]: only plugin (ABI v1) frames
  * keep outer[]; -finstrument-functions frames never touch it. */
@@ -265,6 +281,7 @@ struct dp_thread {
 	uint32_t outer_cap;
 	uintptr_t stack_hi;         /* above every frame of this thread's machine stack */
 	bool cyg;                   /* has made a csd for -finstrument-functions hooks (graph.c) */
+	uint32_t regions;           /* DP_FR_REGION frames on the stack (omp.c) */
 	uint32_t alt_from;          /* graph.c: index of the first shadow frame pushed on the
 	                               alternate signal stack; 0: none (DP_ALT clear) */
 	struct dp_frame *stack;     /* stack[0] is the root frame; its psi holds the array's */
@@ -469,6 +486,26 @@ void dp_graph_csd_publish(struct dp_thread *t, struct dp_csd *c);
 void dp_graph_tails_end(struct dp_thread *t, uint32_t base, uint32_t upto, bool exit, bool restore);
 bool dp_graph_frames(struct dp_thread *t, struct dp_frame **lo, struct dp_frame **hi);
 struct dp_ps *dp_graph_root_ps(void);
+
+/* omp.c's access to the three routes. The pd current on t (its caller's
+ * for a call being made), to hang an OpenMP region made now under: ABI
+ * v2's dp_cur, or NULL when that names no csd. */
+struct dp_pd *dp_plugin2_context(struct dp_thread *t);
+/* ABI v2: make c (a region csd of omp.c, caller set) call ps, folding
+ * recursion as a call would; a new pd gets its hot part. -1: no memory. */
+int dp_plugin2_region_bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps);
+/* A pd of ps made by parent, with a hot part when hot (ABI v2). */
+struct dp_pd *dp_plugin2_pd_new(struct dp_thread *t, struct dp_ps *ps, struct dp_csd *parent, bool hot);
+/* ABI v1 and -finstrument-functions: push a DP_FR_REGION frame for a run
+ * of region csd c at stack address sp (above the region's frames), pop it
+ * (with every frame above it, which the region left). False: no room. */
+bool dp_graph_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp);
+void dp_graph_region_pop(struct dp_thread *t, uintptr_t sp);
+bool dp_plugin_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp);
+void dp_plugin_region_pop(struct dp_thread *t, uintptr_t sp);
+/* Recursion folding through regions: the outermost pd of ps on the
+ * creation chain of a DP_FR_REGION frame of t, or NULL. */
+struct dp_pd *dp_graph_region_active_pd(struct dp_thread *t, const struct dp_ps *ps);
 
 /* runtime.c: lifecycle. */
 void dp_runtime_init(void);

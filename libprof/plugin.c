@@ -64,6 +64,7 @@ static int bind_uninstrumented(struct dp_thread *t, struct dp_csd *c);
 static void pop_stale(struct dp_thread *t);
 static inline bool set_top(struct dp_hot *h, struct dp_frame *from, struct dp_frame *to);
 static void settle(struct dp_hot *h);
+static int room(struct dp_thread *t);
 DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp);
 DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uintptr_t sp);
 DP_COLD static void return_slow(struct dp_tu *tu, uint32_t site, uintptr_t sp);
@@ -204,8 +205,11 @@ static int bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 			return -1;
 	}
 	struct dp_pd *callee = dp_graph_active_pd(t, ps);
-	if (!callee && !(callee = dp_graph_pd_new(t, ps)))
-		return -1;
+	if (!callee) {
+		if (!(callee = dp_graph_pd_new(t, ps)))
+			return -1;
+		callee->parent = c;
+	}
 	c->psi = ps->idx;
 	c->callee = callee;
 	dp_graph_csd_publish(t, c);
@@ -609,6 +613,56 @@ DP_EXPORT void dp_abi_return(struct dp_tu *tu, uint32_t site)
 DP_EXPORT void dp_abi_backedge(void)
 {
 	dp_loop_ticks++;
+}
+
+/* ==== OpenMP regions (omp.c) ============================================== */
+
+bool dp_plugin_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp)
+{
+	struct dp_hot *h = t->h;
+	if (c->psi >= t->outer_cap) {
+		dp_busy_on(t);
+		int r = dp_graph_outer_reserve(t, c->psi);
+		dp_busy_off(t);
+		if (r < 0)
+			return false;
+	}
+	settle(h);
+	if (room(t) < 0)
+		return false;
+	for (;;) {
+		struct dp_frame *f = h->top;
+		if (push(h, f, sp, c->fn, c, DP_FR_PLUGIN | DP_FR_REGION))
+			break;
+		reclaim(h, f);
+	}
+	t->regions++;
+	return true;
+}
+
+void dp_plugin_region_pop(struct dp_thread *t, uintptr_t sp)
+{
+	struct dp_hot *h = t->h;
+	/* frames above the region's ended: callbacks returned (no hook saw
+	 * it), the others were left */
+	while (h->top != t->stack && h->top->sp < sp)
+		pop_stale(t);
+	settle(h);
+	struct dp_frame *f = h->top;
+	if (f == t->stack || f->sp != sp || !(f->at & DP_FR_REGION)) {
+		t->lost++;
+		return;
+	}
+	struct dp_csd *c = f->csd;
+	struct dp_pd *saved = f->saved;
+	uint32_t psi = f->psi;
+	if (!set_top(h, f, f - 1)) {
+		t->lost++;
+		return;
+	}
+	h->outer[psi] = saved;
+	dp_add_local(&c->exits, 1);
+	t->regions--;
 }
 
 /* ==== slow paths =========================================================== */

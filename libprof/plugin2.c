@@ -155,14 +155,15 @@ struct dp_csd *dp_plugin2_csd(uintptr_t cur)
  * instrumented procedure's indirect sites hold null_csd, the others NULL. */
 static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_csd *parent)
 {
-	bool st = ps->kind == DP_PS_STATIC;
+	/* an OpenMP region of a plugin function has the function's sites */
+	bool st = ps->kind == DP_PS_STATIC || (ps->kind == DP_PS_REGION && ps->layout);
 	uint32_t n = st ? ps->n_css : 0;
 	struct pd2 *h = dp_mem_thread(t, sizeof *h + n * sizeof(struct dp_csd_hot *));
 	struct dp_pd *pd = h ? dp_graph_pd_new(t, ps) : NULL;
 	if (!pd)
 		return NULL;
 	h->pd = pd;
-	h->hot.ps = st ? (const struct dp_ps_static *)ps->fn : NULL;
+	h->hot.ps = !st ? NULL : ps->kind == DP_PS_REGION ? ps->layout : (const struct dp_ps_static *)ps->fn;
 	h->hot.n_slot = n;
 	const struct dp_tu *tu = ps->tu;
 	for (uint32_t i = 0; i < n; i++)
@@ -180,6 +181,8 @@ static enum how how(const struct dp_csd *c)
 {
 	if (c->css->kind == DP_CSS_CALLBACK)
 		return BY_CHAIN;                /* no hook sees a callback return */
+	if (DP_CSS_IS_REGION(c->css->kind))
+		return BY_COUNT;                /* omp.c counts a region's runs and returns */
 	uint16_t f = ((const struct dp_css_static *)c->site)->flags;
 	return f & DP_CSS_NORETURN ? NORET : f & DP_CSS_LEAF_CALLEE ? LEAF : f & DP_CSS_TAIL ? TAIL : BY_COUNT;
 }
@@ -348,10 +351,48 @@ static struct dp_csd *callback2(struct dp_thread *t, struct dp_pd *parent, struc
 /* Whether entering ps is the call c is making (c not bound yet). */
 static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
 {
+	if (DP_CSS_IS_REGION(c->css->kind))
+		return true;                    /* omp.c's: its site is no table record */
 	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
 	if (s->kind == DP_CSS_KIND_INDIRECT)
 		return true;
 	return s->callee && ps->name && strcmp(s->callee, ps->name) == 0;
+}
+
+/* ==== OpenMP regions (omp.c) ============================================== */
+
+struct dp_pd *dp_plugin2_context(struct dp_thread *t)
+{
+	struct dp_csd *c = dp_plugin2_csd(dp_cur);
+	if (!c)
+		return NULL;
+	if (!c->callee) {
+		/* a call being made entered code that makes the region: an
+		 * uninstrumented function, which the region runs under */
+		dp_busy_on(t);
+		int r = bind_uninstrumented2(t, c);
+		dp_busy_off(t);
+		if (r < 0)
+			return NULL;
+	}
+	return c->callee;
+}
+
+int dp_plugin2_region_bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
+{
+	c->v2 = 1;
+	c->hot.callee = &unbound_pd;
+	return bind2(t, c, ps);
+}
+
+struct dp_pd *dp_plugin2_pd_new(struct dp_thread *t, struct dp_ps *ps, struct dp_csd *parent, bool hot)
+{
+	if (hot)
+		return pd_new2(t, ps, parent);
+	struct dp_pd *pd = dp_graph_pd_new(t, ps);
+	if (pd)
+		pd->parent = parent;
+	return pd;
 }
 
 /* ==== the slow paths ======================================================= */
@@ -562,6 +603,8 @@ void dp_plugin2_unwind(struct dp_thread *t, bool returned)
 	if (c && (cur & 1))
 		returned = false;       /* a call still being made: exit(), pthread_exit */
 	for (; c && c->callee; c = c->caller->parent) {
+		if (c->ctx)
+			continue;       /* omp.c's copy of another thread's context */
 		enum how w = how(c);
 		if (w != BY_CHAIN)
 			returned = false;
@@ -605,6 +648,8 @@ void dp_plugin2_prepare(struct dp_thread *t)
 	if (ended || !t->cur)
 		return;
 	for (c = dp_plugin2_csd(DP_LOAD(t->cur)); c && c->callee; c = c->caller->parent) {
+		if (c->ctx)
+			continue;
 		enum how w = how(c);
 		if ((w == BY_CHAIN || w == TAIL) && c->snap < SNAP_ENDED - 1)
 			c->snap++;

@@ -35,6 +35,7 @@ struct opts {
 	int n_plugin_args;
 	bool link, shared, inputs, verbose;
 	const char *output;
+	bool openmp;            /* -fopenmp: libprof wraps libgomp's entry points */
 };
 
 static const char *const usage =
@@ -216,6 +217,8 @@ static void scan_compiler_args(struct opts *o, int argc, char **argv)
 			o->link = false;
 		else if (!strcmp(a, "-shared"))
 			o->shared = true;
+		else if (!strcmp(a, "-fopenmp"))
+			o->openmp = true;
 		else if (!strcmp(a, "-o") && i + 1 < argc)
 			o->output = argv[i + 1];
 		else if (starts(a, "-o") && a[2])
@@ -232,7 +235,7 @@ static void scan_compiler_args(struct opts *o, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct opts o = { MODE_PLUGIN, NULL, NULL, NULL, NULL, NULL, 0, true, false, false,
-			  false, NULL };
+			  false, NULL, false };
 	o.plugin_args = calloc(argc + 1, sizeof *o.plugin_args);
 	if (!o.plugin_args)
 		die("out of memory");
@@ -358,6 +361,19 @@ int main(int argc, char **argv)
 		}
 		args[n++] = rt;
 		args[n++] = "-Wl,--export-dynamic-symbol=dp_*,--export-dynamic-symbol=__cyg_profile_func_*";
+		if (o.openmp) {
+			/* libprof's wrappers of GOMP_parallel & co (libprof/omp.c)
+			 * call libgomp's own: keep it linked even when they were
+			 * all the program called (--as-needed would drop it), and
+			 * let shared libraries' OpenMP code find the wrappers */
+			args = realloc(args, (n + 8) * sizeof *args);
+			if (!args)
+				die("out of memory");
+			args[n++] = "-Wl,--export-dynamic-symbol=GOMP_*";
+			args[n++] = "-Wl,--push-state,--no-as-needed";
+			args[n++] = "-lgomp";
+			args[n++] = "-Wl,--pop-state";
+		}
 		/* the libraries, split at spaces */
 		if (libs && *libs) {
 			char *copy = strdup(libs);

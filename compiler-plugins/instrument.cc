@@ -223,6 +223,19 @@ unsigned int inst_pass::execute(function *fun)
 			}
 		}
 
+		/* OpenMP: a return hook ending an outlined region would become a
+		 * sibling call once the region is a function (a call before
+		 * GIMPLE_OMP_RETURN is no tail call here), reaching the runtime
+		 * with the region's frame gone: an empty volatile asm after the
+		 * hooks in regions keeps them calls */
+		auto_vec<struct dp_omp_region> regions;
+		auto_vec<bool> in_region;
+		int *scope = XCNEWVEC(int, last_basic_block_for_fn(fun) + 1);
+		dp_omp_regions(fun, scope, regions);
+		for (unsigned i = 0; i < calls.length(); i++)
+			in_region.safe_push(scope[gimple_bb(calls[i])->index] != 0);
+		XDELETEVEC(scope);
+		free_dominance_info(CDI_DOMINATORS);
 		for (unsigned i = 0; i < calls.length(); i++) {
 			gimple *call = calls[i];
 			unsigned site = add_site(call, ps);
@@ -237,8 +250,15 @@ unsigned int inst_pass::execute(function *fun)
 			gcall *post = gimple_build_call(dp_hook_decl(DPR_RETURN), 2, dp_tu_addr(),
 							build_int_cst(uint32_type_node, site));
 			gimple_set_location(post, gimple_location(call));
+			gimple_seq after = NULL;
+			gimple_seq_add_stmt(&after, post);
+			if (in_region[i]) {
+				gasm *keep = gimple_build_asm_vec("", NULL, NULL, NULL, NULL);
+				gimple_asm_set_volatile(keep, true);
+				gimple_seq_add_stmt(&after, keep);
+			}
 			if (!stmt_ends_bb_p(call)) {
-				gsi_insert_after(&g, post, GSI_NEW_STMT);
+				gsi_insert_seq_after(&g, after, GSI_NEW_STMT);
 				continue;
 			}
 			/* The call ends its block (abnormal or EH edges): the return
@@ -252,7 +272,7 @@ unsigned int inst_pass::execute(function *fun)
 					n++;
 				}
 			if (n == 1)
-				gsi_insert_on_edge(normal, post);
+				gsi_insert_seq_on_edge(normal, after);
 		}
 
 		gcall *enter = gimple_build_call(dp_hook_decl(DPR_ENTER), 2, dp_tu_addr(),

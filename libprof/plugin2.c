@@ -395,6 +395,27 @@ struct dp_pd *dp_plugin2_pd_new(struct dp_thread *t, struct dp_ps *ps, struct dp
 	return pd;
 }
 
+/*
+ * ps is entered with no call of it pending, and c heads the chain. If a
+ * callback csd b on the chain calls ps, and every csd from c up to b may
+ * have ended with no hook seeing it (a tail call, a callback: no restore
+ * follows either), ps has returned to the code that called it back, which
+ * calls it again (a thread pool's thread running its work function, which
+ * may end in a tail call): the new call hangs where b does. A recursion of
+ * ps would come through a call site. NULL: ps is not such a callback.
+ */
+static struct dp_pd *recalled(struct dp_csd *c, const struct dp_ps *ps)
+{
+	for (; c && c->callee && !c->ctx; c = c->caller->parent) {
+		enum how w = how(c);
+		if (w == BY_CHAIN && c->callee->ps == ps)
+			return c->caller;
+		if (w != BY_CHAIN && w != TAIL)
+			return NULL;
+	}
+	return NULL;
+}
+
 /* ==== the slow paths ======================================================= */
 
 /*
@@ -435,15 +456,24 @@ DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_
 		}
 		/* the call c is making entered other code, which calls back;
 		 * or c's callee runs and has made no call yet (a prologue
-		 * leaves the tag: deepprof-abi.h): either way from c's callee */
-		if (!c->callee && bind_uninstrumented2(t, c) < 0)
-			goto out;
-		parent = c->callee;
+		 * leaves the tag: deepprof-abi.h): either way from c's callee;
+		 * but a tail call may have returned, and its caller with it,
+		 * to a library calling back again (recalled) */
+		struct dp_pd *again = how(c) == TAIL ? recalled(c, ps) : NULL;
+		if (again) {
+			parent = again;
+		} else {
+			if (!c->callee && bind_uninstrumented2(t, c) < 0)
+				goto out;
+			parent = c->callee;
+		}
 	} else if (c) {
 		/* entered while c's activation is current; if c is a callback
-		 * of a library, the library calls back again */
-		parent = c->callee;
-		if (c->css->kind == DP_CSS_CALLBACK && c->caller->ps->uninstrumented)
+		 * of a library, the library calls back again: c's caller is
+		 * uninstrumented, or ps was that callback and has returned */
+		struct dp_pd *again = recalled(c, ps);
+		parent = again ? again : c->callee;
+		if (!again && c->css->kind == DP_CSS_CALLBACK && c->caller->ps->uninstrumented)
 			parent = c->caller;
 	}
 	r = callback2(t, parent, ps);
@@ -600,14 +630,15 @@ void dp_plugin2_unwind(struct dp_thread *t, bool returned)
 	if (self)
 		bind_pending(t);
 	struct dp_csd *c = dp_plugin2_csd(cur);
-	if (c && (cur & 1))
-		returned = false;       /* a call still being made: exit(), pthread_exit */
+	if (c && (cur & 1) && how(c) != TAIL)
+		returned = false;       /* a call still being made: exit(), pthread_exit (a tail
+		                           call's tag outlives its return: no restore follows) */
 	for (; c && c->callee; c = c->caller->parent) {
 		if (c->ctx)
 			continue;       /* omp.c's copy of another thread's context */
 		enum how w = how(c);
-		if (w != BY_CHAIN)
-			returned = false;
+		if (w != BY_CHAIN && w != TAIL)
+			returned = false;       /* a call that would have counted its return */
 		if ((w == BY_CHAIN || w == TAIL) && !returned)
 			dp_add_local(&c->nonlocal, 1);
 	}

@@ -35,7 +35,7 @@ The table goes to stdout and to BUILD/bench/results.txt.
 
     run.py --build DIR --libprof LIB --deepprof BIN [--deepprof-cc BIN]
            [--dpgen BIN] [--cc CC] [--libs LDLIBS] [--runs N] [--quick]
-           [--only PROG,...]      (PROG: fib alloc bzip2 minigzip gawk jq analyses)
+           [--only PROG,...]      (PROG: fib alloc omp bzip2 minigzip gawk jq analyses)
 """
 
 import argparse
@@ -103,6 +103,9 @@ def programs(a, src):
         Program("fib", "fib(%d)" % a.fib_n, [os.path.join(HERE, "fib.c")], [str(a.fib_n)]),
         Program("alloc", "alloc(%d)" % a.alloc_rounds, [os.path.join(HERE, "alloc.c")],
                 [str(a.alloc_rounds)]),
+        # threaded code: OpenMP tasks on libgomp's threads, a call per element
+        Program("omp", "omp msort %dM ints" % (a.omp_n >> 20), [os.path.join(HERE, "omp_msort.c")],
+                [str(a.omp_n)], cflags=["-fopenmp"], libs=["-fopenmp"]),
         Program("bzip2", "bzip2 " + size,
                 [os.path.join(bz, f) for f in ["blocksort.c", "huffman.c", "crctable.c",
                                                "randtable.c", "compress.c", "decompress.c",
@@ -646,7 +649,7 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes and one run: checks the machinery, measures nothing")
     ap.add_argument("--only", default="",
-                    help="comma-separated program names (fib,alloc,bzip2,minigzip,analyses)")
+                    help="comma-separated program names (fib,alloc,omp,bzip2,minigzip,gawk,jq,analyses)")
     ap.add_argument("--pin", default="",
                     help="run every measured command under taskset -c PIN (off by default: on "
                          "a two-core machine shared with compiles, pinning isolates nothing)")
@@ -658,9 +661,11 @@ def main():
             return 2
         PIN[:] = ["taskset", "-c", a.pin]
     a.fib_n, a.alloc_rounds, a.text_bytes, a.json_records = 41, 200, 10_000_000, 100_000
+    a.omp_n = 8 << 20
     a.cg_shrink, a.cg_runs, a.callgrind = 8, 3, True
     if a.quick:
         a.fib_n, a.alloc_rounds, a.text_bytes, a.json_records = 27, 4, 400_000, 4_000
+        a.omp_n = 1 << 20
         a.runs, a.cg_runs = 1, 1
     if a.runs < 1:
         print("bench: --runs must be at least 1", file=sys.stderr)

@@ -542,7 +542,7 @@ static void test_record_defects(void)
 		{ DPG_ID, 20, "csd id 3 out of sequence (expected 2)" },
 		{ DPG_KIND, 13, "unknown record kind 4" },
 		{ DPG_LEN, 14, "pd record has 4 elements, not 3" },
-		{ DPG_CSS_KIND, 8, "css kind 9 is not one of 0..4" },
+		{ DPG_CSS_KIND, 8, "css kind 9 is not one of 0..6" },
 		{ DPG_CSS_COL, 8, "css col 536870912 is not below 2^29" },
 		{ DPG_ROOT, 24, "thread 1's root_pd 2 is a pd of ps 2, not of ps 1 (<root>)" },
 		{ DPG_PS1, 2, "ps 1 is not the synthetic <root> (module 0, name \"<root>\")" },

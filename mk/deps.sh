@@ -19,14 +19,17 @@ set -eu
 # build: compiler, make and pkg-config; g++ builds the GCC plugins.
 # libraries: msgpack-c (Deep.data, feedback files), libdeflate (the crc32 of
 # every file the tools read and write, several times zlib's speed), jansson
-# (JSON), elfutils (symbols), libunwind, CUnit (unit tests).
+# (JSON), elfutils (symbols), CUnit (unit tests). (libunwind-dev is for
+# `deepprof record`'s sampling, DESIGN.md: add it back with the code that
+# includes <libunwind.h>; nothing uses it yet.)
 # tools: valgrind (memory checks; callgrind for the cross-check), python3 +
-# jsonschema (schema tests), dpkg-dev and what unpacks a Debian source package
-# (bzip2, xz-utils, patch): the cross-check (part of `make check`) and the
-# benchmarks build bzip2 and zlib from `apt-get source`.
+# jsonschema (schema tests) + msgpack (the fuzz, progrep and feedback suites
+# read and write MessagePack), dpkg-dev and what unpacks a Debian source
+# package (bzip2, xz-utils, patch): the cross-check (part of `make check`)
+# and the benchmarks build bzip2 and zlib from `apt-get source`.
 core="gcc g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
-libdeflate-dev libunwind-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
-python3-jsonschema dpkg-dev bzip2 xz-utils patch"
+libdeflate-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
+python3-jsonschema python3-msgpack dpkg-dev bzip2 xz-utils patch"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
 # (above); binutils has gprof, one of the profilers bench compares against.
 bench="binutils"

@@ -955,7 +955,7 @@ class Dpkg:
         out = [name] if name in self.installed else []
         return out + sorted(self.providers.get(name, set()) - set(out))
 
-    def closure(self, roots, within=None):
+    def closure(self, roots):
         """roots and what they depend on, recursively: a group of
         alternatives is met by a member already in, else by its first
         installed member (groups are settled after the unambiguous ones)."""
@@ -974,7 +974,7 @@ class Dpkg:
                         todo.append(cands[0])
                     elif cands:
                         pending.append(cands)
-            left = [c for c in pending if not (set(c) & have) and not (within and set(c) & within)]
+            left = [c for c in pending if not set(c) & have]
             pending = []
             if not left:
                 return have

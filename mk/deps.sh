@@ -10,26 +10,45 @@
 # environment:
 #   DEEPPROF_EXTRA_DEPS  more package names to require (space separated);
 #                        tests use it to pretend a package is missing
+#   DEEPPROF_DEPS_DROP   package names to leave out (space separated); the
+#                        dependency test (tests/deps) uses it to prove that
+#                        it notices a package missing from the list
 #   DEEPPROF_APT_GET     the apt-get to run (default apt-get); tests stub it
 #   DEEPPROF_DEPS_UID    the user id to act as (default: id -u); tests use it
 #                        to take the not-root path
 set -eu
 
 # ---- the packages -----------------------------------------------------------
-# build: compiler, make and pkg-config; g++ builds the GCC plugins.
+# Everything the build, the tests, `make demo` and `make bench` use must come
+# from these packages or their Depends (or be on every Debian system:
+# Essential or Priority: required); tests/deps (`make check-deps`) proves it
+# and also that each package here is used, so keep this list and its reasons
+# in step with the tree.
+# build: compiler, make and pkg-config; g++ builds the GCC plugins; libc6-dev
+# has the C library's headers, which gcc only recommends (and make deps
+# installs no recommends).
 # libraries: msgpack-c (Deep.data, feedback files), libdeflate (the crc32 of
 # every file the tools read and write, several times zlib's speed), jansson
-# (JSON), elfutils (symbols), libunwind, CUnit (unit tests).
+# (JSON), elfutils (symbols), CUnit (unit tests). (libunwind-dev is for
+# `deepprof record`'s sampling, DESIGN.md: add it back with the code that
+# includes <libunwind.h>; nothing uses it yet.)
 # tools: valgrind (memory checks; callgrind for the cross-check), python3 +
-# jsonschema (schema tests), dpkg-dev and what unpacks a Debian source package
-# (bzip2, xz-utils, patch): the cross-check (part of `make check`) and the
-# benchmarks build bzip2 and zlib from `apt-get source`.
-core="gcc g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
-libdeflate-dev libunwind-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
-python3-jsonschema dpkg-dev bzip2 xz-utils patch"
+# jsonschema (schema tests) + msgpack (the fuzz, progrep and feedback suites
+# read and write MessagePack), dpkg-dev and what unpacks a Debian source
+# package (bzip2, xz-utils, patch): the cross-check (part of `make check`)
+# and the benchmarks build bzip2 and zlib from `apt-get source`.
+core="gcc libc6-dev g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
+libdeflate-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
+python3-jsonschema python3-msgpack dpkg-dev bzip2 xz-utils patch"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
-# (above); binutils has gprof, one of the profilers bench compares against.
+# (above); binutils has size (the text size of each build). (Its gprof is not
+# run: bench's gprof column times the -pg build.)
 bench="binutils"
+# Packages that nothing in the tree runs, includes, links or imports itself
+# (tests/deps reads these lines: "# why PACKAGE: reason"):
+# why bzip2: dpkg-source runs it to unpack bzip2's .debian.tar.bz2 (the source the cross-check fetches)
+# why xz-utils: dpkg-source runs xz to unpack .tar.xz sources (gawk, jq and zlib in make bench)
+# why patch: dpkg-source runs it to apply the patches of "3.0 (quilt)" source packages
 
 want=$core
 list=0
@@ -42,8 +61,10 @@ for arg in "$@"; do
 	esac
 done
 want="$want ${DEEPPROF_EXTRA_DEPS:-}"
-# one a line, no duplicates
-want=$(printf '%s\n' $want | awk 'NF && !seen[$0]++')
+# one a line, no duplicates, none of DEEPPROF_DEPS_DROP
+want=$(printf '%s\n' $want | awk -v drop="${DEEPPROF_DEPS_DROP:-}" '
+	BEGIN { n = split(drop, d, " "); for (i = 1; i <= n; i++) gone[d[i]] = 1 }
+	NF && !($0 in gone) && !seen[$0]++')
 
 if [ $list = 1 ]; then
 	printf '%s\n' "$want"

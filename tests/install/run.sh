@@ -94,7 +94,7 @@ plain=$(sh mk/deps.sh --list | tr '\n' ' ')
 bench=$(sh mk/deps.sh --bench --list | tr '\n' ' ')
 if has "$plain" dpkg-dev && has "$plain" bzip2 && ! has "$plain" binutils &&
    has "$bench" dpkg-dev && has "$bench" binutils; then
-	ok "deps: dpkg-dev and bzip2 always; binutils (gprof) for bench only"
+	ok "deps: dpkg-dev and bzip2 always; binutils (size) for bench only"
 else
 	fail "deps: --list: $plain; --bench --list: $bench"
 fi

@@ -41,6 +41,7 @@ include mk/deps.mk
 include libprof/module.mk
 include analyses/module.mk
 include feedback/module.mk
+include cli/module.mk
 -include compiler-plugins/module.mk
 include tests/module.mk
 include bench/module.mk

@@ -1,7 +1,7 @@
 /*
  * calibrate.h — measuring libgomp's task overheads on this machine for the
  * code shape analyses/feedback.h documents (feedback/calibrate.c, built with
- * -fopenmp). Part of deepprof's feedback tools. MIT licence.
+ * -fopenmp). Part of deepprof's feedback library. MIT licence.
  */
 #ifndef DP_CALIBRATE_H
 #define DP_CALIBRATE_H

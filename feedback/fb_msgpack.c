@@ -1,6 +1,6 @@
 /*
  * fb_msgpack.c — JSON values (jansson) <-> MessagePack (msgpack-c), for the
- * MessagePack encoding of feedback files. Part of deepprof's feedback tools.
+ * MessagePack encoding of feedback files. Part of deepprof's feedback library.
  * MIT licence.
  */
 #include <stdint.h>

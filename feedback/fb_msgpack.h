@@ -1,7 +1,7 @@
 /*
  * fb_msgpack.h — any JSON value (jansson json_t) as MessagePack and back, so
  * a feedback file holds the same content in either encoding: integers stay
- * integers, reals stay reals (float 64). Part of deepprof's feedback tools.
+ * integers, reals stay reals (float 64). Part of deepprof's feedback library.
  * MIT licence.
  */
 #ifndef DP_FB_MSGPACK_H

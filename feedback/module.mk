@@ -1,14 +1,16 @@
-# feedback — fragment: the command-line tool $(BIN_DIR)/deepprof, built from
-# every feedback/*.c (main.c holds the subcommand table) over libdpa.a.
+# feedback — fragment: every feedback/*.c goes into $(LIB_DIR)/libdpfb.a, the
+# feedback library that the deepprof command (cli/) and the GCC plugin link.
 # calibrate.c measures libgomp's task overheads: it alone is compiled with
-# -fopenmp, and the tool links libgomp.
-# Part of deepprof. MIT licence.
+# -fopenmp, so whatever links libdpfb.a and calls dpf_calibrate() links libgomp.
+# A new feedback/foo.c needs no edit here. Part of deepprof. MIT licence.
 
-DP_CLI_SRCS := $(wildcard feedback/*.c)
-DP_CLI_OBJS := $(patsubst feedback/%.c,$(OBJ_DIR)/feedback/%.o,$(DP_CLI_SRCS))
-DP_CLI      := $(BIN_DIR)/deepprof
+DPF_SRCS := $(wildcard feedback/*.c)
+DPF_OBJS := $(patsubst feedback/%.c,$(OBJ_DIR)/feedback/%.o,$(DPF_SRCS))
+DPF_LIB  := $(LIB_DIR)/libdpfb.a
+# What a program linking libdpfb.a needs after it on the command line.
+DPF_LIBS := $(DPF_LIB) $(DPA_LIBS)
 
-all: $(DP_CLI)
+all: $(DPF_LIB)
 
 $(OBJ_DIR)/feedback/%.o: feedback/%.c
 	@mkdir -p $(@D)
@@ -18,6 +20,7 @@ $(OBJ_DIR)/feedback/calibrate.o: feedback/calibrate.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -fopenmp -Ianalyses -Ifeedback -c -o $@ $<
 
-$(DP_CLI): $(DP_CLI_OBJS) $(DPA_LIB)
+$(DPF_LIB): $(DPF_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_LDFLAGS) -fopenmp -o $@ $(DP_CLI_OBJS) $(DPA_LIBS)
+	rm -f $@
+	$(AR) rcs $@ $^

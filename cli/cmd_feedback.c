@@ -2,7 +2,7 @@
  * cmd_feedback.c — `deepprof feedback`: analyse profiles (in parallel with
  * --jobs), combine them, write the feedback file as JSON or MessagePack
  * (schemas/feedback.md), explain a candidate, convert MessagePack to JSON.
- * Part of deepprof's feedback tools. MIT licence.
+ * Part of deepprof's command line. MIT licence.
  */
 #include <errno.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * dump.c — `deepprof dump [--json] FILE`: every node of a profile with
  * resolved names and all measures, as aligned text tables or as the one
  * JSON document of schemas/deep-data.md ("deepprof dump --json").
- * Part of deepprof's feedback tools. MIT licence.
+ * Part of deepprof's command line. MIT licence.
  */
 #include <inttypes.h>
 #include <stdio.h>

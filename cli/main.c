@@ -2,7 +2,7 @@
  * main.c — the deepprof command: a table of subcommands (git's commands[]),
  * global options, help. Subcommands live one per file (dump.c, ...) and only
  * parse their options, call analyses/ and render.
- * Part of deepprof's feedback tools. MIT licence.
+ * Part of deepprof's command line. MIT licence.
  */
 #include <stdarg.h>
 #include <stdio.h>

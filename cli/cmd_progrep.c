@@ -2,7 +2,7 @@
  * cmd_progrep.c — `deepprof progrep [--json] FILE`: the program
  * representation (analyses/progrep.h) of an ELF file, or of every module of
  * a Deep.data profile with its ps and css mapped to their records, as an
- * indented tree or JSON. Part of deepprof's feedback tools. MIT licence.
+ * indented tree or JSON. Part of deepprof's command line. MIT licence.
  */
 #include <errno.h>
 #include <stdio.h>

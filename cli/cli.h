@@ -1,7 +1,7 @@
 /*
  * cli.h — what the deepprof subcommands share: the subcommand signature,
  * die()/usage helpers (only the CLI prints errors and exits), and each
- * subcommand's entry point. Part of deepprof's feedback tools. MIT licence.
+ * subcommand's entry point. Part of deepprof's command line. MIT licence.
  */
 #ifndef DP_CLI_H
 #define DP_CLI_H

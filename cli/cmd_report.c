@@ -3,7 +3,7 @@
  * site ID|callers NAME|recursion] [options]`: Mercury's pipeline, read →
  * startup → report → display → text, JSON or HTML (analyses/report.h,
  * display.h); `--html-dir DIR` writes a browsable static site of them.
- * Part of deepprof's feedback tools. MIT licence.
+ * Part of deepprof's command line. MIT licence.
  */
 #include <errno.h>
 #include <stdio.h>

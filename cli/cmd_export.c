@@ -2,7 +2,7 @@
  * cmd_export.c — `deepprof export --format=folded|callgrind|speedscope
  * [--measure=M] FILE [-o OUT]`: a profile in another tool's format
  * (analyses/export.h), on standard output or written atomically to OUT.
- * Part of deepprof's feedback tools. MIT licence.
+ * Part of deepprof's command line. MIT licence.
  */
 #include <errno.h>
 #include <stdio.h>

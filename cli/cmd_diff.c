@@ -2,7 +2,7 @@
  * cmd_diff.c — `deepprof diff OLD NEW [--json] [--sort=M] [--limit=N]`:
  * what got cheaper or dearer per procedure and per context
  * (analyses/diff.h), as aligned text tables or the JSON of schemas/diff.md.
- * Part of deepprof's feedback tools. MIT licence.
+ * Part of deepprof's command line. MIT licence.
  */
 #include <math.h>
 #include <stdio.h>

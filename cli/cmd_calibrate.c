@@ -2,7 +2,7 @@
  * cmd_calibrate.c — `deepprof calibrate [-o FILE] [--runs N] [--quick]`:
  * measure this machine's OpenMP task overheads (feedback/calibrate.c), print
  * them as a table and write the calibration file (schemas/calibration.md)
- * atomically. Part of deepprof's feedback tools. MIT licence.
+ * atomically. Part of deepprof's command line. MIT licence.
  */
 #include <errno.h>
 #include <jansson.h>

@@ -2,7 +2,7 @@
  * cmd_merge.c — `deepprof merge [--force] -o OUT FILE...`: read the
  * profiles, merge them context by context (analyses/merge.h) and write the
  * result as one Deep.data file (analyses/write_profile.h).
- * Part of deepprof's feedback tools. MIT licence.
+ * Part of deepprof's command line. MIT licence.
  */
 #include <stdio.h>
 #include <stdlib.h>

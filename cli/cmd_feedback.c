@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "fb_msgpack.h"
+#include "file_msgpack.h"
 #include "feedback.h"
-#include "feedback_io.h"
+#include "file_json.h"
 #include "tempfile.h"
 
 int cmd_feedback(int argc, char **argv);

@@ -1,7 +1,7 @@
 /*
  * calibrate.c — `deepprof calibrate`'s measurements: libgomp's task spawn,
  * delay, taskwait, and the signal/wait of a shared value, timed in the code
- * shape analyses/feedback.h assumes. Built with -fopenmp.
+ * shape feedback/feedback.h assumes. Built with -fopenmp.
  * Part of deepprof's feedback library. MIT licence.
  */
 #include <dlfcn.h>

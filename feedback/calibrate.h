@@ -1,6 +1,6 @@
 /*
  * calibrate.h — measuring libgomp's task overheads on this machine for the
- * code shape analyses/feedback.h documents (feedback/calibrate.c, built with
+ * code shape feedback/feedback.h documents (feedback/calibrate.c, built with
  * -fopenmp). Part of deepprof's feedback library. MIT licence.
  */
 #ifndef DP_CALIBRATE_H

@@ -17,7 +17,8 @@ CHECKS += check-feedback
 # (seed it with the suite's $(BUILD)/tests/feedback/*.json and *.msgpack).
 .PHONY: fuzz-feedback
 fuzz-feedback: $(BIN_DIR)/fuzz-feedback
-$(BIN_DIR)/fuzz-feedback: tests/feedback/fuzz_feedback.c feedback/fb_msgpack.c $(DPA_SRCS)
+$(BIN_DIR)/fuzz-feedback: tests/feedback/fuzz_feedback.c \
+		$(filter-out feedback/calibrate.c,$(DPF_SRCS)) $(DPA_SRCS)
 	@test -n "$(FUZZ_CC)" || { echo "fuzz-feedback: clang not found (apt-get install clang)"; exit 1; }
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \

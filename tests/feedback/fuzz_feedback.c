@@ -1,6 +1,6 @@
 /*
  * fuzz_feedback.c — libFuzzer harness for the feedback-file readers: each
- * input is parsed as JSON and as MessagePack (feedback/fb_msgpack.c); what
+ * input is parsed as JSON and as MessagePack (feedback/file_msgpack.c); what
  * parses is read with dpa_feedback_from_json(); what is read is written
  * again, and writing then reading that must give the same document (and the
  * same through MessagePack). Built by `make fuzz-feedback` with clang (not
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fb_msgpack.h"
-#include "feedback_io.h"
+#include "file_msgpack.h"
+#include "file_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "feedback_io.h"
+#include "file_json.h"
 #include "unit.h"
 
 /* ================================================================

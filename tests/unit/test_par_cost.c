@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "fb_internal.h"
+#include "analysis.h"
 
 #define EPS 1e-9
 

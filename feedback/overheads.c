@@ -1,7 +1,7 @@
 /*
- * fb_overheads.c — dpa_fb_overheads_read(): the calibration file `deepprof
+ * overheads.c — dpa_fb_overheads_read(): the calibration file `deepprof
  * calibrate` writes (schemas/calibration.md), read into the six overheads
- * of struct dpa_fb_overheads. Part of deepprof's analyses library. MIT licence.
+ * of struct dpa_fb_overheads. Part of deepprof's feedback library. MIT licence.
  */
 #include <errno.h>
 #include <jansson.h>

@@ -1,5 +1,5 @@
 /*
- * fb_msgpack.h — any JSON value (jansson json_t) as MessagePack and back, so
+ * file_msgpack.h — any JSON value (jansson json_t) as MessagePack and back, so
  * a feedback file holds the same content in either encoding: integers stay
  * integers, reals stay reals (float 64). Part of deepprof's feedback library.
  * MIT licence.

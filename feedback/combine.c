@@ -1,7 +1,7 @@
 /*
- * feedback_combine.c — one feedback from the feedbacks of several inputs of
+ * combine.c — one feedback from the feedbacks of several inputs of
  * one program: candidates matched across inputs, with how stable their
- * estimated speedup is (min, median, max). Part of deepprof's analyses
+ * estimated speedup is (min, median, max). Part of deepprof's feedback
  * library. MIT licence.
  */
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /*
- * fb_msgpack.c — JSON values (jansson) <-> MessagePack (msgpack-c), for the
+ * file_msgpack.c — JSON values (jansson) <-> MessagePack (msgpack-c), for the
  * MessagePack encoding of feedback files. Part of deepprof's feedback library.
  * MIT licence.
  */
@@ -10,7 +10,7 @@
 
 #include <msgpack.h>
 
-#include "fb_msgpack.h"
+#include "file_msgpack.h"
 
 /* Nesting deeper than this is refused (a feedback file nests about 5). */
 #define MAX_DEPTH 64

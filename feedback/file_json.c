@@ -1,7 +1,7 @@
 /*
- * feedback_json.c — a feedback as the JSON document of a feedback file
+ * file_json.c — a feedback as the JSON document of a feedback file
  * (schemas/feedback.md) and that document read back into a feedback.
- * Part of deepprof's analyses library. MIT licence.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "feedback_io.h"
+#include "file_json.h"
 #include "utf8.h"
 
 /* ================================================================

@@ -2,14 +2,14 @@
  * autopar.c — parallelism candidates: straight-line runs of costly calls in
  * costly procedures, the dependences between them, their safety, the best
  * partition into tasks (par_cost.c) and a verdict for each
- * (schemas/feedback-model.md). Part of deepprof's analyses library. MIT licence.
+ * (schemas/feedback-model.md). Part of deepprof's feedback library. MIT licence.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fb_internal.h"
+#include "analysis.h"
 
 /* ================================================================
  * Costs of one procedure in one view (a context, or merged)

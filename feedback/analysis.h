@@ -1,8 +1,8 @@
 /*
- * fb_internal.h — private to the feedback analyses (feedback.c, var_use.c,
+ * analysis.h — private to the feedback analyses (feedback.c, var_use.c,
  * par_cost.c, autopar.c): the parallel cost model over abstract tasks, and
  * the context the var-use and candidate analyses share. Not installed.
- * Part of deepprof's analyses library. MIT licence.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #ifndef DPA_FB_INTERNAL_H
 #define DPA_FB_INTERNAL_H

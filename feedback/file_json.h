@@ -1,7 +1,7 @@
 /*
- * feedback_io.h — a feedback (struct dpa_feedback, feedback.h) as the JSON
+ * file_json.h — a feedback (struct dpa_feedback, feedback.h) as the JSON
  * document of a feedback file and back (schemas/feedback.md, the one spec:
- * schemas/feedback.schema.json). Part of deepprof's analyses library.
+ * schemas/feedback.schema.json). Part of deepprof's feedback library.
  * MIT licence.
  */
 #ifndef DPA_FEEDBACK_IO_H

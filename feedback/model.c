@@ -1,8 +1,8 @@
 /*
- * feedback.c — the feedback model's life cycle: default options, the arena
+ * model.c — the feedback model's life cycle: default options, the arena
  * that owns a feedback's arrays and strings, names, release; and
  * dpa_feedback_analyse(), which runs the parts in order.
- * Part of deepprof's analyses library. MIT licence.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fb_internal.h"
+#include "analysis.h"
 
 /* ================================================================
  * Options

@@ -3,12 +3,12 @@
  * first consumed and each result produced, from the callee's program
  * representation and the measured costs of its call sites (Mercury's
  * var_use_analysis, for C); and the context the feedback analyses share.
- * Part of deepprof's analyses library. MIT licence.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "fb_internal.h"
+#include "analysis.h"
 
 /* How deep a timing follows an argument into callees of callees. */
 #define VU_MAX_DEPTH 4

@@ -3,13 +3,13 @@
  * calls split into contiguous tasks, with spawn, signal, wait, wake-up and
  * barrier overheads and the overlap of dependent tasks (Mercury's model,
  * schemas/feedback-model.md), and the bounded best-partition search.
- * Part of deepprof's analyses library. MIT licence.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fb_internal.h"
+#include "analysis.h"
 
 /* ================================================================
  * One partition

@@ -2,7 +2,7 @@
  * hotcold.c — hot and cold code for the feedback model: procedures and call
  * sites whose calls cost at least a threshold ("calls above threshold"), and
  * those never or almost never executed; and the places the model keys by.
- * Part of deepprof's analyses library. MIT licence.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #include <math.h>
 #include <stdlib.h>

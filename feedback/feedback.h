@@ -3,7 +3,7 @@
  * more profiles of a program (hot and cold code, recursion patterns,
  * variable-use timing, parallelism candidates) before it is written as a
  * feedback file (schemas/feedback.md, schemas/feedback.schema.json).
- * Part of deepprof's analyses library. MIT licence.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #ifndef DPA_FEEDBACK_H
 #define DPA_FEEDBACK_H

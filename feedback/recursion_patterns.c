@@ -3,7 +3,7 @@
  * of a recursive clique from the progrep (else from its counts,
  * dpa_recursion_of() in analyses/recursion.c), the cost of a call at each
  * level and a parallel cut-off.
- * Part of deepprof's analyses library. MIT licence.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #include <math.h>
 #include <stdio.h>

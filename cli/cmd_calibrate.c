@@ -75,7 +75,7 @@ static const char *cpu_model(char *buf, size_t len)
 
 /* The calibration as the JSON document of schemas/calibration.schema.json
  * (a new reference the caller owns), or NULL on out of memory. */
-static json_t *calibration_json(const struct dp_calibration *c)
+static json_t *calibration_json(const struct dpf_calibration *c)
 {
 	char date[32], model[256], gomp[4096];
 	const char *policy = getenv("OMP_WAIT_POLICY");
@@ -89,10 +89,10 @@ static json_t *calibration_json(const struct dp_calibration *c)
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (!ov)
 		return NULL;
-	for (int i = 0; i < DP_OV_N; i++) {
-		const struct dp_calib_stat *s = &c->ov[i];
+	for (int i = 0; i < DPF_OV_N; i++) {
+		const struct dpf_calib_stat *s = &c->ov[i];
 
-		if (json_object_set_new(ov, dp_ov_name(i),
+		if (json_object_set_new(ov, dpf_ov_name(i),
 					json_pack("{s:f, s:f, s:f, s:f, s:I}", "ns", s->ns,
 						  "spread", s->max - s->min, "min", s->min,
 						  "max", s->max, "samples",
@@ -107,7 +107,7 @@ static json_t *calibration_json(const struct dp_calibration *c)
 			"date", date,
 			"machine", "cores", (json_int_t)(cores > 0 ? cores : 1),
 			"cpu_model", cpu_model(model, sizeof(model)),
-			"libgomp", "path", dp_libgomp_path(gomp, sizeof(gomp)),
+			"libgomp", "path", dpf_libgomp_path(gomp, sizeof(gomp)),
 			"openmp", c->openmp, "threads", c->threads,
 			"wait_policy", policy && *policy ? policy : NULL,
 			"runs", (int)c->runs, "quick", c->quick,
@@ -152,13 +152,13 @@ static void write_atomically(json_t *doc, const char *path)
 }
 
 /* Print the overheads as a table on standard output. */
-static void print_table(const struct dp_calibration *c, const char *out)
+static void print_table(const struct dpf_calibration *c, const char *out)
 {
 	printf("OpenMP task overheads (libgomp, %d threads, %u run%s%s), ns:\n", c->threads,
 	       c->runs, c->runs == 1 ? "" : "s", c->quick ? ", quick" : "");
 	printf("  %-13s %10s %10s %10s %9s\n", "overhead", "median", "min", "max", "samples");
-	for (int i = 0; i < DP_OV_N; i++)
-		printf("  %-13s %10.1f %10.1f %10.1f %9lu\n", dp_ov_name(i), c->ov[i].ns,
+	for (int i = 0; i < DPF_OV_N; i++)
+		printf("  %-13s %10.1f %10.1f %10.1f %9lu\n", dpf_ov_name(i), c->ov[i].ns,
 		       c->ov[i].min, c->ov[i].max, c->ov[i].samples);
 	printf("measured in %.2f s (a clock reading costs %.1f ns); written to %s\n", c->seconds,
 	       c->clock_ns, out);
@@ -169,7 +169,7 @@ int cmd_calibrate(int argc, char **argv)
 	const char *out = "deepprof-calibration.json";
 	unsigned runs = 0;
 	bool quick = false;
-	struct dp_calibration c;
+	struct dpf_calibration c;
 	char err[256];
 	json_t *doc;
 
@@ -219,7 +219,7 @@ int cmd_calibrate(int argc, char **argv)
 		free(tmp);
 	}
 
-	if (dp_calibrate(&c, runs, quick, err, sizeof(err)) < 0)
+	if (dpf_calibrate(&c, runs, quick, err, sizeof(err)) < 0)
 		die_status(DP_EXIT_FAIL, "%s", err);
 	doc = calibration_json(&c);
 	if (!doc)

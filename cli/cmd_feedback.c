@@ -86,7 +86,7 @@ static const char feedback_usage[] =
  * ================================================================ */
 
 struct fb_cli {
-	struct dpa_fb_options opt;
+	struct dpf_options opt;
 	const char *out;        /* NULL: stdout */
 	const char *calibration;
 	const char *to_json;
@@ -99,14 +99,14 @@ struct fb_cli {
 static const struct {
 	const char *name;       /* option */
 	const char *field;      /* in messages */
-	size_t off;             /* in struct dpa_fb_overheads */
+	size_t off;             /* in struct dpf_overheads */
 } ov_opts[6] = {
-	{ "--spawn-cost", "spawn_cost", offsetof(struct dpa_fb_overheads, spawn_cost) },
-	{ "--spawn-delay", "spawn_delay", offsetof(struct dpa_fb_overheads, spawn_delay) },
-	{ "--barrier-cost", "barrier_cost", offsetof(struct dpa_fb_overheads, barrier_cost) },
-	{ "--signal-cost", "signal_cost", offsetof(struct dpa_fb_overheads, signal_cost) },
-	{ "--wait-cost", "wait_cost", offsetof(struct dpa_fb_overheads, wait_cost) },
-	{ "--wakeup-delay", "wakeup_delay", offsetof(struct dpa_fb_overheads, wakeup_delay) },
+	{ "--spawn-cost", "spawn_cost", offsetof(struct dpf_overheads, spawn_cost) },
+	{ "--spawn-delay", "spawn_delay", offsetof(struct dpf_overheads, spawn_delay) },
+	{ "--barrier-cost", "barrier_cost", offsetof(struct dpf_overheads, barrier_cost) },
+	{ "--signal-cost", "signal_cost", offsetof(struct dpf_overheads, signal_cost) },
+	{ "--wait-cost", "wait_cost", offsetof(struct dpf_overheads, wait_cost) },
+	{ "--wakeup-delay", "wakeup_delay", offsetof(struct dpf_overheads, wakeup_delay) },
 };
 
 /* A time with a unit (ns, us, ms, s; none: ns) in nanoseconds; dies on a
@@ -213,9 +213,9 @@ static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***fi
 			c->jobs = (unsigned)parse_count(v, "--jobs", 1, 256);
 		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--basis"))) {
 			if (!strcmp(v, "cscs"))
-				c->opt.basis = DPA_FB_CSCS;
+				c->opt.basis = DPF_CSCS;
 			else if (!strcmp(v, "ticks"))
-				c->opt.basis = DPA_FB_TICKS;
+				c->opt.basis = DPF_TICKS;
 			else
 				usage_error("feedback", "bad --basis '%s': want cscs or ticks", v);
 		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--program-time"))) {
@@ -279,7 +279,7 @@ static void set_overheads(struct fb_cli *c)
 	char set[160] = "";
 	size_t n = 0;
 
-	if (c->calibration && dpa_fb_overheads_read(&c->opt.ov, c->calibration, &err) < 0)
+	if (c->calibration && dpf_overheads_read(&c->opt.ov, c->calibration, &err) < 0)
 		die_plain("%s", err.msg);
 	for (int k = 0; k < 6; k++) {
 		if (isnan(c->ov_set[k]))
@@ -375,7 +375,7 @@ static json_t *load_doc(const char *path, struct dpa_error *err)
 	if (has_suffix(path, ".msgpack")) {
 		char m[200];
 
-		doc = dp_msgpack_to_json(buf, len, m, sizeof(m));
+		doc = dpf_msgpack_to_json(buf, len, m, sizeof(m));
 		if (!doc)
 			snprintf(err->msg, sizeof(err->msg), "%s: feedback: %s", path, m);
 	} else {
@@ -396,7 +396,7 @@ static json_t *load_doc(const char *path, struct dpa_error *err)
 
 struct job {
 	const char *path;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	struct dpa_error err;
 	int status;             /* DP_EXIT_*: of this input */
 };
@@ -439,7 +439,7 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 
 		if (!doc)
 			return job_fail(j, DP_EXIT_USAGE);
-		rc = dpa_feedback_from_json(&j->fb, doc, j->path, &j->err);
+		rc = dpf_feedback_from_json(&j->fb, doc, j->path, &j->err);
 		json_decref(doc);
 		return rc < 0 ? job_fail(j, DP_EXIT_USAGE) : 0;
 	}
@@ -463,29 +463,29 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 		rc = -1;
 	}
 	if (rc == 0)
-		rc = dpa_feedback_analyse(&j->fb, &d, no_pr ? NULL : &s, &c->opt, &j->err);
+		rc = dpf_feedback_analyse(&j->fb, &d, no_pr ? NULL : &s, &c->opt, &j->err);
 	dpa_progreps_release(&s);
 	dpa_deep_release(&d);
 	if (rc == 0 && !j->fb.n_input) {
 		/* the analysis left the input record to its caller */
-		j->fb.input = dpa_fb_alloc(&j->fb, sizeof(*j->fb.input));
+		j->fb.input = dpf_alloc(&j->fb, sizeof(*j->fb.input));
 		if (j->fb.input) {
 			j->fb.n_input = 1;
-			j->fb.input->program = dpa_fb_strdup(&j->fb, p.hdr.program);
+			j->fb.input->program = dpf_strdup(&j->fb, p.hdr.program);
 			j->fb.input->cscs = p.hdr.cscs;
 			j->fb.input->cpu_ns = p.hdr.cpu_ns;
 			j->fb.input->basis = j->fb.basis;
 		}
 	}
 	if (rc == 0 && j->fb.n_input) {
-		j->fb.input[0].path = dpa_fb_strdup(&j->fb, j->path);
+		j->fb.input[0].path = dpf_strdup(&j->fb, j->path);
 		j->fb.input[0].crc32 = p.file_crc32;
 		j->fb.input[0].has_progrep = !no_pr;
 		if (!j->fb.input[0].path)
 			rc = -1;
 	}
 	if (rc == 0 && !j->fb.program)
-		j->fb.program = dpa_fb_strdup(&j->fb, p.hdr.program);
+		j->fb.program = dpf_strdup(&j->fb, p.hdr.program);
 	if (rc == 0 && no_pr) {
 		/* without progrep: hot/cold code and recursion only */
 		j->fb.n_cand = 0;
@@ -591,7 +591,7 @@ static void write_file(const json_t *doc, const char *out)
 	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
 		die("%s: cannot write: is a directory", out);
 	if (out_encoding(out) == 1) {
-		if (dp_msgpack_from_json(doc, &buf, &len) < 0)
+		if (dpf_msgpack_from_json(doc, &buf, &len) < 0)
 			die_status(DP_EXIT_FAIL, "feedback: out of memory encoding MessagePack");
 	} else {
 		buf = json_dumps(doc, JSON_INDENT(2));
@@ -634,10 +634,10 @@ fail:
 }
 
 /* The document of fb; dies (exit 1) when it cannot be made. */
-static json_t *doc_of(const struct dpa_feedback *fb)
+static json_t *doc_of(const struct dpf_feedback *fb)
 {
 	struct dpa_error err = { { 0 } };
-	json_t *doc = dpa_feedback_to_json(fb, &err);
+	json_t *doc = dpf_feedback_to_json(fb, &err);
 
 	if (!doc)
 		die_status(DP_EXIT_FAIL, "%s", err.msg);
@@ -664,7 +664,7 @@ static const char *unit_source(const char *s)
 }
 
 /* "12.3 us" for a cost in basis units. */
-static const char *as_time(const struct dpa_feedback *fb, double units, char *b, size_t n)
+static const char *as_time(const struct dpf_feedback *fb, double units, char *b, size_t n)
 {
 	double ns = units * fb->ns_per_unit;
 
@@ -691,9 +691,9 @@ static const char *num(double v, char *b, size_t n)
 	return b;
 }
 
-static const char *unit_name(const struct dpa_feedback *fb)
+static const char *unit_name(const struct dpf_feedback *fb)
 {
-	return fb->basis == DPA_FB_TICKS ? "ticks" : "CSCs";
+	return fb->basis == DPF_TICKS ? "ticks" : "CSCs";
 }
 
 static const char *or_q(const char *s)
@@ -702,18 +702,18 @@ static const char *or_q(const char *s)
 }
 
 /* "fn (file:line)" */
-static void print_place(FILE *f, const struct dpa_fb_place *p)
+static void print_place(FILE *f, const struct dpf_place *p)
 {
 	fprintf(f, "%s (%s:%u)", or_q(p->fn), p->file ? dpa_basename(p->file) : "?", p->line);
 }
 
 /* The accepted candidates, one line each, after a file was written. */
-static void print_accepted(FILE *f, const struct dpa_feedback *fb, const char *out)
+static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *out)
 {
 	uint32_t acc = 0;
 
 	for (uint32_t i = 0; i < fb->n_cand; i++)
-		acc += fb->cand[i].verdict == DPA_FB_ACCEPTED;
+		acc += fb->cand[i].verdict == DPF_ACCEPTED;
 	fprintf(f, "feedback: wrote %s: %u candidate%s (%u recommended), %u variable use%s, "
 		"%u recursive clique%s, %u hot/cold entr%s\n", out, fb->n_cand,
 		fb->n_cand == 1 ? "" : "s", acc, fb->n_var_use, fb->n_var_use == 1 ? "" : "s",
@@ -724,9 +724,9 @@ static void print_accepted(FILE *f, const struct dpa_feedback *fb, const char *o
 	}
 	fprintf(f, "recommended:\n");
 	for (uint32_t i = 0; i < fb->n_cand; i++) {
-		const struct dpa_fb_candidate *c = &fb->cand[i];
+		const struct dpf_candidate *c = &fb->cand[i];
 
-		if (c->verdict != DPA_FB_ACCEPTED)
+		if (c->verdict != DPF_ACCEPTED)
 			continue;
 		fprintf(f, "  #%u in ", c->id);
 		print_place(f, &c->proc);
@@ -741,24 +741,24 @@ static void print_accepted(FILE *f, const struct dpa_feedback *fb, const char *o
 		if (c->n_inputs_seen > 1)
 			fprintf(f, " (%.2fx to %.2fx over %u inputs)", c->speedup_min, c->speedup_max,
 				c->n_inputs_seen);
-		fprintf(f, "; %s\n", c->safety == DPA_FB_SAFE ? "safe" :
+		fprintf(f, "; %s\n", c->safety == DPF_SAFE ? "safe" :
 			"memory effects unknown: check by hand");
 	}
 }
 
 /* --explain: the numbers behind candidate c's estimate. */
-static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_candidate *c)
+static void explain(FILE *f, const struct dpf_feedback *fb, const struct dpf_candidate *c)
 {
-	const struct dpa_fb_overheads *ov = &fb->opt.ov;
+	const struct dpf_overheads *ov = &fb->opt.ov;
 	const char *u = unit_name(fb);
 	char t[32], t2[32], n1[48], n2[48];
 	static const struct { const char *what; size_t off; } ovs[] = {
-		{ "spawning a task costs the spawning thread", offsetof(struct dpa_fb_overheads, spawn_cost) },
-		{ "a spawned task starts running after", offsetof(struct dpa_fb_overheads, spawn_delay) },
-		{ "the final barrier (taskwait) costs", offsetof(struct dpa_fb_overheads, barrier_cost) },
-		{ "making a shared value available (signal) costs", offsetof(struct dpa_fb_overheads, signal_cost) },
-		{ "taking an available shared value (wait) costs", offsetof(struct dpa_fb_overheads, wait_cost) },
-		{ "a consumer that blocked wakes up after", offsetof(struct dpa_fb_overheads, wakeup_delay) },
+		{ "spawning a task costs the spawning thread", offsetof(struct dpf_overheads, spawn_cost) },
+		{ "a spawned task starts running after", offsetof(struct dpf_overheads, spawn_delay) },
+		{ "the final barrier (taskwait) costs", offsetof(struct dpf_overheads, barrier_cost) },
+		{ "making a shared value available (signal) costs", offsetof(struct dpf_overheads, signal_cost) },
+		{ "taking an available shared value (wait) costs", offsetof(struct dpf_overheads, wait_cost) },
+		{ "a consumer that blocked wakes up after", offsetof(struct dpf_overheads, wakeup_delay) },
 	};
 
 	fprintf(f, "Candidate %u: calls in ", c->id);
@@ -768,20 +768,20 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 	else
 		fprintf(f, ", merged over all its calling contexts.\n");
 	fprintf(f, "Costs are in %s (1 %s = %.4g ns here), per run of the region; the region "
-		"ran %llu time%s.\n", u, fb->basis == DPA_FB_TICKS ? "tick" : "CSC", fb->ns_per_unit,
+		"ran %llu time%s.\n", u, fb->basis == DPF_TICKS ? "tick" : "CSC", fb->ns_per_unit,
 		(unsigned long long)c->executions, c->executions == 1 ? "" : "s");
 	if (fb->ns_per_unit_source && !strcmp(fb->ns_per_unit_source, "program time"))
 		fprintf(f, "The ns per %s come from the program time you gave (%.4g s over %llu "
-			"%s).\n", fb->basis == DPA_FB_TICKS ? "tick" : "CSC", fb->opt.program_ns / 1e9,
+			"%s).\n", fb->basis == DPF_TICKS ? "tick" : "CSC", fb->opt.program_ns / 1e9,
 			(unsigned long long)fb->program_cost, u);
 	else
 		fprintf(f, "The ns per %s come from the %s (an instrumented run is slower than "
 			"the program: --program-time=T gives the real time).\n",
-			fb->basis == DPA_FB_TICKS ? "tick" : "CSC",
+			fb->basis == DPF_TICKS ? "tick" : "CSC",
 			fb->ns_per_unit_source ? fb->ns_per_unit_source : "instrumented run");
 	fprintf(f, "The calls, in program order:\n");
 	for (uint32_t k = 0; k < c->n_calls; k++) {
-		const struct dpa_fb_call *k_ = &c->calls[k];
+		const struct dpf_call *k_ = &c->calls[k];
 
 		fprintf(f, "  call %u: %s() at %s:%u:%u", k, or_q(k_->callee),
 			k_->at.file ? dpa_basename(k_->at.file) : "?", k_->at.line, k_->at.col);
@@ -814,7 +814,7 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 	if (!c->n_deps)
 		fprintf(f, "Dependences: none; the calls share no variable.\n");
 	for (uint32_t k = 0; k < c->n_deps; k++) {
-		const struct dpa_fb_dep *d = &c->deps[k];
+		const struct dpf_dep *d = &c->deps[k];
 		double pc = d->from < c->n_calls ? c->calls[d->from].cost : 0;
 		double cc = d->to < c->n_calls ? c->calls[d->to].cost : 0;
 
@@ -844,10 +844,10 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 		fprintf(f, "Over the %u inputs that have it: speedup min %.3fx, median %.3fx, "
 			"max %.3fx.\n", c->n_inputs_seen, c->speedup_min, c->speedup_median,
 			c->speedup_max);
-	fprintf(f, "Safety: %s — %s.\n", c->safety == DPA_FB_SAFE ? "safe" :
+	fprintf(f, "Safety: %s — %s.\n", c->safety == DPF_SAFE ? "safe" :
 		"memory effects unknown",
 		c->safety_why ? c->safety_why : "no reason recorded");
-	fprintf(f, "Verdict: %s — %s.\n", dpa_fb_verdict_name(c->verdict),
+	fprintf(f, "Verdict: %s — %s.\n", dpf_verdict_name(c->verdict),
 		c->verdict_why ? c->verdict_why : "no reason recorded");
 }
 
@@ -859,7 +859,7 @@ static void explain(FILE *f, const struct dpa_feedback *fb, const struct dpa_fb_
 static int to_json(const char *path)
 {
 	struct dpa_error err = { { 0 } };
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	json_t *doc;
 	char *s;
 
@@ -868,12 +868,12 @@ static int to_json(const char *path)
 	doc = load_doc(path, &err);
 	if (!doc)
 		die_plain("%s", one_line(err.msg));
-	if (dpa_feedback_from_json(&fb, doc, path, &err) < 0) {
-		dpa_feedback_release(&fb);
+	if (dpf_feedback_from_json(&fb, doc, path, &err) < 0) {
+		dpf_feedback_release(&fb);
 		json_decref(doc);
 		die_plain("%s", one_line(err.msg));
 	}
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	s = json_dumps(doc, JSON_INDENT(2));
 	if (!s)
 		die_status(DP_EXIT_FAIL, "feedback: out of memory");
@@ -902,7 +902,7 @@ static char *separate_name(const char *out, const char *program)
 	return s;
 }
 
-static bool same_program(const struct dpa_feedback *a, const struct dpa_feedback *b)
+static bool same_program(const struct dpf_feedback *a, const struct dpf_feedback *b)
 {
 	return !strcmp(dpa_basename(a->program ? a->program : ""),
 		       dpa_basename(b->program ? b->program : ""));
@@ -919,7 +919,7 @@ int cmd_feedback(int argc, char **argv)
 	int status = DP_EXIT_OK;
 
 	memset(&c, 0, sizeof(c));
-	dpa_fb_options_default(&c.opt);
+	dpf_options_default(&c.opt);
 	c.jobs = 1;
 	for (int k = 0; k < 6; k++)
 		c.ov_set[k] = NAN;
@@ -986,7 +986,7 @@ int cmd_feedback(int argc, char **argv)
 		printf("%-20s %6s %10s %8s  %s\n", "program", "inputs", "candidates", "accepted",
 		       "file");
 	for (uint32_t g = 0; g < ngroups; g++) {
-		struct dpa_feedback *in = malloc(nfiles * sizeof(*in)), out;
+		struct dpf_feedback *in = malloc(nfiles * sizeof(*in)), out;
 		uint32_t n = 0, acc = 0;
 		json_t *doc;
 		char *name = NULL;
@@ -996,7 +996,7 @@ int cmd_feedback(int argc, char **argv)
 		for (int i = 0; i < nfiles; i++)
 			if (group[i] == g)
 				in[n++] = job[i].fb;
-		if (dpa_feedback_combine(&out, in, n, &err) < 0)
+		if (dpf_feedback_combine(&out, in, n, &err) < 0)
 			die_plain("%s", one_line(err.msg));
 		out.ns_per_unit_source = unit_source(in[0].ns_per_unit_source);
 		free(in);
@@ -1004,7 +1004,7 @@ int cmd_feedback(int argc, char **argv)
 		if (c.separate)
 			name = separate_name(c.out, out.program);
 		if (c.explain && !c.separate) {
-			const struct dpa_fb_candidate *cd = dpa_feedback_candidate(&out, c.explain);
+			const struct dpf_candidate *cd = dpf_feedback_candidate(&out, c.explain);
 
 			if (!cd)
 				die("--explain %u: no candidate %u (the feedback has %u candidate%s)",
@@ -1022,7 +1022,7 @@ int cmd_feedback(int argc, char **argv)
 		} else if (c.separate) {
 			write_file(doc, name);
 			for (uint32_t i = 0; i < out.n_cand; i++)
-				acc += out.cand[i].verdict == DPA_FB_ACCEPTED;
+				acc += out.cand[i].verdict == DPF_ACCEPTED;
 			printf("%-20s %6u %10u %8u  %s\n", dpa_basename(out.program ? out.program : "?"),
 			       out.n_input, out.n_cand, acc, name);
 		} else {
@@ -1031,10 +1031,10 @@ int cmd_feedback(int argc, char **argv)
 		}
 		free(name);
 		json_decref(doc);
-		dpa_feedback_release(&out);
+		dpf_feedback_release(&out);
 	}
 	for (int i = 0; i < nfiles; i++)
-		dpa_feedback_release(&job[i].fb);
+		dpf_feedback_release(&job[i].fb);
 	free(job);
 	free(group);
 	free(files);

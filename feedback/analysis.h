@@ -4,8 +4,8 @@
  * the context the var-use and candidate analyses share. Not installed.
  * Part of deepprof's feedback library. MIT licence.
  */
-#ifndef DPA_FB_INTERNAL_H
-#define DPA_FB_INTERNAL_H
+#ifndef DPF_ANALYSIS_H
+#define DPF_ANALYSIS_H
 
 #include "feedback.h"
 
@@ -18,7 +18,7 @@
  * (from < to) first consumes `consume` units after its start. Only a
  * dependence between calls in different tasks costs anything.
  */
-struct dpa_pc_dep {
+struct dpf_pc_dep {
 	uint32_t from, to;
 	double produce, consume;
 };
@@ -30,20 +30,20 @@ struct dpa_pc_dep {
  * one task (a write after a read or write of the same object: a future
  * cannot order it). Overheads in basis units.
  */
-struct dpa_pc_problem {
+struct dpf_pc_problem {
 	uint32_t n;
 	const double *cost;
 	uint32_t n_deps;
-	const struct dpa_pc_dep *deps;
+	const struct dpf_pc_dep *deps;
 	uint32_t n_conflicts;
-	const struct dpa_pc_dep *conflicts;     /* produce/consume unused */
+	const struct dpf_pc_dep *conflicts;     /* produce/consume unused */
 	double before, after;
-	struct dpa_fb_overheads ov;
+	struct dpf_overheads ov;
 	unsigned max_tasks;     /* >= 1 */
 	unsigned budget;        /* partitions evaluated before going greedy */
 };
 
-struct dpa_pc_result {
+struct dpf_pc_result {
 	uint32_t *task;         /* caller's [n]: the best partition's task of each call */
 	uint32_t n_tasks;       /* 1: no valid partition into 2 or more tasks */
 	double seq;             /* before + sum(cost) + after */
@@ -68,7 +68,7 @@ struct dpa_pc_result {
  * before + the latest task's end + barrier_cost + after (k = 1: the
  * sequential time, no overheads). With ideal, all overheads count 0.
  */
-double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool ideal);
+double dpf_pc_eval(const struct dpf_pc_problem *pb, const uint32_t *task, bool ideal);
 
 /*
  * Find the best partition of pb's calls into at most max_tasks contiguous
@@ -78,21 +78,21 @@ double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool i
  * boundary that gains most, while one gains). res->task must hold pb->n
  * entries. Returns 0, or -1 out of memory.
  */
-int dpa_pc_search(const struct dpa_pc_problem *pb, struct dpa_pc_result *res);
+int dpf_pc_search(const struct dpf_pc_problem *pb, struct dpf_pc_result *res);
 
 /* ================================================================
  * The shared context (feedback.c sets it up; var_use.c, autopar.c use it)
  * ================================================================ */
 
 /* A function of the program representation: its module and record. */
-struct fb_fn {
+struct dpf_fn {
 	uint32_t mod;
 	const struct dpa_pr_fn *fn;
 	uint32_t ps;            /* the profile's ps, 0: none */
 };
 
-struct fb_ctx {
-	struct dpa_feedback *fb;
+struct dpf_ctx {
+	struct dpf_feedback *fb;
 	const struct dpa_deep *d;
 	const struct dpa_profile *p;
 	const struct dpa_progreps *pr;  /* NULL: no program representation */
@@ -100,7 +100,7 @@ struct fb_ctx {
 	enum dpa_measure m;     /* DPA_CSCS or DPA_TICKS */
 	double call_thr, proc_thr;      /* basis units */
 	double list_thr;        /* basis units over the whole run */
-	struct dpa_fb_overheads ov;             /* basis units */
+	struct dpf_overheads ov;             /* basis units */
 	/* per module: fn index -> first slot in site_css / its ps */
 	uint32_t **fn_base;     /* [n_module+1][n_fn] */
 	uint32_t **fn_ps;       /* [n_module+1][n_fn] */
@@ -109,45 +109,45 @@ struct fb_ctx {
 	uint32_t *rec_of_clique;        /* clique -> 1 + its index in fb->rec, 0: none */
 	/* var_use.c: the timings found so far (copied into fb's arena at the
 	 * end), and the css each belongs to */
-	struct dpa_fb_var_use *vu;
+	struct dpf_var_use *vu;
 	uint32_t *vu_css;
 	uint32_t n_vu, cap_vu;
 };
 
-int fb_ctx_init(struct fb_ctx *c, struct dpa_feedback *fb, const struct dpa_deep *d,
-		const struct dpa_progreps *pr, struct dpa_error *err);
-void fb_ctx_release(struct fb_ctx *c);
+int dpf_ctx_init(struct dpf_ctx *c, struct dpf_feedback *fb, const struct dpa_deep *d,
+		 const struct dpa_progreps *pr, struct dpa_error *err);
+void dpf_ctx_release(struct dpf_ctx *c);
 
 /* The css of site number `local` (0-based, in fn->calls) of f; 0: none. */
-uint32_t fb_site_css(const struct fb_ctx *c, const struct fb_fn *f, uint32_t local);
+uint32_t dpf_site_css(const struct dpf_ctx *c, const struct dpf_fn *f, uint32_t local);
 /* The function record of ps (f->fn NULL when it has none). */
-struct fb_fn fb_fn_of_ps(const struct fb_ctx *c, uint32_t ps);
+struct dpf_fn dpf_fn_of_ps(const struct dpf_ctx *c, uint32_t ps);
 /* The callee of call record `call` of f: through the css it ran as, else by
  * name in f's module. f->fn NULL when unknown. */
-struct fb_fn fb_callee(const struct fb_ctx *c, const struct fb_fn *f, const struct dpa_pr_call *call);
+struct dpf_fn dpf_callee(const struct dpf_ctx *c, const struct dpf_fn *f, const struct dpa_pr_call *call);
 
 /* ---- var_use.c ---- */
 
 /* Does a call to f write through its parameter `param`? */
-enum fb_write { FB_WRITES_NOT, FB_WRITES, FB_WRITES_MAYBE };
-enum fb_write fb_writes_param(const struct fb_ctx *c, const struct fb_fn *f, uint32_t param,
-			      unsigned depth);
+enum dpf_write { DPF_WRITES_NOT, DPF_WRITES, DPF_WRITES_MAYBE };
+enum dpf_write dpf_writes_param(const struct dpf_ctx *c, const struct dpf_fn *f, uint32_t param,
+				unsigned depth);
 
 /* Does call record `call` of f write through its argument k? NOT for a
  * non-pointer argument or a const/pure callee; MAYBE when the callee's
  * stores are not known. */
-enum fb_write fb_call_writes_arg(const struct fb_ctx *c, const struct fb_fn *f,
-				 const struct dpa_pr_call *call, uint32_t k, unsigned depth);
+enum dpf_write dpf_call_writes_arg(const struct dpf_ctx *c, const struct dpf_fn *f,
+				   const struct dpa_pr_call *call, uint32_t k, unsigned depth);
 
 /*
  * When a call to f (merged over its contexts) first consumes parameter
- * `param` (use DPA_FB_CONSUMED) or last produces the object it points to
- * (DPA_FB_PRODUCED), as a fraction of the call's cost in [0, 1]. Returns
+ * `param` (use DPF_CONSUMED) or last produces the object it points to
+ * (DPF_PRODUCED), as a fraction of the call's cost in [0, 1]. Returns
  * whether it is known; *why says how, or why not (a static string).
  * Unknown: consumed at 0, produced at 1.
  */
-bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t param,
-		     enum dpa_fb_use use, unsigned depth, double *fraction, const char **why);
+bool dpf_use_fraction(const struct dpf_ctx *c, const struct dpf_fn *f, uint32_t param,
+		      enum dpf_use use, unsigned depth, double *fraction, const char **why);
 
 /*
  * Add the variable-use timings of a costly call (call record `call` of f,
@@ -155,16 +155,16 @@ bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t par
  * already there: the return value's production, each written pointer
  * argument's, each argument's consumption. Returns 0 or -1 (out of memory).
  */
-int fb_var_use_add(struct fb_ctx *c, const struct fb_fn *f, const struct dpa_pr_call *call,
-		   uint32_t css, double cost);
+int dpf_var_use_add(struct dpf_ctx *c, const struct dpf_fn *f, const struct dpa_pr_call *call,
+		    uint32_t css, double cost);
 
 /* Copy the timings found into fb->var_use, in the order found. 0 or -1. */
-int fb_var_use_finish(struct fb_ctx *c);
+int dpf_var_use_finish(struct dpf_ctx *c);
 
 /* ---- autopar.c ---- */
 
 /* Find the candidates (and the var-use timings of their costly calls) and
  * fill fb->cand / fb->var_use. Returns 0 or -1. */
-int fb_autopar(struct fb_ctx *c);
+int dpf_autopar(struct dpf_ctx *c);
 
 #endif

@@ -27,7 +27,7 @@ struct rcall {
 /* A procedure as seen in a view: merged (pd 0) or one context. */
 struct view {
 	uint32_t ps, pd;
-	struct fb_fn f;
+	struct dpf_fn f;
 	double acts, mean;      /* activations, total cost per activation */
 	uint64_t *calls;        /* [n_sites] of f (or of css when no progrep) */
 	double *total;
@@ -35,19 +35,19 @@ struct view {
 	bool *rec;              /* [n_sites]: the site calls back into the clique */
 	/* a recursive procedure: its clique's recursion pattern (NULL: none),
 	 * and the cost of its non-recursive calls and own code over the run */
-	const struct dpa_fb_recursion *recursion;
+	const struct dpf_recursion *recursion;
 	uint32_t clique;
 	double nonrec_total;
 };
 
 /* Candidates being built (copied into the feedback at the end). */
 struct cands {
-	struct dpa_fb_candidate *v;
+	struct dpf_candidate *v;
 	uint32_t n, cap;
 };
 
 /* Fill the per-site costs of v (f, ps, pd set). Returns 0 or -1. */
-static int view_costs(const struct fb_ctx *c, struct view *v)
+static int view_costs(const struct dpf_ctx *c, struct view *v)
 {
 	uint32_t n = v->f.fn->n_sites;
 
@@ -62,7 +62,7 @@ static int view_costs(const struct fb_ctx *c, struct view *v)
 		v->nonrec_total = (double)(v->pd ? dpa_deep_pd_own(c->d, v->pd, c->m)
 					  : dpa_deep_ps_own(c->d, v->ps, c->m));
 		for (uint32_t s = 0; s < n; s++) {
-			uint32_t css = fb_site_css(c, &v->f, s), csd = css ? c->css_csd[css] : 0;
+			uint32_t css = dpf_site_css(c, &v->f, s), csd = css ? c->css_csd[css] : 0;
 
 			if (csd && dpa_clique_of(&c->d->cl, c->p->csd[csd].callee_pd) == v->clique)
 				v->rec[s] = true;
@@ -70,7 +70,7 @@ static int view_costs(const struct fb_ctx *c, struct view *v)
 	}
 	if (!v->pd) {
 		for (uint32_t s = 0; s < n; s++) {
-			uint32_t css = fb_site_css(c, &v->f, s);
+			uint32_t css = dpf_site_css(c, &v->f, s);
 
 			v->css[s] = css;
 			if (css) {
@@ -140,7 +140,7 @@ static bool same_object(const struct dpa_pr_ref *x, const struct dpa_pr_ref *y)
 }
 
 /* A display name for object t (arena string), NULL out of memory. */
-static const char *object_name(struct fb_ctx *c, const struct dpa_pr_ref *t)
+static const char *object_name(struct dpf_ctx *c, const struct dpa_pr_ref *t)
 {
 	char b[300];
 
@@ -150,20 +150,20 @@ static const char *object_name(struct fb_ctx *c, const struct dpa_pr_ref *t)
 		snprintf(b, sizeof(b), "*%s", t->name ? t->name : "?");
 	else
 		snprintf(b, sizeof(b), "%s", t->name ? t->name : "?");
-	return dpa_fb_strdup(c->fb, b);
+	return dpf_strdup(c->fb, b);
 }
 
 /* The place of a call: from its css when it ran, else from the record. */
-static int place_call(struct fb_ctx *c, const struct view *v, const struct rcall *r,
-		      struct dpa_fb_place *at)
+static int place_call(struct dpf_ctx *c, const struct view *v, const struct rcall *r,
+		      struct dpf_place *at)
 {
 	if (r->css)
-		return dpa_fb_place_css(c->fb, c->p, c->pr, r->css, at);
+		return dpf_place_css(c->fb, c->p, c->pr, r->css, at);
 	memset(at, 0, sizeof(*at));
 	if (!r->call || !v->f.fn)
 		return 0;
-	at->fn = dpa_fb_strdup(c->fb, v->f.fn->name);
-	at->file = dpa_fb_strdup(c->fb, v->f.fn->file);
+	at->fn = dpf_strdup(c->fb, v->f.fn->name);
+	at->file = dpf_strdup(c->fb, v->f.fn->file);
 	at->line = r->call->line;
 	at->col = r->call->col;
 	at->has_site = true;
@@ -175,7 +175,7 @@ static int place_call(struct fb_ctx *c, const struct view *v, const struct rcall
 
 /* "main > solve > ": the callers of pd from the thread's first procedure
  * (the <root> pd left out), by first in csd; arena string. */
-static const char *context_of(struct fb_ctx *c, uint32_t pd)
+static const char *context_of(struct dpf_ctx *c, uint32_t pd)
 {
 	uint32_t chain[32], n = 0, cur = pd;
 	char b[1024];
@@ -204,12 +204,12 @@ static const char *context_of(struct fb_ctx *c, uint32_t pd)
 		if (len >= sizeof(b))
 			len = sizeof(b) - 1;
 	}
-	return dpa_fb_strdup(c->fb, b);
+	return dpf_strdup(c->fb, b);
 }
 
 /* Add dependence (from, to) to the list unless it is there for the same var. */
-static int add_dep(struct dpa_pc_dep **d, struct dpa_fb_dep **fd, uint32_t *n, uint32_t *cap,
-		   const struct dpa_pc_dep *x, const struct dpa_fb_dep *fx)
+static int add_dep(struct dpf_pc_dep **d, struct dpf_dep **fd, uint32_t *n, uint32_t *cap,
+		   const struct dpf_pc_dep *x, const struct dpf_dep *fx)
 {
 	for (uint32_t i = 0; i < *n; i++)
 		if ((*d)[i].from == x->from && (*d)[i].to == x->to &&
@@ -218,8 +218,8 @@ static int add_dep(struct dpa_pc_dep **d, struct dpa_fb_dep **fd, uint32_t *n, u
 			return 0;
 	if (*n == *cap) {
 		uint32_t nc = *cap ? 2 * *cap : 8;
-		struct dpa_pc_dep *nd = realloc(*d, nc * sizeof(*nd));
-		struct dpa_fb_dep *nf;
+		struct dpf_pc_dep *nd = realloc(*d, nc * sizeof(*nd));
+		struct dpf_dep *nf;
 
 		if (!nd)
 			return -1;
@@ -237,14 +237,14 @@ static int add_dep(struct dpa_pc_dep **d, struct dpa_fb_dep **fd, uint32_t *n, u
 
 /* Time fraction (of the call's cost) when call r's argument k is first
  * consumed or produced, with its known flag. */
-static double frac_of(struct fb_ctx *c, const struct view *v, const struct rcall *r, uint32_t k,
-		      enum dpa_fb_use use, bool *known)
+static double frac_of(struct dpf_ctx *c, const struct view *v, const struct rcall *r, uint32_t k,
+		      enum dpf_use use, bool *known)
 {
-	struct fb_fn g = fb_callee(c, &v->f, r->call);
+	struct dpf_fn g = dpf_callee(c, &v->f, r->call);
 	double f;
 	const char *why;
 
-	*known = fb_use_fraction(c, &g, k, use, 0, &f, &why);
+	*known = dpf_use_fraction(c, &g, k, use, 0, &f, &why);
 	return f;
 }
 
@@ -254,22 +254,22 @@ static double frac_of(struct fb_ctx *c, const struct view *v, const struct rcall
  * two of its calls each cost at least list_thr over the run; merged view
  * only).
  */
-static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc, uint32_t n,
+static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *rc, uint32_t n,
 		  struct cands *cs)
 {
-	struct dpa_feedback *fb = c->fb;
+	struct dpf_feedback *fb = c->fb;
 	uint64_t execs = 0;
 	uint32_t n_costly = 0, first = n, last = 0, span, ran = 0, n_rec = 0;
 	bool at_top = false, dc_model = false;
 	double before = 0, after = 0;
 	double cost[n], mean[n];
 	const double *sc;
-	struct dpa_pc_dep *deps = NULL, *confl = NULL;
-	struct dpa_fb_dep *fdeps = NULL, *fconfl = NULL;
+	struct dpf_pc_dep *deps = NULL, *confl = NULL;
+	struct dpf_dep *fdeps = NULL, *fconfl = NULL;
 	uint32_t n_deps = 0, cap_deps = 0, n_confl = 0, cap_confl = 0;
-	struct dpa_pc_problem pb;
-	struct dpa_pc_result res;
-	struct dpa_fb_candidate *k;
+	struct dpf_pc_problem pb;
+	struct dpf_pc_result res;
+	struct dpf_candidate *k;
 	uint32_t *task = NULL;
 	bool too_cheap, safe = true;
 	const char *unsafe_call = NULL, *disjoint_var = NULL;
@@ -291,7 +291,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 		/* a recursive call: costed at the recursion's top level (its
 		 * calls inside the clique carry no descendants' costs); the
 		 * region runs once per entry into the clique */
-		const struct dpa_fb_recursion *r = v->recursion;
+		const struct dpf_recursion *r = v->recursion;
 		double sub = r->level_cost[1];
 		double k = r->branching ? r->branching : n_rec;
 		double rest = r->level_cost[0] - k * sub;
@@ -367,20 +367,20 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 					if (!hit)
 						continue;
 					{
-						struct dpa_pc_dep x = { i, j, sc[i], 0 };
-						struct dpa_fb_dep fx = { i, j, NULL, 1, 0, false };
+						struct dpf_pc_dep x = { i, j, sc[i], 0 };
+						struct dpf_dep fx = { i, j, NULL, 1, 0, false };
 						bool kn;
 						char nb[300];
 
-						fx.consumed = frac_of(c, v, &rc[j], a, DPA_FB_CONSUMED, &kn);
+						fx.consumed = frac_of(c, v, &rc[j], a, DPF_CONSUMED, &kn);
 						fx.known = kn;
 						x.consume = fx.consumed * sc[j];
 						if (ci->result.name)
-							fx.var = dpa_fb_strdup(fb, ci->result.name);
+							fx.var = dpf_strdup(fb, ci->result.name);
 						else {
 							snprintf(nb, sizeof(nb), "%s()",
 								 ci->callee ? ci->callee : "(indirect)");
-							fx.var = dpa_fb_strdup(fb, nb);
+							fx.var = dpf_strdup(fb, nb);
 						}
 						if (!fx.var || add_dep(&deps, &fdeps, &n_deps, &cap_deps, &x, &fx) < 0)
 							goto oom;
@@ -402,24 +402,24 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 					for (uint32_t b = 0; b < ci->n_args; b++) {
 						const struct dpa_pr_arg *ai = &ci->args[b];
 						bool hit = false;
-						enum fb_write wi;
+						enum dpf_write wi;
 
 						for (uint32_t x = 0; x < ai->n_points_to && !hit; x++)
 							hit = same_object(&ai->points_to[x], src);
-						if (!hit || (wi = fb_call_writes_arg(c, &v->f, ci, b, 0)) ==
-								    FB_WRITES_NOT)
+						if (!hit || (wi = dpf_call_writes_arg(c, &v->f, ci, b, 0)) ==
+								    DPF_WRITES_NOT)
 							continue;
 						{
-							struct dpa_pc_dep x = { i, j, 0, 0 };
-							struct dpa_fb_dep fx = { i, j, object_name(c, src), 1, 0,
+							struct dpf_pc_dep x = { i, j, 0, 0 };
+							struct dpf_dep fx = { i, j, object_name(c, src), 1, 0,
 										 false };
 							bool k1, k2;
 
 							if (!fx.var)
 								goto oom;
-							fx.produced = frac_of(c, v, &rc[i], b, DPA_FB_PRODUCED, &k1);
-							fx.consumed = frac_of(c, v, &rc[j], a, DPA_FB_CONSUMED, &k2);
-							fx.known = k1 && k2 && wi == FB_WRITES;
+							fx.produced = frac_of(c, v, &rc[i], b, DPF_PRODUCED, &k1);
+							fx.consumed = frac_of(c, v, &rc[j], a, DPF_CONSUMED, &k2);
+							fx.known = k1 && k2 && wi == DPF_WRITES;
 							x.produce = fx.produced * sc[i];
 							x.consume = fx.consumed * sc[j];
 							if (add_dep(&deps, &fdeps, &n_deps, &cap_deps, &x, &fx) < 0)
@@ -435,7 +435,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 				for (uint32_t b = 0; b < ci->n_args; b++) {
 					const struct dpa_pr_arg *ai = &ci->args[b];
 					const struct dpa_pr_ref *obj = NULL;
-					enum fb_write wi, wj;
+					enum dpf_write wi, wj;
 
 					if (!ai->has_points_to)
 						continue;
@@ -445,13 +445,13 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 								obj = &ai->points_to[x];
 					if (!obj)
 						continue;
-					wi = fb_call_writes_arg(c, &v->f, ci, b, 0);
-					wj = fb_call_writes_arg(c, &v->f, cj, a, 0);
-					if (wi == FB_WRITES_NOT && wj == FB_WRITES_NOT)
+					wi = dpf_call_writes_arg(c, &v->f, ci, b, 0);
+					wj = dpf_call_writes_arg(c, &v->f, cj, a, 0);
+					if (wi == DPF_WRITES_NOT && wj == DPF_WRITES_NOT)
 						continue;
 					{
-						struct dpa_pc_dep x = { i, j, 0, 0 };
-						struct dpa_fb_dep fx = { i, j, object_name(c, obj), 1, 0, false };
+						struct dpf_pc_dep x = { i, j, 0, 0 };
+						struct dpf_dep fx = { i, j, object_name(c, obj), 1, 0, false };
 						bool k1, k2;
 
 						if (!fx.var)
@@ -465,12 +465,12 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 							 * function on parts of one object */
 							if (!disjoint_var)
 								disjoint_var = fx.var;
-						} else if (wi != FB_WRITES_NOT && (wj == FB_WRITES_NOT || part)) {
+						} else if (wi != DPF_WRITES_NOT && (wj == DPF_WRITES_NOT || part)) {
 							/* i writes it, j reads (or updates) it:
 							 * j's first use waits for i's last store */
-							fx.produced = frac_of(c, v, &rc[i], b, DPA_FB_PRODUCED, &k1);
-							fx.consumed = frac_of(c, v, &rc[j], a, DPA_FB_CONSUMED, &k2);
-							fx.known = k1 && k2 && wi == FB_WRITES;
+							fx.produced = frac_of(c, v, &rc[i], b, DPF_PRODUCED, &k1);
+							fx.consumed = frac_of(c, v, &rc[j], a, DPF_CONSUMED, &k2);
+							fx.known = k1 && k2 && wi == DPF_WRITES;
 							x.produce = fx.produced * sc[i];
 							x.consume = fx.consumed * sc[j];
 							if (add_dep(&deps, &fdeps, &n_deps, &cap_deps, &x, &fx) < 0)
@@ -511,7 +511,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	pb.max_tasks = fb->opt.max_tasks ? fb->opt.max_tasks : 1;
 	pb.budget = fb->opt.search_budget;
 	res.task = task;
-	if (dpa_pc_search(&pb, &res) < 0)
+	if (dpf_pc_search(&pb, &res) < 0)
 		goto oom;
 	/* a divide-and-conquer split with a cut-off: the recursion's model
 	 * (recursion.c) says what spawning down to the cut-off saves per entry,
@@ -528,7 +528,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	/* ---- the candidate ---- */
 	if (cs->n == cs->cap) {
 		uint32_t nc = cs->cap ? 2 * cs->cap : 16;
-		struct dpa_fb_candidate *nv = realloc(cs->v, nc * sizeof(*nv));
+		struct dpf_candidate *nv = realloc(cs->v, nc * sizeof(*nv));
 
 		if (!nv)
 			goto oom;
@@ -537,28 +537,28 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	}
 	k = &cs->v[cs->n];
 	memset(k, 0, sizeof(*k));
-	if (dpa_fb_place_ps(fb, c->p, c->pr, v->ps, &k->proc) < 0)
+	if (dpf_place_ps(fb, c->p, c->pr, v->ps, &k->proc) < 0)
 		goto oom;
 	if (v->pd && !(k->context = context_of(c, v->pd)))
 		goto oom;
 	k->executions = execs;
 	k->n_calls = span;
-	k->calls = dpa_fb_alloc(fb, span * sizeof(*k->calls));
+	k->calls = dpf_alloc(fb, span * sizeof(*k->calls));
 	if (!k->calls)
 		goto oom;
 	for (uint32_t i = 0; i < span; i++) {
-		struct dpa_fb_call *x = &k->calls[i];
+		struct dpf_call *x = &k->calls[i];
 
 		if (place_call(c, v, &rc[i], &x->at) < 0)
 			goto oom;
-		if (rc[i].call && rc[i].call->callee && !(x->callee = dpa_fb_strdup(fb, rc[i].call->callee)))
+		if (rc[i].call && rc[i].call->callee && !(x->callee = dpf_strdup(fb, rc[i].call->callee)))
 			goto oom;
 		if (!rc[i].call && rc[i].css) {
 			uint32_t cp = c->p->css[rc[i].css].callee_ps;
 
 			if (!cp && c->css_csd[rc[i].css])
 				cp = c->p->pd[c->p->csd[c->css_csd[rc[i].css]].callee_pd].ps;
-			if (cp && !(x->callee = dpa_fb_strdup(fb, dpa_ps_name(c->p, cp))))
+			if (cp && !(x->callee = dpf_strdup(fb, dpa_ps_name(c->p, cp))))
 				goto oom;
 		}
 		x->cost = sc[i];
@@ -567,7 +567,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	k->n_tasks = res.n_tasks;
 	k->n_deps = n_deps;
 	if (n_deps) {
-		k->deps = dpa_fb_alloc(fb, n_deps * sizeof(*k->deps));
+		k->deps = dpf_alloc(fb, n_deps * sizeof(*k->deps));
 		if (!k->deps)
 			goto oom;
 		memcpy(k->deps, fdeps, n_deps * sizeof(*k->deps));
@@ -588,34 +588,34 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 	k->speedup_min = k->speedup_median = k->speedup_max = k->speedup;
 
 	if (!rc[0].call) {
-		k->safety = DPA_FB_UNKNOWN_MEMORY;
+		k->safety = DPF_UNKNOWN_MEMORY;
 		k->safety_why = "no program representation: data dependences and memory effects "
 				"are unknown (a hint for a person)";
 	} else if (safe && !n_confl) {
-		k->safety = DPA_FB_SAFE;
+		k->safety = DPF_SAFE;
 		k->safety_why = "every call is to a const or pure function: no call writes memory, "
 				"and the values they share are synchronised";
 	} else if (disjoint_var) {
-		k->safety = DPA_FB_UNKNOWN_MEMORY;
+		k->safety = DPF_UNKNOWN_MEMORY;
 		snprintf(why, sizeof(why),
 			 "two calls of one function write through pointers into %s: assumed to be "
 			 "disjoint parts (divide and conquer), which the program representation "
 			 "cannot prove (a hint for a person)", disjoint_var);
-		if (!(k->safety_why = dpa_fb_strdup(fb, why)))
+		if (!(k->safety_why = dpf_strdup(fb, why)))
 			goto oom;
 	} else {
-		k->safety = DPA_FB_UNKNOWN_MEMORY;
+		k->safety = DPF_UNKNOWN_MEMORY;
 		snprintf(why, sizeof(why),
 			 "%s%s may write memory (not declared const or pure): the program "
 			 "representation cannot prove that the tasks touch disjoint memory "
 			 "(a hint for a person)", unsafe_call ? unsafe_call : "a call",
 			 unsafe_call ? "()" : "");
-		if (!(k->safety_why = dpa_fb_strdup(fb, why)))
+		if (!(k->safety_why = dpf_strdup(fb, why)))
 			goto oom;
 	}
 
 	if (too_cheap) {
-		k->verdict = DPA_FB_TOO_CHEAP;
+		k->verdict = DPF_TOO_CHEAP;
 		if (n_costly < 2)
 			snprintf(why, sizeof(why),
 				 "%u of its calls cost at least the call threshold (%.0f ns per call); "
@@ -625,13 +625,13 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 				 "its procedure costs %.0f ns per call, under the procedure threshold "
 				 "(%.0f ns)", v->mean * fb->ns_per_unit, c->proc_thr * fb->ns_per_unit);
 	} else if (!res.cut_allowed) {
-		k->verdict = DPA_FB_UNSAFE;
+		k->verdict = DPF_UNSAFE;
 		snprintf(why, sizeof(why),
 			 "calls %u and %u touch %s and the later one may write it: a shared value "
 			 "cannot order that, so no split is allowed", fconfl[0].from + 1,
 			 fconfl[0].to + 1, fconfl[0].var);
 	} else if (k->speedup > fb->opt.speedup_threshold) {
-		k->verdict = DPA_FB_ACCEPTED;
+		k->verdict = DPF_ACCEPTED;
 		snprintf(why, sizeof(why),
 			 "%u tasks: estimated %.3fx on the region, %.4fx on the program%s",
 			 res.n_tasks, k->speedup, k->program_speedup,
@@ -640,18 +640,18 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 			 at_top ? "; recursive: costed at the recursion's top level, so spawn only "
 				  "above its cut-off depth" : "");
 	} else if (n_deps && res.ideal > 0 && res.seq / res.ideal <= fb->opt.speedup_threshold) {
-		k->verdict = DPA_FB_DEPENDENT;
+		k->verdict = DPF_DEPENDENT;
 		snprintf(why, sizeof(why),
 			 "a later call needs %s before the earlier call produces it: even with "
 			 "no overheads the best split gives only %.3fx", fdeps[0].var,
 			 res.seq / res.ideal);
 	} else {
-		k->verdict = DPA_FB_NO_SPEEDUP;
+		k->verdict = DPF_NO_SPEEDUP;
 		snprintf(why, sizeof(why),
 			 "the best partition (%u tasks) gives %.3fx, not above the threshold %.3f",
 			 res.n_tasks, k->speedup, fb->opt.speedup_threshold);
 	}
-	if (!(k->verdict_why = dpa_fb_strdup(fb, why)))
+	if (!(k->verdict_why = dpf_strdup(fb, why)))
 		goto oom;
 	cs->n++;
 
@@ -664,7 +664,7 @@ static int region(struct fb_ctx *c, const struct view *v, const struct rcall *rc
 			for (uint32_t e = 0; e < n_deps && !want; e++)
 				want = fdeps[e].from == i || fdeps[e].to == i;
 			if (want && rc[i].call && rc[i].css &&
-			    fb_var_use_add(c, &v->f, rc[i].call, rc[i].css, mean[first + i]) < 0)
+			    dpf_var_use_add(c, &v->f, rc[i].call, rc[i].css, mean[first + i]) < 0)
 				goto out;
 		}
 	rc_ = 0;
@@ -689,7 +689,7 @@ out:
  * items do not end a run; branches and loops do), recursively into arms
  * and loop bodies, each handed to region().
  */
-static int regions_of(struct fb_ctx *c, const struct view *v, const struct dpa_pr_body *b,
+static int regions_of(struct dpf_ctx *c, const struct view *v, const struct dpa_pr_body *b,
 		      struct cands *cs)
 {
 	const struct dpa_pr_fn *fn = v->f.fn;
@@ -748,7 +748,7 @@ static int css_line_cmp(const void *a, const void *b)
  * Without any program representation: each procedure's call sites that
  * ran, in source order, form one region (merged view only).
  */
-static int regions_without_progrep(struct fb_ctx *c, struct cands *cs)
+static int regions_without_progrep(struct dpf_ctx *c, struct cands *cs)
 {
 	const struct dpa_profile *p = c->p;
 	uint32_t *first = calloc((size_t)p->n_ps + 2, sizeof(*first));
@@ -815,7 +815,7 @@ out:
  * ================================================================ */
 
 /* The recursion pattern of pd's clique, NULL when it is not recursive. */
-static const struct dpa_fb_recursion *rec_of(const struct fb_ctx *c, uint32_t pd)
+static const struct dpf_recursion *rec_of(const struct dpf_ctx *c, uint32_t pd)
 {
 	uint32_t cl;
 
@@ -828,7 +828,7 @@ static const struct dpa_fb_recursion *rec_of(const struct fb_ctx *c, uint32_t pd
 }
 
 /* Set v's recursion pattern from pd's clique. */
-static void set_recursion(const struct fb_ctx *c, struct view *v, uint32_t pd)
+static void set_recursion(const struct dpf_ctx *c, struct view *v, uint32_t pd)
 {
 	v->recursion = rec_of(c, pd);
 	v->clique = pd ? dpa_clique_of(&c->d->cl, pd) : 0;
@@ -837,8 +837,8 @@ static void set_recursion(const struct fb_ctx *c, struct view *v, uint32_t pd)
 /* Accepted first, then by program speedup (larger first), then as found. */
 static int cand_cmp(const void *a, const void *b)
 {
-	const struct dpa_fb_candidate *x = a, *y = b;
-	bool ax = x->verdict == DPA_FB_ACCEPTED, ay = y->verdict == DPA_FB_ACCEPTED;
+	const struct dpf_candidate *x = a, *y = b;
+	bool ax = x->verdict == DPF_ACCEPTED, ay = y->verdict == DPF_ACCEPTED;
 
 	if (ax != ay)
 		return ax ? -1 : 1;
@@ -847,9 +847,9 @@ static int cand_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int fb_autopar(struct fb_ctx *c)
+int dpf_autopar(struct dpf_ctx *c)
 {
-	struct dpa_feedback *fb = c->fb;
+	struct dpf_feedback *fb = c->fb;
 	const struct dpa_profile *p = c->p;
 	struct cands cs = { NULL, 0, 0 };
 	uint32_t *pds_of_ps = NULL, *first_pd = NULL;
@@ -878,7 +878,7 @@ int fb_autopar(struct fb_ctx *c)
 		for (uint32_t ps = 1; ps <= p->n_ps; ps++) {
 			struct view v = { .ps = ps };
 
-			v.f = fb_fn_of_ps(c, ps);
+			v.f = dpf_fn_of_ps(c, ps);
 			v.acts = (double)dpa_deep_ps_own(c->d, ps, DPA_CALLS);
 			if (!v.f.fn || v.acts <= 0)
 				continue;
@@ -911,7 +911,7 @@ int fb_autopar(struct fb_ctx *c)
 				/* a procedure with one context is its merged view */
 				if (pds_of_ps[v.ps] < 2)
 					continue;
-				v.f = fb_fn_of_ps(c, v.ps);
+				v.f = dpf_fn_of_ps(c, v.ps);
 				v.acts = (double)dpa_deep_pd_own(c->d, q, DPA_CALLS);
 				if (!v.f.fn || v.acts <= 0)
 					continue;
@@ -941,7 +941,7 @@ int fb_autopar(struct fb_ctx *c)
 	fb->n_cand = 0;
 	fb->cand = NULL;
 	if (cs.n) {
-		fb->cand = dpa_fb_alloc(fb, cs.n * sizeof(*fb->cand));
+		fb->cand = dpf_alloc(fb, cs.n * sizeof(*fb->cand));
 		if (!fb->cand) {
 			dpa_fail(c->err, p, "out of memory finding parallelism candidates");
 			goto out;
@@ -952,7 +952,7 @@ int fb_autopar(struct fb_ctx *c)
 		}
 		fb->n_cand = cs.n;
 	}
-	rc = fb_var_use_finish(c);
+	rc = dpf_var_use_finish(c);
 out:
 	free(cs.v);
 	free(pds_of_ps);

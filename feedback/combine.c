@@ -42,13 +42,13 @@
  * ================================================================ */
 
 struct cx {
-	struct dpa_feedback *out;
+	struct dpf_feedback *out;
 	bool oom;
 };
 
 static const char *cp_str(struct cx *x, const char *s)
 {
-	const char *c = dpa_fb_strdup(x->out, s);
+	const char *c = dpf_strdup(x->out, s);
 
 	if (s && !c)
 		x->oom = true;
@@ -61,7 +61,7 @@ static void *cp_mem(struct cx *x, const void *m, size_t n)
 
 	if (!m || !n)
 		return NULL;
-	c = dpa_fb_alloc(x->out, n);
+	c = dpf_alloc(x->out, n);
 	if (!c) {
 		x->oom = true;
 		return NULL;
@@ -70,13 +70,13 @@ static void *cp_mem(struct cx *x, const void *m, size_t n)
 	return c;
 }
 
-static void cp_place(struct cx *x, struct dpa_fb_place *p)
+static void cp_place(struct cx *x, struct dpf_place *p)
 {
 	p->fn = cp_str(x, p->fn);
 	p->file = cp_str(x, p->file);
 }
 
-static void cp_candidate(struct cx *x, struct dpa_fb_candidate *c)
+static void cp_candidate(struct cx *x, struct dpf_candidate *c)
 {
 	cp_place(x, &c->proc);
 	c->context = cp_str(x, c->context);
@@ -101,7 +101,7 @@ static bool str_eq(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-static bool place_eq(const struct dpa_fb_place *a, const struct dpa_fb_place *b)
+static bool place_eq(const struct dpf_place *a, const struct dpf_place *b)
 {
 	if (!str_eq(a->fn, b->fn) || !str_eq(a->file, b->file) || a->line != b->line ||
 	    a->col != b->col)
@@ -111,7 +111,7 @@ static bool place_eq(const struct dpa_fb_place *a, const struct dpa_fb_place *b)
 	return !a->checksum || !b->checksum || a->checksum == b->checksum;
 }
 
-static bool cand_match(const struct dpa_fb_candidate *a, const struct dpa_fb_candidate *b)
+static bool cand_match(const struct dpf_candidate *a, const struct dpf_candidate *b)
 {
 	if (!str_eq(a->proc.fn, b->proc.fn) || !str_eq(a->proc.file, b->proc.file) ||
 	    (a->proc.checksum && b->proc.checksum && a->proc.checksum != b->proc.checksum) ||
@@ -124,18 +124,18 @@ static bool cand_match(const struct dpa_fb_candidate *a, const struct dpa_fb_can
 	return true;
 }
 
-static bool hot_match(const struct dpa_fb_hot *a, const struct dpa_fb_hot *b)
+static bool hot_match(const struct dpf_hot *a, const struct dpf_hot *b)
 {
 	return a->kind == b->kind && a->temp == b->temp && str_eq(a->callee, b->callee) &&
 	       place_eq(&a->at, &b->at);
 }
 
-static bool rec_match(const struct dpa_fb_recursion *a, const struct dpa_fb_recursion *b)
+static bool rec_match(const struct dpf_recursion *a, const struct dpf_recursion *b)
 {
 	return a->type == b->type && place_eq(&a->at, &b->at);
 }
 
-static bool use_match(const struct dpa_fb_var_use *a, const struct dpa_fb_var_use *b)
+static bool use_match(const struct dpf_var_use *a, const struct dpf_var_use *b)
 {
 	return a->arg == b->arg && a->use == b->use && str_eq(a->callee, b->callee) &&
 	       place_eq(&a->at, &b->at);
@@ -153,7 +153,7 @@ static const char *prog_base(const char *p)
 }
 
 /* The file that names input i in messages. */
-static const char *in_name(const struct dpa_feedback *f)
+static const char *in_name(const struct dpf_feedback *f)
 {
 	return f->n_input && f->input[0].path ? f->input[0].path : "feedback";
 }
@@ -167,7 +167,7 @@ struct group {
 	uint32_t n, cap;
 	uint32_t (*m)[2];
 	uint32_t first;         /* order of first appearance */
-	struct dpa_fb_candidate c;  /* the combined one (copied at the end) */
+	struct dpf_candidate c;  /* the combined one (copied at the end) */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -180,7 +180,7 @@ static int cmp_double(const void *a, const void *b)
 static int cmp_group(const void *pa, const void *pb)
 {
 	const struct group *a = pa, *b = pb;
-	bool aa = a->c.verdict == DPA_FB_ACCEPTED, ba = b->c.verdict == DPA_FB_ACCEPTED;
+	bool aa = a->c.verdict == DPF_ACCEPTED, ba = b->c.verdict == DPF_ACCEPTED;
 
 	if (aa != ba)
 		return aa ? -1 : 1;
@@ -191,7 +191,7 @@ static int cmp_group(const void *pa, const void *pb)
 
 /* Fill g->c from its members: the representative's estimates, the speedup
  * spread. Returns -1 when out of memory. */
-static int settle(struct group *g, const struct dpa_feedback *in)
+static int settle(struct group *g, const struct dpf_feedback *in)
 {
 	double *s = malloc(g->n * sizeof(*s));
 	double median, lower;
@@ -254,17 +254,17 @@ static int oom(struct dpa_error *err)
 }
 
 /* Candidates: group, settle, sort, copy into out. */
-static int combine_candidates(struct cx *x, const struct dpa_feedback *in, uint32_t n,
+static int combine_candidates(struct cx *x, const struct dpf_feedback *in, uint32_t n,
 			      struct dpa_error *err)
 {
-	struct dpa_feedback *out = x->out;
+	struct dpf_feedback *out = x->out;
 	struct group *g = NULL;
 	uint32_t ng = 0, cap = 0, seq = 0;
 	int rc = -1;
 
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < in[i].n_cand; j++, seq++) {
-			const struct dpa_fb_candidate *c = &in[i].cand[j];
+			const struct dpf_candidate *c = &in[i].cand[j];
 			uint32_t k;
 
 			/* earlier inputs only: an input's own candidates are distinct */
@@ -294,7 +294,7 @@ static int combine_candidates(struct cx *x, const struct dpa_feedback *in, uint3
 			goto done;
 	if (ng)
 		qsort(g, ng, sizeof(*g), cmp_group);
-	out->cand = dpa_fb_alloc(out, (ng ? ng : 1) * sizeof(*out->cand));
+	out->cand = dpf_alloc(out, (ng ? ng : 1) * sizeof(*out->cand));
 	if (!out->cand)
 		goto done;
 	for (uint32_t k = 0; k < ng; k++) {
@@ -317,8 +317,8 @@ done:
 		uint32_t tot_ = 0, k_ = 0;                                       \
 		for (uint32_t i_ = 0; i_ < (n); i_++)                             \
 			tot_ += (in)[i_].N;                                       \
-		(x)->out->LIST = dpa_fb_alloc((x)->out, (tot_ ? tot_ : 1) *       \
-					      sizeof(*(x)->out->LIST));           \
+		(x)->out->LIST = dpf_alloc((x)->out, (tot_ ? tot_ : 1) *       \
+					   sizeof(*(x)->out->LIST));           \
 		if (!(x)->out->LIST) {                                           \
 			(x)->oom = true;                                         \
 			break;                                                   \
@@ -340,20 +340,20 @@ done:
 		(x)->out->N = k_;                                                \
 	} while (0)
 
-static void cp_hot(struct cx *x, struct dpa_fb_hot *h)
+static void cp_hot(struct cx *x, struct dpf_hot *h)
 {
 	cp_place(x, &h->at);
 	h->callee = cp_str(x, h->callee);
 }
 
-static void cp_rec(struct cx *x, struct dpa_fb_recursion *r)
+static void cp_rec(struct cx *x, struct dpf_recursion *r)
 {
 	cp_place(x, &r->at);
 	r->level_cost = cp_mem(x, r->level_cost, r->n_levels * sizeof(double));
 	r->why = cp_str(x, r->why);
 }
 
-static void cp_use(struct cx *x, struct dpa_fb_var_use *v)
+static void cp_use(struct cx *x, struct dpf_var_use *v)
 {
 	cp_place(x, &v->at);
 	v->callee = cp_str(x, v->callee);
@@ -361,7 +361,7 @@ static void cp_use(struct cx *x, struct dpa_fb_var_use *v)
 	v->why = cp_str(x, v->why);
 }
 
-int dpa_feedback_combine(struct dpa_feedback *out, const struct dpa_feedback *in, uint32_t n,
+int dpf_feedback_combine(struct dpf_feedback *out, const struct dpf_feedback *in, uint32_t n,
 			 struct dpa_error *err)
 {
 	struct cx x = { out, false };
@@ -389,11 +389,11 @@ int dpa_feedback_combine(struct dpa_feedback *out, const struct dpa_feedback *in
 				snprintf(err->msg, sizeof(err->msg),
 					 "%s: its estimates rest on %s, those of %s on %s (--basis "
 					 "chooses one for both)", in_name(&in[i]),
-					 dpa_fb_basis_name(in[i].basis), in_name(&in[0]),
-					 dpa_fb_basis_name(in[0].basis));
+					 dpf_basis_name(in[i].basis), in_name(&in[0]),
+					 dpf_basis_name(in[0].basis));
 			return one_line(err);
 		}
-	out->version = DPA_FEEDBACK_VERSION;
+	out->version = DPF_FEEDBACK_VERSION;
 	out->program = cp_str(&x, in[0].program);
 	out->opt = in[0].opt;
 	out->basis = in[0].basis;
@@ -401,19 +401,19 @@ int dpa_feedback_combine(struct dpa_feedback *out, const struct dpa_feedback *in
 	out->program_cost = in[0].program_cost;
 	for (uint32_t i = 0; i < n; i++)
 		tot += in[i].n_input;
-	out->input = dpa_fb_alloc(out, (tot ? tot : 1) * sizeof(*out->input));
+	out->input = dpf_alloc(out, (tot ? tot : 1) * sizeof(*out->input));
 	if (!out->input)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < in[i].n_input; j++) {
-			struct dpa_fb_input *d = &out->input[out->n_input++];
+			struct dpf_input *d = &out->input[out->n_input++];
 
 			*d = in[i].input[j];
 			d->path = cp_str(&x, d->path);
 			d->program = cp_str(&x, d->program);
 		}
 	if (combine_candidates(&x, in, n, err) < 0) {
-		dpa_feedback_release(out);
+		dpf_feedback_release(out);
 		return -1;
 	}
 	UNION(&x, in, n, hot, n_hot, hot_match, cp_hot);
@@ -423,6 +423,6 @@ int dpa_feedback_combine(struct dpa_feedback *out, const struct dpa_feedback *in
 		goto fail;
 	return 0;
 fail:
-	dpa_feedback_release(out);
+	dpf_feedback_release(out);
 	return oom(err);
 }

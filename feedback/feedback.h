@@ -5,8 +5,8 @@
  * feedback file (schemas/feedback.md, schemas/feedback.schema.json).
  * Part of deepprof's feedback library. MIT licence.
  */
-#ifndef DPA_FEEDBACK_H
-#define DPA_FEEDBACK_H
+#ifndef DPF_FEEDBACK_H
+#define DPF_FEEDBACK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@
 
 /* The feedback file format version (the "version" of its header); a reader
  * rejects a larger one. */
-#define DPA_FEEDBACK_VERSION 1
+#define DPF_FEEDBACK_VERSION 1
 
 /* ================================================================
  * Units and options
@@ -33,9 +33,9 @@
  * TICKS: a -finstrument-functions build (clock "calls": a CSC is only a call,
  * so CSCs do not measure time); costs come from clock ticks, ns_per_unit =
  * the header's ns_per_tick. Every cost in the model is a double in the
- * basis's unit; multiply by dpa_feedback.ns_per_unit for nanoseconds.
+ * basis's unit; multiply by dpf_feedback.ns_per_unit for nanoseconds.
  */
-enum dpa_fb_basis { DPA_FB_CSCS, DPA_FB_TICKS, DPA_FB_NBASES };
+enum dpf_basis { DPF_CSCS, DPF_TICKS, DPF_NBASES };
 
 /*
  * Parallel overheads, in nanoseconds of this machine, for the code shape the
@@ -53,17 +53,17 @@ enum dpa_fb_basis { DPA_FB_CSCS, DPA_FB_TICKS, DPA_FB_NBASES };
  * wait_cost    a consumer finding a shared value already available
  * wakeup_delay a consumer that had to block: from the signal to running again
  * `deepprof calibrate` measures them (feedback/calibrate.c) and writes a
- * calibration file (schemas/feedback.md) that dpa_fb_overheads_read() reads.
+ * calibration file (schemas/feedback.md) that dpf_overheads_read() reads.
  */
-struct dpa_fb_overheads {
+struct dpf_overheads {
 	double spawn_cost, spawn_delay, barrier_cost, signal_cost, wait_cost, wakeup_delay;
 	char source[256];       /* "defaults", or the calibration file's path */
 };
 
-struct dpa_fb_options {
-	struct dpa_fb_overheads ov;
+struct dpf_options {
+	struct dpf_overheads ov;
 	int basis;              /* -1: choose from the profile (CSCS if its clock
-				 * is "calls+loops", else TICKS); else enum dpa_fb_basis */
+				 * is "calls+loops", else TICKS); else enum dpf_basis */
 	double call_threshold;  /* ns: a call is costly when its mean total cost
 				 * per call is at least this */
 	double proc_threshold;  /* ns: a procedure (per context) is searched for
@@ -92,20 +92,20 @@ struct dpa_fb_options {
 };
 
 /* Fill *o with the documented defaults (schemas/feedback.md). */
-void dpa_fb_options_default(struct dpa_fb_options *o);
+void dpf_options_default(struct dpf_options *o);
 
 /* Read a calibration file written by `deepprof calibrate` into *ov (source
  * set to path). Returns 0, or -1 with one line in *err naming the file
  * (missing, not JSON, wrong format or version, a value missing or not a
  * finite non-negative number). */
-int dpa_fb_overheads_read(struct dpa_fb_overheads *ov, const char *path, struct dpa_error *err);
+int dpf_overheads_read(struct dpf_overheads *ov, const char *path, struct dpa_error *err);
 
 /* ================================================================
  * The model
  * ================================================================ */
 
 /* How a compiler finds a place again. Strings are owned by the feedback. */
-struct dpa_fb_place {
+struct dpf_place {
 	const char *fn;         /* the function the place is in */
 	const char *file;
 	uint32_t line, col;
@@ -116,12 +116,12 @@ struct dpa_fb_place {
 };
 
 /* Hot and cold code. */
-enum dpa_fb_hot_kind { DPA_FB_PROC, DPA_FB_SITE };
-enum dpa_fb_temp { DPA_FB_HOT, DPA_FB_RARE, DPA_FB_NEVER };
-struct dpa_fb_hot {
-	uint8_t kind;           /* enum dpa_fb_hot_kind */
-	uint8_t temp;           /* enum dpa_fb_temp */
-	struct dpa_fb_place at; /* PROC: the function's first line; SITE: the call */
+enum dpf_hot_kind { DPF_PROC, DPF_SITE };
+enum dpf_temp { DPF_HOT, DPF_RARE, DPF_NEVER };
+struct dpf_hot {
+	uint8_t kind;           /* enum dpf_hot_kind */
+	uint8_t temp;           /* enum dpf_temp */
+	struct dpf_place at; /* PROC: the function's first line; SITE: the call */
 	const char *callee;     /* SITE: the callee's name, NULL if unknown */
 	uint64_t calls;
 	double mean, median;    /* total cost per call, in the basis's unit; the
@@ -133,8 +133,8 @@ struct dpa_fb_hot {
 };
 
 /* Recursion patterns, per clique (recursive cliques only). */
-struct dpa_fb_recursion {
-	struct dpa_fb_place at;     /* the clique's first member procedure */
+struct dpf_recursion {
+	struct dpf_place at;     /* the clique's first member procedure */
 	uint32_t clique;            /* in the first input's profile */
 	uint8_t type;               /* enum dpa_rec_type */
 	bool from_progrep;          /* the type rests on the program
@@ -170,14 +170,14 @@ struct dpa_fb_recursion {
 };
 
 /* Variable-use timing of a costly call. */
-enum dpa_fb_use { DPA_FB_PRODUCED, DPA_FB_CONSUMED };
-struct dpa_fb_var_use {
-	struct dpa_fb_place at; /* the call */
+enum dpf_use { DPF_PRODUCED, DPF_CONSUMED };
+struct dpf_var_use {
+	struct dpf_place at; /* the call */
 	const char *callee;
 	int32_t arg;            /* argument index, -1: the return value */
 	const char *var;        /* the parameter's name in the callee, or
 				 * "return"; NULL if unnamed */
-	uint8_t use;            /* enum dpa_fb_use */
+	uint8_t use;            /* enum dpf_use */
 	double time;            /* basis units from the call's start */
 	double fraction;        /* time / the call's cost, in [0, 1] */
 	double call_cost;       /* the call's mean cost */
@@ -187,29 +187,29 @@ struct dpa_fb_var_use {
 };
 
 /* Parallelism candidates. */
-enum dpa_fb_safety {
-	DPA_FB_SAFE,            /* registers and locals independent, memory proven
+enum dpf_safety {
+	DPF_SAFE,            /* registers and locals independent, memory proven
 				 * disjoint (const/pure callees, distinct locals) */
-	DPA_FB_UNKNOWN_MEMORY   /* memory effects unknown: a hint for a person */
+	DPF_UNKNOWN_MEMORY   /* memory effects unknown: a hint for a person */
 };
-enum dpa_fb_verdict {
-	DPA_FB_ACCEPTED,
-	DPA_FB_TOO_CHEAP,       /* the calls are below call_threshold */
-	DPA_FB_NO_SPEEDUP,      /* best speedup at most speedup_threshold */
-	DPA_FB_DEPENDENT,       /* dependent with no overlap */
-	DPA_FB_UNSAFE,          /* a dependence that cannot be synchronised */
-	DPA_FB_NVERDICTS
+enum dpf_verdict {
+	DPF_ACCEPTED,
+	DPF_TOO_CHEAP,       /* the calls are below call_threshold */
+	DPF_NO_SPEEDUP,      /* best speedup at most speedup_threshold */
+	DPF_DEPENDENT,       /* dependent with no overlap */
+	DPF_UNSAFE,          /* a dependence that cannot be synchronised */
+	DPF_NVERDICTS
 };
 
-struct dpa_fb_call {
-	struct dpa_fb_place at;
+struct dpf_call {
+	struct dpf_place at;
 	const char *callee;
 	double cost;            /* mean cost per execution of the region */
 	uint32_t task;          /* the task of the best partition, 0-based */
 };
 
 /* A value one call produces and a later one consumes. */
-struct dpa_fb_dep {
+struct dpf_dep {
 	uint32_t from, to;      /* indexes in calls[] */
 	const char *var;        /* the variable that carries it */
 	double produced, consumed;  /* as fractions of the producer's and the
@@ -217,20 +217,20 @@ struct dpa_fb_dep {
 	bool known;             /* false: pessimistic */
 };
 
-struct dpa_fb_candidate {
+struct dpf_candidate {
 	uint32_t id;            /* 1-based, unique in the file; --explain ID */
-	struct dpa_fb_place proc;   /* the procedure the calls are in */
+	struct dpf_place proc;   /* the procedure the calls are in */
 	const char *context;    /* NULL: merged over contexts; else the calling
 				 * context, "main > solve > " style */
 	uint64_t executions;    /* times the region ran */
 	uint32_t n_calls;
-	struct dpa_fb_call *calls;
+	struct dpf_call *calls;
 	uint32_t n_tasks;       /* in the best partition */
 	uint32_t n_deps;
-	struct dpa_fb_dep *deps;
-	uint8_t safety;         /* enum dpa_fb_safety */
+	struct dpf_dep *deps;
+	uint8_t safety;         /* enum dpf_safety */
 	const char *safety_why;
-	uint8_t verdict;        /* enum dpa_fb_verdict */
+	uint8_t verdict;        /* enum dpf_verdict */
 	const char *verdict_why;
 	uint32_t partitions_tried;
 	bool search_complete;   /* false: the budget ran out, greedy after */
@@ -245,38 +245,38 @@ struct dpa_fb_candidate {
 };
 
 /* One input profile. */
-struct dpa_fb_input {
+struct dpf_input {
 	const char *path;
 	uint32_t crc32;         /* of the whole file */
 	const char *program;
 	uint64_t cscs, cpu_ns;
-	uint8_t basis;          /* enum dpa_fb_basis */
+	uint8_t basis;          /* enum dpf_basis */
 	bool has_progrep;       /* some module had a loaded progrep */
 };
 
 /*
  * A feedback. It owns every array and string (in its arena);
- * dpa_feedback_release() frees them all.
+ * dpf_feedback_release() frees them all.
  */
-struct dpa_feedback {
-	uint32_t version;       /* DPA_FEEDBACK_VERSION */
+struct dpf_feedback {
+	uint32_t version;       /* DPF_FEEDBACK_VERSION */
 	const char *program;
 	uint32_t n_input;
-	struct dpa_fb_input *input;
-	struct dpa_fb_options opt;
-	uint8_t basis;          /* enum dpa_fb_basis: every estimate's */
+	struct dpf_input *input;
+	struct dpf_options opt;
+	uint8_t basis;          /* enum dpf_basis: every estimate's */
 	double ns_per_unit;
 	const char *ns_per_unit_source; /* "instrumented run", "program time",
 					 * "clock ticks" or "none" (feedback.c) */
 	uint64_t program_cost;  /* the whole program's cost, basis units */
 	uint32_t n_hot;
-	struct dpa_fb_hot *hot;
+	struct dpf_hot *hot;
 	uint32_t n_rec;
-	struct dpa_fb_recursion *rec;
+	struct dpf_recursion *rec;
 	uint32_t n_var_use;
-	struct dpa_fb_var_use *var_use;
+	struct dpf_var_use *var_use;
 	uint32_t n_cand;        /* accepted ones first, by program_speedup */
-	struct dpa_fb_candidate *cand;
+	struct dpf_candidate *cand;
 	void *pool;             /* private: the arena */
 };
 
@@ -287,8 +287,8 @@ struct dpa_feedback {
  * caller's, uninitialised. Returns 0, or -1 with *err set (out of memory, a
  * profile whose basis measure is all zero). Never prints.
  */
-int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
-			 const struct dpa_progreps *pr, const struct dpa_fb_options *o,
+int dpf_feedback_analyse(struct dpf_feedback *fb, const struct dpa_deep *d,
+			 const struct dpa_progreps *pr, const struct dpf_options *o,
 			 struct dpa_error *err);
 
 /*
@@ -298,40 +298,40 @@ int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
  * with speedup_min/median/max over the inputs. Refuses different programs
  * (-1 with *err naming both). *out is uninitialised; the inputs are kept.
  */
-int dpa_feedback_combine(struct dpa_feedback *out, const struct dpa_feedback *in, uint32_t n,
+int dpf_feedback_combine(struct dpf_feedback *out, const struct dpf_feedback *in, uint32_t n,
 			 struct dpa_error *err);
 
 /* Free what *fb owns; *fb is then zeroed. Zeroed: no-op. */
-void dpa_feedback_release(struct dpa_feedback *fb);
+void dpf_feedback_release(struct dpf_feedback *fb);
 
-/* The parts of dpa_feedback_analyse(), each filling its arrays of *fb (the
+/* The parts of dpf_feedback_analyse(), each filling its arrays of *fb (the
  * ones before it already filled). Returns 0 or -1. */
-int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
-		   const struct dpa_progreps *pr, struct dpa_error *err);
-int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
-		     const struct dpa_progreps *pr, struct dpa_error *err);
+int dpf_hotcold(struct dpf_feedback *fb, const struct dpa_deep *d,
+		const struct dpa_progreps *pr, struct dpa_error *err);
+int dpf_recursion_patterns(struct dpf_feedback *fb, const struct dpa_deep *d,
+			   const struct dpa_progreps *pr, struct dpa_error *err);
 
 /* The place of procedure ps / call site css of profile *p, strings copied
  * into fb's arena; pr (may be NULL) adds the site id and checksum. Returns
  * 0, or -1 out of memory. (hotcold.c) */
-int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
-		    const struct dpa_progreps *pr, uint32_t ps, struct dpa_fb_place *at);
-int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
-		     const struct dpa_progreps *pr, uint32_t css, struct dpa_fb_place *at);
+int dpf_place_ps(struct dpf_feedback *fb, const struct dpa_profile *p,
+		 const struct dpa_progreps *pr, uint32_t ps, struct dpf_place *at);
+int dpf_place_css(struct dpf_feedback *fb, const struct dpa_profile *p,
+		  const struct dpa_progreps *pr, uint32_t css, struct dpf_place *at);
 
-/* The feedback's arena: memory that lives until dpa_feedback_release().
+/* The feedback's arena: memory that lives until dpf_feedback_release().
  * NULL on out of memory. Zero-filled. */
-void *dpa_fb_alloc(struct dpa_feedback *fb, size_t size);
-const char *dpa_fb_strdup(struct dpa_feedback *fb, const char *s);  /* NULL -> NULL */
+void *dpf_alloc(struct dpf_feedback *fb, size_t size);
+const char *dpf_strdup(struct dpf_feedback *fb, const char *s);  /* NULL -> NULL */
 
 /* Names: "cscs"/"ticks", "hot"/"rare"/"never", "proc"/"site",
  * "produced"/"consumed", "safe"/"unknown_memory", "accepted"/"too_cheap"/
  * "no_speedup"/"dependent"/"unsafe". */
-const char *dpa_fb_basis_name(enum dpa_fb_basis b);
-const char *dpa_fb_temp_name(enum dpa_fb_temp t);
-const char *dpa_fb_hot_kind_name(enum dpa_fb_hot_kind k);
-const char *dpa_fb_use_name(enum dpa_fb_use u);
-const char *dpa_fb_safety_name(enum dpa_fb_safety s);
-const char *dpa_fb_verdict_name(enum dpa_fb_verdict v);
+const char *dpf_basis_name(enum dpf_basis b);
+const char *dpf_temp_name(enum dpf_temp t);
+const char *dpf_hot_kind_name(enum dpf_hot_kind k);
+const char *dpf_use_name(enum dpf_use u);
+const char *dpf_safety_name(enum dpf_safety s);
+const char *dpf_verdict_name(enum dpf_verdict v);
 
 #endif

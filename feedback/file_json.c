@@ -86,7 +86,7 @@ static void put_real(struct wr *w, json_t *o, const char *key, double v, const c
 }
 
 /* A place: {fn, file, line, col, site, checksum}. */
-static json_t *place_json(struct wr *w, const struct dpa_fb_place *p)
+static json_t *place_json(struct wr *w, const struct dpf_place *p)
 {
 	json_t *o = json_object();
 	char b[48];
@@ -109,12 +109,12 @@ static json_t *place_json(struct wr *w, const struct dpa_fb_place *p)
 	return o;
 }
 
-static json_t *inputs_json(struct wr *w, const struct dpa_feedback *fb)
+static json_t *inputs_json(struct wr *w, const struct dpf_feedback *fb)
 {
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; a && i < fb->n_input; i++) {
-		const struct dpa_fb_input *in = &fb->input[i];
+		const struct dpf_input *in = &fb->input[i];
 		json_t *o = json_object();
 		char b[9];
 
@@ -126,7 +126,7 @@ static json_t *inputs_json(struct wr *w, const struct dpa_feedback *fb)
 		put(w, o, "path", jstr(in->path));
 		put(w, o, "crc32", json_string(b));
 		put(w, o, "program", jstr(in->program));
-		put(w, o, "basis", json_string(dpa_fb_basis_name(in->basis)));
+		put(w, o, "basis", json_string(dpf_basis_name(in->basis)));
 		put(w, o, "cscs", jint(in->cscs));
 		put(w, o, "cpu_ns", jint(in->cpu_ns));
 		put(w, o, "has_progrep", json_boolean(in->has_progrep));
@@ -134,14 +134,14 @@ static json_t *inputs_json(struct wr *w, const struct dpa_feedback *fb)
 	return a;
 }
 
-static json_t *options_json(struct wr *w, const struct dpa_fb_options *opt)
+static json_t *options_json(struct wr *w, const struct dpf_options *opt)
 {
 	json_t *o = json_object();
 	const char *wh = "options";
 
 	if (!o)
 		return NULL;
-	put(w, o, "basis", json_string(opt->basis < 0 ? "auto" : dpa_fb_basis_name(opt->basis)));
+	put(w, o, "basis", json_string(opt->basis < 0 ? "auto" : dpf_basis_name(opt->basis)));
 	put_real(w, o, "call_threshold_ns", opt->call_threshold, wh);
 	put_real(w, o, "proc_threshold_ns", opt->proc_threshold, wh);
 	put_real(w, o, "speedup_threshold", opt->speedup_threshold, wh);
@@ -155,7 +155,7 @@ static json_t *options_json(struct wr *w, const struct dpa_fb_options *opt)
 	return o;
 }
 
-static json_t *overheads_json(struct wr *w, const struct dpa_fb_overheads *ov)
+static json_t *overheads_json(struct wr *w, const struct dpf_overheads *ov)
 {
 	json_t *o = json_object();
 	const char *wh = "overheads";
@@ -172,7 +172,7 @@ static json_t *overheads_json(struct wr *w, const struct dpa_fb_overheads *ov)
 	return o;
 }
 
-static json_t *candidate_json(struct wr *w, const struct dpa_fb_candidate *c)
+static json_t *candidate_json(struct wr *w, const struct dpf_candidate *c)
 {
 	json_t *o = json_object(), *calls = json_array(), *deps = json_array();
 	char wh[48];
@@ -190,7 +190,7 @@ static json_t *candidate_json(struct wr *w, const struct dpa_fb_candidate *c)
 	put(w, o, "executions", jint(c->executions));
 	put(w, o, "n_tasks", jint(c->n_tasks));
 	for (uint32_t i = 0; i < c->n_calls; i++) {
-		const struct dpa_fb_call *k = &c->calls[i];
+		const struct dpf_call *k = &c->calls[i];
 		json_t *e = json_object();
 
 		if (!e || json_array_append_new(calls, e) < 0) {
@@ -204,7 +204,7 @@ static json_t *candidate_json(struct wr *w, const struct dpa_fb_candidate *c)
 	}
 	put(w, o, "calls", calls);
 	for (uint32_t i = 0; i < c->n_deps; i++) {
-		const struct dpa_fb_dep *d = &c->deps[i];
+		const struct dpf_dep *d = &c->deps[i];
 		json_t *e = json_object();
 
 		if (!e || json_array_append_new(deps, e) < 0) {
@@ -219,9 +219,9 @@ static json_t *candidate_json(struct wr *w, const struct dpa_fb_candidate *c)
 		put(w, e, "known", json_boolean(d->known));
 	}
 	put(w, o, "deps", deps);
-	put(w, o, "safety", json_string(dpa_fb_safety_name(c->safety)));
+	put(w, o, "safety", json_string(dpf_safety_name(c->safety)));
 	put(w, o, "safety_why", jstr(c->safety_why));
-	put(w, o, "verdict", json_string(dpa_fb_verdict_name(c->verdict)));
+	put(w, o, "verdict", json_string(dpf_verdict_name(c->verdict)));
 	put(w, o, "verdict_why", jstr(c->verdict_why));
 	put(w, o, "partitions_tried", jint(c->partitions_tried));
 	put(w, o, "search_complete", json_boolean(c->search_complete));
@@ -237,7 +237,7 @@ static json_t *candidate_json(struct wr *w, const struct dpa_fb_candidate *c)
 	return o;
 }
 
-static json_t *var_use_json(struct wr *w, const struct dpa_fb_var_use *v)
+static json_t *var_use_json(struct wr *w, const struct dpf_var_use *v)
 {
 	json_t *o = json_object();
 	const char *wh = "var_use";
@@ -248,7 +248,7 @@ static json_t *var_use_json(struct wr *w, const struct dpa_fb_var_use *v)
 	put(w, o, "callee", jstr(v->callee));
 	put(w, o, "arg", json_integer(v->arg));
 	put(w, o, "var", jstr(v->var));
-	put(w, o, "use", json_string(dpa_fb_use_name(v->use)));
+	put(w, o, "use", json_string(dpf_use_name(v->use)));
 	put_real(w, o, "time", v->time, wh);
 	put_real(w, o, "fraction", v->fraction, wh);
 	put_real(w, o, "call_cost", v->call_cost, wh);
@@ -257,7 +257,7 @@ static json_t *var_use_json(struct wr *w, const struct dpa_fb_var_use *v)
 	return o;
 }
 
-static json_t *recursion_json(struct wr *w, const struct dpa_fb_recursion *r)
+static json_t *recursion_json(struct wr *w, const struct dpf_recursion *r)
 {
 	json_t *o = json_object(), *lv = json_array();
 	const char *wh = "recursion";
@@ -293,15 +293,15 @@ static json_t *recursion_json(struct wr *w, const struct dpa_fb_recursion *r)
 	return o;
 }
 
-static json_t *hot_json(struct wr *w, const struct dpa_fb_hot *h)
+static json_t *hot_json(struct wr *w, const struct dpf_hot *h)
 {
 	json_t *o = json_object();
 	const char *wh = "hot_cold";
 
 	if (!o)
 		return NULL;
-	put(w, o, "kind", json_string(dpa_fb_hot_kind_name(h->kind)));
-	put(w, o, "temp", json_string(dpa_fb_temp_name(h->temp)));
+	put(w, o, "kind", json_string(dpf_hot_kind_name(h->kind)));
+	put(w, o, "temp", json_string(dpf_temp_name(h->temp)));
 	put(w, o, "at", place_json(w, &h->at));
 	put(w, o, "callee", jstr(h->callee));
 	put(w, o, "calls", jint(h->calls));
@@ -323,7 +323,7 @@ static json_t *hot_json(struct wr *w, const struct dpa_fb_hot *h)
 		put(w, doc, key, a_);                                            \
 	} while (0)
 
-json_t *dpa_feedback_to_json(const struct dpa_feedback *fb, struct dpa_error *err)
+json_t *dpf_feedback_to_json(const struct dpf_feedback *fb, struct dpa_error *err)
 {
 	struct wr w = { err, false };
 	json_t *doc = json_object();
@@ -332,11 +332,11 @@ json_t *dpa_feedback_to_json(const struct dpa_feedback *fb, struct dpa_error *er
 		wr_fail(&w, "out of memory");
 		return NULL;
 	}
-	put(&w, doc, "format", json_string(DPA_FEEDBACK_FORMAT));
-	put(&w, doc, "version", jint(fb->version ? fb->version : DPA_FEEDBACK_VERSION));
-	put(&w, doc, "min_version", jint(DPA_FEEDBACK_MIN_VERSION));
+	put(&w, doc, "format", json_string(DPF_FEEDBACK_FORMAT));
+	put(&w, doc, "version", jint(fb->version ? fb->version : DPF_FEEDBACK_VERSION));
+	put(&w, doc, "min_version", jint(DPF_FEEDBACK_MIN_VERSION));
 	put(&w, doc, "program", jstr(fb->program));
-	put(&w, doc, "basis", json_string(dpa_fb_basis_name(fb->basis)));
+	put(&w, doc, "basis", json_string(dpf_basis_name(fb->basis)));
 	put_real(&w, doc, "ns_per_unit", fb->ns_per_unit, "header");
 	put(&w, doc, "ns_per_unit_source",
 	    json_string(fb->ns_per_unit_source ? fb->ns_per_unit_source : "instrumented run"));
@@ -361,7 +361,7 @@ json_t *dpa_feedback_to_json(const struct dpa_feedback *fb, struct dpa_error *er
 
 /* The reader's state: where in the document it is, for messages. */
 struct rd {
-	struct dpa_feedback *fb;
+	struct dpf_feedback *fb;
 	const char *path;
 	struct dpa_error *err;
 	char where[96];
@@ -437,7 +437,7 @@ static const char *get_str(struct rd *r, const json_t *o, const char *key, bool 
 		return NULL;
 	if (!(v = field(r, o, key, JSON_STRING)))
 		return NULL;
-	s = dpa_fb_strdup(r->fb, json_string_value(v));
+	s = dpf_strdup(r->fb, json_string_value(v));
 	if (!s)
 		rd_fail(r, key, "out of memory");
 	return s;
@@ -508,12 +508,12 @@ static unsigned get_enum(struct rd *r, const json_t *o, const char *key,
 	return 0;
 }
 
-static const char *basis_n(unsigned i) { return dpa_fb_basis_name(i); }
-static const char *temp_n(unsigned i) { return dpa_fb_temp_name(i); }
-static const char *kind_n(unsigned i) { return dpa_fb_hot_kind_name(i); }
-static const char *use_n(unsigned i) { return dpa_fb_use_name(i); }
-static const char *safety_n(unsigned i) { return dpa_fb_safety_name(i); }
-static const char *verdict_n(unsigned i) { return dpa_fb_verdict_name(i); }
+static const char *basis_n(unsigned i) { return dpf_basis_name(i); }
+static const char *temp_n(unsigned i) { return dpf_temp_name(i); }
+static const char *kind_n(unsigned i) { return dpf_hot_kind_name(i); }
+static const char *use_n(unsigned i) { return dpf_use_name(i); }
+static const char *safety_n(unsigned i) { return dpf_safety_name(i); }
+static const char *verdict_n(unsigned i) { return dpf_verdict_name(i); }
 static const char *rec_n(unsigned i) { return dpa_rec_type_name(i); }
 
 /* Parse exactly `digits` hex digits (or up to, with digits 0 meaning 1..16)
@@ -541,7 +541,7 @@ static int parse_hex(const char *s, size_t len, uint64_t *out)
 }
 
 /* A place object at o[key]. */
-static void get_place(struct rd *r, const json_t *o, const char *key, struct dpa_fb_place *p)
+static void get_place(struct rd *r, const json_t *o, const char *key, struct dpf_place *p)
 {
 	json_t *v = field(r, o, key, JSON_OBJECT), *s;
 	size_t n = strlen(r->where);
@@ -594,7 +594,7 @@ static void *get_list(struct rd *r, const json_t *doc, const char *key, size_t s
 		return NULL;
 	}
 	*n = (uint32_t)json_array_size(*arr);
-	m = dpa_fb_alloc(r->fb, size * (*n ? *n : 1));
+	m = dpf_alloc(r->fb, size * (*n ? *n : 1));
 	if (!m)
 		rd_fail(r, key, "out of memory");
 	return m;
@@ -610,11 +610,11 @@ static void at_item(struct rd *r, const char *key, size_t i, const json_t *item)
 
 static void read_header(struct rd *r, const json_t *doc)
 {
-	struct dpa_feedback *fb = r->fb;
+	struct dpf_feedback *fb = r->fb;
 	json_t *a, *o;
 
 	fb->program = get_str(r, doc, "program", false);
-	fb->basis = (uint8_t)get_enum(r, doc, "basis", basis_n, DPA_FB_NBASES);
+	fb->basis = (uint8_t)get_enum(r, doc, "basis", basis_n, DPF_NBASES);
 	fb->ns_per_unit = get_real(r, doc, "ns_per_unit");
 	if (json_object_get(doc, "ns_per_unit_source"))     /* optional */
 		fb->ns_per_unit_source = get_str(r, doc, "ns_per_unit_source", false);
@@ -623,7 +623,7 @@ static void read_header(struct rd *r, const json_t *doc)
 	if (!r->failed && !fb->n_input)
 		rd_fail(r, "inputs", "empty");
 	for (uint32_t i = 0; !r->failed && i < fb->n_input; i++) {
-		struct dpa_fb_input *in = &fb->input[i];
+		struct dpf_input *in = &fb->input[i];
 		json_t *e = json_array_get(a, i), *c;
 		uint64_t crc = 0;
 		char q[64];
@@ -639,7 +639,7 @@ static void read_header(struct rd *r, const json_t *doc)
 				shown(json_string_value(c), q, sizeof(q)));
 		in->crc32 = (uint32_t)crc;
 		in->program = get_str(r, e, "program", false);
-		in->basis = (uint8_t)get_enum(r, e, "basis", basis_n, DPA_FB_NBASES);
+		in->basis = (uint8_t)get_enum(r, e, "basis", basis_n, DPF_NBASES);
 		in->cscs = get_uint(r, e, "cscs", INT64_MAX);
 		in->cpu_ns = get_uint(r, e, "cpu_ns", INT64_MAX);
 		in->has_progrep = get_bool(r, e, "has_progrep");
@@ -654,7 +654,7 @@ static void read_header(struct rd *r, const json_t *doc)
 		if (b && !strcmp(json_string_value(b), "auto"))
 			fb->opt.basis = -1;
 		else if (b)
-			fb->opt.basis = (int)get_enum(r, o, "basis", basis_n, DPA_FB_NBASES);
+			fb->opt.basis = (int)get_enum(r, o, "basis", basis_n, DPF_NBASES);
 	}
 	fb->opt.call_threshold = get_real(r, o, "call_threshold_ns");
 	fb->opt.proc_threshold = get_real(r, o, "proc_threshold_ns");
@@ -687,7 +687,7 @@ static void read_header(struct rd *r, const json_t *doc)
 	*r->where = 0;
 }
 
-static void read_candidate(struct rd *r, const json_t *e, struct dpa_fb_candidate *c)
+static void read_candidate(struct rd *r, const json_t *e, struct dpf_candidate *c)
 {
 	json_t *a;
 	size_t n = strlen(r->where);
@@ -701,7 +701,7 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpa_fb_candidat
 	c->n_tasks = (uint32_t)get_uint(r, e, "n_tasks", UINT32_MAX);
 	c->calls = get_list(r, e, "calls", sizeof(*c->calls), &c->n_calls, &a);
 	for (uint32_t i = 0; !r->failed && i < c->n_calls; i++) {
-		struct dpa_fb_call *k = &c->calls[i];
+		struct dpf_call *k = &c->calls[i];
 		json_t *x = json_array_get(a, i);
 
 		snprintf(r->where + n, sizeof(r->where) - n, ".calls[%" PRIu32 "]", i);
@@ -722,7 +722,7 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpa_fb_candidat
 		return;
 	c->deps = get_list(r, e, "deps", sizeof(*c->deps), &c->n_deps, &a);
 	for (uint32_t i = 0; !r->failed && i < c->n_deps; i++) {
-		struct dpa_fb_dep *d = &c->deps[i];
+		struct dpf_dep *d = &c->deps[i];
 		json_t *x = json_array_get(a, i);
 
 		snprintf(r->where + n, sizeof(r->where) - n, ".deps[%" PRIu32 "]", i);
@@ -742,7 +742,7 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpa_fb_candidat
 	r->where[n] = 0;
 	c->safety = (uint8_t)get_enum(r, e, "safety", safety_n, 2);
 	c->safety_why = get_str(r, e, "safety_why", true);
-	c->verdict = (uint8_t)get_enum(r, e, "verdict", verdict_n, DPA_FB_NVERDICTS);
+	c->verdict = (uint8_t)get_enum(r, e, "verdict", verdict_n, DPF_NVERDICTS);
 	c->verdict_why = get_str(r, e, "verdict_why", true);
 	c->partitions_tried = (uint32_t)get_uint(r, e, "partitions_tried", UINT32_MAX);
 	c->search_complete = get_bool(r, e, "search_complete");
@@ -757,7 +757,7 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpa_fb_candidat
 	c->speedup_max = get_real(r, e, "speedup_max");
 }
 
-static void read_var_use(struct rd *r, const json_t *e, struct dpa_fb_var_use *v)
+static void read_var_use(struct rd *r, const json_t *e, struct dpf_var_use *v)
 {
 	json_t *a;
 
@@ -779,7 +779,7 @@ static void read_var_use(struct rd *r, const json_t *e, struct dpa_fb_var_use *v
 	v->why = get_str(r, e, "why", true);
 }
 
-static void read_recursion(struct rd *r, const json_t *e, struct dpa_fb_recursion *x)
+static void read_recursion(struct rd *r, const json_t *e, struct dpf_recursion *x)
 {
 	json_t *a;
 
@@ -820,7 +820,7 @@ static void read_recursion(struct rd *r, const json_t *e, struct dpa_fb_recursio
 		x->par_cost = get_real(r, e, "par_cost");
 }
 
-static void read_hot(struct rd *r, const json_t *e, struct dpa_fb_hot *h)
+static void read_hot(struct rd *r, const json_t *e, struct dpf_hot *h)
 {
 	h->kind = (uint8_t)get_enum(r, e, "kind", kind_n, 2);
 	h->temp = (uint8_t)get_enum(r, e, "temp", temp_n, 3);
@@ -848,7 +848,7 @@ static void read_hot(struct rd *r, const json_t *e, struct dpa_fb_hot *h)
 		*(r)->where = 0;                                                \
 	} while (0)
 
-int dpa_feedback_from_json(struct dpa_feedback *fb, const json_t *doc, const char *path,
+int dpf_feedback_from_json(struct dpf_feedback *fb, const json_t *doc, const char *path,
 			   struct dpa_error *err)
 {
 	struct rd r = { fb, path ? path : "feedback", err, "", false };
@@ -858,17 +858,17 @@ int dpa_feedback_from_json(struct dpa_feedback *fb, const json_t *doc, const cha
 	if (!json_is_object(doc))
 		return rd_fail(&r, NULL, "not a feedback file (not a JSON object)");
 	v = json_object_get(doc, "format");
-	if (!json_is_string(v) || strcmp(json_string_value(v), DPA_FEEDBACK_FORMAT))
+	if (!json_is_string(v) || strcmp(json_string_value(v), DPF_FEEDBACK_FORMAT))
 		return rd_fail(&r, NULL, "not a feedback file (\"format\" is not \"%s\")",
-			       DPA_FEEDBACK_FORMAT);
+			       DPF_FEEDBACK_FORMAT);
 	fb->version = (uint32_t)get_uint(&r, doc, "version", UINT32_MAX);
 	if (!r.failed) {
 		uint64_t minv = get_uint(&r, doc, "min_version", UINT32_MAX);
 
-		if (!r.failed && (minv > DPA_FEEDBACK_VERSION || minv > fb->version || minv == 0))
+		if (!r.failed && (minv > DPF_FEEDBACK_VERSION || minv > fb->version || minv == 0))
 			return rd_fail(&r, NULL, "version %" PRIu32 " (min_version %" PRIu64
 				       ") is not readable by this deepprof (version %d)",
-				       fb->version, minv, DPA_FEEDBACK_VERSION);
+				       fb->version, minv, DPF_FEEDBACK_VERSION);
 	}
 	if (r.failed)
 		return -1;
@@ -895,7 +895,7 @@ int dpa_feedback_from_json(struct dpa_feedback *fb, const json_t *doc, const cha
 	return 0;
 }
 
-const struct dpa_fb_candidate *dpa_feedback_candidate(const struct dpa_feedback *fb, uint32_t id)
+const struct dpf_candidate *dpf_feedback_candidate(const struct dpf_feedback *fb, uint32_t id)
 {
 	for (uint32_t i = 0; i < fb->n_cand; i++)
 		if (fb->cand[i].id == id)

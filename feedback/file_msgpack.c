@@ -66,7 +66,7 @@ static int pack(msgpack_packer *pk, const json_t *v, int depth)
 	}
 }
 
-int dp_msgpack_from_json(const json_t *v, char **buf, size_t *len)
+int dpf_msgpack_from_json(const json_t *v, char **buf, size_t *len)
 {
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
@@ -253,7 +253,7 @@ static int mp_check(const unsigned char *b, size_t len, size_t *off, int depth)
 	return 0;
 }
 
-json_t *dp_msgpack_to_json(const char *buf, size_t len, char *msg, size_t msg_size)
+json_t *dpf_msgpack_to_json(const char *buf, size_t len, char *msg, size_t msg_size)
 {
 	msgpack_unpacked u;
 	size_t off = 0;

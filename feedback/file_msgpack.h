@@ -4,8 +4,8 @@
  * integers, reals stay reals (float 64). Part of deepprof's feedback library.
  * MIT licence.
  */
-#ifndef DP_FB_MSGPACK_H
-#define DP_FB_MSGPACK_H
+#ifndef DPF_FILE_MSGPACK_H
+#define DPF_FILE_MSGPACK_H
 
 #include <stddef.h>
 #include <jansson.h>
@@ -15,7 +15,7 @@
  * the caller frees *buf). Objects become maps with string keys, in the
  * object's order. Returns 0, or -1 when out of memory.
  */
-int dp_msgpack_from_json(const json_t *v, char **buf, size_t *len);
+int dpf_msgpack_from_json(const json_t *v, char **buf, size_t *len);
 
 /*
  * Decode the MessagePack buffer (exactly one object, nothing after it) into
@@ -23,6 +23,6 @@ int dp_msgpack_from_json(const json_t *v, char **buf, size_t *len);
  * keys and integers above INT64_MAX have no JSON form: NULL with one line in
  * msg (msg_size bytes) saying what is wrong, without the file name.
  */
-json_t *dp_msgpack_to_json(const char *buf, size_t len, char *msg, size_t msg_size);
+json_t *dpf_msgpack_to_json(const char *buf, size_t len, char *msg, size_t msg_size);
 
 #endif

@@ -63,8 +63,8 @@ static const struct dpa_progrep *pr_of_module(const struct dpa_progreps *pr, uin
 /* Procedure ps's place (feedback.h): the profile's name, file and line;
  * with its progrep record, the checksum, and file and line where the
  * profile has none. */
-int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
-		    const struct dpa_progreps *pr, uint32_t ps, struct dpa_fb_place *at)
+int dpf_place_ps(struct dpf_feedback *fb, const struct dpa_profile *p,
+		 const struct dpa_progreps *pr, uint32_t ps, struct dpf_place *at)
 {
 	const struct dpa_pr_fn *f = NULL;
 	const char *file;
@@ -74,10 +74,10 @@ int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
 		return 0;
 	if (pr && pr->ps && pr->p == p && pr->ps[ps].module)
 		f = pr->ps[ps].fn;
-	if (!(at->fn = dpa_fb_strdup(fb, dpa_ps_name(p, ps))))
+	if (!(at->fn = dpf_strdup(fb, dpa_ps_name(p, ps))))
 		return -1;
 	file = dpa_src_get(p, DPA_PS_FILE, ps) ? dpa_src_str(p, DPA_PS_FILE, ps) : f ? f->file : NULL;
-	if (file && !(at->file = dpa_fb_strdup(fb, file)))
+	if (file && !(at->file = dpf_strdup(fb, file)))
 		return -1;
 	at->line = dpa_src_get(p, DPA_PS_LINE, ps) ? dpa_src_get(p, DPA_PS_LINE, ps) : f ? f->line : 0;
 	if (f)
@@ -88,8 +88,8 @@ int dpa_fb_place_ps(struct dpa_feedback *fb, const struct dpa_profile *p,
 /* Call site css's place (feedback.h): its caller's name, the site's file,
  * line and column; with a progrep, its "<tu>:<site>" id and the caller's
  * checksum. */
-int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
-		     const struct dpa_progreps *pr, uint32_t css, struct dpa_fb_place *at)
+int dpf_place_css(struct dpf_feedback *fb, const struct dpa_profile *p,
+		  const struct dpa_progreps *pr, uint32_t css, struct dpf_place *at)
 {
 	const struct dpa_css *s;
 	const char *fn;
@@ -99,10 +99,10 @@ int dpa_fb_place_css(struct dpa_feedback *fb, const struct dpa_profile *p,
 		return 0;
 	s = &p->css[css];
 	fn = s->caller_ps ? dpa_ps_name(p, s->caller_ps) : dpa_src_str(p, DPA_CSS_IN_FN, css);
-	if (fn && !(at->fn = dpa_fb_strdup(fb, fn)))
+	if (fn && !(at->fn = dpf_strdup(fb, fn)))
 		return -1;
 	if (dpa_src_get(p, DPA_CSS_FILE, css) &&
-	    !(at->file = dpa_fb_strdup(fb, dpa_src_str(p, DPA_CSS_FILE, css))))
+	    !(at->file = dpf_strdup(fb, dpa_src_str(p, DPA_CSS_FILE, css))))
 		return -1;
 	at->line = dpa_src_get(p, DPA_CSS_LINE, css);
 	at->col = dpa_src_get(p, DPA_CSS_COL, css);
@@ -245,12 +245,12 @@ static int cand_order(const void *pa, const void *pb)
 
 	if (x->temp != y->temp)
 		return x->temp < y->temp ? -1 : 1;
-	if (x->temp == DPA_FB_HOT) {
+	if (x->temp == DPF_HOT) {
 		if (x->a.mean != y->a.mean)
 			return x->a.mean > y->a.mean ? -1 : 1;
 		if (x->a.median != y->a.median)
 			return x->a.median > y->a.median ? -1 : 1;
-	} else if (x->temp == DPA_FB_RARE && x->a.calls != y->a.calls) {
+	} else if (x->temp == DPF_RARE && x->a.calls != y->a.calls) {
 		return x->a.calls > y->a.calls ? -1 : 1;
 	}
 	if (x->kind != y->kind)
@@ -406,7 +406,7 @@ static int progrep_never(const struct dpa_profile *p, const struct dpa_progreps 
 					continue;
 				if (grow(cs, *n, cap) < 0)
 					goto out;
-				(*cs)[(*n)++] = (struct cand){ .kind = DPA_FB_PROC, .temp = DPA_FB_NEVER,
+				(*cs)[(*n)++] = (struct cand){ .kind = DPF_PROC, .temp = DPF_NEVER,
 							       .seq = ++seq, .fn = fn,
 							       .tu_id = tu_id };
 				continue;
@@ -416,7 +416,7 @@ static int progrep_never(const struct dpa_profile *p, const struct dpa_progreps 
 					continue;
 				if (grow(cs, *n, cap) < 0)
 					goto out;
-				(*cs)[(*n)++] = (struct cand){ .kind = DPA_FB_SITE, .temp = DPA_FB_NEVER,
+				(*cs)[(*n)++] = (struct cand){ .kind = DPF_SITE, .temp = DPF_NEVER,
 							       .seq = ++seq, .fn = fn,
 							       .call = &fn->calls[k], .tu_id = tu_id };
 			}
@@ -432,12 +432,12 @@ out:
 }
 
 /* The place of an entry known from the progrep only. Returns 0 or -1. */
-static int place_pr(struct dpa_feedback *fb, const struct cand *c, struct dpa_fb_hot *h)
+static int place_pr(struct dpf_feedback *fb, const struct cand *c, struct dpf_hot *h)
 {
 	const struct dpa_pr_fn *fn = c->fn;
 
-	if ((fn->name && !(h->at.fn = dpa_fb_strdup(fb, fn->name))) ||
-	    (fn->file && !(h->at.file = dpa_fb_strdup(fb, fn->file))))
+	if ((fn->name && !(h->at.fn = dpf_strdup(fb, fn->name))) ||
+	    (fn->file && !(h->at.file = dpf_strdup(fb, fn->file))))
 		return -1;
 	h->at.line = fn->line;
 	h->at.checksum = fn->checksum;
@@ -448,20 +448,20 @@ static int place_pr(struct dpa_feedback *fb, const struct cand *c, struct dpa_fb
 	h->at.has_site = true;
 	h->at.tu_id = c->tu_id;
 	h->at.site = c->call->site;
-	if (c->call->callee && !(h->callee = dpa_fb_strdup(fb, c->call->callee)))
+	if (c->call->callee && !(h->callee = dpf_strdup(fb, c->call->callee)))
 		return -1;
 	return 0;
 }
 
 /* Classify one costed procedure or site; false: not listed. */
-static bool classify(struct cand *c, const struct dpa_feedback *fb, double thr)
+static bool classify(struct cand *c, const struct dpf_feedback *fb, double thr)
 {
 	if (c->a.calls == 0)
-		c->temp = DPA_FB_NEVER;
+		c->temp = DPF_NEVER;
 	else if (c->a.mean >= thr || c->a.median >= thr)
-		c->temp = DPA_FB_HOT;
+		c->temp = DPF_HOT;
 	else if (c->a.calls <= fb->opt.rare_calls)
-		c->temp = DPA_FB_RARE;
+		c->temp = DPF_RARE;
 	else
 		return false;
 	return true;
@@ -469,11 +469,11 @@ static bool classify(struct cand *c, const struct dpa_feedback *fb, double thr)
 
 /* fb->hot: the hot, rare and never executed procedures and sites of d (see
  * the top of this file), in fb's arena. Returns 0, or -1 out of memory. */
-int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
-		   const struct dpa_progreps *pr, struct dpa_error *err)
+int dpf_hotcold(struct dpf_feedback *fb, const struct dpa_deep *d,
+		const struct dpa_progreps *pr, struct dpa_error *err)
 {
 	const struct dpa_profile *p = d->p;
-	enum dpa_measure m = fb->basis == DPA_FB_TICKS ? DPA_TICKS : DPA_CSCS;
+	enum dpa_measure m = fb->basis == DPF_TICKS ? DPA_TICKS : DPA_CSCS;
 	double thr = fb->ns_per_unit > 0 ? fb->opt.hot_threshold / fb->ns_per_unit : INFINITY;
 	uint32_t *pf = NULL, *pv = NULL, *sf = NULL, *sv = NULL, n = 0, cap = 0;
 	struct ctx *buf = NULL;
@@ -496,7 +496,7 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 			goto oom;
 		c = &cs[n];
 		memset(c, 0, sizeof(*c));
-		c->kind = DPA_FB_PROC;
+		c->kind = DPF_PROC;
 		c->id = ps;
 		cost_group(d, pv + pf[ps], pf[ps + 1] - pf[ps], m, true, buf, &c->a);
 		if (classify(c, fb, thr))
@@ -511,7 +511,7 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 			goto oom;
 		c = &cs[n];
 		memset(c, 0, sizeof(*c));
-		c->kind = DPA_FB_SITE;
+		c->kind = DPF_SITE;
 		c->id = s;
 		cost_group(d, sv + sf[s], sf[s + 1] - sf[s], m, false, buf, &c->a);
 		if (classify(c, fb, thr))
@@ -521,11 +521,11 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 		goto oom;
 	if (n)
 		qsort(cs, n, sizeof(*cs), cand_order);
-	if (n && !(fb->hot = dpa_fb_alloc(fb, (size_t)n * sizeof(*fb->hot))))
+	if (n && !(fb->hot = dpf_alloc(fb, (size_t)n * sizeof(*fb->hot))))
 		goto oom;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct cand *c = &cs[i];
-		struct dpa_fb_hot *h = &fb->hot[i];
+		struct dpf_hot *h = &fb->hot[i];
 
 		h->kind = c->kind;
 		h->temp = c->temp;
@@ -538,15 +538,15 @@ int dpa_fb_hotcold(struct dpa_feedback *fb, const struct dpa_deep *d,
 		if (c->fn) {
 			if (place_pr(fb, c, h) < 0)
 				goto oom;
-		} else if (c->kind == DPA_FB_PROC) {
-			if (dpa_fb_place_ps(fb, p, pr, c->id, &h->at) < 0)
+		} else if (c->kind == DPF_PROC) {
+			if (dpf_place_ps(fb, p, pr, c->id, &h->at) < 0)
 				goto oom;
 		} else {
 			const char *callee = callee_of(p, pr, c->id, sv + sf[c->id],
 						       sf[c->id + 1] - sf[c->id]);
 
-			if (dpa_fb_place_css(fb, p, pr, c->id, &h->at) < 0 ||
-			    (callee && !(h->callee = dpa_fb_strdup(fb, callee))))
+			if (dpf_place_css(fb, p, pr, c->id, &h->at) < 0 ||
+			    (callee && !(h->callee = dpf_strdup(fb, callee))))
 				goto oom;
 		}
 	}

@@ -1,7 +1,7 @@
 /*
  * model.c — the feedback model's life cycle: default options, the arena
  * that owns a feedback's arrays and strings, names, release; and
- * dpa_feedback_analyse(), which runs the parts in order.
+ * dpf_feedback_analyse(), which runs the parts in order.
  * Part of deepprof's feedback library. MIT licence.
  */
 #include <math.h>
@@ -16,7 +16,7 @@
  * Options
  * ================================================================ */
 
-void dpa_fb_options_default(struct dpa_fb_options *o)
+void dpf_options_default(struct dpf_options *o)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -52,7 +52,7 @@ struct fb_block {
 	_Alignas(max_align_t) unsigned char mem[];
 };
 
-void *dpa_fb_alloc(struct dpa_feedback *fb, size_t size)
+void *dpf_alloc(struct dpf_feedback *fb, size_t size)
 {
 	struct fb_block *b = fb->pool;
 	size_t need = (size + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
@@ -86,7 +86,7 @@ void *dpa_fb_alloc(struct dpa_feedback *fb, size_t size)
 	return m;
 }
 
-const char *dpa_fb_strdup(struct dpa_feedback *fb, const char *s)
+const char *dpf_strdup(struct dpf_feedback *fb, const char *s)
 {
 	size_t n;
 	char *c;
@@ -94,13 +94,13 @@ const char *dpa_fb_strdup(struct dpa_feedback *fb, const char *s)
 	if (!s)
 		return NULL;
 	n = strlen(s) + 1;
-	c = dpa_fb_alloc(fb, n);
+	c = dpf_alloc(fb, n);
 	if (c)
 		memcpy(c, s, n);
 	return c;
 }
 
-void dpa_feedback_release(struct dpa_feedback *fb)
+void dpf_feedback_release(struct dpf_feedback *fb)
 {
 	struct fb_block *b = fb->pool;
 
@@ -117,75 +117,75 @@ void dpa_feedback_release(struct dpa_feedback *fb)
  * Names
  * ================================================================ */
 
-const char *dpa_fb_basis_name(enum dpa_fb_basis b)
+const char *dpf_basis_name(enum dpf_basis b)
 {
-	return b == DPA_FB_CSCS ? "cscs" : b == DPA_FB_TICKS ? "ticks" : "?";
+	return b == DPF_CSCS ? "cscs" : b == DPF_TICKS ? "ticks" : "?";
 }
 
-const char *dpa_fb_temp_name(enum dpa_fb_temp t)
+const char *dpf_temp_name(enum dpf_temp t)
 {
 	static const char *const n[] = { "hot", "rare", "never" };
 
 	return (unsigned)t < 3 ? n[t] : "?";
 }
 
-const char *dpa_fb_hot_kind_name(enum dpa_fb_hot_kind k)
+const char *dpf_hot_kind_name(enum dpf_hot_kind k)
 {
-	return k == DPA_FB_PROC ? "proc" : k == DPA_FB_SITE ? "site" : "?";
+	return k == DPF_PROC ? "proc" : k == DPF_SITE ? "site" : "?";
 }
 
-const char *dpa_fb_use_name(enum dpa_fb_use u)
+const char *dpf_use_name(enum dpf_use u)
 {
-	return u == DPA_FB_PRODUCED ? "produced" : u == DPA_FB_CONSUMED ? "consumed" : "?";
+	return u == DPF_PRODUCED ? "produced" : u == DPF_CONSUMED ? "consumed" : "?";
 }
 
-const char *dpa_fb_safety_name(enum dpa_fb_safety s)
+const char *dpf_safety_name(enum dpf_safety s)
 {
-	return s == DPA_FB_SAFE ? "safe" : s == DPA_FB_UNKNOWN_MEMORY ? "unknown_memory" : "?";
+	return s == DPF_SAFE ? "safe" : s == DPF_UNKNOWN_MEMORY ? "unknown_memory" : "?";
 }
 
-const char *dpa_fb_verdict_name(enum dpa_fb_verdict v)
+const char *dpf_verdict_name(enum dpf_verdict v)
 {
 	static const char *const n[] = { "accepted", "too_cheap", "no_speedup", "dependent",
 					 "unsafe" };
 
-	return (unsigned)v < DPA_FB_NVERDICTS ? n[v] : "?";
+	return (unsigned)v < DPF_NVERDICTS ? n[v] : "?";
 }
 
 /* ================================================================
  * The analysis
  * ================================================================ */
 
-int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
-			 const struct dpa_progreps *pr, const struct dpa_fb_options *o,
+int dpf_feedback_analyse(struct dpf_feedback *fb, const struct dpa_deep *d,
+			 const struct dpa_progreps *pr, const struct dpf_options *o,
 			 struct dpa_error *err)
 {
 	const struct dpa_profile *p = d->p;
 	enum dpa_measure m;
-	struct fb_ctx c;
-	struct dpa_fb_input *in;
+	struct dpf_ctx c;
+	struct dpf_input *in;
 	double u;
 	int rc;
 
 	memset(fb, 0, sizeof(*fb));
-	fb->version = DPA_FEEDBACK_VERSION;
+	fb->version = DPF_FEEDBACK_VERSION;
 	fb->opt = *o;
-	if (o->basis >= DPA_FB_NBASES)
+	if (o->basis >= DPF_NBASES)
 		return dpa_fail(err, p, "unknown measure basis %d", o->basis);
 	if (o->basis >= 0)
 		fb->basis = (uint8_t)o->basis;
 	else
-		fb->basis = p->hdr.clock && !strcmp(p->hdr.clock, "calls+loops") ? DPA_FB_CSCS
-										 : DPA_FB_TICKS;
-	m = fb->basis == DPA_FB_CSCS ? DPA_CSCS : DPA_TICKS;
+		fb->basis = p->hdr.clock && !strcmp(p->hdr.clock, "calls+loops") ? DPF_CSCS
+										 : DPF_TICKS;
+	m = fb->basis == DPF_CSCS ? DPA_CSCS : DPA_TICKS;
 	if (!dpa_deep_stored(d, m))
 		return dpa_fail(err, p, "the %s totals were not computed", dpa_measure_name(m));
 	for (uint32_t t = 1; t <= p->n_thread; t++)
 		fb->program_cost += dpa_deep_thread_total(d, t, m);
 	if (!fb->program_cost)
 		return dpa_fail(err, p, "every %s count is zero: nothing to base estimates on%s",
-				fb->basis == DPA_FB_CSCS ? "CSC" : "clock tick",
-				fb->basis == DPA_FB_TICKS ? " (the run was too short for the timer)" : "");
+				fb->basis == DPF_CSCS ? "CSC" : "clock tick",
+				fb->basis == DPF_TICKS ? " (the run was too short for the timer)" : "");
 	/* ns per basis unit: the uninstrumented program's time as the user
 	 * stated it over the program's cost (the instrumented run is slower
 	 * by the runtime's work at every call: about 10x for tiny calls);
@@ -196,7 +196,7 @@ int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
 	if (o->program_ns > 0) {
 		u = o->program_ns / (double)fb->program_cost;
 		fb->ns_per_unit_source = "program time";
-	} else if (fb->basis == DPA_FB_CSCS) {
+	} else if (fb->basis == DPF_CSCS) {
 		u = p->hdr.cpu_ns ? (double)p->hdr.cpu_ns /
 			(double)(p->hdr.cscs ? p->hdr.cscs : fb->program_cost) : 0;
 		fb->ns_per_unit_source = "instrumented run";
@@ -211,14 +211,14 @@ int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
 	}
 	fb->ns_per_unit = u;
 
-	fb->input = dpa_fb_alloc(fb, sizeof(*fb->input));
+	fb->input = dpf_alloc(fb, sizeof(*fb->input));
 	if (!fb->input)
 		goto oom;
 	fb->n_input = 1;
 	in = &fb->input[0];
-	in->path = dpa_fb_strdup(fb, p->path);
+	in->path = dpf_strdup(fb, p->path);
 	in->crc32 = p->file_crc32;
-	in->program = fb->program = dpa_fb_strdup(fb, p->hdr.program);
+	in->program = fb->program = dpf_strdup(fb, p->hdr.program);
 	if ((p->path && !in->path) || (p->hdr.program && !fb->program))
 		goto oom;
 	in->cscs = p->hdr.cscs;
@@ -226,9 +226,9 @@ int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
 	in->basis = fb->basis;
 	in->has_progrep = pr && pr->n_loaded > 0;
 
-	if (dpa_fb_hotcold(fb, d, pr, err) < 0 || dpa_fb_recursion(fb, d, pr, err) < 0)
+	if (dpf_hotcold(fb, d, pr, err) < 0 || dpf_recursion_patterns(fb, d, pr, err) < 0)
 		goto fail;
-	if (fb_ctx_init(&c, fb, d, pr, err) < 0)
+	if (dpf_ctx_init(&c, fb, d, pr, err) < 0)
 		goto fail;
 	c.m = m;
 	c.call_thr = o->call_threshold / fb->ns_per_unit;
@@ -241,14 +241,14 @@ int dpa_feedback_analyse(struct dpa_feedback *fb, const struct dpa_deep *d,
 	c.ov.signal_cost /= fb->ns_per_unit;
 	c.ov.wait_cost /= fb->ns_per_unit;
 	c.ov.wakeup_delay /= fb->ns_per_unit;
-	rc = fb_autopar(&c);
-	fb_ctx_release(&c);
+	rc = dpf_autopar(&c);
+	dpf_ctx_release(&c);
 	if (rc < 0)
 		goto fail;
 	return 0;
 oom:
 	dpa_fail(err, p, "out of memory analysing for feedback");
 fail:
-	dpa_feedback_release(fb);
+	dpf_feedback_release(fb);
 	return -1;
 }

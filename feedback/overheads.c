@@ -1,7 +1,7 @@
 /*
- * overheads.c — dpa_fb_overheads_read(): the calibration file `deepprof
+ * overheads.c — dpf_overheads_read(): the calibration file `deepprof
  * calibrate` writes (schemas/calibration.md), read into the six overheads
- * of struct dpa_fb_overheads. Part of deepprof's feedback library. MIT licence.
+ * of struct dpf_overheads. Part of deepprof's feedback library. MIT licence.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -18,7 +18,7 @@
  * Read path's calibration into *ov, which is left untouched on failure.
  * Every overhead must be there as {"ns": finite number >= 0, ...}.
  */
-int dpa_fb_overheads_read(struct dpa_fb_overheads *ov, const char *path, struct dpa_error *err)
+int dpf_overheads_read(struct dpf_overheads *ov, const char *path, struct dpa_error *err)
 {
 	static const char *const names[] = { "spawn_cost", "spawn_delay", "barrier_cost",
 					     "signal_cost", "wait_cost", "wakeup_delay" };

@@ -38,7 +38,7 @@ static int ev_cmp(const void *a, const void *b)
 
 /* The time of partition task[] (k tasks) with its dependences left out:
  * the answer when there is no memory for them (optimistic, never a crash). */
-static double eval_no_deps(const struct dpa_pc_problem *pb, const uint32_t *task, uint32_t k,
+static double eval_no_deps(const struct dpf_pc_problem *pb, const uint32_t *task, uint32_t k,
 			   double spawn_cost, double spawn_delay, double barrier)
 {
 	double latest = 0, now = (k - 1) * spawn_cost;
@@ -65,9 +65,9 @@ static double eval_no_deps(const struct dpa_pc_problem *pb, const uint32_t *task
  * stack when small, else the heap; on out of memory the dependences are
  * ignored (an optimistic estimate rather than a crash).
  */
-double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool ideal)
+double dpf_pc_eval(const struct dpf_pc_problem *pb, const uint32_t *task, bool ideal)
 {
-	const struct dpa_fb_overheads *ov = &pb->ov;
+	const struct dpf_overheads *ov = &pb->ov;
 	double spawn_cost = ideal ? 0 : ov->spawn_cost, spawn_delay = ideal ? 0 : ov->spawn_delay;
 	double barrier = ideal ? 0 : ov->barrier_cost, signal = ideal ? 0 : ov->signal_cost;
 	double wait = ideal ? 0 : ov->wait_cost, wakeup = ideal ? 0 : ov->wakeup_delay;
@@ -103,7 +103,7 @@ double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool i
 	/* bucket the events by call: after the prefix sums, call i's events
 	 * are ev[first[i-1] .. first[i]) (first[-1] = 0) */
 	for (uint32_t e = 0; e < nd; e++) {
-		const struct dpa_pc_dep *dp = &pb->deps[e];
+		const struct dpf_pc_dep *dp = &pb->deps[e];
 
 		if (task[dp->from] == task[dp->to])
 			continue;
@@ -113,7 +113,7 @@ double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool i
 	for (i = 0; i < n; i++)
 		first[i + 1] += first[i];
 	for (uint32_t e = 0; e < nd; e++) {
-		const struct dpa_pc_dep *dp = &pb->deps[e];
+		const struct dpf_pc_dep *dp = &pb->deps[e];
 
 		avail[e] = 0;
 		if (task[dp->from] == task[dp->to])
@@ -163,8 +163,8 @@ double dpa_pc_eval(const struct dpa_pc_problem *pb, const uint32_t *task, bool i
  * ================================================================ */
 
 struct search {
-	const struct dpa_pc_problem *pb;
-	struct dpa_pc_result *res;
+	const struct dpf_pc_problem *pb;
+	struct dpf_pc_result *res;
 	uint32_t *cut;          /* [m]: boundary positions that may be cut (a
 				 * boundary b is between calls b and b+1) */
 	uint32_t m;
@@ -177,7 +177,7 @@ struct search {
  * best so far (ties: the earlier one). */
 static double try_partition(struct search *s)
 {
-	const struct dpa_pc_problem *pb = s->pb;
+	const struct dpf_pc_problem *pb = s->pb;
 	uint32_t t = 0;
 	double v, vi;
 
@@ -186,8 +186,8 @@ static double try_partition(struct search *s)
 		if (i + 1 < pb->n && s->on[i])
 			t++;
 	}
-	v = dpa_pc_eval(pb, s->task, false);
-	vi = dpa_pc_eval(pb, s->task, true);
+	v = dpf_pc_eval(pb, s->task, false);
+	vi = dpf_pc_eval(pb, s->task, true);
 	s->res->tried++;
 	if (vi < s->best_ideal)
 		s->best_ideal = vi;
@@ -249,7 +249,7 @@ static bool enumerate(struct search *s, uint32_t cuts)
  * the tasks are fewer than max_tasks. */
 static void greedy(struct search *s)
 {
-	const struct dpa_pc_problem *pb = s->pb;
+	const struct dpf_pc_problem *pb = s->pb;
 	uint32_t tasks = s->res->n_tasks;
 	double cur = s->best;
 
@@ -283,7 +283,7 @@ static void greedy(struct search *s)
 	}
 }
 
-int dpa_pc_search(const struct dpa_pc_problem *pb, struct dpa_pc_result *res)
+int dpf_pc_search(const struct dpf_pc_problem *pb, struct dpf_pc_result *res)
 {
 	struct search s = { .pb = pb, .res = res };
 	double total = 0;
@@ -295,7 +295,7 @@ int dpa_pc_search(const struct dpa_pc_problem *pb, struct dpa_pc_result *res)
 	res->cut_allowed = false;
 	for (uint32_t i = 0; i < pb->n; i++)
 		res->task[i] = 0;
-	res->seq = dpa_pc_eval(pb, res->task, false);
+	res->seq = dpf_pc_eval(pb, res->task, false);
 	res->par = res->ideal = res->seq;
 	res->overhead = 0;
 	res->complete = true;
@@ -345,7 +345,7 @@ int dpa_pc_search(const struct dpa_pc_problem *pb, struct dpa_pc_result *res)
 	 * time (its time says by how much) */
 	if (s.best < DBL_MAX) {
 		res->par = s.best;
-		res->overhead = s.best - dpa_pc_eval(pb, res->task, true);
+		res->overhead = s.best - dpf_pc_eval(pb, res->task, true);
 	}
 	res->ideal = s.best_ideal;
 	res->complete = complete;

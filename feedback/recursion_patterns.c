@@ -14,7 +14,7 @@
 #include "recursion.h"
 
 /* ================================================================
- * Recursion patterns for the feedback model (dpa_fb_recursion)
+ * Recursion patterns for the feedback model (dpf_recursion_patterns)
  * ================================================================ */
 
 /*
@@ -95,13 +95,13 @@
  * = 1.618, where the balanced model said ~2; a mergesort (i = 0.5) keeps
  * the balanced T(c) (T_split is 0.5 plus overheads, never more). Exact for
  * P = 2; for more cores the thieves' own imbalance is left out. Without
- * the measure (an old file, the timer off, fewer than DPA_FB_SPLIT_MIN
+ * the measure (an old file, the timer off, fewer than DPF_SPLIT_MIN
  * activation-ticks on the two sites, or not two sites) the balanced model
  * stands, and `why` says so.
  */
-#define DPA_FB_SPLIT_MIN 50.0
-#define DPA_FB_CUTOFF_FACTOR 10.0
-#define DPA_FB_MAX_CUTOFF 40
+#define DPF_SPLIT_MIN 50.0
+#define DPF_CUTOFF_FACTOR 10.0
+#define DPF_MAX_CUTOFF 40
 #define MAX_REC_SITES 16
 
 /* The progrep's view of a body: the most recursive calls on one path, and
@@ -235,7 +235,7 @@ struct dc_time {
 /* T(c) for r (its cost_per_entry, depth, own_per_call, combine_cost and
  * cores set), k calls per activation, cut-off c >= 1; sc = spawn_cost +
  * barrier_cost and dl = spawn_delay in basis units. */
-static struct dc_time dc_time(const struct dpa_fb_recursion *r, uint32_t k, uint32_t c,
+static struct dc_time dc_time(const struct dpf_recursion *r, uint32_t k, uint32_t c,
 			      double sc, double dl)
 {
 	struct dc_time t = { 0 };
@@ -263,7 +263,7 @@ static struct dc_time dc_time(const struct dpa_fb_recursion *r, uint32_t k, uint
 /* The share of an entry's work the busiest thread runs under libgomp with
  * cut-off c on P cores when the inline call takes share i of each split
  * (see "The split" above): max(i^m, (1 - i^m) / (P - 1)). */
-double dpa_fb_split_share(double i, uint32_t c, uint32_t P)
+double dpf_split_share(double i, uint32_t c, uint32_t P)
 {
 	double m_pow = 1;       /* i^m */
 	uint32_t m = 0;
@@ -284,7 +284,7 @@ double dpa_fb_split_share(double i, uint32_t c, uint32_t P)
 /* Fill r's depth, levels, cut-off and why for a clique of `total` cost, of
  * which `own` its own code, in the basis unit (r's counts, type and
  * branching set). Returns 0 or -1 (out of memory). */
-static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, double total,
+static int level_model(struct dpf_feedback *fb, struct dpf_recursion *r, double total,
 		       double own, double split, const char *split_why)
 {
 	char why[768];
@@ -293,7 +293,7 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 
 	r->spawn_overhead = u > 0 ? (fb->opt.ov.spawn_cost + fb->opt.ov.spawn_delay +
 				     fb->opt.ov.barrier_cost) / u : INFINITY;
-	need = DPA_FB_CUTOFF_FACTOR * r->spawn_overhead;
+	need = DPF_CUTOFF_FACTOR * r->spawn_overhead;
 	if (r->entry_calls == 0) {
 		snprintf(why, sizeof(why), "no calls enter the clique from outside: no cost per "
 			 "level, no cut-off");
@@ -318,7 +318,7 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 	if (n_all < 1)
 		n_all = 1;
 	r->n_levels = n_all < 64 ? n_all : 64;
-	if (!(r->level_cost = dpa_fb_alloc(fb, r->n_levels * sizeof(double))))
+	if (!(r->level_cost = dpf_alloc(fb, r->n_levels * sizeof(double))))
 		return -1;
 	for (uint32_t l = 0; l < r->n_levels; l++)
 		r->level_cost[l] = level_cost(r->per_call, r->depth, k, l);
@@ -337,12 +337,12 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 			snprintf(why, sizeof(why), "spawn the recursive call at every level (1 to "
 				 "%u): it runs beside its caller's own work, %.0f ns a call, at "
 				 "least %g x the task overheads (%.0f ns)", r->cutoff_depth,
-				 r->per_call * u, DPA_FB_CUTOFF_FACTOR, r->spawn_overhead * u);
+				 r->per_call * u, DPF_CUTOFF_FACTOR, r->spawn_overhead * u);
 		} else {
 			snprintf(why, sizeof(why), "never worth spawning: in single recursion a "
 				 "spawned call runs beside its caller's own work only, %.0f ns a "
 				 "call, less than %g x the task overheads (%.0f ns)",
-				 r->per_call * u, DPA_FB_CUTOFF_FACTOR, r->spawn_overhead * u);
+				 r->per_call * u, DPF_CUTOFF_FACTOR, r->spawn_overhead * u);
 		}
 		goto done;
 	}
@@ -354,7 +354,7 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 	{
 		double sc = (fb->opt.ov.spawn_cost + fb->opt.ov.barrier_cost) / u;
 		double dl = fb->opt.ov.spawn_delay / u;
-		uint32_t last = n_all - 1 < DPA_FB_MAX_CUTOFF ? n_all - 1 : DPA_FB_MAX_CUTOFF;
+		uint32_t last = n_all - 1 < DPF_MAX_CUTOFF ? n_all - 1 : DPF_MAX_CUTOFF;
 		struct dc_time best = { 0 }, t;
 		uint32_t bc = 0;
 		char lv[32];
@@ -366,7 +366,7 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 			t = dc_time(r, k, c, sc, dl);
 			if (use_split) {
 				double s = r->cost_per_entry *
-					   dpa_fb_split_share(split, c, r->cores) + t.overhead;
+					   dpf_split_share(split, c, r->cores) + t.overhead;
 
 				if (s > t.total) {
 					t.imbalance += s - t.total;
@@ -379,7 +379,7 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 			}
 		}
 		if (use_split)
-			split_part = dpa_fb_split_share(split, bc, r->cores);
+			split_part = dpf_split_share(split, bc, r->cores);
 		if (!(best.total < r->cost_per_entry)) {
 			snprintf(why, sizeof(why), "never worth spawning: on %u cores an entry's "
 				 "least parallel time (cut-off %u) is %.0f ns, not less than its "
@@ -406,7 +406,7 @@ static int level_model(struct dpa_feedback *fb, struct dpa_fb_recursion *r, doub
 		}
 	}
 done:
-	return (r->why = dpa_fb_strdup(fb, why)) ? 0 : -1;
+	return (r->why = dpf_strdup(fb, why)) ? 0 : -1;
 }
 
 /* Does css a come before css b in the source (line, column, then address)? */
@@ -458,10 +458,10 @@ static double clique_split(const struct dpa_profile *p, uint32_t q, char *why, s
 		snprintf(why, n, "no split: not two recursive call sites");
 		return -1;
 	}
-	if (in[0] + in[1] < DPA_FB_SPLIT_MIN) {
+	if (in[0] + in[1] < DPF_SPLIT_MIN) {
 		snprintf(why, n, "split not measured (%.0f activation-ticks on the two sites, "
 			 "fewer than %.0f): balanced halves assumed", in[0] + in[1],
-			 DPA_FB_SPLIT_MIN);
+			 DPF_SPLIT_MIN);
 		return -1;
 	}
 	if (css_before(p, site[1], site[0])) {
@@ -484,7 +484,7 @@ static double clique_split(const struct dpa_profile *p, uint32_t q, char *why, s
 /* Order: the clique's total cost descending, then clique id. */
 static int rec_order(const void *pa, const void *pb)
 {
-	const struct dpa_fb_recursion *x = pa, *y = pb;
+	const struct dpf_recursion *x = pa, *y = pb;
 	double tx = x->cost_per_entry * (double)x->entry_calls;
 	double ty = y->cost_per_entry * (double)y->entry_calls;
 
@@ -496,12 +496,12 @@ static int rec_order(const void *pa, const void *pb)
 /* fb->rec: one entry per recursive clique of d, typed (by the progrep where
  * it can say), with its level model and cut-off, ranked by total cost;
  * arrays and strings in fb's arena. Returns 0, or -1 out of memory. */
-int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
-		     const struct dpa_progreps *pr, struct dpa_error *err)
+int dpf_recursion_patterns(struct dpf_feedback *fb, const struct dpa_deep *d,
+			   const struct dpa_progreps *pr, struct dpa_error *err)
 {
 	const struct dpa_profile *p = d->p;
 	const struct dpa_cliques *cl = &d->cl;
-	enum dpa_measure m = fb->basis == DPA_FB_TICKS ? DPA_TICKS : DPA_CSCS;
+	enum dpa_measure m = fb->basis == DPF_TICKS ? DPA_TICKS : DPA_CSCS;
 	uint32_t n = 0, i = 0;
 
 	fb->n_rec = 0;
@@ -511,10 +511,10 @@ int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
 			n++;
 	if (!n)
 		return 0;
-	if (!(fb->rec = dpa_fb_alloc(fb, (size_t)n * sizeof(*fb->rec))))
+	if (!(fb->rec = dpf_alloc(fb, (size_t)n * sizeof(*fb->rec))))
 		goto oom;
 	for (uint32_t c = 1; c <= cl->n; c++) {
-		struct dpa_fb_recursion *r = &fb->rec[i];
+		struct dpf_recursion *r = &fb->rec[i];
 		struct dpa_recursion rc;
 		const uint32_t *mem;
 		uint32_t nm;
@@ -543,7 +543,7 @@ int dpa_fb_recursion(struct dpa_feedback *fb, const struct dpa_deep *d,
 		if (split < 0 && (nm != 1 || r->branching != 2))
 			snprintf(split_why, sizeof(split_why), "no split: not two calls per "
 				 "activation");
-		if (dpa_fb_place_ps(fb, p, pr, p->pd[mem[0]].ps, &r->at) < 0 ||
+		if (dpf_place_ps(fb, p, pr, p->pd[mem[0]].ps, &r->at) < 0 ||
 		    level_model(fb, r, (double)dpa_deep_clique_total(d, c, m),
 				(double)dpa_deep_clique_own(d, c, m), split, split_why) < 0)
 			goto oom;

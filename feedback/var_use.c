@@ -19,8 +19,8 @@
 
 /* Set up *c for fb over *d and *pr (may be NULL): the site -> css and
  * fn -> ps maps. Returns 0, or -1 (out of memory) with *err set. */
-int fb_ctx_init(struct fb_ctx *c, struct dpa_feedback *fb, const struct dpa_deep *d,
-		const struct dpa_progreps *pr, struct dpa_error *err)
+int dpf_ctx_init(struct dpf_ctx *c, struct dpf_feedback *fb, const struct dpa_deep *d,
+		 const struct dpa_progreps *pr, struct dpa_error *err)
 {
 	const struct dpa_profile *p = d->p;
 	size_t slots = 0;
@@ -94,12 +94,12 @@ int fb_ctx_init(struct fb_ctx *c, struct dpa_feedback *fb, const struct dpa_deep
 	}
 	return 0;
 oom:
-	fb_ctx_release(c);
+	dpf_ctx_release(c);
 	return dpa_fail(err, p, "out of memory preparing the feedback analyses");
 }
 
 /* Free what *c owns (not the feedback). */
-void fb_ctx_release(struct fb_ctx *c)
+void dpf_ctx_release(struct dpf_ctx *c)
 {
 	if (c->fn_base)
 		for (uint32_t m = 0; m <= c->p->n_module; m++) {
@@ -118,21 +118,21 @@ void fb_ctx_release(struct fb_ctx *c)
 }
 
 /* Index of f's record in its module's progrep. */
-static uint32_t fn_index(const struct fb_ctx *c, const struct fb_fn *f)
+static uint32_t fn_index(const struct dpf_ctx *c, const struct dpf_fn *f)
 {
 	return (uint32_t)(f->fn - c->pr->mod[f->mod].pr.fn);
 }
 
-uint32_t fb_site_css(const struct fb_ctx *c, const struct fb_fn *f, uint32_t local)
+uint32_t dpf_site_css(const struct dpf_ctx *c, const struct dpf_fn *f, uint32_t local)
 {
 	if (!c->pr || !f->fn || local >= f->fn->n_sites || !c->fn_base[f->mod])
 		return 0;
 	return c->site_css[c->fn_base[f->mod][fn_index(c, f)] + local];
 }
 
-struct fb_fn fb_fn_of_ps(const struct fb_ctx *c, uint32_t ps)
+struct dpf_fn dpf_fn_of_ps(const struct dpf_ctx *c, uint32_t ps)
 {
-	struct fb_fn f = { 0, NULL, ps };
+	struct dpf_fn f = { 0, NULL, ps };
 
 	if (c->pr && ps && ps <= c->p->n_ps && c->pr->ps[ps].module && c->pr->ps[ps].fn) {
 		f.mod = c->pr->ps[ps].module;
@@ -141,20 +141,20 @@ struct fb_fn fb_fn_of_ps(const struct fb_ctx *c, uint32_t ps)
 	return f;
 }
 
-struct fb_fn fb_callee(const struct fb_ctx *c, const struct fb_fn *f, const struct dpa_pr_call *call)
+struct dpf_fn dpf_callee(const struct dpf_ctx *c, const struct dpf_fn *f, const struct dpa_pr_call *call)
 {
-	struct fb_fn g = { 0, NULL, 0 };
+	struct dpf_fn g = { 0, NULL, 0 };
 	uint32_t css, ps = 0;
 
 	if (!c->pr || !f->fn)
 		return g;
-	css = fb_site_css(c, f, (uint32_t)(call - f->fn->calls));
+	css = dpf_site_css(c, f, (uint32_t)(call - f->fn->calls));
 	if (css) {
 		ps = c->p->css[css].callee_ps;
 		if (!ps && c->css_csd[css])
 			ps = c->p->pd[c->p->csd[c->css_csd[css]].callee_pd].ps;
 		if (ps) {
-			g = fb_fn_of_ps(c, ps);
+			g = dpf_fn_of_ps(c, ps);
 			if (g.fn)
 				return g;
 		}
@@ -189,8 +189,8 @@ struct wres {
 };
 
 struct walk {
-	const struct fb_ctx *c;
-	struct fb_fn f;
+	const struct dpf_ctx *c;
+	struct dpf_fn f;
 	uint32_t param;
 	const char *name;       /* the parameter's name, NULL: unnamed */
 	bool back;              /* produced: walk from the end */
@@ -229,7 +229,7 @@ static const struct dpa_pr_call *item_call(const struct dpa_pr_fn *fn, const str
 static void site_cost(const struct walk *w, const struct dpa_pr_call *call, double *calls,
 		      double *total)
 {
-	uint32_t css = fb_site_css(w->c, &w->f, (uint32_t)(call - w->f.fn->calls));
+	uint32_t css = dpf_site_css(w->c, &w->f, (uint32_t)(call - w->f.fn->calls));
 
 	*calls = css ? (double)dpa_deep_css_own(w->c->d, css, DPA_CALLS) : 0;
 	*total = css ? (double)dpa_deep_css_total(w->c->d, css, w->c->m) : 0;
@@ -302,7 +302,7 @@ static struct wres walk_call(struct walk *w, const struct dpa_pr_item *it, doubl
 	r.cn = r.cost;
 	for (uint32_t k = 0; k < call->n_args; k++) {
 		const struct dpa_pr_arg *a = &call->args[k];
-		struct fb_fn g;
+		struct dpf_fn g;
 		double f;
 		const char *why;
 
@@ -310,14 +310,14 @@ static struct wres walk_call(struct walk *w, const struct dpa_pr_item *it, doubl
 			continue;
 		if (w->back && (!a->has_points_to || call->effects != DPA_PR_EFF_MEMORY))
 			continue;       /* cannot write through it */
-		g = fb_callee(w->c, &w->f, call);
-		if (w->back && g.fn && fb_writes_param(w->c, &g, k, w->depth + 1) == FB_WRITES_NOT)
+		g = dpf_callee(w->c, &w->f, call);
+		if (w->back && g.fn && dpf_writes_param(w->c, &g, k, w->depth + 1) == DPF_WRITES_NOT)
 			continue;
 		if (!g.fn || w->depth + 1 >= VU_MAX_DEPTH) {
 			w->unknown = true;
 			f = w->back ? 1 : 0;
-		} else if (!fb_use_fraction(w->c, &g, k, w->back ? DPA_FB_PRODUCED : DPA_FB_CONSUMED,
-					    w->depth + 1, &f, &why)) {
+		} else if (!dpf_use_fraction(w->c, &g, k, w->back ? DPF_PRODUCED : DPF_CONSUMED,
+					     w->depth + 1, &f, &why)) {
 			w->unknown = true;     /* f: the callee's partial or pessimistic guess */
 		}
 		/* offset from the walk's start: forward, f of the call;
@@ -437,31 +437,31 @@ static struct wres walk_seq(struct walk *w, const struct dpa_pr_body *b, double 
  * Timings
  * ================================================================ */
 
-enum fb_write fb_call_writes_arg(const struct fb_ctx *c, const struct fb_fn *f,
+enum dpf_write dpf_call_writes_arg(const struct dpf_ctx *c, const struct dpf_fn *f,
 				     const struct dpa_pr_call *call, uint32_t k, unsigned depth)
 {
-	struct fb_fn g;
+	struct dpf_fn g;
 
 	if (k >= call->n_args || !call->args[k].has_points_to || call->effects != DPA_PR_EFF_MEMORY)
-		return FB_WRITES_NOT;
-	g = fb_callee(c, f, call);
+		return DPF_WRITES_NOT;
+	g = dpf_callee(c, f, call);
 	if (!g.fn || depth >= VU_MAX_DEPTH)
-		return FB_WRITES_MAYBE;
-	return fb_writes_param(c, &g, k, depth);
+		return DPF_WRITES_MAYBE;
+	return dpf_writes_param(c, &g, k, depth);
 }
 
-enum fb_write fb_writes_param(const struct fb_ctx *c, const struct fb_fn *f, uint32_t param,
-			      unsigned depth)
+enum dpf_write dpf_writes_param(const struct dpf_ctx *c, const struct dpf_fn *f, uint32_t param,
+				unsigned depth)
 {
 	const struct dpa_pr_fn *fn = f->fn;
-	enum fb_write res = FB_WRITES_NOT;
+	enum dpf_write res = DPF_WRITES_NOT;
 
 	if (!fn || param >= fn->n_params || depth >= VU_MAX_DEPTH)
-		return FB_WRITES_MAYBE;
+		return DPF_WRITES_MAYBE;
 	if (!fn->params[param].pointer)
-		return FB_WRITES_NOT;
+		return DPF_WRITES_NOT;
 	if (!has_use_items(fn))
-		return FB_WRITES_MAYBE;
+		return DPF_WRITES_MAYBE;
 	/* a store item anywhere in the body */
 	{
 		const struct dpa_pr_body *stack[64];
@@ -475,7 +475,7 @@ enum fb_write fb_writes_param(const struct fb_ctx *c, const struct fb_fn *f, uin
 				const struct dpa_pr_item *it = &b->items[i];
 
 				if (it->kind == DPA_PR_ITEM_STORE && it->param == param)
-					return FB_WRITES;
+					return DPF_WRITES;
 				if (it->kind == DPA_PR_ITEM_LOOP && top < 64)
 					stack[top++] = &it->body;
 				if (it->kind == DPA_PR_ITEM_BRANCH)
@@ -489,29 +489,29 @@ enum fb_write fb_writes_param(const struct fb_ctx *c, const struct fb_fn *f, uin
 		const struct dpa_pr_call *call = &fn->calls[s];
 
 		for (uint32_t k = 0; k < call->n_args; k++) {
-			enum fb_write wr;
+			enum dpf_write wr;
 
 			if (!arg_passes(&call->args[k], fn->params[param].name))
 				continue;
-			wr = fb_call_writes_arg(c, f, call, k, depth + 1);
-			if (wr == FB_WRITES)
-				return FB_WRITES;
-			if (wr == FB_WRITES_MAYBE)
-				res = FB_WRITES_MAYBE;
+			wr = dpf_call_writes_arg(c, f, call, k, depth + 1);
+			if (wr == DPF_WRITES)
+				return DPF_WRITES;
+			if (wr == DPF_WRITES_MAYBE)
+				res = DPF_WRITES_MAYBE;
 		}
 	}
 	return res;
 }
 
-bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t param,
-		     enum dpa_fb_use use, unsigned depth, double *fraction, const char **why)
+bool dpf_use_fraction(const struct dpf_ctx *c, const struct dpf_fn *f, uint32_t param,
+		      enum dpf_use use, unsigned depth, double *fraction, const char **why)
 {
-	struct walk w = { .c = c, .f = *f, .param = param, .back = use == DPA_FB_PRODUCED,
+	struct walk w = { .c = c, .f = *f, .param = param, .back = use == DPF_PRODUCED,
 			  .depth = depth };
 	struct wres r;
 	double acts, own;
 
-	*fraction = use == DPA_FB_PRODUCED ? 1 : 0;
+	*fraction = use == DPF_PRODUCED ? 1 : 0;
 	if (!f->fn) {
 		*why = "the callee has no program representation: assumed consumed at the start, "
 		       "produced at the end";
@@ -539,7 +539,7 @@ bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t par
 		*why = "the callee costs nothing: assumed consumed at the start, produced at the end";
 		return false;
 	}
-	if (use == DPA_FB_CONSUMED) {
+	if (use == DPF_CONSUMED) {
 		/* where it is never read, it is consumed at the end */
 		*fraction = (r.tf + r.cn) / r.cost;
 		*why = r.p <= 0 ? "never read by the callee"
@@ -554,7 +554,7 @@ bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t par
 	if (*fraction > 1)
 		*fraction = 1;
 	if (w.unknown) {
-		*why = use == DPA_FB_CONSUMED
+		*why = use == DPF_CONSUMED
 			? "passed to a callee whose use is not known: assumed consumed when that call starts"
 			: "passed to a callee whose stores are not known: assumed produced when that call ends";
 		return false;
@@ -567,11 +567,11 @@ bool fb_use_fraction(const struct fb_ctx *c, const struct fb_fn *f, uint32_t par
  * ================================================================ */
 
 /* Append one timing to c->vu. */
-static int vu_push(struct fb_ctx *c, uint32_t css, const struct dpa_fb_var_use *v)
+static int vu_push(struct dpf_ctx *c, uint32_t css, const struct dpf_var_use *v)
 {
 	if (c->n_vu == c->cap_vu) {
 		uint32_t cap = c->cap_vu ? 2 * c->cap_vu : 16;
-		struct dpa_fb_var_use *nv = realloc(c->vu, cap * sizeof(*nv));
+		struct dpf_var_use *nv = realloc(c->vu, cap * sizeof(*nv));
 		uint32_t *nc;
 
 		if (!nv)
@@ -588,26 +588,26 @@ static int vu_push(struct fb_ctx *c, uint32_t css, const struct dpa_fb_var_use *
 	return 0;
 }
 
-int fb_var_use_add(struct fb_ctx *c, const struct fb_fn *f, const struct dpa_pr_call *call,
-		   uint32_t css, double cost)
+int dpf_var_use_add(struct dpf_ctx *c, const struct dpf_fn *f, const struct dpa_pr_call *call,
+		    uint32_t css, double cost)
 {
-	struct dpa_fb_var_use v;
-	struct fb_fn g;
+	struct dpf_var_use v;
+	struct dpf_fn g;
 
 	for (uint32_t i = 0; i < c->n_vu; i++)
 		if (c->vu_css[i] == css)
 			return 0;
 	memset(&v, 0, sizeof(v));
-	if (dpa_fb_place_css(c->fb, c->p, c->pr, css, &v.at) < 0)
+	if (dpf_place_css(c->fb, c->p, c->pr, css, &v.at) < 0)
 		goto oom;
-	if (call->callee && !(v.callee = dpa_fb_strdup(c->fb, call->callee)))
+	if (call->callee && !(v.callee = dpf_strdup(c->fb, call->callee)))
 		goto oom;
 	v.call_cost = cost;
-	g = fb_callee(c, f, call);
+	g = dpf_callee(c, f, call);
 	if (call->result.kind != DPA_PR_NONE) {
 		v.arg = -1;
 		v.var = "return";
-		v.use = DPA_FB_PRODUCED;
+		v.use = DPF_PRODUCED;
 		v.time = cost;
 		v.fraction = 1;
 		v.known = true;
@@ -621,20 +621,20 @@ int fb_var_use_add(struct fb_ctx *c, const struct fb_fn *f, const struct dpa_pr_
 		const char *why;
 
 		v.arg = (int32_t)k;
-		if (name && !(v.var = dpa_fb_strdup(c->fb, name)))
+		if (name && !(v.var = dpf_strdup(c->fb, name)))
 			goto oom;
 		if (!name)
 			v.var = NULL;
-		v.use = DPA_FB_CONSUMED;
-		v.known = fb_use_fraction(c, &g, k, DPA_FB_CONSUMED, 0, &fr, &why);
+		v.use = DPF_CONSUMED;
+		v.known = dpf_use_fraction(c, &g, k, DPF_CONSUMED, 0, &fr, &why);
 		v.fraction = fr;
 		v.time = fr * cost;
 		v.why = why;
 		if (vu_push(c, css, &v) < 0)
 			goto oom;
-		if (fb_call_writes_arg(c, f, call, k, 0) != FB_WRITES_NOT) {
-			v.use = DPA_FB_PRODUCED;
-			v.known = fb_use_fraction(c, &g, k, DPA_FB_PRODUCED, 0, &fr, &why);
+		if (dpf_call_writes_arg(c, f, call, k, 0) != DPF_WRITES_NOT) {
+			v.use = DPF_PRODUCED;
+			v.known = dpf_use_fraction(c, &g, k, DPF_PRODUCED, 0, &fr, &why);
 			v.fraction = fr;
 			v.time = fr * cost;
 			v.why = why;
@@ -647,13 +647,13 @@ oom:
 	return dpa_fail(c->err, c->p, "out of memory timing variable uses");
 }
 
-int fb_var_use_finish(struct fb_ctx *c)
+int dpf_var_use_finish(struct dpf_ctx *c)
 {
 	c->fb->n_var_use = 0;
 	c->fb->var_use = NULL;
 	if (!c->n_vu)
 		return 0;
-	c->fb->var_use = dpa_fb_alloc(c->fb, c->n_vu * sizeof(*c->fb->var_use));
+	c->fb->var_use = dpf_alloc(c->fb, c->n_vu * sizeof(*c->fb->var_use));
 	if (!c->fb->var_use)
 		return dpa_fail(c->err, c->p, "out of memory timing variable uses");
 	memcpy(c->fb->var_use, c->vu, c->n_vu * sizeof(*c->vu));

@@ -350,7 +350,7 @@ def build_pair():
 
 def analysis_linked():
     p = run(["nm", DEEPPROF])
-    return " T dpa_feedback_analyse" in p.stdout
+    return " T dpf_feedback_analyse" in p.stdout
 
 
 def test_profiles():
@@ -372,7 +372,7 @@ def test_profiles():
     bad(["feedback", data_fi, "-o", out("fi.json")], "no progrep", "no progrep")
     check(not os.path.exists(out("fi.json")), "no progrep: nothing written")
     if not analysis_linked():
-        print("note: dpa_feedback_analyse is not linked yet; the end-to-end checks are skipped")
+        print("note: dpf_feedback_analyse is not linked yet; the end-to-end checks are skipped")
         return
     p = run([DEEPPROF, "feedback", "--no-progrep", data_fi, "-o", out("fi.json")])
     d = valid(out("fi.json"), "--no-progrep output") if p.returncode == 0 else None

@@ -1,5 +1,5 @@
 /*
- * test_fb_overheads.c — dpa_fb_overheads_read() on hand-written calibration
+ * test_fb_overheads.c — dpf_overheads_read() on hand-written calibration
  * files: a good one (every value and the source), and the bad ones (missing,
  * not JSON, another format, newer or no version, a value missing, negative or
  * not a number), each one line naming the file and leaving *ov untouched.
@@ -31,7 +31,7 @@ static const char *file_with(const char *name, const char *text)
 
 static void test_good(void)
 {
-	struct dpa_fb_overheads ov;
+	struct dpf_overheads ov;
 	struct dpa_error err = { "" };
 	const char *p = file_with("good.json",
 		"{\"format\": \"deepprof-calibration\", \"version\": 1, \"date\": \"x\", "
@@ -40,7 +40,7 @@ static void test_good(void)
 
 	snprintf(path, sizeof(path), "%s", p);
 	memset(&ov, 0, sizeof(ov));
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_overheads_read(&ov, path, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_overheads_read(&ov, path, &err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(ov.spawn_cost, 600.5, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(ov.spawn_delay, 800, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(ov.barrier_cost, 80, 1e-9);
@@ -54,7 +54,7 @@ static void test_good(void)
  * `what`, and leave *ov as it was. */
 static void expect_bad(const char *name, const char *text, const char *what)
 {
-	struct dpa_fb_overheads ov, before;
+	struct dpf_overheads ov, before;
 	struct dpa_error err = { "" };
 	char path[512];
 
@@ -66,7 +66,7 @@ static void expect_bad(const char *name, const char *text, const char *what)
 	ov.spawn_cost = 1;
 	strcpy(ov.source, "defaults");
 	before = ov;
-	CU_ASSERT_EQUAL(dpa_fb_overheads_read(&ov, path, &err), -1);
+	CU_ASSERT_EQUAL(dpf_overheads_read(&ov, path, &err), -1);
 	CU_ASSERT_EQUAL(memcmp(&ov, &before, sizeof(ov)), 0);
 	CU_ASSERT_EQUAL(strncmp(err.msg, path, strlen(path)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, what));

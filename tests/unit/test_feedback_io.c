@@ -1,7 +1,7 @@
 /*
  * test_feedback_io.c — feedback files on hand-filled feedbacks: the exact
  * JSON document, the reader's round trip and refusals, and
- * dpa_feedback_combine() on known speedups. The documents it writes go to
+ * dpf_feedback_combine() on known speedups. The documents it writes go to
  * the unit directory (fb-*.json) for check-feedback to validate against
  * schemas/feedback.schema.json. Part of deepprof's tests. MIT licence.
  */
@@ -17,10 +17,10 @@
  * A hand-filled feedback of a program "/w/fib2"
  * ================================================================ */
 
-static struct dpa_fb_place place(const char *fn, uint32_t line, uint32_t col, uint32_t site,
-				 uint64_t sum)
+static struct dpf_place place(const char *fn, uint32_t line, uint32_t col, uint32_t site,
+			      uint64_t sum)
 {
-	struct dpa_fb_place p = { fn, "fib2.c", line, col, site != 0, 0x00000000deadbeefULL,
+	struct dpf_place p = { fn, "fib2.c", line, col, site != 0, 0x00000000deadbeefULL,
 				  site, sum };
 
 	if (!site)
@@ -34,42 +34,42 @@ static struct dpa_fb_place place(const char *fn, uint32_t line, uint32_t col, ui
  * no site ids; one var use, one recursion (3 levels), two hot/cold entries.
  * speedup is the first candidate's speedup (speedup_min/median/max equal).
  */
-static void fill(struct dpa_feedback *fb, const char *path, const char *program, double speedup)
+static void fill(struct dpf_feedback *fb, const char *path, const char *program, double speedup)
 {
-	struct dpa_fb_candidate *c;
-	struct dpa_fb_call *k;
-	struct dpa_fb_dep *d;
+	struct dpf_candidate *c;
+	struct dpf_call *k;
+	struct dpf_dep *d;
 	double *lv;
 
 	memset(fb, 0, sizeof(*fb));
-	fb->version = DPA_FEEDBACK_VERSION;
-	fb->program = dpa_fb_strdup(fb, program);
+	fb->version = DPF_FEEDBACK_VERSION;
+	fb->program = dpf_strdup(fb, program);
 	fb->n_input = 1;
-	fb->input = dpa_fb_alloc(fb, sizeof(*fb->input));
-	fb->input[0] = (struct dpa_fb_input){ dpa_fb_strdup(fb, path), 0x0a1b2c3d,
-					      fb->program, 1000000, 2000000, DPA_FB_CSCS, true };
-	dpa_fb_options_default(&fb->opt);
+	fb->input = dpf_alloc(fb, sizeof(*fb->input));
+	fb->input[0] = (struct dpf_input){ dpf_strdup(fb, path), 0x0a1b2c3d,
+					      fb->program, 1000000, 2000000, DPF_CSCS, true };
+	dpf_options_default(&fb->opt);
 	fb->opt.max_tasks = 2;
-	fb->basis = DPA_FB_CSCS;
+	fb->basis = DPF_CSCS;
 	fb->ns_per_unit = 2.0;
 	fb->program_cost = 1000000;
 
 	fb->n_cand = 2;
-	fb->cand = c = dpa_fb_alloc(fb, 2 * sizeof(*c));
+	fb->cand = c = dpf_alloc(fb, 2 * sizeof(*c));
 	c[0].id = 1;
 	c[0].proc = place("solve", 10, 1, 0, 0x1122334455667788ULL);
 	c[0].executions = 100;
 	c[0].n_calls = 2;
-	c[0].calls = k = dpa_fb_alloc(fb, 2 * sizeof(*k));
-	k[0] = (struct dpa_fb_call){ place("solve", 12, 5, 3, 0x1122334455667788ULL), "a", 4000, 0 };
-	k[1] = (struct dpa_fb_call){ place("solve", 13, 5, 4, 0x1122334455667788ULL), "b", 3000, 1 };
+	c[0].calls = k = dpf_alloc(fb, 2 * sizeof(*k));
+	k[0] = (struct dpf_call){ place("solve", 12, 5, 3, 0x1122334455667788ULL), "a", 4000, 0 };
+	k[1] = (struct dpf_call){ place("solve", 13, 5, 4, 0x1122334455667788ULL), "b", 3000, 1 };
 	c[0].n_tasks = 2;
 	c[0].n_deps = 1;
-	c[0].deps = d = dpa_fb_alloc(fb, sizeof(*d));
-	*d = (struct dpa_fb_dep){ 0, 1, "x", 0.25, 0.75, true };
-	c[0].safety = DPA_FB_SAFE;
+	c[0].deps = d = dpf_alloc(fb, sizeof(*d));
+	*d = (struct dpf_dep){ 0, 1, "x", 0.25, 0.75, true };
+	c[0].safety = DPF_SAFE;
 	c[0].safety_why = "a and b are pure";
-	c[0].verdict = DPA_FB_ACCEPTED;
+	c[0].verdict = DPF_ACCEPTED;
 	c[0].verdict_why = "speedup above 1.01";
 	c[0].partitions_tried = 2;
 	c[0].search_complete = true;
@@ -86,12 +86,12 @@ static void fill(struct dpa_feedback *fb, const char *path, const char *program,
 	c[1].context = "main";
 	c[1].executions = 1;
 	c[1].n_calls = 2;
-	c[1].calls = k = dpa_fb_alloc(fb, 2 * sizeof(*k));
-	k[0] = (struct dpa_fb_call){ place("main", 21, 3, 0, 0), "c", 10, 0 };
-	k[1] = (struct dpa_fb_call){ place("main", 22, 3, 0, 0), NULL, 10, 0 };
+	c[1].calls = k = dpf_alloc(fb, 2 * sizeof(*k));
+	k[0] = (struct dpf_call){ place("main", 21, 3, 0, 0), "c", 10, 0 };
+	k[1] = (struct dpf_call){ place("main", 22, 3, 0, 0), NULL, 10, 0 };
 	c[1].n_tasks = 1;
-	c[1].safety = DPA_FB_UNKNOWN_MEMORY;
-	c[1].verdict = DPA_FB_TOO_CHEAP;
+	c[1].safety = DPF_UNKNOWN_MEMORY;
+	c[1].verdict = DPF_TOO_CHEAP;
 	c[1].verdict_why = "calls below 20 us";
 	c[1].seq_time = c[1].par_time = 20;
 	c[1].speedup = c[1].program_speedup = 1;
@@ -99,12 +99,12 @@ static void fill(struct dpa_feedback *fb, const char *path, const char *program,
 	c[1].speedup_min = c[1].speedup_median = c[1].speedup_max = 1;
 
 	fb->n_var_use = 1;
-	fb->var_use = dpa_fb_alloc(fb, sizeof(*fb->var_use));
-	fb->var_use[0] = (struct dpa_fb_var_use){ place("solve", 12, 5, 3, 0x1122334455667788ULL),
-						  "a", -1, "return", DPA_FB_PRODUCED, 1000, 0.25,
+	fb->var_use = dpf_alloc(fb, sizeof(*fb->var_use));
+	fb->var_use[0] = (struct dpf_var_use){ place("solve", 12, 5, 3, 0x1122334455667788ULL),
+						  "a", -1, "return", DPF_PRODUCED, 1000, 0.25,
 						  4000, true, "return after the loop" };
 	fb->n_rec = 1;
-	fb->rec = dpa_fb_alloc(fb, sizeof(*fb->rec));
+	fb->rec = dpf_alloc(fb, sizeof(*fb->rec));
 	fb->rec[0].at = place("fib", 2, 1, 0, 0xabcdef0123456789ULL);
 	fb->rec[0].clique = 3;
 	fb->rec[0].type = DPA_REC_DIVIDE;
@@ -115,7 +115,7 @@ static void fill(struct dpa_feedback *fb, const char *path, const char *program,
 	fb->rec[0].depth = 3;
 	fb->rec[0].cost_per_entry = 70;
 	fb->rec[0].n_levels = 3;
-	fb->rec[0].level_cost = lv = dpa_fb_alloc(fb, 3 * sizeof(double));
+	fb->rec[0].level_cost = lv = dpf_alloc(fb, 3 * sizeof(double));
 	lv[0] = 70;
 	lv[1] = 30;
 	lv[2] = 10;
@@ -128,11 +128,11 @@ static void fill(struct dpa_feedback *fb, const char *path, const char *program,
 	fb->rec[0].own_per_call = 10;
 	fb->rec[0].cores = 2;
 	fb->n_hot = 2;
-	fb->hot = dpa_fb_alloc(fb, 2 * sizeof(*fb->hot));
-	fb->hot[0] = (struct dpa_fb_hot){ DPA_FB_SITE, DPA_FB_HOT,
+	fb->hot = dpf_alloc(fb, 2 * sizeof(*fb->hot));
+	fb->hot[0] = (struct dpf_hot){ DPF_SITE, DPF_HOT,
 					  place("solve", 12, 5, 3, 0x1122334455667788ULL), "a", 100,
 					  4000, 3500, 4000, 8000, 100 };
-	fb->hot[1] = (struct dpa_fb_hot){ DPA_FB_PROC, DPA_FB_NEVER, place("unused", 30, 1, 0, 0),
+	fb->hot[1] = (struct dpf_hot){ DPF_PROC, DPF_NEVER, place("unused", 30, 1, 0, 0),
 					  NULL, 0, 0, 0, 0, 0, 0 };
 }
 
@@ -218,13 +218,13 @@ static char *compact(const json_t *doc)
 
 static void test_write_exact(void)
 {
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	struct dpa_error err = { { 0 } };
 	json_t *doc;
 	char *s;
 
 	fill(&fb, "Deep.data", "/w/fib2", 2);
-	doc = dpa_feedback_to_json(&fb, &err);
+	doc = dpf_feedback_to_json(&fb, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	s = compact(doc);
 	CU_ASSERT_STRING_EQUAL(s, expect_doc);
@@ -233,23 +233,23 @@ static void test_write_exact(void)
 	save(doc, "fb-hand.json");
 	free(s);
 	json_decref(doc);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	CU_ASSERT_PTR_NULL(fb.pool);
 }
 
 static void test_read_round_trip(void)
 {
-	struct dpa_feedback fb, back;
+	struct dpf_feedback fb, back;
 	struct dpa_error err = { { 0 } };
 	json_t *doc, *doc2;
 
 	fill(&fb, "Deep.data", "/w/fib2", 2);
-	fb.opt.basis = DPA_FB_TICKS;
+	fb.opt.basis = DPF_TICKS;
 	fb.opt.per_context = true;
 	strcpy(fb.opt.ov.source, "cal.json");
-	doc = dpa_feedback_to_json(&fb, &err);
+	doc = dpf_feedback_to_json(&fb, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-	CU_ASSERT_EQUAL_FATAL(dpa_feedback_from_json(&back, doc, "x.json", &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_feedback_from_json(&back, doc, "x.json", &err), 0);
 	/* the fields themselves */
 	CU_ASSERT_EQUAL(back.n_cand, 2);
 	CU_ASSERT_EQUAL(back.cand[0].calls[1].at.has_site, true);
@@ -261,7 +261,7 @@ static void test_read_round_trip(void)
 	CU_ASSERT_STRING_EQUAL(back.cand[1].context, "main");
 	CU_ASSERT_EQUAL(back.cand[0].deps[0].produced, 0.25);
 	CU_ASSERT_EQUAL(back.input[0].crc32, 0x0a1b2c3d);
-	CU_ASSERT_EQUAL(back.opt.basis, DPA_FB_TICKS);
+	CU_ASSERT_EQUAL(back.opt.basis, DPF_TICKS);
 	CU_ASSERT_EQUAL(back.opt.per_context, true);
 	CU_ASSERT_EQUAL(back.opt.list_share, 0.01);
 	CU_ASSERT_STRING_EQUAL(back.opt.ov.source, "cal.json");
@@ -269,30 +269,30 @@ static void test_read_round_trip(void)
 	CU_ASSERT_EQUAL(back.rec[0].level_cost[2], 10);
 	CU_ASSERT_EQUAL(back.rec[0].type, DPA_REC_DIVIDE);
 	CU_ASSERT_EQUAL(back.var_use[0].arg, -1);
-	CU_ASSERT_EQUAL(back.hot[1].temp, DPA_FB_NEVER);
+	CU_ASSERT_EQUAL(back.hot[1].temp, DPF_NEVER);
 	CU_ASSERT_EQUAL(back.hot[0].outer_calls, 100);
-	CU_ASSERT_PTR_NOT_NULL(dpa_feedback_candidate(&back, 2));
-	CU_ASSERT_PTR_NULL(dpa_feedback_candidate(&back, 3));
+	CU_ASSERT_PTR_NOT_NULL(dpf_feedback_candidate(&back, 2));
+	CU_ASSERT_PTR_NULL(dpf_feedback_candidate(&back, 3));
 	/* and the whole: written again, the same document */
-	doc2 = dpa_feedback_to_json(&back, &err);
+	doc2 = dpf_feedback_to_json(&back, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc2);
 	CU_ASSERT_TRUE(json_equal(doc, doc2));
 	save(doc2, "fb-roundtrip.json");
 	json_decref(doc);
 	json_decref(doc2);
-	dpa_feedback_release(&fb);
-	dpa_feedback_release(&back);
+	dpf_feedback_release(&fb);
+	dpf_feedback_release(&back);
 }
 
 /* Read doc after edit; expect -1 and exactly msg. */
 static void refuse(const char *edit_json_path, json_t *value, const char *msg)
 {
-	struct dpa_feedback fb, back;
+	struct dpf_feedback fb, back;
 	struct dpa_error err = { { 0 } };
 	json_t *doc;
 
 	fill(&fb, "Deep.data", "/w/fib2", 2);
-	doc = dpa_feedback_to_json(&fb, &err);
+	doc = dpf_feedback_to_json(&fb, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	if (edit_json_path) {
 		/* "key" or "list.index.key" */
@@ -312,25 +312,25 @@ static void refuse(const char *edit_json_path, json_t *value, const char *msg)
 		else
 			json_object_del(o, a);
 	}
-	CU_ASSERT_EQUAL(dpa_feedback_from_json(&back, doc, "in.json", &err), -1);
+	CU_ASSERT_EQUAL(dpf_feedback_from_json(&back, doc, "in.json", &err), -1);
 	CU_ASSERT_STRING_EQUAL(err.msg, msg);
 	if (strcmp(err.msg, msg))
 		fprintf(stderr, "\ngot  %s\nwant %s\n", err.msg, msg);
 	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
-	dpa_feedback_release(&back);
+	dpf_feedback_release(&back);
 	json_decref(doc);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 }
 
 static void test_read_refuses(void)
 {
-	struct dpa_feedback back;
+	struct dpf_feedback back;
 	struct dpa_error err = { { 0 } };
 	json_t *arr = json_array();
 
-	CU_ASSERT_EQUAL(dpa_feedback_from_json(&back, arr, "a.json", &err), -1);
+	CU_ASSERT_EQUAL(dpf_feedback_from_json(&back, arr, "a.json", &err), -1);
 	CU_ASSERT_STRING_EQUAL(err.msg, "a.json: feedback: not a feedback file (not a JSON object)");
-	dpa_feedback_release(&back);
+	dpf_feedback_release(&back);
 	json_decref(arr);
 	refuse("format", json_string("deepprof-calibration"),
 	       "in.json: feedback: not a feedback file (\"format\" is not \"deepprof-feedback\")");
@@ -357,33 +357,33 @@ static void test_read_refuses(void)
 	       "in.json: feedback: candidate id 1 appears twice");
 	{
 		/* a place's site that is not <16 hex>:<decimal> */
-		struct dpa_feedback fb;
+		struct dpf_feedback fb;
 		json_t *doc, *at;
 
 		fill(&fb, "Deep.data", "/w/fib2", 2);
-		doc = dpa_feedback_to_json(&fb, &err);
+		doc = dpf_feedback_to_json(&fb, &err);
 		at = json_object_get(json_array_get(json_object_get(doc, "var_use"), 0), "at");
 		json_object_set_new(at, "site", json_string("deadbeef:3"));
-		CU_ASSERT_EQUAL(dpa_feedback_from_json(&back, doc, "in.json", &err), -1);
+		CU_ASSERT_EQUAL(dpf_feedback_from_json(&back, doc, "in.json", &err), -1);
 		CU_ASSERT_STRING_EQUAL(err.msg, "in.json: feedback: var_use[0].at.site: 'deadbeef:3' "
 				       "is not <16 hex digits>:<decimal>");
-		dpa_feedback_release(&back);
+		dpf_feedback_release(&back);
 		json_decref(doc);
-		dpa_feedback_release(&fb);
+		dpf_feedback_release(&fb);
 	}
 }
 
 static void test_write_refuses_nan(void)
 {
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	struct dpa_error err = { { 0 } };
 
 	fill(&fb, "Deep.data", "/w/fib2", 2);
 	fb.cand[0].par_time = 0;
 	fb.cand[0].speedup = 1.0 / fb.cand[0].par_time;
-	CU_ASSERT_PTR_NULL(dpa_feedback_to_json(&fb, &err));
+	CU_ASSERT_PTR_NULL(dpf_feedback_to_json(&fb, &err));
 	CU_ASSERT_STRING_EQUAL(err.msg, "feedback: candidate 1.speedup is not a finite number");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 }
 
 /* ================================================================
@@ -392,7 +392,7 @@ static void test_write_refuses_nan(void)
 
 static void test_combine_three(void)
 {
-	struct dpa_feedback in[3], out;
+	struct dpf_feedback in[3], out;
 	struct dpa_error err = { { 0 } };
 	const double sp[3] = { 1.75, 1.25, 1.5 };
 	const char *paths[3] = { "a.data", "b.data", "c.data" };
@@ -402,14 +402,14 @@ static void test_combine_three(void)
 		fill(&in[i], paths[i], i == 1 ? "./fib2" : "/w/fib2", sp[i]);
 	/* input c's second candidate is elsewhere: it stays on its own */
 	in[2].cand[1].calls[0].at.line = 99;
-	CU_ASSERT_EQUAL_FATAL(dpa_feedback_combine(&out, in, 3, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_feedback_combine(&out, in, 3, &err), 0);
 	CU_ASSERT_STRING_EQUAL(out.program, "/w/fib2");
 	CU_ASSERT_EQUAL(out.n_input, 3);
 	CU_ASSERT_STRING_EQUAL(out.input[1].path, "b.data");
 	CU_ASSERT_EQUAL_FATAL(out.n_cand, 3);
 	/* the accepted one first: seen 3 times, median 1.5 is c's estimate */
 	CU_ASSERT_EQUAL(out.cand[0].id, 1);
-	CU_ASSERT_EQUAL(out.cand[0].verdict, DPA_FB_ACCEPTED);
+	CU_ASSERT_EQUAL(out.cand[0].verdict, DPF_ACCEPTED);
 	CU_ASSERT_EQUAL(out.cand[0].n_inputs_seen, 3);
 	CU_ASSERT_EQUAL(out.cand[0].speedup_min, 1.25);
 	CU_ASSERT_EQUAL(out.cand[0].speedup_median, 1.5);
@@ -430,25 +430,25 @@ static void test_combine_three(void)
 	CU_ASSERT_EQUAL(out.rec[0].level_cost[1], 30);
 	/* out owns its strings: the inputs can go */
 	for (int i = 0; i < 3; i++)
-		dpa_feedback_release(&in[i]);
+		dpf_feedback_release(&in[i]);
 	CU_ASSERT_STRING_EQUAL(out.cand[0].calls[1].callee, "b");
 	CU_ASSERT_STRING_EQUAL(out.cand[0].deps[0].var, "x");
-	doc = dpa_feedback_to_json(&out, &err);
+	doc = dpf_feedback_to_json(&out, &err);
 	CU_ASSERT_PTR_NOT_NULL(doc);
 	if (doc)
 		save(doc, "fb-combined.json");
 	json_decref(doc);
-	dpa_feedback_release(&out);
+	dpf_feedback_release(&out);
 }
 
 static void test_combine_two_median(void)
 {
-	struct dpa_feedback in[2], out;
+	struct dpf_feedback in[2], out;
 	struct dpa_error err = { { 0 } };
 
 	fill(&in[0], "a.data", "fib2", 2.0);
 	fill(&in[1], "b.data", "fib2", 1.5);
-	CU_ASSERT_EQUAL_FATAL(dpa_feedback_combine(&out, in, 2, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_feedback_combine(&out, in, 2, &err), 0);
 	CU_ASSERT_EQUAL(out.cand[0].n_inputs_seen, 2);
 	CU_ASSERT_EQUAL(out.cand[0].speedup_min, 1.5);
 	CU_ASSERT_EQUAL(out.cand[0].speedup_median, 1.75);
@@ -456,37 +456,37 @@ static void test_combine_two_median(void)
 	/* the representative: the lower middle one, b's */
 	CU_ASSERT_EQUAL(out.cand[0].speedup, 1.5);
 	CU_ASSERT_EQUAL(out.n_cand, 2);
-	dpa_feedback_release(&out);
+	dpf_feedback_release(&out);
 	/* a different site id is a different place */
 	in[1].cand[0].calls[0].at.site = 7;
-	CU_ASSERT_EQUAL_FATAL(dpa_feedback_combine(&out, in, 2, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_feedback_combine(&out, in, 2, &err), 0);
 	CU_ASSERT_EQUAL(out.n_cand, 3);
 	CU_ASSERT_EQUAL(out.cand[0].n_inputs_seen, 1);
 	CU_ASSERT_EQUAL(out.cand[0].speedup, 2.0);
 	CU_ASSERT_EQUAL(out.cand[1].speedup, 1.5);
-	dpa_feedback_release(&out);
-	dpa_feedback_release(&in[0]);
-	dpa_feedback_release(&in[1]);
+	dpf_feedback_release(&out);
+	dpf_feedback_release(&in[0]);
+	dpf_feedback_release(&in[1]);
 }
 
 static void test_combine_programs_differ(void)
 {
-	struct dpa_feedback in[2], out;
+	struct dpf_feedback in[2], out;
 	struct dpa_error err = { { 0 } };
 
 	fill(&in[0], "a.data", "/w/fib2", 2.0);
 	fill(&in[1], "b.data", "/w/sort", 2.0);
-	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 2, &err), -1);
+	CU_ASSERT_EQUAL(dpf_feedback_combine(&out, in, 2, &err), -1);
 	CU_ASSERT_STRING_EQUAL(err.msg, "b.data: a profile of 'sort', not of 'fib2' like a.data");
 	CU_ASSERT_PTR_NULL(out.pool);
-	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 0, &err), -1);
+	CU_ASSERT_EQUAL(dpf_feedback_combine(&out, in, 0, &err), -1);
 	in[1].program = in[0].program;
-	in[1].basis = DPA_FB_TICKS;
-	CU_ASSERT_EQUAL(dpa_feedback_combine(&out, in, 2, &err), -1);
+	in[1].basis = DPF_TICKS;
+	CU_ASSERT_EQUAL(dpf_feedback_combine(&out, in, 2, &err), -1);
 	CU_ASSERT_STRING_EQUAL(err.msg, "b.data: its estimates rest on ticks, those of a.data on "
 			       "cscs (--basis chooses one for both)");
-	dpa_feedback_release(&in[0]);
-	dpa_feedback_release(&in[1]);
+	dpf_feedback_release(&in[0]);
+	dpf_feedback_release(&in[1]);
 }
 
 DPA_TEST_SUITE(feedback_io, DPA_TEST(test_write_exact), DPA_TEST(test_read_round_trip),

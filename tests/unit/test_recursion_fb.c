@@ -1,5 +1,5 @@
 /*
- * test_recursion_fb.c — analyses/recursion.c's dpa_fb_recursion(): recursion
+ * test_recursion_fb.c — analyses/recursion.c's dpf_recursion_patterns(): recursion
  * types from counts and from the progrep's body paths, the cost of a call
  * per level, and the parallel cut-off depth, on hand-built profiles.
  * Part of deepprof's tests. MIT licence.
@@ -24,13 +24,13 @@
 #define BUILD(t, names, n_css, css_caller, pd_ps, arcs) \
 	dpt_deep_build(t, NELEM(names) - 1, names, n_css, css_caller, NELEM(pd_ps) - 1, pd_ps, arcs, NELEM(arcs))
 
-/* A feedback ready for dpa_fb_recursion: overheads spawn 60 + delay 30 +
+/* A feedback ready for dpf_recursion_patterns: overheads spawn 60 + delay 30 +
  * barrier 10 = 100 ns; ns_per_unit u. */
-static void fb_init(struct dpa_feedback *fb, double u)
+static void fb_init(struct dpf_feedback *fb, double u)
 {
 	memset(fb, 0, sizeof(*fb));
-	dpa_fb_options_default(&fb->opt);
-	fb->basis = DPA_FB_CSCS;
+	dpf_options_default(&fb->opt);
+	fb->basis = DPF_CSCS;
 	fb->ns_per_unit = u;
 	fb->opt.ov.spawn_cost = 60;
 	fb->opt.ov.spawn_delay = 30;
@@ -39,9 +39,9 @@ static void fb_init(struct dpa_feedback *fb, double u)
 }
 
 /* The entry of fb whose place is function fn (exactly one). */
-static const struct dpa_fb_recursion *rec_of(const struct dpa_feedback *fb, const char *fn)
+static const struct dpf_recursion *rec_of(const struct dpf_feedback *fb, const char *fn)
 {
-	const struct dpa_fb_recursion *r = NULL;
+	const struct dpf_recursion *r = NULL;
 
 	for (uint32_t i = 0; i < fb->n_rec; i++)
 		if (fb->rec[i].at.fn && !strcmp(fb->rec[i].at.fn, fn)) {
@@ -52,14 +52,14 @@ static const struct dpa_fb_recursion *rec_of(const struct dpa_feedback *fb, cons
 	return r;
 }
 
-/* Run dpa_fb_recursion on t with progreps s (may be NULL) at u ns/CSC. */
-static void run(struct dpa_feedback *fb, const struct dpt_deep *t, const struct dpa_progreps *s,
+/* Run dpf_recursion_patterns on t with progreps s (may be NULL) at u ns/CSC. */
+static void run(struct dpf_feedback *fb, const struct dpt_deep *t, const struct dpa_progreps *s,
 		double u)
 {
 	struct dpa_error err = { { 0 } };
 
 	fb_init(fb, u);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_recursion(fb, &t->d, s, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_recursion_patterns(fb, &t->d, s, &err), 0);
 }
 
 #define TU "{'progrep':1,'record':'tu','tu':'00000000000000ab','file':'t.c','n_ps':1,'n_css':3,'abi':2}\n"
@@ -124,7 +124,7 @@ static const struct dpt_arc arcs3[] = {
 	{ 7, 8, 11, 5, 20, 0, 0, 0, 0 },
 };
 
-static void check_fib_divide(const struct dpa_fb_recursion *r)
+static void check_fib_divide(const struct dpf_recursion *r)
 {
 	CU_ASSERT_EQUAL(r->type, DPA_REC_DIVIDE);
 	CU_ASSERT_EQUAL(r->branching, 2);
@@ -146,8 +146,8 @@ static void check_fib_divide(const struct dpa_fb_recursion *r)
 static void test_three_cliques(void)
 {
 	struct dpt_deep t;
-	struct dpa_feedback fb;
-	const struct dpa_fb_recursion *r;
+	struct dpf_feedback fb;
+	const struct dpf_recursion *r;
 
 	BUILD(&t, names3, 11, NULL, pd_ps3, arcs3);
 	/* 100 ns/CSC: the overheads are 1 CSC, a spawn needs 10 */
@@ -216,7 +216,7 @@ static void test_three_cliques(void)
 	CU_ASSERT_PTR_NULL(r->level_cost);
 	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
 	CU_ASSERT_STRING_EQUAL(r->why, "mutual recursion: no level model, so no cut-off");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* 20 ns/CSC: spawn + barrier 3.5, delay 1.5: c = 1: 97.5 + 1.75 +
 	 * 1.5 = 100.75; c = 2: 87.5 + 5.25 + 3 = 95.75, the least; c = 3:
@@ -230,7 +230,7 @@ static void test_three_cliques(void)
 			       "cores an entry takes least there, 1915 ns against 3000 ns "
 			       "sequentially (x1.567): top levels 400, the rest shared 1200, "
 			       "uneven end 150, task overheads 165 ns; " NO_SPLIT);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* 8 ns/CSC: spawn + barrier 8.75, delay 3.75: c = 1: 97.5 + 4.375 +
 	 * 3.75 = 105.625, the least; c = 2: 87.5 + 13.125 + 7.5 = 108.125 */
@@ -242,7 +242,7 @@ static void test_three_cliques(void)
 			       "cores an entry takes least there, 845 ns against 1200 ns "
 			       "sequentially (x1.420): top levels 80, the rest shared 560, "
 			       "uneven end 140, task overheads 65 ns; " NO_SPLIT);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* 1.2 ns/CSC: spawn + barrier 58.33, delay 25: c = 1 costs 97.5 +
 	 * 29.17 + 25 = 151.67 CSCs (182 ns), more than the 150 sequential */
@@ -252,7 +252,7 @@ static void test_three_cliques(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->par_cost, 0, 1e-9);
 	CU_ASSERT_STRING_EQUAL(r->why, "never worth spawning: on 2 cores an entry's least parallel "
 			       "time (cut-off 1) is 182 ns, not less than its sequential 180 ns; " NO_SPLIT);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* one core: nothing in parallel */
 	fb_init(&fb, 100);
@@ -260,12 +260,12 @@ static void test_three_cliques(void)
 	{
 		struct dpa_error err = { { 0 } };
 
-		CU_ASSERT_EQUAL_FATAL(dpa_fb_recursion(&fb, &t.d, NULL, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(dpf_recursion_patterns(&fb, &t.d, NULL, &err), 0);
 	}
 	r = rec_of(&fb, "fib");
 	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
 	CU_ASSERT_STRING_EQUAL(r->why, "one core (max_tasks 1): nothing runs in parallel");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* 200 ns/CSC: a spawn needs 5 CSCs, walk's 5 per step: every level
 	 * of the list (1 to 99) */
@@ -275,7 +275,7 @@ static void test_three_cliques(void)
 	CU_ASSERT_STRING_EQUAL(r->why, "spawn the recursive call at every level (1 to 99): it runs "
 			       "beside its caller's own work, 1000 ns a call, at least 10 x the "
 			       "task overheads (100 ns)");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* no time scale: levels, but no cut-off */
 	run(&fb, &t, NULL, 0);
@@ -283,7 +283,7 @@ static void test_three_cliques(void)
 	CU_ASSERT_EQUAL(r->n_levels, 4);
 	CU_ASSERT_EQUAL(r->cutoff_depth, 0);
 	CU_ASSERT_STRING_EQUAL(r->why, "no time scale (ns per unit unknown): no cut-off");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_deep_free(&t);
 }
 
@@ -294,9 +294,9 @@ static void test_three_cliques(void)
 static void test_progrep_types(void)
 {
 	struct dpt_deep t;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	struct dpa_progreps s;
-	const struct dpa_fb_recursion *r;
+	const struct dpf_recursion *r;
 
 	BUILD(&t, names3, 11, NULL, pd_ps3, arcs3);
 
@@ -311,7 +311,7 @@ static void test_progrep_types(void)
 	CU_ASSERT_EQUAL(r->cutoff_depth, 3);
 	/* the others have no progrep: from the counts */
 	CU_ASSERT_FALSE(rec_of(&fb, "walk")->from_progrep);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpa_progreps_release(&s);
 
 	/* one in each arm: one recursive call per activation, single
@@ -331,11 +331,11 @@ static void test_progrep_types(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[14], 10, 1e-9);
 	/* own work 10 CSCs >= 10 x 1: every level, 1 to 14 */
 	CU_ASSERT_EQUAL(r->cutoff_depth, 14);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	/* at 50 ns/CSC a spawn needs 20 CSCs of overlap: never */
 	run(&fb, &t, &s, 50);
 	CU_ASSERT_EQUAL(rec_of(&fb, "fib")->cutoff_depth, 0);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpa_progreps_release(&s);
 
 	/* a recursive call in a loop: other, no level model */
@@ -351,7 +351,7 @@ static void test_progrep_types(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->depth, 15, 1e-9);
 	CU_ASSERT_STRING_EQUAL(r->why, "a recursive call in a loop (an unknown number of calls per "
 			       "activation): no level model, so no cut-off");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpa_progreps_release(&s);
 
 	/* site 1 not placed in the body: the counts decide (two sites) */
@@ -362,7 +362,7 @@ static void test_progrep_types(void)
 	check_fib_divide(r);
 	CU_ASSERT_FALSE(r->from_progrep);
 	CU_ASSERT_EQUAL(r->at.checksum, 0xf1b);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpa_progreps_release(&s);
 	dpt_deep_free(&t);
 }
@@ -388,9 +388,9 @@ static void test_three_way(void)
 		{ 3, 3, 5, 4, 40, 0, 0, 0, 0 },
 	};
 	struct dpt_deep t;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	struct dpa_progreps s;
-	const struct dpa_fb_recursion *r;
+	const struct dpf_recursion *r;
 
 	BUILD(&t, names, 5, NULL, pd_ps, arcs);
 	run(&fb, &t, NULL, 100);
@@ -402,7 +402,7 @@ static void test_three_way(void)
 	CU_ASSERT_EQUAL(r->n_levels, 0);
 	CU_ASSERT_STRING_EQUAL(r->why, "three or more recursive call sites: no level model, so "
 			       "no cut-off");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* all three on one path: 3-way divide-and-conquer */
 	load_pr(&s, &t.p, TU FN("[{'call':0},{'call':1},{'call':2}]", "[]"), 3, 3, 3);
@@ -419,7 +419,7 @@ static void test_three_way(void)
 	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[1], 40, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r->level_cost[2], 10, 1e-9);
 	CU_ASSERT_EQUAL(r->cutoff_depth, 2);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpa_progreps_release(&s);
 	dpt_deep_free(&t);
 }
@@ -431,13 +431,13 @@ static void test_none(void)
 	static const uint32_t pd_ps[] = { 0, 1, 2, 3 };
 	static const struct dpt_arc arcs[] = { { 1, 2, 1, 1, 1, 0, 0, 0, 0 }, { 2, 3, 2, 5, 50, 0, 0, 0, 0 } };
 	struct dpt_deep t;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 
 	BUILD(&t, names, 2, NULL, pd_ps, arcs);
 	run(&fb, &t, NULL, 100);
 	CU_ASSERT_EQUAL(fb.n_rec, 0);
 	CU_ASSERT_PTR_NULL(fb.rec);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_deep_free(&t);
 }
 
@@ -464,8 +464,8 @@ static void test_combine(void)
 		{ 3, 4, 5, 7, 24, 0, 0, 0, 0 },
 	};
 	struct dpt_deep t;
-	struct dpa_feedback fb;
-	const struct dpa_fb_recursion *r;
+	struct dpf_feedback fb;
+	const struct dpf_recursion *r;
 
 	BUILD(&t, names, 5, NULL, pd_ps, arcs);
 	run(&fb, &t, NULL, 100);
@@ -481,7 +481,7 @@ static void test_combine(void)
 			       "cores an entry takes least there, 3490 ns against 5400 ns "
 			       "sequentially (x1.547): top levels 1300, the rest shared 1800, "
 			       "uneven end 225, task overheads 165 ns; " NO_SPLIT);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_deep_free(&t);
 }
 

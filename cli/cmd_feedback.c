@@ -16,9 +16,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "file_msgpack.h"
 #include "feedback.h"
 #include "file_json.h"
+#include "file_msgpack.h"
+#include "profile.h"
+#include "progrep.h"
+#include "startup.h"
 #include "tempfile.h"
 
 int cmd_feedback(int argc, char **argv);

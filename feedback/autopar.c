@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "autopar.h"
+#include "par_cost.h"
+#include "places.h"
+#include "var_use.h"
 
 /* ================================================================
  * Costs of one procedure in one view (a context, or merged)

@@ -1,20 +1,30 @@
 /*
- * feedback.h — the feedback model: what `deepprof feedback` finds in one or
- * more profiles of a program (hot and cold code, recursion patterns,
- * variable-use timing, parallelism candidates) before it is written as a
- * feedback file (schemas/feedback.md, schemas/feedback.schema.json).
+ * feedback.h — the feedback model, the feedback library's public header:
+ * what `deepprof feedback` finds in one or more profiles of a program (hot
+ * and cold code, recursion patterns, variable-use timing, parallelism
+ * candidates) and what a feedback file holds (schemas/feedback.md,
+ * schemas/feedback.schema.json); the analysis that makes one, combining
+ * several, and the model's life cycle. feedback_file.h reads the files.
+ * C and C++ (the GCC plugin) include it; it needs only analyses/errors.h.
  * Part of deepprof's feedback library. MIT licence.
  */
 #ifndef DPF_FEEDBACK_H
 #define DPF_FEEDBACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
-#include "startup.h"
-#include "progrep.h"
-#include "recursion.h"
+#include "errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What dpf_feedback_analyse() reads: a profile after startup (startup.h)
+ * and its program representations (progrep.h), both of analyses/. */
+struct dpa_deep;
+struct dpa_progreps;
 
 /* The feedback file format version (the "version" of its header); a reader
  * rejects a larger one. */
@@ -136,7 +146,7 @@ struct dpf_hot {
 struct dpf_recursion {
 	struct dpf_place at;     /* the clique's first member procedure */
 	uint32_t clique;            /* in the first input's profile */
-	uint8_t type;               /* enum dpa_rec_type */
+	uint8_t type;               /* enum dpa_rec_type (analyses/recursion.h) */
 	bool from_progrep;          /* the type rests on the program
 				     * representation (else on call counts) */
 	uint32_t members;
@@ -294,7 +304,7 @@ int dpf_feedback_analyse(struct dpf_feedback *fb, const struct dpa_deep *d,
 /*
  * Combine the feedbacks of several inputs of one program into *out: the
  * candidates matched by (procedure, context, call-site places); the
- * estimates of out are those of the input where... (feedback_combine.c says),
+ * estimates of out are those of the input where... (combine.c says),
  * with speedup_min/median/max over the inputs. Refuses different programs
  * (-1 with *err naming both). *out is uninitialised; the inputs are kept.
  */
@@ -304,20 +314,8 @@ int dpf_feedback_combine(struct dpf_feedback *out, const struct dpf_feedback *in
 /* Free what *fb owns; *fb is then zeroed. Zeroed: no-op. */
 void dpf_feedback_release(struct dpf_feedback *fb);
 
-/* The parts of dpf_feedback_analyse(), each filling its arrays of *fb (the
- * ones before it already filled). Returns 0 or -1. */
-int dpf_hotcold(struct dpf_feedback *fb, const struct dpa_deep *d,
-		const struct dpa_progreps *pr, struct dpa_error *err);
-int dpf_recursion_patterns(struct dpf_feedback *fb, const struct dpa_deep *d,
-			   const struct dpa_progreps *pr, struct dpa_error *err);
-
-/* The place of procedure ps / call site css of profile *p, strings copied
- * into fb's arena; pr (may be NULL) adds the site id and checksum. Returns
- * 0, or -1 out of memory. (hotcold.c) */
-int dpf_place_ps(struct dpf_feedback *fb, const struct dpa_profile *p,
-		 const struct dpa_progreps *pr, uint32_t ps, struct dpf_place *at);
-int dpf_place_css(struct dpf_feedback *fb, const struct dpa_profile *p,
-		  const struct dpa_progreps *pr, uint32_t css, struct dpf_place *at);
+/* Candidate `id` of *fb, or NULL. */
+const struct dpf_candidate *dpf_feedback_candidate(const struct dpf_feedback *fb, uint32_t id);
 
 /* The feedback's arena: memory that lives until dpf_feedback_release().
  * NULL on out of memory. Zero-filled. */
@@ -333,5 +331,9 @@ const char *dpf_hot_kind_name(enum dpf_hot_kind k);
 const char *dpf_use_name(enum dpf_use u);
 const char *dpf_safety_name(enum dpf_safety s);
 const char *dpf_verdict_name(enum dpf_verdict v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "file_json.h"
+#include "recursion.h"
 #include "utf8.h"
 
 /* ================================================================
@@ -893,12 +894,4 @@ int dpf_feedback_from_json(struct dpf_feedback *fb, const json_t *doc, const cha
 				return rd_fail(&r, NULL, "candidate id %" PRIu32 " appears twice",
 					       fb->cand[i].id);
 	return 0;
-}
-
-const struct dpf_candidate *dpf_feedback_candidate(const struct dpf_feedback *fb, uint32_t id)
-{
-	for (uint32_t i = 0; i < fb->n_cand; i++)
-		if (fb->cand[i].id == id)
-			return &fb->cand[i];
-	return NULL;
 }

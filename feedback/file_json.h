@@ -36,7 +36,4 @@ json_t *dpf_feedback_to_json(const struct dpf_feedback *fb, struct dpa_error *er
 int dpf_feedback_from_json(struct dpf_feedback *fb, const json_t *doc, const char *path,
 			   struct dpa_error *err);
 
-/* A candidate by its id, or NULL. */
-const struct dpf_candidate *dpf_feedback_candidate(const struct dpf_feedback *fb, uint32_t id);
-
 #endif

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "par_cost.h"
 
 /* ================================================================
  * One partition
@@ -59,7 +59,7 @@ static double eval_no_deps(const struct dpf_pc_problem *pb, const uint32_t *task
 }
 
 /*
- * The model's time for partition task[] (see fb_internal.h), in time linear
+ * The model's time for partition task[] (see par_cost.h), in time linear
  * in calls + dependences: each dependence between tasks is bucketed once
  * under its producing and its consuming call. Scratch arrays come from the
  * stack when small, else the heap; on out of memory the dependences are

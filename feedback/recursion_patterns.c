@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "feedback.h"
-#include "recursion.h"
+#include "places.h"
+#include "recursion_patterns.h"
 
 /* ================================================================
- * Recursion patterns for the feedback model (dpf_recursion_patterns)
+ * Recursion patterns for the feedback model
  * ================================================================ */
 
 /*

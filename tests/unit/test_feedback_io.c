@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "file_json.h"
+#include "recursion.h"
 #include "unit.h"
 
 /* ================================================================

@@ -9,7 +9,7 @@
 
 #include "unit.h"
 #include "build_profile.h"
-#include "feedback.h"
+#include "hotcold.h"
 
 /* ================================================================
  * Building a profile

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "analysis.h"
+#include "par_cost.h"
 
 #define EPS 1e-9
 

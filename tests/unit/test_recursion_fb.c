@@ -9,7 +9,7 @@
 
 #include "unit.h"
 #include "build_profile.h"
-#include "feedback.h"
+#include "recursion_patterns.h"
 
 /* These profiles have no split measure (no inside keys): the balanced
  * model stands, and the cut-off's why says so (recursion.c, "The split"). */

@@ -13,10 +13,9 @@
 #include <msgpack.h>
 
 #include "build_profile.h"
-#include "feedback.h"
 #include "gen.h"
 #include "profile.h"
-#include "recursion.h"
+#include "recursion_patterns.h"
 #include "unit.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

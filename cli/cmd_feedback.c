@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "feedback.h"
+#include "feedback_file.h"
 #include "file_json.h"
 #include "file_msgpack.h"
 #include "profile.h"
@@ -310,87 +311,17 @@ static const char *one_line(char *msg)
 }
 
 /* ================================================================
- * Reading feedback files
+ * Inputs
  * ================================================================ */
 
+/* Does s end in suf? An input named *.json or *.msgpack is a feedback
+ * file (read by dpf_feedback_read_file(), which tells the encoding by the
+ * content), any other a profile. */
 static bool has_suffix(const char *s, const char *suf)
 {
 	size_t n = strlen(s), m = strlen(suf);
 
 	return n > m && !strcmp(s + n - m, suf);
-}
-
-/* Read a whole file into a malloc'd buffer; -1 with errno. */
-static int slurp(const char *path, char **buf, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 65536, n = 0;
-	char *b;
-
-	if (!f)
-		return -1;
-	errno = 0;
-	b = malloc(cap);
-	while (b) {
-		size_t r = fread(b + n, 1, cap - n, f);
-
-		n += r;
-		if (n < cap)
-			break;
-		cap *= 2;
-		{
-			char *nb = realloc(b, cap);
-
-			if (!nb) {
-				free(b);
-				b = NULL;
-			} else {
-				b = nb;
-			}
-		}
-	}
-	if (!b || ferror(f)) {
-		int e = !b ? ENOMEM : errno ? errno : EIO;
-
-		free(b);
-		fclose(f);
-		errno = e;
-		return -1;
-	}
-	fclose(f);
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
-/* The JSON document of a feedback file (.json or .msgpack); one line in
- * err->msg and NULL when it cannot be read or parsed. */
-static json_t *load_doc(const char *path, struct dpa_error *err)
-{
-	char *buf;
-	size_t len;
-	json_t *doc;
-
-	if (slurp(path, &buf, &len) < 0) {
-		snprintf(err->msg, sizeof(err->msg), "%s: cannot read: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (has_suffix(path, ".msgpack")) {
-		char m[200];
-
-		doc = dpf_msgpack_to_json(buf, len, m, sizeof(m));
-		if (!doc)
-			snprintf(err->msg, sizeof(err->msg), "%s: feedback: %s", path, m);
-	} else {
-		json_error_t je;
-
-		doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-		if (!doc)
-			snprintf(err->msg, sizeof(err->msg), "%s: feedback: not JSON: line %d: %s",
-				 path, je.line, je.text);
-	}
-	free(buf);
-	return doc;
 }
 
 /* ================================================================
@@ -437,15 +368,9 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 	bool no_pr;
 	int rc;
 
-	if (has_suffix(j->path, ".json") || has_suffix(j->path, ".msgpack")) {
-		json_t *doc = load_doc(j->path, &j->err);
-
-		if (!doc)
-			return job_fail(j, DP_EXIT_USAGE);
-		rc = dpf_feedback_from_json(&j->fb, doc, j->path, &j->err);
-		json_decref(doc);
-		return rc < 0 ? job_fail(j, DP_EXIT_USAGE) : 0;
-	}
+	if (has_suffix(j->path, ".json") || has_suffix(j->path, ".msgpack"))
+		return dpf_feedback_read_file(&j->fb, j->path, &j->err) < 0 ?
+		       job_fail(j, DP_EXIT_USAGE) : 0;
 	if (dpa_profile_read(&p, j->path, &j->err) < 0)
 		return job_fail(j, DP_EXIT_USAGE);
 	dpa_profile_symbolize(&p);
@@ -868,7 +793,7 @@ static int to_json(const char *path)
 
 	if (!has_suffix(path, ".msgpack"))
 		usage_error("feedback", "--to-json '%s': want a .msgpack feedback file", path);
-	doc = load_doc(path, &err);
+	doc = dpf_feedback_load_doc(path, &err);
 	if (!doc)
 		die_plain("%s", one_line(err.msg));
 	if (dpf_feedback_from_json(&fb, doc, path, &err) < 0) {

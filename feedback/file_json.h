@@ -36,4 +36,14 @@ json_t *dpf_feedback_to_json(const struct dpf_feedback *fb, struct dpa_error *er
 int dpf_feedback_from_json(struct dpf_feedback *fb, const json_t *doc, const char *path,
 			   struct dpa_error *err);
 
+/*
+ * The JSON document of the feedback file `path` (file_read.c), whichever
+ * its encoding (feedback_file.h says how it is told): a new json_t the
+ * caller owns, not yet checked to be a feedback (dpf_feedback_from_json()
+ * does that). NULL with one line in *err naming the file when it cannot be
+ * read or is not JSON or MessagePack. dpf_feedback_read_file() is this and
+ * dpf_feedback_from_json().
+ */
+json_t *dpf_feedback_load_doc(const char *path, struct dpa_error *err);
+
 #endif

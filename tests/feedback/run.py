@@ -127,7 +127,7 @@ def test_unit():
         if os.path.exists(os.path.join(UNIT_DIR, n)):
             os.unlink(os.path.join(UNIT_DIR, n))
     p = run([UNIT, "feedback_io"])
-    check(p.returncode == 0 and p.stdout.strip().endswith("unit: 7 passed, 0 failed"),
+    check(p.returncode == 0 and p.stdout.strip().endswith("unit: 8 passed, 0 failed"),
           "unit suite feedback_io: %s" % p.stdout[-300:])
     for n in ("fb-hand.json", "fb-roundtrip.json", "fb-combined.json"):
         valid(os.path.join(UNIT_DIR, n), "unit document " + n)
@@ -213,6 +213,21 @@ def test_combine_cli():
     if adoc:
         check(adoc["candidates"][0]["n_inputs_seen"] == 1 and
               adoc["candidates"][0]["speedup"] == 1.5, "msgpack input: one input now")
+    # the encoding is told by the content: a name that says the other one
+    # still reads (dpf_feedback_read_file, the plugin's reader too)
+    shutil.copyfile(out("abc.msgpack"), out("abc-msgpack.json"))
+    shutil.copyfile(out("abc-to.json"), out("abc-json.msgpack"))
+    for src in ("abc-msgpack.json", "abc-json.msgpack"):
+        p = run([DEEPPROF, "feedback", out(src), "-o", out("named-" + src + ".json")])
+        ndoc = valid(out("named-" + src + ".json"), "%s as input" % src)
+        check(p.returncode == 0 and ndoc is not None and same_typed(ndoc, adoc),
+              "%s: read by its content, like abc.msgpack" % src)
+    p = run([DEEPPROF, "feedback", "--to-json", out("abc-json.msgpack")])
+    try:
+        ndoc = json.loads(p.stdout)
+    except ValueError:
+        ndoc = None
+    check(p.returncode == 0 and same_typed(ndoc, doc), "--to-json of JSON named .msgpack")
     # a progress bar on a terminal only, on stderr; stdout unchanged
     import pty
     master, slave = pty.openpty()

@@ -1,6 +1,7 @@
 /*
  * test_feedback_io.c — feedback files on hand-filled feedbacks: the exact
- * JSON document, the reader's round trip and refusals, and
+ * JSON document, the reader's round trip and refusals, reading files of
+ * either encoding (dpf_feedback_read_file()) and its messages, and
  * dpf_feedback_combine() on known speedups. The documents it writes go to
  * the unit directory (fb-*.json) for check-feedback to validate against
  * schemas/feedback.schema.json. Part of deepprof's tests. MIT licence.
@@ -10,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "feedback_file.h"
 #include "file_json.h"
+#include "file_msgpack.h"
 #include "recursion.h"
 #include "unit.h"
 
@@ -374,6 +377,109 @@ static void test_read_refuses(void)
 	}
 }
 
+/* ================================================================
+ * Files: dpf_feedback_read_file()
+ * ================================================================ */
+
+/* Write len bytes of buf to dpa_test_path(name); returns that path. */
+static const char *put_file(const char *name, const void *buf, size_t len)
+{
+	const char *path = dpa_test_path(name);
+	FILE *f = fopen(path, "wb");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite(buf, 1, len, f), len);
+	CU_ASSERT_EQUAL(fclose(f), 0);
+	return path;
+}
+
+/* Read `path`: it must fail with one line "<path><rest>" (rest: a prefix of
+ * what follows the path). */
+static void read_fails(const char *path, const char *rest)
+{
+	struct dpf_feedback fb;
+	struct dpa_error err = { { 0 } };
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%s%s", path, rest);
+	CU_ASSERT_EQUAL(dpf_feedback_read_file(&fb, path, &err), -1);
+	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+	CU_ASSERT_EQUAL(strncmp(err.msg, want, strlen(want)), 0);
+	if (strncmp(err.msg, want, strlen(want)))
+		fprintf(stderr, "\ngot  %s\nwant %s...\n", err.msg, want);
+	dpf_feedback_release(&fb);
+}
+
+/* Read `path`: it must be the hand-filled feedback. */
+static void read_ok(const char *path)
+{
+	struct dpf_feedback fb;
+	struct dpa_error err = { { 0 } };
+
+	CU_ASSERT_EQUAL(dpf_feedback_read_file(&fb, path, &err), 0);
+	if (err.msg[0])
+		fprintf(stderr, "\n%s\n", err.msg);
+	CU_ASSERT_EQUAL(fb.n_cand, 2);
+	CU_ASSERT_EQUAL(fb.n_rec, 1);
+	CU_ASSERT_STRING_EQUAL(fb.program, "/w/fib2");
+	dpf_feedback_release(&fb);
+}
+
+static void test_read_file(void)
+{
+	struct dpf_feedback fb;
+	struct dpa_error err = { { 0 } };
+	json_t *doc;
+	char *js, *mp;
+	size_t jn, mn;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dpa_test_tmpdir());
+	fill(&fb, "Deep.data", "/w/fib2", 2);
+	doc = dpf_feedback_to_json(&fb, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	js = json_dumps(doc, JSON_INDENT(2));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+	jn = strlen(js);
+	CU_ASSERT_EQUAL_FATAL(dpf_msgpack_from_json(doc, &mp, &mn), 0);
+
+	/* both encodings, told by the content whatever the name says */
+	read_ok(put_file("f.json", js, jn));
+	read_ok(put_file("f.msgpack", mp, mn));
+	read_ok(put_file("json-named.msgpack", js, jn));
+	read_ok(put_file("msgpack-named.json", mp, mn));
+	read_ok(put_file("f.feedback", mp, mn));
+
+	/* missing, empty, truncated, corrupt, too new: one line naming the file */
+	read_fails(dpa_test_path("none.json"), ": cannot read: No such file or directory");
+	read_fails(put_file("empty.json", "", 0), ": feedback: not JSON: line 1: ");
+	read_fails(put_file("empty.msgpack", "", 0), ": feedback: empty file");
+	read_fails(put_file("cut.json", js, jn / 2), ": feedback: not JSON: line ");
+	read_fails(put_file("cut.msgpack", mp, mn / 2),
+		   ": feedback: truncated or corrupt MessagePack");
+	read_fails(put_file("bad.json", "{ nope", 6), ": feedback: not JSON: line 1: ");
+	read_fails(put_file("bad.msgpack", "\x81\xc1", 2),
+		   ": feedback: truncated or corrupt MessagePack");
+	read_fails(put_file("bad.data", "DEEPPROF", 8), ": feedback: not JSON: line 1: ");
+	read_fails(put_file("array.msgpack", "\x92\x01\x02", 3),
+		   ": feedback: not a feedback file (not a JSON object)");
+	json_object_set_new(doc, "version", json_integer(99));
+	json_object_set_new(doc, "min_version", json_integer(99));
+	free(js);
+	js = json_dumps(doc, JSON_INDENT(2));
+	read_fails(put_file("new.json", js, strlen(js)),
+		   ": feedback: version 99 (min_version 99) is not readable by this deepprof "
+		   "(version 1)");
+	/* a control character in the name does not break the line */
+	memset(&err, 0, sizeof(err));
+	CU_ASSERT_EQUAL(dpf_feedback_read_file(&fb, "no\nsuch.json", &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "no?such.json: cannot read: No such file or directory");
+	dpf_feedback_release(&fb);
+
+	free(js);
+	free(mp);
+	json_decref(doc);
+}
+
 static void test_write_refuses_nan(void)
 {
 	struct dpf_feedback fb;
@@ -491,6 +597,7 @@ static void test_combine_programs_differ(void)
 }
 
 DPA_TEST_SUITE(feedback_io, DPA_TEST(test_write_exact), DPA_TEST(test_read_round_trip),
-	       DPA_TEST(test_read_refuses), DPA_TEST(test_write_refuses_nan),
+	       DPA_TEST(test_read_refuses), DPA_TEST(test_read_file),
+	       DPA_TEST(test_write_refuses_nan),
 	       DPA_TEST(test_combine_three), DPA_TEST(test_combine_two_median),
 	       DPA_TEST(test_combine_programs_differ));

@@ -12,7 +12,7 @@ all: $(DPA_LIB)
 
 $(OBJ_DIR)/analyses/%.o: analyses/%.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -Ianalyses -c -o $@ $<
+	$(CC) $(TOOL_CFLAGS) $(LIB_PIC) -Ianalyses -c -o $@ $<
 
 $(DPA_LIB): $(DPA_OBJS)
 	@mkdir -p $(@D)

@@ -14,11 +14,11 @@ all: $(DPF_LIB)
 
 $(OBJ_DIR)/feedback/%.o: feedback/%.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -Ianalyses -Ifeedback -c -o $@ $<
+	$(CC) $(TOOL_CFLAGS) $(LIB_PIC) -Ianalyses -Ifeedback -c -o $@ $<
 
 $(OBJ_DIR)/feedback/calibrate.o: feedback/calibrate.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -fopenmp -Ianalyses -Ifeedback -c -o $@ $<
+	$(CC) $(TOOL_CFLAGS) $(LIB_PIC) -fopenmp -Ianalyses -Ifeedback -c -o $@ $<
 
 $(DPF_LIB): $(DPF_OBJS)
 	@mkdir -p $(@D)

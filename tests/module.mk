@@ -18,6 +18,7 @@ include tests/xcheck/xcheck.mk
 -include tests/feedback/feedback.mk
 -include tests/fbprogs/fbprogs.mk
 -include tests/split/split.mk
+-include tests/layout/layout.mk
 
 check: deps
 	@$(MAKE) --no-print-directory all

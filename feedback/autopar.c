@@ -517,7 +517,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	if (dpf_pc_search(&pb, &res) < 0)
 		goto oom;
 	/* a divide-and-conquer split with a cut-off: the recursion's model
-	 * (recursion.c) says what spawning down to the cut-off saves per entry,
+	 * (recursion_patterns.c) says what spawning down to the cut-off saves per entry,
 	 * which is more than one top-level split (it balances unequal halves
 	 * over many levels, and pays every level's task overheads) */
 	if (at_top && res.n_tasks >= 2 && !n_deps && v->recursion->branching >= 2 &&

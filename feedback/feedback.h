@@ -176,7 +176,8 @@ struct dpf_recursion {
 	uint32_t cores;             /* P of the divide-and-conquer model */
 	double par_cost;            /* divide-and-conquer: one entry's parallel
 				     * time at cutoff_depth on `cores` cores
-				     * (recursion.c); 0 when no cut-off */
+				     * (recursion_patterns.c); 0 when no
+				     * cut-off */
 };
 
 /* Variable-use timing of a costly call. */
@@ -277,7 +278,7 @@ struct dpf_feedback {
 	uint8_t basis;          /* enum dpf_basis: every estimate's */
 	double ns_per_unit;
 	const char *ns_per_unit_source; /* "instrumented run", "program time",
-					 * "clock ticks" or "none" (feedback.c) */
+					 * "clock ticks" or "none" (analyse.c) */
 	uint64_t program_cost;  /* the whole program's cost, basis units */
 	uint32_t n_hot;
 	struct dpf_hot *hot;

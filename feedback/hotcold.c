@@ -26,7 +26,7 @@
  *  a clique). A procedure called only from inside its clique (a mutual
  *  recursion member its clique mates reach) is costed over all its calls.
  *  Site: every context is costed (a recursive site's calls then cost their
- *  own share; recursion.c gives them per level).
+ *  own share; recursion_patterns.c gives them per level).
  *
  *  mean   = sum of t / sum of c over the costed contexts: the mean over
  *           calls.

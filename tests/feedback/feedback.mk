@@ -1,5 +1,5 @@
 # tests/feedback — check-feedback: `deepprof feedback` and feedback files
-# (run.py): the unit suite feedback_io's documents, combining feedback files
+# (run.py): the unit suite feedback_file's documents, combining feedback files
 # of known speedups, JSON = MessagePack (types too), --to-json, --explain,
 # --separate, --jobs, fb-pair.c end to end with deepprof-cc, bad inputs and
 # options (exit 2, one line). Every JSON written is validated against

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tests/feedback/run.py BUILD — the check-feedback suite.
 
-`deepprof feedback` and its files: the unit suite feedback_io's documents
+`deepprof feedback` and its files: the unit suite feedback_file's documents
 (a hand-filled feedback, its round trip, a combination) validated against
 schemas/feedback.schema.json; combining feedback files of known speedups
 (min/median/max exact) through the command; JSON and MessagePack holding
@@ -122,13 +122,13 @@ def test_doc_example():
 
 
 def test_unit():
-    """feedback_io (CUnit) passes and every document it wrote is valid."""
+    """feedback_file (CUnit) passes and every document it wrote is valid."""
     for n in ("fb-hand.json", "fb-roundtrip.json", "fb-combined.json"):
         if os.path.exists(os.path.join(UNIT_DIR, n)):
             os.unlink(os.path.join(UNIT_DIR, n))
-    p = run([UNIT, "feedback_io"])
+    p = run([UNIT, "feedback_file"])
     check(p.returncode == 0 and p.stdout.strip().endswith("unit: 8 passed, 0 failed"),
-          "unit suite feedback_io: %s" % p.stdout[-300:])
+          "unit suite feedback_file: %s" % p.stdout[-300:])
     for n in ("fb-hand.json", "fb-roundtrip.json", "fb-combined.json"):
         valid(os.path.join(UNIT_DIR, n), "unit document " + n)
 

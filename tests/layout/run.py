@@ -141,7 +141,7 @@ def test_plugin_reads():
         return
     hand = os.path.join(UNIT_DIR, "fb-hand.json")
     if not os.path.exists(hand):
-        dptest.must(T, [UNIT, "feedback_io"])
+        dptest.must(T, [UNIT, "feedback_file"])
     with open(hand) as f:
         doc = json.load(f)
     mp = os.path.join(OUT, "fb-hand.msgpack")

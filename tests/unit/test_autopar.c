@@ -1,5 +1,5 @@
 /*
- * test_autopar.c — analyses/autopar.c through dpf_feedback_analyse():
+ * test_autopar.c — feedback/autopar.c through dpf_feedback_analyse():
  * parallelism candidates on hand-made profiles and program representations
  * whose answers are computed by hand (independent pair, overlapping and
  * non-overlapping dependent pairs, a write conflict, a cheap pair, no

@@ -1,5 +1,5 @@
 /*
- * test_hotcold.c — analyses/hotcold.c: hot, rarely and never executed
+ * test_hotcold.c — feedback/hotcold.c: hot, rarely and never executed
  * procedures and call sites on hand-built profiles whose costs are known,
  * mean against median, CSC and tick bases, and places from a progrep.
  * Part of deepprof's tests. MIT licence.

@@ -1,5 +1,5 @@
 /*
- * test_par_cost.c — analyses/par_cost.c: the parallel cost model and the
+ * test_par_cost.c — feedback/par_cost.c: the parallel cost model and the
  * best-partition search on examples computed by hand (the arithmetic is in
  * each test's comment). Part of deepprof's tests. MIT licence.
  */

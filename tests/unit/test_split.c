@@ -21,7 +21,7 @@
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ================================================================
- * The busiest thread's share (recursion.c, "The split")
+ * The busiest thread's share (recursion_patterns.c, "The split")
  * ================================================================ */
 
 /*
@@ -58,7 +58,7 @@ static void test_share(void)
  * ================================================================ */
 
 /*
- * test_recursion_fb.c's fib clique: main (pd 2) calls fib (pd 3) once
+ * test_recursion_patterns.c's fib clique: main (pd 2) calls fib (pd 3) once
  * (css 2, 10 CSCs); fib calls itself through css 3 (t.c:103:3, the first)
  * and css 4 (t.c:104:3), 7 calls of 10 CSCs each: 15 activations, 150
  * CSCs an entry. At 100 ns a CSC with overheads spawn 60, delay 30, barrier

@@ -1,5 +1,5 @@
 /*
- * test_var_use.c — analyses/var_use.c through dpf_feedback_analyse(): when
+ * test_var_use.c — feedback/var_use.c through dpf_feedback_analyse(): when
  * a costly call consumes its arguments and produces its results, on a
  * hand-made profile and program representation: a read in one arm of a
  * branch weighted by how often that arm ran, an argument passed on to a

@@ -1,5 +1,5 @@
 /*
- * test_fb_overheads.c — dpf_overheads_read() on hand-written calibration
+ * test_overheads.c — dpf_overheads_read() on hand-written calibration
  * files: a good one (every value and the source), and the bad ones (missing,
  * not JSON, another format, newer or no version, a value missing, negative or
  * not a number), each one line naming the file and leaving *ov untouched.
@@ -117,6 +117,6 @@ static void test_bad_values(void)
 	expect_bad("bare.json", HEAD "\"wakeup_delay\": 120}}", "wakeup_delay has no value");
 }
 
-DPA_TEST_SUITE(fb_overheads, DPA_TEST(test_good), DPA_TEST(test_missing),
+DPA_TEST_SUITE(overheads, DPA_TEST(test_good), DPA_TEST(test_missing),
 	       DPA_TEST(test_not_json), DPA_TEST(test_wrong_format_or_version),
 	       DPA_TEST(test_bad_values));

@@ -1,5 +1,5 @@
 /*
- * test_recursion_fb.c — analyses/recursion.c's dpf_recursion_patterns(): recursion
+ * test_recursion_patterns.c — feedback/recursion_patterns.c: recursion
  * types from counts and from the progrep's body paths, the cost of a call
  * per level, and the parallel cut-off depth, on hand-built profiles.
  * Part of deepprof's tests. MIT licence.
@@ -12,7 +12,8 @@
 #include "recursion_patterns.h"
 
 /* These profiles have no split measure (no inside keys): the balanced
- * model stands, and the cut-off's why says so (recursion.c, "The split"). */
+ * model stands, and the cut-off's why says so (recursion_patterns.c, "The
+ * split"). */
 #define NO_SPLIT "split not measured (no inside measure: an old profile or ticks off): " \
 	"balanced halves assumed"
 
@@ -485,5 +486,5 @@ static void test_combine(void)
 	dpt_deep_free(&t);
 }
 
-DPA_TEST_SUITE(recursion_fb, DPA_TEST(test_three_cliques), DPA_TEST(test_progrep_types),
+DPA_TEST_SUITE(recursion_patterns, DPA_TEST(test_three_cliques), DPA_TEST(test_progrep_types),
 	       DPA_TEST(test_three_way), DPA_TEST(test_none), DPA_TEST(test_combine));

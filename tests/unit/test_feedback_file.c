@@ -1,5 +1,5 @@
 /*
- * test_feedback_io.c — feedback files on hand-filled feedbacks: the exact
+ * test_feedback_file.c — feedback files on hand-filled feedbacks: the exact
  * JSON document, the reader's round trip and refusals, reading files of
  * either encoding (dpf_feedback_read_file()) and its messages, and
  * dpf_feedback_combine() on known speedups. The documents it writes go to
@@ -596,7 +596,7 @@ static void test_combine_programs_differ(void)
 	dpf_feedback_release(&in[1]);
 }
 
-DPA_TEST_SUITE(feedback_io, DPA_TEST(test_write_exact), DPA_TEST(test_read_round_trip),
+DPA_TEST_SUITE(feedback_file, DPA_TEST(test_write_exact), DPA_TEST(test_read_round_trip),
 	       DPA_TEST(test_read_refuses), DPA_TEST(test_read_file),
 	       DPA_TEST(test_write_refuses_nan),
 	       DPA_TEST(test_combine_three), DPA_TEST(test_combine_two_median),

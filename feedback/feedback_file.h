@@ -3,8 +3,8 @@
  * MessagePack, into the model of feedback.h: the one reader, shared by the
  * deepprof command and the GCC plugin that applies the feedback. The
  * public header for those who only read feedback files; C and C++.
- * Link libdpfb.a, libdpa.a and what `pkg-config --libs jansson msgpack
- * libdeflate libdw` says (feedback/README.md).
+ * Link libdpfb.a, libdpa.a and `pkg-config --libs jansson msgpack
+ * libdeflate` (feedback/README.md, "Linking").
  * Part of deepprof's feedback library. MIT licence.
  */
 #ifndef DPF_FEEDBACK_FILE_H

@@ -2,7 +2,7 @@
  * analyse.c — dpf_feedback_analyse(): one profile's feedback, the analyses
  * run in order (hot and cold code, recursion patterns, then candidates and
  * their variable-use timings in the context they share). The top of the
- * library's analyses: nothing in it calls this file.
+ * library's analyses: no other file of the library calls this one.
  * Part of deepprof's feedback library. MIT licence.
  */
 #include <math.h>

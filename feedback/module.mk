@@ -1,7 +1,10 @@
 # feedback — fragment: every feedback/*.c goes into $(LIB_DIR)/libdpfb.a, the
-# feedback library that the deepprof command (cli/) and the GCC plugin link.
-# calibrate.c measures libgomp's task overheads: it alone is compiled with
-# -fopenmp, so whatever links libdpfb.a and calls dpf_calibrate() links libgomp.
+# feedback library that the deepprof command (cli/) and the GCC plugin link,
+# before libdpa.a. Its objects are position-independent ($(LIB_PIC)) so that
+# the plugin, a shared object, can link it. calibrate.c measures libgomp's
+# task overheads: it alone is compiled with -fopenmp, so whatever calls
+# dpf_calibrate() links libgomp. feedback/README.md has the headers and the
+# graph of which file calls which (a DAG, checked by check-layout).
 # A new feedback/foo.c needs no edit here. Part of deepprof. MIT licence.
 
 DPF_SRCS := $(wildcard feedback/*.c)

@@ -30,6 +30,10 @@ TOOL_CFLAGS := $(CFLAGS_COMMON) $(SAN_TOOL) $(shell pkg-config --cflags $(PKGS_T
 TOOL_LIBS   := $(shell pkg-config --libs $(PKGS_TOOL) 2>/dev/null) -lm -lpthread
 TOOL_LDFLAGS := $(SAN_TOOL)
 
+# libdpa.a and libdpfb.a are built from position-independent objects, so that
+# a shared object (the GCC plugin, compiler-plugins/) can link them statically.
+LIB_PIC := -fPIC
+
 LIB_DIR := $(BUILD)/lib
 BIN_DIR := $(BUILD)/bin
 OBJ_DIR := $(BUILD)/obj
@@ -41,6 +45,7 @@ include mk/deps.mk
 include libprof/module.mk
 include analyses/module.mk
 include feedback/module.mk
+include cli/module.mk
 -include compiler-plugins/module.mk
 include tests/module.mk
 include bench/module.mk

@@ -1,5 +1,6 @@
 # analyses — fragment: every analyses/*.c goes into $(LIB_DIR)/libdpa.a, the
-# library the tools link (read Deep.data, symbols, startup, cliques, ...).
+# library the tools and the feedback library link (read Deep.data, symbols,
+# startup, cliques, ...), built from position-independent objects ($(LIB_PIC)).
 # A new analyses/foo.c needs no edit here. Part of deepprof. MIT licence.
 
 DPA_SRCS := $(wildcard analyses/*.c)
@@ -12,7 +13,7 @@ all: $(DPA_LIB)
 
 $(OBJ_DIR)/analyses/%.o: analyses/%.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -Ianalyses -c -o $@ $<
+	$(CC) $(TOOL_CFLAGS) $(LIB_PIC) -Ianalyses -c -o $@ $<
 
 $(DPA_LIB): $(DPA_OBJS)
 	@mkdir -p $(@D)

@@ -10,24 +10,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#include "errors.h"     /* struct dpa_error, dpa_fail(), dpa_fail_at() */
+
 struct dpa_profile;
-
-/*
- * Errors: every function here that can fail returns 0 on success and -1 on
- * failure, after writing one line (no trailing newline) into *err that names
- * the file and says what is wrong. The library never prints and never exits.
- */
-struct dpa_error {
-	char msg[512];
-};
-
-/* Write "<p's path>: <message>" into *err (if err is not NULL) and return -1,
- * for `return dpa_fail(err, p, "...", ...)`. */
-__attribute__((format(printf, 3, 4)))
-int dpa_fail(struct dpa_error *err, const struct dpa_profile *p, const char *fmt, ...);
-/* The same for a file that is not a profile: "<path>: <message>". */
-__attribute__((format(printf, 3, 4)))
-int dpa_fail_at(struct dpa_error *err, const char *path, const char *fmt, ...);
 
 /* The Deep.data format version this reader understands (schemas/deep-data.md):
  * a file whose version or min_version is larger is rejected. */

@@ -12,10 +12,10 @@
 /*
  * The types. From call counts alone (dpa_recursion_of, the report): by the
  * number of recursive call sites, as commented. With a program
- * representation (dpa_fb_recursion, feedback): from the body's paths — two or
- * more recursive calls that can run in one activation make divide-and-
- * conquer, recursive calls in separate arms of a branch single recursion, a
- * recursive call in a loop "other".
+ * representation (dpf_recursion_patterns(), feedback/recursion_patterns.c):
+ * from the body's paths — two or more recursive calls that can run in one
+ * activation make divide-and-conquer, recursive calls in separate arms of a
+ * branch single recursion, a recursive call in a loop "other".
  */
 enum dpa_rec_type {
 	DPA_REC_NONE,           /* not recursive */
@@ -54,12 +54,6 @@ struct dpa_recursion {
  * own cost of m). O(members' degree). */
 void dpa_recursion_of(const struct dpa_deep *d, uint32_t c, enum dpa_measure m,
 		      struct dpa_recursion *out);
-
-/* The divide-and-conquer model's unbalanced split (recursion.c, "The
- * split"): the share of one entry's work that the busiest thread runs under
- * libgomp with cut-off c on P cores, when the call made inline takes share
- * i of every split (0.5: balanced; fib about 0.618). In [0.5/(P-1).., 1]. */
-double dpa_fb_split_share(double i, uint32_t c, uint32_t P);
 
 const char *dpa_rec_type_name(enum dpa_rec_type t); /* "none", "simple", "mutual", "divide_and_conquer", "other" */
 

@@ -1,8 +1,8 @@
 /*
  * calibrate.c — `deepprof calibrate`'s measurements: libgomp's task spawn,
  * delay, taskwait, and the signal/wait of a shared value, timed in the code
- * shape analyses/feedback.h assumes. Built with -fopenmp.
- * Part of deepprof's feedback tools. MIT licence.
+ * shape feedback/feedback.h assumes. Built with -fopenmp.
+ * Part of deepprof's feedback library. MIT licence.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -77,14 +77,14 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-const char *dp_ov_name(int i)
+const char *dpf_ov_name(int i)
 {
-	static const char *const names[DP_OV_N] = {
+	static const char *const names[DPF_OV_N] = {
 		"spawn_cost", "spawn_delay", "barrier_cost", "signal_cost", "wait_cost",
 		"wakeup_delay",
 	};
 
-	return i >= 0 && i < DP_OV_N ? names[i] : NULL;
+	return i >= 0 && i < DPF_OV_N ? names[i] : NULL;
 }
 
 /* What one now_ns() reading costs: the median gap between two readings. */
@@ -114,11 +114,11 @@ struct slot {
 
 enum { NSLOTS = 256 };
 /* How long to wait for another thread to take a task before giving up on
- * the sample: 20 ms, 5 ms with --quick. Set by dp_calibrate(). */
+ * the sample: 20 ms, 5 ms with --quick. Set by dpf_calibrate(). */
 static double timeout_ns = 20e6;
 
 /* When the current run must end (CLOCK_MONOTONIC ns): each measuring loop
- * stops at it after its first repetition. Written by dp_calibrate() before
+ * stops at it after its first repetition. Written by dpf_calibrate() before
  * each run, read by the spawning thread only. */
 static double run_end;
 
@@ -130,8 +130,8 @@ static bool out_of_time(unsigned r)
 
 /* Sample arrays of one run. */
 struct samples {
-	double *v[DP_OV_N];
-	size_t n[DP_OV_N];
+	double *v[DPF_OV_N];
+	size_t n[DPF_OV_N];
 };
 
 static void add(struct samples *s, int ov, double ns)
@@ -175,10 +175,10 @@ static void measure_spawn(struct samples *s, unsigned reps, double clk)
 		t2 = now_ns();
 #pragma omp taskwait
 		t3 = now_ns();
-		add(s, DP_OV_SPAWN_COST, t1 - t0 - clk);
+		add(s, DPF_OV_SPAWN_COST, t1 - t0 - clk);
 		if (stolen) {
-			add(s, DP_OV_SPAWN_DELAY, p->ts - t0 - clk);
-			add(s, DP_OV_BARRIER_COST, t3 - t2 - clk);
+			add(s, DPF_OV_SPAWN_DELAY, p->ts - t0 - clk);
+			add(s, DPF_OV_BARRIER_COST, t3 - t2 - clk);
 		}
 		spin_for(2000);
 	}
@@ -243,7 +243,7 @@ static void measure_signal_wait(struct samples *s, unsigned reps, struct slot *s
 				atomic_store_explicit(&slots[i].flag, 1, memory_order_release);
 			}
 			t1 = now_ns();
-			add(s, DP_OV_SIGNAL_COST, (t1 - t0 - clk) / NSLOTS);
+			add(s, DPF_OV_SIGNAL_COST, (t1 - t0 - clk) / NSLOTS);
 		} else {
 			/* nobody took the task: it runs at the taskwait; let it
 			 * through without a measure */
@@ -254,7 +254,7 @@ static void measure_signal_wait(struct samples *s, unsigned reps, struct slot *s
 #pragma omp taskwait
 		/* the consumer saw every value (1 + .. + NSLOTS): a real wait */
 		if (atomic_load(&p->seen) && p->sum == (long)NSLOTS * (NSLOTS + 1) / 2)
-			add(s, DP_OV_WAIT_COST, p->tw / NSLOTS);
+			add(s, DPF_OV_WAIT_COST, p->tw / NSLOTS);
 		spin_for(2000);
 	}
 }
@@ -299,7 +299,7 @@ static void measure_wakeup(struct samples *s, unsigned reps, double clk)
 		atomic_store_explicit(&p->flag, 1, memory_order_release);
 #pragma omp taskwait
 		if (waited && atomic_load(&p->ok) && p->got == 42)
-			add(s, DP_OV_WAKEUP_DELAY, p->tseen - tsig - clk);
+			add(s, DPF_OV_WAKEUP_DELAY, p->tseen - tsig - clk);
 		spin_for(2000);
 	}
 }
@@ -308,7 +308,7 @@ static void measure_wakeup(struct samples *s, unsigned reps, double clk)
  * The calibration
  * ================================================================ */
 
-const char *dp_libgomp_path(char *buf, size_t len)
+const char *dpf_libgomp_path(char *buf, size_t len)
 {
 	Dl_info info;
 	char real[PATH_MAX];
@@ -321,16 +321,16 @@ const char *dp_libgomp_path(char *buf, size_t len)
 	return buf;
 }
 
-int dp_calibrate(struct dp_calibration *c, unsigned runs, bool quick, char *err, size_t errlen)
+int dpf_calibrate(struct dpf_calibration *c, unsigned runs, bool quick, char *err, size_t errlen)
 {
 	unsigned spawn_reps = quick ? 200 : 2000;
 	unsigned batch_reps = quick ? 10 : 60;
 	unsigned wake_reps = quick ? 100 : 600;
-	unsigned reps[DP_OV_N] = { spawn_reps, spawn_reps, spawn_reps, batch_reps, batch_reps,
+	unsigned reps[DPF_OV_N] = { spawn_reps, spawn_reps, spawn_reps, batch_reps, batch_reps,
 				   wake_reps };
-	double *run_med[DP_OV_N] = { NULL };
+	double *run_med[DPF_OV_N] = { NULL };
 	struct samples s = { { NULL }, { 0 } };
-	unsigned nmed[DP_OV_N] = { 0 };
+	unsigned nmed[DPF_OV_N] = { 0 };
 	struct slot *slots = NULL;
 	double t_start = now_ns(), clk;
 	int threads = omp_get_max_threads();
@@ -349,7 +349,7 @@ int dp_calibrate(struct dp_calibration *c, unsigned runs, bool quick, char *err,
 	slots = aligned_alloc(_Alignof(struct slot), NSLOTS * sizeof(*slots));
 	if (!slots)
 		goto oom;
-	for (int i = 0; i < DP_OV_N; i++) {
+	for (int i = 0; i < DPF_OV_N; i++) {
 		s.v[i] = malloc(reps[i] * sizeof(double));
 		run_med[i] = malloc(runs * sizeof(double));
 		if (!s.v[i] || !run_med[i])
@@ -377,18 +377,18 @@ int dp_calibrate(struct dp_calibration *c, unsigned runs, bool quick, char *err,
 		}
 		/* a run where no other thread took a task (the machine busy
 		 * with other work) has no median for the delays: it is left out */
-		for (int i = 0; i < DP_OV_N; i++) {
+		for (int i = 0; i < DPF_OV_N; i++) {
 			if (!s.n[i])
 				continue;
 			c->ov[i].samples += s.n[i];
 			run_med[i][nmed[i]++] = median(s.v[i], s.n[i]);
 		}
 	}
-	for (int i = 0; i < DP_OV_N; i++) {
+	for (int i = 0; i < DPF_OV_N; i++) {
 		if (!nmed[i]) {
 			snprintf(err, errlen, "calibrate: no second thread ran a task within "
 				 "%.0f ms in any run (one CPU, or a machine too busy?): cannot "
-				 "measure %s", timeout_ns / 1e6, dp_ov_name(i));
+				 "measure %s", timeout_ns / 1e6, dpf_ov_name(i));
 			goto out;
 		}
 		qsort(run_med[i], nmed[i], sizeof(double), cmp_double);
@@ -402,7 +402,7 @@ int dp_calibrate(struct dp_calibration *c, unsigned runs, bool quick, char *err,
 oom:
 	snprintf(err, errlen, "calibrate: out of memory");
 out:
-	for (int i = 0; i < DP_OV_N; i++) {
+	for (int i = 0; i < DPF_OV_N; i++) {
 		free(s.v[i]);
 		free(run_med[i]);
 	}

@@ -1,6 +1,6 @@
 # mk/install.mk — `make install PREFIX=... [DESTDIR=...]` installs what each
 # module's fragment hangs on `install` (libprof/module.mk: install-libprof);
-# this file adds the deepprof command, which feedback/module.mk builds.
+# this file adds the deepprof command, which cli/module.mk builds.
 # Part of deepprof's build. MIT licence.
 
 .PHONY: install-bin

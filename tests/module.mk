@@ -19,6 +19,7 @@ include tests/xcheck/xcheck.mk
 -include tests/fbprogs/fbprogs.mk
 -include tests/split/split.mk
 -include tests/deps/deps.mk
+-include tests/layout/layout.mk
 
 check: deps
 	@$(MAKE) --no-print-directory all

@@ -192,7 +192,7 @@ def test_calibrate():
 
 
 def test_feedback_calibration_errors(cal, data):
-    """`deepprof feedback --calibration=BAD` reports dpa_fb_overheads_read's line."""
+    """`deepprof feedback --calibration=BAD` reports dpf_overheads_read's line."""
     with open(cal) as f:
         good = json.load(f)
     cases = []

@@ -1,5 +1,5 @@
 # tests/feedback — check-feedback: `deepprof feedback` and feedback files
-# (run.py): the unit suite feedback_io's documents, combining feedback files
+# (run.py): the unit suite feedback_file's documents, combining feedback files
 # of known speedups, JSON = MessagePack (types too), --to-json, --explain,
 # --separate, --jobs, fb-pair.c end to end with deepprof-cc, bad inputs and
 # options (exit 2, one line). Every JSON written is validated against
@@ -17,7 +17,8 @@ CHECKS += check-feedback
 # (seed it with the suite's $(BUILD)/tests/feedback/*.json and *.msgpack).
 .PHONY: fuzz-feedback
 fuzz-feedback: $(BIN_DIR)/fuzz-feedback
-$(BIN_DIR)/fuzz-feedback: tests/feedback/fuzz_feedback.c feedback/fb_msgpack.c $(DPA_SRCS)
+$(BIN_DIR)/fuzz-feedback: tests/feedback/fuzz_feedback.c \
+		$(filter-out feedback/calibrate.c,$(DPF_SRCS)) $(DPA_SRCS)
 	@test -n "$(FUZZ_CC)" || { echo "fuzz-feedback: clang not found (apt-get install clang)"; exit 1; }
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \

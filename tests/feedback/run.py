@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tests/feedback/run.py BUILD — the check-feedback suite.
 
-`deepprof feedback` and its files: the unit suite feedback_io's documents
+`deepprof feedback` and its files: the unit suite feedback_file's documents
 (a hand-filled feedback, its round trip, a combination) validated against
 schemas/feedback.schema.json; combining feedback files of known speedups
 (min/median/max exact) through the command; JSON and MessagePack holding
@@ -122,13 +122,13 @@ def test_doc_example():
 
 
 def test_unit():
-    """feedback_io (CUnit) passes and every document it wrote is valid."""
+    """feedback_file (CUnit) passes and every document it wrote is valid."""
     for n in ("fb-hand.json", "fb-roundtrip.json", "fb-combined.json"):
         if os.path.exists(os.path.join(UNIT_DIR, n)):
             os.unlink(os.path.join(UNIT_DIR, n))
-    p = run([UNIT, "feedback_io"])
-    check(p.returncode == 0 and p.stdout.strip().endswith("unit: 7 passed, 0 failed"),
-          "unit suite feedback_io: %s" % p.stdout[-300:])
+    p = run([UNIT, "feedback_file"])
+    check(p.returncode == 0 and p.stdout.strip().endswith("unit: 8 passed, 0 failed"),
+          "unit suite feedback_file: %s" % p.stdout[-300:])
     for n in ("fb-hand.json", "fb-roundtrip.json", "fb-combined.json"):
         valid(os.path.join(UNIT_DIR, n), "unit document " + n)
 
@@ -213,6 +213,21 @@ def test_combine_cli():
     if adoc:
         check(adoc["candidates"][0]["n_inputs_seen"] == 1 and
               adoc["candidates"][0]["speedup"] == 1.5, "msgpack input: one input now")
+    # the encoding is told by the content: a name that says the other one
+    # still reads (dpf_feedback_read_file, the plugin's reader too)
+    shutil.copyfile(out("abc.msgpack"), out("abc-msgpack.json"))
+    shutil.copyfile(out("abc-to.json"), out("abc-json.msgpack"))
+    for src in ("abc-msgpack.json", "abc-json.msgpack"):
+        p = run([DEEPPROF, "feedback", out(src), "-o", out("named-" + src + ".json")])
+        ndoc = valid(out("named-" + src + ".json"), "%s as input" % src)
+        check(p.returncode == 0 and ndoc is not None and same_typed(ndoc, adoc),
+              "%s: read by its content, like abc.msgpack" % src)
+    p = run([DEEPPROF, "feedback", "--to-json", out("abc-json.msgpack")])
+    try:
+        ndoc = json.loads(p.stdout)
+    except ValueError:
+        ndoc = None
+    check(p.returncode == 0 and same_typed(ndoc, doc), "--to-json of JSON named .msgpack")
     # a progress bar on a terminal only, on stderr; stdout unchanged
     import pty
     master, slave = pty.openpty()
@@ -350,7 +365,7 @@ def build_pair():
 
 def analysis_linked():
     p = run(["nm", DEEPPROF])
-    return " T dpa_feedback_analyse" in p.stdout
+    return " T dpf_feedback_analyse" in p.stdout
 
 
 def test_profiles():
@@ -372,7 +387,7 @@ def test_profiles():
     bad(["feedback", data_fi, "-o", out("fi.json")], "no progrep", "no progrep")
     check(not os.path.exists(out("fi.json")), "no progrep: nothing written")
     if not analysis_linked():
-        print("note: dpa_feedback_analyse is not linked yet; the end-to-end checks are skipped")
+        print("note: dpf_feedback_analyse is not linked yet; the end-to-end checks are skipped")
         return
     p = run([DEEPPROF, "feedback", "--no-progrep", data_fi, "-o", out("fi.json")])
     d = valid(out("fi.json"), "--no-progrep output") if p.returncode == 0 else None

@@ -233,12 +233,12 @@ void dpt_deep_free(struct dpt_deep *t)
 	dpt_free_profile(&t->p);
 }
 
-struct dpa_fb_options dpt_fb_options(void)
+struct dpf_options dpt_fb_options(void)
 {
-	struct dpa_fb_options o;
+	struct dpf_options o;
 
-	dpa_fb_options_default(&o);
-	o.basis = DPA_FB_CSCS;
+	dpf_options_default(&o);
+	o.basis = DPF_CSCS;
 	o.max_tasks = 2;
 	o.ov.spawn_cost = 100;
 	o.ov.spawn_delay = 1000;
@@ -249,12 +249,12 @@ struct dpa_fb_options dpt_fb_options(void)
 	return o;
 }
 
-void dpt_fb_analyse(struct dpa_feedback *fb, struct dpt_fx *x, const struct dpa_fb_options *o)
+void dpt_fb_analyse(struct dpf_feedback *fb, struct dpt_fx *x, const struct dpf_options *o)
 {
 	struct dpa_error err = { { 0 } };
 
-	CU_ASSERT_EQUAL_FATAL(dpa_feedback_analyse(fb, &x->d, x->has_pr ? &x->s : NULL, o, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_feedback_analyse(fb, &x->d, x->has_pr ? &x->s : NULL, o, &err), 0);
 	CU_ASSERT_STRING_EQUAL(err.msg, "");
 	CU_ASSERT_DOUBLE_EQUAL(fb->ns_per_unit, 1, 1e-6);
-	CU_ASSERT_EQUAL(fb->basis, DPA_FB_CSCS);
+	CU_ASSERT_EQUAL(fb->basis, DPF_CSCS);
 }

@@ -104,11 +104,11 @@ void dpt_fx_teardown(struct dpt_fx *x);
 
 /* Feedback options for hand-made profiles: defaults but the CSC basis, 2
  * tasks and small distinct overheads (ns = CSCs in struct dpt_fx). */
-struct dpa_fb_options dpt_fb_options(void);
+struct dpf_options dpt_fb_options(void);
 
-/* dpa_feedback_analyse() on *x (with its progrep if it has one), asserting
+/* dpf_feedback_analyse() on *x (with its progrep if it has one), asserting
  * success, ns per unit 1 and the CSC basis. */
-void dpt_fb_analyse(struct dpa_feedback *fb, struct dpt_fx *x, const struct dpa_fb_options *o);
+void dpt_fb_analyse(struct dpf_feedback *fb, struct dpt_fx *x, const struct dpf_options *o);
 
 #define DPT_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,5 +1,5 @@
 /*
- * test_autopar.c — analyses/autopar.c through dpa_feedback_analyse():
+ * test_autopar.c — feedback/autopar.c through dpf_feedback_analyse():
  * parallelism candidates on hand-made profiles and program representations
  * whose answers are computed by hand (independent pair, overlapping and
  * non-overlapping dependent pairs, a write conflict, a cheap pair, no
@@ -49,9 +49,9 @@ static const uint32_t css_site_a[] = { 0, 0, 1, 2, 3 };
 	FN(1, "f", 3, 0, INT("x"), "[" LOOP ",{'use':'x'}," LOOP "]", "") \
 	FN(2, "g", 3, 0, INT("s"), "[{'use':'s'}]", "")
 
-static void check_pair(const struct dpa_feedback *fb, bool with_pr)
+static void check_pair(const struct dpf_feedback *fb, bool with_pr)
 {
-	const struct dpa_fb_candidate *c;
+	const struct dpf_candidate *c;
 
 	CU_ASSERT_EQUAL(fb->program_cost, 160015);
 	CU_ASSERT_EQUAL_FATAL(fb->n_cand, 1);
@@ -76,10 +76,10 @@ static void check_pair(const struct dpa_feedback *fb, bool with_pr)
 	CU_ASSERT_DOUBLE_EQUAL(c->overhead, 150, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(c->speedup, 160005.0 / 100155, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(c->program_speedup, 160015.0 / 100165, EPS);
-	CU_ASSERT_EQUAL(c->verdict, DPA_FB_ACCEPTED);
+	CU_ASSERT_EQUAL(c->verdict, DPF_ACCEPTED);
 	CU_ASSERT_EQUAL(c->partitions_tried, 1);
 	CU_ASSERT_TRUE(c->search_complete);
-	CU_ASSERT_EQUAL(c->safety, with_pr ? DPA_FB_SAFE : DPA_FB_UNKNOWN_MEMORY);
+	CU_ASSERT_EQUAL(c->safety, with_pr ? DPF_SAFE : DPF_UNKNOWN_MEMORY);
 	CU_ASSERT_EQUAL(c->calls[0].at.has_site, with_pr);
 	if (with_pr)
 		CU_ASSERT_EQUAL(c->calls[1].at.site, 1);
@@ -88,9 +88,9 @@ static void check_pair(const struct dpa_feedback *fb, bool with_pr)
 static void test_independent_pair(void)
 {
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
-	const struct dpa_fb_var_use *v;
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
+	const struct dpf_var_use *v;
 
 	dpt_fx_setup(&x, names_a, pd_ps_a, DPT_NELEM(pd_ps_a) - 1, arcs_a, DPT_NELEM(arcs_a), PR_A,
 	      ps_fn_a, css_site_a);
@@ -100,11 +100,11 @@ static void test_independent_pair(void)
 	v = fb.var_use;
 	CU_ASSERT_EQUAL(v[0].arg, -1);
 	CU_ASSERT_STRING_EQUAL(v[0].var, "return");
-	CU_ASSERT_EQUAL(v[0].use, DPA_FB_PRODUCED);
+	CU_ASSERT_EQUAL(v[0].use, DPF_PRODUCED);
 	CU_ASSERT_DOUBLE_EQUAL(v[0].time, 100000, EPS);
 	CU_ASSERT_EQUAL(v[1].arg, 0);
 	CU_ASSERT_STRING_EQUAL(v[1].var, "x");
-	CU_ASSERT_EQUAL(v[1].use, DPA_FB_CONSUMED);
+	CU_ASSERT_EQUAL(v[1].use, DPF_CONSUMED);
 	CU_ASSERT_DOUBLE_EQUAL(v[1].fraction, 0.5, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(v[1].time, 50000, EPS);
 	CU_ASSERT_TRUE(v[1].known);
@@ -113,7 +113,7 @@ static void test_independent_pair(void)
 	CU_ASSERT_DOUBLE_EQUAL(v[2].time, 60000, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(v[3].time, 30000, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(v[3].call_cost, 60000, EPS);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* a budget of 0 partitions: nothing tried, no split */
 	o.search_budget = 0;
@@ -121,17 +121,17 @@ static void test_independent_pair(void)
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	CU_ASSERT_EQUAL(fb.cand[0].partitions_tried, 0);
 	CU_ASSERT_FALSE(fb.cand[0].search_complete);
-	CU_ASSERT_EQUAL(fb.cand[0].verdict, DPA_FB_NO_SPEEDUP);
-	dpa_feedback_release(&fb);
+	CU_ASSERT_EQUAL(fb.cand[0].verdict, DPF_NO_SPEEDUP);
+	dpf_feedback_release(&fb);
 
 	/* calls under the call threshold: too cheap */
 	o = dpt_fb_options();
 	o.call_threshold = 70000;
 	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
-	CU_ASSERT_EQUAL(fb.cand[0].verdict, DPA_FB_TOO_CHEAP);
+	CU_ASSERT_EQUAL(fb.cand[0].verdict, DPF_TOO_CHEAP);
 	CU_ASSERT_EQUAL(fb.n_var_use, 0);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -140,15 +140,15 @@ static void test_independent_pair(void)
 static void test_no_progrep(void)
 {
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
 
 	dpt_fx_setup(&x, names_a, pd_ps_a, DPT_NELEM(pd_ps_a) - 1, arcs_a, DPT_NELEM(arcs_a), NULL,
 	      NULL, NULL);
 	dpt_fb_analyse(&fb, &x, &o);
 	check_pair(&fb, false);
 	CU_ASSERT_EQUAL(fb.n_var_use, 0);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -186,10 +186,10 @@ static void test_overlap(void)
 		FN(1, "prod", 2, 0, PTR("out"), "[" LOOP ",{'store':'out'}," LOOP "," LOOP "]", "")
 		FN(2, "cons", 2, 0, INT("v"), "[" LOOP "," LOOP "," LOOP ",{'use':'v'}," LOOP "]", "");
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
-	const struct dpa_fb_candidate *c;
-	const struct dpa_fb_var_use *v;
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
+	const struct dpf_candidate *c;
+	const struct dpf_var_use *v;
 
 	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
@@ -208,24 +208,24 @@ static void test_overlap(void)
 	CU_ASSERT_DOUBLE_EQUAL(c->par_time, 90160, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(c->overhead, 160, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(c->program_speedup, 170010.0 / 90170, EPS);
-	CU_ASSERT_EQUAL(c->verdict, DPA_FB_ACCEPTED);
-	CU_ASSERT_EQUAL(c->safety, DPA_FB_UNKNOWN_MEMORY);
+	CU_ASSERT_EQUAL(c->verdict, DPF_ACCEPTED);
+	CU_ASSERT_EQUAL(c->safety, DPF_UNKNOWN_MEMORY);
 	/* prod: out never read (consumed at the end), produced at 1/3; cons:
 	 * its return value, v consumed at 3/4 */
 	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
 	v = fb.var_use;
 	CU_ASSERT_STRING_EQUAL(v[0].var, "out");
-	CU_ASSERT_EQUAL(v[0].use, DPA_FB_CONSUMED);
+	CU_ASSERT_EQUAL(v[0].use, DPF_CONSUMED);
 	CU_ASSERT_DOUBLE_EQUAL(v[0].fraction, 1, EPS);
 	CU_ASSERT_STRING_EQUAL(v[0].why, "never read by the callee");
-	CU_ASSERT_EQUAL(v[1].use, DPA_FB_PRODUCED);
+	CU_ASSERT_EQUAL(v[1].use, DPF_PRODUCED);
 	CU_ASSERT_DOUBLE_EQUAL(v[1].time, 30000, EPS);
 	CU_ASSERT_TRUE(v[1].known);
 	CU_ASSERT_STRING_EQUAL(v[2].var, "return");
 	CU_ASSERT_DOUBLE_EQUAL(v[2].time, 80000, EPS);
 	CU_ASSERT_STRING_EQUAL(v[3].var, "v");
 	CU_ASSERT_DOUBLE_EQUAL(v[3].time, 60000, EPS);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -240,9 +240,9 @@ static void test_no_overlap(void)
 		FN(1, "prod", 2, 0, PTR("out"), "[" LOOP ",{'store':'out'}]", "")
 		FN(2, "cons", 2, 0, INT("v"), "[{'use':'v'}," LOOP "]", "");
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
-	const struct dpa_fb_candidate *c;
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
+	const struct dpf_candidate *c;
 
 	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
@@ -253,9 +253,9 @@ static void test_no_overlap(void)
 	CU_ASSERT_DOUBLE_EQUAL(c->deps[0].produced, 1, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(c->deps[0].consumed, 0, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(c->par_time, 170680, EPS);
-	CU_ASSERT_EQUAL(c->verdict, DPA_FB_DEPENDENT);
+	CU_ASSERT_EQUAL(c->verdict, DPF_DEPENDENT);
 	CU_ASSERT_TRUE(c->program_speedup < 1);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -272,21 +272,21 @@ static void test_write_conflict(void)
 		FN(1, "prod", 2, 0, PTR("out"), "[" LOOP ",{'store':'out'}]", "")
 		FN(2, "cons", 2, 0, PTR("q"), "[{'use':'q'}," LOOP ",{'store':'q'}]", "");
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
-	const struct dpa_fb_candidate *c;
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
+	const struct dpf_candidate *c;
 
 	dpt_fx_setup(&x, names_b, pd_ps_b, DPT_NELEM(pd_ps_b) - 1, arcs_b, DPT_NELEM(arcs_b), pr,
 	      ps_fn_b, css_site_b);
 	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	c = &fb.cand[0];
-	CU_ASSERT_EQUAL(c->verdict, DPA_FB_UNSAFE);
+	CU_ASSERT_EQUAL(c->verdict, DPF_UNSAFE);
 	CU_ASSERT_EQUAL(c->n_tasks, 1);
 	CU_ASSERT_EQUAL(c->partitions_tried, 0);
 	CU_ASSERT_DOUBLE_EQUAL(c->par_time, 170000, EPS);
 	CU_ASSERT_PTR_NOT_NULL(strstr(c->verdict_why, "touch v"));
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -315,15 +315,15 @@ static void test_too_cheap(void)
 		   CALL(0, "h", "memory", "", "null") "," CALL(1, "h", "memory", "", "null"))
 		FN(1, "h", 2, 0, "", "[]", "");
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
-	const struct dpa_fb_candidate *c;
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
+	const struct dpf_candidate *c;
 
 	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
 	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 1);
 	c = &fb.cand[0];
-	CU_ASSERT_EQUAL(c->verdict, DPA_FB_TOO_CHEAP);
+	CU_ASSERT_EQUAL(c->verdict, DPF_TOO_CHEAP);
 	CU_ASSERT_STRING_EQUAL(c->verdict_why, "0 of its calls cost at least the call threshold "
 			       "(20000 ns per call); two are needed");
 	CU_ASSERT_EQUAL(c->executions, 100);
@@ -331,13 +331,13 @@ static void test_too_cheap(void)
 	CU_ASSERT_DOUBLE_EQUAL(c->seq_time, 2000, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(c->par_time, 2050, EPS);
 	CU_ASSERT_EQUAL(fb.n_var_use, 0);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* listed only while each call is at least list_share of the program */
 	o.list_share = 0.6;
 	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL(fb.n_cand, 0);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -370,19 +370,19 @@ static void test_per_context(void)
 		   CALL(2, "f", "const", "", "null") "," CALL(3, "f", "const", "", "null"))
 		FN(2, "f", 4, 0, "", "[]", "");
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
 	uint32_t n_ctx = 0;
 
 	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), pr, ps_fn, css_site);
 	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL(fb.n_cand, 2);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	o.per_context = true;
 	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_cand, 3);
 	for (uint32_t i = 0; i < fb.n_cand; i++) {
-		const struct dpa_fb_candidate *c = &fb.cand[i];
+		const struct dpf_candidate *c = &fb.cand[i];
 
 		CU_ASSERT_EQUAL(c->id, i + 1);
 		if (!c->context) {
@@ -399,15 +399,15 @@ static void test_per_context(void)
 		CU_ASSERT_EQUAL(c->executions, 1);
 		CU_ASSERT_DOUBLE_EQUAL(c->calls[0].cost, 30000, EPS);
 		CU_ASSERT_DOUBLE_EQUAL(c->calls[1].cost, 30000, EPS);
-		CU_ASSERT_EQUAL(c->verdict, DPA_FB_ACCEPTED);
-		CU_ASSERT_EQUAL(c->safety, DPA_FB_SAFE);
+		CU_ASSERT_EQUAL(c->verdict, DPF_ACCEPTED);
+		CU_ASSERT_EQUAL(c->safety, DPF_SAFE);
 	}
 	CU_ASSERT_EQUAL(n_ctx, 1);
 	/* accepted first, by program speedup */
 	for (uint32_t i = 1; i < fb.n_cand; i++)
 		if (fb.cand[i - 1].verdict == fb.cand[i].verdict)
 			CU_ASSERT(fb.cand[i - 1].program_speedup >= fb.cand[i].program_speedup);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -418,15 +418,15 @@ static void test_zero_profile(void)
 	static const uint32_t pd_ps[] = { 0, 1, 2 };
 	static const struct dpt_arc arcs[] = { { 1, 2, 1, .calls = 1, .cscs = 0 } };
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
 	struct dpa_error err = { { 0 } };
 
 	dpt_fx_setup(&x, names, pd_ps, DPT_NELEM(pd_ps) - 1, arcs, DPT_NELEM(arcs), NULL, NULL, NULL);
-	CU_ASSERT_EQUAL(dpa_feedback_analyse(&fb, &x.d, NULL, &o, &err), -1);
+	CU_ASSERT_EQUAL(dpf_feedback_analyse(&fb, &x.d, NULL, &o, &err), -1);
 	CU_ASSERT_STRING_EQUAL(err.msg, "test.data: every CSC count is zero: nothing to base "
 			       "estimates on");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 

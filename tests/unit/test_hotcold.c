@@ -1,5 +1,5 @@
 /*
- * test_hotcold.c — analyses/hotcold.c: hot, rarely and never executed
+ * test_hotcold.c — feedback/hotcold.c: hot, rarely and never executed
  * procedures and call sites on hand-built profiles whose costs are known,
  * mean against median, CSC and tick bases, and places from a progrep.
  * Part of deepprof's tests. MIT licence.
@@ -9,7 +9,7 @@
 
 #include "unit.h"
 #include "build_profile.h"
-#include "feedback.h"
+#include "hotcold.h"
 
 /* ================================================================
  * Building a profile
@@ -20,11 +20,11 @@
 	dpt_deep_build(t, NELEM(names) - 1, names, n_css, css_caller, NELEM(pd_ps) - 1, pd_ps, arcs, NELEM(arcs))
 
 /* A feedback ready for the parts: options default but for these. */
-static void fb_init(struct dpa_feedback *fb, enum dpa_fb_basis basis, double ns_per_unit,
+static void fb_init(struct dpf_feedback *fb, enum dpf_basis basis, double ns_per_unit,
 		    double hot_ns, uint64_t rare)
 {
 	memset(fb, 0, sizeof(*fb));
-	dpa_fb_options_default(&fb->opt);
+	dpf_options_default(&fb->opt);
 	fb->basis = basis;
 	fb->ns_per_unit = ns_per_unit;
 	fb->opt.hot_threshold = hot_ns;
@@ -33,7 +33,7 @@ static void fb_init(struct dpa_feedback *fb, enum dpa_fb_basis basis, double ns_
 
 /* Check entry h: kind, temp, id (its fn name for a PROC, its line 100 + css
  * for a SITE), calls and mean. */
-static void check(const struct dpa_fb_hot *h, int kind, int temp, const char *fn, uint32_t line,
+static void check(const struct dpf_hot *h, int kind, int temp, const char *fn, uint32_t line,
 		  uint64_t calls, double mean, double median)
 {
 	CU_ASSERT_EQUAL(h->kind, kind);
@@ -73,62 +73,62 @@ static void test_cscs_lists(void)
 		{ 2, 6, 5, 1, 5, 0, 0, 0, 0 },
 	};
 	struct dpt_deep t;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	struct dpa_error err = { { 0 } };
 
 	BUILD(&t, names, 6, css_caller, pd_ps, arcs);
-	fb_init(&fb, DPA_FB_CSCS, 2.0, 200, 1);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, NULL, &err), 0);
+	fb_init(&fb, DPF_CSCS, 2.0, 200, 1);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 7);
-	check(&fb.hot[0], DPA_FB_PROC, DPA_FB_HOT, "main", 20, 1, 1006, 1006);
+	check(&fb.hot[0], DPF_PROC, DPF_HOT, "main", 20, 1, 1006, 1006);
 	CU_ASSERT_DOUBLE_EQUAL(fb.hot[0].mean_cscs, 1006, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(fb.hot[0].mean_ns, 2012, 1e-9);
 	CU_ASSERT_STRING_EQUAL(fb.hot[0].at.file, "t.c");
 	CU_ASSERT_FALSE(fb.hot[0].at.has_site);
 	CU_ASSERT_PTR_NULL(fb.hot[0].callee);
 	/* the one call through css 3 costs work's own 10 and 100 leaf calls */
-	check(&fb.hot[1], DPA_FB_SITE, DPA_FB_HOT, "main", 103, 1, 910, 910);
+	check(&fb.hot[1], DPF_SITE, DPF_HOT, "main", 103, 1, 910, 910);
 	CU_ASSERT_EQUAL(fb.hot[1].at.col, 3);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fb.hot[1].callee);
 	CU_ASSERT_STRING_EQUAL(fb.hot[1].callee, "work");
 	/* hot by its mean (100 >= 100) though its median is 10 */
-	check(&fb.hot[2], DPA_FB_PROC, DPA_FB_HOT, "work", 30, 10, 100, 10);
+	check(&fb.hot[2], DPF_PROC, DPF_HOT, "work", 30, 10, 100, 10);
 	CU_ASSERT_EQUAL(fb.hot[2].outer_calls, 10);
 	CU_ASSERT_DOUBLE_EQUAL(fb.hot[2].mean_ns, 200, 1e-9);
 	/* rare: once (ps 6) before its site (css 5), both one call */
-	check(&fb.hot[3], DPA_FB_PROC, DPA_FB_RARE, "once", 60, 1, 5, 5);
-	check(&fb.hot[4], DPA_FB_SITE, DPA_FB_RARE, "main", 105, 1, 5, 5);
+	check(&fb.hot[3], DPF_PROC, DPF_RARE, "once", 60, 1, 5, 5);
+	check(&fb.hot[4], DPF_SITE, DPF_RARE, "main", 105, 1, 5, 5);
 	/* never: unused (no pd), then the site that never ran */
-	check(&fb.hot[5], DPA_FB_PROC, DPA_FB_NEVER, "unused", 50, 0, 0, 0);
-	check(&fb.hot[6], DPA_FB_SITE, DPA_FB_NEVER, "main", 106, 0, 0, 0);
+	check(&fb.hot[5], DPF_PROC, DPF_NEVER, "unused", 50, 0, 0, 0);
+	check(&fb.hot[6], DPF_SITE, DPF_NEVER, "main", 106, 0, 0, 0);
 	CU_ASSERT_PTR_NULL(fb.hot[6].callee);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* a threshold one CSC higher: work is no longer hot (mean 100 < 100.5) */
-	fb_init(&fb, DPA_FB_CSCS, 2.0, 201, 1);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, NULL, &err), 0);
+	fb_init(&fb, DPF_CSCS, 2.0, 201, 1);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 6);
 	CU_ASSERT_STRING_EQUAL(fb.hot[2].at.fn, "once");
-	CU_ASSERT_EQUAL(fb.hot[2].temp, DPA_FB_RARE);
-	dpa_feedback_release(&fb);
+	CU_ASSERT_EQUAL(fb.hot[2].temp, DPF_RARE);
+	dpf_feedback_release(&fb);
 
 	/* rare_calls 0: "rare" is empty; nothing listed is rare */
-	fb_init(&fb, DPA_FB_CSCS, 2.0, 200, 0);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, NULL, &err), 0);
+	fb_init(&fb, DPF_CSCS, 2.0, 200, 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 5);
 	for (uint32_t i = 0; i < fb.n_hot; i++)
-		CU_ASSERT_NOT_EQUAL(fb.hot[i].temp, DPA_FB_RARE);
-	dpa_feedback_release(&fb);
+		CU_ASSERT_NOT_EQUAL(fb.hot[i].temp, DPF_RARE);
+	dpf_feedback_release(&fb);
 
 	/* no time scale: nothing is hot, the cold lists stay */
-	fb_init(&fb, DPA_FB_CSCS, 0, 200, 1);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, NULL, &err), 0);
+	fb_init(&fb, DPF_CSCS, 0, 200, 1);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 6);   /* main, once, css 3, css 5 rare; 2 never */
-	check(&fb.hot[0], DPA_FB_PROC, DPA_FB_RARE, "main", 20, 1, 1006, 1006);
-	check(&fb.hot[1], DPA_FB_PROC, DPA_FB_RARE, "once", 60, 1, 5, 5);
-	check(&fb.hot[2], DPA_FB_SITE, DPA_FB_RARE, "main", 103, 1, 910, 910);
-	check(&fb.hot[3], DPA_FB_SITE, DPA_FB_RARE, "main", 105, 1, 5, 5);
-	dpa_feedback_release(&fb);
+	check(&fb.hot[0], DPF_PROC, DPF_RARE, "main", 20, 1, 1006, 1006);
+	check(&fb.hot[1], DPF_PROC, DPF_RARE, "once", 60, 1, 5, 5);
+	check(&fb.hot[2], DPF_SITE, DPF_RARE, "main", 103, 1, 910, 910);
+	check(&fb.hot[3], DPF_SITE, DPF_RARE, "main", 105, 1, 5, 5);
+	dpf_feedback_release(&fb);
 	dpt_deep_free(&t);
 }
 
@@ -159,41 +159,41 @@ static void test_ticks_median(void)
 		{ 2, 7, 6, 2, 2, 2000, 0, 0, 0 },
 	};
 	struct dpt_deep t;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	struct dpa_error err = { { 0 } };
 
 	BUILD(&t, names, 6, NULL, pd_ps, arcs);
-	fb_init(&fb, DPA_FB_TICKS, 10.0, 800, 2);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, NULL, &err), 0);
+	fb_init(&fb, DPF_TICKS, 10.0, 800, 2);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 8);
-	check(&fb.hot[0], DPA_FB_PROC, DPA_FB_HOT, "main", 20, 1, 2332, 2332);
-	check(&fb.hot[1], DPA_FB_SITE, DPA_FB_HOT, "main", 106, 2, 1000, 1000);
-	check(&fb.hot[2], DPA_FB_PROC, DPA_FB_HOT, "g", 40, 4, 507.5, 510);
+	check(&fb.hot[0], DPF_PROC, DPF_HOT, "main", 20, 1, 2332, 2332);
+	check(&fb.hot[1], DPF_SITE, DPF_HOT, "main", 106, 2, 1000, 1000);
+	check(&fb.hot[2], DPF_PROC, DPF_HOT, "g", 40, 4, 507.5, 510);
 	CU_ASSERT_DOUBLE_EQUAL(fb.hot[2].mean_ns, 5075, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(fb.hot[2].mean_cscs, 1.0, 1e-9);
-	check(&fb.hot[3], DPA_FB_SITE, DPA_FB_HOT, "main", 102, 3, 100, 100);
+	check(&fb.hot[3], DPF_SITE, DPF_HOT, "main", 102, 3, 100, 100);
 	/* hot by its median only: mean 60.4 < 80 <= 100 */
-	check(&fb.hot[4], DPA_FB_PROC, DPA_FB_HOT, "f", 30, 5, 60.4, 100);
+	check(&fb.hot[4], DPF_PROC, DPF_HOT, "f", 30, 5, 60.4, 100);
 	CU_ASSERT_DOUBLE_EQUAL(fb.hot[4].mean_cscs, 6.4, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(fb.hot[4].mean_ns, 604, 1e-9);
 	/* rare by calls, most first: css 3 (2), then css 4 and 5 (1 each) */
-	check(&fb.hot[5], DPA_FB_SITE, DPA_FB_RARE, "main", 103, 2, 1, 1);
-	check(&fb.hot[6], DPA_FB_SITE, DPA_FB_RARE, "main", 104, 1, 10, 10);
-	check(&fb.hot[7], DPA_FB_SITE, DPA_FB_RARE, "main", 105, 1, 20, 20);
-	dpa_feedback_release(&fb);
+	check(&fb.hot[5], DPF_SITE, DPF_RARE, "main", 103, 2, 1, 1);
+	check(&fb.hot[6], DPF_SITE, DPF_RARE, "main", 104, 1, 10, 10);
+	check(&fb.hot[7], DPF_SITE, DPF_RARE, "main", 105, 1, 20, 20);
+	dpf_feedback_release(&fb);
 
 	/* in CSCs nothing costs 80 (10 ns/CSC): only main (1 + 30 + 2 + 1 +
 	 * 1 + 2 = 37 CSCs, 1 call) and the sites of at most 2 calls are
 	 * listed, as rare: 2 calls before 1, procedures before sites */
-	fb_init(&fb, DPA_FB_CSCS, 10.0, 800, 2);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, NULL, &err), 0);
+	fb_init(&fb, DPF_CSCS, 10.0, 800, 2);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 5);
-	check(&fb.hot[0], DPA_FB_SITE, DPA_FB_RARE, "main", 103, 2, 1, 1);
-	check(&fb.hot[1], DPA_FB_SITE, DPA_FB_RARE, "main", 106, 2, 1, 1);
-	check(&fb.hot[2], DPA_FB_PROC, DPA_FB_RARE, "main", 20, 1, 37, 37);
-	check(&fb.hot[3], DPA_FB_SITE, DPA_FB_RARE, "main", 104, 1, 1, 1);
-	check(&fb.hot[4], DPA_FB_SITE, DPA_FB_RARE, "main", 105, 1, 1, 1);
-	dpa_feedback_release(&fb);
+	check(&fb.hot[0], DPF_SITE, DPF_RARE, "main", 103, 2, 1, 1);
+	check(&fb.hot[1], DPF_SITE, DPF_RARE, "main", 106, 2, 1, 1);
+	check(&fb.hot[2], DPF_PROC, DPF_RARE, "main", 20, 1, 37, 37);
+	check(&fb.hot[3], DPF_SITE, DPF_RARE, "main", 104, 1, 1, 1);
+	check(&fb.hot[4], DPF_SITE, DPF_RARE, "main", 105, 1, 1, 1);
+	dpf_feedback_release(&fb);
 	dpt_deep_free(&t);
 }
 
@@ -231,22 +231,22 @@ static void test_recursive_and_progrep(void)
 	static const uint32_t ps_fn[] = { 0, 0, 1, 2 };
 	static const uint32_t css_site[] = { 0, 0, 1, 3, 4 };
 	struct dpt_deep t;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 	struct dpa_progreps s;
 	struct dpa_error err = { { 0 } };
-	const struct dpa_fb_hot *h;
+	const struct dpf_hot *h;
 
 	BUILD(&t, names, 4, NULL, pd_ps, arcs);
-	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, NULL, &err), 0);
+	fb_init(&fb, DPF_CSCS, 1.0, 20, 1);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 3);
-	check(&fb.hot[0], DPA_FB_PROC, DPA_FB_HOT, "main", 20, 1, 22, 22);
-	check(&fb.hot[1], DPA_FB_PROC, DPA_FB_HOT, "fib", 30, 21, 21, 21);
+	check(&fb.hot[0], DPF_PROC, DPF_HOT, "main", 20, 1, 22, 22);
+	check(&fb.hot[1], DPF_PROC, DPF_HOT, "fib", 30, 21, 21, 21);
 	CU_ASSERT_EQUAL(fb.hot[1].outer_calls, 1);
-	check(&fb.hot[2], DPA_FB_SITE, DPA_FB_HOT, "main", 102, 1, 21, 21);
+	check(&fb.hot[2], DPF_SITE, DPF_HOT, "main", 102, 1, 21, 21);
 	CU_ASSERT_FALSE(fb.hot[2].at.has_site);
 	CU_ASSERT_EQUAL(fb.hot[2].at.checksum, 0);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* the same with a progrep: site ids and checksums; the callee of
 	 * css 2 (not static) from the progrep's record. The progrep also has
@@ -259,12 +259,12 @@ static void test_recursive_and_progrep(void)
 		   CALL(2, "fib") "," CALL(3, "fib"))
 		FN(2, "cold", "0000000000000c01", 4, 1, "[{'call':4}]", CALL(4, "fib")),
 		ps_fn, css_site);
-	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, &s, &err), 0);
+	fb_init(&fb, DPF_CSCS, 1.0, 20, 1);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, &s, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 5);
 	h = &fb.hot[3];
-	CU_ASSERT_EQUAL(h->kind, DPA_FB_PROC);
-	CU_ASSERT_EQUAL(h->temp, DPA_FB_NEVER);
+	CU_ASSERT_EQUAL(h->kind, DPF_PROC);
+	CU_ASSERT_EQUAL(h->temp, DPF_NEVER);
 	CU_ASSERT_STRING_EQUAL(h->at.fn, "cold");
 	CU_ASSERT_STRING_EQUAL(h->at.file, "/nonexistent/t.c");
 	CU_ASSERT_EQUAL(h->at.line, 1);
@@ -272,8 +272,8 @@ static void test_recursive_and_progrep(void)
 	CU_ASSERT_FALSE(h->at.has_site);
 	CU_ASSERT_EQUAL(h->calls, 0);
 	h = &fb.hot[4];
-	CU_ASSERT_EQUAL(h->kind, DPA_FB_SITE);
-	CU_ASSERT_EQUAL(h->temp, DPA_FB_NEVER);
+	CU_ASSERT_EQUAL(h->kind, DPF_SITE);
+	CU_ASSERT_EQUAL(h->temp, DPF_NEVER);
 	CU_ASSERT_STRING_EQUAL(h->at.fn, "main");
 	CU_ASSERT_EQUAL(h->at.line, 51);
 	CU_ASSERT_EQUAL(h->at.col, 3);
@@ -290,26 +290,26 @@ static void test_recursive_and_progrep(void)
 	CU_ASSERT_EQUAL(fb.hot[2].at.site, 0);
 	CU_ASSERT_EQUAL(fb.hot[2].at.checksum, 0xc5);
 	CU_ASSERT_STRING_EQUAL(fb.hot[2].callee, "fib");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 
 	/* a threshold above fib's 21: main alone is hot (22), and fib's one
 	 * call from main is rare */
-	fb_init(&fb, DPA_FB_CSCS, 1.0, 21.5, 1);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, &s, &err), 0);
+	fb_init(&fb, DPF_CSCS, 1.0, 21.5, 1);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, &s, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 4);
-	check(&fb.hot[0], DPA_FB_PROC, DPA_FB_HOT, "main", 20, 1, 22, 22);
-	check(&fb.hot[1], DPA_FB_SITE, DPA_FB_RARE, "main", 102, 1, 21, 21);
-	check(&fb.hot[2], DPA_FB_PROC, DPA_FB_NEVER, "cold", 1, 0, 0, 0);
-	check(&fb.hot[3], DPA_FB_SITE, DPA_FB_NEVER, "main", 51, 0, 0, 0);
-	dpa_feedback_release(&fb);
+	check(&fb.hot[0], DPF_PROC, DPF_HOT, "main", 20, 1, 22, 22);
+	check(&fb.hot[1], DPF_SITE, DPF_RARE, "main", 102, 1, 21, 21);
+	check(&fb.hot[2], DPF_PROC, DPF_NEVER, "cold", 1, 0, 0, 0);
+	check(&fb.hot[3], DPF_SITE, DPF_NEVER, "main", 51, 0, 0, 0);
+	dpf_feedback_release(&fb);
 
 	/* a profile without fib's file and line, or css 2's: the progrep's */
 	CU_ASSERT_FATAL(dpa_src_set(&t.p, DPA_PS_FILE, 3, 0) == 0);
 	CU_ASSERT_FATAL(dpa_src_set(&t.p, DPA_PS_LINE, 3, 0) == 0);
 	CU_ASSERT_FATAL(dpa_src_set(&t.p, DPA_CSS_LINE, 2, 0) == 0);
 	CU_ASSERT_FATAL(dpa_src_set(&t.p, DPA_CSS_COL, 2, 0) == 0);
-	fb_init(&fb, DPA_FB_CSCS, 1.0, 20, 1);
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_hotcold(&fb, &t.d, &s, &err), 0);
+	fb_init(&fb, DPF_CSCS, 1.0, 20, 1);
+	CU_ASSERT_EQUAL_FATAL(dpf_hotcold(&fb, &t.d, &s, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb.n_hot, 5);
 	CU_ASSERT_STRING_EQUAL(fb.hot[1].at.fn, "fib");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fb.hot[1].at.file);
@@ -317,7 +317,7 @@ static void test_recursive_and_progrep(void)
 	CU_ASSERT_EQUAL(fb.hot[1].at.line, 1);
 	CU_ASSERT_EQUAL(fb.hot[2].at.line, 50);
 	CU_ASSERT_EQUAL(fb.hot[2].at.col, 3);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpa_progreps_release(&s);
 	dpt_deep_free(&t);
 }

@@ -1,19 +1,19 @@
 /*
- * test_par_cost.c — analyses/par_cost.c: the parallel cost model and the
+ * test_par_cost.c — feedback/par_cost.c: the parallel cost model and the
  * best-partition search on examples computed by hand (the arithmetic is in
  * each test's comment). Part of deepprof's tests. MIT licence.
  */
 #include <string.h>
 
 #include "unit.h"
-#include "fb_internal.h"
+#include "par_cost.h"
 
 #define EPS 1e-9
 
 /* Overheads small and distinct so every term shows in a sum. */
-static struct dpa_pc_problem problem(uint32_t n, const double *cost, unsigned max_tasks)
+static struct dpf_pc_problem problem(uint32_t n, const double *cost, unsigned max_tasks)
 {
-	struct dpa_pc_problem pb;
+	struct dpf_pc_problem pb;
 
 	memset(&pb, 0, sizeof(pb));
 	pb.n = n;
@@ -37,16 +37,16 @@ static struct dpa_pc_problem problem(uint32_t n, const double *cost, unsigned ma
 static void test_two_balanced(void)
 {
 	static const double cost[] = { 100, 100 };
-	struct dpa_pc_problem pb = problem(2, cost, 2);
-	struct dpa_pc_result r;
+	struct dpf_pc_problem pb = problem(2, cost, 2);
+	struct dpf_pc_result r;
 	uint32_t task[2];
 	static const uint32_t one[] = { 0, 0 }, two[] = { 0, 1 };
 
-	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, one, false), 200, EPS);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, two, false), 112, EPS);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, two, true), 100, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_pc_eval(&pb, one, false), 200, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_pc_eval(&pb, two, false), 112, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_pc_eval(&pb, two, true), 100, EPS);
 	r.task = task;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_EQUAL(r.n_tasks, 2);
 	CU_ASSERT_EQUAL(task[0], 0);
 	CU_ASSERT_EQUAL(task[1], 1);
@@ -61,13 +61,13 @@ static void test_two_balanced(void)
 	/* code before (5) and after (7) the calls adds to both times */
 	pb.before = 5;
 	pb.after = 7;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_DOUBLE_EQUAL(r.seq, 212, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(r.par, 124, EPS);
 
 	/* max_tasks 1: nothing to search */
 	pb.max_tasks = 1;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_EQUAL(r.n_tasks, 1);
 	CU_ASSERT_EQUAL(r.tried, 0);
 	CU_ASSERT_DOUBLE_EQUAL(r.par, 212, EPS);
@@ -83,13 +83,13 @@ static void test_two_balanced(void)
 static void test_three_unbalanced(void)
 {
 	static const double cost[] = { 60, 30, 90 };
-	struct dpa_pc_problem pb = problem(3, cost, 2);
-	struct dpa_pc_result r;
+	struct dpf_pc_problem pb = problem(3, cost, 2);
+	struct dpf_pc_result r;
 	uint32_t task[3];
 	static const uint32_t p3[] = { 0, 1, 2 };
 
 	r.task = task;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_EQUAL(r.n_tasks, 2);
 	CU_ASSERT_EQUAL(task[0], 0);
 	CU_ASSERT_EQUAL(task[1], 0);
@@ -101,9 +101,9 @@ static void test_three_unbalanced(void)
 	CU_ASSERT_EQUAL(r.tried, 2);
 	CU_ASSERT_TRUE(r.complete);
 
-	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, p3, false), 112, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_pc_eval(&pb, p3, false), 112, EPS);
 	pb.max_tasks = 3;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_EQUAL(r.tried, 3);
 	CU_ASSERT_EQUAL(r.n_tasks, 2);
 	CU_ASSERT_DOUBLE_EQUAL(r.par, 102, EPS);
@@ -119,15 +119,15 @@ static void test_three_unbalanced(void)
 static void test_dependent_overlap(void)
 {
 	static const double cost[] = { 100, 100 };
-	static const struct dpa_pc_dep dep = { 0, 1, 20, 80 };
-	struct dpa_pc_problem pb = problem(2, cost, 2);
-	struct dpa_pc_result r;
+	static const struct dpf_pc_dep dep = { 0, 1, 20, 80 };
+	struct dpf_pc_problem pb = problem(2, cost, 2);
+	struct dpf_pc_result r;
 	uint32_t task[2];
 
 	pb.n_deps = 1;
 	pb.deps = &dep;
 	r.task = task;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_EQUAL(r.n_tasks, 2);
 	CU_ASSERT_DOUBLE_EQUAL(r.par, 113, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(r.ideal, 100, EPS);
@@ -144,21 +144,21 @@ static void test_dependent_overlap(void)
 static void test_dependent_no_overlap(void)
 {
 	static const double cost[] = { 100, 100 };
-	static const struct dpa_pc_dep dep = { 0, 1, 100, 0 };
-	struct dpa_pc_problem pb = problem(2, cost, 2);
-	struct dpa_pc_result r;
+	static const struct dpf_pc_dep dep = { 0, 1, 100, 0 };
+	struct dpf_pc_problem pb = problem(2, cost, 2);
+	struct dpf_pc_result r;
 	uint32_t task[2];
 
 	pb.n_deps = 1;
 	pb.deps = &dep;
 	r.task = task;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_DOUBLE_EQUAL(r.par, 210, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(r.ideal, 200, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(r.seq, 200, EPS);
 	/* the same dependence inside one task costs nothing */
 	static const uint32_t one[] = { 0, 0 };
-	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, one, false), 200, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_pc_eval(&pb, one, false), 200, EPS);
 }
 
 /*
@@ -173,13 +173,13 @@ static void test_dependent_no_overlap(void)
 static void test_chain(void)
 {
 	static const double cost[] = { 100, 100, 100 };
-	static const struct dpa_pc_dep deps[] = { { 0, 1, 10, 5 }, { 1, 2, 50, 40 } };
+	static const struct dpf_pc_dep deps[] = { { 0, 1, 10, 5 }, { 1, 2, 50, 40 } };
 	static const uint32_t t3[] = { 0, 1, 2 };
-	struct dpa_pc_problem pb = problem(3, cost, 3);
+	struct dpf_pc_problem pb = problem(3, cost, 3);
 
 	pb.n_deps = 2;
 	pb.deps = deps;
-	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, t3, false), 130, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_pc_eval(&pb, t3, false), 130, EPS);
 }
 
 /*
@@ -193,14 +193,14 @@ static void test_chain(void)
 static void test_budget(void)
 {
 	static const double cost[] = { 10, 10, 10, 10, 10 };
-	struct dpa_pc_problem pb = problem(5, cost, 5);
-	struct dpa_pc_result r;
+	struct dpf_pc_problem pb = problem(5, cost, 5);
+	struct dpf_pc_result r;
 	uint32_t task[5];
 
 	memset(&pb.ov, 0, sizeof(pb.ov));
 	pb.budget = 4;
 	r.task = task;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_FALSE(r.complete);
 	CU_ASSERT_EQUAL(r.tried, 9);
 	CU_ASSERT_EQUAL(r.n_tasks, 3);
@@ -214,7 +214,7 @@ static void test_budget(void)
 
 	/* with the budget 15 the search is complete and finds 10 (5 tasks) */
 	pb.budget = 15;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_TRUE(r.complete);
 	CU_ASSERT_EQUAL(r.tried, 15);
 	CU_ASSERT_EQUAL(r.n_tasks, 5);
@@ -231,23 +231,23 @@ static void test_budget(void)
 static void test_many_calls(void)
 {
 	double cost[40];
-	struct dpa_pc_dep deps[20];
+	struct dpf_pc_dep deps[20];
 	uint32_t task[40];
-	struct dpa_pc_problem pb;
+	struct dpf_pc_problem pb;
 
 	for (uint32_t i = 0; i < 40; i++) {
 		cost[i] = 10;
 		task[i] = i >= 20;
 	}
 	for (uint32_t i = 0; i < 20; i++)
-		deps[i] = (struct dpa_pc_dep){ i, 20 + i, 10, 0 };
+		deps[i] = (struct dpf_pc_dep){ i, 20 + i, 10, 0 };
 	pb = problem(40, cost, 2);
 	memset(&pb.ov, 0, sizeof(pb.ov));
 	pb.n_deps = 20;
 	pb.deps = deps;
-	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, task, false), 210, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_pc_eval(&pb, task, false), 210, EPS);
 	pb.n_deps = 0;
-	CU_ASSERT_DOUBLE_EQUAL(dpa_pc_eval(&pb, task, false), 200, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_pc_eval(&pb, task, false), 200, EPS);
 }
 
 /* A conflict between the two calls forbids the only cut; one between
@@ -255,15 +255,15 @@ static void test_many_calls(void)
 static void test_conflict(void)
 {
 	static const double cost[] = { 100, 100 }, cost3[] = { 60, 30, 90 };
-	static const struct dpa_pc_dep c01 = { 0, 1, 0, 0 };
-	struct dpa_pc_problem pb = problem(2, cost, 2);
-	struct dpa_pc_result r;
+	static const struct dpf_pc_dep c01 = { 0, 1, 0, 0 };
+	struct dpf_pc_problem pb = problem(2, cost, 2);
+	struct dpf_pc_result r;
 	uint32_t task[3];
 
 	pb.n_conflicts = 1;
 	pb.conflicts = &c01;
 	r.task = task;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_FALSE(r.cut_allowed);
 	CU_ASSERT_EQUAL(r.n_tasks, 1);
 	CU_ASSERT_EQUAL(r.tried, 0);
@@ -272,7 +272,7 @@ static void test_conflict(void)
 	pb = problem(3, cost3, 3);
 	pb.n_conflicts = 1;
 	pb.conflicts = &c01;
-	CU_ASSERT_EQUAL_FATAL(dpa_pc_search(&pb, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search(&pb, &r), 0);
 	CU_ASSERT_TRUE(r.cut_allowed);
 	CU_ASSERT_EQUAL(r.tried, 1);
 	CU_ASSERT_DOUBLE_EQUAL(r.par, 102, EPS);

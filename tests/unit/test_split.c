@@ -1,6 +1,6 @@
 /*
  * test_split.c — the split of recursions: libgomp's busiest-thread share
- * (dpa_fb_split_share), the divide-and-conquer model with a given split,
+ * (dpf_split_share), the divide-and-conquer model with a given split,
  * and the reader's checks of the header keys inside_samples and inside.
  * Part of deepprof's tests. MIT licence.
  */
@@ -13,16 +13,15 @@
 #include <msgpack.h>
 
 #include "build_profile.h"
-#include "feedback.h"
 #include "gen.h"
 #include "profile.h"
-#include "recursion.h"
+#include "recursion_patterns.h"
 #include "unit.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ================================================================
- * The busiest thread's share (recursion.c, "The split")
+ * The busiest thread's share (recursion_patterns.c, "The split")
  * ================================================================ */
 
 /*
@@ -42,16 +41,16 @@ static void test_share(void)
 {
 	double phi1 = (sqrt(5.0) - 1) / 2;
 
-	CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(0.5, 1, 2), 0.5, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(0.5, 8, 2), 0.5, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(0.7, 4, 2), 0.51, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(0.7, 1, 2), 0.7, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(0.3, 4, 2), 0.7, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(0.5, 1, 2), 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(0.5, 8, 2), 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(0.7, 4, 2), 0.51, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(0.7, 1, 2), 0.7, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(0.3, 4, 2), 0.7, 1e-12);
 	for (uint32_t c = 1; c <= 16; c++)
-		CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(phi1, c, 2), phi1, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(0.5, 3, 4), 0.875 / 3, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(0.5, 1, 4), 0.5, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(dpa_fb_split_share(0.7, 4, 1), 1, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(phi1, c, 2), phi1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(0.5, 3, 4), 0.875 / 3, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(0.5, 1, 4), 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(dpf_split_share(0.7, 4, 1), 1, 1e-12);
 }
 
 /* ================================================================
@@ -59,7 +58,7 @@ static void test_share(void)
  * ================================================================ */
 
 /*
- * test_recursion_fb.c's fib clique: main (pd 2) calls fib (pd 3) once
+ * test_recursion_patterns.c's fib clique: main (pd 2) calls fib (pd 3) once
  * (css 2, 10 CSCs); fib calls itself through css 3 (t.c:103:3, the first)
  * and css 4 (t.c:104:3), 7 calls of 10 CSCs each: 15 activations, 150
  * CSCs an entry. At 100 ns a CSC with overheads spawn 60, delay 30, barrier
@@ -77,7 +76,7 @@ static const struct dpt_arc arcs[] = {
 
 /* The fib clique's recursion entry with csd 3 (css 3) measured a and csd 4
  * (css 4) b (0: left out); samples 0 with neither: no measure at all. */
-static void model(struct dpa_feedback *fb, struct dpt_deep *t, uint64_t a, uint64_t b,
+static void model(struct dpf_feedback *fb, struct dpt_deep *t, uint64_t a, uint64_t b,
 		  bool measured)
 {
 	struct dpa_error err = { { 0 } };
@@ -95,24 +94,24 @@ static void model(struct dpa_feedback *fb, struct dpt_deep *t, uint64_t a, uint6
 			t->p.inside[t->p.n_inside++] = (struct dpa_inside){ 4, b };
 	}
 	memset(fb, 0, sizeof(*fb));
-	dpa_fb_options_default(&fb->opt);
-	fb->basis = DPA_FB_CSCS;
+	dpf_options_default(&fb->opt);
+	fb->basis = DPF_CSCS;
 	fb->ns_per_unit = 100;
 	fb->opt.ov.spawn_cost = 60;
 	fb->opt.ov.spawn_delay = 30;
 	fb->opt.ov.barrier_cost = 10;
 	fb->opt.max_tasks = 2;
-	CU_ASSERT_EQUAL_FATAL(dpa_fb_recursion(fb, &t->d, NULL, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dpf_recursion_patterns(fb, &t->d, NULL, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(fb->n_rec, 1);
 	CU_ASSERT_EQUAL(fb->rec[0].type, DPA_REC_DIVIDE);
 	CU_ASSERT_EQUAL(fb->rec[0].branching, 2);
 }
 
-static void done(struct dpa_feedback *fb, struct dpt_deep *t)
+static void done(struct dpf_feedback *fb, struct dpt_deep *t)
 {
 	free(t->p.inside);
 	t->p.inside = NULL;
-	dpa_feedback_release(fb);
+	dpf_feedback_release(fb);
 	dpt_deep_free(t);
 }
 
@@ -127,8 +126,8 @@ static void done(struct dpa_feedback *fb, struct dpt_deep *t)
 static void test_fib_split(void)
 {
 	struct dpt_deep t;
-	struct dpa_feedback fb;
-	const struct dpa_fb_recursion *r;
+	struct dpf_feedback fb;
+	const struct dpf_recursion *r;
 
 	model(&fb, &t, 618, 382, true);
 	r = &fb.rec[0];
@@ -161,8 +160,8 @@ static void test_fib_split(void)
 static void test_balanced_split(void)
 {
 	struct dpt_deep t;
-	struct dpa_feedback fb;
-	const struct dpa_fb_recursion *r;
+	struct dpf_feedback fb;
+	const struct dpf_recursion *r;
 
 	model(&fb, &t, 500, 500, true);
 	r = &fb.rec[0];
@@ -199,8 +198,8 @@ static void test_no_split(void)
 
 	for (size_t i = 0; i < NELEM(cases); i++) {
 		struct dpt_deep t;
-		struct dpa_feedback fb;
-		const struct dpa_fb_recursion *r;
+		struct dpf_feedback fb;
+		const struct dpf_recursion *r;
 		const char *tail;
 
 		model(&fb, &t, cases[i].a, cases[i].b, cases[i].measured);

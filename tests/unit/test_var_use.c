@@ -1,5 +1,5 @@
 /*
- * test_var_use.c — analyses/var_use.c through dpa_feedback_analyse(): when
+ * test_var_use.c — feedback/var_use.c through dpf_feedback_analyse(): when
  * a costly call consumes its arguments and produces its results, on a
  * hand-made profile and program representation: a read in one arm of a
  * branch weighted by how often that arm ran, an argument passed on to a
@@ -57,9 +57,9 @@ static const uint32_t css_site[] = { 0, 0, 1, 2, 3, 4 };
 	FN(3, "B", 4, 0, "", "[]", "")
 
 /* Run the analysis on program text pr and check h's timings of x. */
-static void run(struct dpt_fx *x, struct dpa_feedback *fb, const char *pr)
+static void run(struct dpt_fx *x, struct dpf_feedback *fb, const char *pr)
 {
-	struct dpa_fb_options o = dpt_fb_options();
+	struct dpf_options o = dpt_fb_options();
 
 	o.call_threshold = 1000;	/* low enough for this file's small profiles */
 	o.proc_threshold = 1000;
@@ -70,22 +70,22 @@ static void run(struct dpt_fx *x, struct dpa_feedback *fb, const char *pr)
 	CU_ASSERT_STRING_EQUAL(fb->cand[0].proc.fn, "main");
 	CU_ASSERT_EQUAL_FATAL(fb->n_var_use, 6);
 	for (uint32_t i = 0; i < 6; i += 3) {
-		const struct dpa_fb_var_use *v = &fb->var_use[i];
+		const struct dpf_var_use *v = &fb->var_use[i];
 
 		CU_ASSERT_EQUAL(v->at.line, 102 + i / 3);
 		CU_ASSERT_STRING_EQUAL(v->callee, "h");
 		CU_ASSERT_DOUBLE_EQUAL(v->call_cost, 4000, EPS);
 		CU_ASSERT_EQUAL(v->arg, 0);
 		CU_ASSERT_STRING_EQUAL(v->var, "x");
-		CU_ASSERT_EQUAL(v->use, DPA_FB_CONSUMED);
+		CU_ASSERT_EQUAL(v->use, DPF_CONSUMED);
 		CU_ASSERT_DOUBLE_EQUAL(v->fraction, 0.78, EPS);
 		CU_ASSERT_DOUBLE_EQUAL(v->time, 3120, EPS);
 		CU_ASSERT_TRUE(v->known);
 		CU_ASSERT_EQUAL(v[1].arg, 1);
 		CU_ASSERT_STRING_EQUAL(v[1].var, "y");
-		CU_ASSERT_EQUAL(v[1].use, DPA_FB_CONSUMED);
+		CU_ASSERT_EQUAL(v[1].use, DPF_CONSUMED);
 		CU_ASSERT_EQUAL(v[2].arg, 1);
-		CU_ASSERT_EQUAL(v[2].use, DPA_FB_PRODUCED);
+		CU_ASSERT_EQUAL(v[2].use, DPF_PRODUCED);
 	}
 }
 
@@ -95,11 +95,11 @@ static void test_branch_and_callee(void)
 	static const char pr[] = MAIN_H
 		FN(2, "A", 4, 0, PTR("q"), "[" LOOP ",{'store':'q'}]", "");
 	struct dpt_fx x;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 
 	run(&x, &fb, pr);
 	for (uint32_t i = 0; i < fb.n_var_use; i += 3) {
-		const struct dpa_fb_var_use *v = &fb.var_use[i];
+		const struct dpf_var_use *v = &fb.var_use[i];
 
 		CU_ASSERT_DOUBLE_EQUAL(v[1].fraction, 0.25, EPS);
 		CU_ASSERT_DOUBLE_EQUAL(v[1].time, 1000, EPS);
@@ -108,7 +108,7 @@ static void test_branch_and_callee(void)
 		CU_ASSERT_DOUBLE_EQUAL(v[2].time, 1000, EPS);
 		CU_ASSERT_TRUE(v[2].known);
 	}
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -119,11 +119,11 @@ static void test_callee_without_items(void)
 	static const char pr[] = MAIN_H
 		FN1(2, "A", 4, 0, PTR("q"), "[" LOOP "]", "");
 	struct dpt_fx x;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 
 	run(&x, &fb, pr);
 	for (uint32_t i = 0; i < fb.n_var_use; i += 3) {
-		const struct dpa_fb_var_use *v = &fb.var_use[i];
+		const struct dpf_var_use *v = &fb.var_use[i];
 
 		CU_ASSERT_DOUBLE_EQUAL(v[1].fraction, 0, EPS);
 		CU_ASSERT_FALSE(v[1].known);
@@ -132,7 +132,7 @@ static void test_callee_without_items(void)
 		CU_ASSERT_DOUBLE_EQUAL(v[2].fraction, 0.25, EPS);
 		CU_ASSERT_FALSE(v[2].known);
 	}
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -141,14 +141,14 @@ static void test_callee_without_record(void)
 {
 	static const char pr[] = MAIN_H;
 	struct dpt_fx x;
-	struct dpa_feedback fb;
+	struct dpf_feedback fb;
 
 	run(&x, &fb, pr);
 	CU_ASSERT_DOUBLE_EQUAL(fb.var_use[1].fraction, 0, EPS);
 	CU_ASSERT_FALSE(fb.var_use[1].known);
 	CU_ASSERT_DOUBLE_EQUAL(fb.var_use[2].time, 1000, EPS);
 	CU_ASSERT_FALSE(fb.var_use[2].known);
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -162,8 +162,8 @@ static void test_no_items(void)
 		FN1(1, "h", 2, 2, INT("x") "," INT("z"), "[{'call':2},{'call':3}," LOOP "]",
 		    CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
 
 	o.call_threshold = 1000;	/* low enough for this file's small profiles */
 	o.proc_threshold = 1000;
@@ -172,13 +172,13 @@ static void test_no_items(void)
 	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
 	for (uint32_t i = 0; i < 4; i++) {
-		CU_ASSERT_EQUAL(fb.var_use[i].use, DPA_FB_CONSUMED);
+		CU_ASSERT_EQUAL(fb.var_use[i].use, DPF_CONSUMED);
 		CU_ASSERT_DOUBLE_EQUAL(fb.var_use[i].time, 0, EPS);
 		CU_ASSERT_FALSE(fb.var_use[i].known);
 		CU_ASSERT_PTR_NOT_NULL(strstr(fb.var_use[i].why, "records no uses or stores"));
 	}
 	CU_ASSERT_STRING_EQUAL(fb.var_use[1].var, "z");
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 
@@ -193,8 +193,8 @@ static void test_never_read(void)
 		FN(1, "h", 2, 2, INT("x") "," INT("z"), "[{'call':2},{'call':3}," LOOP "]",
 		   CALL(2, "A", "const", "", "null") "," CALL(3, "B", "const", "", "null"));
 	struct dpt_fx x;
-	struct dpa_feedback fb;
-	struct dpa_fb_options o = dpt_fb_options();
+	struct dpf_feedback fb;
+	struct dpf_options o = dpt_fb_options();
 
 	o.call_threshold = 1000;	/* low enough for this file's small profiles */
 	o.proc_threshold = 1000;
@@ -203,13 +203,13 @@ static void test_never_read(void)
 	dpt_fb_analyse(&fb, &x, &o);
 	CU_ASSERT_EQUAL_FATAL(fb.n_var_use, 4);
 	for (uint32_t i = 0; i < 4; i++) {
-		CU_ASSERT_EQUAL(fb.var_use[i].use, DPA_FB_CONSUMED);
+		CU_ASSERT_EQUAL(fb.var_use[i].use, DPF_CONSUMED);
 		CU_ASSERT_DOUBLE_EQUAL(fb.var_use[i].time, 4000, EPS);  /* h's whole cost */
 		CU_ASSERT_DOUBLE_EQUAL(fb.var_use[i].fraction, 1, EPS);
 		CU_ASSERT_TRUE(fb.var_use[i].known);
 		CU_ASSERT_STRING_EQUAL(fb.var_use[i].why, "never read by the callee");
 	}
-	dpa_feedback_release(&fb);
+	dpf_feedback_release(&fb);
 	dpt_fx_teardown(&x);
 }
 

@@ -4,9 +4,10 @@
 # ends with DPA_TEST_SUITE(<name>, DPA_TEST(test_a), DPA_TEST(test_b), ...)
 # (see unit.h); tests/unit/build_profile.h makes hand-built profiles from
 # arc lists. Every tests/unit/test_*.c is compiled into one runner,
-# $(BIN_DIR)/unit-tests, linked with libdpa.a and the Deep.data generator
-# (tests/gen/gen.h): nothing here needs editing. `unit-tests SUITE...` runs
-# only those suites; the runner's last line is "unit: N passed, N failed".
+# $(BIN_DIR)/unit-tests, linked with libdpfb.a, libdpa.a and the Deep.data
+# generator (tests/gen/gen.h): nothing here needs editing. `unit-tests
+# SUITE...` runs only those suites; the runner's last line is "unit: N
+# passed, N failed".
 # Fixtures (small programs for the symbol tests) are built into
 # $(UNIT_DIR); tests find it with dpa_test_dir().
 # `make fuzz` builds the libFuzzer harness for the reader with clang (not
@@ -23,12 +24,12 @@ UNIT_FIXTURES := $(UNIT_DIR)/symprog $(UNIT_DIR)/symprog-nopie $(UNIT_DIR)/libsy
 
 $(OBJ_DIR)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -Ianalyses -Itests/unit -Itests/gen \
+	$(CC) $(TOOL_CFLAGS) -Ianalyses -Ifeedback -Itests/unit -Itests/gen \
 	  -DDPA_UNIT_DIR='"$(abspath $(UNIT_DIR))"' -c -o $@ $<
 
-$(UNIT_BIN): $(UNIT_OBJS) $(DPG_OBJ) $(DPA_LIB)
+$(UNIT_BIN): $(UNIT_OBJS) $(DPG_OBJ) $(DPF_LIB) $(DPA_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_LDFLAGS) -o $@ $(UNIT_OBJS) $(DPG_OBJ) $(DPA_LIBS) -lcunit
+	$(CC) $(TOOL_LDFLAGS) -o $@ $(UNIT_OBJS) $(DPG_OBJ) $(DPF_LIBS) -lcunit
 
 # Symbol fixtures: a PIE program, the same as a non-PIE one, and a shared
 # library, all with debug info, no sanitizers (they are data for libdw).

@@ -36,6 +36,11 @@ struct opts {
 	bool link, shared, inputs, verbose;
 	const char *output;
 	bool openmp;            /* -fopenmp: libprof wraps libgomp's entry points */
+	/* the use build (--deepprof-use): feedback files, comma-separated as given */
+	const char *use;
+	bool use_instrument;    /* --deepprof-instrument: instrument the use build too */
+	bool remarks;           /* --deepprof-remarks */
+	const char *parallelize;    /* --deepprof-parallelize: safe, none or ids */
 };
 
 static const char *const usage =
@@ -66,6 +71,15 @@ static const char *const usage =
 "  --deepprof-runtime=LIB  link LIB instead of libprof (default: $DEEPPROF_RUNTIME)\n"
 "  --deepprof-libs=\"-lx..\" libraries the runtime needs (default: $DEEPPROF_LIBS, else\n"
 "                          \"" DP_DEFAULT_LIBS "\"; none with a LIB above)\n"
+"  --deepprof-use=FILE[,FILE...]  a use build: compile an uninstrumented program\n"
+"                          guided by deepprof feedback files (JSON or MessagePack):\n"
+"                          hot/cold placement, never-run paths unlikely, parallel\n"
+"                          code for the candidates --deepprof-parallelize picks, a\n"
+"                          remark for each (-fopt-info shows them)\n"
+"  --deepprof-instrument   with --deepprof-use: instrument the use build as well\n"
+"  --deepprof-parallelize=safe|none|ID[,ID...]  which candidates become parallel\n"
+"                          code (default safe; naming ids is consent for others)\n"
+"  --deepprof-remarks      with --deepprof-use: print deepprof's remarks only\n"
 "  --deepprof-verbose      print the compiler command before running it\n"
 "  --help                  this text (`gcc --help` for the compiler's options)\n"
 "\n"
@@ -161,6 +175,24 @@ static char *compiler_version(const char *cc)
 
 /* ================= options ================= */
 
+/* safe, none, or a comma-separated list of candidate ids (decimal, > 0). */
+static bool parallelize_ok(const char *v)
+{
+	if (!strcmp(v, "safe") || !strcmp(v, "none"))
+		return true;
+	const char *p = v;
+	for (;;) {
+		if (*p < '1' || *p > '9')
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (!*p)
+			return true;
+		if (*p++ != ',')
+			return false;
+	}
+}
+
 static void parse_deepprof_opt(struct opts *o, const char *a)
 {
 	if (starts(a, "--deepprof-mode=")) {
@@ -188,6 +220,18 @@ static void parse_deepprof_opt(struct opts *o, const char *a)
 		o->libs = a + 16;
 	} else if (!strcmp(a, "--deepprof-verbose")) {
 		o->verbose = true;
+	} else if (starts(a, "--deepprof-use=")) {
+		o->use = a + 15;
+		if (!*o->use)
+			die("%s: expected --deepprof-use=FILE[,FILE...]", a);
+	} else if (!strcmp(a, "--deepprof-instrument")) {
+		o->use_instrument = true;
+	} else if (!strcmp(a, "--deepprof-remarks")) {
+		o->remarks = true;
+	} else if (starts(a, "--deepprof-parallelize=")) {
+		o->parallelize = a + 23;
+		if (!parallelize_ok(o->parallelize))
+			die("%s: expected safe, none or candidate ids (1,2,...)", a);
 	} else {
 		die("unknown option %s (see deepprof-cc --help)", a);
 	}
@@ -234,8 +278,7 @@ static void scan_compiler_args(struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { MODE_PLUGIN, NULL, NULL, NULL, NULL, NULL, 0, true, false, false,
-			  false, NULL, false };
+	struct opts o = { .mode = MODE_PLUGIN, .link = true };
 	o.plugin_args = calloc(argc + 1, sizeof *o.plugin_args);
 	if (!o.plugin_args)
 		die("out of memory");
@@ -279,15 +322,30 @@ int main(int argc, char **argv)
 		}
 	}
 
-	const char **args = calloc(argc + o.n_plugin_args + 16, sizeof *args);
-	char **owned = calloc(o.n_plugin_args + 5, sizeof *owned);
+	const char **args = calloc(argc + o.n_plugin_args + 24, sizeof *args);
+	char **owned = calloc(o.n_plugin_args + 8, sizeof *owned);
 	if (!args || !owned)
 		die("out of memory");
 	int n = 0, n_owned = 0;
 	args[n++] = o.cc;
 
-	bool instrument = o.inputs && o.mode != MODE_OFF;
-	if (instrument && o.mode == MODE_PLUGIN) {
+	/* A use build (--deepprof-use) loads the plugin to read the feedback,
+	 * and instruments only with --deepprof-instrument. */
+	bool use = o.use && o.mode != MODE_OFF;
+	if (use && o.mode == MODE_CYG)
+		die("--deepprof-use needs the deepprof plugin (GCC %s), not --deepprof-mode=cyg",
+		    DP_GCC_VERSION);
+	if ((o.remarks || o.parallelize || o.use_instrument) && !o.use)
+		die("%s needs --deepprof-use=FILE", o.remarks ? "--deepprof-remarks" :
+		    o.parallelize ? "--deepprof-parallelize" : "--deepprof-instrument");
+	bool instrument = o.inputs && o.mode != MODE_OFF && (!use || o.use_instrument);
+	bool parallel = use && (!o.parallelize || strcmp(o.parallelize, "none"));
+	if (parallel && !o.openmp) {
+		/* parallel code is OpenMP tasks: what -fopenmp adds, it adds */
+		args[n++] = "-fopenmp";
+		o.openmp = true;
+	}
+	if (o.inputs && o.mode == MODE_PLUGIN && (instrument || use)) {
 		const char *base = strrchr(o.cc, '/') ? strrchr(o.cc, '/') + 1 : o.cc;
 		if (strstr(base, "clang"))
 			die("%s: plugin mode needs GCC %s; use --deepprof-mode=cyg with clang",
@@ -323,6 +381,39 @@ int main(int argc, char **argv)
 				die("out of memory");
 			sprintf(q, "-fplugin-arg-deepprof-%s", o.plugin_args[i]);
 			args[n++] = owned[n_owned++] = q;
+		}
+		if (use) {
+			char *q = malloc(strlen(o.use) + 64);
+			if (!q)
+				die("out of memory");
+			char *e = q + sprintf(q, "-fplugin-arg-deepprof-use=");
+			/* FILE,FILE... as the plugin's FILE:FILE..., each checked here */
+			for (const char *f = o.use; *f;) {
+				size_t len = strcspn(f, ",");
+				char path[PATH_MAX];
+				if (!len || len >= sizeof path)
+					die("--deepprof-use=%s: an empty or too long file name", o.use);
+				memcpy(path, f, len);
+				path[len] = 0;
+				if (access(path, R_OK) != 0)
+					die("cannot read feedback file %s: %s", path, strerror(errno));
+				if (strchr(path, ':'))
+					die("feedback file %s: a name with ':' cannot be passed to the plugin", path);
+				e += sprintf(e, "%s%s", e[-1] == '=' ? "" : ":", path);
+				f += len + (f[len] == ',');
+			}
+			args[n++] = owned[n_owned++] = q;
+			if (!instrument)
+				args[n++] = "-fplugin-arg-deepprof-instrument=0";
+			if (o.remarks)
+				args[n++] = "-fplugin-arg-deepprof-remarks=1";
+			if (o.parallelize) {
+				char *r = malloc(strlen(o.parallelize) + 40);
+				if (!r)
+					die("out of memory");
+				sprintf(r, "-fplugin-arg-deepprof-parallelize=%s", o.parallelize);
+				args[n++] = owned[n_owned++] = r;
+			}
 		}
 	} else if (instrument && o.mode == MODE_CYG) {
 		args[n++] = "-finstrument-functions";

@@ -80,8 +80,9 @@ static tree find_taken(tree *tp, int *walk_subtrees, void *)
 void dp_note_taken_addresses(void *gcc_data, void *)
 {
 	tree fndecl = (tree)gcc_data;
-	if (dp_opt.abi != 2 || !fndecl || TREE_CODE(fndecl) != FUNCTION_DECL || !DECL_SAVED_TREE(fndecl))
-		return;
+	if (dp_opt.abi != 2 || !dp_opt.instrument || !fndecl || TREE_CODE(fndecl) != FUNCTION_DECL ||
+	    !DECL_SAVED_TREE(fndecl))
+		return;         /* (a use build that does not instrument keeps const and pure) */
 	not_const(fndecl);
 	walk_tree_without_duplicates(&DECL_SAVED_TREE(fndecl), find_taken, NULL);
 }

@@ -153,7 +153,7 @@ static unsigned add_site(gimple *call, unsigned caller)
 namespace {
 
 const pass_data inst_pass_data = {
-	GIMPLE_PASS, "deepprof_inst", OPTGROUP_NONE, TV_NONE,
+	GIMPLE_PASS, "deepprof_inst", OPTGROUP_OTHER, TV_NONE,
 	PROP_cfg, 0, 0, 0, 0
 };
 
@@ -169,7 +169,8 @@ unsigned int inst_pass::execute(function *fun)
 	tree fndecl = fun->decl;
 	if (dp_skip_function(fndecl))
 		return 0;
-	dp_tu_decl();   /* every TU with an instrumented function has tables, leaves only too */
+	if (dp_opt.instrument)
+		dp_tu_decl();   /* every TU with an instrumented function has tables, leaves only too */
 	unsigned ps = dp_n_fns;
 	add_fn(fndecl, fun);
 
@@ -184,6 +185,17 @@ unsigned int inst_pass::execute(function *fun)
 			else if (is_gimple_call(st) && (gimple_call_flags(st) & ECF_RETURNS_TWICE))
 				lands.safe_push(st);    /* abi=2: a longjmp may land after it */
 		}
+
+	/* A use build: what the feedback says of this function and its
+	 * sites, numbered as the instrumented build numbered them. */
+	if (dp_opt.use)
+		dp_use_function(fun, calls);
+	if (!dp_opt.instrument) {
+		for (unsigned i = 0; i < calls.length(); i++)
+			add_site(calls[i], ps);
+		dp_fns[ps].n_css = calls.length();
+		return 0;
+	}
 
 	/* Back-edges: every retreating edge of a depth-first walk, which covers
 	 * natural loops, continue and backward goto (and irreducible loops). */

@@ -11,8 +11,28 @@ PLUGIN_INC  := $(shell $(PLUGIN_GCC) -print-file-name=plugin)/include
 PLUGIN_GCCV := $(shell $(PLUGIN_GCC) -dumpfullversion 2>/dev/null)
 PLUGIN_CXXFLAGS := -std=gnu++14 -fPIC -fno-rtti -fno-exceptions -g -O2 $(WARN) \
 	-Wno-unused-parameter -I$(PLUGIN_INC) -Icompiler-plugins
-PLUGIN_SRCS := plugin_main.cc tables.cc instrument.cc progrep.cc surviving.cc locations.cc inline_path.cc escapes.cc omp_regions.cc
-PLUGIN_OBJS := $(PLUGIN_SRCS:%.cc=$(OBJ_DIR)/compiler-plugins/%.o)
+PLUGIN_SRCS := plugin_main.cc tables.cc instrument.cc progrep.cc surviving.cc locations.cc inline_path.cc escapes.cc omp_regions.cc use.cc
+PLUGIN_OBJS := $(PLUGIN_SRCS:%.cc=$(OBJ_DIR)/compiler-plugins/%.o) $(OBJ_DIR)/compiler-plugins/use_feedback.o
+# The use build reads feedback files through the feedback library (and
+# libdpa under it), linked into the plugin: position-independent and never
+# with sanitizers (the plugin runs inside cc1), so a SAN=1 build compiles
+# its own copy of them for the plugin.
+PLUGIN_LIB_CFLAGS := $(CFLAGS_COMMON) -fPIC $(shell pkg-config --cflags $(PKGS_TOOL) 2>/dev/null) \
+	-Ianalyses -Ifeedback -Icompiler-plugins
+ifeq ($(SAN),1)
+PLUGIN_LIB_SRCS := $(DPF_SRCS) $(DPA_SRCS)
+PLUGIN_LIB_OBJS := $(PLUGIN_LIB_SRCS:%.c=$(OBJ_DIR)/plugin-lib/%.o)
+PLUGIN_LIBS := $(LIB_DIR)/libdp-plugin-lib.a
+$(OBJ_DIR)/plugin-lib/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_LIB_CFLAGS) $(if $(filter %calibrate.c,$<),-fopenmp) -c -o $@ $<
+$(PLUGIN_LIBS): $(PLUGIN_LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+else
+PLUGIN_LIBS := $(DPF_LIB) $(DPA_LIB)
+endif
 PLUGIN_SO   := $(LIB_DIR)/deepprof-plugin.so
 PLUGIN_LINK := $(LIB_DIR)/gcc-plugin/deepprof.so
 DEEPPROF_CC := $(BIN_DIR)/deepprof-cc
@@ -25,9 +45,14 @@ $(OBJ_DIR)/compiler-plugins/%.o: compiler-plugins/%.cc compiler-plugins/plugin.h
 	@mkdir -p $(@D)
 	$(PLUGIN_CXX) $(PLUGIN_CXXFLAGS) -MMD -MP -c $< -o $@
 
-$(PLUGIN_SO): $(PLUGIN_OBJS)
+$(OBJ_DIR)/compiler-plugins/use_feedback.o: compiler-plugins/use_feedback.c compiler-plugins/use_feedback.h
 	@mkdir -p $(@D)
-	$(PLUGIN_CXX) -shared -o $@ $^
+	$(CC) $(PLUGIN_LIB_CFLAGS) -c $< -o $@
+
+$(PLUGIN_SO): $(PLUGIN_OBJS) $(PLUGIN_LIBS)
+	@mkdir -p $(@D)
+	$(PLUGIN_CXX) -shared -o $@ $(PLUGIN_OBJS) $(PLUGIN_LIBS) \
+	  $(shell pkg-config --libs $(PKGS_TOOL) 2>/dev/null) -lm
 
 $(PLUGIN_LINK): $(PLUGIN_SO)
 	@mkdir -p $(@D)

@@ -44,6 +44,11 @@ struct dp_options {
 	bool surviving;         /* count only the calls that survive inlining (calls=surviving) */
 	int abi;                /* 1: out-of-line hooks; 2: the inline fast path (abi=2) */
 	const char *progrep_file;  /* also append the records to this file, or NULL */
+	bool instrument;        /* emit hooks, tables and progrep (default on; a use build
+	                           without --deepprof-instrument has it off) */
+	const char *use;        /* feedback files, ':'-separated (use.cc), or NULL */
+	bool remarks;           /* also print the use build's remarks on stderr */
+	const char *parallelize;    /* "safe" (default), "none" or candidate ids "1,2" */
 };
 extern struct dp_options dp_opt;
 
@@ -125,6 +130,16 @@ void dp_note_taken_addresses(void *gcc_data, void *user_data); /* PLUGIN_PRE_GEN
 bool dp_may_be_entered(tree fndecl);
 /* ECF_CONST or ECF_PURE if fndecl was declared so (abi=2 clears both), else 0 */
 int dp_declared_effects(tree fndecl);
+
+/* use.cc: the use build (dp_opt.use) */
+bool dp_use_init(void);                 /* read the feedback files (errors reported) */
+void dp_use_deps(void *gcc_data, void *user_data);       /* PLUGIN_START_UNIT */
+void dp_use_genericize(void *gcc_data, void *user_data); /* PLUGIN_PRE_GENERICIZE */
+void dp_use_function(function *fun, vec<gimple *> &calls);   /* from the pass */
+
+/* progrep.cc: FNV-1a of the lines from..to of file (the function checksum
+ * of progrep records and feedback places); 0 when unreadable */
+uint64_t dp_source_checksum(const char *file, unsigned from, unsigned to);
 
 /* util */
 uint64_t dp_fnv1a(uint64_t h, const void *p, size_t n);

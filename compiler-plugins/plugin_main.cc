@@ -12,7 +12,7 @@ int plugin_is_GPL_compatible;
 
 /* abi 2 (the inline fast path) is the default; calls=surviving selects abi 1
  * unless abi is given (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, 2, NULL };
+struct dp_options dp_opt = { true, true, false, true, false, 2, NULL, true, NULL, false, "safe" };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -129,9 +129,29 @@ static bool parse_args(const struct plugin_name_args *info)
 				      "expected %<source%> or %<surviving%>", a->value ? a->value : "");
 				ok = false;
 			}
+		} else if (!strcmp(a->key, "instrument")) {
+			ok &= parse_bool(a, &dp_opt.instrument);
+		} else if (!strcmp(a->key, "remarks")) {
+			ok &= parse_bool(a, &dp_opt.remarks);
+		} else if (!strcmp(a->key, "use")) {
+			if (!a->value || !*a->value) {
+				error("deepprof plugin: %<-fplugin-arg-deepprof-use%> needs feedback files");
+				ok = false;
+				continue;
+			}
+			dp_opt.use = a->value;
+		} else if (!strcmp(a->key, "parallelize")) {
+			if (!a->value || !*a->value) {
+				error("deepprof plugin: %<-fplugin-arg-deepprof-parallelize%> needs "
+				      "%<safe%>, %<none%> or candidate ids");
+				ok = false;
+				continue;
+			}
+			dp_opt.parallelize = a->value;
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
-			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi)", a->key);
+			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, instrument, "
+			      "use, remarks, parallelize)", a->key);
 			ok = false;
 		}
 	}
@@ -193,6 +213,12 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	sv.pos_op = PASS_POS_INSERT_AFTER;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 
+	if (!dp_use_init())
+		return 0;       /* the errors fail the compilation; nothing more to set up */
+	if (dp_opt.use) {
+		register_callback(info->base_name, PLUGIN_START_UNIT, dp_use_deps, NULL);
+		register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_use_genericize, NULL);
+	}
 	register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_keep_call_locations, NULL);
 	register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_note_taken_addresses, NULL);
 	register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_START,

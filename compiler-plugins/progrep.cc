@@ -875,7 +875,7 @@ static unsigned region(struct ctx *c, basic_block bb, basic_block stop, class lo
 /* FNV-1a of the function's source lines, so feedback made for an older
  * version of the function can be told apart. 0 when the file is unreadable.
  * The last file read is kept: a TU's functions mostly share one. */
-static uint64_t source_checksum(const char *file, unsigned from, unsigned to)
+uint64_t dp_source_checksum(const char *file, unsigned from, unsigned to)
 {
 	static char *cached_name, *text;
 	static size_t len;
@@ -995,7 +995,10 @@ const pass_data progrep_pass_data = {
 class progrep_pass : public gimple_opt_pass {
 public:
 	progrep_pass(gcc::context *ctxt) : gimple_opt_pass(progrep_pass_data, ctxt) {}
-	bool gate(function *) override { return dp_opt.progrep && !in_lto_p && !seen_error(); }
+	bool gate(function *) override
+	{
+		return dp_opt.progrep && dp_opt.instrument && !in_lto_p && !seen_error();
+	}
 	unsigned int execute(function *fun) override;
 };
 
@@ -1093,7 +1096,7 @@ unsigned int progrep_pass::execute(function *fun)
 	sb_str(&b, f->name);
 	sb_puts(&b, ",\"file\":");
 	sb_str(&b, f->file);
-	uint64_t sum = source_checksum(f->file, f->line, f->end_line);
+	uint64_t sum = dp_source_checksum(f->file, f->line, f->end_line);
 	sb_printf(&b, ",\"line\":%u,\"end_line\":%u,\"checksum\":\"%016llx\",\"public\":%s",
 		  f->line, f->end_line, (unsigned long long)sum,
 		  (f->flags & DP_PS_PUBLIC) ? "true" : "false");

@@ -103,7 +103,10 @@ json_t *dpf_feedback_load_doc(const char *path, struct dpa_error *err)
 		one_line(err->msg);
 		return NULL;
 	}
-	if (is_msgpack(buf, len, path)) {
+	if (len == 0) {
+		snprintf(err->msg, sizeof(err->msg), "%s: feedback: the file is empty", path);
+		doc = NULL;
+	} else if (is_msgpack(buf, len, path)) {
 		char m[200];
 
 		doc = dpf_msgpack_to_json(buf, len, m, sizeof(m));

@@ -14,6 +14,7 @@ include tests/xcheck/xcheck.mk
 -include tests/exports/exports.mk
 -include tests/plugin-rt/plugin-rt.mk
 -include tests/omp/omp.mk
+-include tests/use/use.mk
 -include tests/progrep/progrep.mk
 -include tests/feedback/feedback.mk
 -include tests/fbprogs/fbprogs.mk

@@ -1,0 +1,316 @@
+#!/usr/bin/python3
+"""run.py — the use build (deepprof-cc --deepprof-use=FEEDBACK): a program
+with known hot and cold code is profiled, `deepprof feedback` writes its
+feedback (JSON and MessagePack), and the program is rebuilt with it. Checks:
+the remarks GCC's -fopt-info shows (and -fsave-optimization-record keeps,
+and --deepprof-remarks prints alone), hot/cold placement (readelf on the
+object: .text.hot, .text.unlikely), an uninstrumented result that prints
+what the plain build prints, a stale function's one warning, -MD's
+dependency on the feedback, a two-file project built by make, and every
+bad feedback file or option: one line naming it, a non-zero exit, never an
+internal compiler error. Ends with "use: N passed, N failed".
+
+    run.py --build BUILD_DIR [TEST...]
+
+Part of deepprof's tests. MIT licence.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import dptest  # noqa: E402
+
+SRC = os.path.join(HERE, "s-hotcold.c")
+
+
+class Fail(AssertionError):
+    pass
+
+
+def eq(a, b, what):
+    if a != b:
+        raise Fail("%s: expected %r, got %r" % (what, b, a))
+
+
+def check(c, what):
+    if not c:
+        raise Fail(what)
+
+
+class Ctx:
+    def __init__(self, a, name):
+        self.a = a
+        self.dir = os.path.abspath(os.path.join(a.build, "use", name))
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.cc = os.path.abspath(os.path.join(a.build, "bin", "deepprof-cc"))
+        self.dp = os.path.abspath(os.path.join(a.build, "bin", "deepprof"))
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def run(self, cmd, rc=0, env=None):
+        e = dict(os.environ)
+        e.pop("DEEPPROF_FILE", None)
+        e.update(env or {})
+        r = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True, env=e, timeout=300)
+        if rc is not None and r.returncode != rc:
+            raise Fail("%s exited %d (expected %d): %s" % (" ".join(cmd), r.returncode, rc,
+                                                           r.stderr.strip()[-1500:]))
+        return r
+
+    def feedback(self, src=SRC, name="fb.json"):
+        """Profile src (plugin build, -O2) and write its feedback: the path."""
+        self.run([self.cc, "-O2", "-g", src, "-o", "prof"])
+        self.run([self.path("prof")])
+        self.run([self.dp, "feedback", "Deep.data", "-o", name])
+        return self.path(name)
+
+
+def sections(obj):
+    """{symbol: section name} of the functions of object file obj."""
+    r = subprocess.run(["readelf", "-SW", obj], capture_output=True, text=True, check=True)
+    names = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)", line)
+        if m:
+            names[int(m.group(1))] = m.group(2)
+    r = subprocess.run(["readelf", "-sW", obj], capture_output=True, text=True, check=True)
+    out = {}
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[3] == "FUNC" and f[6].isdigit():
+            out[f[7]] = names.get(int(f[6]), "?")
+    return out
+
+
+def remarks(stderr):
+    return [l for l in stderr.splitlines() if "deepprof:" in l]
+
+
+def t_remarks_placement(ctx):
+    fb = ctx.feedback()
+    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "-fopt-info", "-c", SRC, "-o", "use.o"])
+    rs = remarks(r.stderr)
+    want = [
+        (8, "optimized: deepprof: hot: 8 calls of"),
+        (16, "optimized: deepprof: cold: never executed in 1 profile; placed in .text.unlikely"),
+        (33, "optimized: deepprof: cold: the call of rescue() never ran in 1 profile"),
+    ]
+    for line, text in want:
+        check(any(":%d:" % line in x and text in x for x in rs),
+              "a remark at line %d with %r among:\n%s" % (line, text, "\n".join(rs)))
+    check(all(x.startswith(SRC + ":") for x in rs), "remarks at the source's places")
+    check(not any("note:" in x for x in rs), "-fopt-info shows no notes")
+    # notes with -fopt-info-note, missed ones with -fopt-info-missed
+    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "-fopt-info-note", "-c", SRC, "-o",
+                 "note.o"])
+    check(any(":22:" in x and "note: deepprof: rarely executed: 1 call" in x for x in remarks(r.stderr)),
+          "-fopt-info-note shows the rare note at line 22")
+    check(not any("optimized:" in x for x in remarks(r.stderr)), "-fopt-info-note: notes only")
+    s = sections(ctx.path("use.o"))
+    eq(s.get("work"), ".text.hot", "work's section")
+    eq(s.get("rescue"), ".text.unlikely", "rescue's section")
+    eq(s.get("report"), ".text", "report's section")
+    # without the feedback nothing moves
+    ctx.run(["gcc", "-O2", "-g", "-c", SRC, "-o", "plain.o"])
+    p = sections(ctx.path("plain.o"))
+    eq((p.get("work"), p.get("rescue")), (".text", ".text"), "a plain build's sections")
+    # at -O0 GCC moves nothing: the remark says marked, not placed
+    r = ctx.run([ctx.cc, "-O0", "--deepprof-use=" + fb, "-fopt-info", "-c", SRC, "-o", "o0.o"])
+    check(any("cold: never executed in 1 profile; marked cold" in x for x in remarks(r.stderr)),
+          "-O0: marked cold")
+
+
+def t_uninstrumented_same_output(ctx):
+    fb = ctx.feedback()
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, SRC, "-o", "use"])
+    ctx.run(["gcc", "-O2", "-g", SRC, "-o", "plain"])
+    os.unlink(ctx.path("Deep.data"))
+    a = ctx.run([ctx.path("use")]).stdout
+    b = ctx.run([ctx.path("plain")]).stdout
+    eq(a, b, "the use build prints what the plain build prints")
+    a = ctx.run([ctx.path("use"), "x"]).stdout
+    b = ctx.run([ctx.path("plain"), "x"]).stdout
+    eq(a, b, "also on the input that runs the cold path")
+    check(not os.path.exists(ctx.path("Deep.data")), "a use build is not instrumented")
+    nm = subprocess.run(["nm", ctx.path("use")], capture_output=True, text=True).stdout
+    check("dp_abi" not in nm and "__deepprof_tu" not in nm, "no deepprof symbols in a use build")
+    # --deepprof-instrument: instrumented too, and still placed
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument", SRC, "-o", "both"])
+    ctx.run([ctx.path("both")])
+    check(os.path.exists(ctx.path("Deep.data")), "--deepprof-instrument writes a profile")
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument", "-c", SRC, "-o",
+             "both.o"])
+    eq(sections(ctx.path("both.o")).get("rescue"), ".text.unlikely", "instrumented and placed")
+
+
+def t_msgpack_and_remarks_only(ctx):
+    ctx.feedback(name="fb.json")
+    fbm = ctx.path("fb.msgpack")
+    ctx.run([ctx.dp, "feedback", "Deep.data", "-o", fbm])
+    r1 = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + ctx.path("fb.json"), "--deepprof-remarks", "-c",
+                  SRC, "-o", "a.o"])
+    r2 = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fbm, "--deepprof-remarks", "-c", SRC, "-o",
+                  "b.o"])
+    eq(r2.stderr, r1.stderr, "MessagePack and JSON feedback give the same remarks")
+    lines = [l for l in r1.stderr.splitlines() if l.strip()]
+    check(len(lines) >= 4, "--deepprof-remarks prints the remarks")
+    check(all(": deepprof: " in l for l in lines), "--deepprof-remarks prints deepprof's only:\n"
+          + r1.stderr)
+    eq(sections(ctx.path("b.o")).get("work"), ".text.hot", "placed from MessagePack feedback")
+
+
+def t_opt_record(ctx):
+    fb = ctx.feedback()
+    ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "-fsave-optimization-record", "-c", SRC, "-o",
+             "rec.o"])
+    recs = [f for f in os.listdir(ctx.dir) if f.endswith(".opt-record.json.gz")]
+    eq(len(recs), 1, "one optimization record")
+    with gzip.open(ctx.path(recs[0]), "rt") as f:
+        doc = json.load(f)
+    msgs = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "message" in x and isinstance(x["message"], list):
+                msgs.append(("".join(m if isinstance(m, str) else m.get("expr", "")
+                                     for m in x["message"]), x.get("kind"),
+                             (x.get("location") or {}).get("line")))
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(doc)
+    ours = [m for m in msgs if m[0].startswith("deepprof:")]
+    check(any("cold: never executed" in m[0] and m[1] == "success" and m[2] == 16 for m in ours),
+          "the record keeps the cold remark at line 16 as a success: %r" % ours[:6])
+
+
+def t_stale(ctx):
+    fb = ctx.feedback()
+    with open(SRC) as f:
+        text = f.read()
+    changed = text.replace("s += i * i % 7;", "s += i * i % 11;")
+    check(changed != text, "the test changes work()")
+    src2 = ctx.path("s-hotcold.c")
+    with open(src2, "w") as f:
+        f.write(changed)
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "-fopt-info", "-c", src2, "-o", "stale.o"])
+    warns = [l for l in r.stderr.splitlines() if "warning:" in l]
+    eq(len(warns), 1, "one warning: %r" % warns)
+    check("'work' has changed since it was profiled" in warns[0].replace("\u2018", "'").replace("\u2019", "'"),
+          "the warning names work: " + warns[0])
+    s = sections(ctx.path("stale.o"))
+    eq(s.get("work"), ".text", "a stale function's entry is skipped")
+    eq(s.get("rescue"), ".text.unlikely", "the others still apply")
+
+
+def t_deps_and_make(ctx):
+    fb = ctx.feedback()
+    ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "-MMD", "-c", SRC, "-o", "dep.o"])
+    with open(ctx.path("dep.d")) as f:
+        d = f.read()
+    check(fb in d, "-MMD's rule names the feedback file:\n" + d)
+    # a two-file project, one feedback: each unit takes what concerns it
+    proj = ctx.path("proj")
+    os.makedirs(proj)
+    with open(SRC) as f:
+        text = f.read()
+    cut = text.index("int main(")
+    with open(os.path.join(proj, "lib.c"), "w") as f:
+        f.write(text[:cut])
+    with open(os.path.join(proj, "main.c"), "w") as f:
+        f.write("#include <stdio.h>\nunsigned long work(unsigned long);\nvoid rescue(const char *);\n"
+                "void report(unsigned long);\n" + text[cut:])
+    with open(os.path.join(proj, "Makefile"), "w") as f:
+        f.write("prog: main.o lib.o\n\t$(CC) $(CFLAGS) -o $@ main.o lib.o\n")
+    ctx.run(["make", "-C", proj, "CC=" + ctx.cc, "CFLAGS=-O2 -g"])
+    subprocess.run([os.path.join(proj, "prog")], cwd=proj, capture_output=True, check=True)
+    ctx.run([ctx.dp, "feedback", os.path.join(proj, "Deep.data"), "-o", os.path.join(proj, "fb.json")])
+    for o in ("main.o", "lib.o", "prog"):
+        os.unlink(os.path.join(proj, o))
+    r = ctx.run(["make", "-C", proj, "CC=" + ctx.cc, "CFLAGS=-O2 -g --deepprof-use=fb.json -fopt-info"])
+    s = sections(os.path.join(proj, "lib.o"))
+    eq((s.get("work"), s.get("rescue")), (".text.hot", ".text.unlikely"), "lib.o placed")
+    check(any("main.c:" in l and "rescue() never ran" in l for l in remarks(r.stderr)),
+          "main.c's cold call remarked")
+    check(not any("main.c:" in l and "hot: 8 calls" in l for l in remarks(r.stderr)),
+          "main.o takes nothing of lib.c's")
+
+
+def t_bad_files(ctx):
+    fb = ctx.feedback()
+    with open(fb, "rb") as f:
+        good = f.read()
+    cases = {
+        "empty.json": (b"", "is empty"),
+        "truncated.json": (good[:len(good) // 2], "not JSON"),
+        "corrupt.json": (b"{\"format\": 12, ]", "not JSON"),
+        "new.json": (good.replace(b'"min_version": 1', b'"min_version": 99'), "not readable by this"),
+        "other.json": (b'{"format": "something-else", "version": 1}', "feedback"),
+        "profile.msgpack": (open(ctx.path("Deep.data"), "rb").read(), "feedback"),
+    }
+    for name, (data, what) in cases.items():
+        with open(ctx.path(name), "wb") as f:
+            f.write(data)
+        r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + name, "-c", SRC, "-o", "bad.o"], rc=None)
+        check(r.returncode != 0, "%s: non-zero exit" % name)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        eq(len(lines), 1, "%s: one line: %r" % (name, lines))
+        check(name in lines[0] and what in lines[0], "%s: the line names it and says %r: %s"
+              % (name, what, lines[0]))
+        check("internal compiler error" not in r.stderr, "%s: no ICE" % name)
+    # missing: deepprof-cc says so; the plugin too, given it directly
+    r = ctx.run([ctx.cc, "--deepprof-use=missing.json", "-c", SRC, "-o", "m.o"], rc=2)
+    check(r.stderr.strip() == "deepprof-cc: cannot read feedback file missing.json: No such file or directory",
+          "deepprof-cc on a missing file: " + r.stderr)
+    plugin = os.path.abspath(os.path.join(ctx.a.build, "lib", "gcc-plugin", "deepprof.so"))
+    r = ctx.run(["gcc", "-fplugin=" + plugin, "-fplugin-arg-deepprof-use=missing.json",
+                 "-fplugin-arg-deepprof-instrument=0", "-c", SRC, "-o", "m.o"], rc=None)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    check(r.returncode != 0 and len(lines) == 1 and "missing.json" in lines[0] and
+          "cannot read" in lines[0], "the plugin on a missing file: %r" % lines)
+    # bad options
+    for args, msg in [(["--deepprof-parallelize=bogus"], "expected safe, none or candidate ids"),
+                      (["--deepprof-parallelize=1,x"], "expected safe, none or candidate ids"),
+                      (["--deepprof-remarks"], "--deepprof-remarks needs --deepprof-use"),
+                      (["--deepprof-use="], "expected --deepprof-use=FILE"),
+                      (["--deepprof-use=" + fb, "--deepprof-mode=cyg"], "needs the deepprof plugin")]:
+        r = ctx.run([ctx.cc] + args + ["-c", SRC, "-o", "o.o"], rc=2)
+        lines = r.stderr.strip().splitlines()
+        check(len(lines) == 1 and msg in lines[0], "%s: one line with %r: %r" % (args, msg, lines))
+
+
+TESTS = [("t001_remarks_placement", t_remarks_placement),
+         ("t002_uninstrumented_same_output", t_uninstrumented_same_output),
+         ("t003_msgpack_remarks_only", t_msgpack_and_remarks_only),
+         ("t004_opt_record", t_opt_record),
+         ("t005_stale", t_stale),
+         ("t006_deps_and_make", t_deps_and_make),
+         ("t007_bad_files", t_bad_files)]
+
+
+def main():
+    T = dptest.Tally("use")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("tests", nargs="*")
+    a = ap.parse_args()
+    tests = [(name, lambda fn=fn, name=name: fn(Ctx(a, name)))
+             for name, fn in TESTS if dptest.selected(name, a.tests)]
+    dptest.run_each(T, tests, fail=Fail, timed=True)
+    return T.end()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

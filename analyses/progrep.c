@@ -576,10 +576,17 @@ static int parse_call(struct parse *ps, json_t *o, struct dpa_pr_call *c, uint32
 	snprintf(want, sizeof(want), "%016llx:%u", (unsigned long long)tu->id, c->site);
 	if (strcmp(id, want))
 		return perr(ps, "site %u: id \"%s\" is not \"%s\"", c->site, id, want);
+	bool lost = false;
 	if (get_str_or_null(ps, o, "callee", &c->callee) < 0 || get_str(ps, o, "kind", &kind) < 0 ||
 	    get_u32(ps, o, "line", &c->line) < 0 || get_u32(ps, o, "col", &c->col) < 0 ||
-	    get_str(ps, o, "effects", &eff) < 0 || get_flag(ps, o, "tail", &c->tail) < 0 ||
-	    get_flag(ps, o, "noreturn", &c->noreturn) < 0)
+	    get_flag(ps, o, "lost", &lost) < 0)
+		return -1;
+	/* a lost call (schemas/progrep.md): GCC moved its statement out of
+	 * the function (an OpenMP region's body): nothing more is known */
+	if (lost)
+		eff = "memory";
+	else if (get_str(ps, o, "effects", &eff) < 0 || get_flag(ps, o, "tail", &c->tail) < 0 ||
+		 get_flag(ps, o, "noreturn", &c->noreturn) < 0)
 		return -1;
 	if (!strcmp(kind, "normal"))
 		c->kind = DPA_CSS_NORMAL;
@@ -597,6 +604,10 @@ static int parse_call(struct parse *ps, json_t *o, struct dpa_pr_call *c, uint32
 		c->effects = DPA_PR_EFF_MEMORY;
 	else
 		return perr(ps, "site %u: unknown effects \"%s\"", c->site, eff);
+	if (lost) {
+		c->result.kind = DPA_PR_NONE;
+		return 0;       /* no arguments, no result known */
+	}
 	if ((v = json_object_get(o, "target_from")) &&
 	    parse_refs(ps, v, parse_source, &c->n_target_from, &c->target_from, "target_from") < 0)
 		return -1;

@@ -16,6 +16,7 @@ Part of deepprof's tests. MIT licence.
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -170,6 +171,16 @@ def t_msort(ctx):
                 check("msort" in path_of(p, c)[:-1], "a task runs under msort")
             tops = [c for c in p.csd if c["callee"] == "msort" and c["caller"].startswith("main._omp_fn.")]
             eq(sum(c["calls"] for c in tops), 1, "the single's call of msort")
+        if ctx.route[0] != "cyg":
+            # feedback reads the program representation, whose region calls
+            # are "lost" (in the outlined functions), and finds the recursion
+            r = subprocess.run([ctx.a.deepprof, "feedback", ctx.path("Deep.data"), "-o",
+                                ctx.path("fb.json")], capture_output=True, text=True)
+            eq(r.returncode, 0, "deepprof feedback on an OpenMP program: " + r.stderr.strip())
+            with open(ctx.path("fb.json")) as f:
+                fb = json.load(f)
+            check(any(x["at"]["fn"] == "msort" for x in fb["recursion"]),
+                  "feedback finds msort's recursion " + opt)
 
 
 def t_pool(ctx):

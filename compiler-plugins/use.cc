@@ -27,12 +27,15 @@
 #include "dumpfile.h"
 #include "predict.h"
 #include "gimple-predict.h"
-#include "c-family/c-pragma.h"
 #include "cpplib.h"
 #include "use_feedback.h"
 
-/* libcpp's, in cc1 (mkdeps.h is not installed with the plugin headers) */
-extern void deps_add_dep(class mkdeps *, const char *);
+/* The C front end's reader and libcpp's dependency list (mkdeps.h is not
+ * installed with the plugin headers). Weak: lto1, which loads the plugin
+ * too under -flto, has no front end. */
+extern struct cpp_reader *parse_in __attribute__((weak));
+extern class mkdeps *cpp_get_deps(cpp_reader *) __attribute__((weak));
+extern void deps_add_dep(class mkdeps *, const char *) __attribute__((weak));
 
 static struct dpu_feedback *fbs;
 static unsigned n_fbs;
@@ -74,6 +77,8 @@ bool dp_use_init(void)
 /* PLUGIN_START_UNIT: with -MD/-MMD the object depends on the feedback. */
 void dp_use_deps(void *, void *)
 {
+	if (!&parse_in || !cpp_get_deps || !deps_add_dep)
+		return;
 	class mkdeps *d = parse_in ? cpp_get_deps(parse_in) : NULL;
 	if (!d)
 		return;

@@ -451,8 +451,8 @@ static void test_read_file(void)
 
 	/* missing, empty, truncated, corrupt, too new: one line naming the file */
 	read_fails(dpa_test_path("none.json"), ": cannot read: No such file or directory");
-	read_fails(put_file("empty.json", "", 0), ": feedback: not JSON: line 1: ");
-	read_fails(put_file("empty.msgpack", "", 0), ": feedback: empty file");
+	read_fails(put_file("empty.json", "", 0), ": feedback: the file is empty");
+	read_fails(put_file("empty.msgpack", "", 0), ": feedback: the file is empty");
 	read_fails(put_file("cut.json", js, jn / 2), ": feedback: not JSON: line ");
 	read_fails(put_file("cut.msgpack", mp, mn / 2),
 		   ": feedback: truncated or corrupt MessagePack");

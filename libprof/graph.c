@@ -365,8 +365,7 @@ int dp_graph_tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c)
  * new csd: if fn's ps has an outermost activation on this thread, the csd
  * adopts that pd; else it gets a new one. NULL when out of memory (lost).
  */
-struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site,
-				 uint32_t off)
+struct dp_csd *dp_graph_tab_find(const struct dp_pd *pd, uintptr_t site, uintptr_t fn)
 {
 	uintptr_t j = dp_hash(site, fn) & pd->mask;
 	struct dp_csd *c;
@@ -375,6 +374,15 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 			return c;
 		j = (j + 1) & pd->mask;
 	}
+	return NULL;
+}
+
+struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_t fn, uintptr_t site,
+				 uint32_t off)
+{
+	struct dp_csd *c = dp_graph_tab_find(pd, site, fn);
+	if (c)
+		return c;
 	int saved_errno = errno;
 	busy_on(t);
 	struct dp_ps *ps = ps_get(fn);

@@ -479,6 +479,8 @@ struct dp_pd *dp_graph_pd_new(struct dp_thread *t, struct dp_ps *ps);
 struct dp_pd *dp_graph_active_pd(struct dp_thread *t, const struct dp_ps *ps);
 int dp_graph_outer_reserve(struct dp_thread *t, uint32_t idx);
 int dp_graph_tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c);
+/* The csd of (site, fn) in pd's table, or NULL. */
+struct dp_csd *dp_graph_tab_find(const struct dp_pd *pd, uintptr_t site, uintptr_t fn);
 void dp_graph_csd_publish(struct dp_thread *t, struct dp_csd *c);
 /* End the tail-replaced activations recorded in t->tails[base .. upto):
  * count them as exits or non-local exits and, if restore, restore their

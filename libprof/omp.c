@@ -59,7 +59,6 @@ struct ctx {
 /* --- private prototypes --- */
 static void *real(const char *name, void **cache);
 static void capture(struct ctx *x, uintptr_t site, uint32_t kind);
-static struct dp_csd *tab_find(const struct dp_pd *pd, uintptr_t site, uintptr_t fn);
 static struct dp_ps *region_ps(uintptr_t fn, const struct dp_ps *parent);
 static struct dp_csd *region_csd(struct dp_thread *t, struct dp_pd *q, uintptr_t site, uintptr_t fn,
 				 uint32_t kind);
@@ -110,18 +109,6 @@ static void capture(struct ctx *x, uintptr_t site, uint32_t kind)
 	x->pd = pd;
 }
 
-static struct dp_csd *tab_find(const struct dp_pd *pd, uintptr_t site, uintptr_t fn)
-{
-	uintptr_t j = dp_hash(site, fn) & pd->mask;
-	struct dp_csd *c;
-	while ((c = pd->tab[j])) {
-		if (c->site == site && c->fn == fn)
-			return c;
-		j = (j + 1) & pd->mask;
-	}
-	return NULL;
-}
-
 /* The procedure of outlined function fn, made in parent: a region of a
  * plugin function has its sites (the plugin numbers the region's calls as
  * the function's), which its pds' slots and the prologue's check follow. */
@@ -150,7 +137,7 @@ static int region_abi(const struct dp_ps *ps)
 static struct dp_csd *region_csd(struct dp_thread *t, struct dp_pd *q, uintptr_t site, uintptr_t fn,
 				 uint32_t kind)
 {
-	struct dp_csd *c = tab_find(q, site, fn);
+	struct dp_csd *c = dp_graph_tab_find(q, site, fn);
 	if (c)
 		return c;
 	struct dp_ps *ps = region_ps(fn, q->ps);
@@ -192,7 +179,7 @@ static struct dp_csd *mirror_csd(struct dp_thread *t, struct dp_pd *q, const str
 	if (DP_CSS_IS_REGION(c->css->kind))
 		return region_csd(t, q, c->site, c->fn, c->css->kind);
 	uintptr_t fn = c->fn | DP_CTX_FN;
-	struct dp_csd *m = tab_find(q, c->site, fn);
+	struct dp_csd *m = dp_graph_tab_find(q, c->site, fn);
 	if (m)
 		return m;
 	if (!(m = dp_mem_thread(t, sizeof *m)))

@@ -542,16 +542,21 @@ void dp_graph_cfa_init(void)
 /*
  * Without call frame information: just above the return address, the
  * first stack word from hook_sp up that holds site (a copy of the return
- * address in the frame is taken for it). The search reads at most 64 KiB
- * of the function's own frame (the return address bounds it, so it never
- * leaves the stack). A bigger frame gets hook_sp + 8: still above every
- * callee's frame address and below its caller's, so nesting and longjmp
- * resync stay right; only a stale sibling with a smaller frame may then go
- * unnoticed.
+ * address in the frame is taken for it, which the first use says on
+ * stderr). The search reads at most 64 KiB of the function's own frame
+ * (the return address bounds it, so it never leaves the stack). A bigger
+ * frame gets hook_sp + 8: still above every callee's frame address and
+ * below its caller's, so nesting and longjmp resync stay right; only a
+ * stale sibling with a smaller frame may then go unnoticed.
  */
 #define CFA_SCAN_BYTES (64 * 1024)
 static uintptr_t scanned_cfa(const struct dp_thread *t, uintptr_t hook_sp, uintptr_t site)
 {
+	static int said;
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		dp_log("instrumented code without call frame information (-fno-asynchronous-unwind-tables?):",
+		       "its frame addresses are searched for on the stack, where a copy of a return address",
+		       "can make calls show as lost events and non-local exits");
 	uintptr_t end = hook_sp + CFA_SCAN_BYTES;
 	if (t->stack_hi && t->stack_hi > hook_sp && end > t->stack_hi)
 		end = t->stack_hi;
@@ -723,10 +728,12 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp,
 		return;
 	int saved_errno = errno;
 	uintptr_t sp = tail ? hook_sp : unwound_cfa(hook_sp);
-	if (!sp) {      /* no call frame information: the enter's offset, or a search */
+	if (!sp) {      /* no call frame information: the enter's offset if the return address is there, else a search */
 		struct dp_frame *top = t->h->top;
-		sp = top != t->stack && top->sp != DP_SP_DEAD && top->fn == fn ? hook_sp + top->off
-			: scanned_cfa(t, hook_sp, site);
+		if (top != t->stack && top->sp != DP_SP_DEAD && top->fn == fn)
+			sp = hook_sp + top->off;
+		if (!sp || ((const uintptr_t *)sp)[-1] != site)
+			sp = scanned_cfa(t, hook_sp, site);
 	}
 	busy_on(t);
 	bool nested;

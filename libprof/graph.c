@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unwind.h>
 #include "graph.h"
 
 /* --- private prototypes --- */
@@ -561,17 +562,90 @@ int dp_graph_grow_stack(struct dp_thread *t)
 }
 
 /*
- * The canonical frame address of the function that called a hook at
- * hook_sp: just above its return address, the first stack word from hook_sp
- * up that holds site. The search reads at most 64 KiB of the function's own
- * frame (the return address bounds it, so it never leaves the stack). A
- * bigger frame gets hook_sp + 8: still above every callee's frame address
- * and below its caller's, so nesting and longjmp resync stay right; only a
+ * The canonical frame address (CFA) of the function that called a hook,
+ * from that hook's own CFA, hook_sp (__builtin_dwarf_cfa() in cyg.c).
+ *
+ * Exactly, from the call frame information: a one-level unwind with
+ * libgcc's _Unwind_Backtrace. In its callback, _Unwind_GetCFA reports the
+ * stack pointer of the frame the callback is about (the CFA of the frame
+ * below it), so the step that reports hook_sp is in the hook's caller and
+ * the next one reports the caller's CFA. A fixed distance from hook_sp
+ * would not do: GCC calls a hook with a call's stack arguments still pushed
+ * (deferred pop), so two hooks of one function, even the enter and exit of
+ * one inlined function, can sit at different distances from its CFA; and
+ * the first stack word above hook_sp that holds the return address may be
+ * a copy of it the function keeps in its frame.
+ *
+ * Safe in a signal handler and without malloc (libprof interposes it): with
+ * GCC 12's libgcc and glibc 2.35 or later, finding a function's FDE is
+ * glibc's lock-free _dl_find_object, and the rest reads the stack and the
+ * unwind tables; libgcc's one-time setup (a pthread_once) and the lazy
+ * binding of these symbols are done by dp_graph_cfa_init() at start-up.
+ * (A program that links libunwind ahead of libgcc_s gets libunwind's
+ * _Unwind_Backtrace instead, which gives the same answers more slowly.)
+ * It costs about a microsecond (a few frames, each an FDE lookup and a
+ * CFA program run), which only the slow paths pay: the fast path checks
+ * the offset the last slow path kept in the csd (off).
+ */
+struct cfa_walk {
+	uintptr_t hook_sp;
+	uintptr_t cfa;              /* out: the caller's CFA; 0 if not found */
+	unsigned frames;
+	bool in_caller;             /* the walk has reached the hook's caller */
+};
+
+#define CFA_WALK_FRAMES 16      /* libprof's own frames and the hook's, at most */
+
+static _Unwind_Reason_Code cfa_step(struct _Unwind_Context *ctx, void *arg)
+{
+	struct cfa_walk *w = arg;
+	uintptr_t sp = (uintptr_t)_Unwind_GetCFA(ctx);
+	if (w->in_caller) {
+		if (sp > w->hook_sp)
+			w->cfa = sp;
+		return _URC_END_OF_STACK;
+	}
+	if (sp == w->hook_sp)
+		w->in_caller = true;
+	else if (sp > w->hook_sp || ++w->frames > CFA_WALK_FRAMES)
+		return _URC_END_OF_STACK;   /* passed it: not our stack's hook */
+	return _URC_NO_REASON;
+}
+
+/* The exact CFA of the hook's caller; 0 when its frame has no call frame
+ * information (code built with -fno-asynchronous-unwind-tables). */
+static __attribute__((noinline)) uintptr_t unwound_cfa(uintptr_t hook_sp)
+{
+	struct cfa_walk w = { .hook_sp = hook_sp };
+	(void)_Unwind_Backtrace(cfa_step, &w);
+	return w.cfa;
+}
+
+/* One walk at start-up, so that no hook (in a signal handler, say) runs
+ * libgcc's one-time setup or the loader's lazy binding of the unwinder. */
+void dp_graph_cfa_init(void)
+{
+	(void)unwound_cfa(0);
+}
+
+/*
+ * Without call frame information: just above the return address, the
+ * first stack word from hook_sp up that holds site (a copy of the return
+ * address in the frame is taken for it, which the first use says on
+ * stderr). The search reads at most 64 KiB of the function's own frame
+ * (the return address bounds it, so it never leaves the stack). A bigger
+ * frame gets hook_sp + 8: still above every callee's frame address and
+ * below its caller's, so nesting and longjmp resync stay right; only a
  * stale sibling with a smaller frame may then go unnoticed.
  */
 #define CFA_SCAN_BYTES (64 * 1024)
-static uintptr_t frame_cfa(const struct dp_thread *t, uintptr_t hook_sp, uintptr_t site)
+static uintptr_t scanned_cfa(const struct dp_thread *t, uintptr_t hook_sp, uintptr_t site)
 {
+	static int said;
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		dp_log("instrumented code without call frame information (-fno-asynchronous-unwind-tables?):",
+		       "its frame addresses are searched for on the stack, where a copy of a return address",
+		       "can make calls show as lost events and non-local exits");
 	uintptr_t end = hook_sp + CFA_SCAN_BYTES;
 	if (t->stack_hi && t->stack_hi > hook_sp && end > t->stack_hi)
 		end = t->stack_hi;
@@ -579,6 +653,12 @@ static uintptr_t frame_cfa(const struct dp_thread *t, uintptr_t hook_sp, uintptr
 		if (*p == site)
 			return (uintptr_t)(p + 1);
 	return hook_sp + 8;
+}
+
+static uintptr_t frame_cfa(const struct dp_thread *t, uintptr_t hook_sp, uintptr_t site)
+{
+	uintptr_t cfa = unwound_cfa(hook_sp);
+	return cfa ? cfa : scanned_cfa(t, hook_sp, site);
 }
 
 /*
@@ -644,7 +724,7 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 			p->csd->cmask = pd->mask;
 		}
 	}
-	c->guess = ((const uintptr_t *)sp)[-1] != site;    /* a frame too big to search */
+	c->guess = ((const uintptr_t *)sp)[-1] != site;    /* no CFI, and a frame too big to search */
 	c->off = (uint32_t)(sp - hook_sp);  /* the layout seen last is the likeliest next */
 	f[1].sp = sp;               /* first: see dp_graph_refill */
 	__asm__ volatile("" ::: "memory");
@@ -724,16 +804,26 @@ void dp_stress(unsigned point)
  * The exit hook's slow path: frames deeper than fn's frame were left by
  * longjmp and are popped as non-local exits; then fn's frame is popped as a
  * return. An exit whose enter was never seen (ignored while busy) is lost.
+ * fn's frame address is found again (frame_cfa's unwind), not taken as
+ * hook_sp plus the offset its enter hook had: an exit hook may run with
+ * fewer stack arguments pushed than the enter hook did (gawk's do_print
+ * inlines DEREF so), which puts that sum above fn's frame, and fn's frame
+ * would be popped as left by longjmp and its exit lost.
  */
 DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 {
 	struct dp_thread *t = dp_self;
 	if (!t || (t->h->stop & ~(uint32_t)DP_ALT))
 		return;
-	struct dp_frame *top = t->h->top;
-	uintptr_t sp = tail ? hook_sp
-		: top != t->stack && top->sp != DP_SP_DEAD && top->fn == fn ? hook_sp + top->off
-		: frame_cfa(t, hook_sp, site);
+	int saved_errno = errno;
+	uintptr_t sp = tail ? hook_sp : unwound_cfa(hook_sp);
+	if (!sp) {      /* no call frame information: the enter's offset if the return address is there, else a search */
+		struct dp_frame *top = t->h->top;
+		if (top != t->stack && top->sp != DP_SP_DEAD && top->fn == fn)
+			sp = hook_sp + top->off;
+		if (!sp || ((const uintptr_t *)sp)[-1] != site)
+			sp = scanned_cfa(t, hook_sp, site);
+	}
 	busy_on(t);
 	bool nested;
 	(void)push_in_progress(t, sp, &nested);
@@ -756,6 +846,7 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp,
 	}
 	alt_check(t);
 	busy_off(t);
+	errno = saved_errno;
 }
 
 /*

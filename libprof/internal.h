@@ -462,6 +462,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 				 uint32_t off);
 void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t at);
 void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail);
+void dp_graph_cfa_init(void);
 int dp_graph_grow_stack(struct dp_thread *t);
 void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c, uintptr_t at);
 /* Count every frame still on t's stack as a non-local exit; with returned

@@ -132,6 +132,7 @@ static void runtime_init_once(void)
 	if (dp_rt.timer_hz)
 		dp_timer_install();
 	dp_alloc_link();
+	dp_graph_cfa_init();
 	DP_STORE_REL(&dp_rt.inited, 1);
 	errno = saved_errno;
 }

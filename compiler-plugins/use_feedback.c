@@ -4,6 +4,7 @@
  * (feedback/feedback_file.h): C, so that the plugin's C++ never includes
  * the library's headers. Part of deepprof's compiler plugins. MIT licence.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -44,12 +44,16 @@ struct pool {
 	struct dpa_pr_tu **by_id;   /* the TUs sorted by id, once all are read; NULL before */
 };
 
-/* A source file read for checksums (one read per file per progrep). */
+/* A source file read for checksums (one read per file per progrep), with
+ * where each of its lines starts, so that a function's checksum hashes its
+ * own lines only instead of scanning the file from the top every time. */
 struct srcfile {
 	struct srcfile *next;
 	char *path;
 	char *text;             /* NULL: unreadable */
 	size_t len;
+	size_t n_nl;            /* newlines in text */
+	size_t *line_at;        /* [n_nl + 1]: where line k + 1 starts (line_at[0] = 0) */
 };
 
 /* Parsing state: where we are, for the error line. */
@@ -803,20 +807,67 @@ out:
  * Checksums
  * ================================================================ */
 
+#define FNV64_BASIS 14695981039346656037ULL
+
+static uint64_t fnv64(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Scans text from its start: check_sums() uses lines_sum() instead. */
 uint64_t dpa_progrep_checksum(const char *text, size_t len, uint32_t from, uint32_t to)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = FNV64_BASIS;
 	uint32_t line = 1;
 
 	for (size_t i = 0; i < len && line <= to; i++) {
-		if (line >= from) {
-			h ^= (unsigned char)text[i];
-			h *= 1099511628211ULL;
-		}
+		if (line >= from)
+			h = fnv64(h, text + i, 1);
 		if (text[i] == '\n')
 			line++;
 	}
 	return h;
+}
+
+/* Index where each line of s->text starts; -1 (line_at NULL) when out of
+ * memory. */
+static int index_lines(struct srcfile *s)
+{
+	const char *p = s->text, *end = s->text + s->len, *nl;
+	size_t k = 0;
+
+	s->n_nl = 0;
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		s->n_nl++;
+		p = nl + 1;
+	}
+	s->line_at = malloc((s->n_nl + 1) * sizeof(*s->line_at));
+	if (!s->line_at)
+		return -1;
+	s->line_at[k++] = 0;
+	for (p = s->text; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+		s->line_at[k++] = (size_t)(nl + 1 - s->text);
+	return 0;
+}
+
+/* dpa_progrep_checksum(s->text, s->len, from, to) in time proportional to
+ * the lines hashed: lines from..to are the bytes from the start of line
+ * `from` to the start of line to + 1 (or the end of the text). */
+static uint64_t lines_sum(const struct srcfile *s, uint32_t from, uint32_t to)
+{
+	size_t first = from ? from : 1, begin, end;
+
+	if (!s->line_at)
+		return dpa_progrep_checksum(s->text, s->len, from, to);
+	if (first > to)
+		return FNV64_BASIS;
+	begin = first - 1 <= s->n_nl ? s->line_at[first - 1] : s->len;
+	end = to <= s->n_nl ? s->line_at[to] : s->len;
+	return fnv64(FNV64_BASIS, s->text + begin, end - begin);
 }
 
 static char *read_whole(const char *path, size_t *len)
@@ -925,6 +976,8 @@ static struct srcfile *source_for(struct srcfile **cache, const char *file, cons
 		if (!s->text)
 			s->text = read_whole(file, &s->len);
 	}
+	if (s->text)
+		index_lines(s);         /* out of memory: lines_sum() scans instead */
 	s->next = *cache;
 	*cache = s;
 	return s;
@@ -948,8 +1001,7 @@ static void check_sums(struct dpa_progrep *pr, Elf *elf)
 			if (!s || !s->text) {
 				f->sum_state = DPA_PR_SUM_NO_SOURCE;
 			} else {
-				f->source_sum = dpa_progrep_checksum(s->text, s->len, f->line,
-								     f->end_line);
+				f->source_sum = lines_sum(s, f->line, f->end_line);
 				f->sum_state = f->source_sum == f->checksum ? DPA_PR_SUM_OK :
 					       DPA_PR_SUM_STALE;
 			}
@@ -960,6 +1012,7 @@ static void check_sums(struct dpa_progrep *pr, Elf *elf)
 		n = s->next;
 		free(s->path);
 		free(s->text);
+		free(s->line_at);
 		free(s);
 	}
 	for (int k = 0; k < n_dirs; k++)

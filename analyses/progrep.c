@@ -1068,6 +1068,7 @@ static struct srcfile *source_for(struct dpa_progrep *pr, struct map *files, str
 
 static void check_sums(struct dpa_progrep *pr, Elf *elf)
 {
+	struct pool *pl = pr->pool;
 	struct srcfile *all = NULL, *s, *n;
 	struct map files = { 0 };
 	char *dirs[16];
@@ -1085,8 +1086,7 @@ static void check_sums(struct dpa_progrep *pr, Elf *elf)
 			if (!s || !s->text) {
 				f->sum_state = DPA_PR_SUM_NO_SOURCE;
 			} else {
-				f->source_sum = lines_sum(s, f->line, f->end_line,
-							  &((struct pool *)pr->pool)->steps);
+				f->source_sum = lines_sum(s, f->line, f->end_line, &pl->steps);
 				f->sum_state = f->source_sum == f->checksum ? DPA_PR_SUM_OK :
 					       DPA_PR_SUM_STALE;
 			}
@@ -1147,7 +1147,7 @@ static int parse_text(struct dpa_progrep *pr, const char *path, const char *text
 		      Elf *elf, struct dpa_error *err)
 {
 	struct parse ps = { 0 };
-	size_t i, lines = 0;
+	size_t i = 0, lines = 0;
 	int rc;
 
 	memset(pr, 0, sizeof(*pr));
@@ -1160,8 +1160,8 @@ static int parse_text(struct dpa_progrep *pr, const char *path, const char *text
 	ps.path = path;
 	ps.err = err;
 	ps.text_len = len;
-	for (i = 0; i < len; i++)
-		lines += text[i] == '\n';
+	for (const char *nl; i < len && (nl = memchr(text + i, '\n', len - i)); i = (size_t)(nl - text) + 1)
+		lines++;
 	ps.cap_tu = ps.cap_fn = (uint32_t)(lines < UINT32_MAX ? lines : UINT32_MAX);
 	pr->tu = pool_array(&ps, ps.cap_tu, sizeof(*pr->tu));
 	pr->fn = pool_array(&ps, ps.cap_fn, sizeof(*pr->fn));
@@ -1327,7 +1327,7 @@ struct dpa_pr_tu *dpa_progrep_tu(const struct dpa_progrep *pr, uint64_t tu_id)
 		}
 		return a < pr->n_tu && pl->by_id[a]->id == tu_id ? pl->by_id[a] : NULL;
 	}
-	for (uint32_t i = 0; i < pr->n_tu; i++)     /* while reading */
+	for (uint32_t i = 0; i < pr->n_tu; i++)     /* a file whose reading failed */
 		if (pr->tu[i].id == tu_id)
 			return &pr->tu[i];
 	return NULL;

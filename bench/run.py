@@ -509,6 +509,17 @@ def progrep_size(exe):
     return None
 
 
+def tool_output(cmd, cwd):
+    """cmd's stdout; Fatal naming the subcommand and its last line of
+    stderr (the reason) when it fails."""
+    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        why = r.stderr.decode(errors="replace").strip().splitlines()
+        raise Fatal("deepprof %s exited with %d: %s" % (cmd[1], r.returncode,
+                                                        why[-1][:300] if why else "no message"))
+    return r.stdout.decode(errors="replace")
+
+
 def tool_times(a, progs, res, b):
     """{(prog, variant): {functions, bytes, progrep: Series, feedback: Series}
     or a message} for every plugin build with a Deep.data: `deepprof progrep
@@ -528,23 +539,22 @@ def tool_times(a, progs, res, b):
             exe, data = b.exes[key], os.path.join(d, files[0])
             t = {"functions": None, "bytes": progrep_size(exe), "progrep": Series(),
                  "feedback": Series()}
+            tdir = os.path.join(d, "tools")
+            clean_dir(tdir)
+            fb = [dp, "feedback", data, "-o", os.path.join(tdir, "feedback.json")]
             try:
-                r = run_quiet([dp, "progrep", exe])
-                first = r.stdout.decode(errors="replace").split("\n", 1)[0]
+                first = tool_output([dp, "progrep", exe], tdir).split("\n", 1)[0]
                 for part in first.split(","):        # "EXE: 2 TUs, 2688 functions; ..."
                     w = part.split()
                     if len(w) >= 2 and w[1].startswith("functions"):
                         t["functions"] = int(w[0])
-                tdir = os.path.join(d, "tools")
-                clean_dir(tdir)
+                tool_output(fb, tdir)
                 for _ in range(a.fb_runs):
                     t["progrep"].add(*timed([dp, "progrep", exe], tdir,
                                             os.path.join(tdir, "progrep.out")))
-                    t["feedback"].add(*timed([dp, "feedback", data, "-o",
-                                              os.path.join(tdir, "feedback.json")], tdir,
-                                             os.path.join(tdir, "feedback.out")))
+                    t["feedback"].add(*timed(fb, tdir, os.path.join(tdir, "feedback.out")))
             except Fatal as e:
-                out[key] = str(e).splitlines()[0][:300]
+                out[key] = str(e)
                 print("bench: %s %s: %s" % (p.name, v, out[key]), file=sys.stderr, flush=True)
                 continue
             out[key] = t

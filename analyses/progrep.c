@@ -42,14 +42,27 @@ struct pool {
 	struct chunk *chunks;
 	struct dpa_strtab *strs;
 	struct dpa_pr_tu **by_id;   /* the TUs sorted by id, once all are read; NULL before */
+	uint64_t steps;             /* work done reading: dpa_progrep_steps() */
 };
 
-/* A source file read for checksums (one read per file per progrep). */
+/* A hash table from 64-bit keys to pointers (open addressing, linear
+ * probing): the TUs by id while a section is read, the source files by
+ * their interned name while checksums are checked. */
+struct map {
+	uint64_t *key;
+	void **val;             /* NULL: an empty slot */
+	size_t n, cap;          /* cap: 0 or a power of 2 */
+};
+
+/* A source file read for checksums (one read per file per progrep), with
+ * where each of its lines starts, so that a function's checksum hashes its
+ * own lines only instead of scanning the file from the top every time. */
 struct srcfile {
 	struct srcfile *next;
-	char *path;
 	char *text;             /* NULL: unreadable */
 	size_t len;
+	size_t n_nl;            /* newlines in text */
+	size_t *line_at;        /* [n_nl + 1]: where line k + 1 starts (line_at[0] = 0) */
 };
 
 /* Parsing state: where we are, for the error line. */
@@ -64,6 +77,7 @@ struct parse {
 	struct dpa_pr_tu *cur_tu;   /* TU of the record being parsed */
 	struct dpa_pr_fn *cur_fn;
 	uint32_t version;           /* "progrep" of the record being parsed */
+	struct map tus;             /* the TUs read so far, by id */
 };
 
 /* ---- private prototypes ---- */
@@ -135,6 +149,71 @@ static void *pool_alloc(struct pool *pl, size_t n)
 	c->used += n;
 	memset(r, 0, n);
 	return r;
+}
+
+/* ================================================================
+ * Hash table
+ * ================================================================ */
+
+static size_t map_slot(const struct map *m, uint64_t key, uint64_t *steps)
+{
+	uint64_t h = key;       /* splitmix64's finaliser: every key bit moves the slot */
+	size_t j;
+
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	for (j = (size_t)h & (m->cap - 1); m->val[j] && m->key[j] != key; j = (j + 1) & (m->cap - 1))
+		(*steps)++;
+	(*steps)++;
+	return j;
+}
+
+/* The value of key, or NULL. steps counts the slots looked at. */
+static void *map_get(const struct map *m, uint64_t key, uint64_t *steps)
+{
+	return m->cap ? m->val[map_slot(m, key, steps)] : NULL;
+}
+
+/* Set key's value (val not NULL); -1 when out of memory. */
+static int map_put(struct map *m, uint64_t key, void *val, uint64_t *steps)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct map g = { .cap = m->cap ? m->cap * 2 : 16 };
+
+		g.key = malloc(g.cap * sizeof(*g.key));
+		g.val = calloc(g.cap, sizeof(*g.val));
+		if (!g.key || !g.val) {
+			free(g.key);
+			free(g.val);
+			return -1;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->val[i]) {
+				j = map_slot(&g, m->key[i], steps);
+				g.key[j] = m->key[i];
+				g.val[j] = m->val[i];
+			}
+		g.n = m->n;
+		free(m->key);
+		free(m->val);
+		*m = g;
+	}
+	j = map_slot(m, key, steps);
+	if (!m->val[j])
+		m->n++;
+	m->key[j] = key;
+	m->val[j] = val;
+	return 0;
+}
+
+static void map_free(struct map *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
 }
 
 static void *pool_array(struct parse *ps, size_t n, size_t size)
@@ -657,7 +736,7 @@ static int parse_tu(struct parse *ps, json_t *o, uint64_t id)
 	struct dpa_progrep *pr = ps->pr;
 	struct dpa_pr_tu *tu;
 
-	if (dpa_progrep_tu(pr, id))
+	if (map_get(&ps->tus, id, &ps->pool->steps))
 		return perr(ps, "a second tu record for TU %016llx", (unsigned long long)id);
 	if (pr->n_tu == ps->cap_tu)
 		return perr(ps, "more records than lines");  /* cannot happen: cap = lines */
@@ -675,6 +754,8 @@ static int parse_tu(struct parse *ps, json_t *o, uint64_t id)
 	tu->call_of_site = pool_array(ps, tu->n_css, sizeof(*tu->call_of_site));
 	if (!tu->fn_of_ps || !tu->call_of_site)
 		return -1;
+	if (map_put(&ps->tus, id, tu, &ps->pool->steps) < 0)
+		return perr(ps, "out of memory");
 	pr->n_tu++;
 	return 0;
 }
@@ -682,7 +763,7 @@ static int parse_tu(struct parse *ps, json_t *o, uint64_t id)
 static int parse_fn(struct parse *ps, json_t *o, uint64_t id)
 {
 	struct dpa_progrep *pr = ps->pr;
-	struct dpa_pr_tu *tu = dpa_progrep_tu(pr, id);
+	struct dpa_pr_tu *tu = map_get(&ps->tus, id, &ps->pool->steps);
 	struct dpa_pr_fn *f;
 	const char *sum;
 	json_t *params = NULL, *unplaced = NULL, *calls = NULL;
@@ -814,20 +895,72 @@ out:
  * Checksums
  * ================================================================ */
 
+#define FNV64_BASIS 14695981039346656037ULL
+
+static uint64_t fnv64(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Scans text from its start: check_sums() uses lines_sum() instead. */
 uint64_t dpa_progrep_checksum(const char *text, size_t len, uint32_t from, uint32_t to)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = FNV64_BASIS;
 	uint32_t line = 1;
 
 	for (size_t i = 0; i < len && line <= to; i++) {
-		if (line >= from) {
-			h ^= (unsigned char)text[i];
-			h *= 1099511628211ULL;
-		}
+		if (line >= from)
+			h = fnv64(h, text + i, 1);
 		if (text[i] == '\n')
 			line++;
 	}
 	return h;
+}
+
+/* Index where each line of s->text starts; -1 (line_at NULL) when out of
+ * memory. steps counts the lines. */
+static int index_lines(struct srcfile *s, uint64_t *steps)
+{
+	const char *p = s->text, *end = s->text + s->len, *nl;
+	size_t k = 0;
+
+	s->n_nl = 0;
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		s->n_nl++;
+		p = nl + 1;
+	}
+	*steps += s->n_nl + 1;
+	s->line_at = malloc((s->n_nl + 1) * sizeof(*s->line_at));
+	if (!s->line_at)
+		return -1;
+	s->line_at[k++] = 0;
+	for (p = s->text; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+		s->line_at[k++] = (size_t)(nl + 1 - s->text);
+	return 0;
+}
+
+/* dpa_progrep_checksum(s->text, s->len, from, to) in time proportional to
+ * the lines hashed: lines from..to are the bytes from the start of line
+ * `from` to the start of line to + 1 (or the end of the text). steps
+ * counts the lines hashed (and every line scanned without an index). */
+static uint64_t lines_sum(const struct srcfile *s, uint32_t from, uint32_t to, uint64_t *steps)
+{
+	size_t n_lines = s->n_nl + 1;   /* the last one may be empty */
+	size_t first = from ? from : 1, last = to < n_lines ? to : n_lines, end;
+
+	if (!s->line_at) {
+		*steps += last;
+		return dpa_progrep_checksum(s->text, s->len, from, to);
+	}
+	if (first > last)
+		return FNV64_BASIS;
+	*steps += last - first + 1;
+	end = to <= s->n_nl ? s->line_at[to] : s->len;
+	return fnv64(FNV64_BASIS, s->text + s->line_at[first - 1], end - s->line_at[first - 1]);
 }
 
 static char *read_whole(const char *path, size_t *len)
@@ -899,24 +1032,24 @@ static int comp_dirs(Elf *elf, char **out, int max)
 	return n;
 }
 
-static struct srcfile *source_for(struct srcfile **cache, const char *file, const char *elf_path,
-				  char **dirs, int n_dirs)
+/* The source file called `file` (a string of pr's table: equal names are
+ * the same pointer, the key of `files`), read on its first use; NULL when
+ * out of memory. */
+static struct srcfile *source_for(struct dpa_progrep *pr, struct map *files, struct srcfile **all,
+				  const char *file, char **dirs, int n_dirs)
 {
+	struct pool *pl = pr->pool;
+	const char *elf_path = pr->path;
 	struct srcfile *s;
 	char buf[4096];
 	int k;
 
-	for (s = *cache; s; s = s->next)
-		if (!strcmp(s->path, file))
-			return s;
+	s = map_get(files, (uint64_t)(uintptr_t)file, &pl->steps);
+	if (s)
+		return s;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->path = strdup(file);
-	if (!s->path) {
-		free(s);
-		return NULL;
-	}
 	if (file[0] == '/') {
 		s->text = read_whole(file, &s->len);
 	} else {
@@ -936,14 +1069,19 @@ static struct srcfile *source_for(struct srcfile **cache, const char *file, cons
 		if (!s->text)
 			s->text = read_whole(file, &s->len);
 	}
-	s->next = *cache;
-	*cache = s;
+	if (s->text)
+		index_lines(s, &pl->steps);     /* out of memory: lines_sum() scans instead */
+	s->next = *all;
+	*all = s;
+	map_put(files, (uint64_t)(uintptr_t)file, s, &pl->steps);  /* out of memory: read again next time */
 	return s;
 }
 
 static void check_sums(struct dpa_progrep *pr, Elf *elf)
 {
-	struct srcfile *cache = NULL, *s, *n;
+	struct pool *pl = pr->pool;
+	struct srcfile *all = NULL, *s, *n;
+	struct map files = { 0 };
 	char *dirs[16];
 	int n_dirs = -1;
 
@@ -955,22 +1093,22 @@ static void check_sums(struct dpa_progrep *pr, Elf *elf)
 		} else {
 			if (n_dirs < 0 && f->file[0] != '/')   /* first relative name */
 				n_dirs = elf ? comp_dirs(elf, dirs, 16) : 0;
-			s = source_for(&cache, f->file, pr->path, dirs, n_dirs < 0 ? 0 : n_dirs);
+			s = source_for(pr, &files, &all, f->file, dirs, n_dirs < 0 ? 0 : n_dirs);
 			if (!s || !s->text) {
 				f->sum_state = DPA_PR_SUM_NO_SOURCE;
 			} else {
-				f->source_sum = dpa_progrep_checksum(s->text, s->len, f->line,
-								     f->end_line);
+				f->source_sum = lines_sum(s, f->line, f->end_line, &pl->steps);
 				f->sum_state = f->source_sum == f->checksum ? DPA_PR_SUM_OK :
 					       DPA_PR_SUM_STALE;
 			}
 		}
 		pr->n_sum[f->sum_state]++;
 	}
-	for (s = cache; s; s = n) {
+	map_free(&files);
+	for (s = all; s; s = n) {
 		n = s->next;
-		free(s->path);
 		free(s->text);
+		free(s->line_at);
 		free(s);
 	}
 	for (int k = 0; k < n_dirs; k++)
@@ -988,11 +1126,40 @@ static int tu_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The records of text[0..len), one a line. */
+static int parse_lines(struct parse *ps, const char *text, size_t len)
+{
+	ps->line = 1;
+	for (size_t i = 0; i < len;) {
+		const char *nl;
+
+		if (text[i] == '\0') {          /* alignment padding between objects */
+			i++;
+			continue;
+		}
+		if (text[i] == '\n') {          /* an empty line */
+			ps->line++;
+			i++;
+			continue;
+		}
+		nl = memchr(text + i, '\n', len - i);
+		if (!nl)
+			return perr(ps, "truncated: the last record has no newline");
+		ps->pool->steps++;
+		if (parse_record(ps, text + i, (size_t)(nl - (text + i))) < 0)
+			return -1;
+		ps->line++;
+		i = (size_t)(nl - text) + 1;
+	}
+	return 0;
+}
+
 static int parse_text(struct dpa_progrep *pr, const char *path, const char *text, size_t len,
 		      Elf *elf, struct dpa_error *err)
 {
 	struct parse ps = { 0 };
-	size_t i, lines = 0;
+	size_t i = 0, lines = 0;
+	int rc;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->path = strdup(path);
@@ -1004,35 +1171,17 @@ static int parse_text(struct dpa_progrep *pr, const char *path, const char *text
 	ps.path = path;
 	ps.err = err;
 	ps.text_len = len;
-	for (i = 0; i < len; i++)
-		lines += text[i] == '\n';
+	for (const char *nl; i < len && (nl = memchr(text + i, '\n', len - i)); i = (size_t)(nl - text) + 1)
+		lines++;
 	ps.cap_tu = ps.cap_fn = (uint32_t)(lines < UINT32_MAX ? lines : UINT32_MAX);
 	pr->tu = pool_array(&ps, ps.cap_tu, sizeof(*pr->tu));
 	pr->fn = pool_array(&ps, ps.cap_fn, sizeof(*pr->fn));
 	if (!pr->tu || !pr->fn)
 		return -1;
-	ps.line = 1;
-	for (i = 0; i < len;) {
-		size_t end;
-
-		if (text[i] == '\0') {          /* alignment padding between objects */
-			i++;
-			continue;
-		}
-		if (text[i] == '\n') {          /* an empty line */
-			ps.line++;
-			i++;
-			continue;
-		}
-		for (end = i; end < len && text[end] != '\n'; end++)
-			;
-		if (end == len)
-			return perr(&ps, "truncated: the last record has no newline");
-		if (parse_record(&ps, text + i, end - i) < 0)
-			return -1;
-		ps.line++;
-		i = end + 1;
-	}
+	rc = parse_lines(&ps, text, len);
+	map_free(&ps.tus);
+	if (rc < 0)
+		return -1;
 	ps.pool->by_id = pool_array(&ps, pr->n_tu, sizeof(*ps.pool->by_id));
 	if (!ps.pool->by_id)
 		return -1;
@@ -1167,6 +1316,11 @@ void dpa_progrep_release(struct dpa_progrep *pr)
 	memset(pr, 0, sizeof(*pr));
 }
 
+uint64_t dpa_progrep_steps(const struct dpa_progrep *pr)
+{
+	return pr->pool ? ((const struct pool *)pr->pool)->steps : 0;
+}
+
 struct dpa_pr_tu *dpa_progrep_tu(const struct dpa_progrep *pr, uint64_t tu_id)
 {
 	struct pool *pl = pr->pool;
@@ -1184,7 +1338,7 @@ struct dpa_pr_tu *dpa_progrep_tu(const struct dpa_progrep *pr, uint64_t tu_id)
 		}
 		return a < pr->n_tu && pl->by_id[a]->id == tu_id ? pl->by_id[a] : NULL;
 	}
-	for (uint32_t i = 0; i < pr->n_tu; i++)     /* while reading */
+	for (uint32_t i = 0; i < pr->n_tu; i++)     /* a file whose reading failed */
 		if (pr->tu[i].id == tu_id)
 			return &pr->tu[i];
 	return NULL;

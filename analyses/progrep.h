@@ -175,6 +175,13 @@ int dpa_progrep_parse(struct dpa_progrep *pr, const char *path, const char *text
 /* Free everything *pr owns; *pr is then zeroed. A zeroed *pr does nothing. */
 void dpa_progrep_release(struct dpa_progrep *pr);
 
+/* The work reading *pr took, in steps: records read, hash-table slots
+ * looked at (TUs by id, source files by name), source lines indexed and
+ * lines hashed for checksums. Reading is linear: this grows in proportion
+ * to the section and its sources, which the unit tests check without timing
+ * anything. 0 for a zeroed *pr. */
+uint64_t dpa_progrep_steps(const struct dpa_progrep *pr);
+
 /* Lookups by key; NULL when there is no such record. */
 struct dpa_pr_tu *dpa_progrep_tu(const struct dpa_progrep *pr, uint64_t tu_id);
 struct dpa_pr_fn *dpa_progrep_fn(const struct dpa_progrep *pr, uint64_t tu_id, uint32_t ps);

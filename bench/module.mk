@@ -4,7 +4,9 @@
 # allocation-heavy program, and bzip2, zlib's minigzip, gawk and jq from
 # Debian's sources (fetched into $(BUILD)/src by bench/fetch-src.sh), in the cyg route
 # and the plugin route (deepprof-cc: its default ABI v2, abi=1 and
-# calls=surviving), with compile time and text size; then the
+# calls=surviving), with compile time and text size, and the CPU time of
+# `deepprof progrep` and `deepprof feedback` on every plugin build and its
+# Deep.data (median of max(3, --runs)); then the
 # analyses benchmark (bench/analyses.py: deepprof report/export and
 # callgrind_annotate on dp-gen profiles of 10^5..10^7 csds). Not part of
 # `make check`. The table also goes to $(BUILD)/bench/results.txt.

@@ -26,7 +26,10 @@ drift in the machine's load spreads over all of them:
               input by that ratio (marked ~)
 
 Beside the times: the CPU time to compile and link bzip2 and the text size
-of every binary, in each variant against plain. Then the analyses benchmark
+of every binary, in each variant against plain; and, for every plugin build,
+what reading its program representation costs the tools (issue 14):
+`deepprof progrep BINARY` and `deepprof feedback Deep.data` on the profile of
+its last good run, FB_RUNS times each (median). Then the analyses benchmark
 (analyses.py: deepprof report/export on dp-gen profiles of 10^5..10^7 csds).
 
 Times are CPU seconds (user+sys of the child, from wait4): on a shared
@@ -492,13 +495,79 @@ def deep_data_stats(a, progs, res, b):
     return stats
 
 
+def progrep_size(exe):
+    """The size in bytes of exe's .deepprof.progrep section, or None."""
+    r = subprocess.run(["readelf", "-SW", exe], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    for line in r.stdout.decode(errors="replace").splitlines():
+        f = line.replace("[ ", "[").split()
+        if ".deepprof.progrep" in f:
+            i = f.index(".deepprof.progrep")
+            try:
+                return int(f[i + 4], 16)    # name type address offset size
+            except (IndexError, ValueError):
+                return None
+    return None
+
+
+def tool_output(cmd, cwd):
+    """cmd's stdout; Fatal naming the subcommand and its last line of
+    stderr (the reason) when it fails."""
+    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        why = r.stderr.decode(errors="replace").strip().splitlines()
+        raise Fatal("deepprof %s exited with %d: %s" % (cmd[1], r.returncode,
+                                                        why[-1][:300] if why else "no message"))
+    return r.stdout.decode(errors="replace")
+
+
+def tool_times(a, progs, res, b):
+    """{(prog, variant): {functions, bytes, progrep: Series, feedback: Series}
+    or a message} for every plugin build with a Deep.data: `deepprof progrep
+    EXE` and `deepprof feedback DEEP.DATA -o OUT.json`, a.fb_runs times each,
+    interleaved. A tool that fails is a failure of the bench."""
+    out = {}
+    dp = os.path.abspath(a.deepprof)        # the tools run in the run's directory
+    for p in progs:
+        for v in [v for v in PLUGIN_VARIANTS if v in variants(a)]:
+            key = (p.name, v)
+            d = res[key].last_ok_dir
+            if key in b.broken or key not in b.exes or d is None:
+                continue
+            files = sorted(f for f in os.listdir(d) if f.startswith("Deep.data"))
+            if not files:
+                continue
+            exe, data = b.exes[key], os.path.join(d, files[0])
+            t = {"functions": None, "bytes": progrep_size(exe), "progrep": Series(),
+                 "feedback": Series()}
+            tdir = os.path.join(d, "tools")
+            clean_dir(tdir)
+            fb = [dp, "feedback", data, "-o", os.path.join(tdir, "feedback.json")]
+            try:
+                first = tool_output([dp, "progrep", exe], tdir).split("\n", 1)[0]
+                for part in first.split(","):        # "EXE: 2 TUs, 2688 functions; ..."
+                    w = part.split()
+                    if len(w) >= 2 and w[1].startswith("functions"):
+                        t["functions"] = int(w[0])
+                tool_output(fb, tdir)
+                for _ in range(a.fb_runs):
+                    t["progrep"].add(*timed([dp, "progrep", exe], tdir,
+                                            os.path.join(tdir, "progrep.out")))
+                    t["feedback"].add(*timed(fb, tdir, os.path.join(tdir, "feedback.out")))
+            except Fatal as e:
+                out[key] = str(e)
+                print("bench: %s %s: %s" % (p.name, v, out[key]), file=sys.stderr, flush=True)
+                continue
+            out[key] = t
+    return out
+
+
 # ---------------------------------------------------------------- report
 
 def fmt_s(x):
     return "%.3f" % x if x < 100 else "%.1f" % x
 
 
-def report(a, progs, res, cg, stats, b, load_before, started):
+def report(a, progs, res, cg, stats, b, load_before, started, tools=None):
     L = []
     L.append("deepprof bench — %s UTC, %s, %d cores, %s" % (
         started.strftime("%Y-%m-%d %H:%M"), platform.node(), os.cpu_count() or 0,
@@ -628,6 +697,31 @@ def report(a, progs, res, cg, stats, b, load_before, started):
             else:
                 L.append("  %-16s %-11s %s" % (p.label, v, st))
     L.append("")
+
+    if tools:
+        L.append("Reading the program representation (issue 14): CPU s, median of %d runs "
+                 "(min-max), of `deepprof progrep BINARY` and of `deepprof feedback Deep.data` "
+                 "on the last good run's profile" % a.fb_runs)
+        hdr = "  %-16s %-11s %9s %11s %9s  %-15s %11s  %-15s" % (
+            "program", "variant", "functions", "progrep KB", "progrep s", "(min-max)",
+            "feedback s", "(min-max)")
+        L.append(hdr.rstrip())
+        for p in progs:
+            for v in PLUGIN_VARIANTS:
+                t = tools.get((p.name, v))
+                if t is None:
+                    continue
+                if not isinstance(t, dict):
+                    L.append("  %-16s %-11s FAILED: %s" % (p.label, v, t))
+                    continue
+                cells = []
+                for k in ("progrep", "feedback"):
+                    s = t[k]
+                    cells += [fmt_s(s.median()), "(%s-%s)" % (fmt_s(min(s.cpu)), fmt_s(max(s.cpu)))]
+                L.append(("  %-16s %-11s %9s %11s %9s  %-15s %11s  %-15s" % (
+                    p.label, v, "?" if t["functions"] is None else t["functions"],
+                    "?" if t["bytes"] is None else "%.0f" % (t["bytes"] / 1e3), *cells)).rstrip())
+        L.append("")
     return L
 
 
@@ -663,10 +757,11 @@ def main():
     a.fib_n, a.alloc_rounds, a.text_bytes, a.json_records = 41, 200, 10_000_000, 100_000
     a.omp_n = 8 << 20
     a.cg_shrink, a.cg_runs, a.callgrind = 8, 3, True
+    a.fb_runs = max(a.runs, 3)
     if a.quick:
         a.fib_n, a.alloc_rounds, a.text_bytes, a.json_records = 27, 4, 400_000, 4_000
         a.omp_n = 1 << 20
-        a.runs, a.cg_runs = 1, 1
+        a.runs, a.cg_runs, a.fb_runs = 1, 1, 3
     if a.runs < 1:
         print("bench: --runs must be at least 1", file=sys.stderr)
         return 2
@@ -685,6 +780,7 @@ def main():
     src = os.path.join(os.path.abspath(a.build), "src")
     run_analyses = bool(a.dpgen)
     res = {}
+    tools = {}
     b = Build()
     try:
         progs = programs(a, src)
@@ -727,7 +823,10 @@ def main():
                         gen_json(f, n)
             res, cg = measure(a, progs, b, bdir, inputs)
             stats = deep_data_stats(a, progs, res, b)
-            lines = report(a, progs, res, cg, stats, b, load_before, started)
+            print("bench: timing deepprof progrep and feedback on the plugin builds",
+                  file=sys.stderr, flush=True)
+            tools = tool_times(a, progs, res, b)
+            lines = report(a, progs, res, cg, stats, b, load_before, started, tools)
         else:
             lines = report(a, progs, res, {}, {}, b, load_before, started)
         if run_analyses:
@@ -752,7 +851,8 @@ def main():
     os.replace(out + ".tmp", out)
     print("bench: table saved in %s" % out, file=sys.stderr)
     failed = sum(len(s.failures) for s in res.values()) + \
-        sum(1 for k in b.broken if k[1] not in OPTIONAL and not res[k].failures)
+        sum(1 for k in b.broken if k[1] not in OPTIONAL and not res[k].failures) + \
+        sum(1 for t in tools.values() if not isinstance(t, dict))
     if failed:
         print("bench: %d runs or builds failed (see the table)" % failed, file=sys.stderr)
         return 1

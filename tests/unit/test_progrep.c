@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "unit.h"
 #include "progrep.h"
@@ -452,6 +453,184 @@ static void test_sum_states(void)
 	CU_ASSERT_EQUAL(pr.fn[1].sum_state, DPA_PR_SUM_UNKNOWN);
 	CU_ASSERT_STRING_EQUAL(dpa_pr_sum_name(DPA_PR_SUM_NO_SOURCE), "no-source");
 	dpa_progrep_release(&pr);
+
+	/* lines at the edges of a file, hashed as dpa_progrep_checksum() hashes
+	 * them: from line 0, the empty line after the last newline, past the
+	 * end, the whole file and one line more; and in a file without a final
+	 * newline, its last line alone and with one more */
+	{
+		static const struct { int file; unsigned from, to; } cases[] = {
+			{ 0, 0, 1 }, { 0, 6, 6 }, { 0, 7, 9 }, { 0, 1, 5 }, { 0, 2, 6 },
+			{ 1, 2, 2 }, { 1, 2, 3 }, { 1, 3, 3 },
+		};
+		const char *body[2] = { "int g(int);\nint f(void)\n{\n\treturn g(1);\n}\n", "int a;\nint b;" };
+		char src2[512];
+		int n = (int)(sizeof(cases) / sizeof(cases[0]));
+
+		snprintf(src2, sizeof(src2), "%s/src2.c", dir);
+		write_file(src2, body[1]);
+		len = snprintf(text, sizeof(text), "{'progrep':1,'record':'tu','tu':'00000000000000ab',"
+			       "'file':'t.c','n_ps':%d,'n_css':0,'abi':2}\n", n);
+		for (int i = 0; i < n; i++)
+			len += snprintf(text + len, sizeof(text) - (size_t)len, rec, i, i,
+					cases[i].file ? src2 : src, (int)cases[i].from, (int)cases[i].to,
+					"0000000000000001");
+		CU_ASSERT_EQUAL_FATAL(parse_q(&pr, obj, text, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(pr.n_fn, (uint32_t)n);
+		for (int i = 0; i < n; i++) {
+			const char *b = body[cases[i].file];
+
+			CU_ASSERT_EQUAL(pr.fn[i].sum_state, DPA_PR_SUM_STALE);
+			CU_ASSERT_EQUAL(pr.fn[i].source_sum, dpa_progrep_checksum(b, strlen(b), cases[i].from,
+										   cases[i].to));
+		}
+		CU_ASSERT_EQUAL(pr.fn[1].source_sum, 0xcbf29ce484222325ULL);    /* nothing hashed */
+		CU_ASSERT_EQUAL(pr.fn[2].source_sum, 0xcbf29ce484222325ULL);
+		CU_ASSERT_EQUAL(pr.fn[5].source_sum, pr.fn[6].source_sum);
+		CU_ASSERT_NOT_EQUAL(pr.fn[5].source_sum, 0xcbf29ce484222325ULL);
+		dpa_progrep_release(&pr);
+	}
+}
+
+/* ================================================================
+ * Reading stays linear
+ * ================================================================ */
+
+/* The source of n functions f<first>.. of five lines each; without its
+ * last newline when `cut`. */
+static char *fn_source(size_t first, size_t n, bool cut, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	for (size_t j = 0; j < n; j++)
+		fprintf(f, "int f%zu(int x)\n{\n\tint y = x * %zu;\n\treturn y + 1;\n}\n", first + j,
+			first + j);
+	fclose(f);
+	if (cut && *len)
+		text[--*len] = '\0';
+	return text;
+}
+
+/*
+ * A synthetic progrep of n functions (n a multiple of 16) in n/4 TUs, its
+ * sources written into dir, parsed and checked record by record; returns
+ * dpa_progrep_steps(). Every TU record comes first and the functions then
+ * go round the TUs (a TU lookup that scanned would cost n/8 a record); half
+ * the functions are in one source file that grows with n (a checksum that
+ * scanned the file from its top would cost n/4 functions a record), the
+ * others four to a file in n/8 small files without a final newline (the
+ * last function of each is recorded as running two lines past the end).
+ * Every 7th checksum is off by one: stale.
+ */
+static uint64_t parse_synthetic(size_t n, const char *dir)
+{
+	size_t n_tu = n / 4, n_small = n / 8, per_small = (n / 2) / n_small;
+	char **src = calloc(n_small + 1, sizeof(*src));   /* [0]: the big file */
+	size_t *src_len = calloc(n_small + 1, sizeof(*src_len));
+	uint64_t *sum = calloc(n, sizeof(*sum)), steps;
+	char path[600], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct dpa_progrep pr;
+	struct dpa_error err = { { 0 } };
+	uint32_t stale = 0;
+
+	CU_ASSERT_FATAL(src && src_len && sum && f && n % 16 == 0);
+	src[0] = fn_source(0, n / 2, false, &src_len[0]);
+	snprintf(path, sizeof(path), "%s/big.c", dir);
+	write_file(path, src[0]);
+	for (size_t k = 1; k <= n_small; k++) {
+		src[k] = fn_source((k - 1) * per_small, per_small, true, &src_len[k]);
+		snprintf(path, sizeof(path), "%s/small%zu.c", dir, k);
+		write_file(path, src[k]);
+	}
+	for (size_t t = 0; t < n_tu; t++)
+		fprintf(f, "{\"progrep\":2,\"record\":\"tu\",\"tu\":\"%016zx\",\"file\":\"t%zu.c\","
+			"\"n_ps\":4,\"n_css\":4,\"abi\":2}\n", 0x1000 + t, t);
+	for (size_t i = 0; i < n; i++) {
+		size_t tu = 0x1000 + i % n_tu, ps = i / n_tu, k, q;
+		unsigned line, end;
+
+		if (i % 2 == 0) {       /* in big.c */
+			k = 0;
+			q = i / 2;
+			snprintf(path, sizeof(path), "%s/big.c", dir);
+		} else {
+			k = 1 + (i / 2) % n_small;
+			q = (i / 2) / n_small;
+			snprintf(path, sizeof(path), "%s/small%zu.c", dir, k);
+		}
+		line = (unsigned)(5 * q + 1);
+		end = line + 4 + (k && q == per_small - 1 ? 2 : 0);
+		sum[i] = dpa_progrep_checksum(src[k], src_len[k], line, end);
+		fprintf(f, "{\"progrep\":2,\"record\":\"fn\",\"tu\":\"%016zx\",\"ps\":%zu,\"fn\":\"f%zu\","
+			"\"file\":\"%s\",\"line\":%u,\"end_line\":%u,\"checksum\":\"%016llx\","
+			"\"public\":true,\"first_site\":%zu,\"n_sites\":1,\"backedges\":0,"
+			"\"params\":[{\"name\":\"x\",\"type\":\"int\",\"pointer\":false}],"
+			"\"body\":[{\"use\":\"x\"},{\"call\":%zu}],\"unplaced\":[],"
+			"\"calls\":[{\"site\":%zu,\"id\":\"%016zx:%zu\",\"callee\":\"g\",\"kind\":\"normal\","
+			"\"line\":%u,\"col\":3,\"effects\":\"memory\",\"args\":[{\"from\":[{\"param\":\"x\"}]}],"
+			"\"result\":\"temp\"}]}\n", tu, ps, i, path, line, end,
+			(unsigned long long)(sum[i] ^ (i % 7 == 3)), ps, ps, ps, tu, ps, line + 3);
+		stale += i % 7 == 3;
+	}
+	fclose(f);
+
+	snprintf(path, sizeof(path), "%s/prog.o", dir);
+	CU_ASSERT_EQUAL_FATAL(dpa_progrep_parse(&pr, path, text, len, &err), 0);
+	CU_ASSERT_EQUAL(pr.n_tu, n_tu);
+	CU_ASSERT_EQUAL_FATAL(pr.n_fn, n);
+	CU_ASSERT_EQUAL(pr.n_sum[DPA_PR_SUM_OK], n - stale);
+	CU_ASSERT_EQUAL(pr.n_sum[DPA_PR_SUM_STALE], stale);
+	for (size_t i = 0; i < n; i++) {
+		const struct dpa_pr_fn *fn = dpa_progrep_fn(&pr, 0x1000 + i % n_tu, (uint32_t)(i / n_tu));
+		const struct dpa_pr_call *c = dpa_progrep_site(&pr, 0x1000 + i % n_tu, (uint32_t)(i / n_tu));
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%zu", i);
+		CU_ASSERT_PTR_EQUAL(fn, &pr.fn[i]);
+		CU_ASSERT_PTR_EQUAL(c, &pr.fn[i].calls[0]);
+		CU_ASSERT_STRING_EQUAL(pr.fn[i].name, name);
+		CU_ASSERT_EQUAL(pr.fn[i].tu, i % n_tu);
+		CU_ASSERT_EQUAL(pr.fn[i].source_sum, sum[i]);
+		CU_ASSERT_EQUAL(pr.fn[i].sum_state, i % 7 == 3 ? DPA_PR_SUM_STALE : DPA_PR_SUM_OK);
+	}
+	steps = dpa_progrep_steps(&pr);
+	dpa_progrep_release(&pr);
+	CU_ASSERT_EQUAL(dpa_progrep_steps(&pr), 0);
+	for (size_t k = 0; k <= n_small; k++)
+		free(src[k]);
+	free(src);
+	free(src_len);
+	free(sum);
+	free(text);
+	return steps;
+}
+
+/* Four times the program, about four times the work: a reader that went
+ * quadratic again (a linear search per record, a scan from the top of a
+ * source per function) would do about sixteen times the work, which its
+ * step count shows without timing anything. */
+static void test_parse_linear(void)
+{
+	const char *dir = dpa_test_tmpdir();
+	char d1[512], d4[512];
+	uint64_t s1, s4;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	snprintf(d1, sizeof(d1), "%s/linear1", dir);
+	snprintf(d4, sizeof(d4), "%s/linear4", dir);
+	CU_ASSERT_FATAL(mkdir(d1, 0755) == 0 && mkdir(d4, 0755) == 0);
+	s1 = parse_synthetic(1024, d1);
+	s4 = parse_synthetic(4096, d4);
+	CU_ASSERT(s1 >= 1024 * 10);     /* counted at all: records, lines indexed and hashed */
+	if (s4 * 2 > s1 * 9) {          /* more than 4.5 times (today: 3.99) */
+		printf("\n  steps: %llu for 1024 functions, %llu for 4096 (x%.2f)\n",
+		       (unsigned long long)s1, (unsigned long long)s4, (double)s4 / (double)s1);
+		CU_FAIL("reading a progrep is no longer linear in its size");
+	}
 }
 
 static void test_read_files(void)
@@ -631,5 +810,6 @@ DPA_TEST_SUITE(progrep,
 	       DPA_TEST(test_parse_deep),
 	       DPA_TEST(test_parse_mutations),
 	       DPA_TEST(test_sum_states),
+	       DPA_TEST(test_parse_linear),
 	       DPA_TEST(test_read_files),
 	       DPA_TEST(test_map_profile));

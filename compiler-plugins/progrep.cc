@@ -356,12 +356,12 @@ static void points_to(struct ctx *c, tree t, int depth, struct sbuf *set)
 	}
 	gimple *d = SSA_NAME_DEF_STMT(t);
 	if (is_gimple_call(d)) {
-		if (gimple_call_flags(d) & ECF_MALLOC) {
-			int s = site_of(c, d);
+		int s = site_of(c, d);
+		if ((gimple_call_flags(d) & ECF_MALLOC) && s >= 0) {
 			char item[48];
 			snprintf(item, sizeof item, "{\"heap\":%d}", s);
 			set_add(set, item);
-		} else {
+		} else {        /* (an allocation that is no numbered site: unknown) */
 			set_add(set, "\"unknown\"");
 		}
 		return;

@@ -104,7 +104,8 @@ def t_sections(ctx):
             p = ctx.dump()
             common(p)
             rs = regions(p, "main", "parallel")
-            eq(sum(c["calls"] for c in rs), 2, "region runs (num_threads(2)) " + opt)
+            eq(sum(c["calls"] for c in rs), int(nthreads), "region runs (OMP_NUM_THREADS=%s) %s"
+               % (nthreads, opt))
             for c in rs:
                 eq(path_of(p, c)[-3:], ["<root>", "main", "main._omp_fn.0"],
                    "path to the region " + opt)

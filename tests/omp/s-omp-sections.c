@@ -9,7 +9,7 @@ static int c(int x) { return x - 3; }
 int main(void)
 {
 	int r1 = 0, r2 = 0, r3 = 0;
-#pragma omp parallel sections num_threads(2)
+#pragma omp parallel sections
 	{
 #pragma omp section
 		r1 = a(1);

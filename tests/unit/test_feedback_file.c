@@ -436,6 +436,7 @@ static void test_read_file(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dpa_test_tmpdir());
 	fill(&fb, "Deep.data", "/w/fib2", 2);
 	doc = dpf_feedback_to_json(&fb, &err);
+	dpf_feedback_release(&fb);      /* fb is read into again below */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	js = json_dumps(doc, JSON_INDENT(2));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(js);

@@ -291,13 +291,32 @@ def t_bad_files(ctx):
         check(len(lines) == 1 and msg in lines[0], "%s: one line with %r: %r" % (args, msg, lines))
 
 
+def t_candidates(ctx):
+    """The demo's one parallelism candidate gets a missed remark at its
+    first call, saying why it stays serial; --deepprof-parallelize=none says
+    so instead."""
+    demo = os.path.join(HERE, "..", "demo", "demo.c")
+    fb = ctx.feedback(src=demo)
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "-fopt-info-missed", "-c", demo, "-o", "d.o"])
+    rs = [l for l in remarks(r.stderr) if "candidate" in l]
+    eq(len(rs), 1, "one candidate remark: %r" % rs)
+    check(re.search(r"demo\.c:289:\d+: missed: deepprof: candidate 1: collatz_total\(\) and "
+                    r"primes_below\(\) as 2 tasks \(predicted \d\.\d\dx on this region\): "
+                    r"not parallelized: ", rs[0]) is not None, "the remark: " + rs[0])
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "--deepprof-parallelize=none",
+                 "--deepprof-remarks", "-c", demo, "-o", "d.o"])
+    check(any("not parallelized: --deepprof-parallelize=none" in l for l in r.stderr.splitlines()),
+          "parallelize=none is the reason given")
+
+
 TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t002_uninstrumented_same_output", t_uninstrumented_same_output),
          ("t003_msgpack_remarks_only", t_msgpack_and_remarks_only),
          ("t004_opt_record", t_opt_record),
          ("t005_stale", t_stale),
          ("t006_deps_and_make", t_deps_and_make),
-         ("t007_bad_files", t_bad_files)]
+         ("t007_bad_files", t_bad_files),
+         ("t008_candidates", t_candidates)]
 
 
 def main():

@@ -26,23 +26,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import dptest  # noqa: E402
+from e2e import eq, check, Fail  # noqa: E402
 
 SRC = os.path.join(HERE, "s-hotcold.c")
-
-
-class Fail(AssertionError):
-    pass
-
-
-def eq(a, b, what):
-    if a != b:
-        raise Fail("%s: expected %r, got %r" % (what, b, a))
-
-
-def check(c, what):
-    if not c:
-        raise Fail(what)
 
 
 class Ctx:

@@ -84,11 +84,10 @@ static void insert_if_then(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gimpl
 
 /* ================= the emitted code ================= */
 
-/* The prologue of function PS: find my csd (me) and pd, in the empty block
- * BB (the function's entry) or, for an OpenMP region GCC will outline,
- * before the statement AT of the region's first block (at_after: after it). */
-static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *at, bool at_after,
-			  basic_block at_bb)
+/* The prologue of function PS: find my csd (me) and pd, at the function's
+ * entry or, for an OpenMP region GCC will outline, at the start of its first
+ * block AT_BB, after its statement AT if there is one. */
+static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *at, basic_block at_bb)
 {
 	location_t loc = at ? gimple_location(at) : DECL_SOURCE_LOCATION(fun->decl);
 	gimple *load_pd = gimple_build_assign(pd, mem(me, CSD_CALLEE, ptr_type_node));
@@ -96,10 +95,7 @@ static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *
 	gimple_stmt_iterator gsi;
 	if (at) {
 		gsi = gsi_for_stmt(at);
-		if (at_after)
-			gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
-		else
-			gsi_insert_before(&gsi, load_pd, GSI_NEW_STMT);
+		gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
 	} else if (at_bb) {
 		gsi = gsi_after_labels(at_bb);
 		if (gsi_end_p(gsi)) {
@@ -292,9 +288,9 @@ void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> 
 		emit_land(lands[i], me[land_scope[i]]);
 	for (unsigned k = 1; k < n_scope; k++) {
 		const struct dp_omp_region &r = regions[k - 1];
-		emit_prologue(fun, ps, me[k], pd[k], r.after, r.after != NULL, r.first);
+		emit_prologue(fun, ps, me[k], pd[k], r.after, r.first);
 	}
-	emit_prologue(fun, ps, me[0], pd[0], NULL, false, NULL);
+	emit_prologue(fun, ps, me[0], pd[0], NULL, NULL);
 	if (current_loops)
 		loops_state_set(LOOPS_NEED_FIXUP);
 }

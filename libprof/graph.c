@@ -234,7 +234,9 @@ static struct dp_pd *chain_pd(struct dp_pd *pd, const struct dp_ps *ps)
 	return found;
 }
 
-struct dp_pd *dp_graph_region_active_pd(struct dp_thread *t, const struct dp_ps *ps)
+/* The outermost pd of ps on the creation chain of a DP_FR_REGION frame of
+ * t (omp.c: the construct's context counts as active), or NULL. */
+static struct dp_pd *region_active_pd(struct dp_thread *t, const struct dp_ps *ps)
 {
 	for (const struct dp_frame *f = t->stack + 1; f <= t->h->top; f++)
 		if (f->sp != DP_SP_DEAD && (f->at & DP_FR_REGION) && f->pd) {
@@ -250,7 +252,7 @@ struct dp_pd *dp_graph_active_pd(struct dp_thread *t, const struct dp_ps *ps)
 	/* an OpenMP region's run: the construct's context is active, and
 	 * outermost (omp.c) */
 	if (t->regions) {
-		struct dp_pd *pd = dp_graph_region_active_pd(t, ps);
+		struct dp_pd *pd = region_active_pd(t, ps);
 		if (pd)
 			return pd;
 	}
@@ -892,6 +894,7 @@ void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 			f->sp = DP_SP_DEAD;
 		}
 		t->h->top = t->stack;
+		t->regions = 0;
 		t->n_tails = 0;
 	}
 }

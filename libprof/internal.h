@@ -68,7 +68,7 @@ struct dp_ps {
 enum dp_site_kind {   /* Deep.data CSS kinds (deepprof-abi.h uses the same numbers) */
 	DP_CSS_DYNAMIC = 0, DP_CSS_NORMAL = 1, DP_CSS_INDIRECT = 2,
 	DP_CSS_EXTERNAL = 3, DP_CSS_CALLBACK = 4,
-	DP_CSS_PARALLEL = 5,        /* an OpenMP parallel (or teams) region run by a thread (omp.c) */
+	DP_CSS_PARALLEL = 5,        /* an OpenMP parallel region run by a thread (omp.c) */
 	DP_CSS_TASK = 6,            /* an OpenMP task run by a thread (omp.c) */
 };
 #define DP_CSS_IS_REGION(k) ((k) == DP_CSS_PARALLEL || (k) == DP_CSS_TASK)
@@ -506,9 +506,6 @@ bool dp_graph_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp);
 void dp_graph_region_pop(struct dp_thread *t, uintptr_t sp);
 bool dp_plugin_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp);
 void dp_plugin_region_pop(struct dp_thread *t, uintptr_t sp);
-/* Recursion folding through regions: the outermost pd of ps on the
- * creation chain of a DP_FR_REGION frame of t, or NULL. */
-struct dp_pd *dp_graph_region_active_pd(struct dp_thread *t, const struct dp_ps *ps);
 
 /* runtime.c: lifecycle. */
 void dp_runtime_init(void);

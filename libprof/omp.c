@@ -242,8 +242,6 @@ static __attribute__((noinline)) void run(const struct ctx *x, omp_fn fn, void *
 		fn(data);
 		return;
 	}
-	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
-	int abi = region_abi(c->callee->ps);
 	if (c->v2) {
 		uintptr_t saved = dp_cur;
 		dp_add_local(&c->hot.calls, 1);
@@ -251,23 +249,18 @@ static __attribute__((noinline)) void run(const struct ctx *x, omp_fn fn, void *
 		fn(data);
 		dp_add_local(&c->hot.exits, 1);
 		dp_cur = saved;
-	} else if (abi == 1) {
-		if (!dp_plugin_region_push(t, c, sp)) {
-			t->lost++;
-			fn(data);
-			return;
-		}
-		fn(data);
-		dp_plugin_region_pop(t, sp);
-	} else {
-		if (!dp_graph_region_push(t, c, sp)) {
-			t->lost++;
-			fn(data);
-			return;
-		}
-		fn(data);
-		dp_graph_region_pop(t, sp);
+		return;
 	}
+	/* a frame above the region's own: ABI v1's or -finstrument-functions' */
+	bool v1 = region_abi(c->callee->ps) == 1;
+	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
+	if (!(v1 ? dp_plugin_region_push : dp_graph_region_push)(t, c, sp)) {
+		t->lost++;
+		fn(data);
+		return;
+	}
+	fn(data);
+	(v1 ? dp_plugin_region_pop : dp_graph_region_pop)(t, sp);
 }
 
 /* ==== parallel regions ===================================================== */

@@ -268,12 +268,26 @@ def t_bad_files(ctx):
     lines = [l for l in r.stderr.splitlines() if l.strip()]
     check(r.returncode != 0 and len(lines) == 1 and "missing.json" in lines[0] and
           "cannot read" in lines[0], "the plugin on a missing file: %r" % lines)
+    # a name the plugin's ':'-separated list cannot carry
+    shutil.copy(fb, ctx.path("a:b.json"))
+    r = ctx.run([ctx.cc, "--deepprof-use=a:b.json", "-c", SRC, "-o", "o.o"], rc=2)
+    check("a name with ':' cannot be passed" in r.stderr, "a ':' in the name: " + r.stderr)
+    # the plugin's own arguments, given without deepprof-cc
+    for arg, msg in [("instrument=maybe", "expected 0 or 1"), ("use", "needs feedback files"),
+                     ("parallelize", "needs")]:
+        r = ctx.run(["gcc", "-fplugin=" + plugin, "-fplugin-arg-deepprof-" + arg, "-c", SRC,
+                     "-o", "o.o"], rc=None)
+        check(r.returncode != 0 and msg in r.stderr and "internal compiler error" not in r.stderr,
+              "-fplugin-arg-deepprof-%s: %r" % (arg, r.stderr))
     # bad options
     for args, msg in [(["--deepprof-parallelize=bogus"], "expected safe, none or candidate ids"),
                       (["--deepprof-parallelize=1,x"], "expected safe, none or candidate ids"),
                       (["--deepprof-remarks"], "--deepprof-remarks needs --deepprof-use"),
                       (["--deepprof-use="], "expected --deepprof-use=FILE"),
-                      (["--deepprof-use=" + fb, "--deepprof-mode=cyg"], "needs the deepprof plugin")]:
+                      (["--deepprof-use=" + fb, "--deepprof-mode=cyg"], "needs the deepprof plugin"),
+                      (["--deepprof-instrument"], "--deepprof-instrument needs --deepprof-use"),
+                      (["--deepprof-parallelize=safe"], "--deepprof-parallelize needs --deepprof-use"),
+                      (["--deepprof-use=" + fb + ",,x.json"], "an empty or too long file name")]:
         r = ctx.run([ctx.cc] + args + ["-c", SRC, "-o", "o.o"], rc=2)
         lines = r.stderr.strip().splitlines()
         check(len(lines) == 1 and msg in lines[0], "%s: one line with %r: %r" % (args, msg, lines))

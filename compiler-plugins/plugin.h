@@ -90,6 +90,8 @@ enum dp_root {
 	DPR_ENTER_SLOW, DPR_CALL_SLOW,  /* abi=2 */
 	DPR_LAND,               /* abi=2: after each setjmp & co returns */
 	DPR_CUR,                /* abi=2: the thread-local dp_cur */
+	DPR_GUARD, DPR_DEPTH,   /* parallel.cc: __deepprof_guard, __deepprof_depth */
+	DPR_IN_PARALLEL, DPR_MAX_THREADS,   /* parallel.cc: omp_in_parallel, omp_get_max_threads */
 	DPR_N
 };
 extern tree dp_roots[DPR_N];
@@ -136,6 +138,15 @@ bool dp_use_init(void);                 /* read the feedback files (errors repor
 void dp_use_deps(void *gcc_data, void *user_data);       /* PLUGIN_START_UNIT */
 void dp_use_genericize(void *gcc_data, void *user_data); /* PLUGIN_PRE_GENERICIZE */
 void dp_use_function(function *fun, vec<gimple *> &calls);   /* from the pass */
+/* a remark (0 optimized, 1 missed, 2 note) at loc, starting "deepprof: " */
+void dp_use_remark(int kind, location_t loc, const char *fmt, ...) ATTRIBUTE_PRINTF(3, 4);
+
+/* parallel.cc: the use build's parallel code */
+struct dpu_feedback;
+struct dpu_cand;
+void dp_par_genericize(tree fndecl, const struct dpu_feedback *fb, const struct dpu_cand *c);
+void dp_par_remarks(function *fun, vec<gimple *> &calls, const struct dpu_cand *c);
+opt_pass *dp_make_guard_pass(gcc::context *ctxt, bool analysed);
 
 /* progrep.cc: FNV-1a of the lines from..to of file (the function checksum
  * of progrep records and feedback places); 0 when unreadable */

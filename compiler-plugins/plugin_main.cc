@@ -216,6 +216,18 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	if (!dp_use_init())
 		return 0;       /* the errors fail the compilation; nothing more to set up */
 	if (dp_opt.use) {
+		/* parallel code's guards: after the callees' local-pure-const
+		 * (early local passes run callees first), and a fallback that
+		 * always runs */
+		struct register_pass_info gd;
+		gd.pass = dp_make_guard_pass(g, true);
+		gd.reference_pass_name = "local-pure-const";
+		gd.ref_pass_instance_number = 1;
+		gd.pos_op = PASS_POS_INSERT_AFTER;
+		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &gd);
+		gd.pass = dp_make_guard_pass(g, false);
+		gd.reference_pass_name = "ehdisp";
+		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &gd);
 		register_callback(info->base_name, PLUGIN_START_UNIT, dp_use_deps, NULL);
 		register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_use_genericize, NULL);
 	}

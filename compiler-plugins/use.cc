@@ -116,8 +116,9 @@ enum remark_kind { R_OPTIMIZED, R_MISSED, R_NOTE };
 /* One remark at loc (a statement's, or a function's): through -fopt-info's
  * machinery when it is on for the current pass, and on stderr in its form
  * with remarks=1. */
-static void ATTRIBUTE_PRINTF(3, 4) remark(enum remark_kind k, location_t loc, const char *fmt, ...)
+void dp_use_remark(int kind, location_t loc, const char *fmt, ...)
 {
+	enum remark_kind k = (enum remark_kind)kind;
 	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
@@ -219,6 +220,10 @@ void dp_use_genericize(void *gcc_data, void *)
 	else if (never)
 		add_attribute(fndecl, "cold");
 	known.safe_push(k);
+	for (unsigned i = 0; i < n_fbs; i++)
+		for (unsigned j = 0; j < fbs[i].n_cand; j++)
+			if (same_fn(&fbs[i].cand[j].proc, name, xl.file, 0) && fbs[i].cand[j].n_calls)
+				dp_par_genericize(fndecl, &fbs[i], &fbs[i].cand[j]);
 }
 
 /* ================= in the instrumentation pass ================= */
@@ -242,14 +247,14 @@ void dp_use_function(function *fun, vec<gimple *> &calls)
 		const struct dpu_hot *h = k->hot[i];
 		unsigned long long n = h->calls;
 		if (h->temp == DPU_HOT)
-			remark(R_OPTIMIZED, floc, "hot: %llu call%s of %.3g %s each; %s", n, n == 1 ? "" : "s",
+			dp_use_remark(R_OPTIMIZED, floc, "hot: %llu call%s of %.3g %s each; %s", n, n == 1 ? "" : "s",
 			       h->mean, basis, placed ? "placed in .text.hot" : "marked hot");
 		else if (h->temp == DPU_NEVER && !lookup_attribute("hot", DECL_ATTRIBUTES(fun->decl)))
-			remark(R_OPTIMIZED, floc, "cold: never executed in %u profile%s; %s", fbs[0].n_inputs,
+			dp_use_remark(R_OPTIMIZED, floc, "cold: never executed in %u profile%s; %s", fbs[0].n_inputs,
 			       fbs[0].n_inputs == 1 ? "" : "s",
 			       placed ? "placed in .text.unlikely" : "marked cold");
 		else if (h->temp == DPU_RARE)
-			remark(R_NOTE, floc, "rarely executed: %llu call%s", n, n == 1 ? "" : "s");
+			dp_use_remark(R_NOTE, floc, "rarely executed: %llu call%s", n, n == 1 ? "" : "s");
 	}
 	/* never-executed call sites: the path to them is cold */
 	expanded_location fx = expand_location(floc);
@@ -265,7 +270,7 @@ void dp_use_function(function *fun, vec<gimple *> &calls)
 				gimple_stmt_iterator g = gsi_for_stmt(calls[c]);
 				gimple *pr = gimple_build_predict(PRED_COLD_LABEL, NOT_TAKEN);
 				gsi_insert_before(&g, pr, GSI_SAME_STMT);
-				remark(R_OPTIMIZED, gimple_location(calls[c]),
+				dp_use_remark(R_OPTIMIZED, gimple_location(calls[c]),
 				       "cold: the call of %s() never ran in %u profile%s; its path is predicted not taken",
 				       h->callee ? h->callee : "?", fbs[i].n_inputs, fbs[i].n_inputs == 1 ? "" : "s");
 				break;
@@ -273,30 +278,7 @@ void dp_use_function(function *fun, vec<gimple *> &calls)
 		}
 	/* parallelism candidates in this function */
 	for (unsigned i = 0; i < n_fbs; i++)
-		for (unsigned j = 0; j < fbs[i].n_cand; j++) {
-			const struct dpu_cand *c = &fbs[i].cand[j];
-			if (!same_fn(&c->proc, k->name, fx.file, 0) || !c->n_calls)
-				continue;
-			location_t at = floc;
-			for (unsigned q = 0; q < calls.length(); q++) {
-				expanded_location cx = expand_location(gimple_location(calls[q]));
-				if ((unsigned)cx.line == c->calls[0].at.line &&
-				    (unsigned)cx.column == c->calls[0].at.col) {
-					at = gimple_location(calls[q]);
-					break;
-				}
-			}
-			char what[400];
-			size_t w = 0;
-			for (unsigned q = 0; q < c->n_calls && w + 40 < sizeof what; q++)
-				w += snprintf(what + w, sizeof what - w, "%s%s()", q == 0 ? "" :
-					      q + 1 == c->n_calls ? " and " : ", ",
-					      c->calls[q].callee ? c->calls[q].callee : "?");
-			const char *why = !c->accepted ? c->verdict_why
-				: !c->safe ? "its memory effects are not proved independent"
-				: !strcmp(dp_opt.parallelize, "none") ? "--deepprof-parallelize=none"
-				: "this deepprof does not generate parallel code yet";
-			remark(R_MISSED, at, "candidate %u: %s as %u tasks (predicted %.2fx on this region): "
-			       "not parallelized: %s", c->id, what, c->n_tasks, c->speedup, why ? why : "?");
-		}
+		for (unsigned j = 0; j < fbs[i].n_cand; j++)
+			if (same_fn(&fbs[i].cand[j].proc, k->name, fx.file, 0))
+				dp_par_remarks(fun, calls, &fbs[i].cand[j]);
 }

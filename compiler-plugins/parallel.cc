@@ -52,9 +52,10 @@
 #include "use_feedback.h"
 
 /* the C front end's (c-family/c-common.h must come before
- * diagnostic-core.h, which plugin.h includes) */
-extern tree lookup_name(tree);
-extern void c_genericize(tree);
+ * diagnostic-core.h, which plugin.h includes). Weak: lto1, which loads
+ * the plugin too, has no front end (and no PRE_GENERICIZE). */
+extern tree lookup_name(tree) __attribute__((weak));
+extern void c_genericize(tree) __attribute__((weak));
 
 /* ================= what became of each candidate ================= */
 
@@ -94,7 +95,7 @@ static tree extern_fn(enum dp_root which, const char *name, tree type)
 	if (dp_roots[which])
 		return dp_roots[which];
 	tree id = get_identifier(name);
-	tree d = lookup_name(id);
+	tree d = lookup_name ? lookup_name(id) : NULL_TREE;
 	if (!d || TREE_CODE(d) != FUNCTION_DECL) {
 		d = build_fn_decl(name, type);
 		DECL_EXTERNAL(d) = 1;
@@ -558,6 +559,10 @@ static tree serial_copy(tree fndecl, const char **why)
 		*why = "the function is variadic";
 		return NULL_TREE;
 	}
+	if (!c_genericize) {
+		*why = "no C front end";
+		return NULL_TREE;
+	}
 	tree s = copy_node(fndecl);
 	char *name = concat(dp_decl_name(fndecl), ".dp_serial", NULL);
 	DECL_NAME(s) = get_identifier(name);
@@ -734,6 +739,19 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 					fail(&ck, EXPR_LOCATION(call),
 					     "a call's argument reads a variable the region assigns");
 		}
+		/* a call under a condition is the reason to give first */
+		for (unsigned i = 0; i < c->n_calls; i++)
+			for (unsigned k = lca - 1; k + 1 < fd.f[i].path.length(); k++) {
+				tree p = *fd.f[i].path[k];
+				tree *child = fd.f[i].path[k + 1];
+				bool cond = (TREE_CODE(p) == COND_EXPR && child != &TREE_OPERAND(p, 0)) ||
+					    ((TREE_CODE(p) == TRUTH_ANDIF_EXPR || TREE_CODE(p) == TRUTH_ORIF_EXPR) &&
+					     child == &TREE_OPERAND(p, 1));
+				if (cond) {
+					ck.why = NULL;
+					fail(&ck, EXPR_LOCATION(*fd.f[i].slot), "a call is made only under a condition");
+				}
+			}
 		if (ck.why) {
 			expanded_location x = expand_location(ck.where);
 			char why[300];

@@ -246,6 +246,10 @@ bool dp_is_hook(tree fndecl)
 	if (fndecl == dp_roots[DPR_ENTER_SLOW] || fndecl == dp_roots[DPR_CALL_SLOW] ||
 	    fndecl == dp_roots[DPR_LAND])
 		return true;
+	/* the use build's parallel code asks these (parallel.cc): not the program's calls */
+	if (fndecl == dp_roots[DPR_GUARD] || fndecl == dp_roots[DPR_IN_PARALLEL] ||
+	    fndecl == dp_roots[DPR_MAX_THREADS])
+		return true;
 	return false;
 }
 

@@ -5,16 +5,25 @@
 # the recursive cliques (`deepprof report`), measure this machine's OpenMP
 # task overheads (`deepprof calibrate --quick`), write the feedback file
 # $(BUILD)/demo/feedback.json (`deepprof feedback`) and print the recommended
-# candidates in plain words, then the numbers behind the first one. Each step
-# says which one failed, and the demo fails if nothing is recommended (the
-# example has two independent costly calls). Part of deepprof's build.
-# MIT licence.
+# candidates in plain words, then the numbers behind the first one; then
+# close the loop: rebuild the example at -O2 with the feedback
+# (`deepprof-cc --deepprof-use`, its remarks shown: the candidate becomes
+# two OpenMP tasks), build it plainly at -O2, check that both print the
+# same, and show the measured speedup beside the predicted one
+# (tests/demo/compare.py). Each step says which one failed, and the demo
+# fails if nothing is recommended (the example has two independent costly
+# calls) or if the outputs differ. Part of deepprof's build. MIT licence.
 
 DEMO_DIR  := $(BUILD)/demo
 DEMO_BIN  := $(DEMO_DIR)/demo
 DEMO_DATA := $(DEMO_DIR)/Deep.data
 DEMO_CAL  := $(DEMO_DIR)/calibration.json
 DEMO_FB   := $(DEMO_DIR)/feedback.json
+DEMO_PAR  := $(DEMO_DIR)/demo-parallel
+DEMO_SER  := $(DEMO_DIR)/demo-serial
+DEMO_USE   = $(BIN_DIR)/deepprof-cc -std=gnu11 -O2 --deepprof-use=$(DEMO_FB) --deepprof-remarks \
+	-o $(DEMO_PAR) tests/demo/demo.c
+DEMO_PLAIN = $(CC) -std=gnu11 -O2 -o $(DEMO_SER) tests/demo/demo.c
 DEMO_CC    = $(BIN_DIR)/deepprof-cc -std=gnu11 -g -O0 $(SAN_PROF) \
 	-o $(DEMO_BIN) tests/demo/demo.c
 
@@ -53,4 +62,12 @@ demo: deps
 	 echo "== $(BIN_DIR)/deepprof feedback $(DEMO_FB) --explain=$$id   (the numbers behind it)"; \
 	 $(BIN_DIR)/deepprof feedback $(DEMO_FB) --explain=$$id \
 		|| { echo "demo: deepprof feedback --explain=$$id failed" >&2; exit 1; }
+	@echo "== rebuild it with the feedback: uninstrumented, -O2, the candidate as OpenMP tasks"
+	@echo "$(DEMO_USE)"
+	@$(DEMO_USE) || { echo "demo: the use build (deepprof-cc --deepprof-use) failed" >&2; exit 1; }
+	@echo "== and plainly, the serial program: $(DEMO_PLAIN)"
+	@$(DEMO_PLAIN) || { echo "demo: the plain build failed" >&2; exit 1; }
+	@echo "== same output? how much faster, against the prediction?"
+	@$(PYTHON) tests/demo/compare.py $(DEMO_SER) $(DEMO_PAR) $(DEMO_FB) \
+		|| { echo "demo: the comparison of $(DEMO_SER) and $(DEMO_PAR) failed" >&2; exit 1; }
 	@echo "== done: the profile is $(DEMO_DATA), the feedback $(DEMO_FB); try: $(BIN_DIR)/deepprof report $(DEMO_DATA) proc parse_expr"

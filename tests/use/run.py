@@ -294,21 +294,168 @@ def t_bad_files(ctx):
 
 
 def t_candidates(ctx):
-    """The demo's one parallelism candidate gets a missed remark at its
-    first call, saying why it stays serial; --deepprof-parallelize=none says
-    so instead."""
+    """The demo's one parallelism candidate (two functions that nothing
+    declares const) becomes two tasks, proved safe by GCC's own analyses,
+    with an optimized remark at its first call; the result prints what the
+    serial build prints. --deepprof-parallelize=none, and -O0 (where GCC's
+    analyses do not run), leave it serial and say why."""
     demo = os.path.join(HERE, "..", "demo", "demo.c")
     fb = ctx.feedback(src=demo)
-    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "-fopt-info-missed", "-c", demo, "-o", "d.o"])
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "-fopt-info", demo, "-o", "par"])
     rs = [l for l in remarks(r.stderr) if "candidate" in l]
     eq(len(rs), 1, "one candidate remark: %r" % rs)
-    check(re.search(r"demo\.c:289:\d+: missed: deepprof: candidate 1: collatz_total\(\) and "
-                    r"primes_below\(\) as 2 tasks \(predicted \d\.\d\dx on this region\): "
-                    r"not parallelized: ", rs[0]) is not None, "the remark: " + rs[0])
-    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "--deepprof-parallelize=none",
-                 "--deepprof-remarks", "-c", demo, "-o", "d.o"])
-    check(any("not parallelized: --deepprof-parallelize=none" in l for l in r.stderr.splitlines()),
-          "parallelize=none is the reason given")
+    check(re.search(r"demo\.c:291:\d+: optimized: deepprof: candidate 1: collatz_total\(\) and "
+                    r"primes_below\(\) run as 2 parallel tasks \(predicted \d\.\d\dx on this region, "
+                    r"\d\.\d\dx on the program; safe: collatz_total\(\) and primes_below\(\) are const "
+                    r"\(GCC's ipa-pure-const\)\)$", rs[0]) is not None, "the remark: " + rs[0])
+    nm = subprocess.run(["nm", ctx.path("par")], capture_output=True, text=True).stdout
+    check("main._omp_fn." in nm and "GOMP_task" in nm, "main has outlined tasks")
+    ctx.run(["gcc", "-O2", demo, "-o", "serial"])
+    for env in ({}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "3"}):
+        eq(ctx.run([ctx.path("par")], env=env).stdout, ctx.run([ctx.path("serial")]).stdout,
+           "the parallel demo prints what the serial one prints (%r)" % env)
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "-fopt-info-missed", "-c", demo, "-o", "d.o",
+                 "--deepprof-parallelize=none"])
+    rs = [l for l in remarks(r.stderr) if "candidate" in l]
+    check(len(rs) == 1 and rs[0].endswith("not parallelized: --deepprof-parallelize=none"),
+          "parallelize=none is the reason given: %r" % rs)
+    nm = subprocess.run(["nm", ctx.path("d.o")], capture_output=True, text=True).stdout
+    check("GOMP" not in nm and "_omp_fn" not in nm, "no parallel code with none")
+    r = ctx.run([ctx.cc, "-O0", "--deepprof-use=" + fb, "--deepprof-remarks", "-c", demo, "-o", "d.o"])
+    rs = [l for l in remarks(r.stderr) if "candidate" in l]
+    check(len(rs) == 1 and "missed: deepprof: candidate 1:" in rs[0] and
+          "not proved safe: collatz_total() is not declared const or pure, and at -O0 GCC's "
+          "analyses do not run" in rs[0], "-O0: %r" % rs)
+
+
+PAR = os.path.join(HERE, "s-par.c")
+
+
+def par_remarks(ctx, fb, *extra):
+    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-remarks", PAR, "-o", "par"]
+                + list(extra))
+    out = {}
+    for l in remarks(r.stderr):
+        m = re.search(r":(\d+):\d+: (optimized|missed): deepprof: candidate (\d+): (.*)$", l)
+        if m:
+            out[int(m.group(3))] = (int(m.group(1)), m.group(2), m.group(4))
+    return out
+
+
+def par_feedback(ctx):
+    """s-par.c profiled at -O2, its feedback: the path. The candidates'
+    ids are checked, so that the tests below name the right ones."""
+    ctx.run([ctx.cc, "-O2", "-g", PAR, "-o", "prof"])
+    ctx.run([ctx.path("prof")])
+    ctx.run([ctx.dp, "feedback", "Deep.data", "-o", "fb.json"])
+    with open(ctx.path("fb.json")) as f:
+        got = {c["id"]: (c["calls"][0]["at"]["line"], c["verdict"]) for c in json.load(f)["candidates"]}
+    eq(got, {1: (56, "accepted"), 2: (46, "accepted"), 3: (63, "accepted"), 4: (77, "accepted"),
+             5: (87, "accepted"), 6: (41, "accepted")}, "s-par.c's candidates")
+    return ctx.path("fb.json")
+
+
+def t_parallel_shapes(ctx):
+    """Every shape of s-par.c: what becomes parallel code, what does not
+    and why, the same output with any number of threads, and the same
+    again when the unprovable candidate is named by id."""
+    fb = par_feedback(ctx)
+    rs = par_remarks(ctx, fb)
+    tasks = "run as 2 parallel tasks"
+    safe = "safe: work() is const (GCC's ipa-pure-const))"
+    eq(sorted(rs), [1, 2, 3, 4, 5, 6], "a remark for each candidate")
+    for k, line in ((1, 56), (2, 46), (3, 63)):
+        check(rs[k][:2] == (line, "optimized") and tasks in rs[k][2] and rs[k][2].endswith(safe),
+              "candidate %d: %r" % (k, rs[k]))
+    check(rs[6][:2] == (41, "optimized") and
+          "leaves() and leaves() run as 2 parallel tasks down to recursion depth" in rs[6][2] and
+          rs[6][2].endswith("safe: leaves() is const (GCC's ipa-pure-const))"), "candidate 6: %r" % (rs[6],))
+    check(rs[4][:2] == (77, "missed") and rs[4][2].endswith(
+        "not parallelized: not proved safe: fill() writes memory through its arguments (ipa-modref), "
+        "which GCC cannot prove disjoint; name it with --deepprof-parallelize=4 to parallelize it anyway"),
+        "candidate 4: %r" % (rs[4],))
+    check(rs[5][1] == "missed" and rs[5][2].endswith(
+        "not parallelized: another call is made among the candidate's calls (line 91)"),
+        "candidate 5: %r" % (rs[5],))
+    nm = subprocess.run(["nm", ctx.path("par")], capture_output=True, text=True).stdout
+    check("leaves.dp_serial" in nm and "main._omp_fn." in nm and "pair_expr._omp_fn." in nm,
+          "the serial copy and the outlined tasks are there")
+    ctx.run(["gcc", "-O2", PAR, "-o", "serial"])
+    want = ctx.run([ctx.path("serial")]).stdout
+    for env in ({}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"}, {"OMP_NUM_THREADS": "5"}):
+        eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output (%r)" % env)
+    eq(ctx.run([ctx.path("par"), "2"]).stdout, ctx.run([ctx.path("serial"), "2"]).stdout,
+       "same output on another input")
+    # consent: the fill candidate named by id
+    rs = par_remarks(ctx, fb, "--deepprof-parallelize=4,6")
+    check(rs[4][1] == "optimized" and rs[4][2].endswith("named by --deepprof-parallelize=4,6)"),
+          "candidate 4 named: %r" % (rs[4],))
+    check(rs[1][1] == "missed" and rs[1][2].endswith("not named by --deepprof-parallelize"),
+          "candidate 1 not named: %r" % (rs[1],))
+    for env in ({}, {"OMP_NUM_THREADS": "1"}):
+        eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output named (%r)" % env)
+    # -flto: the guards are decided before the objects are written
+    ctx.run([ctx.cc, "-O2", "-flto", "--deepprof-use=" + fb, PAR, "-o", "lto"])
+    eq(ctx.run([ctx.path("lto")]).stdout, want, "same output with -flto")
+
+
+def t_refused_shapes(ctx):
+    """A candidate whose calls cannot be hoisted stays serial, with the
+    reason and its line: one call made under a condition; a call whose
+    argument reads what the region assigns; calls the feedback places
+    where there are none. (The feedback is s-par.c's, its first
+    candidate moved onto those calls.)"""
+    fb = par_feedback(ctx)
+    with open(fb) as f:
+        doc = json.load(f)
+    cand = doc["candidates"][0]
+
+    def moved(places, name):
+        for call, (line, col) in zip(cand["calls"], places):
+            call["at"]["line"], call["at"]["col"] = line, col
+        path = ctx.path(name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return par_remarks(ctx, path)[1]
+
+    r = moved([(86, 7), (87, 6)], "cond.json")
+    check(r[1] == "missed" and r[2].endswith("not parallelized: a call is made only under a condition "
+                                             "(line 86)"), "under a condition: %r" % (r,))
+    r = moved([(56, 20), (95, 3)], "none.json")
+    check(r[1] == "missed" and r[2].endswith("its calls are not found where the feedback places them"),
+          "misplaced: %r" % (r,))
+    ctx.run(["gcc", "-O2", PAR, "-o", "serial"])
+    eq(ctx.run([ctx.path("par")]).stdout, ctx.run([ctx.path("serial")]).stdout,
+       "the refusing build prints the same")
+
+
+def t_profile_parallel(ctx):
+    """A parallelized build profiled (--deepprof-instrument, candidates
+    named, as instrumentation hides their effects from GCC): the same
+    output, and the profile shows the divide-and-conquer structure exactly:
+    31 spawned tasks (depths 0..4 below cut-off 5 spawn one each), the
+    serial copy called 64 times at depth 5, two threads."""
+    fb = par_feedback(ctx)
+    with open(fb) as f:
+        doc = json.load(f)
+    cut = [r["cutoff_depth"] for r in doc["recursion"] if r["at"]["fn"] == "leaves"]
+    eq(cut, [5], "leaves' cut-off")
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument",
+             "--deepprof-parallelize=6", PAR, "-o", "inst"])
+    os.unlink(ctx.path("Deep.data"))
+    out = ctx.run([ctx.path("inst")], env={"OMP_NUM_THREADS": "2"}).stdout
+    ctx.run(["gcc", "-O2", PAR, "-o", "serial"])
+    eq(out, ctx.run([ctx.path("serial")]).stdout, "the instrumented parallel build prints the same")
+    d = json.loads(ctx.run([ctx.dp, "dump", "--json", "Deep.data"]).stdout)
+    kind = {c["id"]: c["kind"] for c in d["css"]}
+    calls = {}
+    for c in d["csd"]:
+        key = (c["caller"], c["callee"], kind[c["css"]])
+        calls[key] = calls.get(key, 0) + c["calls"]
+    serial = sum(v for (f, n, k), v in calls.items() if n == "leaves.dp_serial" and f != n)
+    task = sum(v for (f, n, k), v in calls.items() if n.startswith("leaves._omp_fn") and k == "task")
+    eq((serial, task), (64, 31), "(calls of leaves.dp_serial, task runs of leaves' tasks)")
+    eq(len(d["threads"]), 2, "threads in the profile")
 
 
 TESTS = [("t001_remarks_placement", t_remarks_placement),
@@ -318,7 +465,10 @@ TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t005_stale", t_stale),
          ("t006_deps_and_make", t_deps_and_make),
          ("t007_bad_files", t_bad_files),
-         ("t008_candidates", t_candidates)]
+         ("t008_candidates", t_candidates),
+         ("t009_parallel_shapes", t_parallel_shapes),
+         ("t010_refused_shapes", t_refused_shapes),
+         ("t011_profile_parallel", t_profile_parallel)]
 
 
 def main():

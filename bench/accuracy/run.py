@@ -8,12 +8,17 @@ waiting for idle CPUs like the timings below), run `deepprof calibrate` once
 and `deepprof feedback --calibration=... --program-time=T -o
 P.feedback.json` (T: that serial time, so that ns per CSC are the real
 program's, not the slower instrumented run's; --instrumented-unit leaves it
-out), and read the predicted program_speedup of the accepted candidate(s). Then build the plain -O2 serial program and the -O2 -fopenmp
+out), and read the predicted program_speedup of the accepted candidate(s).
+Then build the plain -O2 serial program and the parallel one the plugin
+generates from the feedback (deepprof-cc -O2 --deepprof-use, the accepted
+candidates named by id so that the code is generated whatever the plugin
+can prove; a second, default build says what the plugin proves safe by
+itself: the "plugin" column), and, for reference, the -O2 -fopenmp
 -DDP_PAR one (the recommended transformation written by hand; recursive
-programs get the recommended cut-off depth as -DCUTOFF), time both side by
-side (median of N alternating runs of each) and print predicted against
-achieved speedup, the error, and whether a recommendation slows a program
-down. A program with no accepted candidate is predicted 1.0 and achieves 1.0
+programs get the recommended cut-off depth as -DCUTOFF). Time the three
+side by side (median of N alternating runs of each) and print predicted
+against achieved speedup (serial / plugin-generated), the error, and
+whether a recommendation slows a program down. A program with no accepted candidate is predicted 1.0 and achieves 1.0
 (nothing changes); its DP_PAR build then shows what the transformation
 would have cost had it been applied anyway. Target: within 10% everywhere.
 The table also goes to BUILD/bench/accuracy/results.txt (and .json).
@@ -23,6 +28,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -171,10 +177,10 @@ def main():
                                a.instrumented_unit else
                                "the serial -O2 program's time (--program-time)"),
              "",
-             "%-10s %9s %9s %8s %8s %9s %9s %5s %5s  %s" % (
-                 "program", "predicted", "achieved", "error", "serial", "parallel", "if forced",
-                 "load", "idle", "recommendation"),
-             "-" * 100]
+             "%-10s %9s %9s %8s %8s %9s %8s %9s %5s %5s  %-9s %s" % (
+                 "program", "predicted", "achieved", "error", "serial", "parallel", "by hand",
+                 "if forced", "load", "idle", "plugin", "recommendation"),
+             "-" * 120]
     results = []
     worst = 0.0
     slowdowns = []
@@ -206,20 +212,47 @@ def main():
         else:
             note = "feedback failed: " + ((p.stderr.strip().splitlines() or ["?"])[-1])
         pflags = ["-DCUTOFF=%d" % cut] if cut else []
+        hand = os.path.join(out, name + ".hand")
         run([a.cc, "-std=gnu11", "-O2", "-fopenmp", "-DDP_PAR", "-I" + HERE] + pflags +
-            ["-o", par, src, "-lm"])
-        built.append((name, ideal, ser, par, predicted, accepted, cut, note))
+            ["-o", hand, src, "-lm"])
+        verdict = "-"
+        if predicted is None:
+            shutil.copyfile(ser, par)
+            shutil.copymode(ser, par)
+        else:
+            # the accepted candidates, or all when none is (what forcing them does)
+            with open(fbf) as f:
+                every = [c["id"] for c in json.load(f).get("candidates", [])
+                         if c.get("context") is None]
+            ids = [c["id"] for c in accepted] or every
+            use = [dpcc, "-std=gnu11", "-O2", "-I" + HERE, "--deepprof-use=" + fbf,
+                   "--deepprof-remarks", "-o", par, src, "-lm"]
+            if ids:
+                p = run(use + ["--deepprof-parallelize=" + ",".join(map(str, ids))])
+                made = [l for l in p.stderr.splitlines() if "optimized: deepprof: candidate" in l]
+                p = run(use)    # the default (safe): what the plugin proves by itself
+                proved = [l for l in p.stderr.splitlines() if "optimized: deepprof: candidate" in l]
+                p = run(use + ["--deepprof-parallelize=" + ",".join(map(str, ids))])
+                verdict = ("safe" if proved else "named") if made else "serial"
+                if not made:
+                    why = [l for l in p.stderr.splitlines()
+                           if "missed: deepprof: candidate %d:" % ids[0] in l]
+                    note = (why[0].split("not parallelized: ", 1)[-1] if why else "not generated")
+            else:
+                run(use)
+        built.append((name, ideal, ser, par, hand, predicted, accepted, cut, note, verdict))
 
     # phase 2: time them, each when the machine is idle enough (--wait-idle)
-    for name, ideal, ser, par, predicted, accepted, cut, note in built:
+    for name, ideal, ser, par, hand, predicted, accepted, cut, note, verdict in built:
         print("accuracy: %s: time" % name, file=sys.stderr, flush=True)
         waited, idle = wait_idle(a.wait_idle)
-        ts, tp = [], []
+        ts, tp, th = [], [], []
         load = os.getloadavg()[0]
         for _ in range(a.runs):
             ts.append(wall([ser, scale]))
             tp.append(wall([par, scale]))
-        ms, mp = statistics.median(ts), statistics.median(tp)
+            th.append(wall([hand, scale]))
+        ms, mp, mh = statistics.median(ts), statistics.median(tp), statistics.median(th)
         forced = ms / mp
         # without a feedback, show the hand-written transformation's speedup
         applied = bool(accepted) or predicted is None
@@ -234,18 +267,21 @@ def main():
                             for c in accepted) or "none accepted"
             if cut:
                 rec += "; cut-off depth %d" % cut
+            if note:
+                rec += "; plugin: " + note
         if applied and achieved < 0.98:
             slowdowns.append(name)
         results.append({"program": name, "ideal": ideal, "predicted": predicted,
                         "achieved": achieved, "error": err, "serial_s": ms, "parallel_s": mp,
+                        "hand_s": mh, "plugin": verdict,
                         "forced_speedup": forced, "applied": applied, "cutoff": cut, "load": load,
                         "idle_before": idle, "waited_s": waited,
                         "recommendation": rec, "serial_runs": ts, "parallel_runs": tp})
-        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %9s %5.1f %4.0f%%  %s" % (
+        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %7.3fs %9s %5.1f %4.0f%%  %-9s %s" % (
             name, "n/a" if predicted is None else "%.3f" % predicted, achieved,
-            "n/a" if err is None else "%+.1f%%" % (100 * err), ms, mp,
-            "" if applied else "%.3f" % forced, load, 100 * idle, rec))
-    lines.append("-" * 100)
+            "n/a" if err is None else "%+.1f%%" % (100 * err), ms, mp, mh,
+            "" if applied else "%.3f" % forced, load, 100 * idle, verdict, rec))
+    lines.append("-" * 120)
     have = [r for r in results if r["error"] is not None]
     if have:
         lines.append("largest error %.1f%% (target %.0f%%): %s" % (
@@ -263,8 +299,12 @@ def main():
                      % (100 * least))
     lines.append("load: 1-minute load average, idle: CPUs' idle share in the second before "
                  "timing (the table's speedups need a second core free)")
-    lines.append("achieved = serial / parallel wall time of the -O2 builds; 'if forced' = the "
-                 "DP_PAR build of a rejected candidate (what applying it would have done)")
+    lines.append("achieved = serial / parallel wall time of the -O2 builds, parallel = the code the "
+                 "plugin generates from the feedback (deepprof-cc --deepprof-use); by hand = the "
+                 "-DDP_PAR transformation written by hand; 'if forced' = the plugin's code for a "
+                 "rejected candidate (what applying it would have done); plugin: safe = proved by "
+                 "GCC's analyses in the use build, named = generated only when named by id, serial "
+                 "= not generated (why: in the recommendation)")
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     for fn, body in (("results.txt", text),

@@ -37,6 +37,15 @@
  * cut-off, and calls F.dp_serial otherwise, so below the cut-off nothing
  * is spawned and nothing is checked.
  *
+ * Dependent calls that overlap (a candidate with one value passed, the
+ * shape of bench/accuracy/overlap.c: P(..., &v) stores v early, C(..., v)
+ * needs it late): Mercury's futures. P.dp_future raises a flag after its
+ * one store of *out, C.dp_future waits for the flag where it uses v and
+ * reads it through a pointer; the consumer is spawned and the producer
+ * runs on the spawning thread, so a waiting consumer always has a running
+ * producer. Safe when GCC finds that C writes no memory and that P writes
+ * only through that pointer (ipa-modref).
+ *
  * Part of deepprof's compiler plugins. MIT licence.
  */
 #include "plugin.h"
@@ -46,6 +55,7 @@
 #include "tree-nested.h"
 #include "omp-general.h"
 #include "gimplify.h"
+#include "memmodel.h"
 #include "calls.h"
 #include "ipa-modref-tree.h"
 #include "ipa-modref.h"
@@ -72,6 +82,8 @@ struct par_rec {
 	vec<int> declared;      /* per callee: ECF_CONST/ECF_PURE as declared */
 	bool decided;           /* the guard has been folded */
 	const char *safety;     /* PS_DONE: what made it safe, or NULL */
+	const struct dpu_dep *dep;  /* a future's: the value passed, else NULL */
+	int future_out;         /* a future's: the producer's argument &v */
 };
 static vec<struct par_rec> recs;
 
@@ -192,6 +204,8 @@ static tree bind(tree stmts, tree block)
 {
 	return build3(BIND_EXPR, void_type_node, NULL_TREE, stmts, block);
 }
+
+static tree signal_flag(tree flag);
 
 /* ================= finding the calls ================= */
 
@@ -420,6 +434,14 @@ static tree find_stored(tree *tp, int *walk, void *data)
 
 /* ================= building the region ================= */
 
+struct future {
+	int out;                /* P's argument &v */
+	int vin;                /* C's argument v */
+	tree v;                 /* the caller's variable */
+	tree p_fn, c_fn;        /* the copies */
+	tree flag;              /* the caller's int flag */
+};
+
 struct gen {
 	tree fndecl;
 	const struct dpu_cand *c;
@@ -430,6 +452,7 @@ struct gen {
 	unsigned cutoff;
 	tree d;                 /* divide and conquer: the depth at the region */
 	tree block;             /* the scope the region is in */
+	struct future *fu;      /* dependent calls: the future's copies, else NULL */
 };
 
 /* Call i, fresh, calling callee instead when given. */
@@ -462,8 +485,51 @@ static void task_calls(struct gen *g, unsigned k, tree *list, tree callee)
 }
 
 /* The tasks: spawn 1..K-1, run 0, wait. */
+/* Call i of a future's pair, calling its copy with the future's arguments. */
+static tree future_call(struct gen *g, unsigned i)
+{
+	struct future *fu = g->fu;
+	tree call = unshare_expr(g->orig[i]);
+	tree fn = i == 0 ? fu->p_fn : fu->c_fn;
+	int n = call_expr_nargs(call);
+	vec<tree, va_gc> *args = NULL;
+	for (int a = 0; a < n; a++)
+		vec_safe_push(args, i == 1 && a == fu->vin ? build_zero_cst(TREE_TYPE(CALL_EXPR_ARG(call, a)))
+			      : CALL_EXPR_ARG(call, a));
+	tree flag = build_fold_addr_expr(fu->flag);
+	if (i == 1)
+		vec_safe_push(args, build_fold_addr_expr(fu->v));
+	vec_safe_push(args, flag);
+	tree nc = build_call_vec(TREE_TYPE(TREE_TYPE(fn)), build_fold_addr_expr(fn), args);
+	SET_EXPR_LOCATION(nc, EXPR_LOCATION(g->orig[i]));
+	return g->tmp[i] ? build2(MODIFY_EXPR, TREE_TYPE(g->tmp[i]), g->tmp[i], nc) : nc;
+}
+
+/* The future's region: the consumer spawned, the producer run here (it
+ * never waits), its flag raised again in case it never stored, wait. */
+static tree future_tasks(struct gen *g, tree scope)
+{
+	tree list = NULL_TREE, body = NULL_TREE, clauses = NULL_TREE;
+	struct future *fu = g->fu;
+	append_to_statement_list(build2(MODIFY_EXPR, integer_type_node, fu->flag, integer_zero_node), &list);
+	append_to_statement_list(future_call(g, 1), &body);
+	clauses = omp_clause(OMP_CLAUSE_SHARED, fu->flag, clauses);
+	clauses = omp_clause(OMP_CLAUSE_SHARED, fu->v, clauses);
+	if (g->tmp[1])
+		clauses = omp_clause(OMP_CLAUSE_SHARED, g->tmp[1], clauses);
+	tree t = build2(OMP_TASK, void_type_node, bind(body, new_block(scope)), clauses);
+	SET_EXPR_LOCATION(t, EXPR_LOCATION(g->orig[1]));
+	append_to_statement_list(t, &list);
+	append_to_statement_list(future_call(g, 0), &list);
+	append_to_statement_list(signal_flag(build_fold_addr_expr(fu->flag)), &list);
+	append_to_statement_list(call0(builtin_decl_explicit(BUILT_IN_GOMP_TASKWAIT)), &list);
+	return list;
+}
+
 static tree tasks(struct gen *g, tree scope)
 {
+	if (g->fu)
+		return future_tasks(g, scope);
 	tree list = NULL_TREE;
 	unsigned K = g->c->n_tasks;
 	if (g->serial_fn)
@@ -547,10 +613,17 @@ static tree redirect(tree *tp, int *walk, void *data)
 	return NULL_TREE;
 }
 
-/* F.dp_serial: fndecl's body as written, its recursive calls its own. */
-static tree serial_copy(tree fndecl, const char **why)
+/* A static copy of fndecl named NAME.SUFFIX, its body as written (the
+ * front end's GENERIC, remapped by tree-inline's copy_fn), with parameters
+ * of the types in the TREE_LIST extra appended; NULL with *why when it
+ * cannot be made. */
+static tree clone_fn(tree fndecl, const char *suffix, tree extra, const char **why)
 {
 	cgraph_node *node = cgraph_node::get(fndecl);
+	if (!DECL_SAVED_TREE(fndecl) || !DECL_STRUCT_FUNCTION(fndecl)) {
+		*why = "its body is not known here (defined later, or in another unit)";
+		return NULL_TREE;
+	}
 	if (node && first_nested_function(node)) {
 		*why = "the function has nested functions";
 		return NULL_TREE;
@@ -564,7 +637,7 @@ static tree serial_copy(tree fndecl, const char **why)
 		return NULL_TREE;
 	}
 	tree s = copy_node(fndecl);
-	char *name = concat(dp_decl_name(fndecl), ".dp_serial", NULL);
+	char *name = concat(dp_decl_name(fndecl), suffix, NULL);
 	DECL_NAME(s) = get_identifier(name);
 	SET_DECL_ASSEMBLER_NAME(s, get_identifier(name));
 	free(name);
@@ -584,6 +657,31 @@ static tree serial_copy(tree fndecl, const char **why)
 	current_function_decl = s;
 	tree body = copy_fn(fndecl, parms, result);
 	current_function_decl = saved_fn;
+	if (extra) {
+		/* the type gets the new parameters' types before its closing void */
+		tree types = NULL_TREE;
+		for (tree t = TYPE_ARG_TYPES(TREE_TYPE(fndecl)); t && t != void_list_node; t = TREE_CHAIN(t))
+			types = tree_cons(NULL_TREE, TREE_VALUE(t), types);
+		tree *tail = &parms;
+		while (*tail)
+			tail = &DECL_CHAIN(*tail);
+		unsigned k = 0;
+		for (tree e = extra; e; e = TREE_CHAIN(e), k++) {
+			char pn[16];
+			snprintf(pn, sizeof pn, "dp_arg%u", k);
+			tree p = build_decl(DECL_SOURCE_LOCATION(fndecl), PARM_DECL, get_identifier(pn),
+					    TREE_VALUE(e));
+			DECL_ARG_TYPE(p) = TREE_VALUE(e);
+			DECL_ARTIFICIAL(p) = 1;
+			TREE_USED(p) = 1;
+			*tail = p;
+			tail = &DECL_CHAIN(p);
+			types = tree_cons(NULL_TREE, TREE_VALUE(e), types);
+		}
+		types = nreverse(types);
+		types = chainon(types, void_list_node);
+		TREE_TYPE(s) = build_function_type(TREE_TYPE(TREE_TYPE(fndecl)), types);
+	}
 	DECL_ARGUMENTS(s) = parms;
 	for (tree p = parms; p; p = DECL_CHAIN(p))
 		DECL_CONTEXT(p) = s;
@@ -594,14 +692,322 @@ static tree serial_copy(tree fndecl, const char **why)
 	DECL_INITIAL(s) = TREE_CODE(body) == BIND_EXPR && BIND_EXPR_BLOCK(body) ? BIND_EXPR_BLOCK(body)
 										 : make_node(BLOCK);
 	BLOCK_SUPERCONTEXT(DECL_INITIAL(s)) = s;
-	tree fns[2] = { fndecl, s };
-	walk_tree(&DECL_SAVED_TREE(s), redirect, fns, NULL);
+	return s;
+}
+
+/* The front end's last steps for a copy: a struct function, the lowering
+ * of its loops (c_genericize), and the call graph. */
+static void finish_clone(tree fndecl, tree s)
+{
 	push_struct_function(s);
 	cfun->function_end_locus = DECL_STRUCT_FUNCTION(fndecl)->function_end_locus;
 	pop_cfun();
 	c_genericize(s);
 	cgraph_node::finalize_function(s, true);
+}
+
+/* F.dp_serial: fndecl's body as written, its recursive calls its own. */
+static tree serial_copy(tree fndecl, const char **why)
+{
+	tree s = clone_fn(fndecl, ".dp_serial", NULL_TREE, why);
+	if (!s)
+		return NULL_TREE;
+	tree fns[2] = { fndecl, s };
+	walk_tree(&DECL_SAVED_TREE(s), redirect, fns, NULL);
+	finish_clone(fndecl, s);
 	return s;
+}
+
+/* ================= futures: dependent calls that overlap ================= */
+
+/* The shape: P(..., &v, ...) then C(..., v, ...), where P stores *out (its
+ * parameter for &v) once, at a statement, and uses out for nothing else,
+ * and C never assigns v or takes its address. Then P.dp_future(..., int
+ * *flag) signals after that store, C.dp_future(..., T *vp, int *flag)
+ * waits for the signal at each use of v (then reads *vp), and the region
+ * spawns the consumer and runs the producer itself: the producer never
+ * waits, so nothing can wait for ever. */
+
+/* Each use of decl, with its parent's slot */
+struct uses {
+	tree decl;
+	vec<tree *> parents;    /* the slot of each use's parent (NULL at the root) */
+	vec<tree *> slots;
+};
+
+static void find_uses(struct uses *u, tree *tp, tree *parent)
+{
+	tree t = *tp;
+	if (!t || TYPE_P(t) || CONSTANT_CLASS_P(t) || TREE_CODE(t) == IDENTIFIER_NODE)
+		return;
+	if (t == u->decl) {
+		u->parents.safe_push(parent);
+		u->slots.safe_push(tp);
+		return;
+	}
+	if (DECL_P(t))
+		return;
+	if (TREE_CODE(t) == STATEMENT_LIST) {
+		for (tree_stmt_iterator i = tsi_start(t); !tsi_end_p(i); tsi_next(&i))
+			find_uses(u, tsi_stmt_ptr(i), tp);
+	} else if (TREE_CODE(t) == DECL_EXPR) {
+		tree d = DECL_EXPR_DECL(t);
+		if (VAR_P(d) && DECL_INITIAL(d))
+			find_uses(u, &DECL_INITIAL(d), tp);
+	} else if (EXPR_P(t) || TREE_CODE(t) == BIND_EXPR) {
+		for (int i = 0; i < TREE_OPERAND_LENGTH(t); i++)
+			if (TREE_OPERAND(t, i))
+				find_uses(u, &TREE_OPERAND(t, i), tp);
+	}
+}
+
+static tree nth_parm(tree fn, int n)
+{
+	tree p = DECL_ARGUMENTS(fn);
+	while (p && n-- > 0)
+		p = DECL_CHAIN(p);
+	return p;
+}
+
+/* The one statement of P's copy that stores through out, or NULL with *why. */
+static tree *producer_store(tree fn, tree out, const char **why)
+{
+	struct uses u = { out, vNULL, vNULL };
+	find_uses(&u, &DECL_SAVED_TREE(fn), NULL);
+	tree *store = NULL;
+	*why = NULL;
+	for (unsigned i = 0; i < u.slots.length() && !*why; i++) {
+		tree *ps = u.parents[i];
+		tree p = ps ? *ps : NULL_TREE;
+		/* *out = E: INDIRECT_REF(out) or MEM_REF(out, 0) as a MODIFY's left side */
+		bool deref = p && (TREE_CODE(p) == INDIRECT_REF ||
+				   (TREE_CODE(p) == MEM_REF && integer_zerop(TREE_OPERAND(p, 1))));
+		if (!deref) {
+			*why = "the producer uses the pointer to the variable for more than one store";
+			break;
+		}
+		/* find the MODIFY_EXPR statement holding it: its parent must be */
+		tree *m = NULL;
+		struct uses s2 = { p, vNULL, vNULL };
+		find_uses(&s2, &DECL_SAVED_TREE(fn), NULL);
+		if (s2.slots.length() == 1 && s2.parents[0] && TREE_CODE(*s2.parents[0]) == MODIFY_EXPR &&
+		    TREE_OPERAND(*s2.parents[0], 0) == p)
+			m = s2.parents[0];
+		s2.parents.release();
+		s2.slots.release();
+		if (!m) {
+			*why = "the producer reads the variable through its pointer, or stores it in an expression";
+			break;
+		}
+		if (store) {
+			*why = "the producer stores the variable more than once";
+			break;
+		}
+		store = m;
+	}
+	if (!store && !*why)
+		*why = "the producer never stores the variable";
+	u.parents.release();
+	u.slots.release();
+	return *why ? NULL : store;
+}
+
+/* Whether the statement at slot is a statement (its parent a list or a
+ * scope), outside any loop of fn's body. */
+static bool stmt_outside_loops(tree *tp, tree *slot, bool in_loop, bool *found)
+{
+	tree t = *tp;
+	if (tp == slot) {
+		*found = true;
+		return !in_loop;
+	}
+	if (!t || TYPE_P(t) || CONSTANT_CLASS_P(t) || DECL_P(t))
+		return true;
+	bool loop = in_loop || TREE_CODE(t) == LOOP_EXPR;
+	if (TREE_CODE(t) == STATEMENT_LIST) {
+		for (tree_stmt_iterator i = tsi_start(t); !tsi_end_p(i) && !*found; tsi_next(&i))
+			if (!stmt_outside_loops(tsi_stmt_ptr(i), slot, loop, found))
+				return false;
+		return true;
+	}
+	if (EXPR_P(t) || TREE_CODE(t) == BIND_EXPR)
+		for (int i = 0; i < TREE_OPERAND_LENGTH(t) && !*found; i++)
+			if (TREE_OPERAND(t, i) && !stmt_outside_loops(&TREE_OPERAND(t, i), slot, loop, found))
+				return false;
+	return true;
+}
+
+/* Whether code of fn (and what it calls in this unit) can reach a task
+ * scheduling point: OpenMP, parallel code of ours, or calls we cannot see.
+ * Then a producer run inline could run the consumer's task under itself,
+ * and wait for ever. */
+static hash_set<tree> *quiet_fns;
+static vec<tree> par_fns;       /* functions given parallel code */
+
+static bool may_schedule(tree fn, int depth);
+
+static tree scan_sched(tree *tp, int *walk, void *data)
+{
+	int depth = *(int *)data;
+	tree t = *tp;
+	if (TYPE_P(t)) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	if (TREE_CODE(t) >= OMP_PARALLEL && TREE_CODE(t) <= OMP_TARGET_EXIT_DATA)
+		return t;
+	if (TREE_CODE(t) == CALL_EXPR && CALL_EXPR_FN(t)) {
+		tree callee = get_callee_fndecl(t);
+		if (!callee)
+			return t;               /* through a pointer */
+		if (may_schedule(callee, depth + 1))
+			return t;
+	}
+	return NULL_TREE;
+}
+
+static bool may_schedule(tree fn, int depth)
+{
+	if (fndecl_built_in_p(fn)) {
+		const char *n = dp_decl_name(fn);
+		return !strncmp(n, "GOMP_", 5) || !strncmp(n, "omp_", 4) || !strncmp(n, "__builtin_GOMP", 14);
+	}
+	if (par_fns.contains(fn))
+		return true;
+	if (!DECL_SAVED_TREE(fn))
+		return !DECL_IN_SYSTEM_HEADER(fn) || !strncmp(dp_decl_name(fn), "omp_", 4);
+	if (!quiet_fns)
+		quiet_fns = new hash_set<tree>;
+	if (quiet_fns->contains(fn) || depth > 20)
+		return depth > 20;
+	quiet_fns->add(fn);     /* recursion: assumed quiet while it is looked at */
+	int d = depth;
+	if (walk_tree_without_duplicates(&DECL_SAVED_TREE(fn), scan_sched, &d)) {
+		quiet_fns->remove(fn);
+		return true;
+	}
+	return false;
+}
+
+static tree wait_then(tree flag, tree value)
+{
+	/* while (!__atomic_load_n(flag, acquire)) __builtin_ia32_pause(); value */
+	tree load = build_call_expr(builtin_decl_explicit(BUILT_IN_ATOMIC_LOAD_4), 2, flag,
+				    build_int_cst(integer_type_node, MEMMODEL_ACQUIRE));
+	tree ready = build2(NE_EXPR, boolean_type_node, fold_convert(integer_type_node, load),
+			    integer_zero_node);
+	tree loop = build1(LOOP_EXPR, void_type_node, build1(EXIT_EXPR, void_type_node, ready));
+	return build2(COMPOUND_EXPR, TREE_TYPE(value), loop, value);
+}
+
+static tree signal_flag(tree flag)
+{
+	return build_call_expr(builtin_decl_explicit(BUILT_IN_ATOMIC_STORE_4), 3, flag, integer_one_node,
+			       build_int_cst(integer_type_node, MEMMODEL_RELEASE));
+}
+
+static tree find_decl(tree *tp, int *walk, void *data)
+{
+	if (TYPE_P(*tp))
+		*walk = 0;
+	return *tp == (tree)data ? *tp : NULL_TREE;
+}
+
+static tree replace_v(tree *tp, int *walk, void *data)
+{
+	tree *m = (tree *)data;         /* { v, vp, flag } */
+	if (TYPE_P(*tp)) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	if (*tp == m[0]) {
+		*tp = wait_then(m[2], build1(INDIRECT_REF, TREE_TYPE(m[0]), m[1]));
+		*walk = 0;
+	}
+	return NULL_TREE;
+}
+
+/* Checks the shape and makes the two copies; NULL when done, else why not. */
+static const char *make_future(tree fndecl, const struct dpu_cand *c, const struct dpu_dep *d,
+			       struct found *f, struct future *fu)
+{
+	if (c->n_calls != 2 || d->from != 0 || d->to != 1 || c->calls[0].task == c->calls[1].task)
+		return "futures are made for one producer and one consumer after it, in two tasks";
+	tree pc = *f[0].slot, cc = *f[1].slot;
+	fu->out = fu->vin = -1;
+	fu->v = NULL_TREE;
+	for (int i = 0; i < call_expr_nargs(pc); i++) {
+		tree a = CALL_EXPR_ARG(pc, i);
+		STRIP_NOPS(a);
+		if (TREE_CODE(a) == ADDR_EXPR && VAR_P(TREE_OPERAND(a, 0)) && d->var &&
+		    !strcmp(dp_decl_name(TREE_OPERAND(a, 0)), d->var)) {
+			fu->out = i;
+			fu->v = TREE_OPERAND(a, 0);
+		}
+	}
+	if (!fu->v || is_global_var(fu->v) || DECL_CONTEXT(fu->v) != fndecl)
+		return "the producer is not given the address of a local variable the consumer reads";
+	for (int i = 0; i < call_expr_nargs(cc); i++) {
+		tree a = CALL_EXPR_ARG(cc, i);
+		STRIP_NOPS(a);
+		if (a == fu->v)
+			fu->vin = fu->vin < 0 ? i : -2;
+		else if (walk_tree_without_duplicates(&CALL_EXPR_ARG(cc, i), find_decl, fu->v))
+			return "the consumer's arguments use the variable in an expression";
+	}
+	if (fu->vin < 0)
+		return "the consumer is not given the variable as one argument";
+	tree pf = get_callee_fndecl(pc), cf = get_callee_fndecl(cc);
+	if (!pf || !cf || pf == cf)
+		return "the producer and the consumer must be two known functions";
+	if (may_schedule(pf, 0))
+		return "the producer may reach OpenMP code or unknown calls, where it could wait for its "
+		       "own consumer";
+	const char *why = NULL;
+	/* the producer's copy: signal after its store */
+	tree ptr_int = build_pointer_type(integer_type_node);
+	tree p = clone_fn(pf, ".dp_future", tree_cons(NULL_TREE, ptr_int, NULL_TREE), &why);
+	if (!p)
+		return why;
+	tree out = nth_parm(p, fu->out);
+	tree *store = out ? producer_store(p, out, &why) : NULL;
+	bool found = false;
+	if (store && !stmt_outside_loops(&DECL_SAVED_TREE(p), store, false, &found))
+		why = "the producer stores the variable in a loop";
+	if (!store || why)
+		return why ? why : "the producer's parameter is not found";
+	tree pflag = nth_parm(p, list_length(DECL_ARGUMENTS(pf)));
+	*store = build2(COMPOUND_EXPR, void_type_node, *store, signal_flag(pflag));
+	/* the consumer's copy: wait at each use of v */
+	tree vt = TREE_TYPE(nth_parm(cf, fu->vin) ? nth_parm(cf, fu->vin) : fu->v);
+	tree cq = clone_fn(cf, ".dp_future", tree_cons(NULL_TREE, build_pointer_type(vt),
+						       tree_cons(NULL_TREE, ptr_int, NULL_TREE)), &why);
+	if (!cq)
+		return why;
+	tree vparm = nth_parm(cq, fu->vin);
+	struct uses u = { vparm, vNULL, vNULL };
+	find_uses(&u, &DECL_SAVED_TREE(cq), NULL);
+	for (unsigned i = 0; i < u.slots.length() && !why; i++) {
+		tree par = u.parents[i] ? *u.parents[i] : NULL_TREE;
+		if (par && (TREE_CODE(par) == ADDR_EXPR ||
+			    ((TREE_CODE(par) == MODIFY_EXPR || TREE_CODE(par) == INIT_EXPR) &&
+			     TREE_OPERAND(par, 0) == vparm) ||
+			    TREE_CODE(par) == PREINCREMENT_EXPR || TREE_CODE(par) == POSTINCREMENT_EXPR ||
+			    TREE_CODE(par) == PREDECREMENT_EXPR || TREE_CODE(par) == POSTDECREMENT_EXPR))
+			why = "the consumer assigns its parameter or takes its address";
+	}
+	u.parents.release();
+	u.slots.release();
+	if (why)
+		return why;
+	tree vp = nth_parm(cq, list_length(DECL_ARGUMENTS(cf)));
+	tree m[3] = { vparm, vp, DECL_CHAIN(vp) };
+	walk_tree(&DECL_SAVED_TREE(cq), replace_v, m, NULL);
+	finish_clone(pf, p);
+	finish_clone(cf, cq);
+	fu->p_fn = p;
+	fu->c_fn = cq;
+	return NULL;
 }
 
 /* ================= the transformation ================= */
@@ -646,16 +1052,14 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 {
 	const struct dpu_cand *c = r->c;
 	const char *fname = dp_decl_name(fndecl);
+	const struct dpu_dep *dep = NULL;
 	for (unsigned i = 0; i < c->n_deps; i++)
 		if (c->deps[i].known) {
-			const struct dpu_dep *d = &c->deps[i];
-			char why[400];
-			snprintf(why, sizeof why, "%s() uses %s, which %s() produces at %.0f%% of its run: "
-				 "dependent calls need futures, which this deepprof does not generate yet",
-				 c->calls[d->to].callee ? c->calls[d->to].callee : "?", d->var ? d->var : "?",
-				 c->calls[d->from].callee ? c->calls[d->from].callee : "?", 100 * d->produced);
-			not_done(r, why);
-			return;
+			if (dep) {
+				not_done(r, "more than one value passes between the calls: futures are made for one");
+				return;
+			}
+			dep = &c->deps[i];
 		}
 	if (c->n_tasks < 2 || c->n_calls < 2) {
 		not_done(r, "fewer than two tasks");
@@ -810,9 +1214,30 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 			r->state = PS_GUARDED;
 		}
 
+		/* dependent calls: the future's copies */
+		struct future fu = {};
+		if (dep) {
+			const char *why = make_future(fndecl, c, dep, fd.f, &fu);
+			if (why) {
+				char msg[500];
+				snprintf(msg, sizeof msg, "%s() uses %s, which %s() produces at %.0f%% of its run, "
+					 "but no future is made: %s",
+					 c->calls[dep->to].callee ? c->calls[dep->to].callee : "?",
+					 dep->var ? dep->var : "?",
+					 c->calls[dep->from].callee ? c->calls[dep->from].callee : "?",
+					 100 * dep->produced, why);
+				not_done(r, msg);
+				goto out;
+			}
+			fu.flag = new_temp(fndecl, integer_type_node, "dp_flag");
+			TREE_ADDRESSABLE(fu.flag) = 1;
+			r->future_out = fu.out;
+			r->dep = dep;
+		}
+
 		/* hoist: temporaries in the calls' places */
 		struct gen g = { fndecl, c, fd.f, XCNEWVEC(tree, c->n_calls), XCNEWVEC(tree, c->n_calls),
-				 serial_fn, r->cutoff, NULL_TREE, NULL_TREE };
+				 serial_fn, r->cutoff, NULL_TREE, NULL_TREE, dep ? &fu : NULL };
 		for (unsigned i = 0; i < c->n_calls; i++) {
 			tree call = *fd.f[i].slot;
 			g.orig[i] = call;
@@ -885,6 +1310,10 @@ static void remark_done(const struct par_rec *r, const char *safety)
 	call_list(c, what, sizeof what);
 	if (r->cutoff)
 		snprintf(depth, sizeof depth, " down to recursion depth %u, serially below", r->cutoff);
+	if (r->dep)
+		snprintf(depth, sizeof depth, ", %s() waiting for %s where it uses it (a future)",
+			 c->calls[r->dep->to].callee ? c->calls[r->dep->to].callee : "?",
+			 r->dep->var ? r->dep->var : "?");
 	char why[200];
 	if (safety)
 		snprintf(why, sizeof why, "safe: %s", safety);
@@ -956,13 +1385,54 @@ static const char *unsafe(tree fn, const char **eff, char *buf, size_t n)
 	return buf;
 }
 
+/* Whether fn's stores all go through its parameter n, by ipa-modref. */
+static bool stores_only_through(tree fn, int n)
+{
+	cgraph_node *node = cgraph_node::get(fn);
+	modref_summary *s = node ? get_modref_function_summary(node) : NULL;
+	if (!s || !s->stores || s->stores->every_base || s->global_memory_written)
+		return false;
+	modref_base_node<alias_set_type> *b;
+	unsigned i, j, k;
+	FOR_EACH_VEC_SAFE_ELT(s->stores->bases, i, b) {
+		if (b->every_ref)
+			return false;
+		modref_ref_node<alias_set_type> *rn;
+		FOR_EACH_VEC_SAFE_ELT(b->refs, j, rn) {
+			if (rn->every_access)
+				return false;
+			for (k = 0; k < vec_safe_length(rn->accesses); k++)
+				if ((*rn->accesses)[k].parm_index != n)
+					return false;
+		}
+	}
+	return true;
+}
+
 static void decide(struct par_rec *r, gimple *stmt, gimple_stmt_iterator *gsi, bool analysed)
 {
-	char buf[300], why[500];
+	char buf[300], why[700];
 	const char *bad = NULL, *eff = "const";
 	bool declared = true;
 	if (!analysed) {
 		bad = "GCC's analyses did not run on its callees";
+	} else if (r->dep) {
+		/* a future: the consumer writes nothing; the producer writes
+		 * only the variable, through its pointer */
+		tree p = r->callees[0], c = r->callees.length() > 1 ? r->callees[1] : NULL_TREE;
+		const char *e = NULL;
+		if (c && (bad = unsafe(c, &e, buf, sizeof buf)) == NULL) {
+			if (!stores_only_through(p, r->future_out)) {
+				snprintf(buf, sizeof buf, "%s() may write memory other than %s (ipa-modref)",
+					 shown(p), r->dep->var ? r->dep->var : "the variable");
+				bad = buf;
+			} else {
+				snprintf(buf, sizeof buf, "%s() writes only %s, %s() is %s", shown(p),
+					 r->dep->var ? r->dep->var : "the variable", shown(c), e);
+				eff = buf;
+				declared = false;
+			}
+		}
 	} else {
 		for (unsigned i = 0; i < r->callees.length() && !bad; i++) {
 			const char *e = NULL;
@@ -974,6 +1444,11 @@ static void decide(struct par_rec *r, gimple *stmt, gimple_stmt_iterator *gsi, b
 	}
 	tree lhs = gimple_call_lhs(stmt);
 	bool yes = !bad;
+	if (!r->decided && yes && r->dep) {
+		r->decided = true;
+		snprintf(why, sizeof why, "%s (GCC's ipa-pure-const and ipa-modref)", eff);
+		remark_done(r, why);
+	}
 	if (!r->decided) {
 		r->decided = true;
 		if (yes) {

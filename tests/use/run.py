@@ -458,6 +458,46 @@ def t_profile_parallel(ctx):
     eq(len(d["threads"]), 2, "threads in the profile")
 
 
+FUT = os.path.join(HERE, "s-future.c")
+
+
+def t_futures(ctx):
+    """Dependent calls that overlap (s-future.c): produce() stores v a
+    tenth of the way through, consume() needs it at the end: a future, and
+    the same output with any number of threads; a producer storing twice
+    and a consumer assigning its parameter stay serial, saying why."""
+    ctx.run([ctx.cc, "-O2", "-g", FUT, "-o", "prof"])
+    ctx.run([ctx.path("prof")])
+    ctx.run([ctx.dp, "feedback", "Deep.data", "-o", "fb.json"])
+    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=fb.json", "-fopt-info", FUT, "-o", "par"])
+    rs = {}
+    for l in remarks(r.stderr):
+        m = re.search(r":(\d+):\d+: (optimized|missed): deepprof: candidate \d+: (.*)$", l)
+        if m:
+            rs[int(m.group(1))] = (m.group(2), m.group(3))
+    check(rs.get(63, ("", ""))[0] == "optimized" and rs[63][1].startswith(
+        "produce() and consume() run as 2 parallel tasks, consume() waiting for v where it uses it "
+        "(a future)") and rs[63][1].endswith(
+        "safe: produce() writes only v, consume() is const (GCC's ipa-pure-const and ipa-modref))"),
+        "the future: %r" % (rs.get(63),))
+    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=fb.json", "-fopt-info-missed", FUT, "-o", "par"])
+    rs = {}
+    for l in remarks(r.stderr):
+        m = re.search(r":(\d+):\d+: missed: deepprof: candidate \d+: (.*)$", l)
+        if m:
+            rs[int(m.group(1))] = m.group(2)
+    check(rs.get(72, "").endswith("but no future is made: the producer stores the variable more than "
+                                   "once"), "stored twice: %r" % rs.get(72))
+    check(rs.get(81, "").endswith("but no future is made: the consumer assigns its parameter or takes "
+                                   "its address"), "assigned: %r" % rs.get(81))
+    nm = subprocess.run(["nm", ctx.path("par")], capture_output=True, text=True).stdout
+    check("produce.dp_future" in nm and "consume.dp_future" in nm, "the future's copies are there")
+    ctx.run(["gcc", "-O2", FUT, "-o", "serial"])
+    want = ctx.run([ctx.path("serial")]).stdout
+    for env in ({}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"}, {"OMP_NUM_THREADS": "4"}):
+        eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output (%r)" % env)
+
+
 TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t002_uninstrumented_same_output", t_uninstrumented_same_output),
          ("t003_msgpack_remarks_only", t_msgpack_and_remarks_only),
@@ -468,7 +508,8 @@ TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t008_candidates", t_candidates),
          ("t009_parallel_shapes", t_parallel_shapes),
          ("t010_refused_shapes", t_refused_shapes),
-         ("t011_profile_parallel", t_profile_parallel)]
+         ("t011_profile_parallel", t_profile_parallel),
+         ("t012_futures", t_futures)]
 
 
 def main():

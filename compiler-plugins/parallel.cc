@@ -26,9 +26,13 @@
  * guard pass folds to 1 or 0 after GCC's own analyses have run on the
  * callees (the early local passes run callees first: local-pure-const has
  * then marked them const or pure, and ipa-modref has summarised what they
- * write); 0 leaves the serial code alone, and the parallel copies die with
- * the dead branch. At -O0, where those passes do not run, only declared
- * const or pure callees are safe.
+ * read and write) and on the caller (its points-to sets). Safe: every
+ * callee const or pure or free of stores; or each call writes only
+ * through its arguments, and the alias oracle finds those arguments point
+ * to other objects than what the other calls read or write. 0 leaves the
+ * serial code alone, and the parallel copies die with the dead branch. At
+ * -O0, where those passes do not run, only declared const or pure callees
+ * are safe.
  *
  * Divide and conquer (a candidate whose calls are its own function's
  * recursive calls, with a recursion cut-off in the feedback): F's original
@@ -84,6 +88,7 @@ struct par_rec {
 	const char *safety;     /* PS_DONE: what made it safe, or NULL */
 	const struct dpu_dep *dep;  /* a future's: the value passed, else NULL */
 	int future_out;         /* a future's: the producer's argument &v */
+	bool oracle;            /* proved by the alias oracle on the arguments */
 };
 static vec<struct par_rec> recs;
 
@@ -1372,6 +1377,11 @@ static const char *unsafe(tree fn, const char **eff, char *buf, size_t n)
 	}
 	cgraph_node *node = cgraph_node::get(fn);
 	modref_summary *s = node ? get_modref_function_summary(node) : NULL;
+	if (s && s->stores && !s->stores->every_base && vec_safe_is_empty(s->stores->bases) &&
+	    !s->global_memory_written && !s->side_effects && !s->writes_errno) {
+		*eff = "free of stores (ipa-modref)";
+		return NULL;
+	}
 	if (!node || !node->definition)
 		snprintf(buf, n, "%s() is defined in another unit and not declared const or pure", shown(fn));
 	else if (!s || !s->stores || s->stores->every_base)
@@ -1379,6 +1389,8 @@ static const char *unsafe(tree fn, const char **eff, char *buf, size_t n)
 			 "bound)", shown(fn));
 	else if (s->global_memory_written)
 		snprintf(buf, n, "%s() writes global memory (ipa-modref)", shown(fn));
+	else if (s->side_effects && vec_safe_is_empty(s->stores->bases))
+		snprintf(buf, n, "%s() has side effects (ipa-modref)", shown(fn));
 	else
 		snprintf(buf, n, "%s() writes memory through its arguments (ipa-modref), which GCC "
 			 "cannot prove disjoint", shown(fn));
@@ -1409,9 +1421,126 @@ static bool stores_only_through(tree fn, int n)
 	return true;
 }
 
+/* The accesses of a modref tree, relative to parameters: false when some
+ * access is not (global, unknown, or the tree collapsed). */
+static bool param_accesses(modref_records *t, vec<int> &parms, bool *global)
+{
+	if (!t)
+		return true;
+	if (t->every_base)
+		return false;
+	modref_base_node<alias_set_type> *b;
+	unsigned i, j, k;
+	FOR_EACH_VEC_SAFE_ELT(t->bases, i, b) {
+		if (b->every_ref)
+			return false;
+		modref_ref_node<alias_set_type> *rn;
+		FOR_EACH_VEC_SAFE_ELT(b->refs, j, rn) {
+			if (rn->every_access)
+				return false;
+			for (k = 0; k < vec_safe_length(rn->accesses); k++) {
+				int pi = (*rn->accesses)[k].parm_index;
+				if (pi == MODREF_GLOBAL_MEMORY_PARM)
+					*global = true;
+				else if (pi < 0)
+					return false;
+				else if (!parms.contains(pi))
+					parms.safe_push(pi);
+			}
+		}
+	}
+	return true;
+}
+
+/* GCC's alias oracle on the serial calls of r in fun (the caller, after
+ * its points-to analysis): whether no call writes memory another call
+ * reads or writes, each callee's accesses being relative to its
+ * arguments (ipa-modref). why: what it found. */
+static bool disjoint_by_oracle(struct par_rec *r, function *fun, char *why, size_t n)
+{
+	const struct dpu_cand *c = r->c;
+	vec<gcall *> calls = vNULL;
+	basic_block bb;
+	for (unsigned i = 0; i < c->n_calls; i++) {
+		gcall *found = NULL;
+		FOR_EACH_BB_FN(bb, fun)
+			for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g) && !found; gsi_next(&g)) {
+				gcall *call = dyn_cast<gcall *>(gsi_stmt(g));
+				if (!call || !gimple_call_fndecl(call) || !r->callees.contains(gimple_call_fndecl(call)))
+					continue;
+				expanded_location x = expand_location(gimple_location(call));
+				if ((unsigned)x.line == c->calls[i].at.line && (unsigned)x.column == c->calls[i].at.col)
+					found = call;
+			}
+		if (!found) {
+			snprintf(why, n, "the serial calls are not found after GCC's early inlining");
+			calls.release();
+			return false;
+		}
+		calls.safe_push(found);
+	}
+	bool ok = true;
+	for (unsigned i = 0; i < calls.length() && ok; i++) {
+		cgraph_node *ni = cgraph_node::get(gimple_call_fndecl(calls[i]));
+		modref_summary *si = ni ? get_modref_function_summary(ni) : NULL;
+		vec<int> st = vNULL;
+		bool sglob = false;
+		if (!si || si->side_effects || si->global_memory_written ||
+		    !param_accesses(si->stores, st, &sglob) || sglob) {
+			snprintf(why, n, "%s() writes memory that is not its arguments' (ipa-modref)",
+				 shown(gimple_call_fndecl(calls[i])));
+			ok = false;
+		}
+		for (unsigned j = 0; j < calls.length() && ok; j++) {
+			if (j == i)
+				continue;
+			cgraph_node *nj = cgraph_node::get(gimple_call_fndecl(calls[j]));
+			modref_summary *sj = nj ? get_modref_function_summary(nj) : NULL;
+			vec<int> acc = vNULL;
+			bool glob = false;
+			if (!sj || !param_accesses(sj->loads, acc, &glob) || !param_accesses(sj->stores, acc, &glob)) {
+				snprintf(why, n, "%s() reads memory ipa-modref cannot bound",
+					 shown(gimple_call_fndecl(calls[j])));
+				ok = false;
+			}
+			glob |= sj && sj->global_memory_read;
+			for (unsigned a = 0; a < st.length() && ok; a++) {
+				if ((unsigned)st[a] >= gimple_call_num_args(calls[i]))
+					continue;
+				tree pi = gimple_call_arg(calls[i], st[a]);
+				if (glob && (!POINTER_TYPE_P(TREE_TYPE(pi)) || ptr_deref_may_alias_global_p(pi, false))) {
+					snprintf(why, n, "%s() may write global memory %s() reads (alias oracle)",
+						 shown(gimple_call_fndecl(calls[i])), shown(gimple_call_fndecl(calls[j])));
+					ok = false;
+				}
+				for (unsigned b = 0; b < acc.length() && ok; b++) {
+					if ((unsigned)acc[b] >= gimple_call_num_args(calls[j]))
+						continue;
+					tree pj = gimple_call_arg(calls[j], acc[b]);
+					if (!POINTER_TYPE_P(TREE_TYPE(pi)) || !POINTER_TYPE_P(TREE_TYPE(pj)) ||
+					    ptr_derefs_may_alias_p(pi, pj)) {
+						snprintf(why, n, "%s() writes through its argument %d, which may point into "
+							 "what %s() reaches through its argument %d (alias oracle)",
+							 shown(gimple_call_fndecl(calls[i])), st[a] + 1,
+							 shown(gimple_call_fndecl(calls[j])), acc[b] + 1);
+						ok = false;
+					}
+				}
+			}
+			acc.release();
+		}
+		st.release();
+	}
+	calls.release();
+	if (ok)
+		snprintf(why, n, "the calls write through arguments that point to different objects "
+			 "(ipa-modref and GCC's alias oracle)");
+	return ok;
+}
+
 static void decide(struct par_rec *r, gimple *stmt, gimple_stmt_iterator *gsi, bool analysed)
 {
-	char buf[300], why[700];
+	char buf[500], why[1200];
 	const char *bad = NULL, *eff = "const";
 	bool declared = true;
 	if (!analysed) {
@@ -1437,9 +1566,21 @@ static void decide(struct par_rec *r, gimple *stmt, gimple_stmt_iterator *gsi, b
 		for (unsigned i = 0; i < r->callees.length() && !bad; i++) {
 			const char *e = NULL;
 			bad = unsafe(r->callees[i], &e, buf, sizeof buf);
-			if (e && !strcmp(e, "pure"))
-				eff = "pure";
+			if (e && strcmp(e, "const"))
+				eff = e;
 			declared &= r->declared[i] != 0;
+		}
+		static char oracle[400];
+		if (bad && !r->cutoff) {
+			if (disjoint_by_oracle(r, cfun, oracle, sizeof oracle)) {
+				bad = NULL;
+				declared = false;
+				eff = oracle;
+				r->oracle = true;
+			} else if (strstr(bad, "through its arguments")) {
+				snprintf(buf, sizeof buf, "%s", oracle);
+				bad = buf;
+			}
 		}
 	}
 	tree lhs = gimple_call_lhs(stmt);
@@ -1458,8 +1599,13 @@ static void decide(struct par_rec *r, gimple *stmt, gimple_stmt_iterator *gsi, b
 				w += snprintf(what + w, sizeof what - w, "%s%s()", i ? (i + 1 == r->callees.length()
 											  ? " and " : ", ") : "",
 					      shown(r->callees[i]));
-			snprintf(why, sizeof why, "%s %s %s%s%s", what, r->callees.length() > 1 ? "are" : "is",
-				 declared ? "declared " : "", eff, declared ? "" : " (GCC's ipa-pure-const)");
+			bool modref = strchr(eff, '(') != NULL;
+			if (r->oracle)
+				snprintf(why, sizeof why, "%s", eff);
+			else
+				snprintf(why, sizeof why, "%s %s %s%s%s", what,
+					 r->callees.length() > 1 ? "are" : "is", declared ? "declared " : "", eff,
+					 declared || modref ? "" : " (GCC's ipa-pure-const)");
 			remark_done(r, why);
 		} else {
 			snprintf(why, sizeof why, "not proved safe: %s; name it with --deepprof-parallelize=%u "

@@ -350,8 +350,8 @@ def par_feedback(ctx):
     ctx.run([ctx.dp, "feedback", "Deep.data", "-o", "fb.json"])
     with open(ctx.path("fb.json")) as f:
         got = {c["id"]: (c["calls"][0]["at"]["line"], c["verdict"]) for c in json.load(f)["candidates"]}
-    eq(got, {1: (56, "accepted"), 2: (46, "accepted"), 3: (63, "accepted"), 4: (77, "accepted"),
-             5: (87, "accepted"), 6: (41, "accepted")}, "s-par.c's candidates")
+    eq(got, {1: (57, "accepted"), 2: (47, "accepted"), 3: (64, "accepted"), 4: (78, "accepted"),
+             5: (98, "accepted"), 6: (88, "accepted"), 7: (42, "accepted")}, "s-par.c's candidates")
     return ctx.path("fb.json")
 
 
@@ -363,20 +363,23 @@ def t_parallel_shapes(ctx):
     rs = par_remarks(ctx, fb)
     tasks = "run as 2 parallel tasks"
     safe = "safe: work() is const (GCC's ipa-pure-const))"
-    eq(sorted(rs), [1, 2, 3, 4, 5, 6], "a remark for each candidate")
-    for k, line in ((1, 56), (2, 46), (3, 63)):
+    eq(sorted(rs), [1, 2, 3, 4, 5, 6, 7], "a remark for each candidate")
+    for k, line in ((1, 57), (2, 47), (3, 64)):
         check(rs[k][:2] == (line, "optimized") and tasks in rs[k][2] and rs[k][2].endswith(safe),
               "candidate %d: %r" % (k, rs[k]))
-    check(rs[6][:2] == (41, "optimized") and
-          "leaves() and leaves() run as 2 parallel tasks down to recursion depth" in rs[6][2] and
-          rs[6][2].endswith("safe: leaves() is const (GCC's ipa-pure-const))"), "candidate 6: %r" % (rs[6],))
-    check(rs[4][:2] == (77, "missed") and rs[4][2].endswith(
-        "not parallelized: not proved safe: fill() writes memory through its arguments (ipa-modref), "
-        "which GCC cannot prove disjoint; name it with --deepprof-parallelize=4 to parallelize it anyway"),
-        "candidate 4: %r" % (rs[4],))
-    check(rs[5][1] == "missed" and rs[5][2].endswith(
-        "not parallelized: another call is made among the candidate's calls (line 91)"),
-        "candidate 5: %r" % (rs[5],))
+    check(rs[7][:2] == (42, "optimized") and
+          "leaves() and leaves() run as 2 parallel tasks down to recursion depth" in rs[7][2] and
+          rs[7][2].endswith("safe: leaves() is const (GCC's ipa-pure-const))"), "candidate 7: %r" % (rs[7],))
+    check(rs[4][:2] == (78, "optimized") and rs[4][2].endswith(
+        "safe: the calls write through arguments that point to different objects (ipa-modref and "
+        "GCC's alias oracle))"), "candidate 4: %r" % (rs[4],))
+    check(rs[5][:2] == (98, "missed") and rs[5][2].endswith(
+        "not parallelized: not proved safe: fill() writes through its argument 1, which may point "
+        "into what fill() reaches through its argument 1 (alias oracle); name it with "
+        "--deepprof-parallelize=5 to parallelize it anyway"), "candidate 5: %r" % (rs[5],))
+    check(rs[6][1] == "missed" and rs[6][2].endswith(
+        "not parallelized: another call is made among the candidate's calls (line 92)"),
+        "candidate 6: %r" % (rs[6],))
     nm = subprocess.run(["nm", ctx.path("par")], capture_output=True, text=True).stdout
     check("leaves.dp_serial" in nm and "main._omp_fn." in nm and "pair_expr._omp_fn." in nm,
           "the serial copy and the outlined tasks are there")
@@ -386,10 +389,10 @@ def t_parallel_shapes(ctx):
         eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output (%r)" % env)
     eq(ctx.run([ctx.path("par"), "2"]).stdout, ctx.run([ctx.path("serial"), "2"]).stdout,
        "same output on another input")
-    # consent: the fill candidate named by id
-    rs = par_remarks(ctx, fb, "--deepprof-parallelize=4,6")
-    check(rs[4][1] == "optimized" and rs[4][2].endswith("named by --deepprof-parallelize=4,6)"),
-          "candidate 4 named: %r" % (rs[4],))
+    # consent: the halves candidate named by id
+    rs = par_remarks(ctx, fb, "--deepprof-parallelize=5,7")
+    check(rs[5][1] == "optimized" and rs[5][2].endswith("named by --deepprof-parallelize=5,7)"),
+          "candidate 5 named: %r" % (rs[5],))
     check(rs[1][1] == "missed" and rs[1][2].endswith("not named by --deepprof-parallelize"),
           "candidate 1 not named: %r" % (rs[1],))
     for env in ({}, {"OMP_NUM_THREADS": "1"}):
@@ -418,10 +421,10 @@ def t_refused_shapes(ctx):
             json.dump(doc, f)
         return par_remarks(ctx, path)[1]
 
-    r = moved([(86, 7), (87, 6)], "cond.json")
+    r = moved([(87, 7), (88, 6)], "cond.json")
     check(r[1] == "missed" and r[2].endswith("not parallelized: a call is made only under a condition "
-                                             "(line 86)"), "under a condition: %r" % (r,))
-    r = moved([(56, 20), (95, 3)], "none.json")
+                                             "(line 87)"), "under a condition: %r" % (r,))
+    r = moved([(57, 20), (200, 3)], "none.json")
     check(r[1] == "missed" and r[2].endswith("its calls are not found where the feedback places them"),
           "misplaced: %r" % (r,))
     ctx.run(["gcc", "-O2", PAR, "-o", "serial"])
@@ -441,7 +444,7 @@ def t_profile_parallel(ctx):
     cut = [r["cutoff_depth"] for r in doc["recursion"] if r["at"]["fn"] == "leaves"]
     eq(cut, [5], "leaves' cut-off")
     ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument",
-             "--deepprof-parallelize=6", PAR, "-o", "inst"])
+             "--deepprof-parallelize=7", PAR, "-o", "inst"])
     os.unlink(ctx.path("Deep.data"))
     out = ctx.run([ctx.path("inst")], env={"OMP_NUM_THREADS": "2"}).stdout
     ctx.run(["gcc", "-O2", PAR, "-o", "serial"])

@@ -2,10 +2,11 @@
  * s-par.c — the use build's parallel code on the shapes it must handle,
  * each with a known answer: independent calls declared as variables
  * (work() is const, but only GCC's analyses say so), calls in a loop's
- * body, calls in one expression, calls that write disjoint arrays (not
- * provable: named by id), a call made under a condition (left serial, with
- * the reason), and a divide-and-conquer count (below its cut-off, the
- * serial copy). Argument: the scale (default 1). Prints what the serial
+ * body, calls in one expression, calls that write two arrays (GCC's alias
+ * oracle tells them apart), a call made under a condition (left serial,
+ * with the reason), a divide-and-conquer count (below its cut-off, the
+ * serial copy), and calls that write two halves of one array (not
+ * provable: named by id). Argument: the scale (default 1). Prints what the serial
  * build prints. Part of deepprof's tests. MIT licence.
  */
 #include <stdio.h>
@@ -89,5 +90,14 @@ int main(int argc, char **argv)
 
 	/* divide and conquer */
 	printf("leaves: %ld\n", leaves(14 + (scale > 1)));
+
+	/* one array's two halves: the alias oracle cannot tell them apart */
+	unsigned long *z = malloc(sizeof(*z) * 2 * m);
+	if (!z)
+		return 1;
+	fill(z, m, 3);
+	fill(z + m, m, 4);
+	printf("halves: %lu %lu\n", z[m - 1], z[2 * m - 1]);
+	free(z);
 	return 0;
 }

@@ -1195,16 +1195,23 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 			guard = integer_one_node;
 			r->state = PS_DONE;
 			r->safety = NULL;
-		} else if (!optimize) {
-			/* GCC's analyses do not run: what the source declares */
+		} else if (!optimize || dp_opt.instrument) {
+			/* GCC's analyses do not run, or see the hooks instead of
+			 * the program: what the source declares */
 			const char *eff = NULL;
 			for (unsigned i = 0; i < r->callees.length(); i++) {
 				const char *e = declared_effects(r->callees[i]);
 				if (!e) {
-					char why[300];
-					snprintf(why, sizeof why, "not proved safe: %s() is not declared const or pure, "
-						 "and at -O0 GCC's analyses do not run (optimize, or name it with "
-						 "--deepprof-parallelize=%u)", shown(r->callees[i]), c->id);
+					char why[400];
+					if (optimize)
+						snprintf(why, sizeof why, "not proved safe: %s() is not declared const or "
+							 "pure, and in an instrumented build the hooks hide its effects from "
+							 "GCC's analyses (the uninstrumented use build says what they prove; "
+							 "name it with --deepprof-parallelize=%u)", shown(r->callees[i]), c->id);
+					else
+						snprintf(why, sizeof why, "not proved safe: %s() is not declared const or "
+							 "pure, and at -O0 GCC's analyses do not run (optimize, or name it with "
+							 "--deepprof-parallelize=%u)", shown(r->callees[i]), c->id);
 					not_done(r, why);
 					goto out;
 				}

@@ -459,6 +459,14 @@ def t_profile_parallel(ctx):
     task = sum(v for (f, n, k), v in calls.items() if n.startswith("leaves._omp_fn") and k == "task")
     eq((serial, task), (64, 31), "(calls of leaves.dp_serial, task runs of leaves' tasks)")
     eq(len(d["threads"]), 2, "threads in the profile")
+    # unnamed, an instrumented build proves nothing GCC would have to see through the hooks
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "--deepprof-instrument", "--deepprof-remarks",
+                 "-c", PAR, "-o", "inst.o"])
+    rs = [l for l in remarks(r.stderr) if "candidate 1:" in l]
+    check(len(rs) == 1 and rs[0].endswith(
+        "not proved safe: work() is not declared const or pure, and in an instrumented build the "
+        "hooks hide its effects from GCC's analyses (the uninstrumented use build says what they "
+        "prove; name it with --deepprof-parallelize=1)"), "instrumented, unnamed: %r" % rs)
 
 
 FUT = os.path.join(HERE, "s-future.c")

@@ -61,10 +61,10 @@ def run(cmd, env=None, quiet=False):
     return p
 
 
-def wall(cmd):
+def wall(cmd, env=None):
     """Wall seconds of one run of cmd (its output discarded)."""
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     t = time.perf_counter() - t0
     if p.returncode != 0:
         raise Fatal("%s failed (exit %d): %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
@@ -177,9 +177,9 @@ def main():
                                a.instrumented_unit else
                                "the serial -O2 program's time (--program-time)"),
              "",
-             "%-10s %9s %9s %8s %8s %9s %8s %9s %5s %5s  %-9s %s" % (
+             "%-10s %9s %9s %8s %8s %9s %8s %9s %6s %5s %5s  %-9s %s" % (
                  "program", "predicted", "achieved", "error", "serial", "parallel", "by hand",
-                 "if forced", "load", "idle", "plugin", "recommendation"),
+                 "if forced", "1 thr", "load", "idle", "plugin", "recommendation"),
              "-" * 120]
     results = []
     worst = 0.0
@@ -246,13 +246,16 @@ def main():
     for name, ideal, ser, par, hand, predicted, accepted, cut, note, verdict in built:
         print("accuracy: %s: time" % name, file=sys.stderr, flush=True)
         waited, idle = wait_idle(a.wait_idle)
-        ts, tp, th = [], [], []
+        ts, tp, th, t1 = [], [], [], []
         load = os.getloadavg()[0]
+        one = dict(os.environ, OMP_NUM_THREADS="1")
         for _ in range(a.runs):
             ts.append(wall([ser, scale]))
             tp.append(wall([par, scale]))
             th.append(wall([hand, scale]))
+            t1.append(wall([par, scale], env=one))
         ms, mp, mh = statistics.median(ts), statistics.median(tp), statistics.median(th)
+        m1 = statistics.median(t1)
         forced = ms / mp
         # without a feedback, show the hand-written transformation's speedup
         applied = bool(accepted) or predicted is None
@@ -273,14 +276,14 @@ def main():
             slowdowns.append(name)
         results.append({"program": name, "ideal": ideal, "predicted": predicted,
                         "achieved": achieved, "error": err, "serial_s": ms, "parallel_s": mp,
-                        "hand_s": mh, "plugin": verdict,
+                        "hand_s": mh, "plugin": verdict, "one_thread_s": m1,
                         "forced_speedup": forced, "applied": applied, "cutoff": cut, "load": load,
                         "idle_before": idle, "waited_s": waited,
                         "recommendation": rec, "serial_runs": ts, "parallel_runs": tp})
-        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %7.3fs %9s %5.1f %4.0f%%  %-9s %s" % (
+        lines.append("%-10s %9s %9.3f %8s %7.3fs %8.3fs %7.3fs %9s %6.3f %5.1f %4.0f%%  %-9s %s" % (
             name, "n/a" if predicted is None else "%.3f" % predicted, achieved,
             "n/a" if err is None else "%+.1f%%" % (100 * err), ms, mp, mh,
-            "" if applied else "%.3f" % forced, load, 100 * idle, verdict, rec))
+            "" if applied else "%.3f" % forced, m1 / ms, load, 100 * idle, verdict, rec))
     lines.append("-" * 120)
     have = [r for r in results if r["error"] is not None]
     if have:
@@ -289,6 +292,9 @@ def main():
     else:
         lines.append("no predictions: `deepprof feedback` did not run (see the notes)")
     lines.append("recommendations that slow a program down: %s" % (", ".join(slowdowns) or "none"))
+    worst1 = max([r["one_thread_s"] / r["serial_s"] for r in results if r["applied"]] or [1.0])
+    lines.append("with OMP_NUM_THREADS=1 the parallel builds take at most %.3fx the serial time "
+                 "(target 1.02x): %s" % (worst1, "met" if worst1 <= 1.02 else "NOT met"))
     # the load average counts this script's own runs: judge by the idle share
     # measured just before each program was timed
     least = min([r["idle_before"] for r in results] or [1.0])
@@ -304,7 +310,8 @@ def main():
                  "-DDP_PAR transformation written by hand; 'if forced' = the plugin's code for a "
                  "rejected candidate (what applying it would have done); plugin: safe = proved by "
                  "GCC's analyses in the use build, named = generated only when named by id, serial "
-                 "= not generated (why: in the recommendation)")
+                 "= not generated (why: in the recommendation); 1 thr = the parallel build with "
+                 "OMP_NUM_THREADS=1 over the serial time")
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     for fn, body in (("results.txt", text),

@@ -89,6 +89,8 @@ struct par_rec {
 	const struct dpu_dep *dep;  /* a future's: the value passed, else NULL */
 	int future_out;         /* a future's: the producer's argument &v */
 	bool oracle;            /* proved by the alias oracle on the arguments */
+	int fn_uid;             /* the function's DECL_UID */
+	bool dup;               /* another feedback file's same candidate: no remark */
 };
 static vec<struct par_rec> recs;
 
@@ -1292,7 +1294,25 @@ void dp_par_genericize(tree fndecl, const struct dpu_feedback *fb, const struct 
 	r.c = c;
 	r.state = PS_NOT;
 	r.at = DECL_SOURCE_LOCATION(fndecl);
-	if (!strcmp(dp_opt.parallelize, "none"))
+	r.fn_uid = (int)DECL_UID(fndecl);
+	const struct par_rec *same = NULL;
+	for (unsigned i = 0; i < recs.length() && !same; i++) {
+		const struct dpu_cand *o = recs[i].c;
+		if (recs[i].fn_uid != r.fn_uid || recs[i].state == PS_NOT || o->n_calls != c->n_calls)
+			continue;
+		bool eq = true;
+		for (unsigned k = 0; k < c->n_calls && eq; k++)
+			eq = o->calls[k].at.line == c->calls[k].at.line && o->calls[k].at.col == c->calls[k].at.col;
+		if (eq)
+			same = &recs[i];
+	}
+	if (same) {
+		char why[200];
+		snprintf(why, sizeof why, "its calls are candidate %u's of another feedback file, "
+			 "already taken", same->c->id);
+		r.why = xstrdup(why);
+		r.dup = true;
+	} else if (!strcmp(dp_opt.parallelize, "none"))
 		r.why = "--deepprof-parallelize=none";
 	else if (!c->accepted && !wanted_by_id(c->id))
 		r.why = c->verdict_why ? c->verdict_why : "the feedback does not recommend it";
@@ -1360,6 +1380,8 @@ void dp_par_remarks(function *fun, vec<gimple *> &calls, const struct dpu_cand *
 				break;
 			}
 		}
+	if (r->dup)
+		return;
 	if (r->state == PS_NOT)
 		remark_not(r, r->why);
 	else if (r->state == PS_DONE)

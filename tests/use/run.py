@@ -397,6 +397,11 @@ def t_parallel_shapes(ctx):
           "candidate 1 not named: %r" % (rs[1],))
     for env in ({}, {"OMP_NUM_THREADS": "1"}):
         eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output named (%r)" % env)
+    # the same feedback twice (two runs' files): each candidate made once, one remark each
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=%s,%s" % (fb, fb), "--deepprof-remarks", PAR, "-o", "two"])
+    got = sorted(int(m) for m in re.findall(r"deepprof: candidate (\d+):", r.stderr))
+    eq(got, [1, 2, 3, 4, 5, 6, 7], "one remark per candidate with the feedback given twice")
+    eq(ctx.run([ctx.path("two")]).stdout, want, "same output with the feedback given twice")
     # -flto: the guards are decided before the objects are written
     ctx.run([ctx.cc, "-O2", "-flto", "--deepprof-use=" + fb, PAR, "-o", "lto"])
     eq(ctx.run([ctx.path("lto")]).stdout, want, "same output with -flto")

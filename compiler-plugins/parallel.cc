@@ -1298,7 +1298,7 @@ void dp_par_genericize(tree fndecl, const struct dpu_feedback *fb, const struct 
 	const struct par_rec *same = NULL;
 	for (unsigned i = 0; i < recs.length() && !same; i++) {
 		const struct dpu_cand *o = recs[i].c;
-		if (recs[i].fn_uid != r.fn_uid || recs[i].state == PS_NOT || o->n_calls != c->n_calls)
+		if (recs[i].fn_uid != r.fn_uid || o->n_calls != c->n_calls)
 			continue;
 		bool eq = true;
 		for (unsigned k = 0; k < c->n_calls && eq; k++)

@@ -14,12 +14,15 @@
  * The region then computes the temporaries one of three ways:
  *
  *     if (GUARD && omp_in_parallel())                      tasks
- *     else if (GUARD && omp_get_max_threads() > 1)         parallel { single { tasks } }
+ *     else if (GUARD && omp_get_max_threads() > 1)         parallel { master { tasks } }
  *     else                                                 the calls in order
  *
  * "tasks" spawns the feedback's tasks 1..K-1 (OMP_TASK, results shared),
  * runs task 0 itself, and waits (GOMP_taskwait): one team, never nested
- * teams; with OMP_NUM_THREADS=1 the program runs its calls in order.
+ * teams; with OMP_NUM_THREADS=1 the program runs its calls in order. A
+ * team made here runs the region on its master, the thread that came in
+ * (what the program keeps per thread stays its own), the others taking
+ * the tasks at the team's end barrier.
  *
  * GUARD is the candidate's safety. Named by id (--deepprof-parallelize=ID)
  * it is 1. Otherwise (safe) it is a call __deepprof_guard(N) that the
@@ -595,7 +598,7 @@ static tree region(struct gen *g, tree guard)
 			 build2(GT_EXPR, boolean_type_node, call0(max_thr), integer_one_node));
 	tree rb = new_block(g->block);
 	tree b1 = new_block(rb), pb = new_block(rb), sb = new_block(pb), serb = new_block(rb);
-	tree single = build2(OMP_SINGLE, void_type_node, bind(tasks(g, sb), sb), NULL_TREE);
+	tree single = build1(OMP_MASTER, void_type_node, bind(tasks(g, sb), sb));
 	SET_EXPR_LOCATION(single, loc);
 	tree par = build2(OMP_PARALLEL, void_type_node, bind(single, pb), NULL_TREE);
 	SET_EXPR_LOCATION(par, loc);
@@ -709,6 +712,7 @@ static void finish_clone(tree fndecl, tree s)
 	push_struct_function(s);
 	cfun->function_end_locus = DECL_STRUCT_FUNCTION(fndecl)->function_end_locus;
 	pop_cfun();
+	dp_par_note(s);
 	c_genericize(s);
 	cgraph_node::finalize_function(s, true);
 }
@@ -1450,6 +1454,71 @@ static bool stores_only_through(tree fn, int n)
 	return true;
 }
 
+/* Thread-local state: what each function of the unit reads of it
+ * directly, and whom it calls, noted from its GENERIC body at
+ * PRE_GENERICIZE (by the guard pass, a callee may be inlined everywhere
+ * and gone). A task on another thread would see another thread's. */
+struct fn_facts {
+	tree decl;
+	const char *tls;        /* a thread-local variable or thread-identity call, or NULL */
+	vec<tree> callees;
+};
+static vec<struct fn_facts> facts;
+
+static const char *const thread_ids[] = { "__errno_location", "pthread_self", "gettid",
+					  "omp_get_thread_num", "sched_getcpu" };
+
+static tree note_op(tree *tp, int *walk, void *data)
+{
+	struct fn_facts *f = (struct fn_facts *)data;
+	tree t = *tp;
+	if (TYPE_P(t)) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	if (VAR_P(t) && DECL_THREAD_LOCAL_P(t) && !f->tls && t != depth_decl)
+		f->tls = dp_decl_name(t);
+	if (TREE_CODE(t) == CALL_EXPR) {
+		tree callee = get_callee_fndecl(t);
+		if (callee) {
+			for (unsigned k = 0; k < sizeof thread_ids / sizeof thread_ids[0] && !f->tls; k++)
+				if (!strcmp(dp_decl_name(callee), thread_ids[k]))
+					f->tls = thread_ids[k];
+			if (!f->callees.contains(callee))
+				f->callees.safe_push(callee);
+		}
+	}
+	return NULL_TREE;
+}
+
+void dp_par_note(tree fndecl)
+{
+	if (!DECL_SAVED_TREE(fndecl))
+		return;
+	struct fn_facts f = { fndecl, NULL, vNULL };
+	walk_tree_without_duplicates(&DECL_SAVED_TREE(fndecl), note_op, &f);
+	facts.safe_push(f);
+}
+
+static const char *thread_state(tree fn, int depth, hash_set<tree> &seen)
+{
+	if (depth > 32 || seen.add(fn))
+		return NULL;
+	for (unsigned i = 0; i < facts.length(); i++) {
+		if (facts[i].decl != fn)
+			continue;
+		if (facts[i].tls)
+			return facts[i].tls;
+		for (unsigned k = 0; k < facts[i].callees.length(); k++) {
+			const char *n = thread_state(facts[i].callees[k], depth + 1, seen);
+			if (n)
+				return n;
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
 /* The accesses of a modref tree, relative to parameters: false when some
  * access is not (global, unknown, or the tree collapsed). */
 static bool param_accesses(modref_records *t, vec<int> &parms, bool *global)
@@ -1594,6 +1663,14 @@ static void decide(struct par_rec *r, gimple *stmt, gimple_stmt_iterator *gsi, b
 	} else {
 		for (unsigned i = 0; i < r->callees.length() && !bad; i++) {
 			const char *e = NULL;
+			hash_set<tree> seen;
+			const char *tls = thread_state(r->callees[i], 0, seen);
+			if (tls) {
+				snprintf(buf, sizeof buf, "%s() reads thread-local state (%s), which a task on "
+					 "another thread would see differently", shown(r->callees[i]), tls);
+				bad = buf;
+				break;
+			}
 			bad = unsafe(r->callees[i], &e, buf, sizeof buf);
 			if (e && strcmp(e, "const"))
 				eff = e;

@@ -145,6 +145,7 @@ void dp_use_remark(int kind, location_t loc, const char *fmt, ...) ATTRIBUTE_PRI
 struct dpu_feedback;
 struct dpu_cand;
 void dp_par_genericize(tree fndecl, const struct dpu_feedback *fb, const struct dpu_cand *c);
+void dp_par_note(tree fndecl);          /* PRE_GENERICIZE, every function: its thread-local reads */
 void dp_par_remarks(function *fun, vec<gimple *> &calls, const struct dpu_cand *c);
 opt_pass *dp_make_guard_pass(gcc::context *ctxt, bool analysed);
 

@@ -149,7 +149,10 @@ static void add_attribute(tree fndecl, const char *name)
 void dp_use_genericize(void *gcc_data, void *)
 {
 	tree fndecl = (tree)gcc_data;
-	if (!n_fbs || !fndecl || TREE_CODE(fndecl) != FUNCTION_DECL || dp_skip_function(fndecl))
+	if (!n_fbs || !fndecl || TREE_CODE(fndecl) != FUNCTION_DECL)
+		return;
+	dp_par_note(fndecl);
+	if (dp_skip_function(fndecl))
 		return;
 	const char *name = dp_decl_name(fndecl);
 	expanded_location xl = expand_location(DECL_SOURCE_LOCATION(fndecl));

@@ -514,6 +514,22 @@ def t_futures(ctx):
         eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output (%r)" % env)
 
 
+def t_thread_local(ctx):
+    """s-tls.c: pure calls that read a thread-local variable stay serial
+    (a task elsewhere would read another thread's), with the reason; named
+    by id they are the user's consent."""
+    src = os.path.join(HERE, "s-tls.c")
+    fb = ctx.feedback(src=src)
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "--deepprof-remarks", src, "-o", "par"])
+    rs = [l for l in remarks(r.stderr) if "candidate 1:" in l]
+    check(len(rs) == 1 and ":21:" in rs[0] and rs[0].endswith(
+        "not parallelized: not proved safe: mix() reads thread-local state (salt), which a task on "
+        "another thread would see differently; name it with --deepprof-parallelize=1 to "
+        "parallelize it anyway"), "the remark: %r" % rs)
+    ctx.run(["gcc", "-O2", src, "-o", "serial"])
+    eq(ctx.run([ctx.path("par")]).stdout, ctx.run([ctx.path("serial")]).stdout, "same output")
+
+
 TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t002_uninstrumented_same_output", t_uninstrumented_same_output),
          ("t003_msgpack_remarks_only", t_msgpack_and_remarks_only),
@@ -525,7 +541,8 @@ TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t009_parallel_shapes", t_parallel_shapes),
          ("t010_refused_shapes", t_refused_shapes),
          ("t011_profile_parallel", t_profile_parallel),
-         ("t012_futures", t_futures)]
+         ("t012_futures", t_futures),
+         ("t013_thread_local", t_thread_local)]
 
 
 def main():

@@ -1395,65 +1395,6 @@ void dp_par_remarks(function *fun, vec<gimple *> &calls, const struct dpu_cand *
 
 /* ================= the guard pass ================= */
 
-/* Why calls of fn may not run at the same time as each other, or NULL
- * when GCC's analyses find fn writes no memory. *eff: "const" or "pure". */
-static const char *unsafe(tree fn, const char **eff, char *buf, size_t n)
-{
-	int f = flags_from_decl_or_type(fn);
-	if (f & ECF_CONST) {
-		*eff = "const";
-		return NULL;
-	}
-	if (f & ECF_PURE) {
-		*eff = "pure";
-		return NULL;
-	}
-	cgraph_node *node = cgraph_node::get(fn);
-	modref_summary *s = node ? get_modref_function_summary(node) : NULL;
-	if (s && s->stores && !s->stores->every_base && vec_safe_is_empty(s->stores->bases) &&
-	    !s->global_memory_written && !s->side_effects && !s->writes_errno) {
-		*eff = "free of stores (ipa-modref)";
-		return NULL;
-	}
-	if (!node || !node->definition)
-		snprintf(buf, n, "%s() is defined in another unit and not declared const or pure", shown(fn));
-	else if (!s || !s->stores || s->stores->every_base)
-		snprintf(buf, n, "%s() may write any memory (GCC's ipa-pure-const and ipa-modref find no "
-			 "bound)", shown(fn));
-	else if (s->global_memory_written)
-		snprintf(buf, n, "%s() writes global memory (ipa-modref)", shown(fn));
-	else if (s->side_effects && vec_safe_is_empty(s->stores->bases))
-		snprintf(buf, n, "%s() has side effects (ipa-modref)", shown(fn));
-	else
-		snprintf(buf, n, "%s() writes memory through its arguments (ipa-modref), which GCC "
-			 "cannot prove disjoint", shown(fn));
-	return buf;
-}
-
-/* Whether fn's stores all go through its parameter n, by ipa-modref. */
-static bool stores_only_through(tree fn, int n)
-{
-	cgraph_node *node = cgraph_node::get(fn);
-	modref_summary *s = node ? get_modref_function_summary(node) : NULL;
-	if (!s || !s->stores || s->stores->every_base || s->global_memory_written)
-		return false;
-	modref_base_node<alias_set_type> *b;
-	unsigned i, j, k;
-	FOR_EACH_VEC_SAFE_ELT(s->stores->bases, i, b) {
-		if (b->every_ref)
-			return false;
-		modref_ref_node<alias_set_type> *rn;
-		FOR_EACH_VEC_SAFE_ELT(b->refs, j, rn) {
-			if (rn->every_access)
-				return false;
-			for (k = 0; k < vec_safe_length(rn->accesses); k++)
-				if ((*rn->accesses)[k].parm_index != n)
-					return false;
-		}
-	}
-	return true;
-}
-
 /* Thread-local state: what each function of the unit reads of it
  * directly, and whom it calls, noted from its GENERIC body at
  * PRE_GENERICIZE (by the guard pass, a callee may be inlined everywhere
@@ -1498,6 +1439,71 @@ void dp_par_note(tree fndecl)
 	struct fn_facts f = { fndecl, NULL, vNULL };
 	walk_tree_without_duplicates(&DECL_SAVED_TREE(fndecl), note_op, &f);
 	facts.safe_push(f);
+}
+
+/* Why calls of fn may not run at the same time as each other, or NULL
+ * when GCC's analyses find fn writes no memory. *eff: "const" or "pure". */
+static const char *unsafe(tree fn, const char **eff, char *buf, size_t n)
+{
+	int f = flags_from_decl_or_type(fn);
+	if (f & ECF_CONST) {
+		*eff = "const";
+		return NULL;
+	}
+	if (f & ECF_PURE) {
+		*eff = "pure";
+		return NULL;
+	}
+	cgraph_node *node = cgraph_node::get(fn);
+	modref_summary *s = node ? get_modref_function_summary(node) : NULL;
+	if (s && s->stores && !s->stores->every_base && vec_safe_is_empty(s->stores->bases) &&
+	    !s->global_memory_written && !s->side_effects && !s->writes_errno) {
+		*eff = "free of stores (ipa-modref)";
+		return NULL;
+	}
+	bool here = false;
+	for (unsigned i = 0; i < facts.length() && !here; i++)
+		here = facts[i].decl == fn;
+	if ((!node || !node->definition) && here)
+		snprintf(buf, n, "%s() is neither const nor pure, and GCC inlined it everywhere before "
+			 "ipa-modref's summary could be read", shown(fn));
+	else if (!node || !node->definition)
+		snprintf(buf, n, "%s() is defined in another unit and not declared const or pure", shown(fn));
+	else if (!s || !s->stores || s->stores->every_base)
+		snprintf(buf, n, "%s() may write any memory (GCC's ipa-pure-const and ipa-modref find no "
+			 "bound)", shown(fn));
+	else if (s->global_memory_written)
+		snprintf(buf, n, "%s() writes global memory (ipa-modref)", shown(fn));
+	else if (s->side_effects && vec_safe_is_empty(s->stores->bases))
+		snprintf(buf, n, "%s() has side effects (ipa-modref)", shown(fn));
+	else
+		snprintf(buf, n, "%s() writes memory through its arguments (ipa-modref), which GCC "
+			 "cannot prove disjoint", shown(fn));
+	return buf;
+}
+
+/* Whether fn's stores all go through its parameter n, by ipa-modref. */
+static bool stores_only_through(tree fn, int n)
+{
+	cgraph_node *node = cgraph_node::get(fn);
+	modref_summary *s = node ? get_modref_function_summary(node) : NULL;
+	if (!s || !s->stores || s->stores->every_base || s->global_memory_written)
+		return false;
+	modref_base_node<alias_set_type> *b;
+	unsigned i, j, k;
+	FOR_EACH_VEC_SAFE_ELT(s->stores->bases, i, b) {
+		if (b->every_ref)
+			return false;
+		modref_ref_node<alias_set_type> *rn;
+		FOR_EACH_VEC_SAFE_ELT(b->refs, j, rn) {
+			if (rn->every_access)
+				return false;
+			for (k = 0; k < vec_safe_length(rn->accesses); k++)
+				if ((*rn->accesses)[k].parm_index != n)
+					return false;
+		}
+	}
+	return true;
 }
 
 static const char *thread_state(tree fn, int depth, hash_set<tree> &seen)

@@ -34,8 +34,11 @@
  * through its arguments, and the alias oracle finds those arguments point
  * to other objects than what the other calls read or write. 0 leaves the
  * serial code alone, and the parallel copies die with the dead branch. At
- * -O0, where those passes do not run, only declared const or pure callees
- * are safe.
+ * -O0, where those passes do not run, and in an instrumented use build,
+ * whose hooks hide the callees from them, the callees' GENERIC bodies are
+ * read instead (facts noted at each function's PRE_GENERICIZE): safe when
+ * they and what they call store nothing but their own locals. Callees
+ * that read thread-local state are never safe.
  *
  * Divide and conquer (a candidate whose calls are its own function's
  * recursive calls, with a recursion cut-off in the feedback): F's original
@@ -216,6 +219,8 @@ static tree bind(tree stmts, tree block)
 }
 
 static tree signal_flag(tree flag);
+static const char *thread_state(tree fn, int depth, hash_set<tree> &seen);
+static const char *stores_in_source(tree fn, int depth, hash_set<tree> &seen, char *buf, size_t n);
 
 /* ================= finding the calls ================= */
 
@@ -1203,29 +1208,45 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 			r->safety = NULL;
 		} else if (!optimize || dp_opt.instrument) {
 			/* GCC's analyses do not run, or see the hooks instead of
-			 * the program: what the source declares */
-			const char *eff = NULL;
-			for (unsigned i = 0; i < r->callees.length(); i++) {
-				const char *e = declared_effects(r->callees[i]);
-				if (!e) {
-					char why[400];
-					if (optimize)
-						snprintf(why, sizeof why, "not proved safe: %s() is not declared const or "
-							 "pure, and in an instrumented build the hooks hide its effects from "
-							 "GCC's analyses (the uninstrumented use build says what they prove; "
-							 "name it with --deepprof-parallelize=%u)", shown(r->callees[i]), c->id);
-					else
-						snprintf(why, sizeof why, "not proved safe: %s() is not declared const or "
-							 "pure, and at -O0 GCC's analyses do not run (optimize, or name it with "
-							 "--deepprof-parallelize=%u)", shown(r->callees[i]), c->id);
-					not_done(r, why);
-					goto out;
-				}
-				eff = !eff || !strcmp(e, "pure") ? e : eff;
+			 * the program: what the source says */
+			char buf[300];
+			const char *why = NULL, *tls = NULL;
+			for (unsigned i = 0; i < r->callees.length() && !why && !tls; i++) {
+				hash_set<tree> seen, seen2;
+				tls = thread_state(r->callees[i], 0, seen2);
+				if (tls)
+					snprintf(buf, sizeof buf, "%s() reads thread-local state (%s), which a task on "
+						 "another thread would see differently", shown(r->callees[i]), tls);
+				else
+					why = stores_in_source(r->callees[i], 0, seen, buf, sizeof buf);
+			}
+			if (why || tls) {
+				char msg[600];
+				snprintf(msg, sizeof msg, "not proved safe: %s (%s; name it with "
+					 "--deepprof-parallelize=%u)", buf, !optimize ? "at -O0 GCC's analyses do not "
+					 "run" : "in an instrumented build the hooks hide the callees from GCC's "
+					 "analyses: the uninstrumented use build says what they prove", c->id);
+				not_done(r, msg);
+				goto out;
+			}
+			bool declared = true;
+			char names[300];
+			size_t w = 0;
+			names[0] = 0;
+			for (unsigned i = 0; i < r->callees.length() && w + 40 < sizeof names; i++) {
+				declared &= declared_effects(r->callees[i]) != NULL;
+				w += snprintf(names + w, sizeof names - w, "%s%s()", i ? (i + 1 == r->callees.length()
+										 ? " and " : ", ") : "",
+					      shown(r->callees[i]));
 			}
 			guard = integer_one_node;
 			r->state = PS_DONE;
-			r->safety = eff && !strcmp(eff, "const") ? "declared const" : "declared pure";
+			char safety[500];
+			snprintf(safety, sizeof safety, declared ? "%s declared const or pure" :
+				 "%s store%s nothing but %s own locals (deepprof's reading of the source: GCC's "
+				 "analyses cannot be used here)", names, r->callees.length() > 1 ? "" : "s",
+				 r->callees.length() > 1 ? "their" : "its");
+			r->safety = xstrdup(safety);
 		} else {
 			r->guard = recs.length();       /* any unique number */
 			guard = build2(NE_EXPR, boolean_type_node, guard_call(r->guard, r->at), integer_zero_node);
@@ -1403,11 +1424,22 @@ struct fn_facts {
 	tree decl;
 	const char *tls;        /* a thread-local variable or thread-identity call, or NULL */
 	vec<tree> callees;
+	bool stores;            /* stores to memory other than its own locals' */
+	bool opaque;            /* asm, volatile, or calls through pointers */
 };
 static vec<struct fn_facts> facts;
 
 static const char *const thread_ids[] = { "__errno_location", "pthread_self", "gettid",
 					  "omp_get_thread_num", "sched_getcpu" };
+
+/* Whether a store to ref writes only the function's own locals. */
+static bool local_ref(tree ref, tree fn)
+{
+	while (handled_component_p(ref))
+		ref = TREE_OPERAND(ref, 0);
+	return (VAR_P(ref) || TREE_CODE(ref) == PARM_DECL || TREE_CODE(ref) == RESULT_DECL) &&
+	       !is_global_var(ref) && DECL_CONTEXT(ref) == fn;
+}
 
 static tree note_op(tree *tp, int *walk, void *data)
 {
@@ -1417,6 +1449,23 @@ static tree note_op(tree *tp, int *walk, void *data)
 		*walk = 0;
 		return NULL_TREE;
 	}
+	switch (TREE_CODE(t)) {
+	case MODIFY_EXPR: case INIT_EXPR:
+	case PREDECREMENT_EXPR: case PREINCREMENT_EXPR:
+	case POSTDECREMENT_EXPR: case POSTINCREMENT_EXPR:
+		if (!local_ref(TREE_OPERAND(t, 0), f->decl))
+			f->stores = true;
+		break;
+	case ASM_EXPR:
+		f->opaque = true;
+		break;
+	default:
+		break;
+	}
+	if ((REFERENCE_CLASS_P(t) || DECL_P(t)) && TREE_THIS_VOLATILE(t))
+		f->opaque = true;
+	if (TREE_CODE(t) == CALL_EXPR && !get_callee_fndecl(t) && CALL_EXPR_FN(t))
+		f->opaque = true;
 	if (VAR_P(t) && DECL_THREAD_LOCAL_P(t) && !f->tls && t != depth_decl)
 		f->tls = dp_decl_name(t);
 	if (TREE_CODE(t) == CALL_EXPR) {
@@ -1436,7 +1485,7 @@ void dp_par_note(tree fndecl)
 {
 	if (!DECL_SAVED_TREE(fndecl))
 		return;
-	struct fn_facts f = { fndecl, NULL, vNULL };
+	struct fn_facts f = { fndecl, NULL, vNULL, false, false };
 	walk_tree_without_duplicates(&DECL_SAVED_TREE(fndecl), note_op, &f);
 	facts.safe_push(f);
 }
@@ -1504,6 +1553,35 @@ static bool stores_only_through(tree fn, int n)
 		}
 	}
 	return true;
+}
+
+/* Whether fn stores nothing but its own locals, by its source and its
+ * callees' (declared const or pure, or themselves so): what a build whose
+ * instrumentation hides the program from GCC's analyses, or -O0, can know.
+ * Recursion is assumed to keep the property. NULL, or the reason not. */
+static const char *stores_in_source(tree fn, int depth, hash_set<tree> &seen, char *buf, size_t n)
+{
+	if (flags_from_decl_or_type(fn) & (ECF_CONST | ECF_PURE))
+		return NULL;
+	if (depth > 32 || seen.add(fn))
+		return NULL;
+	for (unsigned i = 0; i < facts.length(); i++) {
+		if (facts[i].decl != fn)
+			continue;
+		if (facts[i].stores || facts[i].opaque) {
+			snprintf(buf, n, "%s() %s", shown(fn), facts[i].stores ? "stores to memory that is not "
+				 "its own locals'" : "has asm, volatile accesses or calls through pointers");
+			return buf;
+		}
+		for (unsigned k = 0; k < facts[i].callees.length(); k++) {
+			const char *why = stores_in_source(facts[i].callees[k], depth + 1, seen, buf, n);
+			if (why)
+				return why;
+		}
+		return NULL;
+	}
+	snprintf(buf, n, "%s() is defined elsewhere and not declared const or pure", shown(fn));
+	return buf;
 }
 
 static const char *thread_state(tree fn, int depth, hash_set<tree> &seen)

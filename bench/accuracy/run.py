@@ -240,6 +240,12 @@ def main():
                     note = (why[0].split("not parallelized: ", 1)[-1] if why else "not generated")
             else:
                 run(use)
+        # the parallel program must print what the serial one prints
+        outs = [subprocess.run([exe, scale], capture_output=True, text=True).stdout
+                for exe in (ser, par)]
+        if outs[0] != outs[1]:
+            raise Fatal("%s: the plugin's parallel build prints %r, the serial build %r"
+                        % (name, outs[1][:200], outs[0][:200]))
         built.append((name, ideal, ser, par, hand, predicted, accepted, cut, note, verdict))
 
     # phase 2: time them, each when the machine is idle enough (--wait-idle)

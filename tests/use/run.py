@@ -538,6 +538,40 @@ def t_thread_local(ctx):
     eq(ctx.run([ctx.path("par")]).stdout, ctx.run([ctx.path("serial")]).stdout, "same output")
 
 
+ACC = os.path.join(HERE, "..", "..", "bench", "accuracy")
+
+
+def t_accuracy_programs(ctx):
+    """Every program of bench/accuracy (small scale), profiled, given its
+    feedback, rebuilt with the plugin's parallel code for its candidates
+    (named by id, so that each is generated however it is proved), prints
+    what its serial build prints with 1, 2 and 3 threads; and the shapes
+    the plugin gives each: tasks, divide and conquer, a future, serial."""
+    want_kind = {"indep2": "tasks", "unbal3": "tasks", "overlap": "future", "msort": "depth",
+                 "fib": "depth", "nooverlap": None, "cheap": None}
+    for name, kind in sorted(want_kind.items()):
+        src = os.path.join(ACC, name + ".c")
+        ctx.run([ctx.cc, "-O2", "-g", "-I" + ACC, src, "-o", name + ".prof", "-lm"])
+        ctx.run([ctx.path(name + ".prof"), "0.05"], env={"DEEPPROF_FILE": name + ".data"})
+        ctx.run([ctx.dp, "feedback", name + ".data", "-o", name + ".fb.json"])
+        with open(ctx.path(name + ".fb.json")) as f:
+            ids = [c["id"] for c in json.load(f)["candidates"] if c["verdict"] == "accepted"]
+        par = ["--deepprof-parallelize=" + ",".join(map(str, ids))] if ids else []
+        r = ctx.run([ctx.cc, "-O2", "-I" + ACC, "--deepprof-use=" + name + ".fb.json",
+                     "--deepprof-remarks", src, "-o", name + ".par", "-lm"] + par)
+        made = [l for l in remarks(r.stderr) if "optimized: deepprof: candidate" in l]
+        got = None
+        if made:
+            got = "future" if "(a future)" in made[0] else \
+                  "depth" if "down to recursion depth" in made[0] else "tasks"
+        eq(got, kind, "%s: the parallel code made (%r)" % (name, made))
+        ctx.run(["gcc", "-O2", "-I" + ACC, src, "-o", name + ".serial", "-lm"])
+        want = ctx.run([ctx.path(name + ".serial"), "0.05"]).stdout
+        for threads in ("1", "2", "3"):
+            eq(ctx.run([ctx.path(name + ".par"), "0.05"], env={"OMP_NUM_THREADS": threads}).stdout,
+               want, "%s with %s threads prints what its serial build prints" % (name, threads))
+
+
 TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t002_uninstrumented_same_output", t_uninstrumented_same_output),
          ("t003_msgpack_remarks_only", t_msgpack_and_remarks_only),
@@ -550,7 +584,8 @@ TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t010_refused_shapes", t_refused_shapes),
          ("t011_profile_parallel", t_profile_parallel),
          ("t012_futures", t_futures),
-         ("t013_thread_local", t_thread_local)]
+         ("t013_thread_local", t_thread_local),
+         ("t014_accuracy_programs", t_accuracy_programs)]
 
 
 def main():

@@ -1,0 +1,204 @@
+/*
+ * cgi_client.c — the client half of deepprof-cgi: find the data file's
+ * server and have it answer, or become that server (read the file, answer,
+ * fork a child that serves on with its standard streams closed).
+ * Mercury's mdprof_cgi algorithm, with its hazards fixed
+ * (schemas/cgi-protocol.md). Part of deepprof's CGI program. MIT licence.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgi.h"
+
+/* ---- private prototypes ---- */
+static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
+		      const struct cgi_request *r, struct cgi_answer *a);
+static void become_server(const struct cgi_files *f, int lock_fd, const struct cgi_request *r,
+			  struct cgi_answer *a);
+static void detach_stdio(void);
+
+/* How long a server waits for a client to take its reply (ms). */
+#define SEND_TIMEOUT_MS 10000
+
+/* Send r's query on to_fd (the server's FIFO, open for writing, not
+ * blocking) and release the mutex; then wait for the reply. Fills *a
+ * (the answer, or a 503/504 page). Returns 0, or -1 if the query could
+ * not be sent (the caller still holds nothing). */
+static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
+		      const struct cgi_request *r, struct cgi_answer *a)
+{
+	char name[300], path[CGI_PATH_MAX + 64], frame[CGI_QUERY_MAX];
+	struct cgi_query q = { name, r->script, r->path, r->query };
+	size_t len;
+	int rfd, rc;
+
+	if (cgi_reply_make(f, name, sizeof(name))) {
+		cgi_unlock(f, lock_fd, 0);
+		cgi_answer_error(a, 500, "%s: cannot make a reply FIFO: %s", f->dir, strerror(errno));
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+	/* Open our end first (O_NONBLOCK: no writer yet), so that the server
+	 * finds a reader, and a server that finds none knows we are gone. */
+	rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	len = cgi_frame_query(frame, &q);
+	if (rfd < 0 || !len) {
+		int e = errno;
+
+		unlink(path);
+		if (rfd >= 0)
+			close(rfd);
+		cgi_unlock(f, lock_fd, 0);
+		if (!len)
+			cgi_answer_error(a, 414, "the request is too long for deepprof-cgi's queries "
+					 "(at most %d bytes)", CGI_QUERY_MAX - 300);
+		else
+			cgi_answer_error(a, 500, "%s: cannot open: %s", path, strerror(e));
+		return 0;
+	}
+	/* One write of at most PIPE_BUF bytes: atomic, never interleaved
+	 * with another client's frame. */
+	rc = cgi_write_all(to_fd, frame, len, SEND_TIMEOUT_MS);
+	close(to_fd);
+	cgi_unlock(f, lock_fd, 0);
+	cgi_want_remove(f);
+	if (rc) {
+		cgi_answer_error(a, 503, "the server of %s takes no queries: %s", r->file,
+				 strerror(errno));
+	} else if (cgi_recv_answer(rfd, a, cgi_config.wait_s * 1000)) {
+		if (errno == ETIMEDOUT)
+			cgi_answer_error(a, 504, "the server of %s did not answer within %d s",
+					 r->file, cgi_config.wait_s);
+		else
+			cgi_answer_error(a, 503, "the server of %s ended before it answered; "
+					 "ask again", r->file);
+	}
+	close(rfd);
+	unlink(path);
+	return 0;
+}
+
+/* Point stdin, stdout and stderr at /dev/null: the web server waits for
+ * every holder of the CGI's stdout, so a server that kept it would hold
+ * the first page for its whole life. */
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd < 0) {
+		close(0);
+		close(1);
+		close(2);
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		if (fd != i)
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+}
+
+/* With the mutex held and no server alive: read the file and answer r
+ * here; then make the query FIFO and fork the server, unless the query
+ * was quit. Releases the mutex, and removes the lock file when no server
+ * came of it (a file that is not a profile leaves nothing behind). */
+static void become_server(const struct cgi_files *f, int lock_fd, const struct cgi_request *r,
+			  struct cgi_answer *a)
+{
+	struct cgi_data *d;
+	int secs = cgi_config.timeout_s, to_fd;
+	int ctl = cgi_control(r->path, &secs);
+	pid_t pid;
+
+	if (ctl == CGI_CTL_QUIT || ctl == CGI_CTL_BAD) {
+		cgi_unlock(f, lock_fd, 1);
+		cgi_want_remove(f);
+		if (ctl == CGI_CTL_QUIT)
+			cgi_answer_note(a, "deepprof: no server", "No server was running for this data file.");
+		else
+			cgi_answer_error(a, 400, "%s: bad timeout: give timeout/MINUTES or "
+					 "timeout/SECONDSs, a positive number", r->path);
+		return;
+	}
+	d = cgi_data_open(r->file, a);
+	if (!d) {
+		cgi_unlock(f, lock_fd, 1);
+		cgi_want_remove(f);
+		return;
+	}
+	if (ctl == CGI_CTL_NONE)
+		cgi_data_answer(d, r->script, r->file, r->path, r->query, a);
+	else
+		cgi_data_answer(d, r->script, r->file, "/", r->query, a);
+	unlink(f->to);
+	if (mkfifo(f->to, 0600) != 0 ||
+	    (to_fd = open(f->to, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		/* No server, but the answer stands. */
+		unlink(f->to);
+		cgi_unlock(f, lock_fd, 1);
+		cgi_want_remove(f);
+		cgi_data_close(d);
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/* The server. Its copy of the mutex's fd goes (the parent
+		 * releases the lock); its standard streams go at once. */
+		close(lock_fd);
+		detach_stdio();
+		setsid();
+		cgi_want_remove(f);     /* the parent's pid, which is not ours */
+		cgi_server_run(f, r->file, d, to_fd, secs);
+	}
+	if (pid < 0)
+		unlink(f->to);
+	close(to_fd);
+	cgi_unlock(f, lock_fd, pid < 0);
+	cgi_want_remove(f);
+	cgi_data_close(d);
+}
+
+void cgi_client_run(const struct cgi_request *r, struct cgi_answer *a)
+{
+	struct cgi_files f;
+	char err[PATH_MAX + 200];
+	int lock_fd, to_fd;
+
+	if (cgi_files_init(&f, r->file, err, sizeof(err))) {
+		cgi_answer_error(a, 500, "%s", err);
+		return;
+	}
+	cgi_want_create(&f);
+	lock_fd = cgi_lock(&f, cgi_config.wait_s);
+	if (lock_fd < 0) {
+		int e = errno;
+
+		cgi_want_remove(&f);
+		if (lock_fd == -1)
+			cgi_answer_error(a, 503, "the server of %s is busy starting: no turn within %d s; "
+					 "ask again", r->file, cgi_config.wait_s);
+		else
+			cgi_answer_error(a, 500, "%s: cannot lock: %s", f.lock, strerror(e));
+		return;
+	}
+	/* Is a server there? Opening its FIFO for writing without blocking
+	 * succeeds only while some process has it open for reading: a server
+	 * that died (even by SIGKILL) leaves a FIFO that fails with ENXIO. */
+	to_fd = open(f.to, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (to_fd >= 0) {
+		struct stat st;
+
+		if (fstat(to_fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+			ask_server(&f, to_fd, lock_fd, r, a);
+			return;
+		}
+		close(to_fd);
+	}
+	become_server(&f, lock_fd, r, a);
+}

@@ -95,6 +95,11 @@ void cgi_reap_replies(const struct cgi_files *f);
 /* Make a fresh reply FIFO name for this process into name (the base name,
  * without the directory) and create it (mode 0600). Returns 0 or -1. */
 int cgi_reply_make(const struct cgi_files *f, char *name, size_t len);
+/* Append one line "<UTC time> pid <pid> <message>" to dir/M.log, the
+ * servers' log (their stderr is gone): when each started and stopped, and
+ * why. One write with O_APPEND, so lines of processes never mix. */
+__attribute__((format(printf, 2, 3)))
+void cgi_log(const struct cgi_files *f, const char *fmt, ...);
 /* Is name a reply FIFO name of f (no '/', right prefix)? */
 int cgi_reply_name_ok(const struct cgi_files *f, const char *name);
 

@@ -156,6 +156,10 @@ static void become_server(const struct cgi_files *f, int lock_fd, const struct c
 		cgi_want_remove(f);     /* the parent's pid, which is not ours */
 		cgi_server_run(f, r->file, d, to_fd, secs);
 	}
+	/* The parent logs the start, so that it is in the log before the
+	 * first answer is out. */
+	if (pid > 0)
+		cgi_log(f, "started: pid %ld serving %s, idle timeout %d s", (long)pid, r->file, secs);
 	if (pid < 0)
 		unlink(f->to);
 	close(to_fd);

@@ -9,12 +9,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgi.h"
@@ -265,4 +267,31 @@ int cgi_reply_name_ok(const struct cgi_files *f, const char *name)
 
 	return !strchr(name, '/') && !strncmp(name, f->mangled, ml) &&
 	       !strncmp(name + ml, ".reply.", 7);
+}
+
+void cgi_log(const struct cgi_files *f, const char *fmt, ...)
+{
+	char path[CGI_PATH_MAX + 64], line[1024];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+	size_t n;
+	int fd;
+
+	gmtime_r(&now, &tm);
+	n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	n += (size_t)snprintf(line + n, sizeof(line) - n, " pid %ld ", (long)getpid());
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	line[n++] = '\n';
+	snprintf(path, sizeof(path), "%s/%s.log", f->dir, f->mangled);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, line, n) < 0) {
+		/* a log that cannot be written is no reason to stop serving */
+	}
+	close(fd);
 }

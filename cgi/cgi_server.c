@@ -128,13 +128,16 @@ static void *worker(void *arg)
 		}
 		break;
 	case CGI_CTL_RESTART:
-		if (cgi_data_reopen(S.d, &a) == 0)
+		if (cgi_data_reopen(S.d, &a) == 0) {
+			cgi_log(S.f, "restart: read %s again", S.file);
 			cgi_data_answer(S.d, j->script, S.file, "/", j->query, &a);
+		}
 		break;
 	case CGI_CTL_TIMEOUT:
 		pthread_mutex_lock(&S.mu);
 		S.timeout_s = secs;
 		pthread_mutex_unlock(&S.mu);
+		cgi_log(S.f, "idle timeout now %d s", secs);
 		snprintf(msg, sizeof(msg), "The server of this data file now stops after %d s "
 			 "without a query.", secs);
 		cgi_answer_note(&a, "deepprof: timeout set", msg);
@@ -255,6 +258,7 @@ static int shutdown_now(int force, char *buf, size_t *n)
 		pthread_cond_wait(&S.cv, &S.mu);
 	pthread_mutex_unlock(&S.mu);
 	cgi_reap_replies(S.f);
+	cgi_log(S.f, "stopped (%s)", force ? "quit" : "idle");
 	cgi_data_close(S.d);
 	_exit(0);
 }

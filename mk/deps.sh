@@ -37,9 +37,11 @@ set -eu
 # read and write MessagePack), dpkg-dev and what unpacks a Debian source
 # package (bzip2, xz-utils, patch): the cross-check (part of `make check`)
 # and the benchmarks build bzip2 and zlib from `apt-get source`.
+# lighttpd: the web server the cgi suite (tests/cgi) runs deepprof-cgi
+# under, with its mod_cgi, as a user's web server would.
 core="gcc libc6-dev g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
 libdeflate-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
-python3-jsonschema python3-msgpack dpkg-dev bzip2 xz-utils patch"
+python3-jsonschema python3-msgpack dpkg-dev bzip2 xz-utils patch lighttpd"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
 # (above); binutils has size (the text size of each build). (Its gprof is not
 # run: bench's gprof column times the -pg build.)

@@ -21,10 +21,14 @@
 #include "display.h"
 #include "flame.h"
 #include "names.h"
+#include "merge.h"
 #include "pages.h"
 #include "report.h"
 
 #define HTML "text/html; charset=utf-8"
+
+struct page;
+static void recursion_by_depth(struct page *w, uint32_t c);
 #define JSON "application/json"
 
 /* ================================================================
@@ -1280,8 +1284,10 @@ static int page_clique(struct page *w)
 	fputs("</ol>\n", w->f);
 	free(chain);
 	rc = report(w, &o, 2, NULL);
-	if (!rc)
+	if (!rc) {
+		recursion_by_depth(w, o.id);
 		page_end(w);
+	}
 	return rc;
 }
 
@@ -1314,6 +1320,572 @@ static int page_flame(struct page *w)
 	return 0;
 }
 
+/* ---- root/P: dominant call sites from the root ---- */
+
+/* The child clique of c with the largest total of m, 0 when none; its total
+ * in *v. */
+static uint32_t dominant_child(const struct dpa_deep *d, uint32_t c, enum dpa_measure m, uint64_t *v)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t nm, best = 0;
+	const uint32_t *mem = dpa_clique_members(&d->cl, c, &nm);
+
+	*v = 0;
+	for (uint32_t k = 0; k < nm; k++) {
+		const struct dpa_pd *q = &p->pd[mem[k]];
+
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+			uint32_t x = dpa_out_csd(p, q->out_first + j);
+			uint64_t t;
+
+			if (dpa_csd_internal(&d->cl, p, x))
+				continue;
+			t = dpa_deep_csd_total(d, x, m);
+			if (!best || t > *v) {
+				best = dpa_clique_of(&d->cl, p->csd[x].callee_pd);
+				*v = t;
+			}
+		}
+	}
+	return best;
+}
+
+static int page_root(struct page *w)
+{
+	struct side *s = w->s;
+	const struct dpa_deep *d = &s->d;
+	double pct = w->q.pct >= 0 ? w->q.pct : 50.0;
+	uint64_t all = 0, v;
+	uint32_t c, steps = 0, chain[256];
+	struct dpa_report_opts o = opts(w, DPA_REPORT_CLIQUE);
+	char title[128], extra[48];
+	int rc;
+
+	for (uint32_t t = 1; t <= s->p.n_thread; t++)
+		all += dpa_deep_thread_total(d, t, w->q.sort);
+	if (!s->p.n_thread)
+		return fail(w, 404, "the profile has no thread");
+	c = dpa_clique_of(&d->cl, s->p.thread[1].root_pd);
+	chain[steps++] = c;
+	/* down while the busiest child still holds more than pct% */
+	for (uint32_t k; (k = dominant_child(d, c, w->q.sort, &v)) != 0 && steps < 256;) {
+		if (!all || 100.0 * (double)v / (double)all <= pct)
+			break;
+		c = k;
+		chain[steps++] = c;
+	}
+	o.id = c;
+	if (w->q.json)
+		return report(w, &o, 2, NULL);
+	snprintf(title, sizeof(title), "Root: dominant calls down to %g%% of the %s", pct,
+		 measure_key(w->q.sort));
+	snprintf(extra, sizeof(extra), "pct=%g", pct);
+	page_begin(w, title, "/root", extra);
+	fputs("<p>Each step is the busiest call out of the clique above; the walk stops where no call"
+	      " holds more than that share (", w->f);
+	for (int i = 0; i < 4; i++) {
+		static const double ps[] = { 90, 50, 20, 5 };
+		char e[32];
+
+		snprintf(e, sizeof(e), "pct=%g", ps[i]);
+		link(w, "/root", e, NULL, e + 4);
+		fputs("% ", w->f);
+	}
+	fputs(").</p>\n<ol class=\"path\" id=\"root-chain\">\n", w->f);
+	for (uint32_t i = 0; i < steps; i++) {
+		uint64_t t = dpa_deep_clique_total(d, chain[i], w->q.sort);
+		char *ex = ctx_query(s, clique_pd(s, chain[i]));
+
+		fputs("<li>", w->f);
+		link(w, "/clique", ex, NULL, i ? dpa_ps_name(&s->p, s->p.pd[clique_pd(s, chain[i])].ps)
+					   : "<root>");
+		fprintf(w->f, " <span class=\"meta\">%.1f%%</span></li>\n",
+			all ? 100.0 * (double)t / (double)all : 0.0);
+		free(ex);
+	}
+	fputs("</ol>\n", w->f);
+	rc = report(w, &o, 2, NULL);
+	if (!rc)
+		page_end(w);
+	return rc;
+}
+
+/* ---- modules: source files and the program's objects ---- */
+
+/* Does ps belong to module name (a source file's or an object's basename,
+ * or its whole path)? */
+static bool in_module(const struct dpa_profile *p, uint32_t ps, const char *name)
+{
+	const char *f = dpa_src_str(p, DPA_PS_FILE, ps);
+	uint32_t m = p->ps[ps].module;
+
+	if (f && (!strcmp(dpa_basename(f), name) || !strcmp(f, name)))
+		return true;
+	return m && m <= p->n_module && p->module[m].path &&
+	       (!strcmp(dpa_basename(p->module[m].path), name) || !strcmp(p->module[m].path, name));
+}
+
+struct modrow {
+	const char *name;       /* basename */
+	bool object;            /* an object file (else a source file) */
+	uint32_t procs;
+	uint64_t calls, own;
+};
+
+static int by_own(const void *a, const void *b)
+{
+	const struct modrow *x = a, *y = b;
+
+	if (x->own != y->own)
+		return x->own > y->own ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The modules: each source file and each object with called procedures,
+ * their procedures' own costs summed. *out malloc'd. */
+static int modules_of(const struct side *s, enum dpa_measure m, struct modrow **out, uint32_t *n)
+{
+	const struct dpa_profile *p = &s->p;
+	uint32_t cap = 16, k = 0;
+	struct modrow *v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
+		uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
+		const char *f = dpa_src_str(p, DPA_PS_FILE, ps);
+		uint32_t mod = p->ps[ps].module;
+		const char *names[2] = { f ? dpa_basename(f) : NULL,
+					 mod && mod <= p->n_module && p->module[mod].path
+					 ? dpa_basename(p->module[mod].path) : NULL };
+
+		if (!dpa_deep_ps_npd(&s->d, ps))
+			continue;
+		dpa_deep_ps_costs(&s->d, ps, own, total);
+		for (int o = 0; o < 2; o++) {
+			uint32_t i;
+
+			if (!names[o])
+				continue;
+			for (i = 0; i < k; i++)
+				if (v[i].object == (o == 1) && !strcmp(v[i].name, names[o]))
+					break;
+			if (i == k) {
+				if (k == cap) {
+					struct modrow *w2 = realloc(v, 2 * cap * sizeof(*v));
+
+					if (!w2) {
+						free(v);
+						return -1;
+					}
+					v = w2;
+					cap *= 2;
+				}
+				v[k++] = (struct modrow){ .name = names[o], .object = o == 1 };
+			}
+			v[i].procs++;
+			v[i].calls += own[DPA_CALLS];
+			v[i].own += own[m];
+		}
+	}
+	qsort(v, k, sizeof(*v), by_own);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* A JSON document into the page: consumed. */
+static int put_json(struct page *w, json_t *doc)
+{
+	char *t = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(doc);
+	if (!t)
+		return fail(w, 500, "out of memory writing JSON");
+	fprintf(w->f, "%s\n", t);
+	free(t);
+	w->ctype = JSON;
+	return 0;
+}
+
+static int page_modules(struct page *w)
+{
+	struct modrow *v;
+	uint32_t n;
+	uint64_t all = 0;
+
+	if (modules_of(w->s, w->q.sort, &v, &n) < 0)
+		return fail(w, 500, "out of memory");
+	for (uint32_t t = 1; t <= w->s->p.n_thread; t++)
+		all += dpa_deep_thread_total(&w->s->d, t, w->q.sort);
+	if (w->q.json) {
+		json_t *a = json_array();
+
+		for (uint32_t i = 0; a && i < n; i++)
+			json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:I}", "module", v[i].name,
+							   "kind", v[i].object ? "object" : "source",
+							   "procedures", (json_int_t)v[i].procs,
+							   "calls", (json_int_t)v[i].calls,
+							   "self", (json_int_t)v[i].own));
+		free(v);
+		return put_json(w, json_pack("{s:i, s:s, s:s, s:o}", "version", 1, "report", "modules",
+					     "sort", measure_key(w->q.sort), "modules", a));
+	}
+	page_begin(w, "Modules (source files and objects)", "/modules", NULL);
+	fprintf(w->f, "<table id=\"modules\"><thead><tr><th class=\"l\" data-sort=\"1\">module</th>"
+		"<th class=\"l\" data-sort=\"1\">kind</th><th class=\"n\" data-sort=\"1\">procedures</th>"
+		"<th class=\"n\" data-sort=\"1\">calls</th><th class=\"n\" data-sort=\"1\">self %s</th>"
+		"<th class=\"n\" data-sort=\"1\">%%</th></tr></thead>\n<tbody>\n", measure_key(w->q.sort));
+	for (uint32_t i = 0; i < n; i++) {
+		char *pp;
+
+		fputs("<tr><td class=\"l\">", w->f);
+		if (asprintf(&pp, "/module/%s", v[i].name) >= 0) {
+			link(w, pp, NULL, NULL, v[i].name);
+			free(pp);
+		}
+		fprintf(w->f, "</td><td class=\"l\">%s</td><td class=\"n\" data-v=\"%u\">%u</td>"
+			"<td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td><td class=\"n\" data-v=\"%"
+			PRIu64 "\">%" PRIu64 "</td><td class=\"n\" data-v=\"%.4f\">%.1f%%</td></tr>\n",
+			v[i].object ? "object" : "source", v[i].procs, v[i].procs, v[i].calls, v[i].calls,
+			v[i].own, v[i].own, all ? 100.0 * (double)v[i].own / (double)all : 0.0,
+			all ? 100.0 * (double)v[i].own / (double)all : 0.0);
+	}
+	fputs("</tbody></table>\n", w->f);
+	free(v);
+	page_end(w);
+	return 0;
+}
+
+struct mprow {
+	uint32_t ps;
+	uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
+	uint32_t npd;
+};
+
+static enum dpa_measure g_sort;        /* only under the pages lock */
+static bool g_total;
+
+static int by_mp(const void *a, const void *b)
+{
+	const struct mprow *x = a, *y = b;
+	uint64_t vx = g_total ? x->total[g_sort] : x->own[g_sort];
+	uint64_t vy = g_total ? y->total[g_sort] : y->own[g_sort];
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return x->ps < y->ps ? -1 : x->ps > y->ps;
+}
+
+static int page_module(struct page *w, const char *name)
+{
+	struct side *s = w->s;
+	struct mprow *v = NULL;
+	uint32_t n = 0, cap = 0, limit;
+	char *title = NULL, *self = NULL;
+
+	for (uint32_t ps = 2; ps <= s->p.n_ps; ps++) {
+		if (!dpa_deep_ps_npd(&s->d, ps) || !in_module(&s->p, ps, name))
+			continue;
+		if (n == cap) {
+			struct mprow *x = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!x) {
+				free(v);
+				return fail(w, 500, "out of memory");
+			}
+			v = x;
+		}
+		v[n].ps = ps;
+		v[n].npd = dpa_deep_ps_npd(&s->d, ps);
+		dpa_deep_ps_costs(&s->d, ps, v[n].own, v[n].total);
+		n++;
+	}
+	if (!n) {
+		free(v);
+		return fail(w, 404, "no module %.200s with called procedures (see /modules)", name);
+	}
+	g_sort = w->q.sort;
+	g_total = w->q.total;
+	qsort(v, n, sizeof(*v), by_mp);
+	limit = w->q.limit >= 0 ? (uint32_t)w->q.limit : w->q.json ? 0 : 50;
+	if (limit && n > limit)
+		n = limit;
+	if (w->q.json) {
+		json_t *a = json_array();
+
+		for (uint32_t i = 0; a && i < n; i++)
+			json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I}",
+							   "name", dpa_ps_name(&s->p, v[i].ps),
+							   "contexts", (json_int_t)v[i].npd,
+							   "calls", (json_int_t)v[i].own[DPA_CALLS],
+							   "self", (json_int_t)v[i].own[w->q.sort],
+							   "total", (json_int_t)v[i].total[w->q.sort]));
+		free(v);
+		return put_json(w, json_pack("{s:i, s:s, s:s, s:s, s:o}", "version", 1, "report", "module",
+					     "module", name, "sort", measure_key(w->q.sort),
+					     "procedures", a));
+	}
+	if (asprintf(&title, "Module %s", name) < 0 || asprintf(&self, "/module/%s", name) < 0) {
+		free(title);
+		free(v);
+		return fail(w, 500, "out of memory");
+	}
+	page_begin(w, title, self, NULL);
+	fprintf(w->f, "<table id=\"procedures\"><thead><tr><th class=\"l\" data-sort=\"1\">procedure</th>"
+		"<th class=\"n\" data-sort=\"1\">contexts</th><th class=\"n\" data-sort=\"1\">calls</th>"
+		"<th class=\"n\" data-sort=\"1\">self %s</th><th class=\"n\" data-sort=\"1\">total %s</th>"
+		"</tr></thead>\n<tbody>\n", measure_key(w->q.sort), measure_key(w->q.sort));
+	for (uint32_t i = 0; i < n; i++) {
+		char *pp;
+
+		fputs("<tr><td class=\"l\">", w->f);
+		if (asprintf(&pp, "/proc/%s", ps_spec(s, v[i].ps)) >= 0) {
+			link(w, pp, NULL, NULL, dpa_ps_name(&s->p, v[i].ps));
+			free(pp);
+		}
+		fprintf(w->f, "</td><td class=\"n\" data-v=\"%u\">%u</td><td class=\"n\" data-v=\"%" PRIu64
+			"\">%" PRIu64 "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
+			"<td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td></tr>\n", v[i].npd, v[i].npd,
+			v[i].own[DPA_CALLS], v[i].own[DPA_CALLS], v[i].own[w->q.sort], v[i].own[w->q.sort],
+			v[i].total[w->q.sort], v[i].total[w->q.sort]);
+	}
+	fputs("</tbody></table>\n", w->f);
+	free(v);
+	free(title);
+	free(self);
+	page_end(w);
+	return 0;
+}
+
+/* ---- the diff of two profiles ---- */
+
+static enum dpa_diff_measure diff_measure(enum dpa_measure m)
+{
+	switch (m) {
+	case DPA_CALLS: return DPA_DIFF_CALLS;
+	case DPA_TICKS: return DPA_DIFF_TICKS;
+	case DPA_ALLOCS: return DPA_DIFF_ALLOCS;
+	case DPA_BYTES: return DPA_DIFF_BYTES;
+	default: return DPA_DIFF_CSCS;
+	}
+}
+
+/* The red/green icicle of the diff's contexts by measure dm: each context
+ * as wide as its inclusive cost on the larger side. */
+static int diff_flame(struct page *w, enum dpa_diff_measure dm)
+{
+	struct dpa_diff *df = &w->s->diff;
+	const struct dpa_profile *o = &df->m.prof;
+	uint32_t n = o->n_pd, *order = NULL, *depth = NULL, *idx = NULL, nn = 0;
+	uint64_t *ov = NULL, *nv = NULL, all = 0;
+	struct dpa_flame_diff_node *nodes = NULL;
+	char **labels = NULL;
+	int rc = -1;
+
+	order = malloc((n + 1) * sizeof(*order));
+	depth = calloc(n + 1, sizeof(*depth));
+	idx = calloc(n + 1, sizeof(*idx));
+	ov = calloc(n + 1, sizeof(*ov));
+	nv = calloc(n + 1, sizeof(*nv));
+	if (!order || !depth || !idx || !ov || !nv)
+		goto out;
+	for (uint32_t r = 0; r < df->n_ctx; r++) {
+		ov[df->ctx[r].id] = df->ctx[r].old[dm];
+		nv[df->ctx[r].id] = df->ctx[r].new_[dm];
+	}
+	/* depth by the breadth-first parents; pds then sorted by depth */
+	for (uint32_t k = 1; k <= n; k++) {
+		uint32_t dd = 0, x = k;
+
+		while (df->m.bfs_parent_csd[x] && dd < 100000) {
+			x = o->csd[df->m.bfs_parent_csd[x]].caller_pd;
+			dd++;
+		}
+		depth[k] = dd;
+		order[k - 1] = k;
+	}
+	{
+		/* counting sort by depth: parents before children */
+		uint32_t maxd = 0, *start;
+
+		for (uint32_t k = 1; k <= n; k++)
+			if (depth[k] > maxd)
+				maxd = depth[k];
+		start = calloc((size_t)maxd + 2, sizeof(*start));
+		if (!start)
+			goto out;
+		for (uint32_t k = 1; k <= n; k++)
+			start[depth[k] + 1]++;
+		for (uint32_t dd = 1; dd <= maxd + 1; dd++)
+			start[dd] += start[dd - 1];
+		for (uint32_t k = 1; k <= n; k++)
+			order[start[depth[k]]++] = k;
+		free(start);
+	}
+	/* inclusive sums, children before parents */
+	for (uint32_t i = n; i-- > 0;) {
+		uint32_t k = order[i], pc = df->m.bfs_parent_csd[k];
+
+		if (pc) {
+			ov[o->csd[pc].caller_pd] += ov[k];
+			nv[o->csd[pc].caller_pd] += nv[k];
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (!df->m.bfs_parent_csd[order[i]])
+			all += ov[order[i]] > nv[order[i]] ? ov[order[i]] : nv[order[i]];
+	nodes = calloc(n + 1, sizeof(*nodes));
+	labels = calloc(n + 1, sizeof(*labels));
+	if (!nodes || !labels)
+		goto out;
+	for (uint32_t i = 0; i < n && nn < 3000; i++) {
+		uint32_t k = order[i], pc = df->m.bfs_parent_csd[k], parent = 0;
+		uint64_t v = ov[k] > nv[k] ? ov[k] : nv[k];
+		char lab[256];
+
+		if (pc) {
+			parent = idx[o->csd[pc].caller_pd];
+			if (!parent)
+				continue;       /* its parent was too narrow */
+		}
+		if (all && (double)v / (double)all < 0.002)
+			continue;
+		if (o->pd[k].ps == 1)
+			snprintf(lab, sizeof(lab), o->n_thread > 1 ? "thread %u" : "all", dpa_pd_thread(o, k));
+		else
+		{
+			char b2[256];
+
+			snprintf(lab, sizeof(lab), "%s", dpa_merge_ps_label(o, o->pd[k].ps, b2, sizeof(b2)));
+		}
+		labels[nn] = strdup(lab);
+		nodes[nn] = (struct dpa_flame_diff_node){ .label = labels[nn] ? labels[nn] : "?",
+							  .old_v = ov[k], .new_v = nv[k], .parent = parent };
+		idx[k] = ++nn;
+	}
+	rc = dpa_flame_diff_svg(w->f, nodes, nn, 1200);
+out:
+	if (labels)
+		for (uint32_t i = 0; i < nn; i++)
+			free(labels[i]);
+	free(labels);
+	free(nodes);
+	free(order);
+	free(depth);
+	free(idx);
+	free(ov);
+	free(nv);
+	return rc;
+}
+
+static void diff_rows(struct page *w, bool procs, enum dpa_diff_measure dm, uint32_t limit)
+{
+	struct dpa_diff *df = &w->s->diff;
+	const struct dpa_diff_row *rows = procs ? df->procs : df->ctx;
+	uint32_t n = procs ? df->n_procs : df->n_ctx, shown = 0;
+	char lab[256];
+
+	fprintf(w->f, "<h2>%s, by the change of %s</h2>\n<table id=\"diff-%s\"><thead><tr>"
+		"<th class=\"l\" data-sort=\"1\">status</th><th class=\"n\" data-sort=\"1\">old</th>"
+		"<th class=\"n\" data-sort=\"1\">new</th><th class=\"n\" data-sort=\"1\">change</th>"
+		"<th class=\"n\" data-sort=\"1\">relative</th><th class=\"l\" data-sort=\"1\">%s</th></tr></thead>\n<tbody>\n",
+		procs ? "Procedures" : "Contexts (matched by their paths of call sites)",
+		dpa_diff_measure_name(dm), procs ? "procedures" : "contexts", procs ? "procedure" : "context");
+	for (uint32_t r = 0; r < n && (!limit || shown < limit); r++) {
+		const struct dpa_diff_row *x = &rows[r];
+		int64_t dlt = dpa_diff_delta(x->old[dm], x->new_[dm]);
+		double rel = dpa_diff_relative(x->old[dm], x->new_[dm]);
+		char *name = procs ? NULL : dpa_diff_context_name(df, x->id);
+
+		if (x->status == DPA_DIFF_SAME)
+			continue;
+		shown++;
+		fprintf(w->f, "<tr class=\"%s\"><td class=\"l\">%s</td><td class=\"n\" data-v=\"%" PRIu64 "\">%"
+			PRIu64 "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
+			"<td class=\"n\" data-v=\"%" PRId64 "\" style=\"color:%s\">%+" PRId64 "</td><td class=\"n\" data-v=\"%s\">",
+			dpa_diff_status_name(x->status), dpa_diff_status_name(x->status), x->old[dm], x->old[dm],
+			x->new_[dm], x->new_[dm], dlt, dlt > 0 ? "#b00" : dlt < 0 ? "#070" : "#555", dlt,
+			isnan(rel) ? "" : "r");
+		if (isnan(rel))
+			fputs("new", w->f);
+		else
+			fprintf(w->f, "%+.1f%%", 100.0 * rel);
+		fputs("</td><td class=\"l\">", w->f);
+		dpa_html_escape(w->f, procs ? dpa_merge_ps_label(&df->m.prof, x->id, lab, sizeof(lab))
+				     : name ? name : "?");
+		fputs("</td></tr>\n", w->f);
+		free(name);
+	}
+	fputs("</tbody></table>\n", w->f);
+}
+
+static int page_diff(struct page *w)
+{
+	struct dpa_diff *df = &w->s->diff;
+	enum dpa_diff_measure dm = diff_measure(w->q.sort);
+
+	if (!w->s->has_diff)
+		return fail(w, 404, "no diff: serve two profiles (deepprof serve OLD NEW) to compare them");
+	dpa_diff_sort(df, dm);
+	if (w->q.json) {
+		/* what `deepprof diff --json --sort=M [--limit=N] OLD NEW` prints */
+		json_t *doc = dpa_diff_json(df, dm, w->q.limit >= 0 ? (size_t)w->q.limit : 0);
+
+		return put_json(w, doc);
+	}
+	page_begin(w, "Diff by context", "/diff", NULL);
+	fputs("<p class=\"meta\">old: ", w->f);
+	dpa_html_escape(w->f, df->old_path);
+	fputs(" &nbsp; new: ", w->f);
+	dpa_html_escape(w->f, df->new_path);
+	fputs("</p>\n<table class=\"kv\" id=\"diff-totals\"><tbody>\n", w->f);
+	for (int m = 0; m < DPA_DIFF_NMEASURES; m++)
+		fprintf(w->f, "<tr><th>%s</th><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
+			"<td class=\"n\">&rarr;</td><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
+			"<td class=\"n\">%+" PRId64 "</td></tr>\n", dpa_diff_measure_name(m),
+			df->old_sum[m], df->old_sum[m], df->new_sum[m], df->new_sum[m],
+			dpa_diff_delta(df->old_sum[m], df->new_sum[m]));
+	fputs("</tbody></table>\n<h2>Flame graph of the change (red: dearer, green: cheaper; width: the"
+	      " larger side)</h2>\n", w->f);
+	if (diff_flame(w, dm) < 0)
+		return fail(w, 500, "out of memory drawing the diff");
+	diff_rows(w, true, dm, w->q.limit >= 0 ? (uint32_t)w->q.limit : 50);
+	diff_rows(w, false, dm, w->q.limit >= 0 ? (uint32_t)w->q.limit : 50);
+	page_end(w);
+	return 0;
+}
+
+/* ---- a recursive clique's cost by depth ---- */
+
+static void recursion_by_depth(struct page *w, uint32_t c)
+{
+	struct dpa_recursion rec;
+	uint32_t levels;
+
+	dpa_recursion_of(&w->s->d, c, w->q.sort, &rec);
+	if (rec.type == DPA_REC_NONE)
+		return;
+	fprintf(w->f, "<h2 id=\"by-depth\">Recursion by depth (%s, estimated)</h2>\n<p class=\"meta\">"
+		"%" PRIu64 " entries, %" PRIu64 " recursive calls: %.2f calls per entry, about %.1f levels"
+		" deep; each level costs %.6g %s of its own, so the cost left below level k is (depth &minus;"
+		" k) &times; that. (A profile keeps no depths: these follow from the counts.)</p>\n",
+		dpa_rec_type_name(rec.type), rec.entry_calls, rec.internal_calls, rec.calls_per_entry,
+		rec.depth, rec.per_level, measure_key(w->q.sort));
+	levels = rec.depth > 20 ? 20 : (uint32_t)ceil(rec.depth);
+	fputs("<table id=\"depth\"><thead><tr><th class=\"n\">level</th><th class=\"n\">own cost per"
+	      " entry</th><th class=\"n\">cost from this level down, per entry</th></tr></thead><tbody>\n",
+	      w->f);
+	for (uint32_t k = 1; k <= levels; k++) {
+		double below = (rec.depth - (double)(k - 1)) * rec.per_level;
+
+		fprintf(w->f, "<tr><td class=\"n\">%u</td><td class=\"n\" data-v=\"%.6g\">%.6g</td>"
+			"<td class=\"n\" data-v=\"%.6g\">%.6g</td></tr>\n", k, rec.per_level, rec.per_level,
+			below > 0 ? below : 0, below > 0 ? below : 0);
+	}
+	fputs("</tbody></table>\n", w->f);
+}
+
 /* ================================================================
  * Answering
  * ================================================================ */
@@ -1342,6 +1914,14 @@ static int route(struct page *w, const char *path)
 		return page_site(w, path + 6);
 	if (!strcmp(path, "/flame"))
 		return page_flame(w);
+	if (!strcmp(path, "/root"))
+		return page_root(w);
+	if (!strcmp(path, "/modules"))
+		return page_modules(w);
+	if (!strncmp(path, "/module/", 8) && path[8])
+		return page_module(w, path + 8);
+	if (!strcmp(path, "/diff"))
+		return page_diff(w);
 	return fail(w, 404, "no page %.200s (pages: /, /top, /proc/NAME, /callers/NAME, /clique?ctx=PATH,"
 		    " /site/ID, /recursion, /flame, /root, /modules, /diff)", path);
 }
@@ -1383,9 +1963,130 @@ int dp_pages_answer(struct dp_pages *pg, const char *path, const char *query, ch
 	return rc ? rc : w.status;
 }
 
+/* The pages to visit, as "path\0query" strings. */
+struct list {
+	char **v;
+	uint32_t n, cap;
+	bool failed;
+};
+
+static void add(struct list *l, const char *path, const char *query)
+{
+	char *s;
+	size_t a = strlen(path), b = strlen(query);
+
+	if (l->failed)
+		return;
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? 2 * l->cap : 256;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->failed = true;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	if (!(s = malloc(a + b + 2))) {
+		l->failed = true;
+		return;
+	}
+	memcpy(s, path, a + 1);
+	memcpy(s + a + 1, query, b + 1);
+	l->v[l->n++] = s;
+}
+
+/* Every page of s (under the lock: specs are cached). */
+static void list_pages(struct dp_pages *pg, struct list *l)
+{
+	struct side *s = pg->s;
+	static const char *const sorts[] = { "calls", "cscs", "ticks", "allocs", "bytes" };
+	struct page w = { .pg = pg, .s = s };
+	char q[128];
+	struct modrow *mods;
+	uint32_t nmods;
+
+	add(l, "/", "");
+	for (int i = 0; i < 5; i++)
+		for (int t = 0; t < 2; t++)
+			for (int pc = 0; pc < 2; pc++) {
+				snprintf(q, sizeof(q), "sort=%s&mode=%s%s", sorts[i], t ? "total" : "self",
+					 pc ? "&percall=1" : "");
+				add(l, "/top", q);
+			}
+	add(l, "/top", "limit=0");
+	add(l, "/recursion", "");
+	add(l, "/flame", "");
+	add(l, "/flame", "sort=calls");
+	add(l, "/root", "");
+	add(l, "/root", "pct=5");
+	add(l, "/modules", "");
+	if (s->has_diff) {
+		add(l, "/diff", "");
+		add(l, "/diff", "sort=calls&limit=5");
+	}
+	if (modules_of(s, DPA_CSCS, &mods, &nmods) == 0) {
+		for (uint32_t i = 0; i < nmods; i++) {
+			char *pp;
+
+			if (asprintf(&pp, "/module/%s", mods[i].name) >= 0) {
+				add(l, pp, "");
+				free(pp);
+			}
+		}
+		free(mods);
+	} else {
+		l->failed = true;
+	}
+	for (uint32_t ps = 2; ps <= s->p.n_ps; ps++) {
+		const char *spec;
+		char *pp;
+
+		if (!dpa_deep_ps_npd(&s->d, ps) || !(spec = ps_spec(s, ps)))
+			continue;
+		if (asprintf(&pp, "/proc/%s", spec) >= 0) {
+			add(l, pp, "");
+			free(pp);
+		}
+		if (asprintf(&pp, "/callers/%s", spec) >= 0) {
+			for (int g = 0; g < DPA_GROUP_N; g++) {
+				snprintf(q, sizeof(q), "by=%s", dpa_report_group_name(g));
+				add(l, pp, q);
+			}
+			add(l, pp, "limit=1&page=2");
+			free(pp);
+		}
+	}
+	for (uint32_t c = 1; c <= s->d.cl.n; c++) {
+		char *cq = ctx_query(s, clique_pd(s, c));
+
+		if (cq)
+			add(l, "/clique", cq);
+		free(cq);
+	}
+	for (uint32_t c = 1; c <= s->p.n_css; c++) {
+		snprintf(q, sizeof(q), "/site/%u", c);
+		add(l, q, "");
+	}
+	(void)w;
+}
+
 int dp_pages_each(struct dp_pages *pg, int (*fn)(void *ctx, const char *path, const char *query),
 		  void *ctx)
 {
-	(void)pg;
-	return fn(ctx, "/", "");
+	struct list l = { 0 };
+	int rc = 0;
+
+	pthread_mutex_lock(&pg->mu);
+	list_pages(pg, &l);
+	pthread_mutex_unlock(&pg->mu);
+	for (uint32_t i = 0; i < l.n && !rc && !l.failed; i++)
+		rc = fn(ctx, l.v[i], l.v[i] + strlen(l.v[i]) + 1);
+	if (!rc && l.failed)
+		rc = -1;
+	for (uint32_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	return rc;
 }

@@ -122,6 +122,46 @@ static long chain(const struct dpa_deep *d, uint32_t pd, uint32_t max, uint32_t 
 	return n;
 }
 
+void dpa_ctx_css_loc(const struct dpa_profile *p, uint32_t css, char *buf, size_t n)
+{
+	uint32_t line = dpa_src_get(p, DPA_CSS_LINE, css), col = dpa_src_get(p, DPA_CSS_COL, css);
+
+	if (line && col)
+		snprintf(buf, n, "%u:%u", line, col);
+	else if (line)
+		snprintf(buf, n, "%u", line);
+	else
+		snprintf(buf, n, "css%u", css);
+}
+
+bool dpa_ctx_css_matches(const struct dpa_profile *p, uint32_t css, const char *loc, size_t len)
+{
+	char want[48];
+
+	if (len >= sizeof(want))
+		return false;
+	memcpy(want, loc, len);
+	want[len] = 0;
+	if (!strncmp(want, "css", 3))
+		return strtoul(want + 3, NULL, 10) == css && want[3] >= '0' && want[3] <= '9';
+	{
+		char *end;
+		unsigned long line = strtoul(want, &end, 10), col = 0;
+
+		if (end == want)
+			return false;
+		if (*end == ':') {
+			col = strtoul(end + 1, &end, 10);
+			if (*end)
+				return false;
+		} else if (*end) {
+			return false;
+		}
+		return line == dpa_src_get(p, DPA_CSS_LINE, css) &&
+		       (!col || col == dpa_src_get(p, DPA_CSS_COL, css));
+	}
+}
+
 int dpa_ctx_path(const struct dpa_deep *d, uint32_t pd, char **out)
 {
 	const struct dpa_profile *p = d->p;
@@ -141,8 +181,11 @@ int dpa_ctx_path(const struct dpa_deep *d, uint32_t pd, char **out)
 		const struct dpa_csd *c = &p->csd[v[i]];
 
 		put_name(&b, dpa_ps_name(p, p->pd[c->callee_pd].ps));
-		snprintf(num, sizeof(num), "@%u%s", c->css, i ? "/" : "");
+		puts_(&b, "@");
+		dpa_ctx_css_loc(p, c->css, num, sizeof(num));
 		puts_(&b, num);
+		if (i)
+			puts_(&b, "/");
 	}
 	free(v);
 	if (b.failed) {
@@ -202,36 +245,29 @@ uint32_t dpa_ctx_resolve(const struct dpa_deep *d, const char *path, struct dpa_
 	while (*s) {
 		const char *end = strchr(s, '/'), *at;
 		size_t len = end ? (size_t)(end - s) : strlen(s);
-		char *num_end;
-		unsigned long css;
+		size_t loc_len;
 		const struct dpa_pd *q = &p->pd[pd];
 		uint32_t next = 0;
 
 		step++;
 		at = memrchr(s, '@', len);
 		if (!at || at == s + len - 1) {
-			dpa_fail(err, p, "context path '%s': step %u ('%.*s') is not NAME@CALLSITE", path,
+			dpa_fail(err, p, "context path '%s': step %u ('%.*s') is not NAME@LINE:COL", path,
 				 step, (int)len, s);
 			goto fail;
 		}
-		css = strtoul(at + 1, &num_end, 10);
-		if (num_end != s + len || at[1] < '0' || at[1] > '9') {
-			dpa_fail(err, p, "context path '%s': step %u ('%.*s') is not NAME@CALLSITE", path,
-				 step, (int)len, s);
-			goto fail;
-		}
+		loc_len = (size_t)(s + len - (at + 1));
 		unescape(s, (size_t)(at - s), name);
 		for (uint32_t i = 0; i < dpa_pd_out_n(q) && !next; i++) {
 			uint32_t x = dpa_out_csd(p, q->out_first + i);
 
-			if (p->csd[x].css == css &&
-			    !strcmp(dpa_ps_name(p, p->pd[p->csd[x].callee_pd].ps), name))
+			if (!strcmp(dpa_ps_name(p, p->pd[p->csd[x].callee_pd].ps), name) &&
+			    dpa_ctx_css_matches(p, p->csd[x].css, at + 1, loc_len))
 				next = p->csd[x].callee_pd;
 		}
 		if (!next) {
-			dpa_fail(err, p, "context path '%s': step %u: %s has no call to %s through call site %lu"
-				 " in this context (a different run?)", path, step,
-				 dpa_ps_name(p, q->ps), name, css);
+			dpa_fail(err, p, "context path '%s': step %u: %s makes no call to %s at %.*s in this"
+				 " context", path, step, dpa_ps_name(p, q->ps), name, (int)loc_len, at + 1);
 			goto fail;
 		}
 		pd = next;

@@ -18,9 +18,20 @@
  */
 uint32_t dpa_ctx_parent(const struct dpa_deep *d, uint32_t pd);
 
+/* A call site's place in a path step: "LINE:COL", "LINE", or "cssID"
+ * when the profile has no line for it. */
+void dpa_ctx_css_loc(const struct dpa_profile *p, uint32_t css, char *buf, size_t n);
+/* Does loc[0..len) (as dpa_ctx_css_loc writes it; a LINE alone matches any
+ * column) name css? */
+bool dpa_ctx_css_matches(const struct dpa_profile *p, uint32_t css, const char *loc, size_t len);
+
 /*
- * pd's path, "main@1/work@3/f@7" (see pages.h; "tN/" first for thread N >
- * 1), malloc'd into *out. Returns 0, or -1 out of memory.
+ * pd's path: each call from the thread's root as CALLEE@LOC (the callee's
+ * name, '%', '/' and '@' in it as %25, %2F, %40; LOC the call site's line
+ * and column, which stay when a run calls things in another order, unlike
+ * ids), joined by '/', after "tN/" for thread N > 1:
+ * "main@58:16/work@12:3/f@30:5". Malloc'd into *out. Returns 0, or -1
+ * out of memory.
  */
 int dpa_ctx_path(const struct dpa_deep *d, uint32_t pd, char **out);
 

@@ -771,9 +771,17 @@ static bool href(void *ctx, const struct dpa_display *dp, const struct dpa_table
 	case DPA_LINK_CSS:
 		if (!id || id > s->p.n_css)
 			return false;
-		snprintf(path, sizeof(path), "/site/%" PRIu64, id);
-		u = url_str(w, path, NULL, NULL);
+	{
+		char loc[48], *pp;
+
+		dpa_ctx_css_loc(&s->p, (uint32_t)id, loc, sizeof(loc));
+		if (asprintf(&pp, "/site/%s@%s", dpa_ps_name(&s->p, s->p.css[id].caller_ps), loc) < 0)
+			return false;
+		u = url_str(w, pp, NULL, NULL);
+		free(pp);
+		(void)path;
 		break;
+	}
 	default:
 		return false;
 	}
@@ -1271,8 +1279,15 @@ static int page_clique(struct page *w)
 		fputs(" <span class=\"meta\">called from ", w->f);
 		dpa_html_escape(w->f, dpa_ps_name(&s->p, s->p.pd[c->caller_pd].ps));
 		dpa_html_escape(w->f, at);
-		snprintf(at, sizeof(at), "/site/%u", c->css);
-		link(w, at, NULL, NULL, "call site");
+		{
+			char loc[48], *sp;
+
+			dpa_ctx_css_loc(&s->p, c->css, loc, sizeof(loc));
+			if (asprintf(&sp, "/site/%s@%s", dpa_ps_name(&s->p, s->p.pd[c->caller_pd].ps), loc) >= 0) {
+				link(w, sp, NULL, NULL, "call site");
+				free(sp);
+			}
+		}
 		fputs(") &middot; ", w->f);
 		if (asprintf(&pp, "/proc/%s", ps_spec(s, s->p.pd[c->callee_pd].ps)) >= 0) {
 			link(w, pp, NULL, NULL, "all its contexts");
@@ -1291,20 +1306,49 @@ static int page_clique(struct page *w)
 	return rc;
 }
 
-static int page_site(struct page *w, const char *id)
+/* The css a /site/ key names: a number (its id) or CALLER@LOC (the calling
+ * procedure's name and the call's line:col, ctxpath.h); 0 when none. */
+static uint32_t site_of_key(const struct side *s, const char *key)
+{
+	const struct dpa_profile *p = &s->p;
+	const char *at = strrchr(key, '@');
+	char *end;
+
+	if (key[0] >= '0' && key[0] <= '9' && !at) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(key, &end, 10);
+		return !*end && !errno && v >= 1 && v <= p->n_css ? (uint32_t)v : 0;
+	}
+	if (!at || at == key || !at[1])
+		return 0;
+	for (uint32_t c = 1; c <= p->n_css; c++) {
+		const char *n = dpa_ps_name(p, p->css[c].caller_ps);
+
+		if (strlen(n) == (size_t)(at - key) && !memcmp(n, key, (size_t)(at - key)) &&
+		    dpa_ctx_css_matches(p, c, at + 1, strlen(at + 1)))
+			return c;
+	}
+	return 0;
+}
+
+static int page_site(struct page *w, const char *key)
 {
 	struct dpa_report_opts o = opts(w, DPA_REPORT_SITE);
-	char *end, title[64], self[64];
-	unsigned long v;
+	char title[64], *self;
+	int rc;
 
-	errno = 0;
-	v = strtoul(id, &end, 10);
-	if (!*id || *end || errno || v > UINT32_MAX || id[0] < '0' || id[0] > '9')
-		return fail(w, 400, "/site/%.100s: want a call site id (a number)", id);
-	o.id = (uint32_t)v;
-	snprintf(title, sizeof(title), "Call site %lu", v);
-	snprintf(self, sizeof(self), "/site/%lu", v);
-	return page_report(w, &o, title, self);
+	o.id = site_of_key(w->s, key);
+	if (!o.id)
+		return fail(w, 404, "no call site %.200s (a site is CALLER@LINE:COL, or its id 1..%u)", key,
+			    w->s->p.n_css);
+	snprintf(title, sizeof(title), "Call site %u", o.id);
+	if (asprintf(&self, "/site/%s", key) < 0)
+		return fail(w, 500, "out of memory");
+	rc = page_report(w, &o, title, self);
+	free(self);
+	return rc;
 }
 
 static int page_flame(struct page *w)
@@ -2066,8 +2110,15 @@ static void list_pages(struct dp_pages *pg, struct list *l)
 		free(cq);
 	}
 	for (uint32_t c = 1; c <= s->p.n_css; c++) {
+		char loc[48], *sp;
+
 		snprintf(q, sizeof(q), "/site/%u", c);
 		add(l, q, "");
+		dpa_ctx_css_loc(&s->p, c, loc, sizeof(loc));
+		if (asprintf(&sp, "/site/%s@%s", dpa_ps_name(&s->p, s->p.css[c].caller_ps), loc) >= 0) {
+			add(l, sp, "");
+			free(sp);
+		}
 	}
 	(void)w;
 }

@@ -23,7 +23,8 @@
  *   /callers/SPEC             its callers (by=site|proc|file|clique, page=N)
  *   /clique?ctx=PATH          the clique whose entry context PATH names
  *   /ctx?path=PATH            one context: its full call path, then its clique
- *   /site/CSS                 one call site (its id: static, from the build)
+ *   /site/CALLER@LINE:COL     one call site: its caller's name and place (or
+ *                             its id, /site/7, which may change between runs)
  *   /recursion                recursive cliques
  *   /root?pct=P               root/P: dominant call sites from the root down
  *                             until a clique is at most P% of the cost
@@ -31,10 +32,13 @@
  *   /diff                     with a second profile: the diff by context
  *   /modules, /module/NAME    the program's modules
  *
- * PATH (a calling context) is its call sites from the thread's root, each
- * "CALLEE@CSS" (callee's name, '%', '/' and '@' in it as %25, %2F, %40),
- * joined by '/', after "tN/" for threads other than the first:
- * "main@1/work@3/fib@7". The whole query value is URL-encoded once more.
+ * PATH (a calling context) is its calls from the thread's root, each
+ * "CALLEE@LINE:COL" (the callee's name, '%', '/' and '@' in it as %25, %2F,
+ * %40; where the call is in its caller: "cssID" when the profile has no
+ * line), joined by '/', after "tN/" for threads other than the first:
+ * "main@58:16/work@12:3/fib@7:10" (ctxpath.h). Lines stay the same when a
+ * new run calls things in another order, which ids do not. The whole query
+ * value is URL-encoded once more.
  *
  * Query keys (all optional): format=json (the page's JSON twin, byte for
  * byte what `deepprof report --json` prints for the same report), sort=calls|

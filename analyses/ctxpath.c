@@ -1,0 +1,420 @@
+/*
+ * ctxpath.c — calling contexts named by their call sites from the thread's
+ * root (URLs that survive a new run), and the shortest suffix of that path
+ * that tells a procedure's contexts apart (ctxpath.h).
+ * Part of deepprof's analyses library. MIT licence.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ctxpath.h"
+
+/* Paths longer than this are cut (a 10^7-deep chain): resolving and
+ * telling apart stop there. */
+#define MAX_STEPS 100000u
+
+uint32_t dpa_ctx_parent(const struct dpa_deep *d, uint32_t pd)
+{
+	const struct dpa_profile *p = d->p;
+	const struct dpa_pd *q = &p->pd[pd];
+	uint32_t cq = dpa_clique_of(&d->cl, pd), best = 0, inner = 0;
+	uint64_t bc = 0, ic = 0;
+
+	for (uint32_t i = 0; i < dpa_pd_in_n(q); i++) {
+		uint32_t x = dpa_in_csd(p, q->in_first + i), from = p->csd[x].caller_pd;
+		uint64_t c = dpa_own(p, x, DPA_CALLS);
+
+		if (dpa_clique_of(&d->cl, from) != cq) {
+			if (!best || c > bc || (c == bc && x < best)) {
+				best = x;
+				bc = c;
+			}
+		} else if (from < pd && (!inner || c > ic || (c == ic && x < inner))) {
+			inner = x;
+			ic = c;
+		}
+	}
+	if (best)
+		return best;
+	if (inner)
+		return inner;
+	return dpa_clique_primary_entry(&d->cl, cq);
+}
+
+/* ================================================================
+ * Paths
+ * ================================================================ */
+
+struct buf {
+	char *s;
+	size_t n, cap;
+	bool failed;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 128;
+		char *v;
+
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		if (!(v = realloc(b->s, cap))) {
+			b->failed = true;
+			return;
+		}
+		b->s = v;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* A name inside a step: '%', '/' and '@' escaped. */
+static void put_name(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '%')
+			puts_(b, "%25");
+		else if (*s == '/')
+			puts_(b, "%2F");
+		else if (*s == '@')
+			puts_(b, "%40");
+		else
+			put(b, s, 1);
+	}
+}
+
+/* The csds from pd up to its thread's root (nearest first), at most max,
+ * malloc'd into *out; returns how many, or -1 out of memory. */
+static long chain(const struct dpa_deep *d, uint32_t pd, uint32_t max, uint32_t **out)
+{
+	uint32_t n = 0, cap = 16, *v = malloc(cap * sizeof(*v));
+	uint32_t x;
+
+	if (!v)
+		return -1;
+	while (n < max && (x = dpa_ctx_parent(d, pd)) != 0) {
+		if (n == cap) {
+			uint32_t *w = realloc(v, 2 * cap * sizeof(*v));
+
+			if (!w) {
+				free(v);
+				return -1;
+			}
+			v = w;
+			cap *= 2;
+		}
+		v[n++] = x;
+		pd = d->p->csd[x].caller_pd;
+	}
+	*out = v;
+	return n;
+}
+
+void dpa_ctx_css_loc(const struct dpa_profile *p, uint32_t css, char *buf, size_t n)
+{
+	uint32_t line = dpa_src_get(p, DPA_CSS_LINE, css), col = dpa_src_get(p, DPA_CSS_COL, css);
+
+	if (line && col)
+		snprintf(buf, n, "%u:%u", line, col);
+	else if (line)
+		snprintf(buf, n, "%u", line);
+	else
+		snprintf(buf, n, "css%u", css);
+}
+
+bool dpa_ctx_css_matches(const struct dpa_profile *p, uint32_t css, const char *loc, size_t len)
+{
+	char want[48];
+
+	if (len >= sizeof(want))
+		return false;
+	memcpy(want, loc, len);
+	want[len] = 0;
+	if (!strncmp(want, "css", 3))
+		return strtoul(want + 3, NULL, 10) == css && want[3] >= '0' && want[3] <= '9';
+	{
+		char *end;
+		unsigned long line = strtoul(want, &end, 10), col = 0;
+
+		if (end == want)
+			return false;
+		if (*end == ':') {
+			col = strtoul(end + 1, &end, 10);
+			if (*end)
+				return false;
+		} else if (*end) {
+			return false;
+		}
+		return line == dpa_src_get(p, DPA_CSS_LINE, css) &&
+		       (!col || col == dpa_src_get(p, DPA_CSS_COL, css));
+	}
+}
+
+int dpa_ctx_path(const struct dpa_deep *d, uint32_t pd, char **out)
+{
+	const struct dpa_profile *p = d->p;
+	struct buf b = { 0 };
+	uint32_t *v, t = dpa_pd_thread(p, pd);
+	long n = chain(d, pd, MAX_STEPS, &v);
+	char num[32];
+
+	if (n < 0)
+		return -1;
+	puts_(&b, "");
+	if (t > 1) {
+		snprintf(num, sizeof(num), "t%u/", t);
+		puts_(&b, num);
+	}
+	for (long i = n - 1; i >= 0; i--) {
+		const struct dpa_csd *c = &p->csd[v[i]];
+
+		put_name(&b, dpa_ps_name(p, p->pd[c->callee_pd].ps));
+		puts_(&b, "@");
+		dpa_ctx_css_loc(p, c->css, num, sizeof(num));
+		puts_(&b, num);
+		if (i)
+			puts_(&b, "/");
+	}
+	free(v);
+	if (b.failed) {
+		free(b.s);
+		return -1;
+	}
+	*out = b.s;
+	return 0;
+}
+
+/* Undo put_name() on s[0..n) into out (at least n + 1 bytes). */
+static void unescape(const char *s, size_t n, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n) {
+			if (!strncmp(s + i, "%25", 3)) { out[o++] = '%'; i += 2; continue; }
+			if (!strncasecmp(s + i, "%2F", 3)) { out[o++] = '/'; i += 2; continue; }
+			if (!strncmp(s + i, "%40", 3)) { out[o++] = '@'; i += 2; continue; }
+		}
+		out[o++] = s[i];
+	}
+	out[o] = 0;
+}
+
+uint32_t dpa_ctx_resolve(const struct dpa_deep *d, const char *path, struct dpa_error *err)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t t = 1, pd, step = 0;
+	const char *s = path;
+	char *name;
+
+	if (s[0] == 't' && s[1] >= '1' && s[1] <= '9') {
+		char *end;
+		unsigned long v = strtoul(s + 1, &end, 10);
+
+		if (*end == '/' || !*end) {
+			if (v < 1 || v > p->n_thread) {
+				dpa_fail(err, p, "no thread %lu in context path '%s' (threads are 1..%u)", v,
+					 path, p->n_thread);
+				return 0;
+			}
+			t = (uint32_t)v;
+			s = *end ? end + 1 : end;
+		}
+	}
+	if (t < 1 || t > p->n_thread) {
+		dpa_fail(err, p, "the profile has no thread");
+		return 0;
+	}
+	pd = p->thread[t].root_pd;
+	if (!(name = malloc(strlen(path) + 1))) {
+		dpa_fail(err, p, "out of memory");
+		return 0;
+	}
+	while (*s) {
+		const char *end = strchr(s, '/'), *at;
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		size_t loc_len;
+		const struct dpa_pd *q = &p->pd[pd];
+		uint32_t next = 0;
+
+		step++;
+		at = memrchr(s, '@', len);
+		if (!at || at == s + len - 1) {
+			dpa_fail(err, p, "context path '%s': step %u ('%.*s') is not NAME@LINE:COL", path,
+				 step, (int)len, s);
+			goto fail;
+		}
+		loc_len = (size_t)(s + len - (at + 1));
+		unescape(s, (size_t)(at - s), name);
+		for (uint32_t i = 0; i < dpa_pd_out_n(q) && !next; i++) {
+			uint32_t x = dpa_out_csd(p, q->out_first + i);
+
+			if (!strcmp(dpa_ps_name(p, p->pd[p->csd[x].callee_pd].ps), name) &&
+			    dpa_ctx_css_matches(p, p->csd[x].css, at + 1, loc_len))
+				next = p->csd[x].callee_pd;
+		}
+		if (!next) {
+			dpa_fail(err, p, "context path '%s': step %u: %s makes no call to %s at %.*s in this"
+				 " context", path, step, dpa_ps_name(p, q->ps), name, (int)loc_len, at + 1);
+			goto fail;
+		}
+		pd = next;
+		s = end ? end + 1 : s + len;
+	}
+	free(name);
+	return pd;
+fail:
+	free(name);
+	return 0;
+}
+
+/* ================================================================
+ * Telling contexts apart
+ * ================================================================ */
+
+struct item {
+	uint32_t idx;           /* into pds */
+	uint32_t group;         /* contexts alike so far */
+	uint32_t css, ps;       /* the key at this level: the call site and its callee */
+	uint32_t at;            /* the pd reached so far (its parent is next) */
+};
+
+static int by_key(const void *x, const void *y)
+{
+	const struct item *a = x, *b = y;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->css != b->css)
+		return a->css < b->css ? -1 : 1;
+	if (a->ps != b->ps)
+		return a->ps < b->ps ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+int dpa_ctx_distinguish(const struct dpa_deep *d, const uint32_t *pds, uint32_t n,
+			uint32_t *depth)
+{
+	const struct dpa_profile *p = d->p;
+	struct item *it = malloc((size_t)(n ? n : 1) * sizeof(*it));
+	uint32_t live = n;
+
+	if (!it)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		it[i] = (struct item){ .idx = i, .group = 0, .at = pds[i] };
+		depth[i] = 0;
+	}
+	for (uint32_t level = 1; live > 1 && level <= MAX_STEPS; level++) {
+		uint32_t keep = 0, g = 0;
+
+		for (uint32_t i = 0; i < live; i++) {
+			uint32_t x = it[i].at ? dpa_ctx_parent(d, it[i].at) : 0;
+
+			if (x) {
+				it[i].css = p->csd[x].css;
+				it[i].ps = p->pd[p->csd[x].callee_pd].ps;
+				it[i].at = p->csd[x].caller_pd;
+			} else {
+				/* past the root: only the thread is left */
+				it[i].css = 0;
+				it[i].ps = it[i].at ? dpa_pd_thread(p, it[i].at) : it[i].ps;
+				it[i].at = 0;
+			}
+		}
+		qsort(it, live, sizeof(*it), by_key);
+		for (uint32_t i = 0; i < live; g++) {
+			uint32_t j = i + 1;
+
+			while (j < live && it[j].group == it[i].group && it[j].css == it[i].css &&
+			       it[j].ps == it[i].ps)
+				j++;
+			if (j == i + 1) {
+				depth[it[i].idx] = level;
+			} else {
+				bool ended = true;
+
+				for (uint32_t k = i; k < j; k++)
+					if (it[k].at || it[k].css)
+						ended = false;
+				for (uint32_t k = i; k < j; k++) {
+					if (ended) {
+						/* the same whole path: nothing tells them apart */
+						depth[it[k].idx] = level;
+						continue;
+					}
+					it[keep] = it[k];
+					it[keep++].group = g;
+				}
+			}
+			i = j;
+		}
+		live = keep;
+	}
+	for (uint32_t i = 0; i < live; i++)
+		if (!depth[it[i].idx])
+			depth[it[i].idx] = 1;
+	free(it);
+	return 0;
+}
+
+char *dpa_ctx_suffix(const struct dpa_deep *d, uint32_t pd, uint32_t k)
+{
+	const struct dpa_profile *p = d->p;
+	struct buf b = { 0 };
+	uint32_t *v, t = dpa_pd_thread(p, pd);
+	long n = chain(d, pd, k + 2, &v);
+	char num[48];
+
+	if (n < 0)
+		return NULL;
+	puts_(&b, "");
+	if (t > 1) {
+		snprintf(num, sizeof(num), "[thread %u] ", t);
+		puts_(&b, num);
+	}
+	/* the root → first procedure call is no call site of the program's */
+	if (n > 0 && p->pd[p->csd[v[n - 1]].caller_pd].ps == 1)
+		n--;
+	if ((uint32_t)n > k) {
+		puts_(&b, "\xe2\x80\xa6 ");     /* U+2026 … */
+		n = k;
+	}
+	if (!n)
+		puts_(&b, "<root>");
+	for (long i = n - 1; i >= 0; i--) {
+		const struct dpa_csd *c = &p->csd[v[i]];
+		uint32_t line = dpa_src_get(p, DPA_CSS_LINE, c->css);
+
+		puts_(&b, dpa_ps_name(p, p->pd[c->caller_pd].ps));
+		uint32_t col = dpa_src_get(p, DPA_CSS_COL, c->css);
+
+		if (line && col)
+			snprintf(num, sizeof(num), ":%u:%u", line, col);
+		else if (line)
+			snprintf(num, sizeof(num), ":%u", line);
+		else
+			snprintf(num, sizeof(num), "#%u", c->css);
+		puts_(&b, num);
+		if (i)
+			puts_(&b, " > ");
+	}
+	free(v);
+	if (b.failed) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}

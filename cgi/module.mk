@@ -1,9 +1,9 @@
 # cgi — fragment: $(BIN_DIR)/deepprof-cgi, the deep profiler's pages behind
 # an existing web server (Mercury's mdprof_cgi protocol; cgi_main.c), built
-# from every cgi/cgi_*.c over the page module and libdpa.a; `make install`
-# puts it beside deepprof. Part of deepprof. MIT licence.
+# from every cgi/cgi_*.c over libdpa.a, whose pages.c makes the pages;
+# `make install` puts it beside deepprof. Part of deepprof. MIT licence.
 
-DP_CGI_SRCS := $(wildcard cgi/cgi_*.c) cgi/stub/pages_stub.c
+DP_CGI_SRCS := $(wildcard cgi/cgi_*.c)
 DP_CGI_OBJS := $(patsubst cgi/%.c,$(OBJ_DIR)/cgi/%.o,$(DP_CGI_SRCS))
 DP_CGI      := $(BIN_DIR)/deepprof-cgi
 
@@ -11,7 +11,7 @@ all: $(DP_CGI)
 
 $(OBJ_DIR)/cgi/%.o: cgi/%.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -pthread -Icgi -Icgi/stub -Ianalyses -c -o $@ $<
+	$(CC) $(TOOL_CFLAGS) -pthread -Icgi -Ianalyses -c -o $@ $<
 
 $(DP_CGI): $(DP_CGI_OBJS) $(DPA_LIB)
 	@mkdir -p $(@D)

@@ -846,7 +846,8 @@ static void page_begin(struct page *w, const char *title, const char *self_path,
 	FILE *f = w->f;
 	static const enum dpa_measure ms[] = { DPA_CALLS, DPA_CSCS, DPA_TICKS, DPA_ALLOCS, DPA_BYTES };
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<link rel=\"icon\" href=\"data:,\">\n<title>", f);
 	dpa_html_escape(f, title);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<nav>", style);
 	link(w, "/", NULL, NULL, "Summary");

@@ -291,34 +291,50 @@ struct item {
 	uint32_t at;            /* the pd reached so far (its parent is next) */
 };
 
-static int by_key(const void *x, const void *y)
+static uint64_t key_hash(const struct item *x)
 {
-	const struct item *a = x, *b = y;
+	uint64_t h = x->group * 0x9E3779B97F4A7C15ull ^ x->css * 0xC2B2AE3D27D4EB4Full ^
+		     x->ps * 0x165667B19E3779F9ull;
 
-	if (a->group != b->group)
-		return a->group < b->group ? -1 : 1;
-	if (a->css != b->css)
-		return a->css < b->css ? -1 : 1;
-	if (a->ps != b->ps)
-		return a->ps < b->ps ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
+	return h ^ (h >> 29);
 }
 
+static bool same_key(const struct item *a, const struct item *b)
+{
+	return a->group == b->group && a->css == b->css && a->ps == b->ps;
+}
+
+/*
+ * Level by level up the paths: contexts alike so far (a group) are split
+ * by the next call site up; one alone in its part is told apart at that
+ * level. Each level is one pass with a hash table of the keys (group,
+ * call site, callee): O(contexts) per level, no sorting.
+ */
 int dpa_ctx_distinguish(const struct dpa_deep *d, const uint32_t *pds, uint32_t n,
 			uint32_t *depth)
 {
 	const struct dpa_profile *p = d->p;
 	struct item *it = malloc((size_t)(n ? n : 1) * sizeof(*it));
-	uint32_t live = n;
+	uint32_t live = n, cap = 16, *slot = NULL, *count = NULL, *first = NULL;
 
-	if (!it)
+	while (cap < 2 * (size_t)n + 2)
+		cap *= 2;
+	slot = malloc(cap * sizeof(*slot));
+	count = malloc((size_t)(n ? n : 1) * sizeof(*count));
+	first = malloc((size_t)(n ? n : 1) * sizeof(*first));
+	if (!it || !slot || !count || !first) {
+		free(it);
+		free(slot);
+		free(count);
+		free(first);
 		return -1;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		it[i] = (struct item){ .idx = i, .group = 0, .at = pds[i] };
 		depth[i] = 0;
 	}
 	for (uint32_t level = 1; live > 1 && level <= MAX_STEPS; level++) {
-		uint32_t keep = 0, g = 0;
+		uint32_t keep = 0, groups = 0;
 
 		for (uint32_t i = 0; i < live; i++) {
 			uint32_t x = it[i].at ? dpa_ctx_parent(d, it[i].at) : 0;
@@ -334,39 +350,44 @@ int dpa_ctx_distinguish(const struct dpa_deep *d, const uint32_t *pds, uint32_t 
 				it[i].at = 0;
 			}
 		}
-		qsort(it, live, sizeof(*it), by_key);
-		for (uint32_t i = 0; i < live; g++) {
-			uint32_t j = i + 1;
+		/* the new group of each item: the index of the first item with
+		 * its key; count[g] how many share it */
+		memset(slot, 0xff, cap * sizeof(*slot));
+		for (uint32_t i = 0; i < live; i++) {
+			size_t h = key_hash(&it[i]) & (cap - 1);
 
-			while (j < live && it[j].group == it[i].group && it[j].css == it[i].css &&
-			       it[j].ps == it[i].ps)
-				j++;
-			if (j == i + 1) {
-				depth[it[i].idx] = level;
-			} else {
-				bool ended = true;
-
-				for (uint32_t k = i; k < j; k++)
-					if (it[k].at || it[k].css)
-						ended = false;
-				for (uint32_t k = i; k < j; k++) {
-					if (ended) {
-						/* the same whole path: nothing tells them apart */
-						depth[it[k].idx] = level;
-						continue;
-					}
-					it[keep] = it[k];
-					it[keep++].group = g;
-				}
+			while (slot[h] != UINT32_MAX && !same_key(&it[slot[h]], &it[i]))
+				h = (h + 1) & (cap - 1);
+			if (slot[h] == UINT32_MAX) {
+				slot[h] = i;
+				count[i] = 0;
+				groups++;
 			}
-			i = j;
+			count[slot[h]]++;
+			first[i] = slot[h];
 		}
+		for (uint32_t i = 0; i < live; i++) {
+			uint32_t g = first[i];
+
+			if (count[g] == 1 || (!it[i].at && !it[i].css)) {
+				/* alone; or the whole path is walked and others share it
+				 * (only the thread could tell them apart) */
+				depth[it[i].idx] = level;
+				continue;
+			}
+			it[keep] = it[i];
+			it[keep++].group = g + 1;       /* groups of the next level: nonzero ids */
+		}
+		(void)groups;
 		live = keep;
 	}
 	for (uint32_t i = 0; i < live; i++)
 		if (!depth[it[i].idx])
 			depth[it[i].idx] = 1;
 	free(it);
+	free(slot);
+	free(count);
+	free(first);
 	return 0;
 }
 

@@ -846,7 +846,8 @@ static void page_begin(struct page *w, const char *title, const char *self_path,
 	FILE *f = w->f;
 	static const enum dpa_measure ms[] = { DPA_CALLS, DPA_CSCS, DPA_TICKS, DPA_ALLOCS, DPA_BYTES };
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<link rel=\"icon\" href=\"data:,\">\n<title>", f);
 	dpa_html_escape(f, title);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<nav>", style);
 	link(w, "/", NULL, NULL, "Summary");
@@ -1049,62 +1050,80 @@ static int page_report(struct page *w, const struct dpa_report_opts *o, const ch
 }
 
 /* The costs per call of a procedure's contexts, when they differ much:
- * "where a procedure's cost per call differs between callers". */
+ * "where a procedure's cost per call differs between callers". Every
+ * context's total per call, without building a second report. */
 static void spread(struct page *w, const char *spec)
 {
-	struct dpa_report_opts o = opts(w, DPA_REPORT_PROC);
-	struct dpa_report r;
-	struct dpa_error e;
-	const struct dpa_report_section *c;
-	double lo = -1, hi = -1;
-	uint32_t ilo = 0, ihi = 0;
+	struct side *s = w->s;
+	const struct dpa_profile *p = &s->p;
 	enum dpa_measure m = w->q.sort == DPA_CALLS ? DPA_CSCS : w->q.sort;
+	struct dpa_error e;
+	uint32_t *procs = NULL, np = 0, lo_pd = 0, hi_pd = 0, n = 0, pair[2], depth[2];
+	double lo = -1, hi = -1;
+	bool *mark;
 
-	o.name = spec;
-	o.limit = 0;
-	o.per_call = false;
-	if (dpa_report_init(&r, &w->s->d, &o, &e) < 0)
+	if (dpa_names_find(p, spec, &procs, &np, &e) < 0)
 		return;
-	c = &r.sec[0];
-	for (uint32_t i = 0; i < c->n; i++) {
-		const struct dpa_report_row *x = &c->row[i];
+	mark = calloc((size_t)p->n_ps + 1, sizeof(bool));
+	if (!mark) {
+		free(procs);
+		return;
+	}
+	for (uint32_t i = 0; i < np; i++)
+		mark[procs[i]] = true;
+	free(procs);
+	for (uint32_t k = 1; k <= p->n_pd; k++) {
+		uint64_t calls;
 		double v;
 
-		if (!x->calls)
+		if (!mark[p->pd[k].ps] || !(calls = dpa_deep_pd_own(&s->d, k, DPA_CALLS)))
 			continue;
-		v = (double)x->c.total[m] / (double)x->calls;
+		n++;
+		v = (double)dpa_deep_pd_total(&s->d, k, m) / (double)calls;
 		if (lo < 0 || v < lo) {
 			lo = v;
-			ilo = i;
+			lo_pd = k;
 		}
 		if (hi < 0 || v > hi) {
 			hi = v;
-			ihi = i;
+			hi_pd = k;
 		}
 	}
+	free(mark);
 	fputs("<h2 id=\"spread\">Cost per call by context</h2>\n", w->f);
-	if (c->n < 2 || lo < 0) {
+	if (n < 2) {
 		fputs("<p class=\"meta\">one context: nothing to compare.</p>\n", w->f);
-	} else if (hi > 2 * lo && hi - lo >= 1) {
-		char *a = dpa_ctx_suffix(&w->s->d, c->row[ihi].pd, c->row[ihi].count);
-		char *b = dpa_ctx_suffix(&w->s->d, c->row[ilo].pd, c->row[ilo].count);
+		return;
+	}
+	if (hi > 2 * lo && hi - lo >= 1) {
+		char *a, *b, *qa = ctx_query(s, hi_pd), *qb = ctx_query(s, lo_pd);
 
-		fprintf(w->f, "<p class=\"note\" data-spread=\"%.6g\">The cost per call differs between its"
-			" contexts: %.6g %s per call (total) from ", hi / (lo > 0 ? lo : 1), hi,
-			measure_key(m));
-		dpa_html_escape(w->f, a ? a : "?");
-		fprintf(w->f, ", %.6g from ", lo);
-		dpa_html_escape(w->f, b ? b : "?");
-		fprintf(w->f, " (%.1fx): the callers give it different work.</p>\n",
-			lo > 0 ? hi / lo : INFINITY);
+		/* the call sites that tell these two apart */
+		pair[0] = hi_pd;
+		pair[1] = lo_pd;
+		if (dpa_ctx_distinguish(&s->d, pair, 2, depth) < 0)
+			depth[0] = depth[1] = 3;
+		a = dpa_ctx_suffix(&s->d, hi_pd, depth[0]);
+		b = dpa_ctx_suffix(&s->d, lo_pd, depth[1]);
+		fprintf(w->f, "<p class=\"note\" id=\"spread-note\" data-spread=\"%.6g\">The cost per call"
+			" differs between its contexts: %.6g %s per call (total) in ", lo > 0 ? hi / lo : hi,
+			hi, measure_key(m));
+		link(w, "/clique", qa, NULL, a ? a : "?");
+		fprintf(w->f, ", %.6g in ", lo);
+		link(w, "/clique", qb, NULL, b ? b : "?");
+		if (lo > 0)
+			fprintf(w->f, " (%.1fx): its callers give it different work.</p>\n", hi / lo);
+		else
+			fputs(": its callers give it different work.</p>\n", w->f);
 		free(a);
 		free(b);
+		free(qa);
+		free(qb);
 	} else {
-		fprintf(w->f, "<p class=\"meta\" data-spread=\"%.6g\">The cost per call is about the same"
-			" in every context (%.6g to %.6g %s per call, total).</p>\n",
-			lo > 0 ? hi / lo : 1.0, lo, hi, measure_key(m));
+		fprintf(w->f, "<p class=\"meta\" id=\"spread-note\" data-spread=\"%.6g\">The cost per call"
+			" is about the same in all %u contexts (%.6g to %.6g %s per call, total).</p>\n",
+			lo > 0 ? hi / lo : 1.0, n, lo, hi, measure_key(m));
 	}
-	dpa_report_release(&r);
 }
 
 static int page_proc(struct page *w, const char *spec)

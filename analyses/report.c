@@ -484,6 +484,17 @@ static int proc(struct dpa_report *r, struct dpa_error *err)
 		w.csd = dpa_ctx_parent(r->d, k);
 		w.css = w.csd ? p->csd[w.csd].css : 0;
 		w.count = depth[i];
+		/* the value it is ranked by first: most contexts of a procedure
+		 * with 10^5 of them go no further */
+		if (r->o.total)
+			w.c.total[r->o.sort] = dpa_deep_pd_total(r->d, k, r->o.sort);
+		else
+			w.c.own[r->o.sort] = dpa_deep_pd_own(r->d, k, r->o.sort);
+		w.calls = r->o.per_call ? dpa_deep_pd_own(r->d, k, DPA_CALLS) : 0;
+		if (keep_cannot_enter(r, ctx, &kc, &w)) {
+			r->self.count++;
+			continue;
+		}
 		pd_costs(r->d, k, &w.c);
 		w.calls = w.c.own[DPA_CALLS];
 		if (keep_row(r, ctx, &kc, &w) < 0) {

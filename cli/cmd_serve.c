@@ -316,11 +316,11 @@ int cmd_serve(int argc, char **argv)
 	atomic_store(&last_request, now_s());
 	daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
 				  0, NULL, NULL, answer, NULL,
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_LISTEN_SOCKET, fd,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_END);
 	if (!daemon) {
 		close(fd);

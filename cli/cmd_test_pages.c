@@ -16,7 +16,7 @@
 int cmd_test_pages(int argc, char **argv);
 
 static const char test_pages_usage[] =
-	"usage: deepprof test-pages [--verbose] FILE [OTHER]\n"
+	"usage: deepprof test-pages [--verbose] [--base=PATH [--suffix=QUERY]] FILE [OTHER]\n"
 	"\n"
 	"Render every page `deepprof serve FILE [OTHER]` can show (each\n"
 	"procedure, its callers by every grouping, each clique, call site and\n"
@@ -24,6 +24,9 @@ static const char test_pages_usage[] =
 	"that each is answered (status 200, a body that is not empty). Prints\n"
 	"one line per failing page and a count.\n"
 	"\n"
+	"  --base=PATH     links under PATH (dp_pages_set_base, as deepprof-cgi\n"
+	"                  sets it); every link of every page must start with it\n"
+	"  --suffix=QUERY  and carry QUERY (e.g. file=x.data)\n"
 	"  -v, --verbose   print every page's status, size and time\n"
 	"  -h, --help      show this help\n"
 	"\n"
@@ -33,6 +36,7 @@ static const char test_pages_usage[] =
 struct tally {
 	struct dp_pages *pg;
 	bool verbose;
+	const char *base, *suffix;
 	unsigned long pages, failed;
 	unsigned long long bytes;
 	double slowest;
@@ -45,6 +49,25 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Does some href in the page not start with --base or lack --suffix? */
+static bool bad_links(const struct tally *t, const char *body)
+{
+	for (const char *h = strstr(body, "href=\""); h; h = strstr(h, "href=\"")) {
+		const char *end;
+
+		h += 6;
+		end = strchr(h, '"');
+		if (!end)
+			return true;
+		if (strncmp(h, t->base, strlen(t->base)) ||
+		    (t->suffix && !memmem(h, (size_t)(end - h), t->suffix, strlen(t->suffix)))) {
+			printf("     bad link: %.*s\n", (int)(end - h > 200 ? 200 : end - h), h);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* One page, as HTML and as JSON. */
@@ -75,7 +98,10 @@ static int visit(void *ctx, const char *path, const char *query)
 			free(q);
 			continue;
 		}
-		if (st != 200 || !body || !len) {
+		if (st == 200 && body && !json && t->base && bad_links(t, body)) {
+			t->failed++;
+			printf("FAIL %s%s%s: a link outside --base or without --suffix\n", path, *q ? "?" : "", q);
+		} else if (st != 200 || !body || !len) {
 			t->failed++;
 			printf("FAIL %d %s%s%s: %.300s\n", st, path, *q ? "?" : "", q,
 			       body ? body : "(no body)");
@@ -106,6 +132,10 @@ int cmd_test_pages(int argc, char **argv)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(test_pages_usage, stdout);
 			return DP_EXIT_OK;
+		} else if (!strncmp(a, "--base=", 7)) {
+			t.base = a + 7;
+		} else if (!strncmp(a, "--suffix=", 9)) {
+			t.suffix = a + 9;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			t.verbose = true;
 		} else {
@@ -114,8 +144,12 @@ int cmd_test_pages(int argc, char **argv)
 	}
 	if (!npos)
 		usage_error("test-pages", "no FILE given");
+	if (t.suffix && !t.base)
+		usage_error("test-pages", "--suffix needs --base");
 	if (!(t.pg = dp_pages_open(pos[0], pos[1], err, sizeof(err))))
 		die_plain("%s", err);
+	if (t.base && dp_pages_set_base(t.pg, t.base, t.suffix) < 0)
+		die_status(DP_EXIT_FAIL, "test-pages: out of memory");
 	rc = dp_pages_each(t.pg, visit, &t);
 	dp_pages_close(t.pg);
 	if (rc)

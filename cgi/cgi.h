@@ -161,8 +161,11 @@ struct cgi_config {
 extern struct cgi_config cgi_config;
 
 /* Answer request r: through the data file's server, or by becoming it.
- * Fills *a; returns 0 (then *a is the answer). */
+ * Fills *a (the answer, or an error page). */
 void cgi_client_run(const struct cgi_request *r, struct cgi_answer *a);
+/* Free what cgi_client_run kept for after the answer (the data this
+ * process read before it forked a server). */
+void cgi_client_done(void);
 
 /* The server's control queries: is path one (quit, restart, timeout/N)?
  * Returns its kind (CGI_CTL_*) and for timeout the seconds in *secs. */

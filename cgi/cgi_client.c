@@ -16,20 +16,25 @@
 #include "cgi.h"
 
 /* ---- private prototypes ---- */
-static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
+static void ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 		      const struct cgi_request *r, struct cgi_answer *a);
 static void become_server(const struct cgi_files *f, int lock_fd, const struct cgi_request *r,
 			  struct cgi_answer *a);
 static void detach_stdio(void);
 
-/* How long a server waits for a client to take its reply (ms). */
+/* How long a client waits to put its query into the server's FIFO (ms). */
 #define SEND_TIMEOUT_MS 10000
 
+/* The data this process read before it forked the server: the server has
+ * its own copy, this one is freed by cgi_client_done(), after the answer
+ * is written (a big profile takes a while to free). */
+static struct cgi_data *parent_data;
+
 /* Send r's query on to_fd (the server's FIFO, open for writing, not
- * blocking) and release the mutex; then wait for the reply. Fills *a
- * (the answer, or a 503/504 page). Returns 0, or -1 if the query could
- * not be sent (the caller still holds nothing). */
-static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
+ * blocking) and release the mutex; then wait for the reply. Fills *a:
+ * the answer, or an error page (500 no reply FIFO, 414 too long, 503 the
+ * server took no query or ended, 504 it did not answer in time). */
+static void ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 		      const struct cgi_request *r, struct cgi_answer *a)
 {
 	char name[300], path[CGI_PATH_MAX + 64], frame[CGI_QUERY_MAX];
@@ -38,9 +43,10 @@ static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 	int rfd, rc;
 
 	if (cgi_reply_make(f, name, sizeof(name))) {
+		close(to_fd);
 		cgi_unlock(f, lock_fd, 0);
 		cgi_answer_error(a, 500, "%s: cannot make a reply FIFO: %s", f->dir, strerror(errno));
-		return 0;
+		return;
 	}
 	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
 	/* Open our end first (O_NONBLOCK: no writer yet), so that the server
@@ -53,13 +59,14 @@ static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 		unlink(path);
 		if (rfd >= 0)
 			close(rfd);
+		close(to_fd);
 		cgi_unlock(f, lock_fd, 0);
 		if (!len)
 			cgi_answer_error(a, 414, "the request is too long for deepprof-cgi's queries "
 					 "(at most %d bytes)", CGI_QUERY_MAX - 300);
 		else
 			cgi_answer_error(a, 500, "%s: cannot open: %s", path, strerror(e));
-		return 0;
+		return;
 	}
 	/* One write of at most PIPE_BUF bytes: atomic, never interleaved
 	 * with another client's frame. */
@@ -80,7 +87,6 @@ static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 	}
 	close(rfd);
 	unlink(path);
-	return 0;
 }
 
 /* Point stdin, stdout and stderr at /dev/null: the web server waits for
@@ -165,7 +171,7 @@ static void become_server(const struct cgi_files *f, int lock_fd, const struct c
 	close(to_fd);
 	cgi_unlock(f, lock_fd, pid < 0);
 	cgi_want_remove(f);
-	cgi_data_close(d);
+	parent_data = d;        /* freed after the answer is out */
 }
 
 void cgi_client_run(const struct cgi_request *r, struct cgi_answer *a)
@@ -200,9 +206,16 @@ void cgi_client_run(const struct cgi_request *r, struct cgi_answer *a)
 
 		if (fstat(to_fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
 			ask_server(&f, to_fd, lock_fd, r, a);
+			cgi_want_remove(&f);    /* also when the query was never sent */
 			return;
 		}
 		close(to_fd);
 	}
 	become_server(&f, lock_fd, r, a);
+}
+
+void cgi_client_done(void)
+{
+	cgi_data_close(parent_data);
+	parent_data = NULL;
 }

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 {
 	struct cgi_request r;
 	struct cgi_answer a = { 0 };
-	int head;
+	int head, rc;
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -79,8 +79,8 @@ int main(int argc, char **argv)
 	}
 	if (!a.body && !a.status)
 		cgi_answer_error(&a, 500, "no answer");
-	if (cgi_answer_write(&a, head))
-		return 1;
+	rc = cgi_answer_write(&a, head) ? 1 : 0;
 	cgi_answer_free(&a);
-	return 0;
+	cgi_client_done();
+	return rc;
 }

@@ -79,6 +79,8 @@ class Env:
         self.rv = os.path.join(self.work, "rv")        # DEEPPROF_CGI_DIR
         os.makedirs(self.data)
         os.makedirs(self.rv, mode=0o700)
+        self.san = os.path.join(self.work, "san")
+        os.makedirs(self.san)
         self.cgi = os.path.join(self.build, "bin", "deepprof-cgi")
         self.A = self.profile("A", 1234)
         self.B = self.profile("B", 4321)
@@ -131,8 +133,18 @@ class Env:
             f.write('$HTTP["url"] =~ "^/cgi-bin/" { cgi.assign = ( ".cgi" => "" ) }\n')
             # A server's idle life is 30 s here: a CGI whose server kept
             # its stdout would hold the first page that long.
+            # Sanitizer builds (SAN=1): the reports of every process, the
+            # servers' too (their stderr is /dev/null), go to files that
+            # the last test looks for.
+            san = []
+            for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+                opts = [o for o in os.environ.get(var, "").split(":") if o and
+                        not o.startswith("log_path=")]
+                opts.append("log_path=" + os.path.join(self.san, var.split("_")[0].lower()))
+                san.append('"%s" => "%s"' % (var, ":".join(opts)))
             f.write('setenv.add-environment = ( "DEEPPROF_CGI_DIR" => "%s", '
-                    '"DEEPPROF_CGI_TIMEOUT" => "30", "DEEPPROF_CGI_WAIT" => "20" )\n' % self.rv)
+                    '"DEEPPROF_CGI_TIMEOUT" => "30", "DEEPPROF_CGI_WAIT" => "20", %s )\n' %
+                    (self.rv, ", ".join(san)))
         lighttpd = shutil.which("lighttpd") or "/usr/sbin/lighttpd"
         if not os.path.exists(lighttpd):
             T.abort("lighttpd is not installed (make deps installs it)")
@@ -768,6 +780,28 @@ def t_links():
     figure("pages reached by following links, all 200", n)
 
 
+def t_no_sanitizer_reports():
+    """No process of deepprof-cgi, client or server, wrote a sanitizer
+    report (SAN=1 builds; elsewhere there is nothing to write them)."""
+    f = E.copy(E.A, "san.data")
+    s, _, _ = E.get(E.url("/", f))
+    check(s == 200, "a query")
+    pid = E.server(f)
+    with open("/proc/%d/environ" % pid, "rb") as fh:
+        env = fh.read().split(b"\0")
+    check(any(e.startswith(b"ASAN_OPTIONS=") and b"log_path=" in e for e in env),
+          "the server runs with the suite's ASAN_OPTIONS (log_path)")
+    for p in E.pids(E.mangled(f)):
+        os.kill(p, signal.SIGTERM)
+    time.sleep(0.2)
+    reports = sorted(os.listdir(E.san))
+    text = ""
+    for r in reports[:2]:
+        with open(os.path.join(E.san, r), errors="replace") as fh:
+            text += fh.read()[:1500]
+    check(not reports, "sanitizer reports: %s\n%s" % (reports, text))
+
+
 TESTS = [
     ("first start, 50 clients", t_first_start_50),
     ("first answer time", t_first_answer_time),
@@ -781,6 +815,7 @@ TESTS = [
     ("bad input", t_bad_input),
     ("links", t_links),
     ("throughput", t_throughput),
+    ("no sanitizer reports", t_no_sanitizer_reports),
 ]
 
 

@@ -468,6 +468,17 @@ def t_killed_lock_holder():
     check(box["t"] - t_kill < 2.0, "answered %.2f s after the kill" % (box["t"] - t_kill))
     s, b, t = E.get(E.url("/proc/leaf", f))
     check(s == 200 and t < 2.0, "a later query: %d in %.2f s" % (s, t))
+    # A holder that lives on: a client waits DEEPPROF_CGI_WAIT, then 503.
+    h = holder(E.rvpath(f, ".lock"))
+    env = {"REQUEST_METHOD": "GET", "QUERY_STRING": "file=" + f, "PATH_INFO": "/",
+           "SCRIPT_NAME": "/x", "DEEPPROF_CGI_DIR": E.rv, "DEEPPROF_CGI_WAIT": "1"}
+    t0 = time.monotonic()
+    p = dptest.run([E.cgi], env=env)
+    t = time.monotonic() - t0
+    h.kill()
+    h.wait()
+    check(p.stdout.startswith("Status: 503 ") and "no turn within 1 s" in p.stdout and 0.9 < t < 3,
+          "a mutex held too long: 503 after DEEPPROF_CGI_WAIT (%.2f s): %s" % (t, p.stdout[:300]))
     figure("answer after SIGKILL of the mutex holder", "%.1f ms" % (1000 * (box["t"] - t_kill)))
 
 
@@ -612,6 +623,22 @@ def t_stalled_client():
     s, b, _ = E.get(E.url("/", f))
     check(s == 200 and b == ref["/"], "and serves on")
     figure("slowest of 20 queries beside a stalled client", "%.3f s" % worst)
+
+
+def t_killed_server():
+    """A server killed by SIGKILL leaves its FIFO, with no reader: the next
+    query notices (ENXIO), starts a new server and is answered."""
+    f = E.copy(E.A, "killed-server.data")
+    ref = refs(f, PAGES)
+    pid = E.server(f)
+    os.kill(pid, signal.SIGKILL)
+    check(E.wait_gone(pid, 3), "the server is dead")
+    check(os.path.exists(E.rvpath(f, ".to")), "its FIFO is left behind")
+    res = E.many([E.url(PAGES[i % 5], f) for i in range(20)])
+    bad = [(i, r[0]) for i, r in enumerate(res) if r[0] != 200 or r[1] != ref[PAGES[i % 5]]]
+    check(not bad, "20 queries after the kill: %d lost or wrong %s" % (len(bad), bad[:3]))
+    check(E.starts(f) == 2, "one new server: %s" % E.log(E.mangled(f)))
+    check(E.server(f) not in (None, pid), "a new live server")
 
 
 def t_control():
@@ -811,6 +838,7 @@ TESTS = [
     ("stays while wanted", t_stay_while_wanted),
     ("dead clients", t_dead_clients),
     ("stalled client", t_stalled_client),
+    ("killed server", t_killed_server),
     ("quit, restart, timeout", t_control),
     ("bad input", t_bad_input),
     ("links", t_links),

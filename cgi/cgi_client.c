@@ -155,10 +155,14 @@ static void become_server(const struct cgi_files *f, int lock_fd, const struct c
 	pid = fork();
 	if (pid == 0) {
 		/* The server. Its copy of the mutex's fd goes (the parent
-		 * releases the lock); its standard streams go at once. */
+		 * releases the lock); its standard streams go at once; its own
+		 * session keeps it out of the web server's signals to the CGI. */
 		close(lock_fd);
 		detach_stdio();
 		setsid();
+		if (chdir("/") != 0) {
+			/* only so as not to hold the web server's directory */
+		}
 		cgi_want_remove(f);     /* the parent's pid, which is not ours */
 		cgi_server_run(f, r->file, d, to_fd, secs);
 	}

@@ -26,6 +26,7 @@ static int choose_dir(char *dir, size_t len, char *err, size_t errlen);
 static void mangle(char *out, size_t len, const char *file);
 static int all_digits(const char *s, const char *end);
 static int pid_alive(const char *digits);
+static int scan(const struct cgi_files *f, const char *kind);
 static void on_alarm(int sig);
 
 /* The directory: DEEPPROF_CGI_DIR, else deepprof-cgi-<uid> in $TMPDIR, else

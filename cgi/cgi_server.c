@@ -238,8 +238,13 @@ static int shutdown_now(int force, char *buf, size_t *n)
 	int lock_fd;
 
 	while ((lock_fd = cgi_lock(S.f, 0)) < 0) {
-		if (!force || lock_fd == -2)
+		if (!force)
 			return 0;
+		if (lock_fd == -2)      /* no lock file can be had: go all the same */
+			break;
+		/* Quitting: the holder may be a client waiting for room in the
+		 * FIFO, so keep emptying it. */
+		read_queries(buf, n);
 		usleep(10000);
 	}
 	if (!force) {

@@ -48,6 +48,10 @@ struct side {
 	struct dpa_diff diff;
 	bool has_diff;
 	char diff_err[512];     /* why there is no diff, when another file was given */
+	/* contour exclusion: the profile with the last exclude= asked for
+	 * applied (excluded_side), and that set's text */
+	struct side *excl;
+	char *excl_key;
 };
 
 struct dp_pages {
@@ -60,6 +64,7 @@ struct dp_pages {
 	uint32_t n_suffix_keys;
 };
 
+static void side_free(struct side *s);
 static void side_free(struct side *s)
 {
 	if (!s)
@@ -70,6 +75,8 @@ static void side_free(struct side *s)
 		free(s->spec);
 	}
 	free(s->name_count);
+	side_free(s->excl);
+	free(s->excl_key);
 	if (s->has_diff) {
 		dpa_diff_release(&s->diff);
 		dpa_profile_release(&s->dold);
@@ -1595,6 +1602,9 @@ static int page_modules(struct page *w)
 					     "sort", measure_key(w->q.sort), "modules", a));
 	}
 	page_begin(w, "Modules (source files and objects)", "/modules", NULL);
+	fputs("<p class=\"meta\">Excluding a module (exclude=NAME,NAME on any page) charges everything"
+	      " below the calls into it from outside to those calls: its callers then show what the"
+	      " library costs them.</p>\n", w->f);
 	fprintf(w->f, "<table id=\"modules\"><thead><tr><th class=\"l\" data-sort=\"1\">module</th>"
 		"<th class=\"l\" data-sort=\"1\">kind</th><th class=\"n\" data-sort=\"1\">procedures</th>"
 		"<th class=\"n\" data-sort=\"1\">calls</th><th class=\"n\" data-sort=\"1\">self %s</th>"
@@ -1606,6 +1616,17 @@ static int page_modules(struct page *w)
 		if (asprintf(&pp, "/module/%s", v[i].name) >= 0) {
 			link(w, pp, NULL, NULL, v[i].name);
 			free(pp);
+		}
+		{
+			char *ex = NULL;
+
+			fputs(" <span class=\"meta\">(", w->f);
+			if (asprintf(&ex, "exclude=%s", v[i].name) >= 0) {
+				/* url-encoded enough: module names are file names */
+				link(w, "/top", ex, NULL, "exclude it");
+				free(ex);
+			}
+			fputs(")</span>", w->f);
 		}
 		fprintf(w->f, "</td><td class=\"l\">%s</td><td class=\"n\" data-v=\"%u\">%u</td>"
 			"<td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td><td class=\"n\" data-v=\"%"
@@ -1949,6 +1970,129 @@ static void recursion_by_depth(struct page *w, uint32_t c)
 	fputs("</tbody></table>\n", w->f);
 }
 
+/* ---- contour exclusion ---- */
+
+/*
+ * s with the procedures of the modules in q->exclude below a contour
+ * (Mercury's exclude.m): a call from outside those modules into them is
+ * charged everything below it (its own cscs, ticks, allocations and bytes
+ * become its totals; its calls stay the calls made through it) and every
+ * call made below it costs nothing. The file is read again and changed in
+ * memory; the result is kept for the next page with the same set.
+ * NULL with why set (no such module, out of memory, a read error).
+ */
+static struct side *excluded_side(struct page *w, char *why, size_t n, int *status)
+{
+	struct side *s = w->s, *x;
+	const struct dpa_profile *p = &s->p;
+	struct dpa_error e = { { 0 } };
+	bool *excl = NULL;
+	uint8_t *below = NULL;
+	uint32_t *queue = NULL, qh = 0, qt = 0, hit = 0;
+	char err[400];
+
+	if (s->excl && !strcmp(s->excl_key, w->q.exclude_raw))
+		return s->excl;
+	*status = 500;
+	excl = calloc((size_t)p->n_ps + 1, sizeof(bool));
+	below = calloc((size_t)p->n_pd + 1, 1);
+	queue = malloc(((size_t)p->n_pd + 1) * sizeof(*queue));
+	if (!excl || !below || !queue) {
+		snprintf(why, n, "out of memory");
+		goto fail;
+	}
+	for (uint32_t i = 0; i < w->q.n_exclude; i++) {
+		uint32_t found = 0;
+
+		for (uint32_t ps = 2; ps <= p->n_ps; ps++)
+			if (in_module(p, ps, w->q.exclude[i])) {
+				excl[ps] = true;
+				found++;
+			}
+		if (!found) {
+			snprintf(why, n, "exclude: no module %.200s (see /modules)", w->q.exclude[i]);
+			*status = 404;
+			goto fail;
+		}
+		hit += found;
+	}
+	/* which contexts are below the contour: breadth first from the roots */
+	for (uint32_t t = 1; t <= p->n_thread; t++) {
+		below[p->thread[t].root_pd] = 1;        /* 1: seen, 3: seen and below */
+		queue[qt++] = p->thread[t].root_pd;
+	}
+	while (qh < qt) {
+		uint32_t a = queue[qh++];
+		const struct dpa_pd *q = &p->pd[a];
+
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+			uint32_t c = dpa_out_csd(p, q->out_first + j), b = p->csd[c].callee_pd;
+
+			if (below[b])
+				continue;
+			below[b] = (below[a] & 2) || excl[p->pd[b].ps] ? 3 : 1;
+			queue[qt++] = b;
+		}
+	}
+	x = side_load(s->path, NULL, err, sizeof(err));
+	if (!x) {
+		snprintf(why, n, "%s", err);
+		goto fail;
+	}
+	if (x->p.n_csd != p->n_csd || x->p.n_pd != p->n_pd) {
+		side_free(x);
+		snprintf(why, n, "%s changed while excluding: try again", s->path);
+		goto fail;
+	}
+	dpa_deep_release(&x->d);
+	for (uint32_t c = 1; c <= p->n_csd; c++) {
+		const struct dpa_csd *y = &p->csd[c];
+		int rc = 0;
+
+		if (below[y->caller_pd] & 2) {
+			for (int m = 0; m < DPA_NMEASURES; m++)
+				rc |= dpa_csd_set(&x->p, c, m, 0);
+		} else if (below[y->callee_pd] & 2) {
+			/* crossing the contour: charged everything below */
+			static const enum dpa_measure cost[] = { DPA_CSCS, DPA_TICKS, DPA_ALLOCS, DPA_BYTES };
+
+			for (size_t k = 0; k < sizeof(cost) / sizeof(cost[0]); k++)
+				rc |= dpa_csd_set(&x->p, c, cost[k], dpa_deep_csd_total(&s->d, c, cost[k]));
+		}
+		if (rc) {
+			side_free(x);
+			snprintf(why, n, "out of memory excluding");
+			goto fail;
+		}
+	}
+	if (dpa_deep_init(&x->d, &x->p, &e) < 0) {
+		/* x->d is zeroed on failure: side_free releases what is left */
+		side_free(x);
+		snprintf(why, n, "%s", e.msg);
+		goto fail;
+	}
+	side_free(s->excl);
+	free(s->excl_key);
+	s->excl = x;
+	s->excl_key = strdup(w->q.exclude_raw);
+	if (!s->excl_key) {
+		side_free(s->excl);
+		s->excl = NULL;
+		snprintf(why, n, "out of memory");
+		goto fail;
+	}
+	free(excl);
+	free(below);
+	free(queue);
+	(void)hit;
+	return x;
+fail:
+	free(excl);
+	free(below);
+	free(queue);
+	return NULL;
+}
+
 /* ================================================================
  * Answering
  * ================================================================ */
@@ -2011,6 +2155,9 @@ int dp_pages_answer(struct dp_pages *pg, const char *path, const char *query, ch
 
 		w.q.json = json;
 		rc = fail(&w, 400, "bad query: %s", why);
+	} else if (w.q.n_exclude && !(w.s = excluded_side(&w, why, sizeof(why), &rc))) {
+		w.s = pg->s;
+		rc = fail(&w, rc, "%s", why);
 	} else {
 		rc = route(&w, path);
 	}
@@ -2095,6 +2242,11 @@ static void list_pages(struct dp_pages *pg, struct list *l)
 
 			if (asprintf(&pp, "/module/%s", mods[i].name) >= 0) {
 				add(l, pp, "");
+				free(pp);
+			}
+			if (i < 4 && asprintf(&pp, "exclude=%s", mods[i].name) >= 0) {
+				add(l, "/top", pp);
+				add(l, "/", pp);
 				free(pp);
 			}
 		}

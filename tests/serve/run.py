@@ -119,7 +119,7 @@ class Suite:
         if not os.path.exists(exe):
             cmd = [self.a.cc, "-std=gnu11", "-O0", "-g", "-finstrument-functions", "-pthread",
                    "-I" + os.path.join(self.build, "include")] + shlex.split(self.a.cflags)
-            cmd += [os.path.join(HERE, "v-serve.c"), "-o", exe,
+            cmd += [os.path.join(HERE, "v-serve.c"), os.path.join(HERE, "v-lib.c"), "-o", exe,
                     os.path.join(self.build, "lib", "libprof.a"), "-lpthread"]
             r = dptest.run(cmd)
             if r.returncode:
@@ -302,13 +302,33 @@ def t_root(s):
 def t_modules(s):
     srv = s.main()
     m = {(w["module"], w["kind"]): w for w in srv.json("/modules")["modules"]}
-    src = m[("v-serve.c", "source")]
-    eq((src["procedures"], src["calls"], src["self"]), (7, 389, 389), "v-serve.c")
-    eq(m[("v-serve", "object")]["procedures"], 7, "the program object")
-    procs = srv.json("/module/v-serve.c?sort=calls")["procedures"]
-    eq([(w["name"], w["calls"]) for w in procs][:3], [("unit", 202), ("fib", 177), ("leaf", 4)],
+    eq([(k, w["procedures"], w["calls"], w["self"]) for k, w in sorted(m.items())],
+       [(("v-lib.c", "source"), 2, 206, 206), (("v-serve", "object"), 7, 389, 389),
+        (("v-serve.c", "source"), 5, 183, 183)], "modules: procedures, calls, self cscs")
+    procs = srv.json("/module/v-lib.c?sort=calls")["procedures"]
+    eq([(w["name"], w["calls"]) for w in procs], [("unit", 202), ("leaf", 4)],
        "module page ranked by calls")
-    check('href="/proc/unit' in srv.ok("/module/v-serve.c"), "procedures link to their pages")
+    check('href="/proc/unit' in srv.ok("/module/v-lib.c"), "procedures link to their pages")
+
+
+def t_exclude(s):
+    """Contour exclusion: exclude=v-lib.c charges leaf's and unit's costs to
+    the calls into leaf from outside v-lib.c; calls below cost nothing."""
+    srv = s.main()
+    top = {w["name"]: w for w in srv.json("/top?exclude=v-lib.c&limit=0")["procedures"]}
+    eq((top["leaf"]["self_cscs"], top["unit"]["self_cscs"], top["big"]["total_cscs"]),
+       (206, 0, 204), "leaf holds all 206 cscs below the contour, unit none, big's total the same")
+    sm = srv.json("/?exclude=v-lib.c")["summary"]
+    eq((sm["cscs"], sm["calls"]), (389, 187), "the same cscs in all; unit's 202 calls gone")
+    pr = srv.json("/proc/big?exclude=v-lib.c")["call_sites"]
+    eq([(w["callee_name"], w["calls"], w["self_cscs"]) for w in pr], [("leaf", 2, 202)],
+       "big's call site into the library carries 202 cscs")
+    html = srv.ok("/proc/big?exclude=v-lib.c")
+    check(all("exclude=v-lib.c" in u for u in links(html, "/proc/")), "links keep the exclusion")
+    eq(srv.json("/top?limit=0")["procedures"][0]["name"], "unit", "without it, unit is first again")
+    st, _, body = srv.get("/top?exclude=nowhere.c")
+    eq(st, 404, "an unknown module")
+    check(b"no module nowhere.c" in body, "says which")
 
 
 def t_callers_paging(s):
@@ -543,7 +563,7 @@ def t_browser(s):
         srv.stop()
 
 
-TESTS = [t_first_line, t_json_twins, t_contexts, t_stable_urls, t_flame, t_root, t_modules,
+TESTS = [t_first_line, t_json_twins, t_contexts, t_stable_urls, t_flame, t_root, t_modules, t_exclude,
          t_callers_paging, t_diff, t_bad_requests, t_bad_start, t_idle_timeout, t_sigterm,
          t_concurrent, t_test_pages, t_speed, t_browser]
 

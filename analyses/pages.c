@@ -1133,15 +1133,156 @@ static void spread(struct page *w, const char *spec)
 	}
 }
 
+/* ---- source annotated with costs ---- */
+
+struct lcost {
+	uint32_t line;
+	uint64_t calls, total;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	const struct lcost *x = a, *y = b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The source of procedure ps (when its file can be read), each line with
+ * the calls and total cost of the call sites on it: of context pd, or of
+ * all ps's contexts when pd is 0. */
+static void source_view(struct page *w, uint32_t ps, uint32_t pd)
+{
+	struct side *s = w->s;
+	const struct dpa_profile *p = &s->p;
+	const char *file = dpa_src_str(p, DPA_PS_FILE, ps);
+	uint32_t first = dpa_src_get(p, DPA_PS_LINE, ps), n = 0, cap = 0, hot = 0;
+	struct lcost *v = NULL;
+	uint64_t hot_v = 0;
+	FILE *src;
+	char line[4096];
+
+	fputs("<h2 id=\"source\">Source", w->f);
+	if (pd) {
+		char *suf = dpa_ctx_suffix(&s->d, pd, 3);
+
+		fputs(", with the costs of the context ", w->f);
+		dpa_html_escape(w->f, suf ? suf : "?");
+		free(suf);
+	} else {
+		fputs(", with the costs of all its contexts", w->f);
+	}
+	fputs("</h2>\n", w->f);
+	if (!file || !first || !(src = fopen(file, "r"))) {
+		fputs("<p class=\"meta\">No source: ", w->f);
+		dpa_html_escape(w->f, file ? file : "the profile names no file for it");
+		fputs(file ? " cannot be read here.</p>\n" : ".</p>\n", w->f);
+		return;
+	}
+	for (uint32_t k = pd ? pd : 1; k <= (pd ? pd : p->n_pd); k++) {
+		const struct dpa_pd *q = &p->pd[k];
+
+		if (p->pd[k].ps != ps)
+			continue;
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+			uint32_t x = dpa_out_csd(p, q->out_first + j), ln = dpa_src_get(p, DPA_CSS_LINE, p->csd[x].css);
+			uint32_t i;
+
+			if (!ln)
+				continue;
+			for (i = 0; i < n && v[i].line != ln; i++)
+				;
+			if (i == n) {
+				if (n == cap) {
+					struct lcost *y = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+					if (!y) {
+						free(v);
+						fclose(src);
+						return;
+					}
+					v = y;
+				}
+				v[n++] = (struct lcost){ .line = ln };
+			}
+			v[i].calls += dpa_own(p, x, DPA_CALLS);
+			/* a call inside a clique carries no inherited cost */
+			v[i].total += dpa_deep_csd_total(&s->d, x, w->q.sort);
+		}
+	}
+	qsort(v, n, sizeof(*v), by_line);
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i].total > hot_v) {
+			hot_v = v[i].total;
+			hot = v[i].line;
+		}
+	fprintf(w->f, "<p class=\"meta\">%s, from line %u; each call site's calls and total %s.</p>\n"
+		"<pre class=\"src\">", dpa_basename(file), first, measure_key(w->q.sort));
+	{
+		uint32_t no = 0, k = 0, depth = 0;
+		bool opened = false;
+
+		while (fgets(line, sizeof(line), src)) {
+			size_t len = strlen(line);
+
+			no++;
+			if (len && line[len - 1] == '\n')
+				line[--len] = 0;
+			if (no + 1 < first)
+				continue;       /* from the line before: the signature */
+			while (k < n && v[k].line < no)
+				k++;
+			fprintf(w->f, "<span id=\"L%u\"%s>%5u ", no, no == hot ? " class=\"hot\"" : "", no);
+			if (k < n && v[k].line == no)
+				fprintf(w->f, "%10" PRIu64 " %12" PRIu64 "  ", v[k].calls, v[k].total);
+			else
+				fprintf(w->f, "%10s %12s  ", "", "");
+			dpa_html_escape(w->f, line);
+			fputs("</span>\n", w->f);
+			for (const char *c = line; no >= first && *c; c++) {
+				if (*c == '{') {
+					depth++;
+					opened = true;
+				} else if (*c == '}' && depth) {
+					depth--;
+				}
+			}
+			if ((opened && !depth) || no >= first + 300)
+				break;
+		}
+	}
+	fputs("</pre>\n", w->f);
+	fclose(src);
+	free(v);
+}
+
 static int page_proc(struct page *w, const char *spec)
 {
 	struct dpa_report_opts o = opts(w, DPA_REPORT_PROC);
 	char *title = NULL, *self = NULL, *cp = NULL;
+	uint32_t ps, pd = 0;
 	int rc;
 
 	o.name = spec;
 	if (w->q.json)
 		return report(w, &o, 2, NULL);
+	{
+		/* the procedure (its first, when the name picks several) and the
+		 * context ctx= picks for the source view */
+		uint32_t *procs = NULL, np = 0;
+		struct dpa_error e;
+
+		if (dpa_names_find(&w->s->p, spec, &procs, &np, &e) < 0)
+			return fail(w, strstr(e.msg, "out of memory") ? 500 : 404, "%s", e.msg);
+		ps = procs[0];
+		free(procs);
+		if (w->q.ctx) {
+			pd = dpa_ctx_resolve(&w->s->d, w->q.ctx, &e);
+			if (!pd)
+				return fail(w, 404, "%s", e.msg);
+			if (w->s->p.pd[pd].ps != ps)
+				return fail(w, 400, "context %.200s is not one of %.100s's", w->q.ctx, spec);
+		}
+	}
 	if (asprintf(&title, "Procedure %s", spec) < 0 || asprintf(&self, "/proc/%s", spec) < 0 ||
 	    asprintf(&cp, "/callers/%s", spec) < 0) {
 		free(title);
@@ -1161,6 +1302,7 @@ static int page_proc(struct page *w, const char *spec)
 	rc = report(w, &o, 2, NULL);
 	if (!rc) {
 		spread(w, spec);
+		source_view(w, ps, pd);
 		page_end(w);
 	}
 	free(title);
@@ -1317,6 +1459,8 @@ static int page_clique(struct page *w)
 		fputs(") &middot; ", w->f);
 		if (asprintf(&pp, "/proc/%s", ps_spec(s, s->p.pd[c->callee_pd].ps)) >= 0) {
 			link(w, pp, NULL, NULL, "all its contexts");
+			fputs(" &middot; ", w->f);
+			link(w, pp, extra, NULL, "its source in this context");
 			free(pp);
 		}
 		fputs("</span></li>\n", w->f);
@@ -2274,10 +2418,16 @@ static void list_pages(struct dp_pages *pg, struct list *l)
 		}
 	}
 	for (uint32_t c = 1; c <= s->d.cl.n; c++) {
-		char *cq = ctx_query(s, clique_pd(s, c));
+		uint32_t pd = clique_pd(s, c);
+		char *cq = ctx_query(s, pd), *pp;
 
-		if (cq)
+		if (cq) {
 			add(l, "/clique", cq);
+			if (s->p.pd[pd].ps != 1 && asprintf(&pp, "/proc/%s", ps_spec(s, s->p.pd[pd].ps)) >= 0) {
+				add(l, pp, cq);         /* its source in this context */
+				free(pp);
+			}
+		}
 		free(cq);
 	}
 	for (uint32_t c = 1; c <= s->p.n_css; c++) {

@@ -270,6 +270,33 @@ def t_stable_urls(s):
         srv.stop()
 
 
+def t_source(s):
+    """A procedure's source, each call site's line with its calls and total
+    cscs: of all its contexts, or of the one ctx= names."""
+    srv = s.main()
+    src = re.sub(r"<[^>]*>", "", srv.ok("/proc/main").split('id="source"')[1].split("</pre>")[0])
+    rows = {ln.split()[0]: ln.split()[1:3] for ln in src.splitlines()
+            if re.match(r"\s*\d+\s+\d+\s+\d+\s", ln)}
+    eq(sorted(rows.values()), [["1", "177"], ["1", "3"], ["1", "4"], ["2", "204"]],
+       "main's call sites: calls and total cscs")
+    check(re.search(r'class="hot">\s*\d+\s+2\s+204\s+big\(\);', srv.ok("/proc/main")),
+          "the hottest line marked")
+    for ctx_text, want in (("big", ["200", "200"]), ("wrap", ["1", "1"])):
+        d = srv.json("/proc/leaf")
+        w = [c for c in d["contexts"] if ctx_text in c["context"]][0]
+        cq = links(srv.ok("/proc/leaf"), "/clique?ctx=")
+        page = None
+        for u in cq:
+            if srv.json(u)["clique"]["clique"] == w["clique"]:
+                page = srv.ok(u)
+        check(page, "the clique page of leaf's %s context" % ctx_text)
+        here = [u for u in links(page, "/proc/leaf?") if "ctx=" in u]
+        check(here, "a link to leaf's source in this context")
+        src = re.sub(r"<[^>]*>", "", srv.ok(here[-1]).split('id="source"')[1].split("</pre>")[0])
+        hit = [ln.split()[1:3] for ln in src.splitlines() if "unit();" in ln]
+        eq(hit, [want], "leaf's call of unit in the %s context" % ctx_text)
+
+
 def t_flame(s):
     """The summary has an inline SVG icicle; frames link to cliques."""
     srv = s.main()
@@ -563,7 +590,7 @@ def t_browser(s):
         srv.stop()
 
 
-TESTS = [t_first_line, t_json_twins, t_contexts, t_stable_urls, t_flame, t_root, t_modules, t_exclude,
+TESTS = [t_first_line, t_json_twins, t_contexts, t_stable_urls, t_source, t_flame, t_root, t_modules, t_exclude,
          t_callers_paging, t_diff, t_bad_requests, t_bad_start, t_idle_timeout, t_sigterm,
          t_concurrent, t_test_pages, t_speed, t_browser]
 

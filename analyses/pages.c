@@ -30,6 +30,9 @@
 struct page;
 static void recursion_by_depth(struct page *w, uint32_t c);
 #define JSON "application/json"
+/* Links name contexts by at most this many calls (a suffix, "~/...", when
+ * the path is longer): URLs stay below about 4 kB. */
+#define CTX_STEPS 40
 
 /* ================================================================
  * The loaded profiles
@@ -708,7 +711,7 @@ static char *ctx_query(struct side *s, uint32_t pd)
 	size_t n = 0;
 	FILE *f;
 
-	if (dpa_ctx_path(&s->d, pd, &path) < 0)
+	if (dpa_ctx_key(&s->d, pd, CTX_STEPS, &path) < 0)
 		return NULL;
 	f = open_memstream(&out, &n);
 	if (!f) {
@@ -1434,7 +1437,17 @@ static int page_clique(struct page *w)
 		dpa_ps_name(&s->p, s->p.pd[pd].ps), n);
 	for (uint32_t i = n; i-- > 0;) {
 		const struct dpa_csd *c = &s->p.csd[chain[i]];
-		char *extra = ctx_query(s, c->callee_pd), *pp = NULL;
+		char *extra, *pp = NULL;
+
+		/* a path 10^5 calls deep: its first 10 and last 100 calls */
+		if (n > 110 && i == n - 11) {
+			fprintf(w->f, "<li class=\"meta\">&hellip; %u calls &hellip;</li>\n", n - 110);
+			i = 100;
+		}
+		extra = ctx_query(s, c->callee_pd);
+		c = &s->p.csd[chain[i]];
+		free(extra);
+		extra = ctx_query(s, c->callee_pd);
 		uint32_t line = dpa_src_get(&s->p, DPA_CSS_LINE, c->css);
 		char at[48];
 

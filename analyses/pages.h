@@ -36,7 +36,9 @@
  * "CALLEE@LINE:COL" (the callee's name, '%', '/' and '@' in it as %25, %2F,
  * %40; where the call is in its caller: "cssID" when the profile has no
  * line), joined by '/', after "tN/" for threads other than the first:
- * "main@58:16/work@12:3/fib@7:10" (ctxpath.h). Lines stay the same when a
+ * "main@58:16/work@12:3/fib@7:10" (ctxpath.h); a context more than 40 calls
+ * deep is named by its last 40 after "~/" (the first context whose path
+ * ends so). Lines stay the same when a
  * new run calls things in another order, which ids do not. The whole query
  * value is URL-encoded once more.
  *

@@ -534,12 +534,29 @@ def t_test_pages(s):
     eq(r.returncode, 0, "test-pages v1 v2: %s" % r.stdout[-500:])
     m = re.search(r"test-pages: (\d+) pages, 0 failed", r.stdout)
     check(m and int(m.group(1)) > 100, "pages rendered: %r" % r.stdout[-200:])
-    for shape in ("recursive", "mutual", "threads"):
+    for shape in ("recursive", "mutual", "threads", "chain"):
         g = os.path.join(s.work, shape + ".data")
         dptest.must(T, [os.path.join(s.build, "bin", "dp-gen"), "--shape=" + shape, "--csds=300",
                         "--threads=2", "-o", g])
         r = dptest.run([s.dp, "test-pages", g])
         eq(r.returncode, 0, "test-pages on dp-gen %s: %s" % (shape, r.stdout[-500:]))
+    # a context 300 calls deep is named by its last 40 calls, and found again
+    chain = os.path.join(s.work, "chain.data")
+    srv = s.serve([chain])
+    try:
+        u = []
+        for w in srv.json("/top?limit=0")["procedures"]:
+            deep = w["name"]
+            u = [x for x in links(srv.ok("/proc/" + urllib.parse.quote(deep)), "/clique?ctx=")
+                 if "ctx=~/" in x]
+            if u:
+                break
+        check(u, "a suffix link to a deep context")
+        eq(len(urllib.parse.parse_qs(urllib.parse.urlsplit(u[0]).query)["ctx"][0].split("/")), 41,
+           "~ and 40 calls")
+        eq(srv.json(u[0])["clique"]["name"], deep, "the suffix link finds the context")
+    finally:
+        srv.stop()
     # links under a prefix (deepprof-cgi): every link starts with it
     r = dptest.run([s.dp, "test-pages", "--base=/cgi-bin/deepprof-cgi", "--suffix=file=x.data", s.v1])
     eq(r.returncode, 0, "test-pages with a base: %s" % r.stdout[-500:])

@@ -1534,10 +1534,11 @@ static int page_site(struct page *w, const char *key)
 	return rc;
 }
 
+static int put_json(struct page *w, json_t *doc);
 static int page_flame(struct page *w)
 {
 	if (w->q.json)
-		return fail(w, 400, "the flame graph has no JSON twin: use `deepprof export` (folded stacks)");
+		return put_json(w, dpa_flame_json(&w->s->d, w->q.sort, 0.05));
 	page_begin(w, "Flame graph (cliques as single frames)", "/flame", NULL);
 	fputs("<p class=\"meta\">Width: total cost of each calling context, recursion folded into its "
 	      "clique; click a frame for its clique's page.</p>\n", w->f);

@@ -94,12 +94,6 @@ static int visit(void *ctx, const char *path, const char *query)
 			t->slowest = dt;
 			snprintf(t->slowest_url, sizeof(t->slowest_url), "%s%s%s", path, *q ? "?" : "", q);
 		}
-		/* the flame graph has no JSON twin: a 400 saying so */
-		if (json && !strcmp(path, "/flame") && st == 400) {
-			free(body);
-			free(q);
-			continue;
-		}
 		if (st == 200 && body && !json && t->base && bad_links(t, body)) {
 			t->failed++;
 			printf("FAIL %s%s%s: a link outside --base or without --suffix\n", path, *q ? "?" : "", q);

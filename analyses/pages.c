@@ -1347,8 +1347,7 @@ static int page_callers(struct page *w, const char *spec)
 		free(title);
 		return fail(w, 500, "out of memory");
 	}
-	snprintf(extra, sizeof(extra), "by=%s%s", dpa_report_group_name(o.group),
-		 w->q.page > 1 ? "" : "");
+	snprintf(extra, sizeof(extra), "by=%s", dpa_report_group_name(o.group));
 	page_begin(w, title, self, extra);
 	fputs("<p>group by: ", w->f);
 	for (int g = 0; g < DPA_GROUP_N; g++) {

@@ -514,7 +514,9 @@ static int prefs_parse(const struct dp_pages *pg, const char *query, struct pref
 		} else if (!strcmp(k, "exclude")) {
 			free(q->exclude_raw);
 			q->exclude_raw = strdup(v);
-			for (char *t = strtok(v, ","); t; t = strtok(NULL, ",")) {
+			char *save = NULL;
+
+			for (char *t = strtok_r(v, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 				if (q->n_exclude == MAX_EXCLUDE) {
 					snprintf(why, n, "exclude: at most %d modules", MAX_EXCLUDE);
 					goto bad;
@@ -1435,7 +1437,7 @@ static int page_clique(struct page *w)
 	fprintf(w->f, "<h2>Context: %s, its path from the root (%u calls)</h2>\n<ol class=\"path\">\n",
 		dpa_ps_name(&s->p, s->p.pd[pd].ps), n);
 	for (uint32_t i = n; i-- > 0;) {
-		const struct dpa_csd *c = &s->p.csd[chain[i]];
+		const struct dpa_csd *c;
 		char *extra, *pp = NULL;
 
 		/* a path 10^5 calls deep: its first 10 and last 100 calls */
@@ -1443,9 +1445,7 @@ static int page_clique(struct page *w)
 			fprintf(w->f, "<li class=\"meta\">&hellip; %u calls &hellip;</li>\n", n - 110);
 			i = 100;
 		}
-		extra = ctx_query(s, c->callee_pd);
 		c = &s->p.csd[chain[i]];
-		free(extra);
 		extra = ctx_query(s, c->callee_pd);
 		uint32_t line = dpa_src_get(&s->p, DPA_CSS_LINE, c->css);
 		char at[48];
@@ -2320,6 +2320,10 @@ int dp_pages_answer(struct dp_pages *pg, const char *path, const char *query, ch
 	}
 	pthread_mutex_unlock(&pg->mu);
 	prefs_free(&w.q);
+	if (!w.f) {             /* fail() could not open a new stream */
+		free(w.body);
+		return 500;
+	}
 	if (fclose(w.f) != 0 || !w.body) {
 		free(w.body);
 		return 500;

@@ -43,7 +43,11 @@
  * value is URL-encoded once more.
  *
  * Query keys (all optional): format=json (the page's JSON twin, byte for
- * byte what `deepprof report --json` prints for the same report), sort=calls|
+ * byte what `deepprof report --json` prints for the same report: / is the
+ * summary, /clique and /root the clique report, /diff what `deepprof diff
+ * --json` prints; /flame, /modules and /module/NAME, which no report has,
+ * give documents of their own: flame.h, and {"version": 1, "report":
+ * "modules"|"module", "sort", "modules"|"procedures": [...]}), sort=calls|
  * cscs|ticks|allocs|bytes, mode=self|total, percall=1, limit=N (default 20
  * in HTML, all in JSON), by=..., page=N, pct=P, exclude=MOD,MOD (contour
  * exclusion). A key or value it does not know: status 400 and a page that

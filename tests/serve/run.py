@@ -484,6 +484,19 @@ def t_bad_requests(s):
                 c.recv(1000)
             except OSError:
                 pass    # a reset or no answer: the server's choice
+    # 400 random requests made of the pieces URLs have: never a crash,
+    # never a 5xx, always a page
+    import random
+    rnd = random.Random(15)
+    pieces = ["/", "proc", "callers", "clique", "site", "module", "root", "top", "diff", "flame",
+              "leaf", "main@", "~", "%", "%2F", "?", "&", "=", "ctx", "format", "json", "sort",
+              "limit", "page", "by", "exclude", "v-lib.c", "@1:1", "..", "\u00e9", "0", "-1",
+              "99999999999999999999", "mode", "total", "percall", "pct", "t2/"]
+    for i in range(400):
+        url = "/" + "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 8)))
+        url = urllib.parse.quote(url, safe="/?&=%~@:")
+        st, ct, body = srv.get(url)
+        check(st in (200, 400, 404) and body, "GET %s: status %d" % (url, st))
     eq(srv.get("/")[0], 200, "still serving after bad requests")
 
 

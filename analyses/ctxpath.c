@@ -164,10 +164,15 @@ bool dpa_ctx_css_matches(const struct dpa_profile *p, uint32_t css, const char *
 
 int dpa_ctx_path(const struct dpa_deep *d, uint32_t pd, char **out)
 {
+	return dpa_ctx_key(d, pd, MAX_STEPS, out);
+}
+
+int dpa_ctx_key(const struct dpa_deep *d, uint32_t pd, uint32_t max, char **out)
+{
 	const struct dpa_profile *p = d->p;
 	struct buf b = { 0 };
 	uint32_t *v, t = dpa_pd_thread(p, pd);
-	long n = chain(d, pd, MAX_STEPS, &v);
+	long n = chain(d, pd, max + 1, &v);
 	char num[32];
 
 	if (n < 0)
@@ -176,6 +181,10 @@ int dpa_ctx_path(const struct dpa_deep *d, uint32_t pd, char **out)
 	if (t > 1) {
 		snprintf(num, sizeof(num), "t%u/", t);
 		puts_(&b, num);
+	}
+	if ((uint32_t)n > max) {
+		puts_(&b, "~/");        /* the last max calls only */
+		n = max;
 	}
 	for (long i = n - 1; i >= 0; i--) {
 		const struct dpa_csd *c = &p->csd[v[i]];
@@ -196,6 +205,9 @@ int dpa_ctx_path(const struct dpa_deep *d, uint32_t pd, char **out)
 	return 0;
 }
 
+static uint32_t resolve_suffix(const struct dpa_deep *d, uint32_t t, const char *path,
+			       const char *s, struct dpa_error *err);
+
 /* Undo put_name() on s[0..n) into out (at least n + 1 bytes). */
 static void unescape(const char *s, size_t n, char *out)
 {
@@ -210,6 +222,76 @@ static void unescape(const char *s, size_t n, char *out)
 		out[o++] = s[i];
 	}
 	out[o] = 0;
+}
+
+/* "~/STEP/.../STEP": the first context of thread t whose path ends with
+ * these calls. */
+static uint32_t resolve_suffix(const struct dpa_deep *d, uint32_t t, const char *path,
+			       const char *s, struct dpa_error *err)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t n = 0, found = 0;
+	const char *step[256], *at[256];
+	size_t len[256];
+	char *last = NULL, *name = malloc(strlen(s) + 1);
+	bool *want = NULL;
+
+	if (!name) {
+		dpa_fail(err, p, "out of memory");
+		return 0;
+	}
+	for (const char *c = s; *c && n < 256;) {
+		const char *end = strchr(c, '/');
+
+		step[n] = c;
+		len[n] = end ? (size_t)(end - c) : strlen(c);
+		at[n] = memrchr(c, '@', len[n]);
+		if (!at[n] || at[n] == c + len[n] - 1) {
+			dpa_fail(err, p, "context path '%s': step %u is not NAME@LINE:COL", path, n + 1);
+			goto out;
+		}
+		n++;
+		c = end ? end + 1 : c + len[n - 1];
+	}
+	if (!n) {
+		dpa_fail(err, p, "context path '%s': no step after ~/", path);
+		goto out;
+	}
+	last = malloc(strlen(s) + 1);
+	want = calloc((size_t)p->n_ps + 1, sizeof(bool));
+	if (!last || !want) {
+		dpa_fail(err, p, "out of memory");
+		goto out;
+	}
+	unescape(step[n - 1], (size_t)(at[n - 1] - step[n - 1]), last);
+	for (uint32_t ps = 1; ps <= p->n_ps; ps++)
+		want[ps] = !strcmp(dpa_ps_name(p, ps), last);
+	for (uint32_t k = 1; k <= p->n_pd && !found; k++) {
+		uint32_t x = k;
+		bool ok = true;
+
+		if (!want[p->pd[k].ps] || dpa_pd_thread(p, k) != t)
+			continue;
+		for (uint32_t i = n; i-- > 0 && ok;) {
+			uint32_t c = dpa_ctx_parent(d, x);
+
+			unescape(step[i], (size_t)(at[i] - step[i]), name);
+			ok = c && !strcmp(dpa_ps_name(p, p->pd[p->csd[c].callee_pd].ps), name) &&
+			     dpa_ctx_css_matches(p, p->csd[c].css, at[i] + 1,
+						 (size_t)(step[i] + len[i] - (at[i] + 1)));
+			if (c)
+				x = p->csd[c].caller_pd;
+		}
+		if (ok)
+			found = k;
+	}
+	if (!found)
+		dpa_fail(err, p, "context path '%s': no context ends with these calls", path);
+out:
+	free(name);
+	free(last);
+	free(want);
+	return found;
 }
 
 uint32_t dpa_ctx_resolve(const struct dpa_deep *d, const char *path, struct dpa_error *err)
@@ -237,6 +319,8 @@ uint32_t dpa_ctx_resolve(const struct dpa_deep *d, const char *path, struct dpa_
 		dpa_fail(err, p, "the profile has no thread");
 		return 0;
 	}
+	if (s[0] == '~' && s[1] == '/')
+		return resolve_suffix(d, t, path, s + 2, err);
 	pd = p->thread[t].root_pd;
 	if (!(name = malloc(strlen(path) + 1))) {
 		dpa_fail(err, p, "out of memory");

@@ -35,7 +35,13 @@ bool dpa_ctx_css_matches(const struct dpa_profile *p, uint32_t css, const char *
  */
 int dpa_ctx_path(const struct dpa_deep *d, uint32_t pd, char **out);
 
-/* The pd a path names, or 0 with err saying which step matched nothing. */
+/* The same cut to its last max calls when it is longer, after "~/" (a
+ * context 10^5 calls deep would make a 2 MB URL): "~/f@3:1/f@3:1/g@9:2". */
+int dpa_ctx_key(const struct dpa_deep *d, uint32_t pd, uint32_t max, char **out);
+
+/* The pd a path names, or 0 with err saying which step matched nothing. A
+ * "~/" path names the first context (in pd order) whose path ends with
+ * those calls. */
 uint32_t dpa_ctx_resolve(const struct dpa_deep *d, const char *path, struct dpa_error *err);
 
 /*

@@ -20,8 +20,8 @@ struct frame {
 	uint32_t depth;
 	uint64_t v;
 	double x;               /* 0..1 of the whole */
-	const char *label;      /* NULL: the clique's entry procedure */
 	uint32_t thread;
+	uint32_t parent;        /* the parent frame's index + 1; 0: a root */
 };
 
 struct kid {
@@ -119,8 +119,11 @@ static void draw(FILE *f, double x, double w, uint32_t depth, const char *label,
 	fputs("</g>\n", f);
 }
 
-int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_flame_href href,
-		  void *ctx, unsigned width, double min_pct)
+/* The frames of the icicle, breadth first (each frame's children after
+ * it), into *out (malloc'd, *n of them); *all the whole program's cost,
+ * *maxd the deepest level. Returns 0 or -1 out of memory. */
+static int frames(const struct dpa_deep *d, enum dpa_measure m, double min_pct, struct frame **out,
+		  uint32_t *nout, uint32_t *maxdout, uint64_t *allout)
 {
 	const struct dpa_profile *p = d->p;
 	struct frame *fr = malloc(MAX_FRAMES * sizeof(*fr));
@@ -128,13 +131,9 @@ int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_fla
 	size_t nk, capk = 0;
 	uint32_t n = 0, maxd = 0;
 	uint64_t all = 0, min;
-	char *link = malloc(HREF);
 
-	if (!fr || !link) {
-		free(fr);
-		free(link);
+	if (!fr)
 		return -1;
-	}
 	for (uint32_t t = 1; t <= p->n_thread; t++)
 		all += dpa_deep_thread_total(d, t, m);
 	min = (uint64_t)(min_pct / 100.0 * (double)all);
@@ -152,7 +151,6 @@ int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_fla
 			x += all ? (double)v / (double)all : 0;
 		}
 	}
-	/* breadth first: each frame's children after it */
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t nm;
 		const uint32_t *mem = dpa_clique_members(&d->cl, fr[i].clique, &nm);
@@ -177,8 +175,11 @@ int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_fla
 					size_t cap = capk ? 2 * capk : 64;
 					struct kid *w = realloc(kids, cap * sizeof(*w));
 
-					if (!w)
-						goto oom;
+					if (!w) {
+						free(kids);
+						free(fr);
+						return -1;
+					}
 					kids = w;
 					capk = cap;
 				}
@@ -200,11 +201,88 @@ int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_fla
 		}
 		for (size_t k = 0; k < nk && n < MAX_FRAMES; k++) {
 			fr[n++] = (struct frame){ .clique = kids[k].clique, .v = kids[k].v, .x = x,
-						  .depth = fr[i].depth + 1, .thread = fr[i].thread };
+						  .depth = fr[i].depth + 1, .thread = fr[i].thread,
+						  .parent = i + 1 };
 			if (fr[i].depth + 1 > maxd)
 				maxd = fr[i].depth + 1;
 			x += all ? (double)kids[k].v / (double)all : 0;
 		}
+	}
+	free(kids);
+	*out = fr;
+	*nout = n;
+	*maxdout = maxd;
+	*allout = all;
+	return 0;
+}
+
+/* A frame's label: the clique's entry procedure (+ its other members), or
+ * "all" / "thread N" for a root. */
+static void label_of(const struct dpa_deep *d, const struct frame *fr, char *label, size_t n)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t nm;
+	const char *name = dpa_ps_name(p, p->pd[entry_pd(d, fr->clique)].ps);
+
+	(void)dpa_clique_members(&d->cl, fr->clique, &nm);
+	if (!fr->depth && p->n_thread > 1)
+		snprintf(label, n, "thread %u", fr->thread);
+	else if (!fr->depth)
+		snprintf(label, n, "all");
+	else if (nm > 1)
+		snprintf(label, n, "%s +%u", name, nm - 1);
+	else
+		snprintf(label, n, "%s", name);
+}
+
+json_t *dpa_flame_json(const struct dpa_deep *d, enum dpa_measure m, double min_pct)
+{
+	struct frame *fr;
+	uint32_t n, maxd;
+	uint64_t all;
+	json_t *a, *doc;
+
+	if (frames(d, m, min_pct, &fr, &n, &maxd, &all) < 0)
+		return NULL;
+	a = json_array();
+	for (uint32_t i = 0; a && i < n; i++) {
+		char label[300];
+		uint32_t nm;
+
+		(void)dpa_clique_members(&d->cl, fr[i].clique, &nm);
+		label_of(d, &fr[i], label, sizeof(label));
+		if (json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:f, s:I}",
+						       "clique", (json_int_t)fr[i].clique, "name", label,
+						       "members", (json_int_t)nm,
+						       "depth", (json_int_t)fr[i].depth,
+						       "parent", (json_int_t)fr[i].parent,
+						       "value", (json_int_t)fr[i].v, "x", fr[i].x,
+						       "thread", (json_int_t)fr[i].thread)) < 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	free(fr);
+	if (!a)
+		return NULL;
+	doc = json_pack("{s:i, s:s, s:s, s:I, s:f, s:o}", "version", 1, "report", "flame",
+			"measure", dpa_measure_name(m), "total", (json_int_t)all, "min_pct", min_pct,
+			"frames", a);
+	return doc;
+}
+
+int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_flame_href href,
+		  void *ctx, unsigned width, double min_pct)
+{
+	const struct dpa_profile *p = d->p;
+	struct frame *fr;
+	uint32_t n, maxd;
+	uint64_t all;
+	char *link = malloc(HREF);
+
+	if (!link || frames(d, m, min_pct, &fr, &n, &maxd, &all) < 0) {
+		free(link);
+		return -1;
 	}
 	fprintf(f, "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\""
 		" viewBox=\"0 0 %u %u\" data-frames=\"%u\">\n", width, (maxd + 1) * ROW, width,
@@ -220,14 +298,7 @@ int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_fla
 			continue;
 		(void)dpa_clique_members(&d->cl, fr[i].clique, &nm);
 		name = dpa_ps_name(p, p->pd[pd].ps);
-		if (root && p->n_thread > 1)
-			snprintf(label, sizeof(label), "thread %u", fr[i].thread);
-		else if (root)
-			snprintf(label, sizeof(label), "all");
-		else if (nm > 1)
-			snprintf(label, sizeof(label), "%s +%u", name, nm - 1);
-		else
-			snprintf(label, sizeof(label), "%s", name);
+		label_of(d, &fr[i], label, sizeof(label));
 		snprintf(tip, sizeof(tip), "%s: %" PRIu64 " %s total (%.2f%%)%s", label, fr[i].v,
 			 dpa_measure_name(m), all ? 100.0 * (double)fr[i].v / (double)all : 0.0,
 			 nm > 1 ? ", a recursive clique" : "");
@@ -240,15 +311,9 @@ int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_fla
 		     data);
 	}
 	fputs("</svg>\n", f);
-	free(kids);
 	free(fr);
 	free(link);
 	return ferror(f) ? -1 : 0;
-oom:
-	free(kids);
-	free(fr);
-	free(link);
-	return -1;
 }
 
 int dpa_flame_diff_svg(FILE *f, const struct dpa_flame_diff_node *nodes, uint32_t n,

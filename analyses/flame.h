@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "display.h"
 #include "startup.h"
 
@@ -27,6 +29,13 @@ typedef bool (*dpa_flame_href)(void *ctx, const struct dpa_display *dp, const st
  */
 int dpa_flame_svg(FILE *f, const struct dpa_deep *d, enum dpa_measure m, dpa_flame_href href,
 		  void *ctx, unsigned width, double min_pct);
+
+/* The same frames as JSON, the flame page's twin: {"version": 1, "report":
+ * "flame", "measure", "total", "min_pct", "frames": [{"clique", "name",
+ * "members", "depth", "parent" (index + 1 of the parent frame, 0 for a
+ * root), "value", "x" (0..1, where it starts), "thread"}]}, parents before
+ * children. A new reference, or NULL out of memory. */
+json_t *dpa_flame_json(const struct dpa_deep *d, enum dpa_measure m, double min_pct);
 
 /* One frame of a diff's icicle: the same layout, each frame coloured by
  * its change: red dearer, green cheaper, grey the same, the width the

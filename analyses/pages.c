@@ -30,6 +30,9 @@
 struct page;
 static void recursion_by_depth(struct page *w, uint32_t c);
 #define JSON "application/json"
+/* Links name contexts by at most this many calls (a suffix, "~/...", when
+ * the path is longer): URLs stay below about 4 kB. */
+#define CTX_STEPS 40
 
 /* ================================================================
  * The loaded profiles
@@ -48,6 +51,10 @@ struct side {
 	struct dpa_diff diff;
 	bool has_diff;
 	char diff_err[512];     /* why there is no diff, when another file was given */
+	/* contour exclusion: the profile with the last exclude= asked for
+	 * applied (excluded_side), and that set's text */
+	struct side *excl;
+	char *excl_key;
 };
 
 struct dp_pages {
@@ -60,6 +67,7 @@ struct dp_pages {
 	uint32_t n_suffix_keys;
 };
 
+static void side_free(struct side *s);
 static void side_free(struct side *s)
 {
 	if (!s)
@@ -70,6 +78,8 @@ static void side_free(struct side *s)
 		free(s->spec);
 	}
 	free(s->name_count);
+	side_free(s->excl);
+	free(s->excl_key);
 	if (s->has_diff) {
 		dpa_diff_release(&s->diff);
 		dpa_profile_release(&s->dold);
@@ -504,7 +514,9 @@ static int prefs_parse(const struct dp_pages *pg, const char *query, struct pref
 		} else if (!strcmp(k, "exclude")) {
 			free(q->exclude_raw);
 			q->exclude_raw = strdup(v);
-			for (char *t = strtok(v, ","); t; t = strtok(NULL, ",")) {
+			char *save = NULL;
+
+			for (char *t = strtok_r(v, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 				if (q->n_exclude == MAX_EXCLUDE) {
 					snprintf(why, n, "exclude: at most %d modules", MAX_EXCLUDE);
 					goto bad;
@@ -701,7 +713,7 @@ static char *ctx_query(struct side *s, uint32_t pd)
 	size_t n = 0;
 	FILE *f;
 
-	if (dpa_ctx_path(&s->d, pd, &path) < 0)
+	if (dpa_ctx_key(&s->d, pd, CTX_STEPS, &path) < 0)
 		return NULL;
 	f = open_memstream(&out, &n);
 	if (!f) {
@@ -1126,15 +1138,156 @@ static void spread(struct page *w, const char *spec)
 	}
 }
 
+/* ---- source annotated with costs ---- */
+
+struct lcost {
+	uint32_t line;
+	uint64_t calls, total;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	const struct lcost *x = a, *y = b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The source of procedure ps (when its file can be read), each line with
+ * the calls and total cost of the call sites on it: of context pd, or of
+ * all ps's contexts when pd is 0. */
+static void source_view(struct page *w, uint32_t ps, uint32_t pd)
+{
+	struct side *s = w->s;
+	const struct dpa_profile *p = &s->p;
+	const char *file = dpa_src_str(p, DPA_PS_FILE, ps);
+	uint32_t first = dpa_src_get(p, DPA_PS_LINE, ps), n = 0, cap = 0, hot = 0;
+	struct lcost *v = NULL;
+	uint64_t hot_v = 0;
+	FILE *src;
+	char line[4096];
+
+	fputs("<h2 id=\"source\">Source", w->f);
+	if (pd) {
+		char *suf = dpa_ctx_suffix(&s->d, pd, 3);
+
+		fputs(", with the costs of the context ", w->f);
+		dpa_html_escape(w->f, suf ? suf : "?");
+		free(suf);
+	} else {
+		fputs(", with the costs of all its contexts", w->f);
+	}
+	fputs("</h2>\n", w->f);
+	if (!file || !first || !(src = fopen(file, "r"))) {
+		fputs("<p class=\"meta\">No source: ", w->f);
+		dpa_html_escape(w->f, file ? file : "the profile names no file for it");
+		fputs(file ? " cannot be read here.</p>\n" : ".</p>\n", w->f);
+		return;
+	}
+	for (uint32_t k = pd ? pd : 1; k <= (pd ? pd : p->n_pd); k++) {
+		const struct dpa_pd *q = &p->pd[k];
+
+		if (p->pd[k].ps != ps)
+			continue;
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+			uint32_t x = dpa_out_csd(p, q->out_first + j), ln = dpa_src_get(p, DPA_CSS_LINE, p->csd[x].css);
+			uint32_t i;
+
+			if (!ln)
+				continue;
+			for (i = 0; i < n && v[i].line != ln; i++)
+				;
+			if (i == n) {
+				if (n == cap) {
+					struct lcost *y = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+					if (!y) {
+						free(v);
+						fclose(src);
+						return;
+					}
+					v = y;
+				}
+				v[n++] = (struct lcost){ .line = ln };
+			}
+			v[i].calls += dpa_own(p, x, DPA_CALLS);
+			/* a call inside a clique carries no inherited cost */
+			v[i].total += dpa_deep_csd_total(&s->d, x, w->q.sort);
+		}
+	}
+	qsort(v, n, sizeof(*v), by_line);
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i].total > hot_v) {
+			hot_v = v[i].total;
+			hot = v[i].line;
+		}
+	fprintf(w->f, "<p class=\"meta\">%s, from line %u; each call site's calls and total %s.</p>\n"
+		"<pre class=\"src\">", dpa_basename(file), first, measure_key(w->q.sort));
+	{
+		uint32_t no = 0, k = 0, depth = 0;
+		bool opened = false;
+
+		while (fgets(line, sizeof(line), src)) {
+			size_t len = strlen(line);
+
+			no++;
+			if (len && line[len - 1] == '\n')
+				line[--len] = 0;
+			if (no + 1 < first)
+				continue;       /* from the line before: the signature */
+			while (k < n && v[k].line < no)
+				k++;
+			fprintf(w->f, "<span id=\"L%u\"%s>%5u ", no, no == hot ? " class=\"hot\"" : "", no);
+			if (k < n && v[k].line == no)
+				fprintf(w->f, "%10" PRIu64 " %12" PRIu64 "  ", v[k].calls, v[k].total);
+			else
+				fprintf(w->f, "%10s %12s  ", "", "");
+			dpa_html_escape(w->f, line);
+			fputs("</span>\n", w->f);
+			for (const char *c = line; no >= first && *c; c++) {
+				if (*c == '{') {
+					depth++;
+					opened = true;
+				} else if (*c == '}' && depth) {
+					depth--;
+				}
+			}
+			if ((opened && !depth) || no >= first + 300)
+				break;
+		}
+	}
+	fputs("</pre>\n", w->f);
+	fclose(src);
+	free(v);
+}
+
 static int page_proc(struct page *w, const char *spec)
 {
 	struct dpa_report_opts o = opts(w, DPA_REPORT_PROC);
 	char *title = NULL, *self = NULL, *cp = NULL;
+	uint32_t ps, pd = 0;
 	int rc;
 
 	o.name = spec;
 	if (w->q.json)
 		return report(w, &o, 2, NULL);
+	{
+		/* the procedure (its first, when the name picks several) and the
+		 * context ctx= picks for the source view */
+		uint32_t *procs = NULL, np = 0;
+		struct dpa_error e;
+
+		if (dpa_names_find(&w->s->p, spec, &procs, &np, &e) < 0)
+			return fail(w, strstr(e.msg, "out of memory") ? 500 : 404, "%s", e.msg);
+		ps = procs[0];
+		free(procs);
+		if (w->q.ctx) {
+			pd = dpa_ctx_resolve(&w->s->d, w->q.ctx, &e);
+			if (!pd)
+				return fail(w, 404, "%s", e.msg);
+			if (w->s->p.pd[pd].ps != ps)
+				return fail(w, 400, "context %.200s is not one of %.100s's", w->q.ctx, spec);
+		}
+	}
 	if (asprintf(&title, "Procedure %s", spec) < 0 || asprintf(&self, "/proc/%s", spec) < 0 ||
 	    asprintf(&cp, "/callers/%s", spec) < 0) {
 		free(title);
@@ -1154,6 +1307,7 @@ static int page_proc(struct page *w, const char *spec)
 	rc = report(w, &o, 2, NULL);
 	if (!rc) {
 		spread(w, spec);
+		source_view(w, ps, pd);
 		page_end(w);
 	}
 	free(title);
@@ -1195,8 +1349,7 @@ static int page_callers(struct page *w, const char *spec)
 		free(title);
 		return fail(w, 500, "out of memory");
 	}
-	snprintf(extra, sizeof(extra), "by=%s%s", dpa_report_group_name(o.group),
-		 w->q.page > 1 ? "" : "");
+	snprintf(extra, sizeof(extra), "by=%s", dpa_report_group_name(o.group));
 	page_begin(w, title, self, extra);
 	fputs("<p>group by: ", w->f);
 	for (int g = 0; g < DPA_GROUP_N; g++) {
@@ -1284,8 +1437,16 @@ static int page_clique(struct page *w)
 	fprintf(w->f, "<h2>Context: %s, its path from the root (%u calls)</h2>\n<ol class=\"path\">\n",
 		dpa_ps_name(&s->p, s->p.pd[pd].ps), n);
 	for (uint32_t i = n; i-- > 0;) {
-		const struct dpa_csd *c = &s->p.csd[chain[i]];
-		char *extra = ctx_query(s, c->callee_pd), *pp = NULL;
+		const struct dpa_csd *c;
+		char *extra, *pp = NULL;
+
+		/* a path 10^5 calls deep: its first 10 and last 100 calls */
+		if (n > 110 && i == n - 11) {
+			fprintf(w->f, "<li class=\"meta\">&hellip; %u calls &hellip;</li>\n", n - 110);
+			i = 100;
+		}
+		c = &s->p.csd[chain[i]];
+		extra = ctx_query(s, c->callee_pd);
 		uint32_t line = dpa_src_get(&s->p, DPA_CSS_LINE, c->css);
 		char at[48];
 
@@ -1310,6 +1471,8 @@ static int page_clique(struct page *w)
 		fputs(") &middot; ", w->f);
 		if (asprintf(&pp, "/proc/%s", ps_spec(s, s->p.pd[c->callee_pd].ps)) >= 0) {
 			link(w, pp, NULL, NULL, "all its contexts");
+			fputs(" &middot; ", w->f);
+			link(w, pp, extra, NULL, "its source in this context");
 			free(pp);
 		}
 		fputs("</span></li>\n", w->f);
@@ -1370,10 +1533,11 @@ static int page_site(struct page *w, const char *key)
 	return rc;
 }
 
+static int put_json(struct page *w, json_t *doc);
 static int page_flame(struct page *w)
 {
 	if (w->q.json)
-		return fail(w, 400, "the flame graph has no JSON twin: use `deepprof export` (folded stacks)");
+		return put_json(w, dpa_flame_json(&w->s->d, w->q.sort, 0.05));
 	page_begin(w, "Flame graph (cliques as single frames)", "/flame", NULL);
 	fputs("<p class=\"meta\">Width: total cost of each calling context, recursion folded into its "
 	      "clique; click a frame for its clique's page.</p>\n", w->f);
@@ -1595,6 +1759,9 @@ static int page_modules(struct page *w)
 					     "sort", measure_key(w->q.sort), "modules", a));
 	}
 	page_begin(w, "Modules (source files and objects)", "/modules", NULL);
+	fputs("<p class=\"meta\">Excluding a module (exclude=NAME,NAME on any page) charges everything"
+	      " below the calls into it from outside to those calls: its callers then show what the"
+	      " library costs them.</p>\n", w->f);
 	fprintf(w->f, "<table id=\"modules\"><thead><tr><th class=\"l\" data-sort=\"1\">module</th>"
 		"<th class=\"l\" data-sort=\"1\">kind</th><th class=\"n\" data-sort=\"1\">procedures</th>"
 		"<th class=\"n\" data-sort=\"1\">calls</th><th class=\"n\" data-sort=\"1\">self %s</th>"
@@ -1606,6 +1773,17 @@ static int page_modules(struct page *w)
 		if (asprintf(&pp, "/module/%s", v[i].name) >= 0) {
 			link(w, pp, NULL, NULL, v[i].name);
 			free(pp);
+		}
+		{
+			char *ex = NULL;
+
+			fputs(" <span class=\"meta\">(", w->f);
+			if (asprintf(&ex, "exclude=%s", v[i].name) >= 0) {
+				/* url-encoded enough: module names are file names */
+				link(w, "/top", ex, NULL, "exclude it");
+				free(ex);
+			}
+			fputs(")</span>", w->f);
 		}
 		fprintf(w->f, "</td><td class=\"l\">%s</td><td class=\"n\" data-v=\"%u\">%u</td>"
 			"<td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td><td class=\"n\" data-v=\"%"
@@ -1949,6 +2127,129 @@ static void recursion_by_depth(struct page *w, uint32_t c)
 	fputs("</tbody></table>\n", w->f);
 }
 
+/* ---- contour exclusion ---- */
+
+/*
+ * s with the procedures of the modules in q->exclude below a contour
+ * (Mercury's exclude.m): a call from outside those modules into them is
+ * charged everything below it (its own cscs, ticks, allocations and bytes
+ * become its totals; its calls stay the calls made through it) and every
+ * call made below it costs nothing. The file is read again and changed in
+ * memory; the result is kept for the next page with the same set.
+ * NULL with why set (no such module, out of memory, a read error).
+ */
+static struct side *excluded_side(struct page *w, char *why, size_t n, int *status)
+{
+	struct side *s = w->s, *x;
+	const struct dpa_profile *p = &s->p;
+	struct dpa_error e = { { 0 } };
+	bool *excl = NULL;
+	uint8_t *below = NULL;
+	uint32_t *queue = NULL, qh = 0, qt = 0, hit = 0;
+	char err[400];
+
+	if (s->excl && !strcmp(s->excl_key, w->q.exclude_raw))
+		return s->excl;
+	*status = 500;
+	excl = calloc((size_t)p->n_ps + 1, sizeof(bool));
+	below = calloc((size_t)p->n_pd + 1, 1);
+	queue = malloc(((size_t)p->n_pd + 1) * sizeof(*queue));
+	if (!excl || !below || !queue) {
+		snprintf(why, n, "out of memory");
+		goto fail;
+	}
+	for (uint32_t i = 0; i < w->q.n_exclude; i++) {
+		uint32_t found = 0;
+
+		for (uint32_t ps = 2; ps <= p->n_ps; ps++)
+			if (in_module(p, ps, w->q.exclude[i])) {
+				excl[ps] = true;
+				found++;
+			}
+		if (!found) {
+			snprintf(why, n, "exclude: no module %.200s (see /modules)", w->q.exclude[i]);
+			*status = 404;
+			goto fail;
+		}
+		hit += found;
+	}
+	/* which contexts are below the contour: breadth first from the roots */
+	for (uint32_t t = 1; t <= p->n_thread; t++) {
+		below[p->thread[t].root_pd] = 1;        /* 1: seen, 3: seen and below */
+		queue[qt++] = p->thread[t].root_pd;
+	}
+	while (qh < qt) {
+		uint32_t a = queue[qh++];
+		const struct dpa_pd *q = &p->pd[a];
+
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+			uint32_t c = dpa_out_csd(p, q->out_first + j), b = p->csd[c].callee_pd;
+
+			if (below[b])
+				continue;
+			below[b] = (below[a] & 2) || excl[p->pd[b].ps] ? 3 : 1;
+			queue[qt++] = b;
+		}
+	}
+	x = side_load(s->path, NULL, err, sizeof(err));
+	if (!x) {
+		snprintf(why, n, "%s", err);
+		goto fail;
+	}
+	if (x->p.n_csd != p->n_csd || x->p.n_pd != p->n_pd) {
+		side_free(x);
+		snprintf(why, n, "%s changed while excluding: try again", s->path);
+		goto fail;
+	}
+	dpa_deep_release(&x->d);
+	for (uint32_t c = 1; c <= p->n_csd; c++) {
+		const struct dpa_csd *y = &p->csd[c];
+		int rc = 0;
+
+		if (below[y->caller_pd] & 2) {
+			for (int m = 0; m < DPA_NMEASURES; m++)
+				rc |= dpa_csd_set(&x->p, c, m, 0);
+		} else if (below[y->callee_pd] & 2) {
+			/* crossing the contour: charged everything below */
+			static const enum dpa_measure cost[] = { DPA_CSCS, DPA_TICKS, DPA_ALLOCS, DPA_BYTES };
+
+			for (size_t k = 0; k < sizeof(cost) / sizeof(cost[0]); k++)
+				rc |= dpa_csd_set(&x->p, c, cost[k], dpa_deep_csd_total(&s->d, c, cost[k]));
+		}
+		if (rc) {
+			side_free(x);
+			snprintf(why, n, "out of memory excluding");
+			goto fail;
+		}
+	}
+	if (dpa_deep_init(&x->d, &x->p, &e) < 0) {
+		/* x->d is zeroed on failure: side_free releases what is left */
+		side_free(x);
+		snprintf(why, n, "%s", e.msg);
+		goto fail;
+	}
+	side_free(s->excl);
+	free(s->excl_key);
+	s->excl = x;
+	s->excl_key = strdup(w->q.exclude_raw);
+	if (!s->excl_key) {
+		side_free(s->excl);
+		s->excl = NULL;
+		snprintf(why, n, "out of memory");
+		goto fail;
+	}
+	free(excl);
+	free(below);
+	free(queue);
+	(void)hit;
+	return x;
+fail:
+	free(excl);
+	free(below);
+	free(queue);
+	return NULL;
+}
+
 /* ================================================================
  * Answering
  * ================================================================ */
@@ -2011,11 +2312,18 @@ int dp_pages_answer(struct dp_pages *pg, const char *path, const char *query, ch
 
 		w.q.json = json;
 		rc = fail(&w, 400, "bad query: %s", why);
+	} else if (w.q.n_exclude && !(w.s = excluded_side(&w, why, sizeof(why), &rc))) {
+		w.s = pg->s;
+		rc = fail(&w, rc, "%s", why);
 	} else {
 		rc = route(&w, path);
 	}
 	pthread_mutex_unlock(&pg->mu);
 	prefs_free(&w.q);
+	if (!w.f) {             /* fail() could not open a new stream */
+		free(w.body);
+		return 500;
+	}
 	if (fclose(w.f) != 0 || !w.body) {
 		free(w.body);
 		return 500;
@@ -2097,6 +2405,11 @@ static void list_pages(struct dp_pages *pg, struct list *l)
 				add(l, pp, "");
 				free(pp);
 			}
+			if (i < 4 && asprintf(&pp, "exclude=%s", mods[i].name) >= 0) {
+				add(l, "/top", pp);
+				add(l, "/", pp);
+				free(pp);
+			}
 		}
 		free(mods);
 	} else {
@@ -2122,10 +2435,16 @@ static void list_pages(struct dp_pages *pg, struct list *l)
 		}
 	}
 	for (uint32_t c = 1; c <= s->d.cl.n; c++) {
-		char *cq = ctx_query(s, clique_pd(s, c));
+		uint32_t pd = clique_pd(s, c);
+		char *cq = ctx_query(s, pd), *pp;
 
-		if (cq)
+		if (cq) {
 			add(l, "/clique", cq);
+			if (s->p.pd[pd].ps != 1 && asprintf(&pp, "/proc/%s", ps_spec(s, s->p.pd[pd].ps)) >= 0) {
+				add(l, pp, cq);         /* its source in this context */
+				free(pp);
+			}
+		}
 		free(cq);
 	}
 	for (uint32_t c = 1; c <= s->p.n_css; c++) {

@@ -36,12 +36,18 @@
  * "CALLEE@LINE:COL" (the callee's name, '%', '/' and '@' in it as %25, %2F,
  * %40; where the call is in its caller: "cssID" when the profile has no
  * line), joined by '/', after "tN/" for threads other than the first:
- * "main@58:16/work@12:3/fib@7:10" (ctxpath.h). Lines stay the same when a
+ * "main@58:16/work@12:3/fib@7:10" (ctxpath.h); a context more than 40 calls
+ * deep is named by its last 40 after "~/" (the first context whose path
+ * ends so). Lines stay the same when a
  * new run calls things in another order, which ids do not. The whole query
  * value is URL-encoded once more.
  *
  * Query keys (all optional): format=json (the page's JSON twin, byte for
- * byte what `deepprof report --json` prints for the same report), sort=calls|
+ * byte what `deepprof report --json` prints for the same report: / is the
+ * summary, /clique and /root the clique report, /diff what `deepprof diff
+ * --json` prints; /flame, /modules and /module/NAME, which no report has,
+ * give documents of their own: flame.h, and {"version": 1, "report":
+ * "modules"|"module", "sort", "modules"|"procedures": [...]}), sort=calls|
  * cscs|ticks|allocs|bytes, mode=self|total, percall=1, limit=N (default 20
  * in HTML, all in JSON), by=..., page=N, pct=P, exclude=MOD,MOD (contour
  * exclusion). A key or value it does not know: status 400 and a page that

@@ -3,12 +3,12 @@
  * main > wrap > small > leaf, main > big > leaf, this one twice), at very
  * different costs per call (1 unit call, or 100); fib(10) is a recursive
  * clique (177 calls). With an argument it calls big first and fib(12), so
- * a second run numbers its nodes differently and costs more.
+ * a second run numbers its nodes differently and costs more. leaf and unit
+ * live in v-lib.c, the module the exclusion test leaves below the contour.
  * Part of deepprof's tests. MIT licence. */
 #include <string.h>
 
-void unit(void) { }
-void leaf(int n) { for (int i = 0; i < n; i++) unit(); }
+void leaf(int n);       /* v-lib.c, with unit() */
 void small(void) { leaf(1); }
 void wrap(void) { small(); }
 void big(void) { leaf(100); }

@@ -796,10 +796,6 @@ def t_links():
                 continue
             check(h.startswith("/cgi-bin/deepprof.cgi/") and "file=" + enc in h,
                   "%s links to %s: not back to the script with the data file" % (u, h))
-            # Known, the page module's (branch serve): the flame page links
-            # its JSON twin, which answers 400 "no JSON twin".
-            if h.startswith("/cgi-bin/deepprof.cgi/flame?format=json"):
-                continue
             if h.split("#")[0] not in seen:
                 todo.append(h.split("#")[0])
     check(n >= 5, "the pages link to other pages (%d answered)" % n)

@@ -730,6 +730,13 @@ def t_bad_input():
           "the odd file name is served: %d %s" % (s, b[:200]))
     s, b, _ = E.get(E.url("/proc/leaf", odd))
     check(s == 200 and 'data-v="1234"' in b, "and through its server: %d" % s)
+    links = [html.unescape(h) for h in re.findall(r'href="([^"]*)"', b) if "/top?" in h]
+    check(links, "the odd file's page links to /top")
+    s, b2, _ = E.get(links[0])
+    check(s == 200 and "data-v=" in b2, "its link keeps the odd file name: %s: %d" % (links[0], s))
+    s, b, _ = E.get(E.url("/", os.path.join(odd_dir, "<script>x</script>.data")))
+    check(s == 404 and "&lt;script&gt;x&lt;/script&gt;.data" in b and "<script>" not in b,
+          "an error page escapes the file name: %d %s" % (s, b[:300]))
     for d in (odd_dir, E.work, os.path.join(E.work, "www", "cgi-bin")):
         pw = [x for x in os.listdir(d) if x.startswith("PWNED")]
         check(not pw, "no shell ran the file name: %s in %s" % (pw, d))

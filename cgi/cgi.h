@@ -131,10 +131,12 @@ long cgi_unframe_query(char *buf, size_t n, struct cgi_query *q);
 int cgi_write_all(int fd, const void *buf, size_t len, int timeout_ms);
 /* Send answer a on fd as a reply frame. */
 int cgi_send_answer(int fd, const struct cgi_answer *a, int timeout_ms);
-/* Read a reply frame from fd into *a, waiting at most total_ms in all.
- * Returns 0, or -1 with errno ETIMEDOUT (no answer in time) or EPROTO
- * (the server closed early or sent garbage). */
-int cgi_recv_answer(int fd, struct cgi_answer *a, int total_ms);
+/* Read a reply frame from fd into *a, waiting at most total_ms in all;
+ * alive_fd (or -1) is a write end of the server's query FIFO, whose last
+ * reader going means the server is gone. Returns 0, or -1 with errno
+ * ETIMEDOUT (no answer in time), ECONNRESET (the server went without
+ * answering) or EPROTO (it closed early or sent garbage). */
+int cgi_recv_answer(int fd, int alive_fd, struct cgi_answer *a, int total_ms);
 /* Monotonic milliseconds. */
 long long cgi_now_ms(void);
 

@@ -16,7 +16,7 @@
 #include "cgi.h"
 
 /* ---- private prototypes ---- */
-static void ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
+static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 		      const struct cgi_request *r, struct cgi_answer *a);
 static void become_server(const struct cgi_files *f, int lock_fd, const struct cgi_request *r,
 			  struct cgi_answer *a);
@@ -33,20 +33,21 @@ static struct cgi_data *parent_data;
 /* Send r's query on to_fd (the server's FIFO, open for writing, not
  * blocking) and release the mutex; then wait for the reply. Fills *a:
  * the answer, or an error page (500 no reply FIFO, 414 too long, 503 the
- * server took no query or ended, 504 it did not answer in time). */
-static void ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
+ * server took no query or ended, 504 it did not answer in time). Returns
+ * 1 when the server ended without answering (ask again), else 0. */
+static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 		      const struct cgi_request *r, struct cgi_answer *a)
 {
 	char name[300], path[CGI_PATH_MAX + 64], frame[CGI_QUERY_MAX];
 	struct cgi_query q = { name, r->script, r->path, r->query };
 	size_t len;
-	int rfd, rc;
+	int rfd, rc, gone = 0;
 
 	if (cgi_reply_make(f, name, sizeof(name))) {
 		close(to_fd);
 		cgi_unlock(f, lock_fd, 0);
 		cgi_answer_error(a, 500, "%s: cannot make a reply FIFO: %s", f->dir, strerror(errno));
-		return;
+		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
 	/* Open our end first (O_NONBLOCK: no writer yet), so that the server
@@ -66,27 +67,29 @@ static void ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 					 "(at most %d bytes)", CGI_QUERY_MAX - 300);
 		else
 			cgi_answer_error(a, 500, "%s: cannot open: %s", path, strerror(e));
-		return;
+		return 0;
 	}
 	/* One write of at most PIPE_BUF bytes: atomic, never interleaved
 	 * with another client's frame. */
 	rc = cgi_write_all(to_fd, frame, len, SEND_TIMEOUT_MS);
-	close(to_fd);
 	cgi_unlock(f, lock_fd, 0);
 	cgi_want_remove(f);
 	if (rc) {
 		cgi_answer_error(a, 503, "the server of %s takes no queries: %s", r->file,
 				 strerror(errno));
-	} else if (cgi_recv_answer(rfd, a, cgi_config.wait_s * 1000)) {
-		if (errno == ETIMEDOUT)
+	} else if (cgi_recv_answer(rfd, to_fd, a, cgi_config.wait_s * 1000)) {
+		if (errno == ETIMEDOUT) {
 			cgi_answer_error(a, 504, "the server of %s did not answer within %d s",
 					 r->file, cgi_config.wait_s);
-		else
-			cgi_answer_error(a, 503, "the server of %s ended before it answered; "
-					 "ask again", r->file);
+		} else {
+			gone = 1;
+			cgi_answer_error(a, 503, "the server of %s ended before it answered", r->file);
+		}
 	}
+	close(to_fd);
 	close(rfd);
 	unlink(path);
+	return gone;
 }
 
 /* Point stdin, stdout and stderr at /dev/null: the web server waits for
@@ -182,40 +185,52 @@ void cgi_client_run(const struct cgi_request *r, struct cgi_answer *a)
 {
 	struct cgi_files f;
 	char err[PATH_MAX + 200];
-	int lock_fd, to_fd;
 
 	if (cgi_files_init(&f, r->file, err, sizeof(err))) {
 		cgi_answer_error(a, 500, "%s", err);
 		return;
 	}
-	cgi_want_create(&f);
-	lock_fd = cgi_lock(&f, cgi_config.wait_s);
-	if (lock_fd < 0) {
-		int e = errno;
+	/* A server that ends without answering (killed, crashed) is asked
+	 * once more: by then its FIFO has no reader, so this process finds
+	 * no server and becomes the new one. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int lock_fd, to_fd;
 
-		cgi_want_remove(&f);
-		if (lock_fd == -1)
-			cgi_answer_error(a, 503, "the server of %s is busy starting: no turn within %d s; "
-					 "ask again", r->file, cgi_config.wait_s);
-		else
-			cgi_answer_error(a, 500, "%s: cannot lock: %s", f.lock, strerror(e));
-		return;
-	}
-	/* Is a server there? Opening its FIFO for writing without blocking
-	 * succeeds only while some process has it open for reading: a server
-	 * that died (even by SIGKILL) leaves a FIFO that fails with ENXIO. */
-	to_fd = open(f.to, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	if (to_fd >= 0) {
-		struct stat st;
+		cgi_want_create(&f);
+		lock_fd = cgi_lock(&f, cgi_config.wait_s);
+		if (lock_fd < 0) {
+			int e = errno;
 
-		if (fstat(to_fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
-			ask_server(&f, to_fd, lock_fd, r, a);
-			cgi_want_remove(&f);    /* also when the query was never sent */
+			cgi_want_remove(&f);
+			if (lock_fd == -1)
+				cgi_answer_error(a, 503, "the server of %s is busy starting: no turn within "
+						 "%d s; ask again", r->file, cgi_config.wait_s);
+			else
+				cgi_answer_error(a, 500, "%s: cannot lock: %s", f.lock, strerror(e));
 			return;
 		}
-		close(to_fd);
+		/* Is a server there? Opening its FIFO for writing without
+		 * blocking succeeds only while some process has it open for
+		 * reading: a server that died (even by SIGKILL) leaves a FIFO
+		 * that fails with ENXIO. */
+		to_fd = open(f.to, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (to_fd >= 0) {
+			struct stat st;
+
+			if (fstat(to_fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+				int gone = ask_server(&f, to_fd, lock_fd, r, a);
+
+				cgi_want_remove(&f);    /* also when the query was never sent */
+				if (!gone || attempt == 1)
+					return;
+				cgi_answer_free(a);
+				continue;
+			}
+			close(to_fd);
+		}
+		become_server(&f, lock_fd, r, a);
+		return;
 	}
-	become_server(&f, lock_fd, r, a);
 }
 
 void cgi_client_done(void)

@@ -122,7 +122,7 @@ int cgi_send_answer(int fd, const struct cgi_answer *a, int timeout_ms)
 	return cgi_write_all(fd, a->body, a->len, timeout_ms);
 }
 
-int cgi_recv_answer(int fd, struct cgi_answer *a, int total_ms)
+int cgi_recv_answer(int fd, int alive_fd, struct cgi_answer *a, int total_ms)
 {
 	long long end = cgi_now_ms() + total_ms;
 	size_t cap = 4096, n = 0, need = 0, hdr = 0;
@@ -133,7 +133,9 @@ int cgi_recv_answer(int fd, struct cgi_answer *a, int total_ms)
 		return -1;
 	for (;;) {
 		long long left = end - cgi_now_ms();
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		/* alive_fd, a write end of the server's FIFO, reports POLLERR
+		 * (whatever events asks) once no process reads the FIFO. */
+		struct pollfd pf[2] = { { .fd = fd, .events = POLLIN }, { .fd = alive_fd } };
 		ssize_t r;
 		int pr;
 
@@ -141,13 +143,20 @@ int cgi_recv_answer(int fd, struct cgi_answer *a, int total_ms)
 			errno = ETIMEDOUT;
 			goto fail;
 		}
-		pr = poll(&pf, 1, (int)(left > 1000000 ? 1000000 : left));
+		pr = poll(pf, alive_fd >= 0 ? 2 : 1, (int)(left > 1000000 ? 1000000 : left));
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr < 0)
 			goto fail;
 		if (pr == 0)
 			continue;
+		if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			if (pf[1].revents & (POLLERR | POLLHUP)) {
+				errno = ECONNRESET;     /* the server is gone */
+				goto fail;
+			}
+			continue;
+		}
 		if (n == cap) {
 			char *nb;
 

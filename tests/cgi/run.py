@@ -627,7 +627,9 @@ def t_stalled_client():
 
 def t_killed_server():
     """A server killed by SIGKILL leaves its FIFO, with no reader: the next
-    query notices (ENXIO), starts a new server and is answered."""
+    query notices (ENXIO), starts a new server and is answered. Queries a
+    server had in hand when it was killed are asked again (the client sees
+    the FIFO lose its reader) and answered by a new server."""
     f = E.copy(E.A, "killed-server.data")
     ref = refs(f, PAGES)
     pid = E.server(f)
@@ -638,7 +640,29 @@ def t_killed_server():
     bad = [(i, r[0]) for i, r in enumerate(res) if r[0] != 200 or r[1] != ref[PAGES[i % 5]]]
     check(not bad, "20 queries after the kill: %d lost or wrong %s" % (len(bad), bad[:3]))
     check(E.starts(f) == 2, "one new server: %s" % E.log(E.mangled(f)))
-    check(E.server(f) not in (None, pid), "a new live server")
+    pid2 = E.server(f)
+    check(pid2 not in (None, pid), "a new live server")
+    # A server that dies with queries in hand: stopped, asked, killed.
+    os.kill(pid2, signal.SIGSTOP)
+    box = {}
+
+    def stop_then_kill():
+        time.sleep(0.5)
+        box["t"] = time.monotonic()
+        os.kill(pid2, signal.SIGKILL)
+    th = threading.Thread(target=stop_then_kill)
+    th.start()
+    res = E.many([E.url(PAGES[i % 5], f) for i in range(10)])
+    th.join()
+    bad = [(i, r[0], r[1][:100]) for i, r in enumerate(res)
+           if r[0] != 200 or r[1] != ref[PAGES[i % 5]]]
+    check(not bad, "10 queries held by a server killed before it answered: %d lost or "
+          "wrong %s" % (len(bad), bad[:3]))
+    late = max(r[3] for r in res) - box["t"]
+    check(late < 3, "answered %.2f s after the kill (by a new server)" % late)
+    check(E.starts(f) == 3, "one more server: %s" % E.log(E.mangled(f)))
+    figure("10 queries whose server was SIGKILLed before answering: all answered",
+           "%.2f s after the kill" % late)
 
 
 def t_control():

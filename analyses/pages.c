@@ -1214,7 +1214,8 @@ static void source_view(struct page *w, uint32_t ps, uint32_t pd)
 			v[i].total += dpa_deep_csd_total(&s->d, x, w->q.sort);
 		}
 	}
-	qsort(v, n, sizeof(*v), by_line);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_line);
 	for (uint32_t i = 0; i < n; i++)
 		if (v[i].total > hot_v) {
 			hot_v = v[i].total;
@@ -2037,10 +2038,11 @@ static void diff_rows(struct page *w, bool procs, enum dpa_diff_measure dm, uint
 		const struct dpa_diff_row *x = &rows[r];
 		int64_t dlt = dpa_diff_delta(x->old[dm], x->new_[dm]);
 		double rel = dpa_diff_relative(x->old[dm], x->new_[dm]);
-		char *name = procs ? NULL : dpa_diff_context_name(df, x->id);
+		char *name;
 
 		if (x->status == DPA_DIFF_SAME)
 			continue;
+		name = procs ? NULL : dpa_diff_context_name(df, x->id);
 		shown++;
 		fprintf(w->f, "<tr class=\"%s\"><td class=\"l\">%s</td><td class=\"n\" data-v=\"%" PRIu64 "\">%"
 			PRIu64 "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"

@@ -88,6 +88,8 @@ class Server:
         return json.loads(self.ok(path + ("&" if "?" in path else "?") + "format=json"))
 
     def stop(self):
+        if hasattr(self, "result"):
+            return self.result
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGTERM)
             try:
@@ -98,7 +100,12 @@ class Server:
         err = self.p.stderr.read()
         self.p.stdout.close()
         self.p.stderr.close()
-        return self.p.returncode, err
+        self.result = (self.p.returncode, err)
+        STOPPED.append((self.url, self.result))
+        return self.result
+
+
+STOPPED = []    # (url, (status, stderr)) of every server stopped
 
 
 class Suite:
@@ -674,4 +681,8 @@ if __name__ == "__main__":
     finally:
         if S.server:
             S.server.stop()
+    # every server ended well: exit 0, no sanitizer report
+    bad = [(u, rc, err[-600:]) for u, (rc, err) in STOPPED
+           if rc != 0 or "Sanitizer" in err or "runtime error:" in err]
+    T.check(not bad, "servers that ended badly: %r" % bad)
     sys.exit(T.end())

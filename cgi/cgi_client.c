@@ -20,7 +20,7 @@ static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 		      const struct cgi_request *r, struct cgi_answer *a);
 static void become_server(const struct cgi_files *f, int lock_fd, const struct cgi_request *r,
 			  struct cgi_answer *a);
-static void detach_stdio(void);
+static void detach_stdio(const struct cgi_files *f);
 
 /* How long a client waits to put its query into the server's FIFO (ms). */
 #define SEND_TIMEOUT_MS 10000
@@ -92,24 +92,35 @@ static int ask_server(const struct cgi_files *f, int to_fd, int lock_fd,
 	return gone;
 }
 
-/* Point stdin, stdout and stderr at /dev/null: the web server waits for
+/* Point stdin and stdout at /dev/null and stderr at the servers' log
+ * (M.log; /dev/null if it cannot be opened): the web server waits for
  * every holder of the CGI's stdout, so a server that kept it would hold
- * the first page for its whole life. */
-static void detach_stdio(void)
+ * the first page for its whole life. What the server or a library prints
+ * on stderr (a sanitizer's report, too) lands in the log. */
+static void detach_stdio(const struct cgi_files *f)
 {
-	int fd = open("/dev/null", O_RDWR);
+	char log[CGI_PATH_MAX + 64];
+	int fd = open("/dev/null", O_RDWR), lfd;
 
+	snprintf(log, sizeof(log), "%s/%s.log", f->dir, f->mangled);
+	lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		close(0);
 		close(1);
-		close(2);
-		return;
+	} else {
+		dup2(fd, 0);
+		dup2(fd, 1);
 	}
-	for (int i = 0; i < 3; i++)
-		if (fd != i)
-			dup2(fd, i);
+	if (lfd >= 0)
+		dup2(lfd, 2);
+	else if (fd >= 0)
+		dup2(fd, 2);
+	else
+		close(2);
 	if (fd > 2)
 		close(fd);
+	if (lfd > 2)
+		close(lfd);
 }
 
 /* With the mutex held and no server alive: read the file and answer r
@@ -161,7 +172,7 @@ static void become_server(const struct cgi_files *f, int lock_fd, const struct c
 		 * releases the lock); its standard streams go at once; its own
 		 * session keeps it out of the web server's signals to the CGI. */
 		close(lock_fd);
-		detach_stdio();
+		detach_stdio(f);
 		setsid();
 		if (chdir("/") != 0) {
 			/* only so as not to hold the web server's directory */

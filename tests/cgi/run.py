@@ -352,11 +352,12 @@ def t_first_answer_time():
                     fds[fd] = os.readlink("/proc/%d/fd/%d" % (pid, fd))
                 except OSError as e:
                     fds[fd] = str(e)
-            if all(v == "/dev/null" for v in fds.values()) or time.monotonic() > end:
+            want = {0: "/dev/null", 1: "/dev/null", 2: E.rvpath(f, ".log")}
+            if fds == want or time.monotonic() > end:
                 break
             time.sleep(0.01)
-        check(all(v == "/dev/null" for v in fds.values()),
-              "the server's stdin, stdout and stderr are /dev/null: %s" % fds)
+        check(fds == want, "the server's stdin and stdout are /dev/null, its stderr the "
+              "servers' log: %s" % fds)
         check(t1 < 2.0, "the first %s answer took %.2f s (a held stdout shows as ~30 s)" %
               (method, t1))
         s, b, t2 = E.get(E.url("/", f), method=method)
@@ -836,7 +837,9 @@ def t_links():
 
 def t_no_sanitizer_reports():
     """No process of deepprof-cgi, client or server, wrote a sanitizer
-    report (SAN=1 builds; elsewhere there is nothing to write them)."""
+    report (SAN=1 builds; elsewhere there is nothing to write them): no
+    report file, and no report in the servers' logs (their stderr) or
+    lighttpd's error log (the CGI processes' stderr)."""
     f = E.copy(E.A, "san.data")
     s, _, _ = E.get(E.url("/", f))
     check(s == 200, "a query")
@@ -854,6 +857,14 @@ def t_no_sanitizer_reports():
         with open(os.path.join(E.san, r), errors="replace") as fh:
             text += fh.read()[:1500]
     check(not reports, "sanitizer reports: %s\n%s" % (reports, text))
+    # UBSan in an ASan+UBSan build ignores log_path: its reports go to
+    # stderr, which is the servers' log for a server and lighttpd's error
+    # log for a CGI process.
+    logs = [os.path.join(E.rv, x) for x in os.listdir(E.rv) if x.endswith(".log")]
+    for p in logs + [os.path.join(E.work, "lighttpd.err")]:
+        with open(p, errors="replace") as fh:
+            bad = [l for l in fh if "runtime error" in l or "Sanitizer" in l]
+        check(not bad, "%s: %s" % (p, "".join(bad[:5])))
 
 
 TESTS = [

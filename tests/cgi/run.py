@@ -739,6 +739,33 @@ def t_bad_input():
         p = dptest.run([E.cgi], env=env)
         check(p.returncode == 0 and p.stdout.startswith("Status: 400 ") and text in p.stdout,
               "QUERY_STRING %r: 400 %r: %s" % (qs, text, p.stdout[:300]))
+    # Settings: a root the file is not under; a directory of servers that
+    # others may write; a data file path too long to be a name as it is.
+    env = {"REQUEST_METHOD": "GET", "QUERY_STRING": "file=" + f, "SCRIPT_NAME": "/x",
+           "DEEPPROF_CGI_DIR": E.rv, "DEEPPROF_CGI_ROOT": os.path.join(E.work, "odd")}
+    p = dptest.run([E.cgi], env=env)
+    check(p.stdout.startswith("Status: 403 ") and "DEEPPROF_CGI_ROOT" in p.stdout,
+          "outside DEEPPROF_CGI_ROOT: 403: %s" % p.stdout[:300])
+    env["DEEPPROF_CGI_ROOT"] = E.data
+    p = dptest.run([E.cgi], env=env)
+    check(p.stdout.startswith("Status: 200 "), "inside DEEPPROF_CGI_ROOT: 200: %s" % p.stdout[:200])
+    open_dir = os.path.join(E.work, "open-dir")
+    os.makedirs(open_dir)
+    os.chmod(open_dir, 0o777)
+    env["DEEPPROF_CGI_DIR"] = open_dir
+    p = dptest.run([E.cgi], env=env)
+    check(p.stdout.startswith("Status: 500 ") and "writable by no one else" in p.stdout,
+          "a directory of servers others may write: 500: %s" % p.stdout[:300])
+    deep = os.path.join(E.work, "long", *(["d" * 60] * 4))
+    os.makedirs(deep)
+    longf = E.copy(E.A, "x")    # a copy in data/, moved under the long path
+    longf = shutil.move(longf, os.path.join(deep, "a-long-named-profile.data"))
+    check(len(E.mangled(longf)) > 200, "the long path mangles to %d bytes" % len(E.mangled(longf)))
+    for page in ("/", "/proc/leaf", "/quit"):
+        s, b, _ = E.get(E.url(page, longf))
+        check(s == 200, "a data file with a %d-byte path, %s: %d %s" % (len(longf), page, s, b[:200]))
+    hashed = [x for x in os.listdir(E.rv) if ":h" in x and x.endswith(".log")]
+    check(len(hashed) == 1 and len(hashed[0]) < 200, "its files have a hashed name: %s" % hashed)
     p = dptest.run([E.cgi])
     check(p.returncode == 2 and "not run as a CGI program" in p.stderr,
           "run by hand: exit 2 and why: %s" % p.stderr)

@@ -177,7 +177,6 @@ static void become_server(const struct cgi_files *f, int lock_fd, const struct c
 		if (chdir("/") != 0) {
 			/* only so as not to hold the web server's directory */
 		}
-		cgi_want_remove(f);     /* the parent's pid, which is not ours */
 		cgi_server_run(f, r->file, d, to_fd, secs);
 	}
 	/* The parent logs the start, so that it is in the log before the

@@ -49,6 +49,7 @@ struct side {
 	/* the diff of `path` (OLD) and the other file (NEW), when there is one */
 	struct dpa_profile dold, dnew;
 	struct dpa_diff diff;
+	uint32_t *old_pd, *old_ps;      /* merged pd (ps) -> OLD's, 0: only in NEW */
 	bool has_diff;
 	char diff_err[512];     /* why there is no diff, when another file was given */
 	/* contour exclusion: the profile with the last exclude= asked for
@@ -80,6 +81,8 @@ static void side_free(struct side *s)
 	free(s->name_count);
 	side_free(s->excl);
 	free(s->excl_key);
+	free(s->old_pd);
+	free(s->old_ps);
 	if (s->has_diff) {
 		dpa_diff_release(&s->diff);
 		dpa_profile_release(&s->dold);
@@ -176,6 +179,16 @@ static void load_diff(struct side *s, const char *other)
 		return;
 	}
 	s->has_diff = true;
+	/* where OLD's contexts and procedures went, backwards: a diff row
+	 * links to OLD's page (this side's profile is OLD's file) */
+	s->old_pd = calloc((size_t)s->diff.m.prof.n_pd + 1, sizeof(uint32_t));
+	s->old_ps = calloc((size_t)s->diff.m.prof.n_ps + 1, sizeof(uint32_t));
+	if (s->old_pd && s->old_ps) {
+		for (uint32_t k = s->dold.n_pd; k >= 1; k--)
+			s->old_pd[s->diff.m.pd_map[0][k]] = k;
+		for (uint32_t k = s->dold.n_ps; k >= 1; k--)
+			s->old_ps[s->diff.m.ps_map[0][k]] = k;
+	}
 }
 
 static struct side *side_load(const char *file, const char *other, char *err, size_t errlen)
@@ -2055,8 +2068,22 @@ static void diff_rows(struct page *w, bool procs, enum dpa_diff_measure dm, uint
 		else
 			fprintf(w->f, "%+.1f%%", 100.0 * rel);
 		fputs("</td><td class=\"l\">", w->f);
-		dpa_html_escape(w->f, procs ? dpa_merge_ps_label(&df->m.prof, x->id, lab, sizeof(lab))
-				     : name ? name : "?");
+		{
+			const char *text = procs ? dpa_merge_ps_label(&df->m.prof, x->id, lab, sizeof(lab))
+					   : name ? name : "?";
+			uint32_t o = !w->s->old_pd ? 0 : procs ? w->s->old_ps[x->id] : w->s->old_pd[x->id];
+			char *pp = NULL, *cq = NULL;
+
+			/* in OLD too: a link to its page there */
+			if (o && procs && asprintf(&pp, "/proc/%s", ps_spec(w->s, o)) >= 0)
+				link(w, pp, NULL, NULL, text);
+			else if (o && !procs && (cq = ctx_query(w->s, o)))
+				link(w, "/clique", cq, NULL, text);
+			else
+				dpa_html_escape(w->f, text);
+			free(pp);
+			free(cq);
+		}
 		fputs("</td></tr>\n", w->f);
 		free(name);
 	}

@@ -203,6 +203,12 @@ def t_json_twins(s):
     c = json.loads(got)["clique"]["clique"]
     eq(got, s.report(v1, "clique", str(c)), "JSON twin of " + ctx)
     check(c in [w["clique"] for w in proc_leaf["contexts"]] and leaf_clique, "a clique of leaf")
+    got = srv.ok("/root?pct=52&format=json").encode()
+    c = json.loads(got)["clique"]["clique"]
+    eq(got, s.report(v1, "clique", str(c)), "JSON twin of /root?pct=52")
+    key = [u for u in links(srv.ok("/proc/leaf"), "/site/") if "@" in u][0]
+    got = srv.ok(key + "?format=json").encode()
+    eq(got, s.report(v1, "site", str(json.loads(got)["site"]["css"])), "JSON twin of " + key)
     st, ct, _ = srv.get("/top?format=json")
     eq(ct, "application/json", "content type of a JSON twin")
 
@@ -442,6 +448,16 @@ def t_diff(s):
         check([x[2] for x in byname["leaf"] if x[:2] == (202, 202)] == ["rgb(215,215,215)"],
               "the same context: grey")
         check('id="diff-contexts"' in html, "the contexts table")
+        # rows in OLD link to OLD's pages; a context only in NEW links nowhere
+        ctx_table = html.split('id="diff-contexts"')[1].split("</table>")[0]
+        rows = re.findall(r'<tr class="(\w+)">.*<td class="l">(<a href="([^"]*)">)?([^<]*)(?:</a>)?</td></tr>',
+                          ctx_table)
+        eq(sorted((st, bool(u)) for st, _, u, _ in rows),
+           [("changed", True), ("new", False), ("new", False), ("new", False)], "which rows link")
+        fib = [u for st, _, u, t in rows if t == "main &gt; fib"][0].replace("&amp;", "&")
+        eq(srv.json(fib)["clique"]["name"], "fib", "the changed context's link: fib's clique in OLD")
+        procs = html.split('id="diff-procedures"')[1].split("</table>")[0]
+        check('<a href="/proc/fib">fib</a>' in procs, "a procedure row links to its page")
         eq(srv.ok("/proc/leaf?format=json").encode(), s.report(s.v1, "proc", "leaf"),
            "the other pages show OLD")
     finally:

@@ -46,6 +46,7 @@ include libprof/module.mk
 include analyses/module.mk
 include feedback/module.mk
 include cli/module.mk
+-include cgi/module.mk
 -include compiler-plugins/module.mk
 include tests/module.mk
 include bench/module.mk

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxpath.h"
 #include "display.h"
 
 /* The measures shown, in order, with their JSON stems and units. */
@@ -85,6 +86,32 @@ static char *str(struct build *b, const char *fmt, ...)
 	va_end(ap);
 	if (s)
 		dp->strs[dp->nstrs++] = s;
+	return s;
+}
+
+/* s (malloc'd, may be NULL) becomes the display's; NULL when s is NULL or
+ * out of memory (then freed). */
+static char *adopt(struct build *b, char *s)
+{
+	struct dpa_display *dp = b->dp;
+
+	if (!s) {
+		b->failed = true;
+		return NULL;
+	}
+	if (dp->nstrs == dp->capstrs) {
+		uint32_t cap = dp->capstrs ? 2 * dp->capstrs : 64;
+		char **v = realloc(dp->strs, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			b->failed = true;
+			return NULL;
+		}
+		dp->strs = v;
+		dp->capstrs = cap;
+	}
+	dp->strs[dp->nstrs++] = s;
 	return s;
 }
 
@@ -453,6 +480,8 @@ static void proc(struct build *b)
 	col(b, "clique", "clique", DPA_UNIT_PLAIN, 0);
 	cost_cols(b, false);
 	ps_cols(b, "caller", "called from");
+	col(b, "via_css", "via", DPA_UNIT_PLAIN, DPA_COL_NOTEXT);
+	col(b, "context", "context (the call sites that tell it apart)", DPA_UNIT_PLAIN, DPA_COL_LEFT);
 	for (uint32_t i = 0; i < ctx->n; i++) {
 		const struct dpa_report_row *w = &ctx->row[i];
 
@@ -462,6 +491,8 @@ static void proc(struct build *b)
 		put_u(b, w->clique);
 		cost_cells(b, w, false);
 		ps_cells(b, w->other_ps);
+		put_id(b, w->css);
+		put_s(b, adopt(b, dpa_ctx_suffix(b->r->d, w->pd, w->count)));
 	}
 	ranked_total(b, ctx);
 

@@ -108,7 +108,25 @@ struct dpa_html_site {
 	bool recursion;         /* recursion.html exists */
 	uint32_t max_rows;      /* > 0: a list shows at most this many rows, the
 				 * largest by its "pct" column (else the first) */
+	/* When set, links come from href instead (proc_page, clique_page
+	 * unused): it writes the URL for a cell naming a procedure (kind
+	 * DPA_LINK_PS, id its ps), a clique (DPA_LINK_CLIQUE) or a call site
+	 * (DPA_LINK_CSS) into buf[n] and returns true, or returns false for
+	 * no link. row: the table's row (for tables whose rows are contexts). */
+	bool (*href)(void *ctx, const struct dpa_display *dp, const struct dpa_table *t,
+		     uint32_t row, int kind, uint64_t id, char *buf, size_t n);
+	void *href_ctx;
+	bool sortable;          /* lists get data-sort headings (the page's script sorts) */
 };
+
+enum { DPA_LINK_PS = 1, DPA_LINK_CLIQUE = 2, DPA_LINK_CSS = 3, DPA_LINK_PD = 4 };
+
+/* The tables of *dp as HTML (what dpa_render_html puts between the title
+ * and the end), headings at level h. For pages built around them. */
+void dpa_render_html_tables(const struct dpa_display *dp, const struct dpa_html_site *site,
+			    FILE *f, int h);
+/* s escaped as HTML text or attribute value (render_html.c's rules). */
+void dpa_html_escape(FILE *f, const char *s);
 
 /* The rows a list shows at most on a page of a site (dpa_html_site_write). */
 #define DPA_HTML_SITE_ROWS 1000

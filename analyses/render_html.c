@@ -19,6 +19,7 @@
 #include "utf8.h"
 
 #define CELL 160
+#define HREF 2048
 
 /* ================================================================
  * Escaping and units
@@ -74,7 +75,7 @@ static bool raw_cell(const struct dpa_cell *x, char *buf)
  * Links between the pages of a site
  * ================================================================ */
 
-enum link_kind { L_NONE, L_PS, L_CLIQUE, L_CSS };
+enum link_kind { L_NONE, L_PS, L_CLIQUE, L_CSS, L_PD };
 
 /* How column c of t links: which kind of page, and the column with the id. */
 static enum link_kind col_link(const struct dpa_table *t, int c, int *src)
@@ -100,6 +101,12 @@ static enum link_kind col_link(const struct dpa_table *t, int c, int *src)
 		*src = c;
 		return L_CSS;
 	}
+	if (!strcmp(k, "context"))
+		for (int i = 0; i < t->ncol; i++)
+			if (!strcmp(t->col[i].key, "pd")) {
+				*src = i;
+				return L_PD;
+			}
 	if (!strcmp(k, "site_location"))
 		for (int i = 0; i < t->ncol; i++)
 			if (!strcmp(t->col[i].key, "css")) {
@@ -109,16 +116,22 @@ static enum link_kind col_link(const struct dpa_table *t, int c, int *src)
 	return L_NONE;
 }
 
-/* The page (href, into buf[CELL]) cell x links to, or false when none. */
+/* The page (href, into buf[HREF]) cell x links to, or false when none. */
 static bool link_of(const struct dpa_html_site *site, enum link_kind k, const struct dpa_cell *x,
-		    char *buf)
+		    char *buf, const struct dpa_display *dp, const struct dpa_table *t, uint32_t r)
 {
 	const struct dpa_profile *p = site ? site->p : NULL;
 	uint64_t id;
 
-	if (!p || k == L_NONE || x->type != DPA_CELL_UINT)
+	if (site && site->href && k == L_PD && x->type == DPA_CELL_UINT)
+		return site->href(site->href_ctx, dp, t, r, DPA_LINK_PD, x->v.u, buf, HREF);
+	if (!p || k == L_NONE || k == L_PD || x->type != DPA_CELL_UINT)
 		return false;
 	id = x->v.u;
+	if (site->href)
+		return site->href(site->href_ctx, dp, t, r,
+				  k == L_PS ? DPA_LINK_PS : k == L_CLIQUE ? DPA_LINK_CLIQUE : DPA_LINK_CSS,
+				  id, buf, HREF);
 	switch (k) {
 	case L_PS:
 		if (!id || id > p->n_ps || !site->proc_page[id])
@@ -226,10 +239,10 @@ static void cell(FILE *f, const struct dpa_display *dp, const struct dpa_html_si
 {
 	const struct dpa_column *col = &t->col[c];
 	const struct dpa_cell *x = &t->cell[(size_t)r * t->ncol + c];
-	char shown[CELL], raw[CELL], href[CELL];
+	char shown[CELL], raw[CELL], href[HREF];
 	int src = c;
 	enum link_kind lk = col_link(t, c, &src);
-	bool linked = link_of(site, lk, &t->cell[(size_t)r * t->ncol + src], href);
+	bool linked = link_of(site, lk, &t->cell[(size_t)r * t->ncol + src], href, dp, t, r);
 
 	if (x->type != DPA_CELL_STR)
 		dpa_fmt_cell(dp, col, x, shown, CELL);
@@ -388,7 +401,8 @@ static void horizontal(FILE *f, const struct dpa_display *dp, const struct dpa_h
 	for (int c = 0; c < t->ncol; c++) {
 		if (t->col[c].flags & DPA_COL_NOTEXT)
 			continue;
-		fprintf(f, "<th class=\"%s\" data-col=\"", t->col[c].flags & DPA_COL_LEFT ? "l" : "n");
+		fprintf(f, "<th class=\"%s\"%s data-col=\"", t->col[c].flags & DPA_COL_LEFT ? "l" : "n",
+			site && site->sortable ? " data-sort=\"1\" title=\"click to sort\"" : "");
 		esc(f, t->col[c].key);
 		fputs("\">", f);
 		esc(f, t->col[c].head);
@@ -423,6 +437,17 @@ static void tables(FILE *f, const struct dpa_display *dp, const struct dpa_html_
 		else
 			horizontal(f, dp, site, &dp->tab[i], h);
 	}
+}
+
+void dpa_render_html_tables(const struct dpa_display *dp, const struct dpa_html_site *site,
+			    FILE *f, int h)
+{
+	tables(f, dp, site, h);
+}
+
+void dpa_html_escape(FILE *f, const char *s)
+{
+	esc(f, s);
 }
 
 int dpa_render_html(const struct dpa_display *dp, const struct dpa_html_site *site, FILE *f)

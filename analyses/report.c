@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxpath.h"
 #include "names.h"
 #include "report.h"
 
@@ -431,7 +432,9 @@ static int group_sites(struct dpa_report *r, struct dpa_report_section *s,
 }
 
 /* proc NAME: self = the procedure(s) summed; "contexts": each pd (pd,
- * clique, other_ps = its main caller); "call_sites": each (css of the
+ * clique, other_ps = its main caller, csd = the call it is named through
+ * (dpa_ctx_parent) and css its site, count = how many call sites of its
+ * path tell it apart from the others (dpa_ctx_distinguish)); "call_sites": each (css of the
  * procedure, callee ps) with the csds through it summed (count = csds). */
 static int proc(struct dpa_report *r, struct dpa_error *err)
 {
@@ -454,22 +457,55 @@ static int proc(struct dpa_report *r, struct dpa_error *err)
 	r->self.calls = r->self.c.own[DPA_CALLS];
 	ctx = new_section(r, "contexts");
 	keep_init(r, &kc);
-	for (uint32_t k = 1; k <= p->n_pd; k++) {
-		struct dpa_report_row w;
+	/* every context told apart: how many call sites of its path, nearest
+	 * first, no other context of the procedure shares */
+	uint32_t npd = 0, *pds = malloc(((size_t)p->n_pd + 1) * sizeof(*pds)), *depth;
 
-		if (!mark[p->pd[k].ps])
-			continue;
+	if (!pds)
+		goto fail;
+	for (uint32_t k = 1; k <= p->n_pd; k++)
+		if (mark[p->pd[k].ps])
+			pds[npd++] = k;
+	depth = malloc(((size_t)npd + 1) * sizeof(*depth));
+	if (!depth || dpa_ctx_distinguish(r->d, pds, npd, depth) < 0) {
+		free(depth);
+		free(pds);
+		goto fail;
+	}
+	for (uint32_t i = 0; i < npd; i++) {
+		struct dpa_report_row w;
+		uint32_t k = pds[i];
+
 		memset(&w, 0, sizeof(w));
 		w.pd = k;
 		w.ps = p->pd[k].ps;
 		w.clique = dpa_clique_of(&r->d->cl, k);
 		w.other_ps = main_caller(r->d, k);
+		w.csd = dpa_ctx_parent(r->d, k);
+		w.css = w.csd ? p->csd[w.csd].css : 0;
+		w.count = depth[i];
+		/* the value it is ranked by first: most contexts of a procedure
+		 * with 10^5 of them go no further */
+		if (r->o.total)
+			w.c.total[r->o.sort] = dpa_deep_pd_total(r->d, k, r->o.sort);
+		else
+			w.c.own[r->o.sort] = dpa_deep_pd_own(r->d, k, r->o.sort);
+		w.calls = r->o.per_call ? dpa_deep_pd_own(r->d, k, DPA_CALLS) : 0;
+		if (keep_cannot_enter(r, ctx, &kc, &w)) {
+			r->self.count++;
+			continue;
+		}
 		pd_costs(r->d, k, &w.c);
 		w.calls = w.c.own[DPA_CALLS];
-		if (keep_row(r, ctx, &kc, &w) < 0)
+		if (keep_row(r, ctx, &kc, &w) < 0) {
+			free(depth);
+			free(pds);
 			goto fail;
+		}
 		r->self.count++;
 	}
+	free(depth);
+	free(pds);
 	keep_finish(r, ctx, &kc);
 	sites = new_section(r, "call_sites");
 	keys = malloc(((size_t)p->n_csd + 1) * sizeof(*keys));

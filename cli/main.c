@@ -47,6 +47,8 @@ static const struct subcmd subcmds[] = {
 	{ "export", cmd_export, "write a profile as folded stacks, callgrind or speedscope", NULL },
 	{ "feedback", cmd_feedback, "parallelism candidates, variable use, recursion, hot/cold code as a feedback file", NULL },
 	{ "calibrate", cmd_calibrate, "measure this machine's OpenMP task overheads for feedback", NULL },
+	{ "serve", cmd_serve, "browse a profile (and a diff) in a web browser", NULL },
+	{ "test-pages", cmd_test_pages, "render every page `serve` can show, failing on any error", NULL },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))

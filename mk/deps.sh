@@ -29,17 +29,22 @@ set -eu
 # installs no recommends).
 # libraries: msgpack-c (Deep.data, feedback files), libdeflate (the crc32 of
 # every file the tools read and write, several times zlib's speed), jansson
-# (JSON), elfutils (symbols), CUnit (unit tests). (libunwind-dev is for
+# (JSON), elfutils (symbols), CUnit (unit tests), libmicrohttpd (the HTTP
+# server of `deepprof serve`). (libunwind-dev is for
 # `deepprof record`'s sampling, DESIGN.md: add it back with the code that
 # includes <libunwind.h>; nothing uses it yet.)
 # tools: valgrind (memory checks; callgrind for the cross-check), python3 +
 # jsonschema (schema tests) + msgpack (the fuzz, progrep and feedback suites
 # read and write MessagePack), dpkg-dev and what unpacks a Debian source
 # package (bzip2, xz-utils, patch): the cross-check (part of `make check`)
-# and the benchmarks build bzip2 and zlib from `apt-get source`.
+# and the benchmarks build bzip2 and zlib from `apt-get source`. chromium and
+# python3-websocket: the serve suite's browser test (tests/serve/browser.py)
+# drives headless chromium over its DevTools protocol, a websocket.
+# lighttpd: the web server the cgi suite (tests/cgi) runs deepprof-cgi
+# under, with its mod_cgi, as a user's web server would.
 core="gcc libc6-dev g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
-libdeflate-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
-python3-jsonschema python3-msgpack dpkg-dev bzip2 xz-utils patch"
+libdeflate-dev libcunit1-dev libmicrohttpd-dev gcc-12-plugin-dev valgrind python3
+python3-jsonschema python3-msgpack python3-websocket chromium dpkg-dev bzip2 xz-utils patch lighttpd"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
 # (above); binutils has size (the text size of each build). (Its gprof is not
 # run: bench's gprof column times the -pg build.)

@@ -11,6 +11,8 @@ include tests/xcheck/xcheck.mk
 -include tests/plugin/plugin.mk
 -include tests/reports/reports.mk
 -include tests/html/html.mk
+-include tests/serve/serve.mk
+-include tests/cgi/cgi.mk
 -include tests/exports/exports.mk
 -include tests/plugin-rt/plugin-rt.mk
 -include tests/omp/omp.mk

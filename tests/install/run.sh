@@ -109,11 +109,11 @@ else
 fi
 
 missing=
-for f in bin/deepprof lib/libprof.a lib/libprof.so include/deepprof.h lib/pkgconfig/libprof.pc; do
+for f in bin/deepprof bin/deepprof-cgi lib/libprof.a lib/libprof.so include/deepprof.h lib/pkgconfig/libprof.pc; do
 	[ -f "$prefix/$f" ] || missing="$missing $f"
 done
 if [ -z "$missing" ]; then
-	ok "installed: bin/deepprof, libprof.a, libprof.so, deepprof.h, libprof.pc"
+	ok "installed: bin/deepprof, bin/deepprof-cgi, libprof.a, libprof.so, deepprof.h, libprof.pc"
 else
 	fail "not installed:$missing"
 fi

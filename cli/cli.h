@@ -46,6 +46,7 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_feedback(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* The usage text of subcommand `name` (several lines), or NULL. */
 const char *dp_cmd_usage(const char *name);

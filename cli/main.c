@@ -47,6 +47,7 @@ static const struct subcmd subcmds[] = {
 	{ "export", cmd_export, "write a profile as folded stacks, callgrind or speedscope", NULL },
 	{ "feedback", cmd_feedback, "parallelism candidates, variable use, recursion, hot/cold code as a feedback file", NULL },
 	{ "calibrate", cmd_calibrate, "measure this machine's OpenMP task overheads for feedback", NULL },
+	{ "record", cmd_record, "sample an unmodified program's calling contexts (libunwind)", NULL },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))

@@ -29,16 +29,16 @@ set -eu
 # installs no recommends).
 # libraries: msgpack-c (Deep.data, feedback files), libdeflate (the crc32 of
 # every file the tools read and write, several times zlib's speed), jansson
-# (JSON), elfutils (symbols), CUnit (unit tests). (libunwind-dev is for
-# `deepprof record`'s sampling, DESIGN.md: add it back with the code that
-# includes <libunwind.h>; nothing uses it yet.)
+# (JSON), elfutils (symbols), CUnit (unit tests), libunwind-dev (libprof/record.c
+# includes <libunwind.h>: `deepprof record` unwinds each sampled stack; its
+# libunwind8 is dlopen'ed at run time).
 # tools: valgrind (memory checks; callgrind for the cross-check), python3 +
 # jsonschema (schema tests) + msgpack (the fuzz, progrep and feedback suites
 # read and write MessagePack), dpkg-dev and what unpacks a Debian source
 # package (bzip2, xz-utils, patch): the cross-check (part of `make check`)
 # and the benchmarks build bzip2 and zlib from `apt-get source`.
 core="gcc libc6-dev g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
-libdeflate-dev libcunit1-dev gcc-12-plugin-dev valgrind python3
+libdeflate-dev libcunit1-dev libunwind-dev gcc-12-plugin-dev valgrind python3
 python3-jsonschema python3-msgpack dpkg-dev bzip2 xz-utils patch"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
 # (above); binutils has size (the text size of each build). (Its gprof is not

@@ -750,7 +750,8 @@ static int read_header(struct reader *r, const msgpack_object *o)
 		if (read_sampled(r, m) < 0)
 			return -1;
 	} else if (strcmp(r->p->hdr.clock, "calls") && strcmp(r->p->hdr.clock, "calls+loops")) {
-		return corrupt(r, "'clock' is \"%.40s\", not \"calls\", \"calls+loops\"%s", r->p->hdr.clock,
+		return corrupt(r, "'clock' is \"%.40s\", not \"calls\"%s \"calls+loops\"%s", r->p->hdr.clock,
+			       r->p->hdr.version >= 2 ? "," : " or",
 			       r->p->hdr.version >= 2 ? " or \"samples\"" : "");
 	}
 	if (read_inside(r, map_get(m, "inside_samples"), map_get(m, "inside")) < 0)

@@ -45,7 +45,8 @@ static const char record_usage[] =
 	"SIGPROF or starts ITIMER_PROF gets a warning and a mark in its profile.\n"
 	"\n"
 	"Exit status: PROG's own (128+N if signal N ended it); 2 bad usage, a\n"
-	"static or 32-bit PROG, or an output directory that cannot be written;\n"
+	"static, 32-bit or instrumented (libprof) PROG, or an output directory\n"
+	"that cannot be written;\n"
 	"126 PROG cannot be executed; 127 PROG not found; 1 the sampler is missing.\n";
 
 static pid_t child;
@@ -89,6 +90,35 @@ static char *find_prog(const char *prog)
 	return NULL;
 }
 
+/* Whether symbol table sh of the ELF file fd names libprof's entry points
+ * (-finstrument-functions' or the plugin's): such a program has a runtime
+ * of its own, and a second one preloaded would take its hooks over. */
+static bool uses_libprof(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
+{
+	static const char *const names[] = { "__cyg_profile_func_enter", "dp_register_tu" };
+	Elf64_Shdr strs;
+	bool found = false;
+
+	if (sh->sh_entsize != sizeof(Elf64_Sym) || sh->sh_link >= eh->e_shnum ||
+	    sh->sh_size > (64u << 20) ||
+	    pread(fd, &strs, sizeof strs, (off_t)(eh->e_shoff + (uint64_t)sh->sh_link * eh->e_shentsize))
+	    != (ssize_t)sizeof strs || strs.sh_size > (64u << 20))
+		return false;
+	Elf64_Sym *syms = malloc(sh->sh_size + 1);
+	char *str = malloc(strs.sh_size + 1);
+	if (syms && str && pread(fd, syms, sh->sh_size, (off_t)sh->sh_offset) == (ssize_t)sh->sh_size &&
+	    pread(fd, str, strs.sh_size, (off_t)strs.sh_offset) == (ssize_t)strs.sh_size) {
+		str[strs.sh_size] = 0;
+		for (size_t i = 0; i < sh->sh_size / sizeof *syms && !found; i++)
+			for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+				if (syms[i].st_name < strs.sh_size && !strcmp(str + syms[i].st_name, names[k]))
+					found = true;
+	}
+	free(syms);
+	free(str);
+	return found;
+}
+
 /*
  * Refuse what LD_PRELOAD cannot sample (a static or 32-bit ELF program),
  * and warn when PROG has no symbol table. Anything else that is not ELF
@@ -109,7 +139,7 @@ static void check_elf(const char *prog, const char *path)
 		close(fd);
 		die("record: %s is not an x86-64 program: the sampler cannot be preloaded into it", prog);
 	}
-	bool interp = false, symtab = false;
+	bool interp = false, symtab = false, instrumented = false;
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (ssize_t)sizeof ph)
@@ -123,8 +153,13 @@ static void check_elf(const char *prog, const char *path)
 			break;
 		if (sh.sh_type == SHT_SYMTAB)
 			symtab = true;
+		if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && !instrumented)
+			instrumented = uses_libprof(fd, &eh, &sh);
 	}
 	close(fd);
+	if (instrumented)
+		die("record: %s is an instrumented build (it calls libprof's hooks): run it "
+		    "without deepprof record, its own profile has the calls", prog);
 	if (!interp)
 		die("record: %s is statically linked: the sampler cannot be preloaded into it "
 		    "(link it dynamically, or build it with deepprof-cc)", prog);

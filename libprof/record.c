@@ -53,6 +53,7 @@ static struct {
 static struct dp_ps *trunc_ps;          /* "<truncated>", made at the first deep stack */
 static unsigned warned;                 /* enum dp_rec_flags already warned about */
 static char file_copy[4096];            /* $DEEPPROF_FILE, kept when it is unset */
+static bool following;                  /* --follow-exec: exec'd images are sampled too */
 /* Set while this thread runs libunwind (the tick handler, set-up): it masks
  * signals around its caches through sigprocmask, not the program's doing. */
 static __thread int in_tick __attribute__((tls_model("initial-exec")));
@@ -112,7 +113,8 @@ int dp_record_wanted(void)
 	const char *gen = getenv("DEEPPROF_RECORD_GEN");
 	dp_rt.rec_gen = gen ? (unsigned)strtoul(gen, NULL, 10) : 0;
 	const char *exec = getenv("DEEPPROF_RECORD_EXEC");
-	if (!exec || strcmp(exec, "1")) {
+	following = exec && !strcmp(exec, "1");
+	if (!following) {
 		const char *file = getenv("DEEPPROF_FILE");
 		if (file && strlen(file) < sizeof file_copy) {
 			strcpy(file_copy, file);
@@ -146,9 +148,10 @@ void dp_record_install(void)
 		       "(no samples)");
 		return;
 	}
-	/* cache the unwinder's per-thread state: no locks at a tick */
+	/* libunwind's cache of unwinding rules by address (its per-thread
+	 * cache is not built in Debian's; without a cache, a tick costs ms) */
 	in_tick = 1;
-	U.set_caching_policy(*U.local_as, UNW_CACHE_PER_THREAD);
+	U.set_caching_policy(*U.local_as, UNW_CACHE_GLOBAL);
 	in_tick = 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -406,6 +409,14 @@ DP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	static void *r;
 	int (*f)(int, const sigset_t *, sigset_t *) = real("sigprocmask", &r);
+	/* libunwind masks every signal around its global cache's lock, two
+	 * system calls a frame; in the tick handler (SIGPROF already blocked,
+	 * and no other handler here unwinds with libunwind) both are skipped */
+	if (in_tick) {
+		if (old)
+			sigemptyset(old);
+		return 0;
+	}
 	check_mask(how, set);
 	return f ? f(how, set, old) : (errno = ENOSYS, -1);
 }
@@ -442,12 +453,12 @@ void dp_record_check(void)
 /* ==== exec ================================================================= */
 
 /*
- * --follow-exec: before the program replaces itself, write its profile
- * (the exec'd image is profiled anew: it inherits the environment, and
- * its file name gets ".exec<N>"). Only the exec calls that go through
- * these entry points are seen (not execl, system or posix_spawn, which
- * glibc makes internally: their images are still profiled, under their
- * own pid's name).
+ * Before the program replaces itself, write its profile (an exec runs no
+ * destructor). With --follow-exec the exec'd image is profiled anew: it
+ * inherits the environment, and its file name gets ".exec<N>". Only the
+ * exec calls that go through these entry points are seen (not execl,
+ * system or posix_spawn, which glibc makes internally; with --follow-exec
+ * their images are still profiled, under their own pid's name).
  */
 static char **exec_env(char *const envp[], char *buf, size_t size)
 {
@@ -473,10 +484,10 @@ static char **exec_env(char *const envp[], char *buf, size_t size)
 
 static char **before_exec(char *const envp[], char *buf, size_t size)
 {
-	if (!dp_rt.sampling || !getenv("DEEPPROF_RECORD"))
-		return (char **)envp;       /* not following execs */
+	if (!dp_rt.sampling)
+		return (char **)envp;
 	dp_write_profile(NULL, false, false);
-	return exec_env(envp, buf, size);
+	return following ? exec_env(envp, buf, size) : (char **)envp;
 }
 
 extern char **environ;

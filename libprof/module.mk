@@ -39,11 +39,14 @@ $(LIBPROF_SO): $(LIBPROF_PICS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(SAN_PROF) -Wl,-soname,libprof.so -o $@ $^ $(LIBPROF_LIBS_PRIVATE)
 
-# libprof-record.so: the whole runtime plus record.c, for LD_PRELOAD into
-# an unmodified program (cli/cmd_record.c finds it as ../lib/ from deepprof).
+# libprof-record.so: the runtime plus record.c, for LD_PRELOAD into an
+# unmodified program (cli/cmd_record.c finds it as ../lib/ from deepprof);
+# without alloc.c and omp.c, whose malloc and GOMP_* wrappers would add
+# frames and cost to every sampled program (record.c stubs dp_alloc_link).
 LIBPROF_REC_SO := $(LIB_DIR)/libprof-record.so
+LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o,$(LIBPROF_PICS)) $(OBJ_DIR)/libprof/pic/record.o
 all: $(LIBPROF_REC_SO)
-$(LIBPROF_REC_SO): $(LIBPROF_PICS) $(OBJ_DIR)/libprof/pic/record.o
+$(LIBPROF_REC_SO): $(LIBPROF_REC_PICS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(SAN_PROF) -Wl,-soname,libprof-record.so -Wl,-z,defs -o $@ $^ \
 		$(LIBPROF_LIBS_PRIVATE) -ldl

@@ -171,6 +171,13 @@ int dp_record_thread(struct dp_thread *t)
 	return t->rec ? 0 : -1;
 }
 
+/* Sampling does not interpose malloc (alloc.c is not in libprof-record.so:
+ * its wrappers would be frames and cost in every sample); runtime init
+ * still names this. */
+void dp_alloc_link(void)
+{
+}
+
 /* ==== the tick ============================================================= */
 
 /*

@@ -41,9 +41,11 @@ core="gcc libc6-dev g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev 
 libdeflate-dev libcunit1-dev libunwind-dev gcc-12-plugin-dev valgrind python3
 python3-jsonschema python3-msgpack dpkg-dev bzip2 xz-utils patch"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
-# (above); binutils has size (the text size of each build). (Its gprof is not
-# run: bench's gprof column times the -pg build.)
-bench="binutils"
+# (above); binutils has size (the text size of each build) and gprofng
+# (bench/record.py times `gprofng collect app` beside deepprof record). (Its
+# gprof is not run: bench's gprof column times the -pg build.) linux-perf:
+# bench/record.py compares deepprof record with `perf record -e cpu-clock`.
+bench="binutils linux-perf"
 # Packages that nothing in the tree runs, includes, links or imports itself
 # (tests/deps reads these lines: "# why PACKAGE: reason"):
 # why bzip2: dpkg-source runs it to unpack bzip2's .debian.tar.bz2 (the source the cross-check fetches)

@@ -9,7 +9,9 @@ instrumented build sees a libc call: its caller's time) against the tick
 shares of the program's -finstrument-functions + libprof build. Target: every
 difference within TARGET_PP percentage points.
 
-Overhead: CPU seconds (user+sys of the child and what it waited for, from
+Overhead: the sampler's own share of the recorded run's CPU, as perf sees
+it (libunwind and libprof-record.so: what the machine's noise cannot hide);
+then CPU seconds (user+sys of the child and what it waited for, from
 wait4) of the plain run, under deepprof record (default frequency), under
 perf record -g and under gprofng collect app, RUNS rounds interleaved; the
 ratio of the least of each to plain's least. Target: deepprof record within TARGET_X of plain.
@@ -125,7 +127,13 @@ def learn_aliases(paths):
 
 
 def canon(name):
-    return ALIASES.get(name, name)
+    name = ALIASES.get(name, name)
+    # glibc's memcpy and memmove variants share their code (and address);
+    # without libc's local symbols nm cannot say so, and libdw and perf
+    # pick one name each
+    if name.startswith("__memmove_"):
+        name = "__memcpy_" + name[len("__memmove_"):]
+    return name
 
 
 def self_shares(j, fold=False):
@@ -238,6 +246,18 @@ def run(a):
             lines, "self time charged to the program's own frames: record vs the instrumented "
             "build's ticks", folded, theirs, "instr")))
 
+        if not perf_err:
+            # the sampler's own cost, free of the machine's noise: perf's
+            # share of the recorded run in libunwind and libprof-record.so
+            pd = os.path.join(a.dir, name + ".cost.perf")
+            sh(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "-o", pd, "--", a.deepprof,
+                "record", "-o", os.path.join(a.dir, name + ".c.data"), plain] + time_args)
+            r = sh(["perf", "report", "-i", pd, "--stdio", "--no-children", "-q", "--sort", "dso"],
+                   out=subprocess.PIPE)
+            cost = sum(float(ln.split()[0][:-1]) for ln in r.stdout.splitlines()
+                       if len(ln.split()) == 2 and ln.split()[1].startswith(("libunwind", "libprof-record")))
+            lines.append("  sampler's own CPU under deepprof record (perf: libunwind + libprof-record.so): "
+                         "%.2f%%" % cost)
         variants = [("plain", [plain] + time_args),
                     ("record", [a.deepprof, "record", "-o", os.path.join(a.dir, name + ".t.data"), plain]
                      + time_args)]

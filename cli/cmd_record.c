@@ -281,6 +281,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (access(path, X_OK) != 0) {
 		fprintf(stderr, "%s: record: %s: %s\n", dp_progname, prog, strerror(errno));
+		free(path);
 		return 126;
 	}
 	check_elf(prog, path);
@@ -338,8 +339,11 @@ int cmd_record(int argc, char **argv)
 	int rc;
 	if (WIFEXITED(status)) {
 		rc = WEXITSTATUS(status);
-		if ((rc == 126 || rc == 127) && access(file, F_OK) != 0)
+		if ((rc == 126 || rc == 127) && access(file, F_OK) != 0) {
+			free(path);
+			free(lib);
 			return rc;      /* the exec failed: the child said why */
+		}
 	} else {
 		rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : DP_EXIT_FAIL;
 	}

@@ -210,11 +210,11 @@ static bool modules_cover(uint32_t n_ps, uint32_t n_css)
 		return false;
 	struct dp_ps *ps = DP_LOAD_ACQ(&dp_rt.ps_head);
 	for (uint32_t i = 0; i < n_ps && ps; i++, ps = DP_LOAD_ACQ(&ps->next))
-		if (ps->kind != DP_PS_SYNTH && ps->kind != DP_PS_EXTERNAL && !module_of(ps->fn, &off))
+		if (ps->kind != DP_PS_SYNTH && ps->kind != DP_PS_EXTERNAL && ps->fn && !module_of(ps->fn, &off))
 			return false;
 	struct dp_css *c = DP_LOAD_ACQ(&dp_rt.css_head);
 	for (uint32_t i = 0; i < n_css && c; i++, c = DP_LOAD_ACQ(&c->next))
-		if (!module_of(c->site, &off))
+		if (c->site && !module_of(c->site, &off))   /* (0: a sampled stack's outermost frame) */
 			return false;
 	return true;
 }

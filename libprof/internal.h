@@ -364,6 +364,8 @@ struct dp_runtime {
 	uint64_t rec_truncated;     /* atomic: ticks whose stack was deeper than the bound */
 	uint64_t rec_failed;        /* atomic: ticks whose stack could not be unwound at all */
 	unsigned rec_gen;           /* how many execs since `deepprof record` started the program */
+	uint32_t unwind;            /* $DEEPPROF_UNWIND=1 (timer.c): a tick in uninstrumented code
+	                               goes to its frames below the innermost instrumented one */
 	pid_t rec_root;             /* the pid `deepprof record` started */
 };
 
@@ -544,6 +546,28 @@ void dp_record_install(void) __attribute__((weak));
 int dp_record_thread(struct dp_thread *t) __attribute__((weak));
 /* At a write: notice a SIGPROF handler replaced behind the sampler's back. */
 void dp_record_check(void) __attribute__((weak));
+
+/* unwind.c: libunwind, dlopen'ed. dp_unwind_init loads it (once, outside
+ * any handler; -1 after a "deepprof: WHO cannot load ..." line when it is
+ * missing); dp_unwind walks a signal context's stack (see unwind.c). */
+struct dp_uframe {
+	uintptr_t ip;               /* the interrupted pc (frame 0) or a return address */
+	uintptr_t fn;               /* the entry of the function holding ip; 0: unknown */
+};
+int dp_unwind_init(const char *who);
+int dp_unwind(void *uc, struct dp_uframe *out, int max, bool *deeper);
+
+/* graph.c: the csd of a call from path[n-1] (path[0 .. n): the pds of a
+ * sampled context, outermost first) through return address site into the
+ * function at fn (ps known, or found by fn), made if new with recursion
+ * folded along path. Its table key is site | tag: a tag keeps csds of
+ * sampled frames apart from the hooks' (DP_SITE_SAMPLED). NULL: out of
+ * memory. The caller has t busy. */
+#define DP_SITE_SAMPLED (1ull << 63)
+/* The ps of entry address fn, or NULL (never makes one). */
+struct dp_ps *dp_graph_ps_find(uintptr_t fn);
+struct dp_csd *dp_graph_sample_step(struct dp_thread *t, struct dp_pd *const *path, int n,
+				    uintptr_t site, uintptr_t fn, struct dp_ps *known, uintptr_t tag);
 
 /* timer.c */
 void dp_timer_install(void);

@@ -5,7 +5,6 @@
  * context, folded into the same ps/css/pd/csd graph instrumented runs build.
  * Linked only into libprof-record.so (libunwind). Part of deepprof's libprof. MIT licence.
  */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -13,42 +12,20 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/time.h>
-#include <libunwind.h>
 #include "internal.h"
 
 /* The deepest stack a tick unwinds; a deeper one keeps its innermost
  * REC_DEPTH frames, hung from the synthetic "<truncated>" procedure. */
 #define REC_DEPTH 1024
 
-/* One frame of an unwound stack: where it is (the interrupted pc for the
- * innermost frame, else a return address) and its function's entry. */
-struct rec_frame {
-	uintptr_t ip, fn;
-};
 
 /* A thread's tick scratch (t->rec), written only by its tick handler. */
 struct rec_buf {
-	struct rec_frame f[REC_DEPTH];
+	struct dp_uframe f[REC_DEPTH];
 	struct dp_pd *path[REC_DEPTH + 2];  /* the pds of the context, root first */
 };
 
 /* --- private state --- */
-
-/*
- * libunwind, opened RTLD_LOCAL at install: linked normally, libunwind.so.8
- * would put its own _Unwind_* (the C++ exception ABI) ahead of libgcc_s's
- * in the program's global scope.
- */
-static struct {
-	int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
-	int (*step)(unw_cursor_t *);
-	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
-	int (*get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
-	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
-	unw_addr_space_t *local_as;
-} U;
-#define STR_(x) #x
-#define STR(x) STR_(x)      /* the name a libunwind macro stands for: _ULx86_64_step */
 
 static struct dp_ps *trunc_ps;          /* "<truncated>", made at the first deep stack */
 static unsigned warned;                 /* enum dp_rec_flags already warned about */
@@ -132,27 +109,13 @@ int dp_record_wanted(void)
 
 void dp_record_install(void)
 {
-	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-	if (lib) {
-		U.init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))dlsym(lib, STR(unw_init_local2));
-		U.step = (int (*)(unw_cursor_t *))dlsym(lib, STR(unw_step));
-		U.get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(lib, STR(unw_get_reg));
-		U.get_proc_info = (int (*)(unw_cursor_t *, unw_proc_info_t *))dlsym(lib, STR(unw_get_proc_info));
-		U.set_caching_policy = (int (*)(unw_addr_space_t, unw_caching_policy_t))
-			dlsym(lib, STR(unw_set_caching_policy));
-		U.local_as = dlsym(lib, STR(unw_local_addr_space));
-	}
-	if (!U.init_local2 || !U.step || !U.get_reg || !U.get_proc_info || !U.set_caching_policy ||
-	    !U.local_as) {
-		dp_log("record: cannot load libunwind.so.8:", lib ? "a symbol is missing" : dlerror(),
-		       "(no samples)");
+	in_tick = 1;            /* libunwind's set-up masks signals: not the program */
+	int ok = dp_unwind_init("record:");
+	in_tick = 0;
+	if (ok < 0) {
+		dp_log("record: no samples", NULL, NULL);
 		return;
 	}
-	/* libunwind's cache of unwinding rules by address (its per-thread
-	 * cache is not built in Debian's; without a cache, a tick costs ms) */
-	in_tick = 1;
-	U.set_caching_policy(*U.local_as, UNW_CACHE_GLOBAL);
-	in_tick = 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_tick;
@@ -173,8 +136,9 @@ int dp_record_thread(struct dp_thread *t)
 
 /* Sampling does not interpose malloc (alloc.c is not in libprof-record.so:
  * its wrappers would be frames and cost in every sample); runtime init
- * still names this. */
-void dp_alloc_link(void)
+ * still names this. Weak: a build of every libprof file (tests/e2e t030)
+ * has alloc.c's. */
+__attribute__((weak)) void dp_alloc_link(void)
 {
 }
 
@@ -196,30 +160,14 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	struct dp_thread *t = dp_self;
 	if (!t)
 		goto out;
-	if (t->h->stop || !t->rec || !U.step) {
+	if (t->h->stop || !t->rec) {
 		t->outside.ticks++;
 		goto out;
 	}
 	struct rec_buf *b = t->rec;
+	bool truncated;
 	in_tick = 1;
-	unw_cursor_t cur;
-	int n = 0;
-	bool truncated = false;
-	if (U.init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
-		do {
-			unw_word_t ip;
-			unw_proc_info_t pi;
-			if (U.get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
-				break;
-			if (n == REC_DEPTH) {
-				truncated = true;
-				break;
-			}
-			b->f[n].ip = ip;
-			b->f[n].fn = U.get_proc_info(&cur, &pi) == 0 ? pi.start_ip : 0;
-			n++;
-		} while (U.step(&cur) > 0);
-	}
+	int n = dp_unwind(uc, b->f, REC_DEPTH, &truncated);
 	in_tick = 0;
 	if (!n) {
 		DP_ADD(&dp_rt.rec_failed, 1);
@@ -233,59 +181,6 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	dp_busy_off(t);
 out:
 	errno = saved_errno;
-}
-
-/* The outermost pd of ps among the first n of path, or NULL: recursion
- * folding, as for a call (a procedure active in the context reuses its
- * outermost activation's pd). */
-static struct dp_pd *active(struct dp_pd *const *path, int n, const struct dp_ps *ps)
-{
-	for (int i = 0; i < n; i++)
-		if (path[i]->ps == ps)
-			return path[i];
-	return NULL;
-}
-
-/* The csd of a call from pd (path[0 .. n) its context, pd last) through
- * return address site into the function at fn, made if new. NULL when out
- * of memory. */
-static struct dp_csd *step(struct dp_thread *t, struct dp_pd *const *path, int n, uintptr_t site,
-			   uintptr_t fn, struct dp_ps *known)
-{
-	struct dp_pd *pd = path[n - 1];
-	struct dp_csd *c = dp_graph_tab_find(pd, site, fn);
-	if (c)
-		return c;
-	struct dp_ps *ps = known;
-	if (!ps) {
-		struct dp_ps init = { .kind = DP_PS_SAMPLED };
-		ps = dp_graph_ps_get(fn, &init);
-	}
-	/* the outermost frame has no caller of its own: a callback from the root */
-	struct dp_css cinit = { .kind = site && pd != t->root ? DP_CSS_DYNAMIC : DP_CSS_CALLBACK };
-	struct dp_css *css = ps ? dp_graph_css_get(site, pd->ps, &cinit) : NULL;
-	if (!css)
-		return NULL;
-	struct dp_pd *callee = active(path, n, ps);
-	bool made = !callee;
-	if (!callee && !(callee = dp_graph_pd_new(t, ps)))
-		return NULL;
-	if (!(c = dp_mem_thread(t, sizeof *c)))
-		return NULL;
-	if (made)
-		callee->parent = c;
-	c->site = site;
-	c->fn = fn;
-	c->callee = callee;
-	c->ctab = callee->tab;
-	c->cmask = callee->mask;
-	c->psi = ps->idx;
-	c->css = css;
-	c->caller = pd;
-	if (dp_graph_tab_insert(t, pd, c) < 0)
-		return NULL;
-	dp_graph_csd_publish(t, c);
-	return c;
 }
 
 /* Charge one tick to the context of frames b->f[0 .. n) (innermost first),
@@ -304,13 +199,13 @@ static void charge(struct dp_thread *t, struct rec_buf *b, int n, bool truncated
 			struct dp_ps init = { .kind = DP_PS_SYNTH, .name = "<truncated>" };
 			trunc_ps = dp_graph_ps_get(1, &init);   /* key 1: never a function's entry */
 		}
-		if (!trunc_ps || !(c = step(t, path, depth, 0, 1, trunc_ps)))
+		if (!trunc_ps || !(c = dp_graph_sample_step(t, path, depth, 0, 1, trunc_ps, 0)))
 			goto lost;
 		path[depth++] = c->callee;
 	}
 	for (int i = n - 1; i >= 0; i--) {
 		uintptr_t site = i == n - 1 ? 0 : b->f[i + 1].ip;
-		if (!(c = step(t, path, depth, site, b->f[i].fn, NULL)))
+		if (!(c = dp_graph_sample_step(t, path, depth, site, b->f[i].fn, NULL, 0)))
 			goto lost;
 		if (c->callee == c->caller)
 			c->inside++;

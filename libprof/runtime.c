@@ -131,6 +131,9 @@ static void runtime_init_once(void)
 	}
 	/* `deepprof record` (libprof-record.so only): ticks unwind the stack */
 	dp_rt.sampling = dp_record_wanted && dp_record_wanted();
+	const char *uw = getenv("DEEPPROF_UNWIND");
+	if (uw && !strcmp(uw, "1") && dp_rt.timer_hz && !dp_rt.sampling)
+		dp_rt.unwind = dp_unwind_init("DEEPPROF_UNWIND:") == 0;
 	if (dp_rt.timer_hz) {
 		if (dp_rt.sampling)
 			dp_record_install();
@@ -313,12 +316,12 @@ static void thread_key_dtor(void *arg)
 
 /* ==== fork ================================================================= */
 
-/* Sampling mode: a tick that lands while this thread holds dp_rt.lock must
- * not make nodes (record.c skips ticks on a busy thread). */
+/* Sampling mode and DEEPPROF_UNWIND: a tick that lands while this thread
+ * holds dp_rt.lock must not make nodes (their handlers skip a busy thread). */
 static void fork_busy(bool on)
 {
 	struct dp_thread *t = dp_self;
-	if (dp_rt.sampling && t && !(t->h->stop & DP_EXITED)) {
+	if ((dp_rt.sampling || dp_rt.unwind) && t && !(t->h->stop & DP_EXITED)) {
 		if (on)
 			dp_busy_on(t);
 		else

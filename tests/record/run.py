@@ -5,7 +5,9 @@
 shares of time where the work is known (a 3:1 split within a tolerance,
 and against the same program's instrumented profile), threads, fork,
 exec (with and without --follow-exec), SIGTERM/SIGINT, a program that
-takes SIGPROF away, reports that say "sampled", and bad input. Ends with
+takes SIGPROF away, reports that say "sampled", bad input; and an
+instrumented program run with DEEPPROF_UNWIND=1, whose ticks in libc go to
+libc's frames under the right csd. Ends with
 "record: N passed, N failed"; exits 1 if any test failed.
 
     run.py --build BUILD_DIR [--cflags FLAGS] [TEST...]
@@ -420,8 +422,44 @@ def t_bad(s):
     one_line(r, "without writing its profile", "killed program")
 
 
+def t_unwind(s):
+    """An instrumented program with DEEPPROF_UNWIND=1: ticks in libc go to
+    libc's frames under the instrumented caller (external sites, no calls),
+    recursion in libc folded; without it, nothing of the kind."""
+    exe = s.cc("s-libc.c", "libc-inst", ["-finstrument-functions"], [os.path.join(s.lib, "libprof.a")])
+    for unwind in ("1", None):
+        env = {"DEEPPROF_FILE": s.path("u.data")}
+        if unwind:
+            env["DEEPPROF_UNWIND"] = unwind
+        r = dptest.run([exe], cwd=s.dir, env=env)
+        eq(r.returncode, 0, "the instrumented run: " + r.stderr)
+        j = json.loads(dptest.run([s.deepprof, "dump", "--json", s.path("u.data")]).stdout)
+        p = Profile(j, "u.data")
+        eq((p.h["version"], p.h["clock"], p.h["lost"]), (1, "calls", 0), "an instrumented profile")
+        for c in p.csd:
+            eq(c["calls"], c["exits"] + c["nonlocal_exits"], "csd %d calls == exits + nonlocal" % c["id"])
+        eq(p.counts("main", "clear"), (1, 1, 0), "main -> clear")
+        sampled = [c for c in p.csd if c["calls"] == 0 and c["caller"] != "<root>"]
+        if not unwind:
+            eq(sampled, [], "no sampled frames without DEEPPROF_UNWIND")
+            continue
+        ms = [c for c in p.csds(caller="clear") if "memset" in (c["callee"] or "")]
+        check(ms and sum(c["ticks"] for c in ms) > 0, "clear -> memset has ticks")
+        for c in ms:
+            eq((c["calls"], p.css_of(c)["kind"]), (0, "external"), "clear -> %s: no calls, external" % c["callee"])
+        clear_own = p.one("main", "clear")["ticks"]
+        check(clear_own * 5 < sum(c["ticks"] for c in ms),
+              "clear's time is in memset (%d ticks) more than in clear itself (%d)"
+              % (sum(c["ticks"] for c in ms), clear_own))
+        check(len(p.pds("msort_with_tmp.part.0")) + len(p.pds("msort_with_tmp")) <= 2,
+              "qsort's merge sort recursion folded")
+        check(not any(c["callee"] == "cmp" and c["calls"] == 0 for c in p.csd),
+              "no sampled copy of the instrumented comparator")
+        eq(p.one("sorting", "cmp")["calls"], p.one("sorting", "cmp")["exits"], "cmp's calls")
+
+
 TESTS = [t_shares, t_frequency, t_vs_instrumented, t_recursion, t_threads, t_fork, t_exec,
-         t_signals, t_disturbed, t_bad]
+         t_signals, t_disturbed, t_bad, t_unwind]
 
 
 def main():

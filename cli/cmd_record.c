@@ -40,13 +40,16 @@ static const char record_usage[] =
 	"                   writes its own profile, FILE.execN after the Nth exec)\n"
 	"  -h, --help       show this help\n"
 	"\n"
+	"An instrumented PROG (-finstrument-functions or deepprof-cc) runs with its\n"
+	"own runtime instead, with DEEPPROF_UNWIND=1: exact calls, and its ticks\n"
+	"in uninstrumented code (libc) charged to those frames.\n"
+	"\n"
 	"Threads and forked children are sampled; SIGINT and SIGTERM still write\n"
 	"the profile. A program that installs its own SIGPROF handler, blocks\n"
 	"SIGPROF or starts ITIMER_PROF gets a warning and a mark in its profile.\n"
 	"\n"
 	"Exit status: PROG's own (128+N if signal N ended it); 2 bad usage, a\n"
-	"static, 32-bit or instrumented (libprof) PROG, or an output directory\n"
-	"that cannot be written;\n"
+	"static or 32-bit PROG, or an output directory that cannot be written;\n"
 	"126 PROG cannot be executed; 127 PROG not found; 1 the sampler is missing.\n";
 
 static pid_t child;
@@ -122,18 +125,20 @@ static bool uses_libprof(int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
 /*
  * Refuse what LD_PRELOAD cannot sample (a static or 32-bit ELF program),
  * and warn when PROG has no symbol table. Anything else that is not ELF
- * (a script) runs: its interpreter is sampled.
+ * (a script) runs: its interpreter is sampled. True: PROG is an
+ * instrumented build, with a runtime of its own (which a second one,
+ * preloaded, would fight): it runs with that runtime and DEEPPROF_UNWIND.
  */
-static void check_elf(const char *prog, const char *path)
+static bool check_elf(const char *prog, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;         /* execve will say */
+		return false;   /* execve will say */
 	Elf64_Ehdr eh;
 	bool elf = read(fd, &eh, sizeof eh) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG);
 	if (!elf) {
 		close(fd);
-		return;
+		return false;
 	}
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
 		close(fd);
@@ -157,15 +162,19 @@ static void check_elf(const char *prog, const char *path)
 			instrumented = uses_libprof(fd, &eh, &sh);
 	}
 	close(fd);
-	if (instrumented)
-		die("record: %s is an instrumented build (it calls libprof's hooks): run it "
-		    "without deepprof record, its own profile has the calls", prog);
+	if (instrumented) {
+		fprintf(stderr, "%s: record: %s is an instrumented build: it runs with its own "
+			"runtime (exact calls; ticks in uninstrumented code go to their frames)\n",
+			dp_progname, prog);
+		return true;
+	}
 	if (!interp)
 		die("record: %s is statically linked: the sampler cannot be preloaded into it "
 		    "(link it dynamically, or build it with deepprof-cc)", prog);
 	if (!symtab)
 		fprintf(stderr, "%s: record: warning: %s has no symbol table (stripped): its own "
 			"functions will show as addresses\n", dp_progname, prog);
+	return false;
 }
 
 /* The directory the profile goes to must take a new file: the program
@@ -284,9 +293,9 @@ int cmd_record(int argc, char **argv)
 		free(path);
 		return 126;
 	}
-	check_elf(prog, path);
+	bool instrumented = check_elf(prog, path);
 	check_output(out);
-	char *lib = sampler_path();
+	char *lib = instrumented ? NULL : sampler_path();
 
 	struct sigaction sa, ign, old_int, old_quit;
 	memset(&sa, 0, sizeof sa);
@@ -306,6 +315,13 @@ int cmd_record(int argc, char **argv)
 		snprintf(num, sizeof num, "%ld", (long)getpid());
 		setenv("DEEPPROF_RECORD_ROOT", num, 1);
 		setenv("DEEPPROF_FILE", out, 1);
+		if (instrumented) {
+			setenv("DEEPPROF_UNWIND", "1", 1);
+			execv(path, argv + i);
+			int e = errno;
+			fprintf(stderr, "%s: record: %s: %s\n", dp_progname, prog, strerror(e));
+			_exit(e == ENOENT ? 127 : 126);
+		}
 		setenv("DEEPPROF_RECORD", "1", 1);
 		unsetenv("DEEPPROF_RECORD_GEN");
 		if (follow)

@@ -3,11 +3,11 @@
  * unmodified program. Each tick of a thread's CPU timer unwinds the
  * interrupted stack with libunwind and charges the tick to that calling
  * context, folded into the same ps/css/pd/csd graph instrumented runs build.
- * Linked only into libprof-record.so (libunwind). Part of deepprof's libprof. MIT licence.
+ * Linked only into libprof-record.so; unwind.c has the unwinder.
+ * Part of deepprof's libprof. MIT licence.
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +17,6 @@
 /* The deepest stack a tick unwinds; a deeper one keeps its innermost
  * REC_DEPTH frames, hung from the synthetic "<truncated>" procedure. */
 #define REC_DEPTH 1024
-
 
 /* A thread's tick scratch (t->rec), written only by its tick handler. */
 struct rec_buf {
@@ -147,7 +146,8 @@ __attribute__((weak)) void dp_alloc_link(void)
 /*
  * A tick of the interrupted thread's CPU timer. Async-signal-safe: the
  * stack is unwound from the signal's ucontext into the thread's scratch
- * (libunwind local unwinding, per-thread cache, no malloc), at most
+ * (dp_unwind: libunwind's local unwinder, no malloc; the signal masking
+ * around its cache lock is skipped, see sigprocmask below), at most
  * REC_DEPTH frames; charge() then walks the graph. New nodes come from
  * the thread's mmap'ed arena, global ones under dp_rt.lock, which this
  * thread never holds here: runtime code that takes it on a thread with a

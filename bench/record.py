@@ -245,6 +245,16 @@ def run(a):
         worst.append(("instrumented", compare(
             lines, "self time charged to the program's own frames: record vs the instrumented "
             "build's ticks", folded, theirs, "instr")))
+        if not perf_err:
+            # what the instrumented build's own hooks cost it (they are
+            # charged to the caller's context there: its probe effect)
+            pd = os.path.join(a.dir, name + ".inst.perf")
+            sh(["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", pd, "--", inst] + acc_args,
+               env={"DEEPPROF_FILE": os.path.join(a.dir, name + ".inst2.data")})
+            hooks = sum(v for k, v in perf_shares(a, pd).items()
+                        if k.startswith(("__cyg_profile", "dp_")))
+            lines.append("    (perf: the instrumented build spends %.1f%% of its CPU in libprof's hooks, "
+                         "which its profile charges to the calling contexts)" % hooks)
 
         if not perf_err:
             # the sampler's own cost, free of the machine's noise: perf's

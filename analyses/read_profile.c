@@ -963,9 +963,12 @@ static int store_pd(struct reader *r, uint32_t id, uint32_t ps, bool quiet)
 	return 0;
 }
 
+/* quiet: the direct path's, which falls back to read_csd() to say why */
 static int store_csd(struct reader *r, uint32_t id, const struct dpa_csd *c,
 		     const uint64_t v[DPA_NMEASURES], bool quiet)
 {
+	if (r->p->hdr.sampled && (v[DPA_CALLS] || v[DPA_EXITS] || v[DPA_NONLOCAL] || v[DPA_CSCS]))
+		return quiet ? -1 : corrupt(r, "csd %u of a sampled profile counts calls, exits or cscs", id);
 	if (dpa_csd_append(r->p, id, c, v) < 0)
 		return quiet ? -1 : no_memory(r);
 	r->p->n_csd = id;
@@ -1028,8 +1031,6 @@ static int read_csd(struct reader *r, struct rec *c, uint32_t id)
 	for (int i = 0; i < DPA_NMEASURES; i++)
 		if (get_u64(c, 5 + i, dpa_measure_name(i), &v[i]) < 0)
 			return -1;
-	if (p->hdr.sampled && (v[DPA_CALLS] || v[DPA_EXITS] || v[DPA_NONLOCAL] || v[DPA_CSCS]))
-		return corrupt(r, "csd %u of a sampled profile counts calls, exits or cscs", id);
 	return store_csd(r, id, &d, v, false);
 }
 

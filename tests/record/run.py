@@ -462,8 +462,54 @@ def t_unwind(s):
         eq(p.one("sorting", "cmp")["calls"], p.one("sorting", "cmp")["exits"], "cmp's calls")
 
 
+def t_reader(s):
+    """The reader's checks of format 2 on a recorded profile changed one way
+    at a time (the END record's crc32 kept right): each is rejected with one
+    line; the file itself, rewritten unchanged, is read."""
+    import msgpack
+    import zlib
+    s.record(["-o", "rd.data", s.exe("ab"), "0.3"])
+    with open(s.path("rd.data"), "rb") as f:
+        objs = list(msgpack.Unpacker(f, raw=False, strict_map_key=False))
+
+    def write(name, objs):
+        body = b"".join(msgpack.packb(o, use_bin_type=True) for o in objs[:-1])
+        end = list(objs[-1])
+        end[-1] = zlib.crc32(body) & 0xffffffff
+        with open(s.path(name), "wb") as f:
+            f.write(body + msgpack.packb(end, use_bin_type=True))
+        return dptest.run([s.deepprof, "dump", s.path(name)])
+
+    eq(write("rd-same.data", objs).returncode, 0, "the profile rewritten unchanged is read")
+    hdr = objs[0]
+    csd = [i for i, o in enumerate(objs) if isinstance(o, list) and o[0] == 6]
+
+    def changed(what, header=None, drop=None, csd_field=None):
+        o2 = [dict(hdr) if i == 0 else o for i, o in enumerate(objs)]
+        if header:
+            o2[0].update(header)
+        if drop:
+            del o2[0][drop]
+        if csd_field is not None:
+            o2[csd[0]] = list(o2[csd[0]])
+            o2[csd[0]][csd_field] = 1
+        return o2
+
+    for name, o2, words in (
+            ("v1", changed("", {"version": 1, "min_version": 1}), "'clock' is \"samples\""),
+            ("minv1", changed("", {"min_version": 1}), "min_version 1"),
+            ("noflags", changed("", drop="record_flags"), "no 'record_flags' key"),
+            ("badflags", changed("", {"record_flags": 8}), "'record_flags' has unknown bits"),
+            ("calls", changed("", {"calls": 1}), "counts calls"),
+            ("csdcalls", changed("", csd_field=5), "of a sampled profile counts calls"),
+            ("v3", changed("", {"version": 3, "min_version": 3}), "newer than this deepprof (2)")):
+        r = write("rd-%s.data" % name, o2)
+        eq(r.returncode, 2, "%s: exit status" % name)
+        check(r.stderr.count("\n") == 1 and words in r.stderr, "%s: says %r: %s" % (name, words, r.stderr))
+
+
 TESTS = [t_shares, t_frequency, t_vs_instrumented, t_recursion, t_threads, t_fork, t_exec,
-         t_signals, t_disturbed, t_bad, t_unwind]
+         t_signals, t_disturbed, t_bad, t_unwind, t_reader]
 
 
 def main():

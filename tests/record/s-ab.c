@@ -19,7 +19,7 @@ __attribute__((noinline)) void left(unsigned long n) { a(n); }
 __attribute__((noinline)) void right(unsigned long n) { b(n); }
 int main(int argc, char **argv)
 {
-	unsigned long n = (unsigned long)(argc > 1 ? atof(argv[1]) : 1.0) * 50000000ul;
+	unsigned long n = (unsigned long)((argc > 1 ? atof(argv[1]) : 1.0) * 50000000.0);
 	for (int i = 0; i < 4; i++) {   /* interleaved, so a drifting clock biases neither */
 		left(n / 4);
 		right(n / 4);

@@ -127,6 +127,10 @@ static void col(struct build *b, const char *key, const char *head, uint8_t unit
 {
 	struct dpa_column *c = &b->t->col[b->t->ncol++];
 
+	/* a sampled profile knows no calls: JSON keeps the keys (0), text
+	 * and HTML do not show them */
+	if (b->p->hdr.sampled && (strstr(key, "calls") || strstr(key, "cscs") || strstr(key, "exits")))
+		flags |= DPA_COL_NOTEXT;
 	c->key = key;
 	c->head = head;
 	c->unit = unit;
@@ -754,6 +758,8 @@ int dpa_report_display(struct dpa_display *dp, const struct dpa_report *r,
 	dp->file = r->p->path;
 	dp->program = r->p->hdr.program;
 	dp->ns_per_tick = r->p->hdr.ns_per_tick;
+	dp->sampled = r->p->hdr.sampled;
+	dp->record_flags = r->p->hdr.record_flags;
 	dp->o = o;
 	switch (o->kind) {
 	case DPA_REPORT_SUMMARY:

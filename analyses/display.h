@@ -72,6 +72,9 @@ struct dpa_display {
 	const char *file;
 	const char *program;
 	double ns_per_tick;
+	bool sampled;           /* a sampled profile (`deepprof record`): calls, exits and
+				 * cscs are unknown, their columns are not shown in text */
+	uint64_t record_flags;  /* its marks (enum dpa_record_flags) */
 	char *title;            /* one line saying what the report shows */
 	const struct dpa_report_opts *o;
 	int ntab;

@@ -876,12 +876,14 @@ static int build_header(struct dpa_merged *out, struct merger *mg)
 	h->program = NULL;
 	h->argv = NULL;
 	h->clock = NULL;
-	h->version = 1;
-	h->min_version = 1;
+	h->version = h->min_version = h->sampled ? 2 : 1;   /* all inputs have one clock */
 	for (i = 1; i < mg->n; i++) {
 		const struct dpa_header *x = &mg->in[i]->hdr;
 		if (cmp_argv(x, least) < 0)
 			least = x;
+		h->record_flags |= x->record_flags;
+		h->samples_truncated += x->samples_truncated;
+		h->samples_failed += x->samples_failed;
 		h->final = h->final && x->final;
 		if (x->start_ns < h->start_ns)
 			h->start_ns = x->start_ns;

@@ -16,7 +16,7 @@ struct dpa_profile;
 
 /* The Deep.data format version this reader understands (schemas/deep-data.md):
  * a file whose version or min_version is larger is rejected. */
-#define DPA_FORMAT_VERSION 1
+#define DPA_FORMAT_VERSION 2
 
 /* The measures every csd carries, in Deep.data's CSD record order. */
 enum dpa_measure {
@@ -54,7 +54,23 @@ struct dpa_header {
 	uint64_t timer_hz, cpu_ns, ticks, ticks_outside;
 	double ns_per_tick;
 	uint64_t calls, cscs, allocs, bytes, allocs_outside, bytes_outside, mem_bytes, lost;
+	/* a sampled profile (`deepprof record`, format 2, clock "samples"):
+	 * calls, exits and cscs are unknown (0); time is ticks x ns_per_tick */
+	bool sampled;
+	uint64_t record_flags;          /* enum dpa_record_flags: what disturbed the sampling */
+	uint64_t samples_truncated, samples_failed;
 };
+
+/* The marks of a sampled profile (Deep.data "record_flags"). */
+enum dpa_record_flags {
+	DPA_REC_HANDLER = 1,    /* the program installed its own SIGPROF handler */
+	DPA_REC_BLOCKED = 2,    /* the program blocked SIGPROF in some thread */
+	DPA_REC_ITIMER = 4,     /* the program started an ITIMER_PROF timer */
+};
+
+/* What record flag `bit` (one of enum dpa_record_flags) says, in words
+ * ("the program installed its own SIGPROF handler"); NULL for another value. */
+const char *dpa_record_flag_text(uint64_t bit);
 
 struct dpa_module {
 	char *path;

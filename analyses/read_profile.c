@@ -510,6 +510,48 @@ static const msgpack_object *map_get(const msgpack_object_map *m, const char *na
 	return NULL;
 }
 
+const char *dpa_record_flag_text(uint64_t bit)
+{
+	switch (bit) {
+	case DPA_REC_HANDLER: return "the program installed its own SIGPROF handler";
+	case DPA_REC_BLOCKED: return "the program blocked SIGPROF in a thread";
+	case DPA_REC_ITIMER: return "the program started an ITIMER_PROF timer";
+	default: return NULL;
+	}
+}
+
+/*
+ * The keys of a sampled profile (format 2, clock "samples"): record_flags,
+ * samples_truncated and samples_failed, all required; calls and cscs,
+ * which sampling cannot know, must be 0 (each csd's are checked with the
+ * CSD records).
+ */
+static int read_sampled(struct reader *r, const msgpack_object_map *m)
+{
+	static const char *const keys[] = { "record_flags", "samples_truncated", "samples_failed" };
+	struct dpa_header *h = &r->p->hdr;
+	uint64_t *dst[] = { &h->record_flags, &h->samples_truncated, &h->samples_failed };
+
+	if (h->min_version < 2)
+		return corrupt(r, "a sampled profile (clock \"samples\") with min_version %u", h->min_version);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const msgpack_object *v = map_get(m, keys[i]);
+
+		if (!v)
+			return corrupt(r, "no '%s' key in a sampled profile", keys[i]);
+		if (!is_uint(v))
+			return corrupt(r, "'%s' is not an unsigned integer", keys[i]);
+		*dst[i] = v->via.u64;
+	}
+	if (h->record_flags & ~(uint64_t)(DPA_REC_HANDLER | DPA_REC_BLOCKED | DPA_REC_ITIMER))
+		return corrupt(r, "'record_flags' has unknown bits (%" PRIu64 ")", h->record_flags);
+	if (h->calls || h->cscs)
+		return corrupt(r, "a sampled profile counts calls (%" PRIu64 ") or cscs (%" PRIu64 ")",
+			       h->calls, h->cscs);
+	h->sampled = true;
+	return 0;
+}
+
 static int header_value(struct reader *r, const struct hkey *hk, const msgpack_object *v)
 {
 	struct dpa_header *h = &r->p->hdr;
@@ -610,7 +652,8 @@ static int read_inside(struct reader *r, const msgpack_object *ns, const msgpack
 }
 
 /* After END: every csd of 'inside' exists, made calls (an activation
- * through it was on a stack) and calls back into its caller's pd. */
+ * through it was on a stack; not checked in a sampled profile) and calls
+ * back into its caller's pd. */
 static int check_inside(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
@@ -620,7 +663,8 @@ static int check_inside(struct reader *r)
 
 		if (c > p->n_csd)
 			return corrupt(r, "'inside' names csd %u, but the file has %u", c, p->n_csd);
-		if (dpa_own(p, c, DPA_CALLS) == 0)
+		/* (a sampled profile knows no calls: its csds have 0) */
+		if (!p->hdr.sampled && dpa_own(p, c, DPA_CALLS) == 0)
 			return corrupt(r, "'inside' gives csd %u a value, but it made no calls", c);
 		if (p->csd[c].callee_pd != p->csd[c].caller_pd)
 			return corrupt(r, "'inside' gives csd %u a value, but it is not recursive "
@@ -702,12 +746,18 @@ static int read_header(struct reader *r, const msgpack_object *o)
 		if (header_value(r, &header_keys[i], v) < 0)
 			return -1;
 	}
-	if (strcmp(r->p->hdr.clock, "calls") && strcmp(r->p->hdr.clock, "calls+loops"))
-		return corrupt(r, "'clock' is \"%.40s\", not \"calls\" or \"calls+loops\"", r->p->hdr.clock);
+	if (r->p->hdr.version >= 2 && !strcmp(r->p->hdr.clock, "samples")) {
+		if (read_sampled(r, m) < 0)
+			return -1;
+	} else if (strcmp(r->p->hdr.clock, "calls") && strcmp(r->p->hdr.clock, "calls+loops")) {
+		return corrupt(r, "'clock' is \"%.40s\", not \"calls\"%s \"calls+loops\"%s", r->p->hdr.clock,
+			       r->p->hdr.version >= 2 ? "," : " or",
+			       r->p->hdr.version >= 2 ? " or \"samples\"" : "");
+	}
 	if (read_inside(r, map_get(m, "inside_samples"), map_get(m, "inside")) < 0)
 		return -1;
 	/* what libprof's csds hold, stored only if some csd says otherwise */
-	if (!strcmp(r->p->hdr.clock, "calls"))
+	if (!strcmp(r->p->hdr.clock, "calls") || r->p->hdr.sampled)
 		dpa_csd_derive(r->p, DPA_CSCS, DPA_COL_SAME, DPA_CALLS, 0);
 	if (r->p->hdr.final)
 		dpa_csd_derive(r->p, DPA_EXITS, DPA_COL_DIFF, DPA_CALLS, DPA_NONLOCAL);
@@ -913,9 +963,12 @@ static int store_pd(struct reader *r, uint32_t id, uint32_t ps, bool quiet)
 	return 0;
 }
 
+/* quiet: the direct path's, which falls back to read_csd() to say why */
 static int store_csd(struct reader *r, uint32_t id, const struct dpa_csd *c,
 		     const uint64_t v[DPA_NMEASURES], bool quiet)
 {
+	if (r->p->hdr.sampled && (v[DPA_CALLS] || v[DPA_EXITS] || v[DPA_NONLOCAL] || v[DPA_CSCS]))
+		return quiet ? -1 : corrupt(r, "csd %u of a sampled profile counts calls, exits or cscs", id);
 	if (dpa_csd_append(r->p, id, c, v) < 0)
 		return quiet ? -1 : no_memory(r);
 	r->p->n_csd = id;

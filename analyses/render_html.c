@@ -217,6 +217,16 @@ static void meta(const struct dpa_display *dp, FILE *f)
 	} else {
 		fputs("time: the timer was off (no ticks)", f);
 	}
+	if (dp->sampled) {
+		fputs("<br>\nsampled profile (deepprof record): times only; calls and call sequence "
+		      "counts are unknown", f);
+		for (uint64_t b = 1; b && b <= dp->record_flags; b <<= 1)
+			if (dp->record_flags & b) {
+				fputs("<br>\nwarning: ", f);
+				esc(f, dpa_record_flag_text(b));
+				fputs(": times may be wrong", f);
+			}
+	}
 	fputs("</p>\n", f);
 }
 

@@ -141,6 +141,8 @@ int dpa_render_json(const struct dpa_display *dp, FILE *f)
 	    put_member(f, &first, "file", dpa_json_string(dp->file)) < 0 ||
 	    put_member(f, &first, "program", dpa_json_string(dp->program)) < 0 ||
 	    put_member(f, &first, "ns_per_tick", json_real(dp->ns_per_tick)) < 0 ||
+	    (dp->sampled && (put_member(f, &first, "sampled", json_true()) < 0 ||
+			     put_member(f, &first, "record_flags", json_integer((json_int_t)dp->record_flags)) < 0)) ||
 	    put_member(f, &first, "options", options_json(dp)) < 0)
 		goto out;
 	for (int i = 0; i < dp->ntab; i++) {

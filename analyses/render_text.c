@@ -188,6 +188,13 @@ int dpa_render_text(const struct dpa_display *dp, FILE *f)
 	} else {
 		fprintf(f, "time: the timer was off (no ticks)\n");
 	}
+	if (dp->sampled) {
+		fprintf(f, "sampled profile (deepprof record): times only; calls and call sequence "
+			"counts are unknown\n");
+		for (uint64_t b = 1; b && b <= dp->record_flags; b <<= 1)
+			if (dp->record_flags & b)
+				fprintf(f, "warning: %s: times may be wrong\n", dpa_record_flag_text(b));
+	}
 	for (int i = 0; i < dp->ntab; i++) {
 		if (dp->tab[i].vertical)
 			vertical(dp, &dp->tab[i], f);

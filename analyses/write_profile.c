@@ -137,11 +137,12 @@ static int pack_header(msgpack_packer *pk, const struct dpa_profile *p)
 	const struct dpa_header *h = &p->hdr;
 	uint32_t i;
 
-	msgpack_pack_map(pk, p->has_inside ? 28 : 26);
+	/* a sampled profile is format 2 (its clock "samples" and three keys) */
+	msgpack_pack_map(pk, (p->has_inside ? 28 : 26) + (h->sampled ? 3 : 0));
 	pack_key(pk, "magic");
 	pack_cstr(pk, "deepprof");
-	KV_U64("version", 1);
-	KV_U64("min_version", 1);
+	KV_U64("version", h->sampled ? 2 : 1);
+	KV_U64("min_version", h->sampled ? 2 : 1);
 	pack_key(pk, "program");
 	pack_cstr(pk, h->program ? h->program : "");
 	pack_key(pk, "argv");
@@ -160,6 +161,11 @@ static int pack_header(msgpack_packer *pk, const struct dpa_profile *p)
 	KV_U64("wall_ns", h->wall_ns);
 	pack_key(pk, "clock");
 	pack_cstr(pk, h->clock ? h->clock : "calls");
+	if (h->sampled) {
+		KV_U64("record_flags", h->record_flags);
+		KV_U64("samples_truncated", h->samples_truncated);
+		KV_U64("samples_failed", h->samples_failed);
+	}
 	KV_U64("timer_hz", h->timer_hz);
 	KV_U64("cpu_ns", h->cpu_ns);
 	KV_U64("ticks", h->ticks);

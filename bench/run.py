@@ -31,6 +31,8 @@ what reading its program representation costs the tools (issue 14):
 `deepprof progrep BINARY` and `deepprof feedback Deep.data` on the profile of
 its last good run, FB_RUNS times each (median). Then the analyses benchmark
 (analyses.py: deepprof report/export on dp-gen profiles of 10^5..10^7 csds).
+Then the sampling benchmark (record.py: deepprof record against perf record
+and the instrumented build, self-time shares and overhead).
 
 Times are CPU seconds (user+sys of the child, from wait4): on a shared
 two-core machine they move less than wall time, which is shown too.
@@ -38,7 +40,7 @@ The table goes to stdout and to BUILD/bench/results.txt.
 
     run.py --build DIR --libprof LIB --deepprof BIN [--deepprof-cc BIN]
            [--dpgen BIN] [--cc CC] [--libs LDLIBS] [--runs N] [--quick]
-           [--only PROG,...]      (PROG: fib alloc omp bzip2 minigzip gawk jq analyses)
+           [--only PROG,...]      (PROG: fib alloc omp bzip2 minigzip gawk jq analyses record)
 """
 
 import argparse
@@ -59,6 +61,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import analyses
+import record as record_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET_VS_EMPTY = 1.3          # libprof within this factor of the empty-hook build
@@ -743,7 +746,7 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes and one run: checks the machinery, measures nothing")
     ap.add_argument("--only", default="",
-                    help="comma-separated program names (fib,alloc,omp,bzip2,minigzip,gawk,jq,analyses)")
+                    help="comma-separated program names (fib,alloc,omp,bzip2,minigzip,gawk,jq,analyses,record)")
     ap.add_argument("--pin", default="",
                     help="run every measured command under taskset -c PIN (off by default: on "
                          "a two-core machine shared with compiles, pinning isolates nothing)")
@@ -779,6 +782,7 @@ def main():
     bdir = os.path.join(os.path.abspath(a.build), "bench")
     src = os.path.join(os.path.abspath(a.build), "src")
     run_analyses = bool(a.dpgen)
+    run_record = True
     res = {}
     tools = {}
     b = Build()
@@ -787,7 +791,8 @@ def main():
         if a.only:
             want = set(a.only.split(","))
             run_analyses = run_analyses and "analyses" in want
-            want.discard("analyses")
+            run_record = "record" in want
+            want -= {"analyses", "record"}
             unknown = want - {p.name for p in progs}
             if unknown:
                 print("bench: unknown program(s): %s" % ", ".join(sorted(unknown)), file=sys.stderr)
@@ -840,7 +845,13 @@ def main():
             sys.stdout.write("\n".join(lines[shown:]) + "\n")
         else:
             sys.stdout.write("\n".join(lines) + "\n")
-    except (Fatal, analyses.Fatal, OSError) as e:
+        if run_record:      # issue 16: deepprof record vs perf record, gprofng
+            shown = len(lines)
+            ra = argparse.Namespace(deepprof=a.deepprof, libprof=a.libprof, libs=a.libs, cc=a.cc,
+                                    dir=os.path.join(bdir, "record"), runs=a.runs, quick=a.quick)
+            lines += record_bench.run(ra)
+            sys.stdout.write("\n".join(lines[shown:]) + "\n")
+    except (Fatal, analyses.Fatal, record_bench.Fatal, OSError) as e:
         print("bench: %s" % e, file=sys.stderr)
         return 1
     text = "\n".join(lines) + "\n"

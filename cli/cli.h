@@ -48,6 +48,7 @@ int cmd_feedback(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_test_pages(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* The usage text of subcommand `name` (several lines), or NULL. */
 const char *dp_cmd_usage(const char *name);

@@ -214,6 +214,7 @@ int cmd_diff(int argc, char **argv)
 {
 	const char *files[2] = { NULL, NULL };
 	int nfiles = 0, i, sort = DPA_DIFF_CSCS, un[2] = { 0, 0 };
+	bool sort_set = false;
 	bool json = false, force = false, opts_done = false, limit_set = false;
 	size_t limit = 20;
 	struct dpa_profile old, new_;
@@ -244,6 +245,7 @@ int cmd_diff(int argc, char **argv)
 			sort = dpa_diff_measure_parse(v);
 			if (sort < 0)
 				usage_error("diff", "unknown measure '%s' (calls, cscs, ticks, time, allocs, bytes)", v);
+			sort_set = true;
 		} else if (!strncmp(a, "--limit=", 8) || !strcmp(a, "--limit")) {
 			const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
 			char *end;
@@ -266,6 +268,8 @@ int cmd_diff(int argc, char **argv)
 
 	read_side(&old, files[0], &named[0], &un[0]);
 	read_side(&new_, files[1], &named[1], &un[1]);
+	if (!sort_set && (old.hdr.sampled || new_.hdr.sampled))
+		sort = DPA_DIFF_TIME;       /* deepprof record: no calls or cscs to order by */
 	if (un[0] || un[1]) {
 		/* Names on one side and addresses on the other would match nothing. */
 		drop_resolved_names(&old, named[0]);

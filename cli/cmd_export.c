@@ -34,7 +34,8 @@ static const char export_usage[] =
 	"                    profile per thread\n"
 	"  -m, --measure=M   what stacks weigh (callgrind: the first event):\n"
 	"                    calls, cscs (default), ticks, time (ns: ticks x the\n"
-	"                    profile's ns_per_tick), allocs, bytes\n"
+	"                    profile's ns_per_tick), allocs, bytes; a sampled\n"
+	"                    profile (deepprof record): ticks by default\n"
 	"  -o, --output=OUT  write OUT (atomically: a temporary file renamed into\n"
 	"                    place when complete) instead of standard output\n"
 	"  -h, --help        show this help\n"
@@ -122,6 +123,7 @@ int cmd_export(int argc, char **argv)
 {
 	enum format fmt = FMT_FOLDED;
 	enum dpa_xmeasure m = DPA_XM_CSCS;
+	bool m_set = false;
 	const char *file = NULL, *out = NULL, *v;
 	struct dpa_profile p;
 	struct dpa_deep d;
@@ -148,6 +150,7 @@ int cmd_export(int argc, char **argv)
 			fmt = parse_format(v);
 		} else if ((v = dp_opt_value("export", argc, argv, &i, "-m", "--measure"))) {
 			m = parse_measure(v);
+			m_set = true;
 		} else if ((v = dp_opt_value("export", argc, argv, &i, "-o", "--output"))) {
 			if (!*v)
 				usage_error("export", "empty output file name");
@@ -163,6 +166,13 @@ int cmd_export(int argc, char **argv)
 
 	if (dpa_profile_read(&p, file, &err) < 0)
 		die_plain("%s", err.msg);
+	if (p.hdr.sampled) {    /* deepprof record: ticks are all it has */
+		if (!m_set)
+			m = DPA_XM_TICKS;
+		else if (m == DPA_XM_CALLS || m == DPA_XM_CSCS)
+			die("export: %s is a sampled profile (deepprof record): it has no %s "
+			    "(use ticks, time, allocs or bytes)", file, m == DPA_XM_CALLS ? "calls" : "cscs");
+	}
 	dpa_profile_symbolize(&p);
 	if (dpa_deep_init(&d, &p, &err) < 0) {
 		dpa_profile_release(&p);

@@ -37,6 +37,8 @@ static const char report_usage[] =
 	"\n"
 	"Options (before or after FILE):\n"
 	"  --sort=MEASURE   calls, cscs (default), ticks or time, allocs, bytes\n"
+	"                   (a sampled profile, from deepprof record: time by default;\n"
+	"                   it has no calls or cscs)\n"
 	"  --self           rank by the procedure's own cost (default)\n"
 	"  --total          rank by its own plus its descendants' cost\n"
 	"  --per-call       divide by the calls into each row\n"
@@ -165,6 +167,7 @@ int cmd_report(int argc, char **argv)
 	const char *pos[4] = { NULL };
 	int npos = 0, missing;
 	bool json = false, html = false, opts_done = false, limit_set = false, mode_set = false;
+	bool sort_set = false;
 	const char *out = NULL, *html_dir = NULL, *html_limit = NULL;
 	uint32_t site_limit = 500;
 	int (*render)(const struct dpa_display *, FILE *);
@@ -216,6 +219,7 @@ int cmd_report(int argc, char **argv)
 			if (m < 0)
 				usage_error("report", "unknown measure '%s' (calls, cscs, ticks, time, allocs, bytes)", v);
 			o.sort = m;
+			sort_set = true;
 		} else if ((v = dp_opt_value("report", argc, argv, &i, NULL, "--limit"))) {
 			if (*v && v[strlen(v) - 1] == '%')
 				o.threshold = parse_pct(v, "--limit");
@@ -281,6 +285,17 @@ int cmd_report(int argc, char **argv)
 
 	if (dpa_profile_read(&p, pos[0], &err) < 0)
 		die_plain("%s", err.msg);
+	if (p.hdr.sampled) {
+		/* deepprof record: time is all there is */
+		if (!sort_set)
+			o.sort = DPA_TICKS;
+		else if (o.sort != DPA_TICKS && o.sort != DPA_ALLOCS && o.sort != DPA_BYTES)
+			die("report: %s is a sampled profile (deepprof record): it has no %s "
+			    "(sort by time, allocs or bytes)", pos[0], dpa_measure_name(o.sort));
+		if (o.per_call)
+			die("report: %s is a sampled profile (deepprof record): it has no calls to "
+			    "divide by (--per-call)", pos[0]);
+	}
 	missing = dpa_profile_symbolize(&p);
 	if (dpa_deep_init(&d, &p, &err) < 0)
 		die_plain("%s", err.msg);

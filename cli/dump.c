@@ -198,7 +198,17 @@ static void print_header(const struct dpa_profile *p)
 		printf(", forked from %" PRIu64, h->fork_of);
 	printf("\n  started      %s, ran %.3f s wall, %.3f s cpu\n", when,
 	       h->wall_ns / 1e9, h->cpu_ns / 1e9);
-	printf("  clock        %s (call sequence counts: %" PRIu64 ")\n", h->clock, h->cscs);
+	if (h->sampled) {
+		printf("  clock        samples (sampled by deepprof record: calls and call sequence "
+		       "counts unknown, times from ticks)\n");
+		printf("  sampling     %" PRIu64 " stacks truncated, %" PRIu64 " not unwound\n",
+		       h->samples_truncated, h->samples_failed);
+		for (uint64_t b = 1; b <= h->record_flags; b <<= 1)
+			if (h->record_flags & b)
+				printf("  warning      %s: times may be wrong\n", dpa_record_flag_text(b));
+	} else {
+		printf("  clock        %s (call sequence counts: %" PRIu64 ")\n", h->clock, h->cscs);
+	}
 	printf("  timer        %" PRIu64 " Hz asked, %" PRIu64 " ticks (%" PRIu64
 	       " outside), %.3f ms per tick\n", h->timer_hz, h->ticks, h->ticks_outside,
 	       h->ns_per_tick / 1e6);
@@ -291,6 +301,11 @@ static json_t *header_json(const struct dpa_profile *p)
 	put(o, "start_ns", ju(h->start_ns));
 	put(o, "wall_ns", ju(h->wall_ns));
 	put(o, "clock", js(h->clock));
+	if (h->sampled) {
+		put(o, "record_flags", ju(h->record_flags));
+		put(o, "samples_truncated", ju(h->samples_truncated));
+		put(o, "samples_failed", ju(h->samples_failed));
+	}
 	put(o, "timer_hz", ju(h->timer_hz));
 	put(o, "cpu_ns", ju(h->cpu_ns));
 	put(o, "ticks", ju(h->ticks));

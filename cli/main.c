@@ -49,6 +49,7 @@ static const struct subcmd subcmds[] = {
 	{ "calibrate", cmd_calibrate, "measure this machine's OpenMP task overheads for feedback", NULL },
 	{ "serve", cmd_serve, "browse a profile (and a diff) in a web browser", NULL },
 	{ "test-pages", cmd_test_pages, "render every page `serve` can show, failing on any error", NULL },
+	{ "record", cmd_record, "sample an unmodified program's calling contexts (libunwind)", NULL },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))

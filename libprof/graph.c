@@ -17,6 +17,7 @@
 static void pop_nonlocal(struct dp_thread *t);
 static bool on_altstack(uintptr_t sp);
 static const char *str_copy(const char *s);
+static void ps_adopt(struct dp_ps *ps);
 
 #define ps_get(fn)              dp_graph_ps_get((fn), NULL)
 #define css_get(site, caller)   dp_graph_css_get((site), (caller), NULL)
@@ -152,6 +153,28 @@ static struct dp_css *css_find(uintptr_t site, struct dp_ps *caller)
 		if (c->site == site && c->caller == caller)
 			return c;
 	return NULL;
+}
+
+struct dp_ps *dp_graph_ps_find(uintptr_t fn)
+{
+	pthread_mutex_lock(&dp_rt.lock);
+	struct dp_ps *ps = ps_find(fn);
+	pthread_mutex_unlock(&dp_rt.lock);
+	return ps;
+}
+
+/* A ps a tick made for a frame (DP_PS_SAMPLED, no module base: no dladdr in
+ * a signal handler) whose function turns out to be instrumented: its enter
+ * hook ran. It becomes an ordinary -finstrument-functions ps. */
+static void ps_adopt(struct dp_ps *ps)
+{
+	uintptr_t base = module_base_of(ps->fn);
+	pthread_mutex_lock(&dp_rt.lock);
+	if (ps->kind == DP_PS_SAMPLED) {
+		ps->mod_base = base;
+		ps->kind = DP_PS_ADDR;
+	}
+	pthread_mutex_unlock(&dp_rt.lock);
 }
 
 /* The css of (return address site, caller ps), created if new; with init,
@@ -389,6 +412,8 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	int saved_errno = errno;
 	busy_on(t);
 	struct dp_ps *ps = ps_get(fn);
+	if (ps && ps->kind == DP_PS_SAMPLED)
+		ps_adopt(ps);
 	struct dp_css *css = ps ? css_get(site, pd->ps) : NULL;
 	struct dp_pd *callee = NULL;
 	if (!css || outer_reserve(t, ps->idx) < 0)
@@ -434,6 +459,61 @@ void dp_graph_csd_publish(struct dp_thread *t, struct dp_csd *c)
 		DP_STORE_REL(&t->csd_head, c);
 	t->csd_tail = c;
 	DP_STORE_REL(&t->n_csd, t->n_csd + 1);
+}
+
+/* ==== sampled frames (record.c, timer.c) ================================== */
+
+/* The outermost pd of ps among the first n of path, or NULL: recursion
+ * folding, as for a call (a procedure active in the context reuses its
+ * outermost activation's pd). */
+static struct dp_pd *path_active(struct dp_pd *const *path, int n, const struct dp_ps *ps)
+{
+	for (int i = 0; i < n; i++)
+		if (path[i]->ps == ps)
+			return path[i];
+	return NULL;
+}
+
+struct dp_csd *dp_graph_sample_step(struct dp_thread *t, struct dp_pd *const *path, int n,
+				    uintptr_t site, uintptr_t fn, struct dp_ps *known, uintptr_t tag)
+{
+	struct dp_pd *pd = path[n - 1];
+	struct dp_csd *c = dp_graph_tab_find(pd, site | tag, fn);
+	if (c)
+		return c;
+	struct dp_ps *ps = known;
+	if (!ps) {
+		struct dp_ps init = { .kind = DP_PS_SAMPLED };
+		ps = dp_graph_ps_get(fn, &init);
+	}
+	/* the outermost frame has no caller of its own: a callback from the
+	 * root; below an instrumented activation, a call into uninstrumented
+	 * code */
+	struct dp_css cinit = { .kind = !site || pd == t->root ? DP_CSS_CALLBACK
+				: tag ? DP_CSS_EXTERNAL : DP_CSS_DYNAMIC };
+	struct dp_css *css = ps ? dp_graph_css_get(site, pd->ps, &cinit) : NULL;
+	if (!css)
+		return NULL;
+	struct dp_pd *callee = path_active(path, n, ps);
+	bool made = !callee;
+	if (!callee && !(callee = dp_graph_pd_new(t, ps)))
+		return NULL;
+	if (!(c = dp_mem_thread(t, sizeof *c)))
+		return NULL;
+	if (made)
+		callee->parent = c;
+	c->site = site | tag;
+	c->fn = fn;
+	c->callee = callee;
+	c->ctab = callee->tab;
+	c->cmask = callee->mask;
+	c->psi = ps->idx;
+	c->css = css;
+	c->caller = pd;
+	if (dp_graph_tab_insert(t, pd, c) < 0)
+		return NULL;
+	dp_graph_csd_publish(t, c);
+	return c;
 }
 
 /* ==== the shadow stack ===================================================== */

@@ -44,6 +44,9 @@ enum dp_ps_kind {
 	DP_PS_REGION = 4,           /* an OpenMP region GCC outlined (omp.c): fn is the outlined
 	                               function's entry; a region of a plugin function has
 	                               that function's sites (tu, first_css, n_css, layout) */
+	DP_PS_SAMPLED = 5,          /* record.c: a function found by unwinding a sampled stack;
+	                               fn is its entry address from the unwind tables (0:
+	                               none found); made in a signal handler, so no dladdr */
 };
 
 struct dp_ps {
@@ -316,6 +319,8 @@ struct dp_thread {
 	uint64_t cpu_ns_end;        /* CPU time when the thread ended */
 	uint32_t id;                /* assigned by the writer */
 	uint32_t w_pd, w_csd;       /* the writer's snapshot of n_pd, n_csd */
+	void *rec;                  /* record.c (sampling mode): the tick handler's scratch
+	                               (unwound frames, the path's pds), mapped at thread start */
 	struct dp_thread *next;     /* registry, creation order */
 };
 
@@ -352,6 +357,23 @@ struct dp_runtime {
 	uint32_t abi2;              /* a plugin ABI v2 TU registered: dp_cur names the current csd */
 	uint32_t normal_end;        /* the final write runs at a normal process end (main returned
 	                               or exit()), not from a fatal signal */
+	/* Sampling mode (record.c, `deepprof record`): set at init from the
+	 * environment, only in libprof-record.so; the rest written by record.c. */
+	uint32_t sampling;          /* ticks are charged to unwound stacks: no hooks, no calls */
+	uint32_t rec_flags;         /* atomic: enum dp_rec_flags, what disturbed the sampling */
+	uint64_t rec_truncated;     /* atomic: ticks whose stack was deeper than the bound */
+	uint64_t rec_failed;        /* atomic: ticks whose stack could not be unwound at all */
+	unsigned rec_gen;           /* how many execs since `deepprof record` started the program */
+	uint32_t unwind;            /* $DEEPPROF_UNWIND=1 (timer.c): a tick in uninstrumented code
+	                               goes to its frames below the innermost instrumented one */
+	pid_t rec_root;             /* the pid `deepprof record` started */
+};
+
+/* What a sampled profile is marked with (record.c; Deep.data "record_flags"). */
+enum dp_rec_flags {
+	DP_REC_HANDLER = 1,         /* the program installed its own SIGPROF handler */
+	DP_REC_BLOCKED = 2,         /* the program blocked SIGPROF in some thread */
+	DP_REC_ITIMER = 4,          /* the program started an ITIMER_PROF timer (more SIGPROFs) */
 };
 
 extern struct dp_runtime dp_rt;
@@ -514,6 +536,38 @@ void dp_thread_end(struct dp_thread *t);
 uint64_t dp_thread_cpu_ns(struct dp_thread *t);
 uint64_t dp_now_ns(clockid_t clk);
 void dp_log(const char *a, const char *b, const char *c);  /* "deepprof: a b c" on stderr */
+
+/* record.c, linked only into libprof-record.so: these are weak, NULL in
+ * libprof.a and libprof.so. dp_record_wanted: whether this process is to be
+ * sampled (reads the environment); dp_record_install: the tick handler;
+ * dp_record_thread: t's scratch, before its timer starts. */
+int dp_record_wanted(void) __attribute__((weak));
+void dp_record_install(void) __attribute__((weak));
+int dp_record_thread(struct dp_thread *t) __attribute__((weak));
+/* At a write: notice a SIGPROF handler replaced behind the sampler's back. */
+void dp_record_check(void) __attribute__((weak));
+
+/* unwind.c: libunwind, dlopen'ed. dp_unwind_init loads it (once, outside
+ * any handler; -1 after a "deepprof: WHO cannot load ..." line when it is
+ * missing); dp_unwind walks a signal context's stack (see unwind.c). */
+struct dp_uframe {
+	uintptr_t ip;               /* the interrupted pc (frame 0) or a return address */
+	uintptr_t fn;               /* the entry of the function holding ip; 0: unknown */
+};
+int dp_unwind_init(const char *who);
+int dp_unwind(void *uc, struct dp_uframe *out, int max, bool *deeper);
+
+/* graph.c: the csd of a call from path[n-1] (path[0 .. n): the pds of a
+ * sampled context, outermost first) through return address site into the
+ * function at fn (ps known, or found by fn), made if new with recursion
+ * folded along path. Its table key is site | tag: a tag keeps csds of
+ * sampled frames apart from the hooks' (DP_SITE_SAMPLED). NULL: out of
+ * memory. The caller has t busy. */
+#define DP_SITE_SAMPLED (1ull << 63)
+/* The ps of entry address fn, or NULL (never makes one). */
+struct dp_ps *dp_graph_ps_find(uintptr_t fn);
+struct dp_csd *dp_graph_sample_step(struct dp_thread *t, struct dp_pd *const *path, int n,
+				    uintptr_t site, uintptr_t fn, struct dp_ps *known, uintptr_t tag);
 
 /* timer.c */
 void dp_timer_install(void);

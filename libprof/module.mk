@@ -1,7 +1,10 @@
 # libprof — the runtime linked into profiled programs (static and shared),
 # its public header and pkg-config files. Never built with -finstrument-functions.
 
-LIBPROF_SRCS := $(wildcard libprof/*.c)
+# record.c (sampling for `deepprof record`) uses libunwind (dlopen'ed at run
+# time, RTLD_LOCAL): it goes only into libprof-record.so, the object deepprof
+# record preloads.
+LIBPROF_SRCS := $(filter-out libprof/record.c,$(wildcard libprof/*.c))
 LIBPROF_OBJS := $(patsubst libprof/%.c,$(OBJ_DIR)/libprof/%.o,$(LIBPROF_SRCS))
 LIBPROF_PICS := $(patsubst libprof/%.c,$(OBJ_DIR)/libprof/pic/%.o,$(LIBPROF_SRCS))
 LIBPROF_CFLAGS := $(CFLAGS_COMMON) $(SAN_PROF) -fvisibility=hidden -fno-builtin \
@@ -36,6 +39,18 @@ $(LIBPROF_SO): $(LIBPROF_PICS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(SAN_PROF) -Wl,-soname,libprof.so -o $@ $^ $(LIBPROF_LIBS_PRIVATE)
 
+# libprof-record.so: the runtime plus record.c, for LD_PRELOAD into an
+# unmodified program (cli/cmd_record.c finds it as ../lib/ from deepprof);
+# without alloc.c and omp.c, whose malloc and GOMP_* wrappers would add
+# frames and cost to every sampled program (record.c stubs dp_alloc_link).
+LIBPROF_REC_SO := $(LIB_DIR)/libprof-record.so
+LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o,$(LIBPROF_PICS)) $(OBJ_DIR)/libprof/pic/record.o
+all: $(LIBPROF_REC_SO)
+$(LIBPROF_REC_SO): $(LIBPROF_REC_PICS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(SAN_PROF) -Wl,-soname,libprof-record.so -Wl,-z,defs -o $@ $^ \
+		$(LIBPROF_LIBS_PRIVATE) -ldl
+
 $(LIBPROF_INC): libprof/deepprof.h
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -54,10 +69,11 @@ $(LIBPROF_PC): libprof/module.mk
 	$(call libprof_pc,$(abspath $(BUILD)),$(abspath $(LIB_DIR)),$(abspath $(BUILD)/include),$@)
 
 install: install-libprof
-install-libprof: $(LIBPROF_A) $(LIBPROF_SO) libprof/deepprof.h
+install-libprof: $(LIBPROF_A) $(LIBPROF_SO) $(LIBPROF_REC_SO) libprof/deepprof.h
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	install -m 644 $(LIBPROF_A) $(DESTDIR)$(PREFIX)/lib/libprof.a
 	install -m 755 $(LIBPROF_SO) $(DESTDIR)$(PREFIX)/lib/libprof.so
+	install -m 755 $(LIBPROF_REC_SO) $(DESTDIR)$(PREFIX)/lib/libprof-record.so
 	install -m 644 libprof/deepprof.h $(DESTDIR)$(PREFIX)/include/deepprof.h
 	$(call libprof_pc,$(PREFIX),$(PREFIX)/lib,$(PREFIX)/include,$(DESTDIR)$(PREFIX)/lib/pkgconfig/libprof.pc)
 

@@ -129,8 +129,17 @@ static void runtime_init_once(void)
 			sigaction(fatal[i], &sa, NULL);
 		}
 	}
-	if (dp_rt.timer_hz)
-		dp_timer_install();
+	/* `deepprof record` (libprof-record.so only): ticks unwind the stack */
+	dp_rt.sampling = dp_record_wanted && dp_record_wanted();
+	const char *uw = getenv("DEEPPROF_UNWIND");
+	if (uw && !strcmp(uw, "1") && dp_rt.timer_hz && !dp_rt.sampling)
+		dp_rt.unwind = dp_unwind_init("DEEPPROF_UNWIND:") == 0;
+	if (dp_rt.timer_hz) {
+		if (dp_rt.sampling)
+			dp_record_install();
+		else
+			dp_timer_install();
+	}
 	dp_alloc_link();
 	dp_graph_cfa_init();
 	DP_STORE_REL(&dp_rt.inited, 1);
@@ -153,6 +162,8 @@ static void dp_ctor(int argc, char **argv, char **envp)
 	dp_rt.argv = argv;
 	dp_runtime_init();
 	dp_write_modules_init();
+	if (dp_rt.sampling)
+		dp_thread_init();   /* no hooks will: the main thread's timer starts now */
 }
 
 /* The final profile, after main returned (and its exit hook ran) or exit() was called. */
@@ -252,6 +263,10 @@ struct dp_thread *dp_thread_init(void)
 	pthread_mutex_unlock(&dp_rt.lock);
 
 	pthread_setspecific(dp_rt.key, t);
+	if (dp_rt.sampling && dp_record_thread(t) < 0) {
+		dp_log("out of memory: a thread is not sampled", NULL, NULL);
+		DP_ADD(&dp_rt.lost, 1);
+	}
 	dp_timer_start(t);
 	dp_self = t;
 	__atomic_fetch_and(&dp_hot.stop, ~(uint32_t)DP_UNINIT, __ATOMIC_RELAXED);
@@ -301,15 +316,30 @@ static void thread_key_dtor(void *arg)
 
 /* ==== fork ================================================================= */
 
+/* Sampling mode and DEEPPROF_UNWIND: a tick that lands while this thread
+ * holds dp_rt.lock must not make nodes (their handlers skip a busy thread). */
+static void fork_busy(bool on)
+{
+	struct dp_thread *t = dp_self;
+	if ((dp_rt.sampling || dp_rt.unwind) && t && !(t->h->stop & DP_EXITED)) {
+		if (on)
+			dp_busy_on(t);
+		else
+			dp_busy_off(t);
+	}
+}
+
 static void fork_prepare(void)
 {
 	pid_at_prepare = getpid();
+	fork_busy(true);
 	pthread_mutex_lock(&dp_rt.lock);
 }
 
 static void fork_parent(void)
 {
 	pthread_mutex_unlock(&dp_rt.lock);
+	fork_busy(false);
 }
 
 /*
@@ -325,6 +355,7 @@ static void fork_child(void)
 	dp_rt.start_ns = dp_now_ns(CLOCK_REALTIME);
 	dp_rt.start_mono_ns = dp_now_ns(CLOCK_MONOTONIC);
 	dp_rt.allocs_outside = dp_rt.bytes_outside = dp_rt.lost = 0;
+	dp_rt.rec_truncated = dp_rt.rec_failed = 0;
 	dp_split_samples = 0;
 	dp_rt.final_done = 0;
 	dp_write_reset_child();
@@ -350,6 +381,7 @@ static void fork_child(void)
 		t->tid = (pid_t)syscall(SYS_gettid);
 		t->self = pthread_self();
 		t->has_timer = false;
+		fork_busy(false);
 		dp_timer_start(t);
 	}
 	errno = saved_errno;

@@ -8,16 +8,75 @@
 #include <string.h>
 #include "internal.h"
 
+#define BELOW_MAX 64     /* uninstrumented frames looked at below an activation */
+
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+/*
+ * DEEPPROF_UNWIND=1: a tick whose pc is not in the innermost instrumented
+ * activation f (a -finstrument-functions frame) lies in code that f called
+ * without hooks (libc, libm): unwind to f and charge the tick to those
+ * frames, as csds of sampled frames under f's pd (css kind external, calls
+ * unknown: 0; keyed apart from the hooks' csds). NULL: charge f's csd as
+ * before (the pc is in f, f is beyond BELOW_MAX frames, or the tick is in
+ * a hook or in an instrumented function that has not entered yet).
+ */
+static struct dp_csd *below(struct dp_thread *t, void *uc)
+{
+	const struct dp_frame *f = t->h->top;
+	while (f->sp == DP_SP_DEAD)
+		f--;
+	if (f == t->stack || (f->at & (DP_FR_PLUGIN | DP_FR_REGION)) || !f->pd)
+		return NULL;
+	struct dp_uframe fr[BELOW_MAX];
+	bool deeper;
+	int n = dp_unwind(uc, fr, BELOW_MAX, &deeper), k = 0;
+	while (k < n && fr[k].fn != f->fn)
+		k++;
+	if (k == 0 || k == n)
+		return NULL;
+	for (int i = 0; i < k; i++) {
+		if (fr[i].fn == (uintptr_t)__cyg_profile_func_enter ||
+		    fr[i].fn == (uintptr_t)__cyg_profile_func_exit)
+			return NULL;
+		const struct dp_ps *ps = dp_graph_ps_find(fr[i].fn);
+		if (ps && ps->kind != DP_PS_SAMPLED)
+			return NULL;
+	}
+	struct dp_pd *path[BELOW_MAX + 1];
+	int depth = 0;
+	struct dp_csd *c = NULL;
+	path[depth++] = f->pd;
+	dp_busy_on(t);
+	for (int i = k - 1; i >= 0; i--) {
+		c = dp_graph_sample_step(t, path, depth, fr[i + 1].ip, fr[i].fn, NULL, DP_SITE_SAMPLED);
+		if (!c) {
+			t->lost++;
+			break;
+		}
+		if (c->callee != c->caller)
+			path[depth++] = c->callee;
+	}
+	dp_busy_off(t);
+	return c;
+}
+
 /* Charge one tick: to the current csd, or to the thread's outside sink when
- * no activation is current or the runtime itself is busy; then let split.c
- * count the recursive activations on the interrupted stack. */
+ * no activation is current or the runtime itself is busy (with
+ * DEEPPROF_UNWIND, to the uninstrumented frames it lies in: below()); then
+ * let split.c count the recursive activations on the interrupted stack. */
 static void on_sigprof(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig; (void)si;
 	int saved_errno = errno;
 	struct dp_thread *t = dp_self;
 	if (t) {
-		struct dp_csd *c = dp_cur_csd(t);
+		struct dp_csd *c = NULL;
+		if (DP_LOAD(&dp_rt.unwind) && !t->h->stop && !DP_LOAD(&dp_rt.abi2))
+			c = below(t, uc);
+		if (!c)
+			c = dp_cur_csd(t);
 		c->ticks++;
 		dp_split_sample(t, uc);
 	}

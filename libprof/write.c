@@ -210,11 +210,11 @@ static bool modules_cover(uint32_t n_ps, uint32_t n_css)
 		return false;
 	struct dp_ps *ps = DP_LOAD_ACQ(&dp_rt.ps_head);
 	for (uint32_t i = 0; i < n_ps && ps; i++, ps = DP_LOAD_ACQ(&ps->next))
-		if (ps->kind != DP_PS_SYNTH && ps->kind != DP_PS_EXTERNAL && !module_of(ps->fn, &off))
+		if (ps->kind != DP_PS_SYNTH && ps->kind != DP_PS_EXTERNAL && ps->fn && !module_of(ps->fn, &off))
 			return false;
 	struct dp_css *c = DP_LOAD_ACQ(&dp_rt.css_head);
 	for (uint32_t i = 0; i < n_css && c; i++, c = DP_LOAD_ACQ(&c->next))
-		if (!module_of(c->site, &off))
+		if (c->site && !module_of(c->site, &off))   /* (0: a sampled stack's outermost frame) */
 			return false;
 	return true;
 }
@@ -248,9 +248,18 @@ static int resolve_path(char *dst, size_t size, const char *path)
 		}
 	}
 	*p = 0;
-	if (dp_rt.fork_of && !had_pid) {
+	/* a forked child, or (sampling) a process of the program that
+	 * deepprof record did not start itself, such as system()'s */
+	if (!had_pid && (dp_rt.fork_of || (dp_rt.sampling && dp_rt.rec_root &&
+					   dp_rt.rec_root != getpid()))) {
 		p = append(p, end, ".");
 		p = append(p, end, pid);
+	}
+	if (dp_rt.sampling && dp_rt.rec_gen) {   /* an image exec'd by the program */
+		char gen[24];
+		dp_fmt_u64(gen, dp_rt.rec_gen);
+		p = append(p, end, ".exec");
+		p = append(p, end, gen);
 	}
 	return p < end ? 0 : -1;
 }
@@ -291,10 +300,13 @@ static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, dou
 {
 	enum { T_CPU, T_TICKS, T_TOUT, T_CALLS, T_ALLOCS, T_BYTES, T_AOUT, T_BOUT, T_MEM, T_LOST, T_LOOPS };
 	bool split = dp_rt.timer_hz != 0;
-	msgpack_pack_map(pk, split ? 27 : 25);
+	/* a sampled profile (record.c) is format 2: readers of 1 know no
+	 * "samples" clock and would show its zero calls as real */
+	bool sampled = dp_rt.sampling;
+	msgpack_pack_map(pk, (split ? 27 : 25) + (sampled ? 3 : 0));
 	pack_key(pk, "magic");       pack_cstr(pk, "deepprof");
-	pack_key(pk, "version");     msgpack_pack_uint64(pk, 1);
-	pack_key(pk, "min_version"); msgpack_pack_uint64(pk, 1);
+	pack_key(pk, "version");     msgpack_pack_uint64(pk, sampled ? 2 : 1);
+	pack_key(pk, "min_version"); msgpack_pack_uint64(pk, sampled ? 2 : 1);
 	pack_key(pk, "program");     pack_cstr(pk, exe_path);
 	pack_key(pk, "argv");
 	int argc = dp_rt.argv ? dp_rt.argc : 0;
@@ -312,7 +324,13 @@ static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, dou
 	pack_key(pk, "start_ns");    msgpack_pack_uint64(pk, dp_rt.start_ns);
 	uint64_t now = dp_now_ns(CLOCK_MONOTONIC);
 	pack_key(pk, "wall_ns");     msgpack_pack_uint64(pk, now > dp_rt.start_mono_ns ? now - dp_rt.start_mono_ns : 0);
-	pack_key(pk, "clock");       pack_cstr(pk, DP_LOAD(&dp_rt.clock_loops) ? "calls+loops" : "calls");
+	pack_key(pk, "clock");
+	pack_cstr(pk, sampled ? "samples" : DP_LOAD(&dp_rt.clock_loops) ? "calls+loops" : "calls");
+	if (sampled) {
+		pack_key(pk, "record_flags");      msgpack_pack_uint64(pk, DP_LOAD(&dp_rt.rec_flags));
+		pack_key(pk, "samples_truncated"); msgpack_pack_uint64(pk, DP_LOAD(&dp_rt.rec_truncated));
+		pack_key(pk, "samples_failed");    msgpack_pack_uint64(pk, DP_LOAD(&dp_rt.rec_failed));
+	}
 	pack_key(pk, "timer_hz");    msgpack_pack_uint64(pk, dp_rt.timer_hz);
 	pack_key(pk, "cpu_ns");      msgpack_pack_uint64(pk, tot[T_CPU]);
 	pack_key(pk, "ticks");       msgpack_pack_uint64(pk, tot[T_TICKS]);
@@ -374,6 +392,8 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 			if (!DP_LOAD_ACQ(&t->exited))
 				dp_graph_unwind_all(t, t == me && DP_LOAD(&dp_rt.normal_end));
 	}
+	if (dp_rt.sampling && dp_record_check)
+		dp_record_check();
 	if (resolve_path(dst, sizeof dst, path) < 0) {
 		dp_log("output file name too long:", dst, NULL);
 		goto done;

@@ -30,9 +30,9 @@ set -eu
 # libraries: msgpack-c (Deep.data, feedback files), libdeflate (the crc32 of
 # every file the tools read and write, several times zlib's speed), jansson
 # (JSON), elfutils (symbols), CUnit (unit tests), libmicrohttpd (the HTTP
-# server of `deepprof serve`). (libunwind-dev is for
-# `deepprof record`'s sampling, DESIGN.md: add it back with the code that
-# includes <libunwind.h>; nothing uses it yet.)
+# server of `deepprof serve`), libunwind-dev (libprof/record.c includes
+# <libunwind.h>: `deepprof record` unwinds each sampled stack; its
+# libunwind8 is dlopen'ed at run time).
 # tools: valgrind (memory checks; callgrind for the cross-check), python3 +
 # jsonschema (schema tests) + msgpack (the fuzz, progrep and feedback suites
 # read and write MessagePack), dpkg-dev and what unpacks a Debian source
@@ -43,12 +43,14 @@ set -eu
 # lighttpd: the web server the cgi suite (tests/cgi) runs deepprof-cgi
 # under, with its mod_cgi, as a user's web server would.
 core="gcc libc6-dev g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
-libdeflate-dev libcunit1-dev libmicrohttpd-dev gcc-12-plugin-dev valgrind python3
+libdeflate-dev libcunit1-dev libmicrohttpd-dev libunwind-dev gcc-12-plugin-dev valgrind python3
 python3-jsonschema python3-msgpack python3-websocket chromium dpkg-dev bzip2 xz-utils patch lighttpd"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
-# (above); binutils has size (the text size of each build). (Its gprof is not
-# run: bench's gprof column times the -pg build.)
-bench="binutils"
+# (above); binutils has size (the text size of each build) and gprofng
+# (bench/record.py times `gprofng collect app` beside deepprof record). (Its
+# gprof is not run: bench's gprof column times the -pg build.) linux-perf:
+# bench/record.py compares deepprof record with `perf record -e cpu-clock`.
+bench="binutils linux-perf"
 # Packages that nothing in the tree runs, includes, links or imports itself
 # (tests/deps reads these lines: "# why PACKAGE: reason"):
 # why bzip2: dpkg-source runs it to unpack bzip2's .debian.tar.bz2 (the source the cross-check fetches)

@@ -23,6 +23,7 @@ include tests/xcheck/xcheck.mk
 -include tests/split/split.mk
 -include tests/deps/deps.mk
 -include tests/layout/layout.mk
+-include tests/record/record.mk
 
 check: deps
 	@$(MAKE) --no-print-directory all

@@ -126,8 +126,8 @@ def main():
     # one deliberate defect each
     expected = {
         "magic": "not a Deep.data file",
-        "version": "format version 7 is newer than this deepprof (1)",
-        "min-version": "format version 2 is newer than this deepprof (1)",
+        "version": "format version 7 is newer than this deepprof (2)",
+        "min-version": "format version 3 is newer than this deepprof (2)",
         "missing-key": "no 'pid' key",
         "key-type": "'pid' is not an unsigned integer",
         "not-map": "not a Deep.data file",

@@ -288,7 +288,7 @@ static void write_header(struct gen *g, const char *module)
 	pack_str(pk, "magic");
 	pack_str(pk, c == DPG_MAGIC ? "deepproff" : "deepprof");
 	pack_kv_u(pk, "version", c == DPG_VERSION ? 7 : 1);
-	pack_kv_u(pk, "min_version", c == DPG_VERSION ? 7 : c == DPG_MINVERSION ? 2 : 1);
+	pack_kv_u(pk, "min_version", c == DPG_VERSION ? 7 : c == DPG_MINVERSION ? 3 : 1);
 	pack_str(pk, "program");
 	pack_str(pk, module);
 	pack_str(pk, "argv");

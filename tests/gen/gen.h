@@ -35,7 +35,7 @@ enum dpg_corrupt {
 	DPG_OK,
 	DPG_MAGIC,        /* header magic "deepproff" */
 	DPG_VERSION,      /* version 7, min_version 7 */
-	DPG_MINVERSION,   /* version 1, min_version 2 */
+	DPG_MINVERSION,   /* version 1, min_version 3 (newer than every reader) */
 	DPG_MISSING_KEY,  /* no "pid" */
 	DPG_KEY_TYPE,     /* "pid" is a string */
 	DPG_NOT_MAP,      /* the first object is an array */

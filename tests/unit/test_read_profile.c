@@ -507,8 +507,8 @@ static void test_corruptions(void)
 	} cases[] = {
 		{ DPG_MAGIC, "not a Deep.data file" },
 		{ DPG_NOT_MAP, "not a Deep.data file" },
-		{ DPG_VERSION, "format version 7 is newer than this deepprof (1)" },
-		{ DPG_MINVERSION, "format version 2 is newer than this deepprof (1)" },
+		{ DPG_VERSION, "format version 7 is newer than this deepprof (2)" },
+		{ DPG_MINVERSION, "format version 3 is newer than this deepprof (2)" },
 		{ DPG_MISSING_KEY, "corrupt header: no 'pid' key" },
 		{ DPG_KEY_TYPE, "corrupt header: 'pid' is not an unsigned integer" },
 		{ DPG_CLOCK, "corrupt header: 'clock' is \"ticks\", not \"calls\" or \"calls+loops\"" },

@@ -1,0 +1,85 @@
+/*
+ * unwind.c — walking a stack from a signal's context, for sampling
+ * (record.c) and for ticks that land in uninstrumented code (timer.c):
+ * libunwind's local unwinder, dlopen'ed RTLD_LOCAL so that its own
+ * _Unwind_* (the C++ exception ABI) never displace libgcc_s's in the
+ * program. Part of deepprof's libprof. MIT licence.
+ */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include "internal.h"
+
+/* libunwind's entry points, set once by dp_unwind_init (before any
+ * handler uses them) and never changed. */
+static struct {
+	int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
+	int (*step)(unw_cursor_t *);
+	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+	int (*get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
+	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+	unw_addr_space_t *local_as;
+} U;
+static int state;       /* 0 not tried, 1 ready, -1 unavailable */
+
+#define STR_(x) #x
+#define STR(x) STR_(x)  /* the name a libunwind macro stands for: _ULx86_64_step */
+
+int dp_unwind_init(const char *who)
+{
+	if (state)
+		return state > 0 ? 0 : -1;
+	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (lib) {
+		U.init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))dlsym(lib, STR(unw_init_local2));
+		U.step = (int (*)(unw_cursor_t *))dlsym(lib, STR(unw_step));
+		U.get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(lib, STR(unw_get_reg));
+		U.get_proc_info = (int (*)(unw_cursor_t *, unw_proc_info_t *))dlsym(lib, STR(unw_get_proc_info));
+		U.set_caching_policy = (int (*)(unw_addr_space_t, unw_caching_policy_t))
+			dlsym(lib, STR(unw_set_caching_policy));
+		U.local_as = dlsym(lib, STR(unw_local_addr_space));
+	}
+	if (!U.init_local2 || !U.step || !U.get_reg || !U.get_proc_info || !U.set_caching_policy ||
+	    !U.local_as) {
+		dp_log(who, "cannot load libunwind.so.8:", lib ? "a symbol is missing" : dlerror());
+		state = -1;
+		return -1;
+	}
+	/* libunwind's cache of unwinding rules by address (Debian's is built
+	 * without a per-thread cache; without any cache a tick costs ms) */
+	U.set_caching_policy(*U.local_as, UNW_CACHE_GLOBAL);
+	DP_STORE_REL(&state, 1);
+	return 0;
+}
+
+/*
+ * Walk the stack of the context uc (a signal handler's third argument) into
+ * out[0 .. return value): innermost first, the interrupted pc and then each
+ * return address, with the entry of the function holding it (0 when no
+ * unwind information covers it). At most max frames; *deeper is set when
+ * the stack went on. Async-signal-safe (no malloc; libunwind's cache lock
+ * masks signals around itself). 0 when nothing could be unwound.
+ */
+int dp_unwind(void *uc, struct dp_uframe *out, int max, bool *deeper)
+{
+	unw_cursor_t cur;
+	int n = 0;
+	*deeper = false;
+	if (DP_LOAD_ACQ(&state) <= 0 ||
+	    U.init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
+		return 0;
+	do {
+		unw_word_t ip;
+		unw_proc_info_t pi;
+		if (U.get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		if (n == max) {
+			*deeper = true;
+			break;
+		}
+		out[n].ip = ip;
+		out[n].fn = U.get_proc_info(&cur, &pi) == 0 ? pi.start_ip : 0;
+		n++;
+	} while (U.step(&cur) > 0);
+	return n;
+}

@@ -1,0 +1,48 @@
+/* s-libc.c — an instrumented program (tests/record builds it with
+ * -finstrument-functions and libprof) whose time is mostly in libc:
+ * clear() in memset, sorting() in qsort (calling back cmp, instrumented),
+ * own() in its own loop. With DEEPPROF_UNWIND=1 the ticks in libc go to
+ * libc's frames under clear and sorting. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+volatile unsigned long sink;
+static char buf[1 << 20];
+__attribute__((noinline)) void clear(int n)
+{
+	for (int i = 0; i < n; i++) {
+		memset(buf, i, sizeof buf);
+		sink += (unsigned char)buf[i & 4095];
+	}
+}
+int cmp(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return (x > y) - (x < y);
+}
+__attribute__((noinline)) void sorting(unsigned n)
+{
+	unsigned *v = malloc(n * sizeof *v);
+	if (!v)
+		exit(1);
+	for (unsigned i = 0; i < n; i++)
+		v[i] = i * 2654435761u;
+	qsort(v, n, sizeof *v, cmp);
+	sink += v[n / 2];
+	free(v);
+}
+__attribute__((noinline)) void own(unsigned long n)
+{
+	unsigned long x = sink;
+	for (unsigned long i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	sink = x;
+}
+int main(void)
+{
+	clear(4000);
+	sorting(300000);
+	own(100000000ul);
+	printf("%lu\n", sink & 1);
+	return 0;
+}

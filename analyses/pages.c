@@ -46,6 +46,13 @@ struct side {
 	struct dpa_deep d;
 	char **spec;            /* [n_ps + 1]: the name a URL gives ps by, made on first use */
 	uint32_t *name_count;   /* [n_ps + 1]: how many procedures share ps's name */
+	/* the procedures by name: names[ps] its display name (made once: an
+	 * unresolved one is formatted on each dpa_ps_name()), slot[] an
+	 * open-addressing table of the first ps of each name (cap a power of
+	 * 2), name_next[ps] the next ps with the same name (0: none) */
+	const char **names;
+	uint32_t *slot, *name_next;
+	size_t cap;
 	/* the diff of `path` (OLD) and the other file (NEW), when there is one */
 	struct dpa_profile dold, dnew;
 	struct dpa_diff diff;
@@ -79,6 +86,9 @@ static void side_free(struct side *s)
 		free(s->spec);
 	}
 	free(s->name_count);
+	free(s->names);
+	free(s->slot);
+	free(s->name_next);
 	side_free(s->excl);
 	free(s->excl_key);
 	free(s->old_pd);
@@ -103,47 +113,76 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* name_count[ps] for every ps, by one hash table of names: O(n_ps). Also
- * interns every unresolved name now, so that answering never writes to
- * the profile's string table. */
+/* The name index (names, slot, name_next) and name_count, by one hash
+ * table of names: O(n_ps). */
 static int count_names(struct side *s)
 {
 	const struct dpa_profile *p = &s->p;
 	size_t cap = 16;
-	uint32_t *slot, *first, *count;
+	uint32_t *last;
 
 	while (cap < 2 * (size_t)p->n_ps + 2)
 		cap *= 2;
-	slot = calloc(cap, sizeof(*slot));
-	first = calloc((size_t)p->n_ps + 1, sizeof(*first));
-	count = calloc((size_t)p->n_ps + 1, sizeof(*count));
+	s->cap = cap;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->names = calloc((size_t)p->n_ps + 1, sizeof(*s->names));
+	s->name_next = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
 	s->name_count = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
-	if (!slot || !first || !count || !s->name_count) {
-		free(slot);
-		free(first);
-		free(count);
+	last = calloc((size_t)p->n_ps + 1, sizeof(*last));
+	if (!s->slot || !s->names || !s->name_next || !s->name_count || !last) {
+		free(last);
 		return -1;
 	}
+	for (uint32_t k = 1; k <= p->n_ps; k++)
+		s->names[k] = dpa_ps_name(p, k);
 	for (uint32_t k = 1; k <= p->n_ps; k++) {
-		const char *n = dpa_ps_name(p, k);
+		const char *n = s->names[k];
 		size_t i = hash_str(n) & (cap - 1);
 
-		while (slot[i] && strcmp(dpa_ps_name(p, slot[i]), n))
+		while (s->slot[i] && strcmp(s->names[s->slot[i]], n))
 			i = (i + 1) & (cap - 1);
-		if (!slot[i])
-			slot[i] = k;
-		first[k] = slot[i];
-		count[slot[i]]++;
+		if (!s->slot[i]) {
+			s->slot[i] = k;
+		} else {
+			s->name_next[last[s->slot[i]]] = k;
+		}
+		last[s->slot[i]] = k;
+		s->name_count[s->slot[i]]++;
 	}
 	for (uint32_t k = 1; k <= p->n_ps; k++)
-		s->name_count[k] = count[first[k]];
-	free(slot);
-	free(first);
-	free(count);
-	for (uint32_t c = 1; c <= p->n_css; c++)
-		if (!dpa_src_get(p, DPA_CSS_FILE, c) && !dpa_src_get(p, DPA_CSS_IN_FN, c))
-			(void)dpa_addr_name(p, p->css[c].module, p->css[c].offset);
+		if (s->name_count[k])           /* the first of its name: pass its count on */
+			for (uint32_t j = s->name_next[k]; j; j = s->name_next[j])
+				s->name_count[j] = s->name_count[k];
+	free(last);
 	return 0;
+}
+
+/* The first procedure named exactly name (then name_next[] the others), 0
+ * when none. */
+static uint32_t by_name(const struct side *s, const char *name)
+{
+	for (size_t i = hash_str(name) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (!strcmp(s->names[s->slot[i]], name))
+			return s->slot[i];
+	return 0;
+}
+
+/* The procedures spec names, as dpa_names_find() finds them (the same
+ * answer, errors included), but from the index when spec is the name of
+ * exactly one procedure. *out malloc'd. */
+static int find_procs(const struct side *s, const char *spec, uint32_t **out, uint32_t *n,
+		      struct dpa_error *e)
+{
+	uint32_t k = strchr(spec, ':') ? 0 : by_name(s, spec);
+
+	if (k && !s->name_next[k]) {
+		if (!(*out = malloc(sizeof(**out))))
+			return dpa_fail(e, &s->p, "out of memory");
+		**out = k;
+		*n = 1;
+		return 0;
+	}
+	return dpa_names_find(&s->p, spec, out, n, e);
 }
 
 static int fill_stat(const char *path, struct stat *st, char *err, size_t errlen)
@@ -1077,26 +1116,20 @@ static int page_report(struct page *w, const struct dpa_report_opts *o, const ch
 /* The costs per call of a procedure's contexts, when they differ much:
  * "where a procedure's cost per call differs between callers". Every
  * context's total per call, without building a second report. */
-static void spread(struct page *w, const char *spec)
+static void spread(struct page *w, const uint32_t *procs, uint32_t np)
 {
 	struct side *s = w->s;
 	const struct dpa_profile *p = &s->p;
 	enum dpa_measure m = w->q.sort == DPA_CALLS ? DPA_CSCS : w->q.sort;
-	struct dpa_error e;
-	uint32_t *procs = NULL, np = 0, lo_pd = 0, hi_pd = 0, n = 0, pair[2], depth[2];
+	uint32_t lo_pd = 0, hi_pd = 0, n = 0, pair[2], depth[2];
 	double lo = -1, hi = -1;
 	bool *mark;
 
-	if (dpa_names_find(p, spec, &procs, &np, &e) < 0)
-		return;
 	mark = calloc((size_t)p->n_ps + 1, sizeof(bool));
-	if (!mark) {
-		free(procs);
+	if (!mark)
 		return;
-	}
 	for (uint32_t i = 0; i < np; i++)
 		mark[procs[i]] = true;
-	free(procs);
 	for (uint32_t k = 1; k <= p->n_pd; k++) {
 		uint64_t calls;
 		double v;
@@ -1278,34 +1311,36 @@ static int page_proc(struct page *w, const char *spec)
 {
 	struct dpa_report_opts o = opts(w, DPA_REPORT_PROC);
 	char *title = NULL, *self = NULL, *cp = NULL;
-	uint32_t ps, pd = 0;
+	uint32_t *procs = NULL, np = 0, ps, pd = 0;
+	struct dpa_error e = { { 0 } };
 	int rc;
 
+	if (find_procs(w->s, spec, &procs, &np, &e) < 0)
+		return fail(w, strstr(e.msg, "out of memory") ? 500 : 404, "%s", e.msg);
 	o.name = spec;
-	if (w->q.json)
-		return report(w, &o, 2, NULL);
-	{
-		/* the procedure (its first, when the name picks several) and the
-		 * context ctx= picks for the source view */
-		uint32_t *procs = NULL, np = 0;
-		struct dpa_error e;
-
-		if (dpa_names_find(&w->s->p, spec, &procs, &np, &e) < 0)
-			return fail(w, strstr(e.msg, "out of memory") ? 500 : 404, "%s", e.msg);
-		ps = procs[0];
+	o.procs = procs;
+	o.n_procs = np;
+	if (w->q.json) {
+		rc = report(w, &o, 2, NULL);
 		free(procs);
-		if (w->q.ctx) {
-			pd = dpa_ctx_resolve(&w->s->d, w->q.ctx, &e);
-			if (!pd)
-				return fail(w, 404, "%s", e.msg);
-			if (w->s->p.pd[pd].ps != ps)
-				return fail(w, 400, "context %.200s is not one of %.100s's", w->q.ctx, spec);
+		return rc;
+	}
+	/* the procedure (its first, when the name picks several) and the
+	 * context ctx= picks for the source view */
+	ps = procs[0];
+	if (w->q.ctx) {
+		pd = dpa_ctx_resolve(&w->s->d, w->q.ctx, &e);
+		if (!pd || w->s->p.pd[pd].ps != ps) {
+			free(procs);
+			return pd ? fail(w, 400, "context %.200s is not one of %.100s's", w->q.ctx, spec)
+				  : fail(w, 404, "%s", e.msg);
 		}
 	}
 	if (asprintf(&title, "Procedure %s", spec) < 0 || asprintf(&self, "/proc/%s", spec) < 0 ||
 	    asprintf(&cp, "/callers/%s", spec) < 0) {
 		free(title);
 		free(self);
+		free(procs);
 		return fail(w, 500, "out of memory");
 	}
 	page_begin(w, title, self, NULL);
@@ -1320,13 +1355,14 @@ static int page_proc(struct page *w, const char *spec)
 	fputs("</p>\n", w->f);
 	rc = report(w, &o, 2, NULL);
 	if (!rc) {
-		spread(w, spec);
+		spread(w, procs, np);
 		source_view(w, ps, pd);
 		page_end(w);
 	}
 	free(title);
 	free(self);
 	free(cp);
+	free(procs);
 	return rc;
 }
 
@@ -1354,13 +1390,24 @@ static int page_callers(struct page *w, const char *spec)
 	char *title = NULL, *self = NULL, extra[64];
 	int rc;
 
+	uint32_t *procs = NULL, np = 0;
+	struct dpa_error e = { { 0 } };
+
+	if (find_procs(w->s, spec, &procs, &np, &e) < 0)
+		return fail(w, strstr(e.msg, "out of memory") ? 500 : 404, "%s", e.msg);
 	o.name = spec;
+	o.procs = procs;
+	o.n_procs = np;
 	if (per)
 		o.limit = per * w->q.page;
-	if (w->q.json)
-		return report(w, &o, 2, drop_pages);
+	if (w->q.json) {
+		rc = report(w, &o, 2, drop_pages);
+		free(procs);
+		return rc;
+	}
 	if (asprintf(&title, "Callers of %s", spec) < 0 || asprintf(&self, "/callers/%s", spec) < 0) {
 		free(title);
+		free(procs);
 		return fail(w, 500, "out of memory");
 	}
 	snprintf(extra, sizeof(extra), "by=%s", dpa_report_group_name(o.group));
@@ -1406,6 +1453,7 @@ static int page_callers(struct page *w, const char *spec)
 		page_end(w);
 	free(title);
 	free(self);
+	free(procs);
 	return rc;
 }
 

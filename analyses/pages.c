@@ -54,7 +54,7 @@ struct side {
 	uint32_t *slot, *name_next;
 	size_t cap;
 	/* the diff of `path` (OLD) and the other file (NEW), when there is one */
-	struct dpa_profile dold, dnew;
+	struct dpa_profile dnew;
 	struct dpa_diff diff;
 	uint32_t *old_pd, *old_ps;      /* merged pd (ps) -> OLD's, 0: only in NEW */
 	bool has_diff;
@@ -95,7 +95,6 @@ static void side_free(struct side *s)
 	free(s->old_ps);
 	if (s->has_diff) {
 		dpa_diff_release(&s->diff);
-		dpa_profile_release(&s->dold);
 		dpa_profile_release(&s->dnew);
 	}
 	dpa_deep_release(&s->d);
@@ -194,26 +193,20 @@ static int fill_stat(const char *path, struct stat *st, char *err, size_t errlen
 	return 0;
 }
 
-/* The diff of s (OLD) and other (NEW), read apart from s's own profile (as
- * `deepprof diff` reads them). A failure is kept in diff_err, not fatal. */
+/* The diff of s's profile (OLD, read once for both) and other (NEW). A
+ * failure is kept in diff_err, not fatal. */
 static void load_diff(struct side *s, const char *other)
 {
 	struct dpa_error e = { { 0 } };
 
-	if (dpa_profile_read(&s->dold, s->path, &e) < 0) {
-		snprintf(s->diff_err, sizeof(s->diff_err), "%s", e.msg);
-		return;
-	}
 	if (dpa_profile_read(&s->dnew, other, &e) < 0) {
 		snprintf(s->diff_err, sizeof(s->diff_err), "%s", e.msg);
-		dpa_profile_release(&s->dold);
 		return;
 	}
-	dpa_profile_symbolize(&s->dold);
 	dpa_profile_symbolize(&s->dnew);
-	if (dpa_diff_init(&s->diff, &s->dold, &s->dnew, false, &e) < 0) {
+	/* both borrowed for the call only, and not changed */
+	if (dpa_diff_init(&s->diff, &s->p, &s->dnew, false, &e) < 0) {
 		snprintf(s->diff_err, sizeof(s->diff_err), "%s", e.msg);
-		dpa_profile_release(&s->dold);
 		dpa_profile_release(&s->dnew);
 		return;
 	}
@@ -223,9 +216,9 @@ static void load_diff(struct side *s, const char *other)
 	s->old_pd = calloc((size_t)s->diff.m.prof.n_pd + 1, sizeof(uint32_t));
 	s->old_ps = calloc((size_t)s->diff.m.prof.n_ps + 1, sizeof(uint32_t));
 	if (s->old_pd && s->old_ps) {
-		for (uint32_t k = s->dold.n_pd; k >= 1; k--)
+		for (uint32_t k = s->p.n_pd; k >= 1; k--)
 			s->old_pd[s->diff.m.pd_map[0][k]] = k;
-		for (uint32_t k = s->dold.n_ps; k >= 1; k--)
+		for (uint32_t k = s->p.n_ps; k >= 1; k--)
 			s->old_ps[s->diff.m.ps_map[0][k]] = k;
 	}
 }

@@ -634,6 +634,19 @@ def t_bad_start(s):
         busy.close()
 
 
+def t_bind_port(s):
+    """--bind and --port: the first line says where, and it answers there."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.2", 0))
+        port = probe.getsockname()[1]
+    srv = s.serve(opts=["--bind=127.0.0.2", "--port=%d" % port])
+    try:
+        eq(srv.first, "http://127.0.0.2:%d/\n" % port, "first line")
+        eq(srv.get("/top")[0], 200, "answers there")
+    finally:
+        srv.stop()
+
+
 def t_idle_timeout(s):
     srv = s.serve(opts=["--idle-timeout=2s"])
     eq(srv.get("/")[0], 200, "answers")
@@ -763,8 +776,8 @@ def t_browser(s):
         srv.stop()
 
 
-TESTS = [t_first_line, t_json_twins, t_contexts, t_stable_urls, t_reload_bad, t_well_formed, t_source, t_flame, t_root, t_modules, t_exclude,
-         t_callers_paging, t_diff, t_bad_requests, t_bad_start, t_idle_timeout, t_sigterm,
+TESTS = [t_first_line, t_json_twins, t_contexts, t_stable_urls, t_reload_bad, t_well_formed,
+         t_source, t_flame, t_root, t_modules, t_exclude, t_callers_paging, t_diff, t_bad_requests, t_bad_start, t_bind_port, t_idle_timeout, t_sigterm,
          t_concurrent, t_test_pages, t_speed, t_browser]
 
 if __name__ == "__main__":

@@ -23,13 +23,12 @@
 #include "names.h"
 #include "merge.h"
 #include "pages.h"
+#include "pages_int.h"
 #include "report.h"
 
-#define HTML "text/html; charset=utf-8"
 
 struct page;
 static void recursion_by_depth(struct page *w, uint32_t c);
-#define JSON "application/json"
 /* Links name contexts by at most this many calls (a suffix, "~/...", when
  * the path is longer): URLs stay below about 4 kB. */
 #define CTX_STEPS 40
@@ -38,38 +37,9 @@ static void recursion_by_depth(struct page *w, uint32_t c);
  * The loaded profiles
  * ================================================================ */
 
-/* One profile read and prepared, replaced whole on reload. */
-struct side {
-	char *path;
-	struct stat st;         /* the file when it was read */
-	struct dpa_profile p;
-	struct dpa_deep d;
-	char **spec;            /* [n_ps + 1]: the name a URL gives ps by, made on first use */
-	uint32_t *name_count;   /* [n_ps + 1]: how many procedures share ps's name */
-	/* the diff of `path` (OLD) and the other file (NEW), when there is one */
-	struct dpa_profile dold, dnew;
-	struct dpa_diff diff;
-	uint32_t *old_pd, *old_ps;      /* merged pd (ps) -> OLD's, 0: only in NEW */
-	bool has_diff;
-	char diff_err[512];     /* why there is no diff, when another file was given */
-	/* contour exclusion: the profile with the last exclude= asked for
-	 * applied (excluded_side), and that set's text */
-	struct side *excl;
-	char *excl_key;
-};
 
-struct dp_pages {
-	pthread_mutex_t mu;     /* held while answering and while swapping sides */
-	pthread_mutex_t reload; /* one reload at a time */
-	char *file, *other;
-	struct side *s;
-	char *base, *suffix;    /* links: base + path + "?" + query + suffix */
-	char **suffix_keys;     /* keys of suffix, accepted and ignored */
-	uint32_t n_suffix_keys;
-};
 
-static void side_free(struct side *s);
-static void side_free(struct side *s)
+void dpa_pg_side_free(struct side *s)
 {
 	if (!s)
 		return;
@@ -79,13 +49,15 @@ static void side_free(struct side *s)
 		free(s->spec);
 	}
 	free(s->name_count);
-	side_free(s->excl);
+	free(s->names);
+	free(s->slot);
+	free(s->name_next);
+	dpa_pg_side_free(s->excl);
 	free(s->excl_key);
 	free(s->old_pd);
 	free(s->old_ps);
 	if (s->has_diff) {
 		dpa_diff_release(&s->diff);
-		dpa_profile_release(&s->dold);
 		dpa_profile_release(&s->dnew);
 	}
 	dpa_deep_release(&s->d);
@@ -103,47 +75,76 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* name_count[ps] for every ps, by one hash table of names: O(n_ps). Also
- * interns every unresolved name now, so that answering never writes to
- * the profile's string table. */
+/* The name index (names, slot, name_next) and name_count, by one hash
+ * table of names: O(n_ps). */
 static int count_names(struct side *s)
 {
 	const struct dpa_profile *p = &s->p;
 	size_t cap = 16;
-	uint32_t *slot, *first, *count;
+	uint32_t *last;
 
 	while (cap < 2 * (size_t)p->n_ps + 2)
 		cap *= 2;
-	slot = calloc(cap, sizeof(*slot));
-	first = calloc((size_t)p->n_ps + 1, sizeof(*first));
-	count = calloc((size_t)p->n_ps + 1, sizeof(*count));
+	s->cap = cap;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->names = calloc((size_t)p->n_ps + 1, sizeof(*s->names));
+	s->name_next = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
 	s->name_count = calloc((size_t)p->n_ps + 1, sizeof(uint32_t));
-	if (!slot || !first || !count || !s->name_count) {
-		free(slot);
-		free(first);
-		free(count);
+	last = calloc((size_t)p->n_ps + 1, sizeof(*last));
+	if (!s->slot || !s->names || !s->name_next || !s->name_count || !last) {
+		free(last);
 		return -1;
 	}
+	for (uint32_t k = 1; k <= p->n_ps; k++)
+		s->names[k] = dpa_ps_name(p, k);
 	for (uint32_t k = 1; k <= p->n_ps; k++) {
-		const char *n = dpa_ps_name(p, k);
+		const char *n = s->names[k];
 		size_t i = hash_str(n) & (cap - 1);
 
-		while (slot[i] && strcmp(dpa_ps_name(p, slot[i]), n))
+		while (s->slot[i] && strcmp(s->names[s->slot[i]], n))
 			i = (i + 1) & (cap - 1);
-		if (!slot[i])
-			slot[i] = k;
-		first[k] = slot[i];
-		count[slot[i]]++;
+		if (!s->slot[i]) {
+			s->slot[i] = k;
+		} else {
+			s->name_next[last[s->slot[i]]] = k;
+		}
+		last[s->slot[i]] = k;
+		s->name_count[s->slot[i]]++;
 	}
 	for (uint32_t k = 1; k <= p->n_ps; k++)
-		s->name_count[k] = count[first[k]];
-	free(slot);
-	free(first);
-	free(count);
-	for (uint32_t c = 1; c <= p->n_css; c++)
-		if (!dpa_src_get(p, DPA_CSS_FILE, c) && !dpa_src_get(p, DPA_CSS_IN_FN, c))
-			(void)dpa_addr_name(p, p->css[c].module, p->css[c].offset);
+		if (s->name_count[k])           /* the first of its name: pass its count on */
+			for (uint32_t j = s->name_next[k]; j; j = s->name_next[j])
+				s->name_count[j] = s->name_count[k];
+	free(last);
 	return 0;
+}
+
+/* The first procedure named exactly name (then name_next[] the others), 0
+ * when none. */
+static uint32_t by_name(const struct side *s, const char *name)
+{
+	for (size_t i = hash_str(name) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (!strcmp(s->names[s->slot[i]], name))
+			return s->slot[i];
+	return 0;
+}
+
+/* The procedures spec names, as dpa_names_find() finds them (the same
+ * answer, errors included), but from the index when spec is the name of
+ * exactly one procedure. *out malloc'd. */
+static int find_procs(const struct side *s, const char *spec, uint32_t **out, uint32_t *n,
+		      struct dpa_error *e)
+{
+	uint32_t k = strchr(spec, ':') ? 0 : by_name(s, spec);
+
+	if (k && !s->name_next[k]) {
+		if (!(*out = malloc(sizeof(**out))))
+			return dpa_fail(e, &s->p, "out of memory");
+		**out = k;
+		*n = 1;
+		return 0;
+	}
+	return dpa_names_find(&s->p, spec, out, n, e);
 }
 
 static int fill_stat(const char *path, struct stat *st, char *err, size_t errlen)
@@ -155,26 +156,20 @@ static int fill_stat(const char *path, struct stat *st, char *err, size_t errlen
 	return 0;
 }
 
-/* The diff of s (OLD) and other (NEW), read apart from s's own profile (as
- * `deepprof diff` reads them). A failure is kept in diff_err, not fatal. */
+/* The diff of s's profile (OLD, read once for both) and other (NEW). A
+ * failure is kept in diff_err, not fatal. */
 static void load_diff(struct side *s, const char *other)
 {
 	struct dpa_error e = { { 0 } };
 
-	if (dpa_profile_read(&s->dold, s->path, &e) < 0) {
-		snprintf(s->diff_err, sizeof(s->diff_err), "%s", e.msg);
-		return;
-	}
 	if (dpa_profile_read(&s->dnew, other, &e) < 0) {
 		snprintf(s->diff_err, sizeof(s->diff_err), "%s", e.msg);
-		dpa_profile_release(&s->dold);
 		return;
 	}
-	dpa_profile_symbolize(&s->dold);
 	dpa_profile_symbolize(&s->dnew);
-	if (dpa_diff_init(&s->diff, &s->dold, &s->dnew, false, &e) < 0) {
+	/* both borrowed for the call only, and not changed */
+	if (dpa_diff_init(&s->diff, &s->p, &s->dnew, false, &e) < 0) {
 		snprintf(s->diff_err, sizeof(s->diff_err), "%s", e.msg);
-		dpa_profile_release(&s->dold);
 		dpa_profile_release(&s->dnew);
 		return;
 	}
@@ -184,14 +179,14 @@ static void load_diff(struct side *s, const char *other)
 	s->old_pd = calloc((size_t)s->diff.m.prof.n_pd + 1, sizeof(uint32_t));
 	s->old_ps = calloc((size_t)s->diff.m.prof.n_ps + 1, sizeof(uint32_t));
 	if (s->old_pd && s->old_ps) {
-		for (uint32_t k = s->dold.n_pd; k >= 1; k--)
+		for (uint32_t k = s->p.n_pd; k >= 1; k--)
 			s->old_pd[s->diff.m.pd_map[0][k]] = k;
-		for (uint32_t k = s->dold.n_ps; k >= 1; k--)
+		for (uint32_t k = s->p.n_ps; k >= 1; k--)
 			s->old_ps[s->diff.m.ps_map[0][k]] = k;
 	}
 }
 
-static struct side *side_load(const char *file, const char *other, char *err, size_t errlen)
+struct side *dpa_pg_side_load(const char *file, const char *other, char *err, size_t errlen)
 {
 	struct side *s = calloc(1, sizeof(*s));
 	struct dpa_error e = { { 0 } };
@@ -223,7 +218,7 @@ static struct side *side_load(const char *file, const char *other, char *err, si
 	s->spec = calloc((size_t)s->p.n_ps + 1, sizeof(char *));
 	if (!s->spec || count_names(s) < 0) {
 		snprintf(err, errlen, "%s: out of memory", file);
-		side_free(s);
+		dpa_pg_side_free(s);
 		return NULL;
 	}
 	if (other)
@@ -254,7 +249,7 @@ struct dp_pages *dp_pages_open(const char *file, const char *other, char *err, s
 			return NULL;
 		}
 	}
-	if (!(pg->s = side_load(file, other, err, errlen))) {
+	if (!(pg->s = dpa_pg_side_load(file, other, err, errlen))) {
 		dp_pages_close(pg);
 		return NULL;
 	}
@@ -291,7 +286,7 @@ int dp_pages_reload_if_changed(struct dp_pages *pg, char *err, size_t errlen)
 		return 0;
 	}
 	/* read outside the answering lock: pages go on meanwhile */
-	if (!(s = side_load(pg->file, pg->other, err, errlen))) {
+	if (!(s = dpa_pg_side_load(pg->file, pg->other, err, errlen))) {
 		pthread_mutex_unlock(&pg->reload);
 		return -1;
 	}
@@ -299,7 +294,7 @@ int dp_pages_reload_if_changed(struct dp_pages *pg, char *err, size_t errlen)
 	old = pg->s;
 	pg->s = s;
 	pthread_mutex_unlock(&pg->mu);
-	side_free(old);
+	dpa_pg_side_free(old);
 	pthread_mutex_unlock(&pg->reload);
 	return 1;
 }
@@ -308,7 +303,7 @@ void dp_pages_close(struct dp_pages *pg)
 {
 	if (!pg)
 		return;
-	side_free(pg->s);
+	dpa_pg_side_free(pg->s);
 	free(pg->file);
 	free(pg->other);
 	free(pg->base);
@@ -407,22 +402,7 @@ int dp_pages_set_base(struct dp_pages *pg, const char *base, const char *suffix)
  * Preferences (the query)
  * ================================================================ */
 
-#define MAX_EXCLUDE 16
 
-struct prefs {
-	bool json;
-	enum dpa_measure sort;
-	bool total, total_set, per_call;
-	long limit;             /* -1: the default (20 in HTML, all in JSON) */
-	int by;                 /* -1: default */
-	uint32_t page;          /* 1.. */
-	double pct;             /* root/P; -1 default */
-	char *ctx;              /* clique?ctx= (decoded) */
-	char *name;             /* module/NAME etc. */
-	char *exclude[MAX_EXCLUDE];
-	uint32_t n_exclude;
-	char *exclude_raw;
-};
 
 static void prefs_free(struct prefs *q)
 {
@@ -566,18 +546,8 @@ bad:
  * Pages being written
  * ================================================================ */
 
-struct page {
-	struct dp_pages *pg;
-	struct side *s;
-	struct prefs q;
-	FILE *f;
-	char *body;
-	size_t len;
-	int status;
-	const char *ctype;
-};
 
-static const char *measure_key(enum dpa_measure m)
+const char *dpa_pg_measure_key(enum dpa_measure m)
 {
 	static const char *const k[DPA_NMEASURES] = {
 		"calls", "exits", "nonlocal", "cscs", "ticks", "allocs", "bytes" };
@@ -585,17 +555,10 @@ static const char *measure_key(enum dpa_measure m)
 	return k[m];
 }
 
+
 /* The query carrying the preferences that differ from the defaults (and
  * the extra "k=v" pairs given, already encoded), then the base's suffix;
  * written with its leading '?' when not empty. over_*: change one pref. */
-struct over {
-	int sort;               /* -1 keep */
-	int total;              /* -1 keep, 0 self, 1 total */
-	int per_call;           /* -1 keep */
-	int json;               /* -1 keep (never carried: only when 1) */
-	bool keep_limit;
-};
-
 static void put_query(struct page *w, FILE *f, const struct over *o, const char *extra)
 {
 	const struct prefs *q = &w->q;
@@ -611,7 +574,7 @@ static void put_query(struct page *w, FILE *f, const struct over *o, const char 
 	}
 	if (sort != DPA_CSCS) {
 		SEP();
-		fprintf(f, "sort=%s", measure_key(sort));
+		fprintf(f, "sort=%s", dpa_pg_measure_key(sort));
 	}
 	if (total >= 0) {
 		SEP();
@@ -669,7 +632,7 @@ static char *url_str(struct page *w, const char *path, const char *extra, const 
 }
 
 /* <a href="URL">text</a> */
-static void link(struct page *w, const char *path, const char *extra, const struct over *o,
+void dpa_pg_link(struct page *w, const char *path, const char *extra, const struct over *o,
 		 const char *text)
 {
 	char *u = url_str(w, path, extra, o);
@@ -685,7 +648,7 @@ static void link(struct page *w, const char *path, const char *extra, const stru
 /* The name a URL gives ps by: the bare name when no other procedure has
  * it, else file.c:name, else path:name (what `deepprof report proc`
  * takes back). Cached in s->spec; NULL when out of memory. */
-static const char *ps_spec(struct side *s, uint32_t ps)
+const char *dpa_pg_ps_spec(struct side *s, uint32_t ps)
 {
 	const struct dpa_profile *p = &s->p;
 	const char *name;
@@ -720,7 +683,7 @@ static const char *ps_spec(struct side *s, uint32_t ps)
 }
 
 /* The context path of pd as a query value: "ctx=..." encoded, malloc'd. */
-static char *ctx_query(struct side *s, uint32_t pd)
+char *dpa_pg_ctx_query(struct side *s, uint32_t pd)
 {
 	char *path, *out = NULL;
 	size_t n = 0;
@@ -768,7 +731,7 @@ static bool href(void *ctx, const struct dpa_display *dp, const struct dpa_table
 	(void)row;
 	switch (kind) {
 	case DPA_LINK_PS: {
-		const char *spec = id <= s->p.n_ps ? ps_spec(s, (uint32_t)id) : NULL;
+		const char *spec = id <= s->p.n_ps ? dpa_pg_ps_spec(s, (uint32_t)id) : NULL;
 		char *pp;
 
 		if (!spec || id == 1)
@@ -782,14 +745,14 @@ static bool href(void *ctx, const struct dpa_display *dp, const struct dpa_table
 	case DPA_LINK_CLIQUE:
 		if (!id || id > s->d.cl.n)
 			return false;
-		extra = ctx_query(s, clique_pd(s, (uint32_t)id));
+		extra = dpa_pg_ctx_query(s, clique_pd(s, (uint32_t)id));
 		if (extra)
 			u = url_str(w, "/clique", extra, NULL);
 		break;
 	case DPA_LINK_PD:
 		if (!id || id > s->p.n_pd)
 			return false;
-		extra = ctx_query(s, (uint32_t)id);
+		extra = dpa_pg_ctx_query(s, (uint32_t)id);
 		if (extra)
 			u = url_str(w, "/clique", extra, NULL);
 		break;
@@ -865,7 +828,7 @@ static const char script[] =
 	"</script>\n";
 
 /* The head, the navigation and the preference links. */
-static void page_begin(struct page *w, const char *title, const char *self_path,
+void dpa_pg_page_begin(struct page *w, const char *title, const char *self_path,
 		       const char *self_extra)
 {
 	FILE *f = w->f;
@@ -875,14 +838,14 @@ static void page_begin(struct page *w, const char *title, const char *self_path,
 	      "<link rel=\"icon\" href=\"data:,\">\n<title>", f);
 	dpa_html_escape(f, title);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<nav>", style);
-	link(w, "/", NULL, NULL, "Summary");
-	link(w, "/top", NULL, NULL, "Top procedures");
-	link(w, "/flame", NULL, NULL, "Flame graph");
-	link(w, "/root", NULL, NULL, "Root");
-	link(w, "/recursion", NULL, NULL, "Recursion");
-	link(w, "/modules", NULL, NULL, "Modules");
+	dpa_pg_link(w, "/", NULL, NULL, "Summary");
+	dpa_pg_link(w, "/top", NULL, NULL, "Top procedures");
+	dpa_pg_link(w, "/flame", NULL, NULL, "Flame graph");
+	dpa_pg_link(w, "/root", NULL, NULL, "Root");
+	dpa_pg_link(w, "/recursion", NULL, NULL, "Recursion");
+	dpa_pg_link(w, "/modules", NULL, NULL, "Modules");
 	if (w->s->has_diff)
-		link(w, "/diff", NULL, NULL, "Diff");
+		dpa_pg_link(w, "/diff", NULL, NULL, "Diff");
 	fputs("</nav>\n", f);
 	if (self_path) {
 		fputs("<div class=\"prefs\">sort by: ", f);
@@ -890,10 +853,10 @@ static void page_begin(struct page *w, const char *title, const char *self_path,
 			struct over o = { .sort = ms[i], .total = -1, .per_call = -1, .json = -1, .keep_limit = true };
 
 			if (ms[i] == w->q.sort) {
-				fprintf(f, "<b>%s</b>", measure_key(ms[i]));
+				fprintf(f, "<b>%s</b>", dpa_pg_measure_key(ms[i]));
 				continue;
 			}
-			link(w, self_path, self_extra, &o, measure_key(ms[i]));
+			dpa_pg_link(w, self_path, self_extra, &o, dpa_pg_measure_key(ms[i]));
 		}
 		fputs(" &nbsp; rank by: ", f);
 		for (int t = 0; t < 2; t++) {
@@ -902,20 +865,20 @@ static void page_begin(struct page *w, const char *title, const char *self_path,
 			if (w->q.total == t)
 				fprintf(f, "<b>%s</b>", t ? "total" : "self");
 			else
-				link(w, self_path, self_extra, &o, t ? "total" : "self");
+				dpa_pg_link(w, self_path, self_extra, &o, t ? "total" : "self");
 		}
 		fputs(" &nbsp; ", f);
 		{
 			struct over o = { .sort = -1, .total = -1, .per_call = !w->q.per_call, .json = -1,
 					  .keep_limit = true };
 
-			link(w, self_path, self_extra, &o, w->q.per_call ? "totals, not per call" : "per call");
+			dpa_pg_link(w, self_path, self_extra, &o, w->q.per_call ? "totals, not per call" : "per call");
 		}
 		fputs(" &nbsp; ", f);
 		{
 			struct over o = { .sort = -1, .total = -1, .per_call = -1, .json = 1, .keep_limit = true };
 
-			link(w, self_path, self_extra, &o, "JSON");
+			dpa_pg_link(w, self_path, self_extra, &o, "JSON");
 		}
 		fputs("</div>\n", f);
 	}
@@ -924,7 +887,7 @@ static void page_begin(struct page *w, const char *title, const char *self_path,
 	fputs("</h1>\n", f);
 }
 
-static void page_end(struct page *w)
+void dpa_pg_page_end(struct page *w)
 {
 	fputs("<p class=\"meta\">profile: ", w->f);
 	dpa_html_escape(w->f, w->s->path);
@@ -936,8 +899,7 @@ static void page_end(struct page *w)
 }
 
 /* An error page (or a JSON error object) with status. */
-static int fail(struct page *w, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct page *w, int status, const char *fmt, ...)
+int dpa_pg_fail(struct page *w, int status, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -964,13 +926,13 @@ static int fail(struct page *w, int status, const char *fmt, ...)
 		return status;
 	}
 	w->ctype = HTML;
-	page_begin(w, status == 404 ? "Not found" : status == 400 ? "Bad request" : "Error", NULL, NULL);
+	dpa_pg_page_begin(w, status == 404 ? "Not found" : status == 400 ? "Bad request" : "Error", NULL, NULL);
 	fputs("<p class=\"err\">", w->f);
 	dpa_html_escape(w->f, msg);
 	fputs("</p>\n<p>", w->f);
-	link(w, "/", NULL, NULL, "Back to the summary");
+	dpa_pg_link(w, "/", NULL, NULL, "Back to the summary");
 	fputs("</p>\n", w->f);
-	page_end(w);
+	dpa_pg_page_end(w);
 	return status;
 }
 
@@ -1009,20 +971,20 @@ static int report(struct page *w, const struct dpa_report_opts *o, int h,
 			       strstr(e.msg, "no clique") || strstr(e.msg, "no call site") ||
 			       strstr(e.msg, "not found") || strstr(e.msg, "ambiguous");
 
-		return fail(w, strstr(e.msg, "out of memory") ? 500 : missing ? 404 : 400, "%s", e.msg);
+		return dpa_pg_fail(w, strstr(e.msg, "out of memory") ? 500 : missing ? 404 : 400, "%s", e.msg);
 	}
 	if (adjust)
 		adjust(w, &r);
 	if (dpa_report_display(&dp, &r, &e) < 0) {
 		dpa_report_release(&r);
-		return fail(w, 500, "%s", e.msg);
+		return dpa_pg_fail(w, 500, "%s", e.msg);
 	}
 	if (w->q.json) {
 		w->ctype = JSON;
 		if (dpa_render_json(&dp, w->f) < 0) {
 			dpa_display_release(&dp);
 			dpa_report_release(&r);
-			return fail(w, 500, "out of memory writing JSON");
+			return dpa_pg_fail(w, 500, "out of memory writing JSON");
 		}
 	} else {
 		dpa_render_html_tables(&dp, &site, w->f, h);
@@ -1043,20 +1005,20 @@ static int page_index(struct page *w)
 
 	if (w->q.json)
 		return report(w, &o, 2, NULL);
-	page_begin(w, "Profile summary", "/", NULL);
+	dpa_pg_page_begin(w, "Profile summary", "/", NULL);
 	if ((rc = report(w, &o, 2, NULL)))
 		return rc;
 	fputs("<h2>Flame graph</h2>\n", w->f);
 	if (dpa_flame_svg(w->f, &w->s->d, w->q.sort, href, w, 1200, 0.2) < 0)
-		return fail(w, 500, "out of memory drawing the flame graph");
+		return dpa_pg_fail(w, 500, "out of memory drawing the flame graph");
 	o = opts(w, DPA_REPORT_TOP);
 	if (!w->q.total_set)
 		o.total = true;
 	fprintf(w->f, "<h2>Top procedures by %s %s</h2>\n", o.total ? "total" : "self",
-		measure_key(o.sort));
+		dpa_pg_measure_key(o.sort));
 	if ((rc = report(w, &o, 3, NULL)))
 		return rc;
-	page_end(w);
+	dpa_pg_page_end(w);
 	return 0;
 }
 
@@ -1067,36 +1029,30 @@ static int page_report(struct page *w, const struct dpa_report_opts *o, const ch
 
 	if (w->q.json)
 		return report(w, o, 2, NULL);
-	page_begin(w, title, self_path, NULL);
+	dpa_pg_page_begin(w, title, self_path, NULL);
 	if ((rc = report(w, o, 2, NULL)))
 		return rc;
-	page_end(w);
+	dpa_pg_page_end(w);
 	return 0;
 }
 
 /* The costs per call of a procedure's contexts, when they differ much:
  * "where a procedure's cost per call differs between callers". Every
  * context's total per call, without building a second report. */
-static void spread(struct page *w, const char *spec)
+static void spread(struct page *w, const uint32_t *procs, uint32_t np)
 {
 	struct side *s = w->s;
 	const struct dpa_profile *p = &s->p;
 	enum dpa_measure m = w->q.sort == DPA_CALLS ? DPA_CSCS : w->q.sort;
-	struct dpa_error e;
-	uint32_t *procs = NULL, np = 0, lo_pd = 0, hi_pd = 0, n = 0, pair[2], depth[2];
+	uint32_t lo_pd = 0, hi_pd = 0, n = 0, pair[2], depth[2];
 	double lo = -1, hi = -1;
 	bool *mark;
 
-	if (dpa_names_find(p, spec, &procs, &np, &e) < 0)
-		return;
 	mark = calloc((size_t)p->n_ps + 1, sizeof(bool));
-	if (!mark) {
-		free(procs);
+	if (!mark)
 		return;
-	}
 	for (uint32_t i = 0; i < np; i++)
 		mark[procs[i]] = true;
-	free(procs);
 	for (uint32_t k = 1; k <= p->n_pd; k++) {
 		uint64_t calls;
 		double v;
@@ -1121,7 +1077,7 @@ static void spread(struct page *w, const char *spec)
 		return;
 	}
 	if (hi > 2 * lo && hi - lo >= 1) {
-		char *a, *b, *qa = ctx_query(s, hi_pd), *qb = ctx_query(s, lo_pd);
+		char *a, *b, *qa = dpa_pg_ctx_query(s, hi_pd), *qb = dpa_pg_ctx_query(s, lo_pd);
 
 		/* the call sites that tell these two apart */
 		pair[0] = hi_pd;
@@ -1132,10 +1088,10 @@ static void spread(struct page *w, const char *spec)
 		b = dpa_ctx_suffix(&s->d, lo_pd, depth[1]);
 		fprintf(w->f, "<p class=\"note\" id=\"spread-note\" data-spread=\"%.6g\">The cost per call"
 			" differs between its contexts: %.6g %s per call (total) in ", lo > 0 ? hi / lo : hi,
-			hi, measure_key(m));
-		link(w, "/clique", qa, NULL, a ? a : "?");
+			hi, dpa_pg_measure_key(m));
+		dpa_pg_link(w, "/clique", qa, NULL, a ? a : "?");
 		fprintf(w->f, ", %.6g in ", lo);
-		link(w, "/clique", qb, NULL, b ? b : "?");
+		dpa_pg_link(w, "/clique", qb, NULL, b ? b : "?");
 		if (lo > 0)
 			fprintf(w->f, " (%.1fx): its callers give it different work.</p>\n", hi / lo);
 		else
@@ -1147,7 +1103,7 @@ static void spread(struct page *w, const char *spec)
 	} else {
 		fprintf(w->f, "<p class=\"meta\" id=\"spread-note\" data-spread=\"%.6g\">The cost per call"
 			" is about the same in all %u contexts (%.6g to %.6g %s per call, total).</p>\n",
-			lo > 0 ? hi / lo : 1.0, n, lo, hi, measure_key(m));
+			lo > 0 ? hi / lo : 1.0, n, lo, hi, dpa_pg_measure_key(m));
 	}
 }
 
@@ -1235,7 +1191,7 @@ static void source_view(struct page *w, uint32_t ps, uint32_t pd)
 			hot = v[i].line;
 		}
 	fprintf(w->f, "<p class=\"meta\">%s, from line %u; each call site's calls and total %s.</p>\n"
-		"<pre class=\"src\">", dpa_basename(file), first, measure_key(w->q.sort));
+		"<pre class=\"src\">", dpa_basename(file), first, dpa_pg_measure_key(w->q.sort));
 	{
 		uint32_t no = 0, k = 0, depth = 0;
 		bool opened = false;
@@ -1278,55 +1234,58 @@ static int page_proc(struct page *w, const char *spec)
 {
 	struct dpa_report_opts o = opts(w, DPA_REPORT_PROC);
 	char *title = NULL, *self = NULL, *cp = NULL;
-	uint32_t ps, pd = 0;
+	uint32_t *procs = NULL, np = 0, ps, pd = 0;
+	struct dpa_error e = { { 0 } };
 	int rc;
 
+	if (find_procs(w->s, spec, &procs, &np, &e) < 0)
+		return dpa_pg_fail(w, strstr(e.msg, "out of memory") ? 500 : 404, "%s", e.msg);
 	o.name = spec;
-	if (w->q.json)
-		return report(w, &o, 2, NULL);
-	{
-		/* the procedure (its first, when the name picks several) and the
-		 * context ctx= picks for the source view */
-		uint32_t *procs = NULL, np = 0;
-		struct dpa_error e;
-
-		if (dpa_names_find(&w->s->p, spec, &procs, &np, &e) < 0)
-			return fail(w, strstr(e.msg, "out of memory") ? 500 : 404, "%s", e.msg);
-		ps = procs[0];
+	o.procs = procs;
+	o.n_procs = np;
+	if (w->q.json) {
+		rc = report(w, &o, 2, NULL);
 		free(procs);
-		if (w->q.ctx) {
-			pd = dpa_ctx_resolve(&w->s->d, w->q.ctx, &e);
-			if (!pd)
-				return fail(w, 404, "%s", e.msg);
-			if (w->s->p.pd[pd].ps != ps)
-				return fail(w, 400, "context %.200s is not one of %.100s's", w->q.ctx, spec);
+		return rc;
+	}
+	/* the procedure (its first, when the name picks several) and the
+	 * context ctx= picks for the source view */
+	ps = procs[0];
+	if (w->q.ctx) {
+		pd = dpa_ctx_resolve(&w->s->d, w->q.ctx, &e);
+		if (!pd || w->s->p.pd[pd].ps != ps) {
+			free(procs);
+			return pd ? dpa_pg_fail(w, 400, "context %.200s is not one of %.100s's", w->q.ctx, spec)
+				  : dpa_pg_fail(w, 404, "%s", e.msg);
 		}
 	}
 	if (asprintf(&title, "Procedure %s", spec) < 0 || asprintf(&self, "/proc/%s", spec) < 0 ||
 	    asprintf(&cp, "/callers/%s", spec) < 0) {
 		free(title);
 		free(self);
-		return fail(w, 500, "out of memory");
+		free(procs);
+		return dpa_pg_fail(w, 500, "out of memory");
 	}
-	page_begin(w, title, self, NULL);
+	dpa_pg_page_begin(w, title, self, NULL);
 	fputs("<p>", w->f);
-	link(w, cp, NULL, NULL, "its callers by call site");
+	dpa_pg_link(w, cp, NULL, NULL, "its callers by call site");
 	fputs(" &middot; by ", w->f);
-	link(w, cp, "by=proc", NULL, "procedure");
+	dpa_pg_link(w, cp, "by=proc", NULL, "procedure");
 	fputs(" &middot; ", w->f);
-	link(w, cp, "by=file", NULL, "file");
+	dpa_pg_link(w, cp, "by=file", NULL, "file");
 	fputs(" &middot; ", w->f);
-	link(w, cp, "by=clique", NULL, "clique");
+	dpa_pg_link(w, cp, "by=clique", NULL, "clique");
 	fputs("</p>\n", w->f);
 	rc = report(w, &o, 2, NULL);
 	if (!rc) {
-		spread(w, spec);
+		spread(w, procs, np);
 		source_view(w, ps, pd);
-		page_end(w);
+		dpa_pg_page_end(w);
 	}
 	free(title);
 	free(self);
 	free(cp);
+	free(procs);
 	return rc;
 }
 
@@ -1354,17 +1313,28 @@ static int page_callers(struct page *w, const char *spec)
 	char *title = NULL, *self = NULL, extra[64];
 	int rc;
 
+	uint32_t *procs = NULL, np = 0;
+	struct dpa_error e = { { 0 } };
+
+	if (find_procs(w->s, spec, &procs, &np, &e) < 0)
+		return dpa_pg_fail(w, strstr(e.msg, "out of memory") ? 500 : 404, "%s", e.msg);
 	o.name = spec;
+	o.procs = procs;
+	o.n_procs = np;
 	if (per)
 		o.limit = per * w->q.page;
-	if (w->q.json)
-		return report(w, &o, 2, drop_pages);
+	if (w->q.json) {
+		rc = report(w, &o, 2, drop_pages);
+		free(procs);
+		return rc;
+	}
 	if (asprintf(&title, "Callers of %s", spec) < 0 || asprintf(&self, "/callers/%s", spec) < 0) {
 		free(title);
-		return fail(w, 500, "out of memory");
+		free(procs);
+		return dpa_pg_fail(w, 500, "out of memory");
 	}
 	snprintf(extra, sizeof(extra), "by=%s", dpa_report_group_name(o.group));
-	page_begin(w, title, self, extra);
+	dpa_pg_page_begin(w, title, self, extra);
 	fputs("<p>group by: ", w->f);
 	for (int g = 0; g < DPA_GROUP_N; g++) {
 		char e[32];
@@ -1373,7 +1343,7 @@ static int page_callers(struct page *w, const char *spec)
 		if (g == (int)o.group)
 			fprintf(w->f, "<b>%s</b> ", dpa_report_group_name(g));
 		else
-			link(w, self, e, NULL, dpa_report_group_name(g));
+			dpa_pg_link(w, self, e, NULL, dpa_report_group_name(g));
 		fputc(' ', w->f);
 	}
 	fputs(" &middot; ", w->f);
@@ -1381,7 +1351,7 @@ static int page_callers(struct page *w, const char *spec)
 		char *pp;
 
 		if (asprintf(&pp, "/proc/%s", spec) >= 0) {
-			link(w, pp, NULL, NULL, "the procedure");
+			dpa_pg_link(w, pp, NULL, NULL, "the procedure");
 			free(pp);
 		}
 	}
@@ -1394,18 +1364,19 @@ static int page_callers(struct page *w, const char *spec)
 		if (w->q.page > 1) {
 			snprintf(extra, sizeof(extra), "by=%s&page=%u", dpa_report_group_name(o.group),
 				 w->q.page - 1);
-			link(w, self, extra, &ov, "previous");
+			dpa_pg_link(w, self, extra, &ov, "previous");
 			fputc(' ', w->f);
 		}
 		snprintf(extra, sizeof(extra), "by=%s&page=%u", dpa_report_group_name(o.group),
 			 w->q.page + 1);
-		link(w, self, extra, &ov, "next");
+		dpa_pg_link(w, self, extra, &ov, "next");
 		fputs("</p>\n", w->f);
 	}
 	if (!rc)
-		page_end(w);
+		dpa_pg_page_end(w);
 	free(title);
 	free(self);
+	free(procs);
 	return rc;
 }
 
@@ -1421,18 +1392,18 @@ static int page_clique(struct page *w)
 	int rc;
 
 	if (!w->q.ctx)
-		return fail(w, 400, "/clique needs ctx=PATH (a calling context: NAME@CALLSITE/...)");
+		return dpa_pg_fail(w, 400, "/clique needs ctx=PATH (a calling context: NAME@CALLSITE/...)");
 	pd = dpa_ctx_resolve(&s->d, w->q.ctx, &e);
 	if (!pd)
-		return fail(w, 404, "%s", e.msg);
+		return dpa_pg_fail(w, 404, "%s", e.msg);
 	o.id = dpa_clique_of(&s->d.cl, pd);
 	if (w->q.json)
 		return report(w, &o, 2, NULL);
 	snprintf(title, sizeof(title), "Clique %u", o.id);
 	{
-		char *extra = ctx_query(s, pd);
+		char *extra = dpa_pg_ctx_query(s, pd);
 
-		page_begin(w, title, "/clique", extra);
+		dpa_pg_page_begin(w, title, "/clique", extra);
 		free(extra);
 	}
 	/* the context's whole path, each step a link to its own context */
@@ -1442,7 +1413,7 @@ static int page_clique(struct page *w)
 
 			if (!v) {
 				free(chain);
-				return fail(w, 500, "out of memory");
+				return dpa_pg_fail(w, 500, "out of memory");
 			}
 			chain = v;
 		}
@@ -1460,12 +1431,12 @@ static int page_clique(struct page *w)
 			i = 100;
 		}
 		c = &s->p.csd[chain[i]];
-		extra = ctx_query(s, c->callee_pd);
+		extra = dpa_pg_ctx_query(s, c->callee_pd);
 		uint32_t line = dpa_src_get(&s->p, DPA_CSS_LINE, c->css);
 		char at[48];
 
 		fputs("<li>", w->f);
-		link(w, "/clique", extra, NULL, dpa_ps_name(&s->p, s->p.pd[c->callee_pd].ps));
+		dpa_pg_link(w, "/clique", extra, NULL, dpa_ps_name(&s->p, s->p.pd[c->callee_pd].ps));
 		if (line)
 			snprintf(at, sizeof(at), " (line %u, ", line);
 		else
@@ -1478,15 +1449,15 @@ static int page_clique(struct page *w)
 
 			dpa_ctx_css_loc(&s->p, c->css, loc, sizeof(loc));
 			if (asprintf(&sp, "/site/%s@%s", dpa_ps_name(&s->p, s->p.pd[c->caller_pd].ps), loc) >= 0) {
-				link(w, sp, NULL, NULL, "call site");
+				dpa_pg_link(w, sp, NULL, NULL, "call site");
 				free(sp);
 			}
 		}
 		fputs(") &middot; ", w->f);
-		if (asprintf(&pp, "/proc/%s", ps_spec(s, s->p.pd[c->callee_pd].ps)) >= 0) {
-			link(w, pp, NULL, NULL, "all its contexts");
+		if (asprintf(&pp, "/proc/%s", dpa_pg_ps_spec(s, s->p.pd[c->callee_pd].ps)) >= 0) {
+			dpa_pg_link(w, pp, NULL, NULL, "all its contexts");
 			fputs(" &middot; ", w->f);
-			link(w, pp, extra, NULL, "its source in this context");
+			dpa_pg_link(w, pp, extra, NULL, "its source in this context");
 			free(pp);
 		}
 		fputs("</span></li>\n", w->f);
@@ -1497,7 +1468,7 @@ static int page_clique(struct page *w)
 	rc = report(w, &o, 2, NULL);
 	if (!rc) {
 		recursion_by_depth(w, o.id);
-		page_end(w);
+		dpa_pg_page_end(w);
 	}
 	return rc;
 }
@@ -1537,27 +1508,40 @@ static int page_site(struct page *w, const char *key)
 
 	o.id = site_of_key(w->s, key);
 	if (!o.id)
-		return fail(w, 404, "no call site %.200s (a site is CALLER@LINE:COL, or its id 1..%u)", key,
+		return dpa_pg_fail(w, 404, "no call site %.200s (a site is CALLER@LINE:COL, or its id 1..%u)", key,
 			    w->s->p.n_css);
 	snprintf(title, sizeof(title), "Call site %u", o.id);
 	if (asprintf(&self, "/site/%s", key) < 0)
-		return fail(w, 500, "out of memory");
+		return dpa_pg_fail(w, 500, "out of memory");
 	rc = page_report(w, &o, title, self);
 	free(self);
 	return rc;
 }
 
-static int put_json(struct page *w, json_t *doc);
+/* A JSON document into the page: consumed. */
+int dpa_pg_put_json(struct page *w, json_t *doc)
+{
+	char *t = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(doc);
+	if (!t)
+		return dpa_pg_fail(w, 500, "out of memory writing JSON");
+	fprintf(w->f, "%s\n", t);
+	free(t);
+	w->ctype = JSON;
+	return 0;
+}
+
 static int page_flame(struct page *w)
 {
 	if (w->q.json)
-		return put_json(w, dpa_flame_json(&w->s->d, w->q.sort, 0.05));
-	page_begin(w, "Flame graph (cliques as single frames)", "/flame", NULL);
+		return dpa_pg_put_json(w, dpa_flame_json(&w->s->d, w->q.sort, 0.05));
+	dpa_pg_page_begin(w, "Flame graph (cliques as single frames)", "/flame", NULL);
 	fputs("<p class=\"meta\">Width: total cost of each calling context, recursion folded into its "
 	      "clique; click a frame for its clique's page.</p>\n", w->f);
 	if (dpa_flame_svg(w->f, &w->s->d, w->q.sort, href, w, 1200, 0.05) < 0)
-		return fail(w, 500, "out of memory drawing the flame graph");
-	page_end(w);
+		return dpa_pg_fail(w, 500, "out of memory drawing the flame graph");
+	dpa_pg_page_end(w);
 	return 0;
 }
 
@@ -1605,7 +1589,7 @@ static int page_root(struct page *w)
 	for (uint32_t t = 1; t <= s->p.n_thread; t++)
 		all += dpa_deep_thread_total(d, t, w->q.sort);
 	if (!s->p.n_thread)
-		return fail(w, 404, "the profile has no thread");
+		return dpa_pg_fail(w, 404, "the profile has no thread");
 	c = dpa_clique_of(&d->cl, s->p.thread[1].root_pd);
 	chain[steps++] = c;
 	/* down while the busiest child still holds more than pct% */
@@ -1619,9 +1603,9 @@ static int page_root(struct page *w)
 	if (w->q.json)
 		return report(w, &o, 2, NULL);
 	snprintf(title, sizeof(title), "Root: dominant calls down to %g%% of the %s", pct,
-		 measure_key(w->q.sort));
+		 dpa_pg_measure_key(w->q.sort));
 	snprintf(extra, sizeof(extra), "pct=%g", pct);
-	page_begin(w, title, "/root", extra);
+	dpa_pg_page_begin(w, title, "/root", extra);
 	fputs("<p>Each step is the busiest call out of the clique above; the walk stops where no call"
 	      " holds more than that share (", w->f);
 	for (int i = 0; i < 4; i++) {
@@ -1629,16 +1613,16 @@ static int page_root(struct page *w)
 		char e[32];
 
 		snprintf(e, sizeof(e), "pct=%g", ps[i]);
-		link(w, "/root", e, NULL, e + 4);
+		dpa_pg_link(w, "/root", e, NULL, e + 4);
 		fputs("% ", w->f);
 	}
 	fputs(").</p>\n<ol class=\"path\" id=\"root-chain\">\n", w->f);
 	for (uint32_t i = 0; i < steps; i++) {
 		uint64_t t = dpa_deep_clique_total(d, chain[i], w->q.sort);
-		char *ex = ctx_query(s, clique_pd(s, chain[i]));
+		char *ex = dpa_pg_ctx_query(s, clique_pd(s, chain[i]));
 
 		fputs("<li>", w->f);
-		link(w, "/clique", ex, NULL, i ? dpa_ps_name(&s->p, s->p.pd[clique_pd(s, chain[i])].ps)
+		dpa_pg_link(w, "/clique", ex, NULL, i ? dpa_ps_name(&s->p, s->p.pd[clique_pd(s, chain[i])].ps)
 					   : "<root>");
 		fprintf(w->f, " <span class=\"meta\">%.1f%%</span></li>\n",
 			all ? 100.0 * (double)t / (double)all : 0.0);
@@ -1647,483 +1631,8 @@ static int page_root(struct page *w)
 	fputs("</ol>\n", w->f);
 	rc = report(w, &o, 2, NULL);
 	if (!rc)
-		page_end(w);
+		dpa_pg_page_end(w);
 	return rc;
-}
-
-/* ---- modules: source files and the program's objects ---- */
-
-/* Does ps belong to module name (a source file's or an object's basename,
- * or its whole path)? */
-static bool in_module(const struct dpa_profile *p, uint32_t ps, const char *name)
-{
-	const char *f = dpa_src_str(p, DPA_PS_FILE, ps);
-	uint32_t m = p->ps[ps].module;
-
-	if (f && (!strcmp(dpa_basename(f), name) || !strcmp(f, name)))
-		return true;
-	return m && m <= p->n_module && p->module[m].path &&
-	       (!strcmp(dpa_basename(p->module[m].path), name) || !strcmp(p->module[m].path, name));
-}
-
-struct modrow {
-	const char *name;       /* basename */
-	bool object;            /* an object file (else a source file) */
-	uint32_t procs;
-	uint64_t calls, own;
-};
-
-static int by_own(const void *a, const void *b)
-{
-	const struct modrow *x = a, *y = b;
-
-	if (x->own != y->own)
-		return x->own > y->own ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The modules: each source file and each object with called procedures,
- * their procedures' own costs summed. *out malloc'd. */
-static int modules_of(const struct side *s, enum dpa_measure m, struct modrow **out, uint32_t *n)
-{
-	const struct dpa_profile *p = &s->p;
-	uint32_t cap = 16, k = 0;
-	struct modrow *v = malloc(cap * sizeof(*v));
-
-	if (!v)
-		return -1;
-	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
-		uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
-		const char *f = dpa_src_str(p, DPA_PS_FILE, ps);
-		uint32_t mod = p->ps[ps].module;
-		const char *names[2] = { f ? dpa_basename(f) : NULL,
-					 mod && mod <= p->n_module && p->module[mod].path
-					 ? dpa_basename(p->module[mod].path) : NULL };
-
-		if (!dpa_deep_ps_npd(&s->d, ps))
-			continue;
-		dpa_deep_ps_costs(&s->d, ps, own, total);
-		for (int o = 0; o < 2; o++) {
-			uint32_t i;
-
-			if (!names[o])
-				continue;
-			for (i = 0; i < k; i++)
-				if (v[i].object == (o == 1) && !strcmp(v[i].name, names[o]))
-					break;
-			if (i == k) {
-				if (k == cap) {
-					struct modrow *w2 = realloc(v, 2 * cap * sizeof(*v));
-
-					if (!w2) {
-						free(v);
-						return -1;
-					}
-					v = w2;
-					cap *= 2;
-				}
-				v[k++] = (struct modrow){ .name = names[o], .object = o == 1 };
-			}
-			v[i].procs++;
-			v[i].calls += own[DPA_CALLS];
-			v[i].own += own[m];
-		}
-	}
-	qsort(v, k, sizeof(*v), by_own);
-	*out = v;
-	*n = k;
-	return 0;
-}
-
-/* A JSON document into the page: consumed. */
-static int put_json(struct page *w, json_t *doc)
-{
-	char *t = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
-
-	json_decref(doc);
-	if (!t)
-		return fail(w, 500, "out of memory writing JSON");
-	fprintf(w->f, "%s\n", t);
-	free(t);
-	w->ctype = JSON;
-	return 0;
-}
-
-static int page_modules(struct page *w)
-{
-	struct modrow *v;
-	uint32_t n;
-	uint64_t all = 0;
-
-	if (modules_of(w->s, w->q.sort, &v, &n) < 0)
-		return fail(w, 500, "out of memory");
-	for (uint32_t t = 1; t <= w->s->p.n_thread; t++)
-		all += dpa_deep_thread_total(&w->s->d, t, w->q.sort);
-	if (w->q.json) {
-		json_t *a = json_array();
-
-		for (uint32_t i = 0; a && i < n; i++)
-			json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:I}", "module", v[i].name,
-							   "kind", v[i].object ? "object" : "source",
-							   "procedures", (json_int_t)v[i].procs,
-							   "calls", (json_int_t)v[i].calls,
-							   "self", (json_int_t)v[i].own));
-		free(v);
-		return put_json(w, json_pack("{s:i, s:s, s:s, s:o}", "version", 1, "report", "modules",
-					     "sort", measure_key(w->q.sort), "modules", a));
-	}
-	page_begin(w, "Modules (source files and objects)", "/modules", NULL);
-	fputs("<p class=\"meta\">Excluding a module (exclude=NAME,NAME on any page) charges everything"
-	      " below the calls into it from outside to those calls: its callers then show what the"
-	      " library costs them.</p>\n", w->f);
-	fprintf(w->f, "<table id=\"modules\"><thead><tr><th class=\"l\" data-sort=\"1\">module</th>"
-		"<th class=\"l\" data-sort=\"1\">kind</th><th class=\"n\" data-sort=\"1\">procedures</th>"
-		"<th class=\"n\" data-sort=\"1\">calls</th><th class=\"n\" data-sort=\"1\">self %s</th>"
-		"<th class=\"n\" data-sort=\"1\">%%</th></tr></thead>\n<tbody>\n", measure_key(w->q.sort));
-	for (uint32_t i = 0; i < n; i++) {
-		char *pp;
-
-		fputs("<tr><td class=\"l\">", w->f);
-		if (asprintf(&pp, "/module/%s", v[i].name) >= 0) {
-			link(w, pp, NULL, NULL, v[i].name);
-			free(pp);
-		}
-		{
-			char *ex = NULL;
-
-			fputs(" <span class=\"meta\">(", w->f);
-			if (asprintf(&ex, "exclude=%s", v[i].name) >= 0) {
-				/* url-encoded enough: module names are file names */
-				link(w, "/top", ex, NULL, "exclude it");
-				free(ex);
-			}
-			fputs(")</span>", w->f);
-		}
-		fprintf(w->f, "</td><td class=\"l\">%s</td><td class=\"n\" data-v=\"%u\">%u</td>"
-			"<td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td><td class=\"n\" data-v=\"%"
-			PRIu64 "\">%" PRIu64 "</td><td class=\"n\" data-v=\"%.4f\">%.1f%%</td></tr>\n",
-			v[i].object ? "object" : "source", v[i].procs, v[i].procs, v[i].calls, v[i].calls,
-			v[i].own, v[i].own, all ? 100.0 * (double)v[i].own / (double)all : 0.0,
-			all ? 100.0 * (double)v[i].own / (double)all : 0.0);
-	}
-	fputs("</tbody></table>\n", w->f);
-	free(v);
-	page_end(w);
-	return 0;
-}
-
-struct mprow {
-	uint32_t ps;
-	uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
-	uint32_t npd;
-};
-
-static enum dpa_measure g_sort;        /* only under the pages lock */
-static bool g_total;
-
-static int by_mp(const void *a, const void *b)
-{
-	const struct mprow *x = a, *y = b;
-	uint64_t vx = g_total ? x->total[g_sort] : x->own[g_sort];
-	uint64_t vy = g_total ? y->total[g_sort] : y->own[g_sort];
-
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	return x->ps < y->ps ? -1 : x->ps > y->ps;
-}
-
-static int page_module(struct page *w, const char *name)
-{
-	struct side *s = w->s;
-	struct mprow *v = NULL;
-	uint32_t n = 0, cap = 0, limit;
-	char *title = NULL, *self = NULL;
-
-	for (uint32_t ps = 2; ps <= s->p.n_ps; ps++) {
-		if (!dpa_deep_ps_npd(&s->d, ps) || !in_module(&s->p, ps, name))
-			continue;
-		if (n == cap) {
-			struct mprow *x = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
-
-			if (!x) {
-				free(v);
-				return fail(w, 500, "out of memory");
-			}
-			v = x;
-		}
-		v[n].ps = ps;
-		v[n].npd = dpa_deep_ps_npd(&s->d, ps);
-		dpa_deep_ps_costs(&s->d, ps, v[n].own, v[n].total);
-		n++;
-	}
-	if (!n) {
-		free(v);
-		return fail(w, 404, "no module %.200s with called procedures (see /modules)", name);
-	}
-	g_sort = w->q.sort;
-	g_total = w->q.total;
-	qsort(v, n, sizeof(*v), by_mp);
-	limit = w->q.limit >= 0 ? (uint32_t)w->q.limit : w->q.json ? 0 : 50;
-	if (limit && n > limit)
-		n = limit;
-	if (w->q.json) {
-		json_t *a = json_array();
-
-		for (uint32_t i = 0; a && i < n; i++)
-			json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I}",
-							   "name", dpa_ps_name(&s->p, v[i].ps),
-							   "contexts", (json_int_t)v[i].npd,
-							   "calls", (json_int_t)v[i].own[DPA_CALLS],
-							   "self", (json_int_t)v[i].own[w->q.sort],
-							   "total", (json_int_t)v[i].total[w->q.sort]));
-		free(v);
-		return put_json(w, json_pack("{s:i, s:s, s:s, s:s, s:o}", "version", 1, "report", "module",
-					     "module", name, "sort", measure_key(w->q.sort),
-					     "procedures", a));
-	}
-	if (asprintf(&title, "Module %s", name) < 0 || asprintf(&self, "/module/%s", name) < 0) {
-		free(title);
-		free(v);
-		return fail(w, 500, "out of memory");
-	}
-	page_begin(w, title, self, NULL);
-	fprintf(w->f, "<table id=\"procedures\"><thead><tr><th class=\"l\" data-sort=\"1\">procedure</th>"
-		"<th class=\"n\" data-sort=\"1\">contexts</th><th class=\"n\" data-sort=\"1\">calls</th>"
-		"<th class=\"n\" data-sort=\"1\">self %s</th><th class=\"n\" data-sort=\"1\">total %s</th>"
-		"</tr></thead>\n<tbody>\n", measure_key(w->q.sort), measure_key(w->q.sort));
-	for (uint32_t i = 0; i < n; i++) {
-		char *pp;
-
-		fputs("<tr><td class=\"l\">", w->f);
-		if (asprintf(&pp, "/proc/%s", ps_spec(s, v[i].ps)) >= 0) {
-			link(w, pp, NULL, NULL, dpa_ps_name(&s->p, v[i].ps));
-			free(pp);
-		}
-		fprintf(w->f, "</td><td class=\"n\" data-v=\"%u\">%u</td><td class=\"n\" data-v=\"%" PRIu64
-			"\">%" PRIu64 "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
-			"<td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td></tr>\n", v[i].npd, v[i].npd,
-			v[i].own[DPA_CALLS], v[i].own[DPA_CALLS], v[i].own[w->q.sort], v[i].own[w->q.sort],
-			v[i].total[w->q.sort], v[i].total[w->q.sort]);
-	}
-	fputs("</tbody></table>\n", w->f);
-	free(v);
-	free(title);
-	free(self);
-	page_end(w);
-	return 0;
-}
-
-/* ---- the diff of two profiles ---- */
-
-static enum dpa_diff_measure diff_measure(enum dpa_measure m)
-{
-	switch (m) {
-	case DPA_CALLS: return DPA_DIFF_CALLS;
-	case DPA_TICKS: return DPA_DIFF_TICKS;
-	case DPA_ALLOCS: return DPA_DIFF_ALLOCS;
-	case DPA_BYTES: return DPA_DIFF_BYTES;
-	default: return DPA_DIFF_CSCS;
-	}
-}
-
-/* The red/green icicle of the diff's contexts by measure dm: each context
- * as wide as its inclusive cost on the larger side. */
-static int diff_flame(struct page *w, enum dpa_diff_measure dm)
-{
-	struct dpa_diff *df = &w->s->diff;
-	const struct dpa_profile *o = &df->m.prof;
-	uint32_t n = o->n_pd, *order = NULL, *depth = NULL, *idx = NULL, nn = 0;
-	uint64_t *ov = NULL, *nv = NULL, all = 0;
-	struct dpa_flame_diff_node *nodes = NULL;
-	char **labels = NULL;
-	int rc = -1;
-
-	order = malloc((n + 1) * sizeof(*order));
-	depth = calloc(n + 1, sizeof(*depth));
-	idx = calloc(n + 1, sizeof(*idx));
-	ov = calloc(n + 1, sizeof(*ov));
-	nv = calloc(n + 1, sizeof(*nv));
-	if (!order || !depth || !idx || !ov || !nv)
-		goto out;
-	for (uint32_t r = 0; r < df->n_ctx; r++) {
-		ov[df->ctx[r].id] = df->ctx[r].old[dm];
-		nv[df->ctx[r].id] = df->ctx[r].new_[dm];
-	}
-	/* depth by the breadth-first parents; pds then sorted by depth */
-	for (uint32_t k = 1; k <= n; k++) {
-		uint32_t dd = 0, x = k;
-
-		while (df->m.bfs_parent_csd[x] && dd < 100000) {
-			x = o->csd[df->m.bfs_parent_csd[x]].caller_pd;
-			dd++;
-		}
-		depth[k] = dd;
-		order[k - 1] = k;
-	}
-	{
-		/* counting sort by depth: parents before children */
-		uint32_t maxd = 0, *start;
-
-		for (uint32_t k = 1; k <= n; k++)
-			if (depth[k] > maxd)
-				maxd = depth[k];
-		start = calloc((size_t)maxd + 2, sizeof(*start));
-		if (!start)
-			goto out;
-		for (uint32_t k = 1; k <= n; k++)
-			start[depth[k] + 1]++;
-		for (uint32_t dd = 1; dd <= maxd + 1; dd++)
-			start[dd] += start[dd - 1];
-		for (uint32_t k = 1; k <= n; k++)
-			order[start[depth[k]]++] = k;
-		free(start);
-	}
-	/* inclusive sums, children before parents */
-	for (uint32_t i = n; i-- > 0;) {
-		uint32_t k = order[i], pc = df->m.bfs_parent_csd[k];
-
-		if (pc) {
-			ov[o->csd[pc].caller_pd] += ov[k];
-			nv[o->csd[pc].caller_pd] += nv[k];
-		}
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if (!df->m.bfs_parent_csd[order[i]])
-			all += ov[order[i]] > nv[order[i]] ? ov[order[i]] : nv[order[i]];
-	nodes = calloc(n + 1, sizeof(*nodes));
-	labels = calloc(n + 1, sizeof(*labels));
-	if (!nodes || !labels)
-		goto out;
-	for (uint32_t i = 0; i < n && nn < 3000; i++) {
-		uint32_t k = order[i], pc = df->m.bfs_parent_csd[k], parent = 0;
-		uint64_t v = ov[k] > nv[k] ? ov[k] : nv[k];
-		char lab[256];
-
-		if (pc) {
-			parent = idx[o->csd[pc].caller_pd];
-			if (!parent)
-				continue;       /* its parent was too narrow */
-		}
-		if (all && (double)v / (double)all < 0.002)
-			continue;
-		if (o->pd[k].ps == 1)
-			snprintf(lab, sizeof(lab), o->n_thread > 1 ? "thread %u" : "all", dpa_pd_thread(o, k));
-		else
-		{
-			char b2[256];
-
-			snprintf(lab, sizeof(lab), "%s", dpa_merge_ps_label(o, o->pd[k].ps, b2, sizeof(b2)));
-		}
-		labels[nn] = strdup(lab);
-		nodes[nn] = (struct dpa_flame_diff_node){ .label = labels[nn] ? labels[nn] : "?",
-							  .old_v = ov[k], .new_v = nv[k], .parent = parent };
-		idx[k] = ++nn;
-	}
-	rc = dpa_flame_diff_svg(w->f, nodes, nn, 1200);
-out:
-	if (labels)
-		for (uint32_t i = 0; i < nn; i++)
-			free(labels[i]);
-	free(labels);
-	free(nodes);
-	free(order);
-	free(depth);
-	free(idx);
-	free(ov);
-	free(nv);
-	return rc;
-}
-
-static void diff_rows(struct page *w, bool procs, enum dpa_diff_measure dm, uint32_t limit)
-{
-	struct dpa_diff *df = &w->s->diff;
-	const struct dpa_diff_row *rows = procs ? df->procs : df->ctx;
-	uint32_t n = procs ? df->n_procs : df->n_ctx, shown = 0;
-	char lab[256];
-
-	fprintf(w->f, "<h2>%s, by the change of %s</h2>\n<table id=\"diff-%s\"><thead><tr>"
-		"<th class=\"l\" data-sort=\"1\">status</th><th class=\"n\" data-sort=\"1\">old</th>"
-		"<th class=\"n\" data-sort=\"1\">new</th><th class=\"n\" data-sort=\"1\">change</th>"
-		"<th class=\"n\" data-sort=\"1\">relative</th><th class=\"l\" data-sort=\"1\">%s</th></tr></thead>\n<tbody>\n",
-		procs ? "Procedures" : "Contexts (matched by their paths of call sites)",
-		dpa_diff_measure_name(dm), procs ? "procedures" : "contexts", procs ? "procedure" : "context");
-	for (uint32_t r = 0; r < n && (!limit || shown < limit); r++) {
-		const struct dpa_diff_row *x = &rows[r];
-		int64_t dlt = dpa_diff_delta(x->old[dm], x->new_[dm]);
-		double rel = dpa_diff_relative(x->old[dm], x->new_[dm]);
-		char *name;
-
-		if (x->status == DPA_DIFF_SAME)
-			continue;
-		name = procs ? NULL : dpa_diff_context_name(df, x->id);
-		shown++;
-		fprintf(w->f, "<tr class=\"%s\"><td class=\"l\">%s</td><td class=\"n\" data-v=\"%" PRIu64 "\">%"
-			PRIu64 "</td><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
-			"<td class=\"n\" data-v=\"%" PRId64 "\" style=\"color:%s\">%+" PRId64 "</td><td class=\"n\" data-v=\"%s\">",
-			dpa_diff_status_name(x->status), dpa_diff_status_name(x->status), x->old[dm], x->old[dm],
-			x->new_[dm], x->new_[dm], dlt, dlt > 0 ? "#b00" : dlt < 0 ? "#070" : "#555", dlt,
-			isnan(rel) ? "" : "r");
-		if (isnan(rel))
-			fputs("new", w->f);
-		else
-			fprintf(w->f, "%+.1f%%", 100.0 * rel);
-		fputs("</td><td class=\"l\">", w->f);
-		{
-			const char *text = procs ? dpa_merge_ps_label(&df->m.prof, x->id, lab, sizeof(lab))
-					   : name ? name : "?";
-			uint32_t o = !w->s->old_pd ? 0 : procs ? w->s->old_ps[x->id] : w->s->old_pd[x->id];
-			char *pp = NULL, *cq = NULL;
-
-			/* in OLD too: a link to its page there */
-			if (o && procs && asprintf(&pp, "/proc/%s", ps_spec(w->s, o)) >= 0)
-				link(w, pp, NULL, NULL, text);
-			else if (o && !procs && (cq = ctx_query(w->s, o)))
-				link(w, "/clique", cq, NULL, text);
-			else
-				dpa_html_escape(w->f, text);
-			free(pp);
-			free(cq);
-		}
-		fputs("</td></tr>\n", w->f);
-		free(name);
-	}
-	fputs("</tbody></table>\n", w->f);
-}
-
-static int page_diff(struct page *w)
-{
-	struct dpa_diff *df = &w->s->diff;
-	enum dpa_diff_measure dm = diff_measure(w->q.sort);
-
-	if (!w->s->has_diff)
-		return fail(w, 404, "no diff: serve two profiles (deepprof serve OLD NEW) to compare them");
-	dpa_diff_sort(df, dm);
-	if (w->q.json) {
-		/* what `deepprof diff --json --sort=M [--limit=N] OLD NEW` prints */
-		json_t *doc = dpa_diff_json(df, dm, w->q.limit >= 0 ? (size_t)w->q.limit : 0);
-
-		return put_json(w, doc);
-	}
-	page_begin(w, "Diff by context", "/diff", NULL);
-	fputs("<p class=\"meta\">old: ", w->f);
-	dpa_html_escape(w->f, df->old_path);
-	fputs(" &nbsp; new: ", w->f);
-	dpa_html_escape(w->f, df->new_path);
-	fputs("</p>\n<table class=\"kv\" id=\"diff-totals\"><tbody>\n", w->f);
-	for (int m = 0; m < DPA_DIFF_NMEASURES; m++)
-		fprintf(w->f, "<tr><th>%s</th><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
-			"<td class=\"n\">&rarr;</td><td class=\"n\" data-v=\"%" PRIu64 "\">%" PRIu64 "</td>"
-			"<td class=\"n\">%+" PRId64 "</td></tr>\n", dpa_diff_measure_name(m),
-			df->old_sum[m], df->old_sum[m], df->new_sum[m], df->new_sum[m],
-			dpa_diff_delta(df->old_sum[m], df->new_sum[m]));
-	fputs("</tbody></table>\n<h2>Flame graph of the change (red: dearer, green: cheaper; width: the"
-	      " larger side)</h2>\n", w->f);
-	if (diff_flame(w, dm) < 0)
-		return fail(w, 500, "out of memory drawing the diff");
-	diff_rows(w, true, dm, w->q.limit >= 0 ? (uint32_t)w->q.limit : 50);
-	diff_rows(w, false, dm, w->q.limit >= 0 ? (uint32_t)w->q.limit : 50);
-	page_end(w);
-	return 0;
 }
 
 /* ---- a recursive clique's cost by depth ---- */
@@ -2141,7 +1650,7 @@ static void recursion_by_depth(struct page *w, uint32_t c)
 		" deep; each level costs %.6g %s of its own, so the cost left below level k is (depth &minus;"
 		" k) &times; that. (A profile keeps no depths: these follow from the counts.)</p>\n",
 		dpa_rec_type_name(rec.type), rec.entry_calls, rec.internal_calls, rec.calls_per_entry,
-		rec.depth, rec.per_level, measure_key(w->q.sort));
+		rec.depth, rec.per_level, dpa_pg_measure_key(w->q.sort));
 	levels = rec.depth > 20 ? 20 : (uint32_t)ceil(rec.depth);
 	fputs("<table id=\"depth\"><thead><tr><th class=\"n\">level</th><th class=\"n\">own cost per"
 	      " entry</th><th class=\"n\">cost from this level down, per entry</th></tr></thead><tbody>\n",
@@ -2154,129 +1663,6 @@ static void recursion_by_depth(struct page *w, uint32_t c)
 			below > 0 ? below : 0, below > 0 ? below : 0);
 	}
 	fputs("</tbody></table>\n", w->f);
-}
-
-/* ---- contour exclusion ---- */
-
-/*
- * s with the procedures of the modules in q->exclude below a contour
- * (Mercury's exclude.m): a call from outside those modules into them is
- * charged everything below it (its own cscs, ticks, allocations and bytes
- * become its totals; its calls stay the calls made through it) and every
- * call made below it costs nothing. The file is read again and changed in
- * memory; the result is kept for the next page with the same set.
- * NULL with why set (no such module, out of memory, a read error).
- */
-static struct side *excluded_side(struct page *w, char *why, size_t n, int *status)
-{
-	struct side *s = w->s, *x;
-	const struct dpa_profile *p = &s->p;
-	struct dpa_error e = { { 0 } };
-	bool *excl = NULL;
-	uint8_t *below = NULL;
-	uint32_t *queue = NULL, qh = 0, qt = 0, hit = 0;
-	char err[400];
-
-	if (s->excl && !strcmp(s->excl_key, w->q.exclude_raw))
-		return s->excl;
-	*status = 500;
-	excl = calloc((size_t)p->n_ps + 1, sizeof(bool));
-	below = calloc((size_t)p->n_pd + 1, 1);
-	queue = malloc(((size_t)p->n_pd + 1) * sizeof(*queue));
-	if (!excl || !below || !queue) {
-		snprintf(why, n, "out of memory");
-		goto fail;
-	}
-	for (uint32_t i = 0; i < w->q.n_exclude; i++) {
-		uint32_t found = 0;
-
-		for (uint32_t ps = 2; ps <= p->n_ps; ps++)
-			if (in_module(p, ps, w->q.exclude[i])) {
-				excl[ps] = true;
-				found++;
-			}
-		if (!found) {
-			snprintf(why, n, "exclude: no module %.200s (see /modules)", w->q.exclude[i]);
-			*status = 404;
-			goto fail;
-		}
-		hit += found;
-	}
-	/* which contexts are below the contour: breadth first from the roots */
-	for (uint32_t t = 1; t <= p->n_thread; t++) {
-		below[p->thread[t].root_pd] = 1;        /* 1: seen, 3: seen and below */
-		queue[qt++] = p->thread[t].root_pd;
-	}
-	while (qh < qt) {
-		uint32_t a = queue[qh++];
-		const struct dpa_pd *q = &p->pd[a];
-
-		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
-			uint32_t c = dpa_out_csd(p, q->out_first + j), b = p->csd[c].callee_pd;
-
-			if (below[b])
-				continue;
-			below[b] = (below[a] & 2) || excl[p->pd[b].ps] ? 3 : 1;
-			queue[qt++] = b;
-		}
-	}
-	x = side_load(s->path, NULL, err, sizeof(err));
-	if (!x) {
-		snprintf(why, n, "%s", err);
-		goto fail;
-	}
-	if (x->p.n_csd != p->n_csd || x->p.n_pd != p->n_pd) {
-		side_free(x);
-		snprintf(why, n, "%s changed while excluding: try again", s->path);
-		goto fail;
-	}
-	dpa_deep_release(&x->d);
-	for (uint32_t c = 1; c <= p->n_csd; c++) {
-		const struct dpa_csd *y = &p->csd[c];
-		int rc = 0;
-
-		if (below[y->caller_pd] & 2) {
-			for (int m = 0; m < DPA_NMEASURES; m++)
-				rc |= dpa_csd_set(&x->p, c, m, 0);
-		} else if (below[y->callee_pd] & 2) {
-			/* crossing the contour: charged everything below */
-			static const enum dpa_measure cost[] = { DPA_CSCS, DPA_TICKS, DPA_ALLOCS, DPA_BYTES };
-
-			for (size_t k = 0; k < sizeof(cost) / sizeof(cost[0]); k++)
-				rc |= dpa_csd_set(&x->p, c, cost[k], dpa_deep_csd_total(&s->d, c, cost[k]));
-		}
-		if (rc) {
-			side_free(x);
-			snprintf(why, n, "out of memory excluding");
-			goto fail;
-		}
-	}
-	if (dpa_deep_init(&x->d, &x->p, &e) < 0) {
-		/* x->d is zeroed on failure: side_free releases what is left */
-		side_free(x);
-		snprintf(why, n, "%s", e.msg);
-		goto fail;
-	}
-	side_free(s->excl);
-	free(s->excl_key);
-	s->excl = x;
-	s->excl_key = strdup(w->q.exclude_raw);
-	if (!s->excl_key) {
-		side_free(s->excl);
-		s->excl = NULL;
-		snprintf(why, n, "out of memory");
-		goto fail;
-	}
-	free(excl);
-	free(below);
-	free(queue);
-	(void)hit;
-	return x;
-fail:
-	free(excl);
-	free(below);
-	free(queue);
-	return NULL;
 }
 
 /* ================================================================
@@ -2310,12 +1696,12 @@ static int route(struct page *w, const char *path)
 	if (!strcmp(path, "/root"))
 		return page_root(w);
 	if (!strcmp(path, "/modules"))
-		return page_modules(w);
+		return dpa_pg_page_modules(w);
 	if (!strncmp(path, "/module/", 8) && path[8])
-		return page_module(w, path + 8);
+		return dpa_pg_page_module(w, path + 8);
 	if (!strcmp(path, "/diff"))
-		return page_diff(w);
-	return fail(w, 404, "no page %.200s (pages: /, /top, /proc/NAME, /callers/NAME, /clique?ctx=PATH,"
+		return dpa_pg_page_diff(w);
+	return dpa_pg_fail(w, 404, "no page %.200s (pages: /, /top, /proc/NAME, /callers/NAME, /clique?ctx=PATH,"
 		    " /site/ID, /recursion, /flame, /root, /modules, /diff)", path);
 }
 
@@ -2335,21 +1721,21 @@ int dp_pages_answer(struct dp_pages *pg, const char *path, const char *query, ch
 	pthread_mutex_lock(&pg->mu);
 	w.s = pg->s;
 	if (!path || path[0] != '/') {
-		rc = fail(&w, 400, "bad path '%.200s': want one from /", path ? path : "");
+		rc = dpa_pg_fail(&w, 400, "bad path '%.200s': want one from /", path ? path : "");
 	} else if (prefs_parse(pg, query, &w.q, why, sizeof(why)) < 0) {
 		bool json = query && strstr(query, "format=json");
 
 		w.q.json = json;
-		rc = fail(&w, 400, "bad query: %s", why);
-	} else if (w.q.n_exclude && !(w.s = excluded_side(&w, why, sizeof(why), &rc))) {
+		rc = dpa_pg_fail(&w, 400, "bad query: %s", why);
+	} else if (w.q.n_exclude && !(w.s = dpa_pg_excluded_side(&w, why, sizeof(why), &rc))) {
 		w.s = pg->s;
-		rc = fail(&w, rc, "%s", why);
+		rc = dpa_pg_fail(&w, rc, "%s", why);
 	} else {
 		rc = route(&w, path);
 	}
 	pthread_mutex_unlock(&pg->mu);
 	prefs_free(&w.q);
-	if (!w.f) {             /* fail() could not open a new stream */
+	if (!w.f) {             /* dpa_pg_fail() could not open a new stream */
 		free(w.body);
 		return 500;
 	}
@@ -2426,7 +1812,7 @@ static void list_pages(struct dp_pages *pg, struct list *l)
 		add(l, "/diff", "");
 		add(l, "/diff", "sort=calls&limit=5");
 	}
-	if (modules_of(s, DPA_CSCS, &mods, &nmods) == 0) {
+	if (dpa_pg_modules_of(s, DPA_CSCS, &mods, &nmods) == 0) {
 		for (uint32_t i = 0; i < nmods; i++) {
 			char *pp;
 
@@ -2448,7 +1834,7 @@ static void list_pages(struct dp_pages *pg, struct list *l)
 		const char *spec;
 		char *pp;
 
-		if (!dpa_deep_ps_npd(&s->d, ps) || !(spec = ps_spec(s, ps)))
+		if (!dpa_deep_ps_npd(&s->d, ps) || !(spec = dpa_pg_ps_spec(s, ps)))
 			continue;
 		if (asprintf(&pp, "/proc/%s", spec) >= 0) {
 			add(l, pp, "");
@@ -2465,11 +1851,11 @@ static void list_pages(struct dp_pages *pg, struct list *l)
 	}
 	for (uint32_t c = 1; c <= s->d.cl.n; c++) {
 		uint32_t pd = clique_pd(s, c);
-		char *cq = ctx_query(s, pd), *pp;
+		char *cq = dpa_pg_ctx_query(s, pd), *pp;
 
 		if (cq) {
 			add(l, "/clique", cq);
-			if (s->p.pd[pd].ps != 1 && asprintf(&pp, "/proc/%s", ps_spec(s, s->p.pd[pd].ps)) >= 0) {
+			if (s->p.pd[pd].ps != 1 && asprintf(&pp, "/proc/%s", dpa_pg_ps_spec(s, s->p.pd[pd].ps)) >= 0) {
 				add(l, pp, cq);         /* its source in this context */
 				free(pp);
 			}

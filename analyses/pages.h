@@ -20,9 +20,10 @@
  *                             apart by the shortest suffix of its call path;
  *                             SPEC as `deepprof report proc` takes it
  *                             (name or file.c:name)
+ *                             (?ctx=PATH: its source with that context's costs)
  *   /callers/SPEC             its callers (by=site|proc|file|clique, page=N)
- *   /clique?ctx=PATH          the clique whose entry context PATH names
- *   /ctx?path=PATH            one context: its full call path, then its clique
+ *   /clique?ctx=PATH          the context PATH names: its whole path, then
+ *                             its clique (a clique's link names its entry)
  *   /site/CALLER@LINE:COL     one call site: its caller's name and place (or
  *                             its id, /site/7, which may change between runs)
  *   /recursion                recursive cliques
@@ -38,9 +39,8 @@
  * line), joined by '/', after "tN/" for threads other than the first:
  * "main@58:16/work@12:3/fib@7:10" (ctxpath.h); a context more than 40 calls
  * deep is named by its last 40 after "~/" (the first context whose path
- * ends so). Lines stay the same when a
- * new run calls things in another order, which ids do not. The whole query
- * value is URL-encoded once more.
+ * ends so). Lines stay the same when a new run calls things in another
+ * order, which ids do not. The whole query value is URL-encoded once more.
  *
  * Query keys (all optional): format=json (the page's JSON twin, byte for
  * byte what `deepprof report --json` prints for the same report: / is the

@@ -293,8 +293,18 @@ static bool *mark_procs(struct dpa_report *r, struct dpa_error *err)
 {
 	bool *mark;
 
-	if (dpa_names_find(r->p, r->o.name, &r->procs, &r->n_procs, err) < 0)
+	if (r->o.n_procs) {
+		/* looked up already by the caller */
+		r->procs = malloc(r->o.n_procs * sizeof(*r->procs));
+		if (!r->procs) {
+			oom(r, err);
+			return NULL;
+		}
+		memcpy(r->procs, r->o.procs, r->o.n_procs * sizeof(*r->procs));
+		r->n_procs = r->o.n_procs;
+	} else if (dpa_names_find(r->p, r->o.name, &r->procs, &r->n_procs, err) < 0) {
 		return NULL;
+	}
 	mark = calloc((size_t)r->p->n_ps + 1, sizeof(bool));
 	if (!mark) {
 		oom(r, err);
@@ -631,11 +641,19 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 			w.other_ps = p->pd[p->csd[x].callee_pd].ps;
 			w.clique = callee_cq;
 			w.internal = callee_cq == c;
-			csd_costs(r->d, x, &w.c);
-			w.calls = w.c.own[DPA_CALLS];
 			w.count = 1;
-			if (keep_row(r, sites, &ks, &w) < 0)
-				goto fail;
+			/* the value it is ranked by first: a clique with 10^6
+			 * call sites keeps 20 of them */
+			w.calls = dpa_own(p, x, DPA_CALLS);
+			if (r->o.total)
+				w.c.total[r->o.sort] = dpa_deep_csd_total(r->d, x, r->o.sort);
+			else
+				w.c.own[r->o.sort] = dpa_own(p, x, r->o.sort);
+			if (!keep_cannot_enter(r, sites, &ks, &w)) {
+				csd_costs(r->d, x, &w.c);
+				if (keep_row(r, sites, &ks, &w) < 0)
+					goto fail;
+			}
 			if (w.internal)
 				continue;
 			if (!kid_row[callee_cq]) {
@@ -670,9 +688,15 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 		memset(&w, 0, sizeof(w));
 		w.clique = kid_clique[i];
 		w.ps = p->pd[dpa_clique_members(cl, kid_clique[i], &n2)[0]].ps;
-		clique_costs(r->d, kid_clique[i], &w.c);
 		w.calls = kid_calls[i];
 		w.count = kid_n[i];
+		if (r->o.total)
+			w.c.total[r->o.sort] = dpa_deep_clique_total(r->d, kid_clique[i], r->o.sort);
+		else
+			w.c.own[r->o.sort] = dpa_deep_clique_own(r->d, kid_clique[i], r->o.sort);
+		if (keep_cannot_enter(r, kids, &kk, &w))
+			continue;
+		clique_costs(r->d, kid_clique[i], &w.c);
 		if (keep_row(r, kids, &kk, &w) < 0)
 			goto fail;
 	}

@@ -39,6 +39,12 @@ struct dpa_report_opts {
 	double threshold;       /* > 0: only rows whose sort value is at least this
 				 * percentage of the program's total */
 	const char *name;       /* proc, callers: `name` or `file.c:name` */
+	/* proc, callers: when n_procs > 0, the procedures name picks (ps ids,
+	 * ascending; borrowed), which the caller has looked up already: name
+	 * is then only shown (a server looks names up from its own index,
+	 * dpa_names_find() being O(procedures)) */
+	const uint32_t *procs;
+	uint32_t n_procs;
 	uint32_t id;            /* clique, site */
 	enum dpa_report_group group;
 };

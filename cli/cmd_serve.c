@@ -302,8 +302,13 @@ int cmd_serve(int argc, char **argv)
 	if (!npos)
 		usage_error("serve", "no FILE given");
 	fd = listen_on(bind_addr, port);        /* a bad address fails before a long read */
-	if (!(pages = dp_pages_open(pos[0], pos[1], err, sizeof(err))))
+	if (!(pages = dp_pages_open(pos[0], pos[1], err, sizeof(err)))) {
+		close(fd);
+		if (pos[1] && (strstr(err, "different programs") || strstr(err, "different builds")))
+			die_plain("%s (serve compares two runs of one program; deepprof diff --force"
+				  " compares others)", err);
 		die_plain("%s", err);
+	}
 
 	/* SIGTERM and SIGINT wait for the main thread (blocked before the
 	 * request threads start, so they inherit the mask) */

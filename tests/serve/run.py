@@ -18,6 +18,9 @@ Last line: "serve: N passed, N failed".
 usage: run.py --build BUILD [--cc CC] [--cflags FLAGS] [TEST...]
 Part of deepprof's tests. MIT licence.
 """
+import html
+import html.entities
+import html.parser
 import json
 import os
 import re
@@ -152,6 +155,63 @@ class Suite:
         if r.returncode:
             raise Fail("deepprof report %s: %s" % (args, r.stderr))
         return r.stdout.encode()
+
+
+VOID = {"meta", "link", "br", "hr", "img", "input", "col", "wbr", "area", "base", "source"}
+SVG = {"svg", "g", "a", "rect", "text", "title"}
+
+
+class Strict(html.parser.HTMLParser):
+    """Well-formedness: each element closed in order (SVG's may close
+    themselves), no stray < or >, known entities; ids collected."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=False)
+        self.stack, self.errors, self.ids, self.doctype = [], [], [], False
+
+    def handle_decl(self, decl):
+        self.doctype = decl.lower() == "doctype html"
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.append(a["id"])
+        for k in ("href", "src"):
+            if k in a and a[k] and "://" in a[k]:
+                self.errors.append("external %s %r" % (k, a[k]))
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        if tag not in SVG and tag not in VOID:
+            self.errors.append("self-closing <%s/>" % tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("</%s> closes <%s>" % (tag, self.stack[-1] if self.stack else "nothing"))
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1] in ("script", "style"):
+            return
+        if "<" in data or ">" in data:
+            self.errors.append("stray < or > in text: %r" % data[:80])
+
+    def handle_entityref(self, name):
+        if name + ";" not in html.entities.html5:
+            self.errors.append("unknown entity &%s" % name)
+
+
+def well_formed(text, what):
+    p = Strict()
+    p.feed(text)
+    p.close()
+    check(p.doctype, "%s: no <!DOCTYPE html>" % what)
+    check(not p.stack, "%s: never closed: %r" % (what, p.stack))
+    check(not p.errors, "%s: %s" % (what, "; ".join(p.errors[:5])))
+    dup = {i for i in p.ids if p.ids.count(i) > 1}
+    check(not dup, "%s: ids used twice: %r" % (what, dup))
 
 
 def links(html, prefix):
@@ -311,6 +371,23 @@ def t_reload_bad(s):
     eq(len(lines), 1, "one message for the broken file: %r" % err)
     check(f in lines[0], "it names the file: %r" % lines[0])
     check("changed: read again" in err, "the reload said: %r" % err)
+
+
+def t_well_formed(s):
+    """Every kind of page (and error pages) is well-formed HTML5 with
+    nothing fetched from elsewhere."""
+    srv = s.serve([s.v1, s.v2])
+    try:
+        pages = ["/", "/top?mode=total&percall=1", "/proc/leaf", "/proc/main", "/callers/leaf?by=clique",
+                 "/recursion", "/root", "/modules", "/module/v-lib.c", "/flame", "/diff",
+                 "/top?exclude=v-lib.c", "/nothing", "/top?sort=bad", "/proc/nosuch"]
+        html_ = srv.ok("/proc/leaf")
+        pages += links(html_, "/clique?ctx=")[:3] + links(html_, "/site/")[:2]
+        for u in pages:
+            st, ct, body = srv.get(u)
+            well_formed(body.decode(), u)
+    finally:
+        srv.stop()
 
 
 def t_source(s):
@@ -557,6 +634,19 @@ def t_bad_start(s):
         busy.close()
 
 
+def t_bind_port(s):
+    """--bind and --port: the first line says where, and it answers there."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.2", 0))
+        port = probe.getsockname()[1]
+    srv = s.serve(opts=["--bind=127.0.0.2", "--port=%d" % port])
+    try:
+        eq(srv.first, "http://127.0.0.2:%d/\n" % port, "first line")
+        eq(srv.get("/top")[0], 200, "answers there")
+    finally:
+        srv.stop()
+
+
 def t_idle_timeout(s):
     srv = s.serve(opts=["--idle-timeout=2s"])
     eq(srv.get("/")[0], 200, "answers")
@@ -686,8 +776,8 @@ def t_browser(s):
         srv.stop()
 
 
-TESTS = [t_first_line, t_json_twins, t_contexts, t_stable_urls, t_reload_bad, t_source, t_flame, t_root, t_modules, t_exclude,
-         t_callers_paging, t_diff, t_bad_requests, t_bad_start, t_idle_timeout, t_sigterm,
+TESTS = [t_first_line, t_json_twins, t_contexts, t_stable_urls, t_reload_bad, t_well_formed,
+         t_source, t_flame, t_root, t_modules, t_exclude, t_callers_paging, t_diff, t_bad_requests, t_bad_start, t_bind_port, t_idle_timeout, t_sigterm,
          t_concurrent, t_test_pages, t_speed, t_browser]
 
 if __name__ == "__main__":

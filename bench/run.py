@@ -898,18 +898,26 @@ def pgo_build(a, p, bdir, argv):
     return exes, sect, info
 
 
-def pgo_noise(s):
-    """2 x the median absolute deviation of s's runs over their median, at
-    least PGO_NOISE_FLOOR (one run: the floor)."""
-    m = s.median()
-    if len(s.cpu) < 2 or not m:
+def paired(rounds, v):
+    """Per-round ratios of variant v's CPU time to plain's in the same round
+    (rounds: {variant: [cpu s or None per round]})."""
+    return [x / y for x, y in zip(rounds[v], rounds["plain"]) if x and y]
+
+
+def pgo_noise(ratios):
+    """2 x the median absolute deviation of per-round ratios, at least
+    PGO_NOISE_FLOOR (one round: the floor)."""
+    if len(ratios) < 2:
         return PGO_NOISE_FLOOR
-    mad = statistics.median(abs(x - m) for x in s.cpu)
-    return max(PGO_NOISE_FLOOR, 2 * mad / m)
+    m = statistics.median(ratios)
+    return max(PGO_NOISE_FLOOR, 2 * statistics.median(abs(x - m) for x in ratios))
 
 
-def pgo_verdict(ratio, noise):
-    if ratio != ratio:
+PGO_MIN_ROUNDS = 3     # fewer paired rounds give no verdict (--quick has one)
+
+
+def pgo_verdict(ratio, noise, n):
+    if ratio != ratio or n < PGO_MIN_ROUNDS:
         return "n/a"
     if ratio > 1 + noise:
         return "SLOWER"
@@ -918,11 +926,36 @@ def pgo_verdict(ratio, noise):
     return "same"
 
 
+def cachegrind_counts(exe, argv, d):
+    """Instructions executed and I1 misses of exe argv under cachegrind (its
+    simulated caches: the same on a busy machine as on an idle one), run in d;
+    (I refs, I1 misses, output digest). Raises Fatal."""
+    clean_dir(d)
+    out = os.path.join(d, "cg.out")
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + out,
+           exe] + argv
+    with open(os.path.join(d, "out"), "wb") as o:
+        r = subprocess.run(cmd, cwd=d, stdin=subprocess.DEVNULL, stdout=o, stderr=subprocess.PIPE,
+                           timeout=TIMEOUT)
+    err = r.stderr.decode(errors="replace")
+    if r.returncode != 0:
+        raise Fatal("`valgrind --tool=cachegrind %s` exited with %d" % (exe, r.returncode))
+    got = {}
+    for line in err.splitlines():
+        for key, name in (("I   refs:", "ir"), ("I1  misses:", "i1")):
+            if key in line:
+                got[name] = int(line.split(key, 1)[1].split()[0].replace(",", ""))
+    if len(got) != 2:
+        raise Fatal("cachegrind on %s printed no I refs / I1 misses" % exe)
+    return got["ir"], got["i1"], digest(os.path.join(d, "out"))
+
+
 def run_pgo(a, progs, bdir, inputs, started, load_before):
     """The --pgo section: build, check and time; return (lines, doc, failed)."""
     progs = [p for p in progs if p.name in PGO_PROGRAMS]
     runs_dir = os.path.join(bdir, "pgo", "run")
     res = {(p.name, v): Series() for p in progs for v in PGO_VARIANTS}
+    rounds = {p.name: {v: [] for v in PGO_VARIANTS} for p in progs}
     built, broken = {}, {}
     for p in progs:
         argv = [x.replace("{input}", inputs[p.input]["big"]) for x in p.argv]
@@ -950,12 +983,14 @@ def run_pgo(a, progs, bdir, inputs, started, load_before):
                 d = os.path.join(runs_dir, "%s-%s" % key)
                 clean_dir(d)
                 out = os.path.join(d, "out")
+                rounds[p.name][v].append(None)
                 try:
                     res[key].add(*timed([exes[v]] + argv, d, out))
                 except Fatal as e:
                     res[key].failures.append(str(e))
                     print("bench: --pgo: %s" % e, file=sys.stderr, flush=True)
                     continue
+                rounds[p.name][v][-1] = res[key].cpu[-1]
                 if key not in digests:
                     digests[key] = digest(out)
             for v in PGO_VARIANTS:
@@ -965,61 +1000,127 @@ def run_pgo(a, progs, bdir, inputs, started, load_before):
                     broken[key] = "its output differs from the plain build's"
                     res[key].failures.append(broken[key])
                     res[key].cpu, res[key].wall = [], []
+                    rounds[p.name][v] = [None] * len(rounds[p.name][v])
                     print("bench: --pgo: %s %s: %s" % (p.name, v, broken[key]),
                           file=sys.stderr, flush=True)
         print("bench: --pgo: round %d of %d done" % (r + 1, a.runs), file=sys.stderr, flush=True)
     load_after = os.getloadavg()[0]
+    counts = {}
+    if a.callgrind:
+        print("bench: --pgo: instructions and I1 misses under cachegrind (1/%d input)"
+              % a.cg_shrink, file=sys.stderr, flush=True)
+        for p in progs:
+            if p.name not in built:
+                continue
+            small = [x.replace("{input}", inputs[p.input]["small"]) for x in p.argv]
+            for v in PGO_VARIANTS:
+                if (p.name, v) in broken:
+                    continue
+                try:
+                    counts[(p.name, v)] = cachegrind_counts(
+                        built[p.name][0][v], small,
+                        os.path.join(runs_dir, "%s-%s-cachegrind" % (p.name, v)))
+                except (Fatal, subprocess.TimeoutExpired) as e:
+                    counts[(p.name, v)] = str(e)
+                    print("bench: --pgo: %s" % e, file=sys.stderr, flush=True)
 
     L = ["deepprof bench --pgo — %s UTC, %s, %d cores, %s" % (
         started.strftime("%Y-%m-%d %H:%M"), platform.node(), os.cpu_count() or 0,
         subprocess.run([a.cc, "--version"], stdout=subprocess.PIPE).stdout.decode().splitlines()[0])]
     L.append("Hot and cold code (issue 12): each program rebuilt with the feedback of its own "
-             "workload. CPU seconds (user+sys), median of %d runs, the three builds alternating; "
-             "load average before %.2f, during %s, after %.2f" % (
-                 a.runs, load_before, "-".join("%.2f" % x for x in (min(loads), max(loads)))
-                 if loads else "-", load_after))
+             "workload.")
     L.append("  plain: gcc -O2;  use: deepprof-cc -O2 --deepprof-use=FB "
              "--deepprof-parallelize=none;  pgo: gcc -O2 -fprofile-generate, run, -fprofile-use")
+    L.append("CPU seconds (user+sys), median of %d runs; the three builds run back to back in "
+             "each round, in rotating order; x plain: the median of the rounds' ratios to plain, "
+             "\u00b1 2 x their median absolute deviation (at least %.1f%%): beyond it, SLOWER or "
+             "faster. Load average before %.2f, during %s, after %.2f." % (
+                 a.runs, 100 * PGO_NOISE_FLOOR, load_before,
+                 "-".join("%.2f" % x for x in (min(loads), max(loads))) if loads else "-",
+                 load_after))
     L.append("")
-    hdr = "%-22s %8s %8s %8s %7s %8s %8s %7s %6s  %s" % (
-        "program", "plain s", "use s", "x plain", "", "pgo s", "x plain", "", "noise",
-        "use .text.hot/.unlikely (pgo)")
-    L.append(hdr)
+    hdr = "%-20s %8s %8s %-22s %8s %-22s" % ("program", "plain s", "use s", "  x plain",
+                                              "pgo s", "  x plain")
+    L.append(hdr.rstrip())
     L.append("-" * len(hdr))
     doc = {"started": started.isoformat(), "runs": a.runs, "load_before": load_before,
-           "load_during": loads, "load_after": load_after, "programs": {}}
+           "load_during": loads, "load_after": load_after, "noise_floor": PGO_NOISE_FLOOR,
+           "cachegrind_input": "1/%d" % a.cg_shrink if counts else None, "programs": {}}
     failed = 0
     for p in progs:
         if p.name in broken:
-            L.append("%-22s FAILED to build or train: %s" % (p.label, broken[p.name][:300]))
+            L.append("%-20s FAILED to build or train: %s" % (p.label, broken[p.name][:300]))
             doc["programs"][p.name] = {"error": broken[p.name]}
             failed += 1
             continue
         exes, sect, info = built[p.name]
         plain = res[(p.name, "plain")]
-        noise = pgo_noise(plain)
-        cells, entry = [], {"label": p.label, "noise": noise, "sections": sect, "info": info}
+        cells, entry = [], {"label": p.label, "sections": sect, "info": info}
         for v in PGO_VARIANTS:
             s = res[(p.name, v)]
-            entry[v] = {"cpu": s.cpu, "wall": s.wall, "median": s.median() if s.cpu else None,
-                        "failures": s.failures}
+            entry[v] = {"cpu": s.cpu, "wall": s.wall, "rounds": rounds[p.name][v],
+                        "median": s.median() if s.cpu else None, "failures": s.failures}
             failed += len(s.failures)
+            c = counts.get((p.name, v))
+            if isinstance(c, tuple):
+                entry[v].update(instructions=c[0], i1_misses=c[1])
+            elif c:
+                entry[v]["cachegrind_error"] = c
             if v == "plain":
                 cells.append("%8s" % (fmt_s(s.median()) if s.cpu else "FAILED"))
                 continue
-            if not s.cpu:
-                cells.append("%8s %8s %7s" % ("FAILED", "-", ""))
+            r = paired(rounds[p.name], v)
+            if not s.cpu or not r or not plain.cpu:
+                cells.append("%8s %-22s" % ("FAILED" if not s.cpu else fmt_s(s.median()), "  -"))
                 continue
-            ratio = s.median() / plain.median()
-            verdict = pgo_verdict(ratio, noise)
-            entry[v].update(ratio=ratio, verdict=verdict)
-            cells.append("%8s %8.3f %7s" % (fmt_s(s.median()), ratio,
-                                            "" if verdict == "same" else verdict))
-        u, g = sect["use"], sect["pgo"]
-        L.append("%-22s %s %6.1f%%  %d/%d (%d/%d)" % (
-            p.label, " ".join(cells), 100 * noise, u[".text.hot"], u[".text.unlikely"],
-            g[".text.hot"], g[".text.unlikely"]))
+            ratio, noise = statistics.median(r), pgo_noise(r)
+            verdict = pgo_verdict(ratio, noise, len(r))
+            entry[v].update(ratio=ratio, noise=noise, verdict=verdict)
+            cells.append("%8s %-22s" % (fmt_s(s.median()), "  %.3f \u00b1%.1f%% %s" % (
+                ratio, 100 * noise, "" if verdict in ("same", "n/a") else verdict)))
+        L.append(("%-20s %s" % (p.label, " ".join(cells))).rstrip())
         doc["programs"][p.name] = entry
+    L.append("")
+    L.append("The same builds, measured without a clock: instructions executed and I1 (32 KiB) "
+             "misses under cachegrind on 1/%d of the input, x plain; and the bytes the compiler "
+             "put in .text.hot / .text.unlikely (all objects), and the whole text (size -B)"
+             % a.cg_shrink)
+    hdr = "%-20s %13s %-16s %-16s %10s %-16s %-16s %-18s %-18s" % (
+        "program", "plain instr", "use instr", "pgo instr", "plain I1", "use I1", "pgo I1",
+        "use hot/unlikely", "pgo hot/unlikely")
+    L.append(hdr.rstrip())
+    L.append("-" * len(hdr))
+    for p in progs:
+        if p.name not in built:
+            continue
+        exes, sect, info = built[p.name]
+        cg = {v: counts.get((p.name, v)) for v in PGO_VARIANTS}
+        ok = all(isinstance(c, tuple) for c in cg.values())
+        row = "%-20s " % p.label
+        if ok:
+            pi, p1 = cg["plain"][0], cg["plain"][1]
+            row += "%13d %-16s %-16s %10d %-16s %-16s " % (
+                pi, "%.4f" % (cg["use"][0] / pi), "%.4f" % (cg["pgo"][0] / pi), p1,
+                "%.3f" % (cg["use"][1] / p1 if p1 else float("nan")),
+                "%.3f" % (cg["pgo"][1] / p1 if p1 else float("nan")))
+            for v in ("use", "pgo"):
+                if cg[v][2] != cg["plain"][2] and p.same_calls:
+                    row += "(%s output differs on the small input!) " % v
+                    failed += 1
+        else:
+            row += "%13s %-16s %-16s %10s %-16s %-16s " % ("-", "-", "-", "-", "-", "-")
+        text = {v: text_size(exes[v]) for v in PGO_VARIANTS}
+        entry = doc["programs"][p.name]
+        entry["text"] = text
+        row += "%-18s %-18s" % ("%d/%d" % (sect["use"][".text.hot"], sect["use"][".text.unlikely"]),
+                                "%d/%d" % (sect["pgo"][".text.hot"], sect["pgo"][".text.unlikely"]))
+        L.append(row.rstrip())
+    L.append("  text (size -B) x plain: " + ";  ".join(
+        "%s use %.3f, pgo %.3f" % (p.name, doc["programs"][p.name]["text"]["use"] /
+                                   doc["programs"][p.name]["text"]["plain"],
+                                   doc["programs"][p.name]["text"]["pgo"] /
+                                   doc["programs"][p.name]["text"]["plain"])
+        for p in progs if p.name in built))
     L.append("")
     L.append("What the use builds were given and did (feedback entries; the use build's "
              "remarks), and the builds' CPU s:")
@@ -1037,9 +1138,14 @@ def run_pgo(a, progs, bdir, inputs, started, load_before):
     L.append("")
     slower = [p.name for p in progs if doc["programs"].get(p.name, {}).get("use", {})
               .get("verdict") == "SLOWER"]
-    L.append("target (issue 12): a use build never slower than plain -O2: %s" % (
+    more = [p.name for p in progs if isinstance(counts.get((p.name, "use")), tuple) and
+            isinstance(counts.get((p.name, "plain")), tuple) and
+            counts[(p.name, "use")][0] > 1.01 * counts[(p.name, "plain")][0]]
+    L.append("target (issue 12): a use build never slower than plain -O2: %s%s" % (
         "MISSED on " + ", ".join(slower) if slower else
-        "met (within noise or faster)" if progs and not failed else "n/a"))
+        "n/a (fewer than %d rounds: no verdict)" % PGO_MIN_ROUNDS if a.runs < PGO_MIN_ROUNDS else
+        "met (within noise or faster)" if progs and not failed else "n/a",
+        "; more than 1%% more instructions on %s" % ", ".join(more) if more else ""))
     L.append("")
     return L, doc, failed
 

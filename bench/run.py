@@ -1076,8 +1076,10 @@ def run_pgo(a, progs, bdir, inputs, started, load_before):
             ratio, noise = statistics.median(r), pgo_noise(r)
             verdict = pgo_verdict(ratio, noise, len(r))
             entry[v].update(ratio=ratio, noise=noise, verdict=verdict)
-            cells.append("%8s %-22s" % (fmt_s(s.median()), "  %.3f \u00b1%.1f%% %s" % (
-                ratio, 100 * noise, "" if verdict in ("same", "n/a") else verdict)))
+            spread = ("\u00b1%.1f%%" % (100 * noise) if len(r) >= PGO_MIN_ROUNDS else
+                      "(%d round%s)" % (len(r), "" if len(r) == 1 else "s"))
+            cells.append("%8s %-22s" % (fmt_s(s.median()), "  %.3f %s %s" % (
+                ratio, spread, "" if verdict in ("same", "n/a") else verdict)))
         L.append(("%-20s %s" % (p.label, " ".join(cells))).rstrip())
         doc["programs"][p.name] = entry
     L.append("")

@@ -38,9 +38,16 @@ Times are CPU seconds (user+sys of the child, from wait4): on a shared
 two-core machine they move less than wall time, which is shown too.
 The table goes to stdout and to BUILD/bench/results.txt.
 
+With --pgo it measures instead what the use build gains (issue 12: hot and
+cold code): bzip2, minigzip, gawk and jq, each built plain, with
+`deepprof-cc --deepprof-use` and the feedback of its own workload, and with
+GCC's -fprofile-generate/-fprofile-use, timed side by side (the section
+"the use build" below says how); table in BUILD/bench/pgo.txt and pgo.json.
+
     run.py --build DIR --libprof LIB --deepprof BIN [--deepprof-cc BIN]
            [--dpgen BIN] [--cc CC] [--libs LDLIBS] [--runs N] [--quick]
            [--only PROG,...]      (PROG: fib alloc omp bzip2 minigzip gawk jq analyses record)
+           [--pgo]
 """
 
 import argparse
@@ -728,6 +735,492 @@ def report(a, progs, res, cg, stats, b, load_before, started, tools=None):
     return L
 
 
+# ---------------------------------------------------------------- the use build (--pgo)
+#
+# Issue 12, "hot and cold code": each real program rebuilt with the feedback
+# of its own workload, against plain -O2 and GCC's own profile-guided build,
+# side by side in one run:
+#
+#   plain  gcc -O2 -g                                  the baseline
+#   use    deepprof-cc -O2 -g --deepprof-use=FB --deepprof-parallelize=none
+#          FB: `deepprof feedback` on the Deep.data of a deepprof-cc (plugin)
+#          build run on the workload, with --program-time = the plain
+#          build's time on it (so costs are in the uninstrumented program's ns)
+#   pgo    gcc -O2 -g -fprofile-use, after a -fprofile-generate build ran
+#          the workload once
+#
+# The three are timed in rounds (each round runs every build once, the order
+# rotating from round to round); every build's output must equal plain's.
+# "x plain" is the ratio of medians; "noise" is 2 x the median absolute
+# deviation of plain's runs over its median (at least 0.5%): a ratio above
+# 1 + noise is marked SLOWER, one below 1 - noise faster. .text.hot and
+# .text.unlikely are the bytes the compiler put in those sections, summed
+# over the build's objects (the linker merges them into .text).
+
+PGO_PROGRAMS = ["bzip2", "minigzip", "gawk", "jq"]
+PGO_VARIANTS = ["plain", "use", "pgo"]
+PGO_NOISE_FLOOR = 0.005
+
+
+def compile_link(a, p, od, exe, cc, cflags, ldflags=(), stderr_to=None):
+    """Compile p's sources into od with cc + cflags (a.jobs at a time) and
+    link exe with cc + ldflags; return (CPU s, the objects). The compilers'
+    stderr is appended to stderr_to when given (remarks). Raises Fatal."""
+    os.makedirs(od, exist_ok=True)
+    objs, jobs = [], []
+    for s in p.sources:
+        o = os.path.join(od, os.path.basename(s)[:-2] + ".o")
+        objs.append(o)
+        jobs.append(cc + ["-O2", "-g", "-w"] + p.cflags + list(cflags) + ["-c", s, "-o", o])
+
+    def one(cmd):
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            tail = r.stderr.decode(errors="replace").strip().splitlines()[-4:]
+            raise Fatal("`%s` failed (exit %d): %s" % (
+                " ".join(cmd[:6]) + " ...", r.returncode, " | ".join(tail)))
+        return r.stderr
+    before = os.times()
+    with ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        errs = list(pool.map(one, jobs))
+    if os.path.exists(exe):
+        os.unlink(exe)
+    one(cc + ["-o", exe] + objs + list(ldflags) + p.libs)
+    after = os.times()
+    if stderr_to:
+        with open(stderr_to, "ab") as f:
+            for e in errs:
+                f.write(e)
+    return (after.children_user - before.children_user +
+            after.children_system - before.children_system), objs
+
+
+def hot_cold_bytes(objs):
+    """{".text.hot": bytes, ".text.unlikely": bytes} summed over objs (size -A;
+    a section .text.hot.NAME of -ffunction-sections counts too)."""
+    tot = {".text.hot": 0, ".text.unlikely": 0}
+    out = run_quiet(["size", "-A"] + objs).stdout.decode().splitlines()
+    for line in out:
+        f = line.split()
+        if len(f) < 2 or not f[1].isdigit():
+            continue
+        for k in tot:
+            if f[0] == k or f[0].startswith(k + "."):
+                tot[k] += int(f[1])
+    return tot
+
+
+def count_remarks(path):
+    """What the use build's remarks say: functions placed hot and cold, call
+    sites predicted not taken (deepprof-cc --deepprof-remarks lines)."""
+    n = {"hot": 0, "cold": 0, "cold_sites": 0}
+    if not os.path.exists(path):
+        return n
+    seen = set()
+    with open(path, errors="replace") as f:
+        for line in f:
+            if ": deepprof: " not in line or line in seen:
+                continue
+            seen.add(line)
+            msg = line.split(": deepprof: ", 1)[1]
+            if msg.startswith("hot: "):
+                n["hot"] += 1
+            elif msg.startswith("cold: the call of"):
+                n["cold_sites"] += 1
+            elif msg.startswith("cold: "):
+                n["cold"] += 1
+    return n
+
+
+def pgo_build(a, p, bdir, argv):
+    """Build p as plain, use and pgo (training the last two on argv);
+    return {variant: exe}, {variant: {".text.hot": n, ...}}, info."""
+    root = os.path.join(bdir, "pgo", p.name)
+    os.makedirs(root, exist_ok=True)
+    exes, sect, info = {}, {}, {"build_cpu": {}}
+    cc = [a.cc]
+    dcc = [a.deepprof_cc, "--deepprof-mode=plugin", "--deepprof-cc=" + a.cc]
+    # plain
+    exe = os.path.join(root, "%s-plain" % p.name)
+    cpu, objs = compile_link(a, p, os.path.join(root, "obj-plain"), exe, cc, [])
+    exes["plain"], sect["plain"] = exe, hot_cold_bytes(objs)
+    info["build_cpu"]["plain"] = cpu
+    # the plain build's time on the workload: the feedback's time scale
+    d = os.path.join(root, "train-plain")
+    clean_dir(d)
+    plain_t, _ = timed([exe] + argv, d, os.path.join(d, "out"))
+    # use: profile a plugin build on the workload, feedback, rebuild
+    prof = os.path.join(root, "%s-profiled" % p.name)
+    compile_link(a, p, os.path.join(root, "obj-profiled"), prof, dcc, [])
+    d = os.path.join(root, "train-use")
+    clean_dir(d)
+    info["profiled_s"] = timed([prof] + argv, d, os.path.join(d, "out"))[0]
+    data = [f for f in sorted(os.listdir(d)) if f.startswith("Deep.data")]
+    if not data:
+        raise Fatal("%s: the profiled build wrote no Deep.data in %s" % (p.name, d))
+    fb = os.path.join(root, "feedback.json")
+    tool_output([os.path.abspath(a.deepprof), "feedback", os.path.join(d, data[0]),
+                 "--program-time=%.6fs" % plain_t, "-o", fb], d)
+    with open(fb) as f:
+        doc = json.load(f)
+    info["feedback"] = {t: sum(1 for h in doc.get("hot_cold", []) if h["temp"] == t and
+                               h["kind"] == k)
+                        for t, k in (("hot", "proc"), ("never", "proc"))}
+    info["feedback"]["never_sites"] = sum(1 for h in doc.get("hot_cold", [])
+                                          if h["temp"] == "never" and h["kind"] == "site")
+    remarks = os.path.join(root, "use-remarks.txt")
+    if os.path.exists(remarks):
+        os.unlink(remarks)
+    exe = os.path.join(root, "%s-use" % p.name)
+    cpu, objs = compile_link(a, p, os.path.join(root, "obj-use"), exe,
+                             dcc + ["--deepprof-use=" + fb, "--deepprof-parallelize=none",
+                                    "--deepprof-remarks"], [], stderr_to=remarks)
+    exes["use"], sect["use"] = exe, hot_cold_bytes(objs)
+    info["build_cpu"]["use"] = cpu
+    info["remarks"] = count_remarks(remarks)
+    # pgo: -fprofile-generate, run, -fprofile-use (the .gcda files sit
+    # beside the objects: both builds compile into one directory)
+    od = os.path.join(root, "obj-pgo")
+    if os.path.isdir(od):
+        for f in os.listdir(od):
+            if f.endswith(".gcda"):
+                os.unlink(os.path.join(od, f))
+    gen = os.path.join(root, "%s-pgo-gen" % p.name)
+    compile_link(a, p, od, gen, cc, ["-fprofile-generate"], ["-fprofile-generate"])
+    d = os.path.join(root, "train-pgo")
+    clean_dir(d)
+    timed([gen] + argv, d, os.path.join(d, "out"))
+    if not any(f.endswith(".gcda") for f in os.listdir(od)):
+        raise Fatal("%s: the -fprofile-generate build wrote no .gcda in %s" % (p.name, od))
+    exe = os.path.join(root, "%s-pgo" % p.name)
+    cpu, objs = compile_link(a, p, od, exe, cc, ["-fprofile-use", "-Wno-missing-profile"])
+    exes["pgo"], sect["pgo"] = exe, hot_cold_bytes(objs)
+    info["build_cpu"]["pgo"] = cpu
+    info["train_plain_s"] = plain_t
+    return exes, sect, info
+
+
+def paired(rounds, v):
+    """Per-round ratios of variant v's CPU time to plain's in the same round
+    (rounds: {variant: [cpu s or None per round]})."""
+    return [x / y for x, y in zip(rounds[v], rounds["plain"]) if x and y]
+
+
+def pgo_noise(ratios):
+    """2 x the median absolute deviation of per-round ratios, at least
+    PGO_NOISE_FLOOR (one round: the floor)."""
+    if len(ratios) < 2:
+        return PGO_NOISE_FLOOR
+    m = statistics.median(ratios)
+    return max(PGO_NOISE_FLOOR, 2 * statistics.median(abs(x - m) for x in ratios))
+
+
+PGO_MIN_ROUNDS = 3     # fewer paired rounds give no verdict (--quick has one)
+
+
+def pgo_verdict(ratio, noise, n):
+    if ratio != ratio or n < PGO_MIN_ROUNDS:
+        return "n/a"
+    if ratio > 1 + noise:
+        return "SLOWER"
+    if ratio < 1 - noise:
+        return "faster"
+    return "same"
+
+
+def cachegrind_counts(exe, argv, d):
+    """Instructions executed and I1 misses of exe argv under cachegrind (its
+    simulated caches: the same on a busy machine as on an idle one), run in d;
+    (I refs, I1 misses, output digest). Raises Fatal."""
+    clean_dir(d)
+    out = os.path.join(d, "cg.out")
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + out,
+           exe] + argv
+    with open(os.path.join(d, "out"), "wb") as o:
+        r = subprocess.run(cmd, cwd=d, stdin=subprocess.DEVNULL, stdout=o, stderr=subprocess.PIPE,
+                           timeout=TIMEOUT)
+    err = r.stderr.decode(errors="replace")
+    if r.returncode != 0:
+        raise Fatal("`valgrind --tool=cachegrind %s` exited with %d" % (exe, r.returncode))
+    got = {}
+    for line in err.splitlines():
+        for key, name in (("I   refs:", "ir"), ("I1  misses:", "i1")):
+            if key in line:
+                got[name] = int(line.split(key, 1)[1].split()[0].replace(",", ""))
+    if len(got) != 2:
+        raise Fatal("cachegrind on %s printed no I refs / I1 misses" % exe)
+    return got["ir"], got["i1"], digest(os.path.join(d, "out"))
+
+
+def run_pgo(a, progs, bdir, inputs, started, load_before):
+    """The --pgo section: build, check and time; return (lines, doc, failed)."""
+    progs = [p for p in progs if p.name in PGO_PROGRAMS]
+    runs_dir = os.path.join(bdir, "pgo", "run")
+    res = {(p.name, v): Series() for p in progs for v in PGO_VARIANTS}
+    rounds = {p.name: {v: [] for v in PGO_VARIANTS} for p in progs}
+    built, broken = {}, {}
+    for p in progs:
+        argv = [x.replace("{input}", inputs[p.input]["big"]) for x in p.argv]
+        print("bench: --pgo: building %s three ways (and training two)" % p.name,
+              file=sys.stderr, flush=True)
+        try:
+            built[p.name] = pgo_build(a, p, bdir, argv)
+        except Fatal as e:
+            broken[p.name] = str(e)
+            print("bench: --pgo: %s: %s" % (p.name, e), file=sys.stderr, flush=True)
+    loads = []
+    digests = {}
+    for r in range(a.runs):
+        loads.append(os.getloadavg()[0])
+        for p in progs:
+            if p.name not in built:
+                continue
+            exes = built[p.name][0]
+            argv = [x.replace("{input}", inputs[p.input]["big"]) for x in p.argv]
+            order = PGO_VARIANTS[r % 3:] + PGO_VARIANTS[:r % 3]
+            for v in order:
+                key = (p.name, v)
+                if key in broken:
+                    continue
+                d = os.path.join(runs_dir, "%s-%s" % key)
+                clean_dir(d)
+                out = os.path.join(d, "out")
+                rounds[p.name][v].append(None)
+                try:
+                    res[key].add(*timed([exes[v]] + argv, d, out))
+                except Fatal as e:
+                    res[key].failures.append(str(e))
+                    print("bench: --pgo: %s" % e, file=sys.stderr, flush=True)
+                    continue
+                rounds[p.name][v][-1] = res[key].cpu[-1]
+                if key not in digests:
+                    digests[key] = digest(out)
+            for v in PGO_VARIANTS:
+                key = (p.name, v)
+                if v != "plain" and key in digests and (p.name, "plain") in digests and \
+                        digests[key] != digests[(p.name, "plain")] and key not in broken:
+                    broken[key] = "its output differs from the plain build's"
+                    res[key].failures.append(broken[key])
+                    res[key].cpu, res[key].wall = [], []
+                    rounds[p.name][v] = [None] * len(rounds[p.name][v])
+                    print("bench: --pgo: %s %s: %s" % (p.name, v, broken[key]),
+                          file=sys.stderr, flush=True)
+        print("bench: --pgo: round %d of %d done" % (r + 1, a.runs), file=sys.stderr, flush=True)
+    load_after = os.getloadavg()[0]
+    counts = {}
+    if a.callgrind:
+        print("bench: --pgo: instructions and I1 misses under cachegrind (1/%d input)"
+              % a.cg_shrink, file=sys.stderr, flush=True)
+        for p in progs:
+            if p.name not in built:
+                continue
+            small = [x.replace("{input}", inputs[p.input]["small"]) for x in p.argv]
+            for v in PGO_VARIANTS:
+                if (p.name, v) in broken:
+                    continue
+                try:
+                    counts[(p.name, v)] = cachegrind_counts(
+                        built[p.name][0][v], small,
+                        os.path.join(runs_dir, "%s-%s-cachegrind" % (p.name, v)))
+                except (Fatal, subprocess.TimeoutExpired) as e:
+                    counts[(p.name, v)] = str(e)
+                    print("bench: --pgo: %s" % e, file=sys.stderr, flush=True)
+
+    L = ["deepprof bench --pgo — %s UTC, %s, %d cores, %s" % (
+        started.strftime("%Y-%m-%d %H:%M"), platform.node(), os.cpu_count() or 0,
+        subprocess.run([a.cc, "--version"], stdout=subprocess.PIPE).stdout.decode().splitlines()[0])]
+    L.append("Hot and cold code (issue 12): each program rebuilt with the feedback of its own "
+             "workload.")
+    L.append("  plain: gcc -O2;  use: deepprof-cc -O2 --deepprof-use=FB "
+             "--deepprof-parallelize=none;  pgo: gcc -O2 -fprofile-generate, run, -fprofile-use")
+    L.append("CPU seconds (user+sys), median of %d runs; the three builds run back to back in "
+             "each round, in rotating order; x plain: the median of the rounds' ratios to plain, "
+             "\u00b1 2 x their median absolute deviation (at least %.1f%%): beyond it, SLOWER or "
+             "faster. Load average before %.2f, during %s, after %.2f." % (
+                 a.runs, 100 * PGO_NOISE_FLOOR, load_before,
+                 "-".join("%.2f" % x for x in (min(loads), max(loads))) if loads else "-",
+                 load_after))
+    L.append("")
+    hdr = "%-20s %8s %8s %-22s %8s %-22s" % ("program", "plain s", "use s", "  x plain",
+                                              "pgo s", "  x plain")
+    L.append(hdr.rstrip())
+    L.append("-" * len(hdr))
+    doc = {"started": started.isoformat(), "runs": a.runs, "load_before": load_before,
+           "load_during": loads, "load_after": load_after, "noise_floor": PGO_NOISE_FLOOR,
+           "cachegrind_input": "1/%d" % a.cg_shrink if counts else None, "programs": {}}
+    failed = 0
+    for p in progs:
+        if p.name in broken:
+            L.append("%-20s FAILED to build or train: %s" % (p.label, broken[p.name][:300]))
+            doc["programs"][p.name] = {"error": broken[p.name]}
+            failed += 1
+            continue
+        exes, sect, info = built[p.name]
+        plain = res[(p.name, "plain")]
+        cells, entry = [], {"label": p.label, "sections": sect, "info": info}
+        for v in PGO_VARIANTS:
+            s = res[(p.name, v)]
+            entry[v] = {"cpu": s.cpu, "wall": s.wall, "rounds": rounds[p.name][v],
+                        "median": s.median() if s.cpu else None, "failures": s.failures}
+            failed += len(s.failures)
+            c = counts.get((p.name, v))
+            if isinstance(c, tuple):
+                entry[v].update(instructions=c[0], i1_misses=c[1])
+            elif c:
+                entry[v]["cachegrind_error"] = c
+            if v == "plain":
+                cells.append("%8s" % (fmt_s(s.median()) if s.cpu else "FAILED"))
+                continue
+            r = paired(rounds[p.name], v)
+            if not s.cpu or not r or not plain.cpu:
+                cells.append("%8s %-22s" % ("FAILED" if not s.cpu else fmt_s(s.median()), "  -"))
+                continue
+            ratio, noise = statistics.median(r), pgo_noise(r)
+            verdict = pgo_verdict(ratio, noise, len(r))
+            entry[v].update(ratio=ratio, noise=noise, verdict=verdict)
+            spread = ("\u00b1%.1f%%" % (100 * noise) if len(r) >= PGO_MIN_ROUNDS else
+                      "(%d round%s)" % (len(r), "" if len(r) == 1 else "s"))
+            cells.append("%8s %-22s" % (fmt_s(s.median()), "  %.3f %s %s" % (
+                ratio, spread, "" if verdict in ("same", "n/a") else verdict)))
+        L.append(("%-20s %s" % (p.label, " ".join(cells))).rstrip())
+        doc["programs"][p.name] = entry
+    L.append("")
+    L.append("The same builds, measured without a clock: instructions executed and I1 (32 KiB) "
+             "misses under cachegrind on 1/%d of the input, x plain; and the bytes the compiler "
+             "put in .text.hot / .text.unlikely (all objects), and the whole text (size -B)"
+             % a.cg_shrink)
+    hdr = "%-20s %13s %-16s %-16s %10s %-16s %-16s %-18s %-18s" % (
+        "program", "plain instr", "use instr", "pgo instr", "plain I1", "use I1", "pgo I1",
+        "use hot/unlikely", "pgo hot/unlikely")
+    L.append(hdr.rstrip())
+    L.append("-" * len(hdr))
+    for p in progs:
+        if p.name not in built:
+            continue
+        exes, sect, info = built[p.name]
+        cg = {v: counts.get((p.name, v)) for v in PGO_VARIANTS}
+        ok = all(isinstance(c, tuple) for c in cg.values())
+        row = "%-20s " % p.label
+        if ok:
+            pi, p1 = cg["plain"][0], cg["plain"][1]
+            row += "%13d %-16s %-16s %10d %-16s %-16s " % (
+                pi, "%.4f" % (cg["use"][0] / pi), "%.4f" % (cg["pgo"][0] / pi), p1,
+                "%.3f" % (cg["use"][1] / p1 if p1 else float("nan")),
+                "%.3f" % (cg["pgo"][1] / p1 if p1 else float("nan")))
+            for v in ("use", "pgo"):
+                if cg[v][2] != cg["plain"][2] and p.same_calls:
+                    row += "(%s output differs on the small input!) " % v
+                    failed += 1
+        else:
+            row += "%13s %-16s %-16s %10s %-16s %-16s " % ("-", "-", "-", "-", "-", "-")
+        text = {v: text_size(exes[v]) for v in PGO_VARIANTS}
+        entry = doc["programs"][p.name]
+        entry["text"] = text
+        row += "%-18s %-18s" % ("%d/%d" % (sect["use"][".text.hot"], sect["use"][".text.unlikely"]),
+                                "%d/%d" % (sect["pgo"][".text.hot"], sect["pgo"][".text.unlikely"]))
+        L.append(row.rstrip())
+    L.append("  text (size -B) x plain: " + ";  ".join(
+        "%s use %.3f, pgo %.3f" % (p.name, doc["programs"][p.name]["text"]["use"] /
+                                   doc["programs"][p.name]["text"]["plain"],
+                                   doc["programs"][p.name]["text"]["pgo"] /
+                                   doc["programs"][p.name]["text"]["plain"])
+        for p in progs if p.name in built))
+    L.append("")
+    L.append("What the use builds were given and did (feedback entries; the use build's "
+             "remarks), and the builds' CPU s:")
+    for p in progs:
+        if p.name not in built:
+            continue
+        info = built[p.name][2]
+        fbk, rm = info["feedback"], info["remarks"]
+        L.append("  %-20s feedback: %d hot, %d never-run procedures, %d never-run sites; "
+                 "placed: %d hot, %d cold; %d sites predicted not taken; build s plain %.1f, "
+                 "use %.1f, pgo %.1f" % (
+                     p.name, fbk["hot"], fbk["never"], fbk["never_sites"], rm["hot"], rm["cold"],
+                     rm["cold_sites"], info["build_cpu"]["plain"], info["build_cpu"]["use"],
+                     info["build_cpu"]["pgo"]))
+    L.append("")
+    slower = [p.name for p in progs if doc["programs"].get(p.name, {}).get("use", {})
+              .get("verdict") == "SLOWER"]
+    more = [p.name for p in progs if isinstance(counts.get((p.name, "use")), tuple) and
+            isinstance(counts.get((p.name, "plain")), tuple) and
+            counts[(p.name, "use")][0] > 1.01 * counts[(p.name, "plain")][0]]
+    L.append("target (issue 12): a use build never slower than plain -O2: %s%s" % (
+        "MISSED on " + ", ".join(slower) if slower else
+        "n/a (fewer than %d rounds: no verdict)" % PGO_MIN_ROUNDS if a.runs < PGO_MIN_ROUNDS else
+        "met (within noise or faster)" if progs and not failed else "n/a",
+        "; more than 1%% more instructions on %s" % ", ".join(more) if more else ""))
+    L.append("")
+    return L, doc, failed
+
+
+def fetch_and_prepare(a, progs, src):
+    """Unpack the Debian sources progs need into src; configure/generate."""
+    debian_src = {"bzip2": "bzip2", "minigzip": "zlib", "gawk": "gawk", "jq": "jq"}
+    for pkg in sorted({debian_src[p.name] for p in progs if p.name in debian_src}):
+        r = subprocess.run(["sh", os.path.join(HERE, "fetch-src.sh"), pkg, src])
+        if r.returncode != 0:
+            raise Fatal("cannot fetch the source of %s (see above)" % pkg)
+    for p in progs:
+        if p.prepare:
+            p.prepare(a, p)
+
+
+def write_atomically(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def pgo_main(a, progs, src, bdir, started, load_before):
+    """run.py --pgo: returns the exit status."""
+    if not a.deepprof_cc:
+        print("bench: --pgo needs --deepprof-cc", file=sys.stderr)
+        return 2
+    progs = [p for p in progs if p.name in PGO_PROGRAMS]
+    if not progs:
+        print("bench: --pgo: none of %s selected by --only: nothing to do"
+              % ",".join(PGO_PROGRAMS), file=sys.stderr)
+        return 0
+    fetch_and_prepare(a, progs, src)
+    os.makedirs(bdir, exist_ok=True)
+    inputs = make_inputs(a, progs, bdir)
+    lines, doc, failed = run_pgo(a, progs, bdir, inputs, started, load_before)
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+    out = os.path.join(bdir, "pgo.txt")
+    write_atomically(out, "\n".join(lines) + "\n")
+    write_atomically(os.path.join(bdir, "pgo.json"), json.dumps(doc, indent=1) + "\n")
+    print("bench: table saved in %s (and pgo.json)" % out, file=sys.stderr)
+    if failed:
+        print("bench: --pgo: %d runs or builds failed (see the table)" % failed, file=sys.stderr)
+        return 1
+    return 0
+
+
+def make_inputs(a, progs, bdir):
+    """The programs' inputs (generated once, kept in bdir): {"text"|"json":
+    {"big": path, "small": path (1/cg_shrink of it, for callgrind)}}."""
+    os.makedirs(os.path.join(bdir, "bin"), exist_ok=True)
+    gen = os.path.join(bdir, "bin", "gen_text")
+    run_quiet([a.cc, "-std=gnu11", "-O2"] + a.warn + ["-o", gen, os.path.join(HERE, "gen_text.c")])
+    inputs = {"text": {"big": os.path.join(bdir, "text-%d.txt" % a.text_bytes),
+                       "small": os.path.join(bdir, "text-%d.txt" % (a.text_bytes // a.cg_shrink))},
+              "json": {"big": os.path.join(bdir, "records-%d.json" % a.json_records),
+                       "small": os.path.join(bdir, "records-%d.json" % (a.json_records // a.cg_shrink))}}
+    t = inputs["text"]
+    for f, n in ((t["big"], a.text_bytes), (t["small"], a.text_bytes // a.cg_shrink)):
+        if not os.path.exists(f) or os.path.getsize(f) != n:
+            run_quiet([gen, str(SEED), str(n), f])
+    if any(p.input == "json" for p in progs):
+        j = inputs["json"]
+        for f, n in ((j["big"], a.json_records), (j["small"], a.json_records // a.cg_shrink)):
+            if not os.path.exists(f):
+                gen_json(f, n)
+    return inputs
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -747,6 +1240,11 @@ def main():
                     help="tiny sizes and one run: checks the machinery, measures nothing")
     ap.add_argument("--only", default="",
                     help="comma-separated program names (fib,alloc,omp,bzip2,minigzip,gawk,jq,analyses,record)")
+    ap.add_argument("--pgo", action="store_true",
+                    help="instead of the overheads: the use build (deepprof-cc --deepprof-use, "
+                         "hot/cold code) against plain -O2 and GCC's -fprofile-use on bzip2, "
+                         "minigzip, gawk and jq (--only picks among them); table in "
+                         "BUILD/bench/pgo.txt and .json")
     ap.add_argument("--pin", default="",
                     help="run every measured command under taskset -c PIN (off by default: on "
                          "a two-core machine shared with compiles, pinning isolates nothing)")
@@ -798,34 +1296,15 @@ def main():
                 print("bench: unknown program(s): %s" % ", ".join(sorted(unknown)), file=sys.stderr)
                 return 2
             progs = [p for p in progs if p.name in want]
+        if a.pgo:
+            return pgo_main(a, progs, src, bdir, started, load_before)
         if progs:
-            debian_src = {"bzip2": "bzip2", "minigzip": "zlib", "gawk": "gawk", "jq": "jq"}
-            for pkg in sorted({debian_src[p.name] for p in progs if p.name in debian_src}):
-                r = subprocess.run(["sh", os.path.join(HERE, "fetch-src.sh"), pkg, src])
-                if r.returncode != 0:
-                    raise Fatal("cannot fetch the source of %s (see above)" % pkg)
-            for p in progs:
-                if p.prepare:
-                    p.prepare(a, p)
+            fetch_and_prepare(a, progs, src)
             os.makedirs(bdir, exist_ok=True)
             print("bench: building %d programs x %d variants" % (len(progs), len(variants(a))),
                   file=sys.stderr, flush=True)
             b = build_all(a, progs, bdir)
-            gen = os.path.join(bdir, "bin", "gen_text")
-            run_quiet([a.cc, "-std=gnu11", "-O2"] + a.warn + ["-o", gen, os.path.join(HERE, "gen_text.c")])
-            inputs = {"text": {"big": os.path.join(bdir, "text-%d.txt" % a.text_bytes),
-                               "small": os.path.join(bdir, "text-%d.txt" % (a.text_bytes // a.cg_shrink))},
-                      "json": {"big": os.path.join(bdir, "records-%d.json" % a.json_records),
-                               "small": os.path.join(bdir, "records-%d.json" % (a.json_records // a.cg_shrink))}}
-            t = inputs["text"]
-            for f, n in ((t["big"], a.text_bytes), (t["small"], a.text_bytes // a.cg_shrink)):
-                if not os.path.exists(f) or os.path.getsize(f) != n:
-                    run_quiet([gen, str(SEED), str(n), f])
-            if any(p.input == "json" for p in progs):
-                j = inputs["json"]
-                for f, n in ((j["big"], a.json_records), (j["small"], a.json_records // a.cg_shrink)):
-                    if not os.path.exists(f):
-                        gen_json(f, n)
+            inputs = make_inputs(a, progs, bdir)
             res, cg = measure(a, progs, b, bdir, inputs)
             stats = deep_data_stats(a, progs, res, b)
             print("bench: timing deepprof progrep and feedback on the plugin builds",

@@ -43,6 +43,13 @@
  *         loaded progrep, its functions and call sites the profile has no
  *         node for (progrep_never(): a run writes only the nodes it made).
  *  The thread roots (ps 1, "<root>") and their sites are left out.
+ *  A never entry a compiler cannot tell from code that ran is left out
+ *  too (drop_shadowed()): a compiler finds an entry by function name, file
+ *  (its base name) and, for a site, line and column, not by translation
+ *  unit, so a static inline function of a header, with one copy per unit,
+ *  would take the "never" of a copy no run reached to the copies that ran
+ *  (gawk's DEREF: its call of r_unref never ran from builtin.c but runs
+ *  all the time in eval.c's interpreter).
  *  Order: hot by mean descending, then rare by calls descending, then
  *  never; ties: procedures before sites, then by id (the progrep's after
  *  the profile's, in record order).
@@ -388,6 +395,122 @@ static bool classify(struct cand *c, const struct dpf_feedback *fb, double thr)
 	return true;
 }
 
+/* ================================================================
+ * Never entries shadowed by code that ran
+ * ================================================================ */
+
+/* What a compiler matches an entry by: kind, function, file's base name,
+ * and for a site, line and column (procedures: by name and file only, the
+ * wider match, so copies anywhere in one file count as one). */
+struct key {
+	uint8_t kind;
+	const char *fn, *file;
+	uint32_t line, col;
+};
+
+static const char *base_or_empty(const char *path)
+{
+	const char *s;
+
+	if (!path)
+		return "";
+	s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static int key_order(const void *pa, const void *pb)
+{
+	const struct key *x = pa, *y = pb;
+	int c;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if ((c = strcmp(x->fn, y->fn)) || (c = strcmp(x->file, y->file)))
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->col < y->col ? -1 : x->col > y->col;
+}
+
+/* The key of procedure ps of the profile (as dpf_place_ps() places it). */
+static struct key key_ps(const struct dpa_profile *p, const struct dpa_progreps *pr, uint32_t ps)
+{
+	const struct dpa_pr_fn *f = pr && pr->ps && pr->p == p && pr->ps[ps].module ?
+				    pr->ps[ps].fn : NULL;
+	const char *name = dpa_ps_name(p, ps);
+	const char *file = dpa_src_get(p, DPA_PS_FILE, ps) ? dpa_src_str(p, DPA_PS_FILE, ps) :
+			   f ? f->file : NULL;
+
+	return (struct key){ DPF_PROC, name ? name : "", base_or_empty(file), 0, 0 };
+}
+
+/* The key of call site css of the profile (as dpf_place_css() places it). */
+static struct key key_css(const struct dpa_profile *p, const struct dpa_progreps *pr, uint32_t css)
+{
+	const struct dpa_css *s = &p->css[css];
+	const char *fn = s->caller_ps ? dpa_ps_name(p, s->caller_ps) :
+			 dpa_src_str(p, DPA_CSS_IN_FN, css);
+	struct key k = { DPF_SITE, fn ? fn : "",
+			 base_or_empty(dpa_src_get(p, DPA_CSS_FILE, css) ?
+				       dpa_src_str(p, DPA_CSS_FILE, css) : NULL),
+			 dpa_src_get(p, DPA_CSS_LINE, css), dpa_src_get(p, DPA_CSS_COL, css) };
+
+	if (!k.line && pr && pr->css && pr->p == p && pr->css[css].module && pr->css[css].call) {
+		k.line = pr->css[css].call->line;
+		k.col = pr->css[css].call->col;
+	}
+	return k;
+}
+
+/* The key of entry c (profile or progrep). */
+static struct key key_cand(const struct dpa_profile *p, const struct dpa_progreps *pr,
+			   const struct cand *c)
+{
+	if (!c->fn)
+		return c->kind == DPF_PROC ? key_ps(p, pr, c->id) : key_css(p, pr, c->id);
+	if (!c->call)
+		return (struct key){ DPF_PROC, c->fn->name ? c->fn->name : "",
+				     base_or_empty(c->fn->file), 0, 0 };
+	return (struct key){ DPF_SITE, c->fn->name ? c->fn->name : "", base_or_empty(c->fn->file),
+			     c->call->line, c->call->col };
+}
+
+/*
+ * Leave out of cs[0 .. *n) every never entry whose key is that of a
+ * procedure or site of the profile that ran (ran_ps[i] for i < n_ps,
+ * ran_css likewise: 1 when it had calls). Returns 0 or -1 (out of memory).
+ */
+static int drop_shadowed(const struct dpa_profile *p, const struct dpa_progreps *pr,
+			 const uint8_t *ran_ps, const uint8_t *ran_css, struct cand *cs, uint32_t *n)
+{
+	struct key *ks;
+	uint32_t nk = 0, kept = 0;
+
+	ks = malloc(((size_t)p->n_ps + p->n_css + 1) * sizeof(*ks));
+	if (!ks)
+		return -1;
+	for (uint32_t ps = 2; ps <= p->n_ps; ps++)
+		if (ran_ps[ps])
+			ks[nk++] = key_ps(p, pr, ps);
+	for (uint32_t s = 1; s <= p->n_css; s++)
+		if (ran_css[s])
+			ks[nk++] = key_css(p, pr, s);
+	qsort(ks, nk, sizeof(*ks), key_order);
+	for (uint32_t i = 0; i < *n; i++) {
+		struct key k;
+
+		if (cs[i].temp == DPF_NEVER) {
+			k = key_cand(p, pr, &cs[i]);
+			if (bsearch(&k, ks, nk, sizeof(*ks), key_order))
+				continue;
+		}
+		cs[kept++] = cs[i];
+	}
+	*n = kept;
+	free(ks);
+	return 0;
+}
+
 /* fb->hot: the hot, rare and never executed procedures and sites of d (see
  * the top of this file), in fb's arena. Returns 0, or -1 out of memory. */
 int dpf_hotcold(struct dpf_feedback *fb, const struct dpa_deep *d,
@@ -399,6 +522,7 @@ int dpf_hotcold(struct dpf_feedback *fb, const struct dpa_deep *d,
 	uint32_t *pf = NULL, *pv = NULL, *sf = NULL, *sv = NULL, n = 0, cap = 0;
 	struct ctx *buf = NULL;
 	struct cand *cs = NULL;
+	uint8_t *ran_ps = NULL, *ran_css = NULL;
 	int rc = -1;
 
 	fb->n_hot = 0;
@@ -407,7 +531,9 @@ int dpf_hotcold(struct dpf_feedback *fb, const struct dpa_deep *d,
 	    group_csds(p, false, p->n_css, &sf, &sv) < 0)
 		goto oom;
 	buf = malloc(((size_t)p->n_csd + 1) * sizeof(*buf));
-	if (!buf)
+	ran_ps = calloc((size_t)p->n_ps + 1, 1);
+	ran_css = calloc((size_t)p->n_css + 1, 1);
+	if (!buf || !ran_ps || !ran_css)
 		goto oom;
 	/* only the listed entries are kept: most procedures and sites are not */
 	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
@@ -420,6 +546,7 @@ int dpf_hotcold(struct dpf_feedback *fb, const struct dpa_deep *d,
 		c->kind = DPF_PROC;
 		c->id = ps;
 		cost_group(d, pv + pf[ps], pf[ps + 1] - pf[ps], m, true, buf, &c->a);
+		ran_ps[ps] = c->a.calls > 0;
 		if (classify(c, fb, thr))
 			n++;
 	}
@@ -435,10 +562,12 @@ int dpf_hotcold(struct dpf_feedback *fb, const struct dpa_deep *d,
 		c->kind = DPF_SITE;
 		c->id = s;
 		cost_group(d, sv + sf[s], sf[s + 1] - sf[s], m, false, buf, &c->a);
+		ran_css[s] = c->a.calls > 0;
 		if (classify(c, fb, thr))
 			n++;
 	}
-	if (progrep_never(p, pr, &cs, &n, &cap) < 0)
+	if (progrep_never(p, pr, &cs, &n, &cap) < 0 ||
+	    drop_shadowed(p, pr, ran_ps, ran_css, cs, &n) < 0)
 		goto oom;
 	if (n)
 		qsort(cs, n, sizeof(*cs), cand_order);
@@ -484,5 +613,7 @@ out:
 	free(sv);
 	free(buf);
 	free(cs);
+	free(ran_ps);
+	free(ran_css);
 	return rc;
 }

@@ -259,8 +259,10 @@ void dp_use_function(function *fun, vec<gimple *> &calls)
 		else if (h->temp == DPU_RARE)
 			dp_use_remark(R_NOTE, floc, "rarely executed: %llu call%s", n, n == 1 ? "" : "s");
 	}
-	/* never-executed call sites: the path to them is cold */
+	/* never-executed call sites: the path to them is cold (once a call,
+	 * however many entries name its place) */
 	expanded_location fx = expand_location(floc);
+	hash_set<gimple *> predicted;
 	for (unsigned i = 0; i < n_fbs; i++)
 		for (unsigned j = 0; j < fbs[i].n_hot; j++) {
 			const struct dpu_hot *h = &fbs[i].hot[j];
@@ -270,6 +272,8 @@ void dp_use_function(function *fun, vec<gimple *> &calls)
 				expanded_location cx = expand_location(gimple_location(calls[c]));
 				if ((unsigned)cx.line != h->at.line || (unsigned)cx.column != h->at.col)
 					continue;
+				if (predicted.add(calls[c]))
+					break;
 				gimple_stmt_iterator g = gsi_for_stmt(calls[c]);
 				gimple *pr = gimple_build_predict(PRED_COLD_LABEL, NOT_TAKEN);
 				gsi_insert_before(&g, pr, GSI_SAME_STMT);

@@ -24,7 +24,7 @@ DEMO_SER  := $(DEMO_DIR)/demo-serial
 DEMO_USE   = $(BIN_DIR)/deepprof-cc -std=gnu11 -O2 --deepprof-use=$(DEMO_FB) --deepprof-remarks \
 	-o $(DEMO_PAR) tests/demo/demo.c
 DEMO_PLAIN = $(CC) -std=gnu11 -O2 -o $(DEMO_SER) tests/demo/demo.c
-DEMO_CC    = $(BIN_DIR)/deepprof-cc -std=gnu11 -g -O0 $(SAN_PROF) \
+DEMO_CC    = $(BIN_DIR)/deepprof-cc -std=gnu11 -g -O2 $(SAN_PROF) \
 	-o $(DEMO_BIN) tests/demo/demo.c
 
 demo: deps

@@ -25,6 +25,7 @@
 #include "pages.h"
 #include "pages_int.h"
 #include "report.h"
+#include "utf8.h"
 
 
 struct page;
@@ -320,16 +321,6 @@ void dp_pages_close(struct dp_pages *pg)
  * URLs
  * ================================================================ */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* s[0..n) URL-decoded ('+' is a space) into a malloc'd string; NULL when
  * out of memory or a '%' is not followed by two hex digits (*bad set). */
@@ -342,7 +333,7 @@ static char *url_decode(const char *s, size_t n, bool *bad)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '%') {
-			int hi = i + 2 < n ? hexval(s[i + 1]) : -1, lo = i + 2 < n ? hexval(s[i + 2]) : -1;
+			int hi = i + 2 < n ? dpa_hex_digit(s[i + 1]) : -1, lo = i + 2 < n ? dpa_hex_digit(s[i + 2]) : -1;
 
 			if (hi < 0 || lo < 0) {
 				*bad = true;

@@ -73,3 +73,14 @@ json_t *dpa_json_string(const char *s)
 	free(buf);
 	return j;
 }
+
+int dpa_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

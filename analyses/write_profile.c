@@ -18,6 +18,7 @@
 #include <msgpack.h>
 
 #include "tempfile.h"
+#include "utf8.h"
 
 /* Record kind tags (schemas/deep-data.md). */
 enum {
@@ -94,16 +95,6 @@ static void pack_key(msgpack_packer *pk, const char *k)
 	pack_cstr(pk, k);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* A build id, held in memory as hex, goes to the file as bin (or nil). */
 static int pack_hex_bin(msgpack_packer *pk, const char *hex)
@@ -119,8 +110,8 @@ static int pack_hex_bin(msgpack_packer *pk, const char *hex)
 	if (n % 2 || n / 2 > sizeof(buf))
 		return -1;
 	for (i = 0; i < n / 2; i++) {
-		int hi = hexval((unsigned char)hex[2 * i]);
-		int lo = hexval((unsigned char)hex[2 * i + 1]);
+		int hi = dpa_hex_digit((unsigned char)hex[2 * i]);
+		int lo = dpa_hex_digit((unsigned char)hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		buf[i] = (unsigned char)(hi << 4 | lo);

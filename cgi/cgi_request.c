@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 
 #include "cgi.h"
+#include "utf8.h"
 
 /* ---- private prototypes ---- */
-static int hexval(int c);
 static int has_control(const char *s);
 static int mercury_shape(const char *qs, struct cgi_request *r, char **file,
 			 struct cgi_answer *a);
@@ -20,16 +20,6 @@ static int keyed_shape(const char *qs, struct cgi_request *r, char **file,
 		       struct cgi_answer *a);
 static int resolve_file(const char *given, struct cgi_request *r, struct cgi_answer *a);
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 char *cgi_url_decode(const char *s, size_t n)
 {
@@ -41,8 +31,8 @@ char *cgi_url_decode(const char *s, size_t n)
 		if (s[i] == '+') {
 			*o++ = ' ';
 		} else if (s[i] == '%') {
-			int hi = i + 1 < n ? hexval((unsigned char)s[i + 1]) : -1;
-			int lo = i + 2 < n ? hexval((unsigned char)s[i + 2]) : -1;
+			int hi = i + 1 < n ? dpa_hex_digit((unsigned char)s[i + 1]) : -1;
+			int lo = i + 2 < n ? dpa_hex_digit((unsigned char)s[i + 2]) : -1;
 			int h = hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 
 			if (h <= 0) {   /* a bad escape, or an encoded NUL */

@@ -1531,28 +1531,22 @@ static const char *unsafe(tree fn, const char **eff, char *buf, size_t n)
 	return buf;
 }
 
+static bool param_accesses(modref_records *t, vec<int> &parms, bool *global);
+
 /* Whether fn's stores all go through its parameter n, by ipa-modref. */
 static bool stores_only_through(tree fn, int n)
 {
 	cgraph_node *node = cgraph_node::get(fn);
 	modref_summary *s = node ? get_modref_function_summary(node) : NULL;
-	if (!s || !s->stores || s->stores->every_base || s->global_memory_written)
+	if (!s || !s->stores || s->global_memory_written)
 		return false;
-	modref_base_node<alias_set_type> *b;
-	unsigned i, j, k;
-	FOR_EACH_VEC_SAFE_ELT(s->stores->bases, i, b) {
-		if (b->every_ref)
-			return false;
-		modref_ref_node<alias_set_type> *rn;
-		FOR_EACH_VEC_SAFE_ELT(b->refs, j, rn) {
-			if (rn->every_access)
-				return false;
-			for (k = 0; k < vec_safe_length(rn->accesses); k++)
-				if ((*rn->accesses)[k].parm_index != n)
-					return false;
-		}
-	}
-	return true;
+	vec<int> parms = vNULL;
+	bool global = false;
+	bool ok = param_accesses(s->stores, parms, &global) && !global;
+	for (unsigned i = 0; i < parms.length() && ok; i++)
+		ok = parms[i] == n;
+	parms.release();
+	return ok;
 }
 
 /* Whether fn stores nothing but its own locals, by its source and its

@@ -10,20 +10,11 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 
 
-class Fail(AssertionError):
-    pass
-
-
-def eq(actual, expected, what):
-    if actual != expected:
-        raise Fail("%s: expected %r, got %r" % (what, expected, actual))
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from dptest import Fail, eq, check  # noqa: E402  (tests/lib; other suites import them from here too)
 
 
 class Ctx:

@@ -46,18 +46,7 @@ MEASURES = ["calls", "cscs", "ticks", "time", "allocs", "bytes"]
 SPEEDSCOPE_VERSION = "1.25.0"
 
 
-class Fail(AssertionError):
-    pass
-
-
-def eq(actual, expected, what):
-    if actual != expected:
-        raise Fail("%s: expected %r, got %r" % (what, expected, actual))
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
+Fail, eq, check = dptest.Fail, dptest.eq, dptest.check
 
 
 def run(cmd, rc=0, **kw):

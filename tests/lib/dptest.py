@@ -1,7 +1,8 @@
 """dptest.py — what deepprof's Python test suites share: running a command
 in the C locale, a tally of checks and named tests that prints each failure
-and ends the suite with its "<suite>: N passed, N failed" line, and the loop
-that runs named tests (functions, or tNNN_*.py modules) into a tally.
+and ends the suite with its "<suite>: N passed, N failed" line, the loop
+that runs named tests (functions, or tNNN_*.py modules) into a tally, and
+the checks tests make (Fail, eq, check).
 Stdlib only. A suite's run.py puts this directory on sys.path.
 Part of deepprof's tests. MIT licence.
 """
@@ -14,6 +15,20 @@ import subprocess
 import sys
 import time
 import traceback
+
+
+class Fail(AssertionError):
+    """A check of a test failed (what eq and check raise)."""
+
+
+def eq(actual, expected, what):
+    if actual != expected:
+        raise Fail("%s: expected %r, got %r" % (what, expected, actual))
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
 
 
 def run(args, cwd=None, env=None, timeout=300):

@@ -30,23 +30,13 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 E2E = os.path.join(ROOT, "tests", "e2e")
 
 
-class Fail(AssertionError):
-    pass
-
-
-def eq(actual, expected, what):
-    if actual != expected:
-        raise Fail("%s: expected %r, got %r" % (what, expected, actual))
+Fail, eq, check = dptest.Fail, dptest.eq, dptest.check
 
 
 def close(actual, expected, what, rel=1e-8):
     if not math.isclose(actual, expected, rel_tol=rel, abs_tol=1e-12):
         raise Fail("%s: expected %r, got %r" % (what, expected, actual))
 
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
 
 
 class Suite:

@@ -43,18 +43,7 @@ import dptest  # noqa: E402  (tests/lib: the runner loop and tally)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class Fail(AssertionError):
-    pass
-
-
-def eq(actual, expected, what):
-    if actual != expected:
-        raise Fail("%s: expected %r, got %r" % (what, expected, actual))
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
+Fail, eq, check = dptest.Fail, dptest.eq, dptest.check
 
 
 class Server:

@@ -12,17 +12,25 @@
 # `make check`. The table also goes to $(BUILD)/bench/results.txt.
 # Then the feedback accuracy step (bench/accuracy/run.py): predicted against
 # achieved speedup of deepprof feedback's recommendations on programs with
-# known answers; table in $(BUILD)/bench/accuracy/results.txt.
+# known answers; table in $(BUILD)/bench/accuracy/results.txt. Then the
+# kernels step (bench/kernels/run.py): six task-parallel kernels written
+# serially, against their hand-written OpenMP-task versions (with and
+# without a cut-off) and deepprof's automatic parallel code; table in
+# $(BUILD)/bench/kernels/results.txt.
 #   make bench BENCH_ARGS=--quick          one tiny run: checks the machinery
 #   make bench BENCH_ARGS="--only fib,bzip2 --runs 3 --pin 1"
 #   make bench BENCH_ARGS="--only analyses"
 #   make bench ACCURACY=0                  without the accuracy step
+#   make bench KERNELS=0                   without the kernels step
 #   make bench-accuracy ACCURACY_ARGS="--only fib,overlap --runs 9"
+#   make bench-kernels KERNELS_ARGS="--only fft,strassen --runs 3"
 # Part of deepprof. MIT licence.
 
 BENCH_ARGS ?=
 ACCURACY ?= 1
 ACCURACY_ARGS ?=
+KERNELS ?= 1
+KERNELS_ARGS ?=
 # What a program linked with libprof.a needs after it (libprof's fragment may
 # say so in LIBPROF_LIBS; otherwise what libprof is known to use).
 BENCH_PROF_LIBS = $(if $(LIBPROF_LIBS),$(LIBPROF_LIBS),-lmsgpackc -lz -lpthread -lrt -ldl -lm)
@@ -34,6 +42,7 @@ bench: deps
 	  --deepprof $(BIN_DIR)/deepprof $(if $(DEEPPROF_CC),--deepprof-cc $(DEEPPROF_CC)) \
 	  --dpgen $(BIN_DIR)/dp-gen $(BENCH_ARGS)
 	@$(if $(filter 1,$(ACCURACY)),$(MAKE) --no-print-directory bench-accuracy)
+	@$(if $(filter 1,$(KERNELS)),$(MAKE) --no-print-directory bench-kernels)
 
 # the accuracy step alone (--quick in BENCH_ARGS makes it quick too; else it
 # waits up to a minute per program for the CPUs to be idle before timing it)
@@ -42,3 +51,11 @@ bench-accuracy: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) bench/accuracy/run.py --build $(BUILD) --cc $(CC) \
 	  $(if $(filter --quick,$(BENCH_ARGS)),--quick,--wait-idle 60) $(ACCURACY_ARGS)
+
+# the kernels step alone (--quick in BENCH_ARGS makes it quick too; else it
+# waits up to a minute per kernel for the CPUs to be idle before timing it)
+.PHONY: bench-kernels
+bench-kernels: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) bench/kernels/run.py --build $(BUILD) --cc $(CC) \
+	  $(if $(filter --quick,$(BENCH_ARGS)),--quick,--wait-idle 60) $(KERNELS_ARGS)

@@ -214,12 +214,13 @@ def main():
 
     # phase 2: time them side by side, each kernel when the machine is idle enough
     results = []
+    one = dict(os.environ, OMP_NUM_THREADS="1")
     for k in built:
         name, exe, want = k["name"], k["exe"], k["want"]
         print("kernels: %s: time" % name, file=sys.stderr, flush=True)
         waited, idle = wait_idle(a.wait_idle)
         load = os.getloadavg()[0]
-        t = {v: [] for v in ("serial", "hand", "naive", "safe", "named")}
+        t = {v: [] for v in ("serial", "hand", "naive", "safe", "named", "auto1")}
         naive_cut = None
         same = k["plugin"] == "safe" or not k["ids"]    # named is the safe build
         for _ in range(a.runs):
@@ -235,6 +236,7 @@ def main():
             t["safe"].append(timed([exe["safe"], scale], want))
             if not same:
                 t["named"].append(timed([exe["named"], scale], want))
+            t["auto1"].append(timed([exe["named" if k["ids"] else "safe"], scale], want, env=one))
         m = {v: statistics.median(x) for v, x in t.items() if x}
         ms = m["serial"]
         sp = {v: ms / m[v] for v in m}
@@ -245,12 +247,13 @@ def main():
         best_hand = max(sp["hand"], sp["naive"])
         auto = sp["safe"] if k["plugin"] == "safe" or not k["ids"] else sp["named"]
         err = (k["predicted"] - auto) / auto
+        one_thread = m["auto1"] / ms
         ratio = auto / best_hand
         results.append(dict(kernel=name, size=k["what"], serial_s=ms, speedups=sp, medians=m,
                             runs=t, naive_stopped_after_s=naive_cut, predicted=k["predicted"],
                             auto=auto, error=err, ratio=ratio, plugin=k["plugin"], why=k["why"],
                             named_why=k["named_why"], candidates=k["candidates"], ids=k["ids"],
-                            cutoff=k["cut"], load=load, idle_before=idle, waited_s=waited,
+                            one_thread=one_thread, cutoff=k["cut"], load=load, idle_before=idle, waited_s=waited,
                             met={"ratio": ratio >= RATIO, "not_slower": auto >= 1.0,
                                  "error": abs(err) <= ERROR}))
 
@@ -259,9 +262,9 @@ def main():
              % (started.strftime("%Y-%m-%d %H:%M"), scale, pscale, a.runs, load_before),
              "calibration: " + ", ".join("%s %.0f ns" % (k, v["ns"]) for k, v in ov.items()),
              "",
-             "%-9s %7s %7s %7s %7s %7s %6s %7s %5s %9s %-4s %5s %4s  %s" % (
+             "%-9s %7s %7s %7s %7s %7s %6s %7s %5s %9s %5s %-4s %5s %4s  %s" % (
                  "kernel", "serial", "hand", "naive", "safe", "named", "pred", "error",
-                 "ratio", "targets", "cut", "load", "idle", "plugin (default build): why"),
+                 "ratio", "targets", "1 thr", "cut", "load", "idle", "plugin (default build): why"),
              "-" * 130]
 
     def x(v):
@@ -272,9 +275,9 @@ def main():
         naive = ("<" + x(sp["naive"])) if r["naive_stopped_after_s"] else x(sp["naive"])
         named = x(sp["named"]) if r["ids"] and r["plugin"] != "safe" else "=safe" if r["ids"] else "-"
         met = "".join("y" if r["met"][t] else "n" for t in ("ratio", "not_slower", "error"))
-        lines.append("%-9s %6.2fs %7s %7s %7s %7s %5.2fx %+6.1f%% %5.2f %9s %-4s %5.1f %3.0f%%  %s: %s%s" % (
+        lines.append("%-9s %6.2fs %7s %7s %7s %7s %5.2fx %+6.1f%% %5.2f %9s %5.2f %-4s %5.1f %3.0f%%  %s: %s%s" % (
             r["kernel"], r["serial_s"], x(sp["hand"]), naive, x(sp["safe"]), named,
-            r["predicted"], 100 * r["error"], r["ratio"], met,
+            r["predicted"], 100 * r["error"], r["ratio"], met, r["one_thread"],
             r["cutoff"] if r["cutoff"] else "-", r["load"], 100 * r["idle_before"], r["plugin"],
             r["why"], ("; named: " + r["named_why"]) if r["named_why"] else ""))
     lines.append("-" * 130)
@@ -295,7 +298,7 @@ def main():
                  "`checked` mode, which does not exist yet); auto = safe where proved, else named; "
                  "pred = deepprof feedback's predicted program speedup; error = (pred - auto) / "
                  "auto; ratio = auto / best hand-written; targets = ratio, not slower, error "
-                 "(y/n); cut = the feedback's recursion cut-off depth; load: 1-minute load "
+                 "(y/n); 1 thr = auto with OMP_NUM_THREADS=1 over the serial time (below 1: GCC compiled the serial build's code differently, and the speedups flatter the parallel builds); cut = the feedback's recursion cut-off depth; load: 1-minute load "
                  "average, idle: CPUs' idle share in the second before timing" % a.naive_limit)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)

@@ -16,14 +16,20 @@
 # -fprofile-generate/-fprofile-use; table in $(BUILD)/bench/pgo.txt (.json).
 # Then the feedback accuracy step (bench/accuracy/run.py): predicted against
 # achieved speedup of deepprof feedback's recommendations on programs with
-# known answers; table in $(BUILD)/bench/accuracy/results.txt.
+# known answers; table in $(BUILD)/bench/accuracy/results.txt. Then the
+# kernels step (bench/kernels/run.py): six task-parallel kernels written
+# serially, against their hand-written OpenMP-task versions (with and
+# without a cut-off) and deepprof's automatic parallel code; table in
+# $(BUILD)/bench/kernels/results.txt.
 #   make bench BENCH_ARGS=--quick          one tiny run: checks the machinery
 #   make bench BENCH_ARGS="--only fib,bzip2 --runs 3 --pin 1"
 #   make bench BENCH_ARGS="--only analyses"
 #   make bench ACCURACY=0                  without the accuracy step
 #   make bench PGO=0                       without the use build's step
 #   make bench-pgo BENCH_ARGS="--only gawk --runs 9"
+#   make bench KERNELS=0                   without the kernels step
 #   make bench-accuracy ACCURACY_ARGS="--only fib,overlap --runs 9"
+#   make bench-kernels KERNELS_ARGS="--only fft,strassen --runs 3"
 # Part of deepprof. MIT licence.
 
 BENCH_ARGS ?=
@@ -31,6 +37,8 @@ PGO ?= 1
 PGO_ARGS ?=
 ACCURACY ?= 1
 ACCURACY_ARGS ?=
+KERNELS ?= 1
+KERNELS_ARGS ?=
 # What a program linked with libprof.a needs after it (libprof's fragment may
 # say so in LIBPROF_LIBS; otherwise what libprof is known to use).
 BENCH_PROF_LIBS = $(if $(LIBPROF_LIBS),$(LIBPROF_LIBS),-lmsgpackc -lz -lpthread -lrt -ldl -lm)
@@ -44,6 +52,7 @@ bench: deps
 	@$(BENCH_RUN) --dpgen $(BIN_DIR)/dp-gen $(BENCH_ARGS)
 	@$(if $(filter 1,$(PGO)),$(if $(DEEPPROF_CC),$(MAKE) --no-print-directory bench-pgo))
 	@$(if $(filter 1,$(ACCURACY)),$(MAKE) --no-print-directory bench-accuracy)
+	@$(if $(filter 1,$(KERNELS)),$(MAKE) --no-print-directory bench-kernels)
 
 # the use build against plain -O2 and GCC's -fprofile-use alone (run.py
 # --pgo; BENCH_ARGS apply: --quick, --runs, and --only among the real programs)
@@ -59,3 +68,11 @@ bench-accuracy: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) bench/accuracy/run.py --build $(BUILD) --cc $(CC) \
 	  $(if $(filter --quick,$(BENCH_ARGS)),--quick,--wait-idle 60) $(ACCURACY_ARGS)
+
+# the kernels step alone (--quick in BENCH_ARGS makes it quick too; else it
+# waits up to a minute per kernel for the CPUs to be idle before timing it)
+.PHONY: bench-kernels
+bench-kernels: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) bench/kernels/run.py --build $(BUILD) --cc $(CC) \
+	  $(if $(filter --quick,$(BENCH_ARGS)),--quick,--wait-idle 60) $(KERNELS_ARGS)

@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""run.py — the task-parallel kernels of bench/kernels, built automatically
+parallel: each, at a tiny scale, is profiled (deepprof-cc, -O2), given its
+feedback (`deepprof feedback`), and rebuilt with the plugin's parallel code,
+its candidates named by id (every candidate when none is accepted, so that
+the code is generated whatever GCC can prove and whatever the tiny profile
+recommends); the parallel build prints what the plain -O2 build prints with
+OMP_NUM_THREADS=1 and 2 and at two scales, and the plugin generates code
+for the kernels whose shape it handles (nqueens' loop of calls has no
+candidate). The default (safe) build prints the same too. No timing. Ends
+with "kernels: N passed, N failed".
+
+    run.py --build BUILD_DIR [TEST...]
+
+Part of deepprof's tests. MIT licence.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+import dptest  # noqa: E402
+from e2e import eq, check, Fail  # noqa: E402
+
+KERN = os.path.abspath(os.path.join(HERE, "..", "..", "bench", "kernels"))
+# the kernel, whether the plugin makes parallel code for it when named
+KERNELS = [("mergesort", True), ("nqueens", False), ("strassen", True), ("fft", True),
+           ("knapsack", True), ("fib", True)]
+PROFILE_SCALE = "0.02"
+SCALES = ("0.01", "0.003")
+
+
+class Ctx:
+    def __init__(self, a, name):
+        self.dir = os.path.abspath(os.path.join(a.build, "kernels", name))
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.cc = os.path.abspath(os.path.join(a.build, "bin", "deepprof-cc"))
+        self.dp = os.path.abspath(os.path.join(a.build, "bin", "deepprof"))
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def run(self, cmd, rc=0, env=None):
+        e = dict(os.environ)
+        e.pop("DEEPPROF_FILE", None)
+        e.pop("OMP_NUM_THREADS", None)
+        e.update(env or {})
+        r = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True, env=e, timeout=300)
+        if rc is not None and r.returncode != rc:
+            raise Fail("%s exited %d (expected %d): %s" % (" ".join(cmd), r.returncode, rc,
+                                                           r.stderr.strip()[-1500:]))
+        return r
+
+
+def made(stderr):
+    return sorted(int(m) for m in re.findall(r"optimized: deepprof: candidate (\d+):", stderr))
+
+
+def t_kernel(ctx, name, parallel):
+    src = os.path.join(KERN, name + ".c")
+    flags = ["-std=gnu11", "-O2", "-I" + KERN]
+    ctx.run([ctx.cc] + flags + ["-g", src, "-o", "prof", "-lm"])
+    ctx.run([ctx.path("prof"), PROFILE_SCALE], env={"DEEPPROF_FILE": "k.data"})
+    ctx.run([ctx.dp, "feedback", "k.data", "-o", "fb.json"])
+    with open(ctx.path("fb.json")) as f:
+        cands = [c for c in json.load(f)["candidates"] if c.get("context") is None]
+    ids = [c["id"] for c in cands if c["verdict"] == "accepted"] or [c["id"] for c in cands]
+    use = [ctx.cc] + flags + ["--deepprof-use=fb.json", "--deepprof-remarks", src, "-lm"]
+    r = ctx.run(use + ["-o", "named"] + (["--deepprof-parallelize=" + ",".join(map(str, ids))]
+                                         if ids else []))
+    got = made(r.stderr)
+    if parallel:
+        check(got, "%s: parallel code made for a named candidate (ids %r; remarks:\n%s)"
+              % (name, ids, r.stderr.strip()))
+        nm = subprocess.run(["nm", ctx.path("named")], capture_output=True, text=True).stdout
+        check("._omp_fn." in nm, "%s: the outlined tasks are in the program" % name)
+    else:
+        eq(got, [], "%s: no parallel code" % name)
+    ctx.run(use + ["-o", "safe"])
+    ctx.run(["gcc"] + flags + [src, "-o", "serial", "-lm"])
+    for scale in SCALES:
+        want = ctx.run([ctx.path("serial"), scale]).stdout
+        check(want.startswith(name), "%s prints its answer (%r)" % (name, want))
+        for threads in ("1", "2"):
+            for exe in ("named", "safe"):
+                eq(ctx.run([ctx.path(exe), scale], env={"OMP_NUM_THREADS": threads}).stdout, want,
+                   "%s (%s build), %s thread(s), scale %s, prints what its serial build prints"
+                   % (name, exe, threads, scale))
+
+
+TESTS = [("t%03d_%s" % (i + 1, name), name, parallel) for i, (name, parallel) in enumerate(KERNELS)]
+
+
+def main():
+    T = dptest.Tally("kernels")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("tests", nargs="*")
+    a = ap.parse_args()
+    tests = [(tn, lambda tn=tn, name=name, par=par: t_kernel(Ctx(a, tn), name, par))
+             for tn, name, par in TESTS if dptest.selected(tn, a.tests)]
+    dptest.run_each(T, tests, fail=Fail, timed=True)
+    return T.end()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

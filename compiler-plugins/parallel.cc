@@ -1522,7 +1522,8 @@ static const char *unsafe(tree fn, const char **eff, char *buf, size_t n)
 		snprintf(buf, n, "%s() may write any memory (GCC's ipa-pure-const and ipa-modref find no "
 			 "bound)", shown(fn));
 	else if (s->global_memory_written)
-		snprintf(buf, n, "%s() writes global memory (ipa-modref)", shown(fn));
+		snprintf(buf, n, "%s() may write memory ipa-modref cannot tie to its arguments (global "
+			 "memory, or through a call it could not map)", shown(fn));
 	else if (s->side_effects && vec_safe_is_empty(s->stores->bases))
 		snprintf(buf, n, "%s() has side effects (ipa-modref)", shown(fn));
 	else
@@ -1663,7 +1664,7 @@ static bool disjoint_by_oracle(struct par_rec *r, function *fun, char *why, size
 		bool sglob = false;
 		if (!si || si->side_effects || si->global_memory_written ||
 		    !param_accesses(si->stores, st, &sglob) || sglob) {
-			snprintf(why, n, "%s() writes memory that is not its arguments' (ipa-modref)",
+			snprintf(why, n, "%s() may write memory ipa-modref cannot tie to its arguments",
 				 shown(gimple_call_fndecl(calls[i])));
 			ok = false;
 		}

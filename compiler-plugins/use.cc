@@ -249,7 +249,12 @@ void dp_use_function(function *fun, vec<gimple *> &calls)
 	for (unsigned i = 0; i < k->hot.length(); i++) {
 		const struct dpu_hot *h = k->hot[i];
 		unsigned long long n = h->calls;
-		if (h->temp == DPU_HOT)
+		if (h->temp == DPU_HOT && h->outer_calls && h->outer_calls != h->calls)
+			dp_use_remark(R_OPTIMIZED, floc, "hot: %llu call%s, %llu from outside its recursion, "
+				      "%.3g %s each of those; %s", n, n == 1 ? "" : "s",
+				      (unsigned long long)h->outer_calls, h->mean, basis,
+				      placed ? "placed in .text.hot" : "marked hot");
+		else if (h->temp == DPU_HOT)
 			dp_use_remark(R_OPTIMIZED, floc, "hot: %llu call%s of %.3g %s each; %s", n, n == 1 ? "" : "s",
 			       h->mean, basis, placed ? "placed in .text.hot" : "marked hot");
 		else if (h->temp == DPU_NEVER && !lookup_attribute("hot", DECL_ATTRIBUTES(fun->decl)))

@@ -77,6 +77,7 @@ int dpu_read(struct dpu_feedback *out, const char *path, char *err, size_t errle
 		place(&hot[i].at, &h->at);
 		hot[i].callee = h->callee;
 		hot[i].calls = h->calls;
+		hot[i].outer_calls = h->outer_calls;
 		hot[i].mean = h->mean;
 	}
 	out->hot = hot;

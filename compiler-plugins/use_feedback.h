@@ -35,7 +35,9 @@ struct dpu_hot {
 	struct dpu_place at;
 	const char *callee;     /* a site's, or NULL */
 	uint64_t calls;
-	double mean;            /* total cost per call, in the basis's unit */
+	uint64_t outer_calls;   /* the calls mean is over: a recursive procedure's
+	                           calls from outside its recursion */
+	double mean;            /* total cost per (outer) call, in the basis's unit */
 };
 
 struct dpu_call {

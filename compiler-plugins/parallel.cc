@@ -632,7 +632,7 @@ static tree redirect(tree *tp, int *walk, void *data)
  * front end's GENERIC, remapped by tree-inline's copy_fn), with parameters
  * of the types in the TREE_LIST extra appended; NULL with *why when it
  * cannot be made. */
-static tree clone_fn(tree fndecl, const char *suffix, tree extra, const char **why)
+tree dp_clone_fn(tree fndecl, const char *suffix, tree extra, const char **why)
 {
 	cgraph_node *node = cgraph_node::get(fndecl);
 	if (!DECL_SAVED_TREE(fndecl) || !DECL_STRUCT_FUNCTION(fndecl)) {
@@ -712,7 +712,7 @@ static tree clone_fn(tree fndecl, const char *suffix, tree extra, const char **w
 
 /* The front end's last steps for a copy: a struct function, the lowering
  * of its loops (c_genericize), and the call graph. */
-static void finish_clone(tree fndecl, tree s)
+void dp_finish_clone(tree fndecl, tree s)
 {
 	push_struct_function(s);
 	cfun->function_end_locus = DECL_STRUCT_FUNCTION(fndecl)->function_end_locus;
@@ -725,12 +725,12 @@ static void finish_clone(tree fndecl, tree s)
 /* F.dp_serial: fndecl's body as written, its recursive calls its own. */
 static tree serial_copy(tree fndecl, const char **why)
 {
-	tree s = clone_fn(fndecl, ".dp_serial", NULL_TREE, why);
+	tree s = dp_clone_fn(fndecl, ".dp_serial", NULL_TREE, why);
 	if (!s)
 		return NULL_TREE;
 	tree fns[2] = { fndecl, s };
 	walk_tree(&DECL_SAVED_TREE(s), redirect, fns, NULL);
-	finish_clone(fndecl, s);
+	dp_finish_clone(fndecl, s);
 	return s;
 }
 
@@ -982,7 +982,7 @@ static const char *make_future(tree fndecl, const struct dpu_cand *c, const stru
 	const char *why = NULL;
 	/* the producer's copy: signal after its store */
 	tree ptr_int = build_pointer_type(integer_type_node);
-	tree p = clone_fn(pf, ".dp_future", tree_cons(NULL_TREE, ptr_int, NULL_TREE), &why);
+	tree p = dp_clone_fn(pf, ".dp_future", tree_cons(NULL_TREE, ptr_int, NULL_TREE), &why);
 	if (!p)
 		return why;
 	tree out = nth_parm(p, fu->out);
@@ -996,7 +996,7 @@ static const char *make_future(tree fndecl, const struct dpu_cand *c, const stru
 	*store = build2(COMPOUND_EXPR, void_type_node, *store, signal_flag(pflag));
 	/* the consumer's copy: wait at each use of v */
 	tree vt = TREE_TYPE(nth_parm(cf, fu->vin) ? nth_parm(cf, fu->vin) : fu->v);
-	tree cq = clone_fn(cf, ".dp_future", tree_cons(NULL_TREE, build_pointer_type(vt),
+	tree cq = dp_clone_fn(cf, ".dp_future", tree_cons(NULL_TREE, build_pointer_type(vt),
 						       tree_cons(NULL_TREE, ptr_int, NULL_TREE)), &why);
 	if (!cq)
 		return why;
@@ -1019,8 +1019,8 @@ static const char *make_future(tree fndecl, const struct dpu_cand *c, const stru
 	tree vp = nth_parm(cq, list_length(DECL_ARGUMENTS(cf)));
 	tree m[3] = { vparm, vp, DECL_CHAIN(vp) };
 	walk_tree(&DECL_SAVED_TREE(cq), replace_v, m, NULL);
-	finish_clone(pf, p);
-	finish_clone(cf, cq);
+	dp_finish_clone(pf, p);
+	dp_finish_clone(cf, cq);
 	fu->p_fn = p;
 	fu->c_fn = cq;
 	return NULL;

@@ -146,6 +146,12 @@ struct dpu_feedback;
 struct dpu_cand;
 void dp_par_genericize(tree fndecl, const struct dpu_feedback *fb, const struct dpu_cand *c);
 void dp_par_note(tree fndecl);          /* PRE_GENERICIZE, every function: its thread-local reads */
+/* A static copy NAME.SUFFIX of fndecl's GENERIC body (at PRE_GENERICIZE,
+ * fndecl defined earlier in the unit), parameters of the types in the
+ * TREE_LIST extra appended; NULL with *why when it cannot be made. Then
+ * dp_finish_clone gives it to the call graph. */
+tree dp_clone_fn(tree fndecl, const char *suffix, tree extra, const char **why);
+void dp_finish_clone(tree fndecl, tree clone);
 void dp_par_remarks(function *fun, vec<gimple *> &calls, const struct dpu_cand *c);
 opt_pass *dp_make_guard_pass(gcc::context *ctxt, bool analysed);
 

@@ -15,6 +15,10 @@
  *    any profile `cold` (.text.hot / .text.unlikely at -O2, before the
  *    function is compiled: PLUGIN_PRE_GENERICIZE); call sites never
  *    executed are predicted not taken (the path to them is cold).
+ *  - A callee hot through one call site only (the feedback's hot site
+ *    entries, none elsewhere, not hot as a whole) gets a copy for that call,
+ *    NAME.dp_hot, placed in .text.hot; its other calls keep the original:
+ *    the deep profile's per-context cost, which a flat profile has not.
  *  - Every decision is a remark through GCC's optimization-info machinery
  *    (dump_printf_loc from the instrumentation pass, at the place: shown
  *    by -fopt-info, recorded by -fsave-optimization-record), starting with
@@ -40,12 +44,20 @@ extern void deps_add_dep(class mkdeps *, const char *) __attribute__((weak));
 static struct dpu_feedback *fbs;
 static unsigned n_fbs;
 
+/* A remark decided at PRE_GENERICIZE, made by the pass. */
+struct pending_remark {
+	location_t at;
+	int kind;
+	char *msg;
+};
+
 /* A function of this unit the feedback knows, found at PRE_GENERICIZE. */
 struct known_fn {
 	int uid;
 	const char *name;
 	bool stale;             /* its checksum differs: every entry skipped */
 	vec<const struct dpu_hot *> hot;   /* its procedure entries */
+	vec<struct pending_remark> later;
 };
 static vec<struct known_fn> known;
 
@@ -145,6 +157,113 @@ static void add_attribute(tree fndecl, const char *name)
 	decl_attributes(&decl, build_tree_list(get_identifier(name), NULL_TREE), 0);
 }
 
+/* ================= a callee hot in one context only ================= */
+
+/* The feedback's hot call sites say where a callee is costly per call.
+ * A callee hot through one site of this function and nowhere else (no
+ * other hot site, not hot as a whole) gets a copy for that call, placed in
+ * .text.hot and compiled for speed, while its other calls keep the
+ * original: what a flat profile (-fprofile-use's, one count per function)
+ * cannot tell apart. */
+
+struct ctx_find {
+	unsigned line, col;
+	const char *callee;
+	vec<tree *> calls;
+};
+
+static tree find_ctx_call(tree *tp, int *walk, void *data)
+{
+	struct ctx_find *cf = (struct ctx_find *)data;
+	tree t = *tp;
+	if (TYPE_P(t)) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	if (TREE_CODE(t) == CALL_EXPR && EXPR_HAS_LOCATION(t)) {
+		tree fn = get_callee_fndecl(t);
+		expanded_location x = expand_location(EXPR_LOCATION(t));
+		if (fn && (unsigned)x.line == cf->line && (unsigned)x.column == cf->col &&
+		    !strcmp(dp_decl_name(fn), cf->callee))
+			cf->calls.safe_push(tp);
+	}
+	return NULL_TREE;
+}
+
+static bool hot_elsewhere(const struct dpu_hot *h)
+{
+	for (unsigned i = 0; i < n_fbs; i++)
+		for (unsigned j = 0; j < fbs[i].n_hot; j++) {
+			const struct dpu_hot *e = &fbs[i].hot[j];
+			if (e->temp != DPU_HOT)
+				continue;
+			if (e->proc && e->at.fn && !strcmp(e->at.fn, h->callee))
+				return true;
+			if (!e->proc && e->callee && !strcmp(e->callee, h->callee) &&
+			    (e->at.line != h->at.line || e->at.col != h->at.col ||
+			     !e->at.fn || !h->at.fn || strcmp(e->at.fn, h->at.fn)))
+				return true;
+		}
+	return false;
+}
+
+static void later(struct known_fn *k, location_t at, int kind, const char *fmt, ...)
+	ATTRIBUTE_PRINTF(4, 5);
+static void later(struct known_fn *k, location_t at, int kind, const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	struct pending_remark r = { at, kind, xstrdup(msg) };
+	k->later.safe_push(r);
+}
+
+static void hot_contexts(tree fndecl, const char *name, const char *file, struct known_fn *k)
+{
+	hash_set<tree> done;
+	for (unsigned i = 0; i < n_fbs; i++)
+		for (unsigned j = 0; j < fbs[i].n_hot; j++) {
+			const struct dpu_hot *h = &fbs[i].hot[j];
+			if (h->proc || h->temp != DPU_HOT || !h->callee || !same_fn(&h->at, name, file, 0) ||
+			    hot_elsewhere(h))
+				continue;
+			struct ctx_find cf = { h->at.line, h->at.col, h->callee, vNULL };
+			walk_tree(&DECL_SAVED_TREE(fndecl), find_ctx_call, &cf, NULL);
+			if (!cf.calls.length()) {
+				cf.calls.release();
+				continue;
+			}
+			tree call = *cf.calls[0];
+			tree callee = get_callee_fndecl(call);
+			location_t at = EXPR_LOCATION(call);
+			const char *why = NULL;
+			tree copy = done.contains(callee) ? NULL_TREE : dp_clone_fn(callee, ".dp_hot", NULL_TREE, &why);
+			const char *basis = fbs[i].basis ? fbs[i].basis : "cscs";
+			unsigned long long n = h->calls;
+			if (!copy) {
+				if (why)
+					later(k, at, 1, "hot in this context only: %s() costs %.3g %s a call here "
+					      "(%llu call%s), but no copy is made for it: %s", h->callee, h->mean, basis,
+					      n, n == 1 ? "" : "s", why);
+				cf.calls.release();
+				continue;
+			}
+			done.add(callee);
+			tree c = copy;
+			decl_attributes(&c, build_tree_list(get_identifier("hot"), NULL_TREE), 0);
+			dp_finish_clone(callee, copy);
+			for (unsigned q = 0; q < cf.calls.length(); q++)
+				CALL_EXPR_FN(*cf.calls[q]) = build1(ADDR_EXPR, build_pointer_type(TREE_TYPE(copy)), copy);
+			later(k, at, 0, "hot in this context only: %s() costs %.3g %s a call here (%llu call%s) and "
+			      "is not hot elsewhere: this call uses a copy, %s.dp_hot(), %s; its other calls keep "
+			      "%s()", h->callee, h->mean, basis, n, n == 1 ? "" : "s", h->callee,
+			      flag_reorder_functions ? "placed in .text.hot" : "marked hot", h->callee);
+			cf.calls.release();
+		}
+}
+
 /* PLUGIN_PRE_GENERICIZE: a function the feedback knows gets its place. */
 void dp_use_genericize(void *gcc_data, void *)
 {
@@ -164,7 +283,7 @@ void dp_use_genericize(void *gcc_data, void *)
 		end = xl.line;
 	uint64_t sum = 0;
 	bool have_sum = false;
-	struct known_fn k = { (int)DECL_UID(fndecl), name, false, vNULL };
+	struct known_fn k = { (int)DECL_UID(fndecl), name, false, vNULL, vNULL };
 	bool any = false;
 	for (unsigned i = 0; i < n_fbs; i++)
 		for (unsigned j = 0; j < fbs[i].n_hot; j++) {
@@ -227,6 +346,7 @@ void dp_use_genericize(void *gcc_data, void *)
 		for (unsigned j = 0; j < fbs[i].n_cand; j++)
 			if (same_fn(&fbs[i].cand[j].proc, name, xl.file, 0) && fbs[i].cand[j].n_calls)
 				dp_par_genericize(fndecl, &fbs[i], &fbs[i].cand[j]);
+	hot_contexts(fndecl, name, xl.file, &known.last());
 }
 
 /* ================= in the instrumentation pass ================= */
@@ -264,6 +384,8 @@ void dp_use_function(function *fun, vec<gimple *> &calls)
 		else if (h->temp == DPU_RARE)
 			dp_use_remark(R_NOTE, floc, "rarely executed: %llu call%s", n, n == 1 ? "" : "s");
 	}
+	for (unsigned i = 0; i < k->later.length(); i++)
+		dp_use_remark(k->later[i].kind, k->later[i].at, "%s", k->later[i].msg);
 	/* never-executed call sites: the path to them is cold (once a call,
 	 * however many entries name its place) */
 	expanded_location fx = expand_location(floc);

@@ -572,6 +572,29 @@ def t_accuracy_programs(ctx):
                want, "%s with %s threads prints what its serial build prints" % (name, threads))
 
 
+def t_hot_context(ctx):
+    """s-ctx.c: f() costs 5M steps a call from g() and 10 from h(), so it is
+    hot in one context only: that call gets a copy, f.dp_hot, placed in
+    .text.hot, while h()'s calls keep f() in .text (readelf); a flat view
+    (f's mean over all calls) would call f cheap. Same output."""
+    src = os.path.join(HERE, "s-ctx.c")
+    fb = ctx.feedback(src=src)
+    r = ctx.run([ctx.cc, "-O2", "-fno-inline", "--deepprof-use=" + fb, "-fopt-info", "-c", src, "-o",
+                 "use.o"])
+    rs = [l for l in remarks(r.stderr) if "hot in this context only" in l]
+    check(len(rs) == 1 and ":22:8: optimized: deepprof: hot in this context only: f() costs 5e+06 "
+          "cscs a call here (4 calls) and is not hot elsewhere: this call uses a copy, f.dp_hot(), "
+          "placed in .text.hot; its other calls keep f()" in rs[0], "the remark: %r" % rs)
+    s = sections(ctx.path("use.o"))
+    hot = [n for n in s if n.startswith("f.dp_hot")]
+    plain = [n for n in s if n == "f" or (n.startswith("f.") and not n.startswith("f.dp_hot"))]
+    check(len(hot) == 1 and s[hot[0]] == ".text.hot", "the copy's section: %r" % s)
+    check(len(plain) == 1 and s[plain[0]] == ".text", "f's own section: %r" % s)
+    ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, src, "-o", "use"])
+    ctx.run(["gcc", "-O2", src, "-o", "plain"])
+    eq(ctx.run([ctx.path("use")]).stdout, ctx.run([ctx.path("plain")]).stdout, "same output")
+
+
 TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t002_uninstrumented_same_output", t_uninstrumented_same_output),
          ("t003_msgpack_remarks_only", t_msgpack_and_remarks_only),
@@ -585,7 +608,8 @@ TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t011_profile_parallel", t_profile_parallel),
          ("t012_futures", t_futures),
          ("t013_thread_local", t_thread_local),
-         ("t014_accuracy_programs", t_accuracy_programs)]
+         ("t014_accuracy_programs", t_accuracy_programs),
+         ("t015_hot_context", t_hot_context)]
 
 
 def main():

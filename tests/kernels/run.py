@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -37,27 +36,8 @@ PROFILE_SCALE = "0.02"
 SCALES = ("0.01", "0.003")
 
 
-class Ctx:
-    def __init__(self, a, name):
-        self.dir = os.path.abspath(os.path.join(a.build, "kernels", name))
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir)
-        self.cc = os.path.abspath(os.path.join(a.build, "bin", "deepprof-cc"))
-        self.dp = os.path.abspath(os.path.join(a.build, "bin", "deepprof"))
-
-    def path(self, *p):
-        return os.path.join(self.dir, *p)
-
-    def run(self, cmd, rc=0, env=None):
-        e = dict(os.environ)
-        e.pop("DEEPPROF_FILE", None)
-        e.pop("OMP_NUM_THREADS", None)
-        e.update(env or {})
-        r = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True, env=e, timeout=300)
-        if rc is not None and r.returncode != rc:
-            raise Fail("%s exited %d (expected %d): %s" % (" ".join(cmd), r.returncode, rc,
-                                                           r.stderr.strip()[-1500:]))
-        return r
+def Ctx(a, name):
+    return dptest.BuildCtx(a.build, "kernels", name)
 
 
 def made(stderr):

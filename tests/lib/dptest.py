@@ -11,6 +11,7 @@ import argparse
 import glob
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -29,6 +30,34 @@ def eq(actual, expected, what):
 def check(cond, what):
     if not cond:
         raise Fail(what)
+
+
+class BuildCtx:
+    """One test's scratch directory BUILD/SUITE/NAME (made afresh), the
+    build's deepprof-cc (cc) and deepprof (dp), and run(): a command in
+    that directory without the caller's DEEPPROF_FILE or OMP_NUM_THREADS
+    (plus env), failing the test unless it exits rc (None: any)."""
+
+    def __init__(self, build, suite, name):
+        self.dir = os.path.abspath(os.path.join(build, suite, name))
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.cc = os.path.abspath(os.path.join(build, "bin", "deepprof-cc"))
+        self.dp = os.path.abspath(os.path.join(build, "bin", "deepprof"))
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def run(self, cmd, rc=0, env=None):
+        e = dict(os.environ)
+        e.pop("DEEPPROF_FILE", None)
+        e.pop("OMP_NUM_THREADS", None)
+        e.update(env or {})
+        r = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True, env=e, timeout=300)
+        if rc is not None and r.returncode != rc:
+            raise Fail("%s exited %d (expected %d): %s" % (" ".join(cmd), r.returncode, rc,
+                                                           r.stderr.strip()[-1500:]))
+        return r
 
 
 def run(args, cwd=None, env=None, timeout=300):

@@ -33,27 +33,10 @@ from e2e import eq, check, Fail  # noqa: E402
 SRC = os.path.join(HERE, "s-hotcold.c")
 
 
-class Ctx:
+class Ctx(dptest.BuildCtx):
     def __init__(self, a, name):
+        super().__init__(a.build, "use", name)
         self.a = a
-        self.dir = os.path.abspath(os.path.join(a.build, "use", name))
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir)
-        self.cc = os.path.abspath(os.path.join(a.build, "bin", "deepprof-cc"))
-        self.dp = os.path.abspath(os.path.join(a.build, "bin", "deepprof"))
-
-    def path(self, *p):
-        return os.path.join(self.dir, *p)
-
-    def run(self, cmd, rc=0, env=None):
-        e = dict(os.environ)
-        e.pop("DEEPPROF_FILE", None)
-        e.update(env or {})
-        r = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True, env=e, timeout=300)
-        if rc is not None and r.returncode != rc:
-            raise Fail("%s exited %d (expected %d): %s" % (" ".join(cmd), r.returncode, rc,
-                                                           r.stderr.strip()[-1500:]))
-        return r
 
     def feedback(self, src=SRC, name="fb.json"):
         """Profile src (plugin build, -O2) and write its feedback: the path."""

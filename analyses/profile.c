@@ -256,6 +256,12 @@ void dpa_profile_release(struct dpa_profile *p)
 	free(p->pd_thread);
 	dpa_src_release(p);
 	free(p->inside);
+	for (uint32_t i = 0; i < p->n_check; i++) {
+		free(p->check[i].calls);
+		free(p->check[i].conflicts);
+		free(p->check[i].opaque);
+	}
+	free(p->check);
 	dpa_strtab_free(p->strings);
 	memset(p, 0, sizeof(*p));
 }

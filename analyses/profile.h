@@ -200,6 +200,40 @@ struct dpa_thread {
 };
 
 /*
+ * A check build's findings (deepprof-cc --deepprof-check; schemas/deep-data.md,
+ * header key "check"): per candidate region, how often it ran under the
+ * check, and the pairs of its calls that touched the same memory.
+ */
+struct dpa_check_call {
+	uint32_t line, col;
+	const char *callee;
+};
+struct dpa_check_conflict {
+	uint32_t i, j;          /* calls, i < j */
+	const char *kind;       /* "write-write", "write-read" (i writes what j
+				 * reads) or "read-write" */
+	uint64_t executions;    /* of the region's, those where it showed */
+	const char *loc_i, *loc_j;  /* "file:line:col" of the two accesses */
+	const char *var_i, *var_j;  /* what they name ("" unknown) */
+	uint64_t addr, size;    /* the first overlap seen */
+};
+struct dpa_check_opaque {
+	uint32_t k;             /* the call that made it */
+	uint64_t executions;
+	const char *callee, *loc;
+};
+struct dpa_check_region {
+	const char *fn, *file;
+	uint32_t n_calls;
+	struct dpa_check_call *calls;
+	uint64_t executions;
+	uint32_t n_conflicts;
+	struct dpa_check_conflict *conflicts;
+	uint32_t n_opaque;
+	struct dpa_check_opaque *opaque;
+};
+
+/*
  * A whole profile. Arrays are indexed by id: element 0 is unused (zeroed), so
  * ps[1] .. ps[n_ps] are the records (and pd has the sentinel pd[n_pd + 1]). The profile owns every array and string;
  * dpa_profile_release() frees them all.
@@ -243,6 +277,11 @@ struct dpa_profile {
 	uint64_t inside_samples;
 	uint32_t n_inside;
 	struct dpa_inside { uint32_t csd; uint64_t inside; } *inside;
+	/* a check build's findings (has_check: the key was there) */
+	bool has_check;
+	uint64_t check_lost;
+	uint32_t n_check;
+	struct dpa_check_region *check;
 };
 
 /* Entry i (0 .. n_csd - 1) of the csd ids grouped by caller pd: pd q's

@@ -608,6 +608,174 @@ static int header_value(struct reader *r, const struct hkey *hk, const msgpack_o
 	return 0;
 }
 
+/* Interned s[0..n). */
+static const char *intern_n(struct reader *r, const char *s, size_t n)
+{
+	const char *x = dpa_strtab_intern(r->st, s, n);
+
+	if (!x)
+		no_memory(r);
+	return x;
+}
+
+/* A string of the check entry: *out interned. */
+static int check_str(struct reader *r, const msgpack_object *o, const char *what, const char **out)
+{
+	if (!o || o->type != MSGPACK_OBJECT_STR)
+		return corrupt(r, "'check': %s is not a string", what);
+	if (memchr(o->via.str.ptr, '\0', o->via.str.size))
+		return corrupt(r, "'check': %s contains a NUL byte", what);
+	return (*out = intern_n(r, o->via.str.ptr, o->via.str.size)) ? 0 : -1;
+}
+
+/* An access place "file:line:col<TAB>name" into *loc and *var. */
+static int check_loc(struct reader *r, const msgpack_object *o, const char **loc, const char **var)
+{
+	const char *s;
+	size_t n, k;
+
+	if (check_str(r, o, "an access place", &s) < 0)
+		return -1;
+	n = strlen(s);
+	k = strcspn(s, "\t");
+	if (!(*loc = intern_n(r, s, k)) || !(*var = intern_n(r, k < n ? s + k + 1 : "", k < n ? n - k - 1 : 0)))
+		return -1;
+	return 0;
+}
+
+/* A uint of the check entry. */
+static int check_uint(struct reader *r, const msgpack_object *o, const char *what, uint64_t max,
+		      uint64_t *out)
+{
+	if (!o || !is_uint(o) || o->via.u64 > max)
+		return corrupt(r, "'check': %s is not an unsigned integer%s", what,
+			       max < UINT64_MAX ? " in range" : "");
+	*out = o->via.u64;
+	return 0;
+}
+
+/*
+ * The optional key "check" (a check build's findings, schemas/deep-data.md):
+ * {lost, regions: [{region, executions, opaque, conflicts}]}, the region
+ * descriptor "fn\nfile\nline:col:callee\n..." split into its fields.
+ */
+static int read_check(struct reader *r, const msgpack_object *v)
+{
+	struct dpa_profile *p = r->p;
+	const msgpack_object *rs;
+	uint64_t u = 0;
+
+	if (!v)
+		return 0;
+	if (v->type != MSGPACK_OBJECT_MAP)
+		return corrupt(r, "'check' is not a map");
+	if (check_uint(r, map_get(&v->via.map, "lost"), "'lost'", UINT64_MAX, &p->check_lost) < 0)
+		return -1;
+	rs = map_get(&v->via.map, "regions");
+	if (!rs || rs->type != MSGPACK_OBJECT_ARRAY)
+		return corrupt(r, "'check': 'regions' is not an array");
+	p->has_check = true;
+	if (rs->via.array.size && !(p->check = calloc(rs->via.array.size, sizeof(*p->check))))
+		return no_memory(r);
+	for (uint32_t i = 0; i < rs->via.array.size; i++) {
+		const msgpack_object *e = &rs->via.array.ptr[i], *x;
+		struct dpa_check_region *g = &p->check[p->n_check++];
+		const char *desc, *d, *nl;
+		uint32_t n = 0;
+
+		if (e->type != MSGPACK_OBJECT_MAP)
+			return corrupt(r, "'check': region %u is not a map", i);
+		if (check_str(r, map_get(&e->via.map, "region"), "'region'", &desc) < 0)
+			return -1;
+		for (d = desc; *d; d++)
+			n += *d == '\n';
+		if (n < 3)
+			return corrupt(r, "'check': region %u names fewer than two calls", i);
+		nl = strchr(desc, '\n');
+		if (!(g->fn = intern_n(r, desc, (size_t)(nl - desc))))
+			return -1;
+		d = nl + 1;
+		nl = strchr(d, '\n');
+		if (!(g->file = intern_n(r, d, (size_t)(nl - d))))
+			return -1;
+		g->n_calls = n - 1;
+		if (!(g->calls = calloc(g->n_calls, sizeof(*g->calls))))
+			return no_memory(r);
+		for (uint32_t k = 0; k < g->n_calls; k++) {
+			unsigned line, col;
+			int used = 0;
+
+			d = nl + 1;
+			nl = strchr(d, '\n');
+			if (!nl)
+				nl = d + strlen(d);
+			if (sscanf(d, "%u:%u:%n", &line, &col, &used) != 2 || !used || d + used > nl)
+				return corrupt(r, "'check': region %u's call %u is not line:col:callee", i, k);
+			g->calls[k].line = line;
+			g->calls[k].col = col;
+			if (!(g->calls[k].callee = intern_n(r, d + used, (size_t)(nl - d - used))))
+				return -1;
+		}
+		if (check_uint(r, map_get(&e->via.map, "executions"), "'executions'", UINT64_MAX, &g->executions) < 0)
+			return -1;
+		x = map_get(&e->via.map, "opaque");
+		if (!x || x->type != MSGPACK_OBJECT_ARRAY)
+			return corrupt(r, "'check': region %u's 'opaque' is not an array", i);
+		if (x->via.array.size && !(g->opaque = calloc(x->via.array.size, sizeof(*g->opaque))))
+			return no_memory(r);
+		for (uint32_t k = 0; k < x->via.array.size; k++) {
+			const msgpack_object *o = &x->via.array.ptr[k];
+			struct dpa_check_opaque *q = &g->opaque[g->n_opaque++];
+			const char *var;
+
+			if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 4)
+				return corrupt(r, "'check': an opaque call of region %u is not [k, executions, callee, place]", i);
+			if (check_uint(r, &o->via.array.ptr[0], "an opaque call's index", g->n_calls - 1, &u) < 0)
+				return -1;
+			q->k = (uint32_t)u;
+			if (check_uint(r, &o->via.array.ptr[1], "executions", UINT64_MAX, &q->executions) < 0 ||
+			    check_str(r, &o->via.array.ptr[2], "a callee", &q->callee) < 0 ||
+			    check_loc(r, &o->via.array.ptr[3], &q->loc, &var) < 0)
+				return -1;
+		}
+		x = map_get(&e->via.map, "conflicts");
+		if (!x || x->type != MSGPACK_OBJECT_ARRAY)
+			return corrupt(r, "'check': region %u's 'conflicts' is not an array", i);
+		if (x->via.array.size && !(g->conflicts = calloc(x->via.array.size, sizeof(*g->conflicts))))
+			return no_memory(r);
+		for (uint32_t k = 0; k < x->via.array.size; k++) {
+			const msgpack_object *o = &x->via.array.ptr[k], *a;
+			struct dpa_check_conflict *c = &g->conflicts[g->n_conflicts++];
+			uint64_t ci = 0, cj = 0;
+
+			if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 8)
+				return corrupt(r, "'check': a conflict of region %u is not [i, j, kind, executions, "
+					       "place, place, address, size]", i);
+			a = o->via.array.ptr;
+			if (check_uint(r, &a[0], "a conflict's first call", g->n_calls - 1, &ci) < 0 ||
+			    check_uint(r, &a[1], "a conflict's second call", g->n_calls - 1, &cj) < 0)
+				return -1;
+			if (ci >= cj)
+				return corrupt(r, "'check': a conflict of region %u pairs call %" PRIu64 " with "
+					       "call %" PRIu64, i, ci, cj);
+			c->i = (uint32_t)ci;
+			c->j = (uint32_t)cj;
+			if (check_str(r, &a[2], "a conflict's kind", &c->kind) < 0)
+				return -1;
+			if (strcmp(c->kind, "write-write") && strcmp(c->kind, "write-read") &&
+			    strcmp(c->kind, "read-write"))
+				return corrupt(r, "'check': a conflict's kind is \"%.20s\"", c->kind);
+			if (check_uint(r, &a[3], "executions", UINT64_MAX, &c->executions) < 0 ||
+			    check_loc(r, &a[4], &c->loc_i, &c->var_i) < 0 ||
+			    check_loc(r, &a[5], &c->loc_j, &c->var_j) < 0 ||
+			    check_uint(r, &a[6], "an address", UINT64_MAX, &c->addr) < 0 ||
+			    check_uint(r, &a[7], "a size", UINT64_MAX, &c->size) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * The optional split keys (schemas/deep-data.md): both or neither;
  * inside_samples a uint; inside a flat array of (csd id, value) pairs, ids
@@ -755,6 +923,8 @@ static int read_header(struct reader *r, const msgpack_object *o)
 			       r->p->hdr.version >= 2 ? " or \"samples\"" : "");
 	}
 	if (read_inside(r, map_get(m, "inside_samples"), map_get(m, "inside")) < 0)
+		return -1;
+	if (read_check(r, map_get(m, "check")) < 0)
 		return -1;
 	/* what libprof's csds hold, stored only if some csd says otherwise */
 	if (!strcmp(r->p->hdr.clock, "calls") || r->p->hdr.sampled)

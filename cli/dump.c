@@ -178,6 +178,37 @@ static void thread_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 	snprintf(c[8], CELL, "%s", t->exited ? "yes" : "no");
 }
 
+/* A check build's findings (deepprof-cc --deepprof-check), one region a
+ * paragraph: its calls, how often it ran, each conflict and opaque call. */
+static void dump_check_text(const struct dpa_profile *p)
+{
+	printf("  check        %" PRIu32 " candidate region%s checked (%" PRIu64 " executions lost)\n",
+	       p->n_check, p->n_check == 1 ? "" : "s", p->check_lost);
+	for (uint32_t i = 0; i < p->n_check; i++) {
+		const struct dpa_check_region *g = &p->check[i];
+
+		printf("    %s (%s), %" PRIu64 " execution%s:", g->fn, g->file, g->executions,
+		       g->executions == 1 ? "" : "s");
+		for (uint32_t k = 0; k < g->n_calls; k++)
+			printf(" [%u] %s() %u:%u", k, g->calls[k].callee, g->calls[k].line, g->calls[k].col);
+		printf("\n");
+		if (!g->n_conflicts && !g->n_opaque)
+			printf("      no conflict\n");
+		for (uint32_t k = 0; k < g->n_conflicts; k++) {
+			const struct dpa_check_conflict *c = &g->conflicts[k];
+
+			printf("      conflict [%u] [%u] %s in %" PRIu64 " execution%s: %s%s%s and %s%s%s, "
+			       "%" PRIu64 " bytes at 0x%" PRIx64 "\n", c->i, c->j, c->kind, c->executions,
+			       c->executions == 1 ? "" : "s", c->loc_i, *c->var_i ? " " : "", c->var_i,
+			       c->loc_j, *c->var_j ? " " : "", c->var_j, c->size, c->addr);
+		}
+		for (uint32_t k = 0; k < g->n_opaque; k++)
+			printf("      unchecked [%u]: calls %s() at %s in %" PRIu64 " execution%s\n",
+			       g->opaque[k].k, g->opaque[k].callee, g->opaque[k].loc, g->opaque[k].executions,
+			       g->opaque[k].executions == 1 ? "" : "s");
+	}
+}
+
 static void print_header(const struct dpa_profile *p)
 {
 	const struct dpa_header *h = &p->hdr;
@@ -224,6 +255,8 @@ static void print_header(const struct dpa_profile *p)
 		printf("  split        %" PRIu64 " ticks looked at the stack; %" PRIu32
 		       " recursive csds measured (inside, in dump --json)\n",
 		       p->inside_samples, p->n_inside);
+	if (p->has_check)
+		dump_check_text(p);
 }
 
 static void dump_text(const struct dpa_profile *p)
@@ -282,6 +315,60 @@ static void emit(json_t *v)
 	json_decref(v);
 }
 
+/* The check findings as JSON (the same fields as the text). */
+static json_t *check_json(const struct dpa_profile *p)
+{
+	json_t *o = json_object(), *rs = json_array();
+
+	put(o, "lost", ju(p->check_lost));
+	for (uint32_t i = 0; i < p->n_check; i++) {
+		const struct dpa_check_region *g = &p->check[i];
+		json_t *r = json_object(), *calls = json_array(), *cs = json_array(), *qs = json_array();
+
+		put(r, "fn", js(g->fn));
+		put(r, "file", js(g->file));
+		for (uint32_t k = 0; k < g->n_calls; k++) {
+			json_t *c = json_object();
+
+			put(c, "callee", js(g->calls[k].callee));
+			put(c, "line", ju(g->calls[k].line));
+			put(c, "col", ju(g->calls[k].col));
+			json_array_append_new(calls, c);
+		}
+		put(r, "calls", calls);
+		put(r, "executions", ju(g->executions));
+		for (uint32_t k = 0; k < g->n_conflicts; k++) {
+			const struct dpa_check_conflict *c = &g->conflicts[k];
+			json_t *x = json_object();
+
+			put(x, "i", ju(c->i));
+			put(x, "j", ju(c->j));
+			put(x, "kind", js(c->kind));
+			put(x, "executions", ju(c->executions));
+			put(x, "at_i", js(c->loc_i));
+			put(x, "var_i", js(c->var_i));
+			put(x, "at_j", js(c->loc_j));
+			put(x, "var_j", js(c->var_j));
+			put(x, "size", ju(c->size));
+			json_array_append_new(cs, x);
+		}
+		put(r, "conflicts", cs);
+		for (uint32_t k = 0; k < g->n_opaque; k++) {
+			json_t *x = json_object();
+
+			put(x, "call", ju(g->opaque[k].k));
+			put(x, "callee", js(g->opaque[k].callee));
+			put(x, "at", js(g->opaque[k].loc));
+			put(x, "executions", ju(g->opaque[k].executions));
+			json_array_append_new(qs, x);
+		}
+		put(r, "opaque", qs);
+		json_array_append_new(rs, r);
+	}
+	put(o, "regions", rs);
+	return o;
+}
+
 static json_t *header_json(const struct dpa_profile *p)
 {
 	const struct dpa_header *h = &p->hdr;
@@ -321,6 +408,8 @@ static json_t *header_json(const struct dpa_profile *p)
 	put(o, "lost", ju(h->lost));
 	if (p->has_inside)
 		put(o, "inside_samples", ju(p->inside_samples));
+	if (p->has_check)
+		put(o, "check", check_json(p));
 	return o;
 }
 

@@ -38,18 +38,26 @@ void dp_alloc_link(void)
 {
 }
 
+/* Inside a candidate call of a check build (check.c): the block is the call's. */
+static inline void *checked(void *p, size_t n)
+{
+	if (unlikely(dp_ck_on))
+		dp_check_alloc(p, n);
+	return p;
+}
+
 DP_ALLOC_FN void *malloc(size_t n)
 {
 	count(n);
-	return __libc_malloc(n);
+	return checked(__libc_malloc(n), n);
 }
 
 DP_ALLOC_FN void *calloc(size_t nmemb, size_t size)
 {
-	size_t n;
+	size_t n = 0;
 	if (!__builtin_mul_overflow(nmemb, size, &n))
 		count(n);
-	return __libc_calloc(nmemb, size);
+	return checked(__libc_calloc(nmemb, size), n);
 }
 
 /* realloc counts one allocation of the new size, except realloc(p, 0), which frees. */
@@ -57,18 +65,22 @@ DP_ALLOC_FN void *realloc(void *p, size_t n)
 {
 	if (n || !p)
 		count(n);
-	return __libc_realloc(p, n);
+	if (unlikely(dp_ck_on) && p)
+		dp_check_free(p);
+	return checked(__libc_realloc(p, n), n);
 }
 
 DP_ALLOC_FN void free(void *p)
 {
+	if (unlikely(dp_ck_on))
+		dp_check_free(p);
 	__libc_free(p);
 }
 
 DP_ALLOC_FN void *memalign(size_t align, size_t n)
 {
 	count(n);
-	return __libc_memalign(align, n);
+	return checked(__libc_memalign(align, n), n);
 }
 
 DP_ALLOC_FN void *aligned_alloc(size_t align, size_t n)

@@ -530,6 +530,14 @@ bool dp_plugin_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp);
 void dp_plugin_region_pop(struct dp_thread *t, uintptr_t sp);
 
 /* runtime.c: lifecycle. */
+/* check.c: the targeted dependence check (deepprof-cc --deepprof-check) */
+extern __thread unsigned dp_ck_on __attribute__((tls_model("initial-exec")));
+void dp_check_alloc(void *p, size_t n);
+void dp_check_free(void *p);
+uint32_t dp_check_regions(void);
+struct msgpack_packer;
+void dp_check_pack(struct msgpack_packer *pk);
+
 void dp_runtime_init(void);
 struct dp_thread *dp_thread_init(void);
 void dp_thread_end(struct dp_thread *t);

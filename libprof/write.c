@@ -303,7 +303,9 @@ static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, dou
 	/* a sampled profile (record.c) is format 2: readers of 1 know no
 	 * "samples" clock and would show its zero calls as real */
 	bool sampled = dp_rt.sampling;
-	msgpack_pack_map(pk, (split ? 27 : 25) + (sampled ? 3 : 0));
+	/* a check build's findings (check.c), when a candidate call ran */
+	bool check = dp_check_regions() > 0;
+	msgpack_pack_map(pk, (split ? 27 : 25) + (sampled ? 3 : 0) + check);
 	pack_key(pk, "magic");       pack_cstr(pk, "deepprof");
 	pack_key(pk, "version");     msgpack_pack_uint64(pk, sampled ? 2 : 1);
 	pack_key(pk, "min_version"); msgpack_pack_uint64(pk, sampled ? 2 : 1);
@@ -344,6 +346,10 @@ static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, dou
 	pack_key(pk, "bytes_outside");  msgpack_pack_uint64(pk, tot[T_BOUT]);
 	pack_key(pk, "mem_bytes");   msgpack_pack_uint64(pk, tot[T_MEM]);
 	pack_key(pk, "lost");        msgpack_pack_uint64(pk, tot[T_LOST]);
+	if (check) {
+		pack_key(pk, "check");
+		dp_check_pack(pk);
+	}
 	if (!split)
 		return;
 	pack_key(pk, "inside_samples"); msgpack_pack_uint64(pk, DP_LOAD(&dp_split_samples));

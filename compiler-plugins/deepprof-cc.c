@@ -40,7 +40,8 @@ struct opts {
 	const char *use;
 	bool use_instrument;    /* --deepprof-instrument: instrument the use build too */
 	bool remarks;           /* --deepprof-remarks */
-	const char *parallelize;    /* --deepprof-parallelize: safe, none or ids */
+	const char *parallelize;    /* --deepprof-parallelize: safe, checked, none or ids */
+	const char *check;      /* --deepprof-check: feedback files, comma-separated */
 };
 
 static const char *const usage =
@@ -77,8 +78,15 @@ static const char *const usage =
 "                          code for the candidates --deepprof-parallelize picks, a\n"
 "                          remark for each (-fopt-info shows them)\n"
 "  --deepprof-instrument   with --deepprof-use: instrument the use build as well\n"
-"  --deepprof-parallelize=safe|none|ID[,ID...]  which candidates become parallel\n"
-"                          code (default safe; naming ids is consent for others)\n"
+"  --deepprof-parallelize=safe|checked|none|ID[,ID...]  which candidates become\n"
+"                          parallel code (default safe: what GCC proves; checked:\n"
+"                          also what a dependence check found independent;\n"
+"                          naming ids is consent for others, never for a conflict)\n"
+"  --deepprof-check=FILE[,FILE...]  a check build: instrumented, and inside the\n"
+"                          calls of the feedback's candidates every load and store\n"
+"                          is recorded; each run adds its findings (conflicting\n"
+"                          accesses, or none) to Deep.data, which `deepprof\n"
+"                          feedback` folds into the candidates' safety\n"
 "  --deepprof-remarks      with --deepprof-use: print deepprof's remarks only\n"
 "  --deepprof-verbose      print the compiler command before running it\n"
 "  --help                  this text (`gcc --help` for the compiler's options)\n"
@@ -178,7 +186,7 @@ static char *compiler_version(const char *cc)
 /* safe, none, or a comma-separated list of candidate ids (decimal, > 0). */
 static bool parallelize_ok(const char *v)
 {
-	if (!strcmp(v, "safe") || !strcmp(v, "none"))
+	if (!strcmp(v, "safe") || !strcmp(v, "none") || !strcmp(v, "checked"))
 		return true;
 	const char *p = v;
 	for (;;) {
@@ -231,10 +239,39 @@ static void parse_deepprof_opt(struct opts *o, const char *a)
 	} else if (starts(a, "--deepprof-parallelize=")) {
 		o->parallelize = a + 23;
 		if (!parallelize_ok(o->parallelize))
-			die("%s: expected safe, none or candidate ids (1,2,...)", a);
+			die("%s: expected safe, checked, none or candidate ids (1,2,...)", a);
+	} else if (starts(a, "--deepprof-check=")) {
+		o->check = a + 17;
+		if (!*o->check)
+			die("%s: expected --deepprof-check=FEEDBACK[,FEEDBACK...]", a);
 	} else {
 		die("unknown option %s (see deepprof-cc --help)", a);
 	}
+}
+
+/* -fplugin-arg-deepprof-KEY=FILE:FILE... from --deepprof-KEY=FILE,FILE...,
+ * each file checked here. */
+static char *feedback_arg(const char *key, const char *files)
+{
+	char *q = malloc(strlen(files) + 64);
+	if (!q)
+		die("out of memory");
+	char *e = q + sprintf(q, "-fplugin-arg-deepprof-%s=", key);
+	for (const char *f = files; *f;) {
+		size_t len = strcspn(f, ",");
+		char path[PATH_MAX];
+		if (!len || len >= sizeof path)
+			die("--deepprof-%s=%s: an empty or too long file name", key, files);
+		memcpy(path, f, len);
+		path[len] = 0;
+		if (access(path, R_OK) != 0)
+			die("cannot read feedback file %s: %s", path, strerror(errno));
+		if (strchr(path, ':'))
+			die("feedback file %s: a name with ':' cannot be passed to the plugin", path);
+		e += sprintf(e, "%s%s", e[-1] == '=' ? "" : ":", path);
+		f += len + (f[len] == ',');
+	}
+	return q;
 }
 
 /* Options of the compiler that take their value as the next argument. */
@@ -338,6 +375,13 @@ int main(int argc, char **argv)
 	if ((o.remarks || o.parallelize || o.use_instrument) && !o.use)
 		die("%s needs --deepprof-use=FILE", o.remarks ? "--deepprof-remarks" :
 		    o.parallelize ? "--deepprof-parallelize" : "--deepprof-instrument");
+	bool check = o.check && o.mode != MODE_OFF;
+	if (check && o.mode == MODE_CYG)
+		die("--deepprof-check needs the deepprof plugin (GCC %s), not --deepprof-mode=cyg",
+		    DP_GCC_VERSION);
+	if (check && use)
+		die("--deepprof-check and --deepprof-use do not go together: check first, then use "
+		    "the feedback made from the check's profiles");
 	bool instrument = o.inputs && o.mode != MODE_OFF && (!use || o.use_instrument);
 	bool parallel = use && (!o.parallelize || strcmp(o.parallelize, "none"));
 	if (parallel && !o.openmp) {
@@ -345,7 +389,7 @@ int main(int argc, char **argv)
 		args[n++] = "-fopenmp";
 		o.openmp = true;
 	}
-	if (o.inputs && o.mode == MODE_PLUGIN && (instrument || use)) {
+	if (o.inputs && o.mode == MODE_PLUGIN && (instrument || use || check)) {
 		const char *base = strrchr(o.cc, '/') ? strrchr(o.cc, '/') + 1 : o.cc;
 		if (strstr(base, "clang"))
 			die("%s: plugin mode needs GCC %s; use --deepprof-mode=cyg with clang",
@@ -382,27 +426,10 @@ int main(int argc, char **argv)
 			sprintf(q, "-fplugin-arg-deepprof-%s", o.plugin_args[i]);
 			args[n++] = owned[n_owned++] = q;
 		}
+		if (check)
+			args[n++] = owned[n_owned++] = feedback_arg("check", o.check);
 		if (use) {
-			char *q = malloc(strlen(o.use) + 64);
-			if (!q)
-				die("out of memory");
-			char *e = q + sprintf(q, "-fplugin-arg-deepprof-use=");
-			/* FILE,FILE... as the plugin's FILE:FILE..., each checked here */
-			for (const char *f = o.use; *f;) {
-				size_t len = strcspn(f, ",");
-				char path[PATH_MAX];
-				if (!len || len >= sizeof path)
-					die("--deepprof-use=%s: an empty or too long file name", o.use);
-				memcpy(path, f, len);
-				path[len] = 0;
-				if (access(path, R_OK) != 0)
-					die("cannot read feedback file %s: %s", path, strerror(errno));
-				if (strchr(path, ':'))
-					die("feedback file %s: a name with ':' cannot be passed to the plugin", path);
-				e += sprintf(e, "%s%s", e[-1] == '=' ? "" : ":", path);
-				f += len + (f[len] == ',');
-			}
-			args[n++] = owned[n_owned++] = q;
+			args[n++] = owned[n_owned++] = feedback_arg("use", o.use);
 			if (!instrument)
 				args[n++] = "-fplugin-arg-deepprof-instrument=0";
 			if (o.remarks)

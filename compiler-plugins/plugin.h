@@ -48,7 +48,8 @@ struct dp_options {
 	                           without --deepprof-instrument has it off) */
 	const char *use;        /* feedback files, ':'-separated (use.cc), or NULL */
 	bool remarks;           /* also print the use build's remarks on stderr */
-	const char *parallelize;    /* "safe" (default), "none" or candidate ids "1,2" */
+	const char *parallelize;    /* "safe" (default), "checked", "none" or candidate ids "1,2" */
+	const char *check;      /* the check build's feedback files, ':'-separated (check.cc), or NULL */
 };
 extern struct dp_options dp_opt;
 
@@ -92,6 +93,7 @@ enum dp_root {
 	DPR_CUR,                /* abi=2: the thread-local dp_cur */
 	DPR_GUARD, DPR_DEPTH,   /* parallel.cc: __deepprof_guard, __deepprof_depth */
 	DPR_IN_PARALLEL, DPR_MAX_THREADS,   /* parallel.cc: omp_in_parallel, omp_get_max_threads */
+	DPR_CHK_BEGIN, DPR_CHK_END, DPR_CHK_RD, DPR_CHK_WR, DPR_CHK_CALL,  /* check.cc */
 	DPR_N
 };
 extern tree dp_roots[DPR_N];
@@ -152,8 +154,17 @@ void dp_par_note(tree fndecl);          /* PRE_GENERICIZE, every function: its t
  * dp_finish_clone gives it to the call graph. */
 tree dp_clone_fn(tree fndecl, const char *suffix, tree extra, const char **why);
 void dp_finish_clone(tree fndecl, tree clone);
+/* The calls of candidate c in fndecl's GENERIC body (slots[c->n_calls]),
+ * found by line, column and callee; *twice when one matched two places. */
+unsigned dp_find_cand_calls(tree fndecl, const struct dpu_cand *c, tree **slots, bool *twice);
 void dp_par_remarks(function *fun, vec<gimple *> &calls, const struct dpu_cand *c);
 opt_pass *dp_make_guard_pass(gcc::context *ctxt, bool analysed);
+
+/* check.cc: the check build (dp_opt.check) */
+bool dp_check_init(void);               /* read the feedback files (errors reported) */
+void dp_check_genericize(void *gcc_data, void *user_data);   /* PLUGIN_PRE_GENERICIZE */
+bool dp_check_is_hook(tree fndecl);
+opt_pass *dp_make_check_pass(gcc::context *ctxt);
 
 /* progrep.cc: FNV-1a of the lines from..to of file (the function checksum
  * of progrep records and feedback places); 0 when unreadable */

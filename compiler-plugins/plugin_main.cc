@@ -12,7 +12,7 @@ int plugin_is_GPL_compatible;
 
 /* abi 2 (the inline fast path) is the default; calls=surviving selects abi 1
  * unless abi is given (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, 2, NULL, true, NULL, false, "safe" };
+struct dp_options dp_opt = { true, true, false, true, false, 2, NULL, true, NULL, false, "safe", NULL };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -148,10 +148,17 @@ static bool parse_args(const struct plugin_name_args *info)
 				continue;
 			}
 			dp_opt.parallelize = a->value;
+		} else if (!strcmp(a->key, "check")) {
+			if (!a->value || !*a->value) {
+				error("deepprof plugin: %<-fplugin-arg-deepprof-check%> needs feedback files");
+				ok = false;
+				continue;
+			}
+			dp_opt.check = a->value;
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
 			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, instrument, "
-			      "use, remarks, parallelize)", a->key);
+			      "use, remarks, parallelize, check)", a->key);
 			ok = false;
 		}
 	}
@@ -195,6 +202,23 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	inst.ref_pass_instance_number = 1;
 	inst.pos_op = PASS_POS_INSERT_AFTER;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &inst);
+
+	/* the check build's pass right before the instrumentation pass (each
+	 * insertion after "cfg" goes before the passes already there): the
+	 * instrumentation's own inline code is not the program's memory
+	 * accesses, and it takes the check's hooks for what they are */
+	if (dp_opt.check) {
+		if (!dp_check_init())
+			return 0;
+		struct register_pass_info ck;
+		ck.pass = dp_make_check_pass(g);
+		ck.reference_pass_name = "cfg";
+		ck.ref_pass_instance_number = 1;
+		ck.pos_op = PASS_POS_INSERT_AFTER;
+		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ck);
+		register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_check_genericize, NULL);
+	}
+
 
 	struct register_pass_info pr;
 	pr.pass = dp_make_progrep_pass(g);

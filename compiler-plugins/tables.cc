@@ -250,7 +250,7 @@ bool dp_is_hook(tree fndecl)
 	if (fndecl == dp_roots[DPR_GUARD] || fndecl == dp_roots[DPR_IN_PARALLEL] ||
 	    fndecl == dp_roots[DPR_MAX_THREADS])
 		return true;
-	return false;
+	return dp_check_is_hook(fndecl);
 }
 
 /* ================= finishing the tables ================= */

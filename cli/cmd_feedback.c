@@ -635,42 +635,105 @@ static void print_place(FILE *f, const struct dpf_place *p)
 	fprintf(f, "%s (%s:%u)", or_q(p->fn), p->file ? dpa_basename(p->file) : "?", p->line);
 }
 
-/* The accepted candidates, one line each, after a file was written. */
+/* "checked on 3 inputs (41 executions), not proved" and the like. */
+static void safety_words(FILE *f, const struct dpf_candidate *c)
+{
+	switch (c->safety) {
+	case DPF_SAFE:
+		fprintf(f, "safe");
+		break;
+	case DPF_CHECKED:
+		fprintf(f, "checked on %u input%s (%llu execution%s), not proved", c->check_inputs,
+			c->check_inputs == 1 ? "" : "s", (unsigned long long)c->check_executions,
+			c->check_executions == 1 ? "" : "s");
+		break;
+	case DPF_CONFLICT:
+		fprintf(f, "conflict");
+		break;
+	default:
+		if (c->safety_why && !strncmp(c->safety_why, "the dependence check", 20))
+			fprintf(f, "needs a check: %s", c->safety_why + 4);
+		else
+			fprintf(f, "needs a check (deepprof-cc --deepprof-check)");
+		break;
+	}
+}
+
+/* One candidate's line: where, what, the estimate, its safety. */
+static void print_cand(FILE *f, const struct dpf_candidate *c)
+{
+	fprintf(f, "  #%u in ", c->id);
+	print_place(f, &c->proc);
+	if (c->context)
+		fprintf(f, " called from %s", c->context);
+	fprintf(f, ": run ");
+	for (uint32_t k = 0; k < c->n_calls; k++)
+		fprintf(f, "%s%s() (line %u)", k == 0 ? "" : k + 1 == c->n_calls ? " and " : ", ",
+			or_q(c->calls[k].callee), c->calls[k].at.line);
+	fprintf(f, " as %u parallel tasks: the region %.2fx faster, the program %.2fx",
+		c->n_tasks, c->speedup, c->program_speedup);
+	if (c->n_inputs_seen > 1)
+		fprintf(f, " (%.2fx to %.2fx over %u inputs)", c->speedup_min, c->speedup_max,
+			c->n_inputs_seen);
+	fprintf(f, "; ");
+	safety_words(f, c);
+	fprintf(f, "\n");
+}
+
+/*
+ * After a file was written: the accepted candidates that are safe or
+ * checked ("recommended"), the accepted ones whose memory effects nobody
+ * checked ("needs a check"), and those a check found in conflict.
+ */
 static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *out)
 {
-	uint32_t acc = 0;
+	uint32_t rec = 0, need = 0, confl = 0;
 
-	for (uint32_t i = 0; i < fb->n_cand; i++)
-		acc += fb->cand[i].verdict == DPF_ACCEPTED;
-	fprintf(f, "feedback: wrote %s: %u candidate%s (%u recommended), %u variable use%s, "
-		"%u recursive clique%s, %u hot/cold entr%s\n", out, fb->n_cand,
-		fb->n_cand == 1 ? "" : "s", acc, fb->n_var_use, fb->n_var_use == 1 ? "" : "s",
-		fb->n_rec, fb->n_rec == 1 ? "" : "s", fb->n_hot, fb->n_hot == 1 ? "y" : "ies");
-	if (!acc) {
-		fprintf(f, "no parallelism is recommended.\n");
-		return;
-	}
-	fprintf(f, "recommended:\n");
 	for (uint32_t i = 0; i < fb->n_cand; i++) {
 		const struct dpf_candidate *c = &fb->cand[i];
 
-		if (c->verdict != DPF_ACCEPTED)
-			continue;
-		fprintf(f, "  #%u in ", c->id);
-		print_place(f, &c->proc);
-		if (c->context)
-			fprintf(f, " called from %s", c->context);
-		fprintf(f, ": run ");
-		for (uint32_t k = 0; k < c->n_calls; k++)
-			fprintf(f, "%s%s() (line %u)", k == 0 ? "" : k + 1 == c->n_calls ? " and " : ", ",
-				or_q(c->calls[k].callee), c->calls[k].at.line);
-		fprintf(f, " as %u parallel tasks: the region %.2fx faster, the program %.2fx",
-			c->n_tasks, c->speedup, c->program_speedup);
-		if (c->n_inputs_seen > 1)
-			fprintf(f, " (%.2fx to %.2fx over %u inputs)", c->speedup_min, c->speedup_max,
-				c->n_inputs_seen);
-		fprintf(f, "; %s\n", c->safety == DPF_SAFE ? "safe" :
-			"memory effects unknown: check by hand");
+		if (c->safety == DPF_CONFLICT)
+			confl++;
+		else if (c->verdict == DPF_ACCEPTED && (c->safety == DPF_SAFE || c->safety == DPF_CHECKED))
+			rec++;
+		else if (c->verdict == DPF_ACCEPTED)
+			need++;
+	}
+	fprintf(f, "feedback: wrote %s: %u candidate%s (%u recommended, %u needing a check), "
+		"%u variable use%s, %u recursive clique%s, %u hot/cold entr%s\n", out, fb->n_cand,
+		fb->n_cand == 1 ? "" : "s", rec, need, fb->n_var_use, fb->n_var_use == 1 ? "" : "s",
+		fb->n_rec, fb->n_rec == 1 ? "" : "s", fb->n_hot, fb->n_hot == 1 ? "y" : "ies");
+	if (!rec)
+		fprintf(f, "no parallelism is recommended.\n");
+	else
+		fprintf(f, "recommended:\n");
+	for (uint32_t i = 0; i < fb->n_cand; i++) {
+		const struct dpf_candidate *c = &fb->cand[i];
+
+		if (c->verdict == DPF_ACCEPTED && (c->safety == DPF_SAFE || c->safety == DPF_CHECKED))
+			print_cand(f, c);
+	}
+	if (need) {
+		fprintf(f, "needs a check (memory effects unknown; build with deepprof-cc "
+			"--deepprof-check=%s and run it):\n", out);
+		for (uint32_t i = 0; i < fb->n_cand; i++) {
+			const struct dpf_candidate *c = &fb->cand[i];
+
+			if (c->verdict == DPF_ACCEPTED && c->safety == DPF_UNKNOWN_MEMORY)
+				print_cand(f, c);
+		}
+	}
+	if (confl) {
+		fprintf(f, "conflicts (never parallel):\n");
+		for (uint32_t i = 0; i < fb->n_cand; i++) {
+			const struct dpf_candidate *c = &fb->cand[i];
+
+			if (c->safety != DPF_CONFLICT)
+				continue;
+			fprintf(f, "  #%u in ", c->id);
+			print_place(f, &c->proc);
+			fprintf(f, ": %s\n", c->safety_why ? c->safety_why : "a conflict");
+		}
 	}
 }
 
@@ -772,9 +835,9 @@ static void explain(FILE *f, const struct dpf_feedback *fb, const struct dpf_can
 		fprintf(f, "Over the %u inputs that have it: speedup min %.3fx, median %.3fx, "
 			"max %.3fx.\n", c->n_inputs_seen, c->speedup_min, c->speedup_median,
 			c->speedup_max);
-	fprintf(f, "Safety: %s — %s.\n", c->safety == DPF_SAFE ? "safe" :
-		"memory effects unknown",
-		c->safety_why ? c->safety_why : "no reason recorded");
+	fprintf(f, "Safety: ");
+	safety_words(f, c);
+	fprintf(f, " — %s.\n", c->safety_why ? c->safety_why : "no reason recorded");
 	fprintf(f, "Verdict: %s — %s.\n", dpf_verdict_name(c->verdict),
 		c->verdict_why ? c->verdict_why : "no reason recorded");
 }

@@ -4,6 +4,8 @@
  * partition into tasks (par_cost.c) and a verdict for each
  * (schemas/feedback-model.md). Part of deepprof's feedback library. MIT licence.
  */
+#include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +253,151 @@ static double frac_of(struct dpf_ctx *c, const struct view *v, const struct rcal
 	return f;
 }
 
+/* ---- the dependence check (deepprof-cc --deepprof-check) ---- */
+
+/* The check's findings for the calls rc[0 .. n) of view v: the region of
+ * the profile's "check" entry that holds every one of them (by line,
+ * column and callee in the same function and file) and ran, with idx[i]
+ * its index of call i; NULL when there is none. */
+static const struct dpa_check_region *check_of(const struct dpf_ctx *c, const struct view *v,
+					       const struct rcall *rc, uint32_t n, uint32_t *idx)
+{
+	const struct dpa_profile *p = c->p;
+
+	if (!p->n_check || !v->f.fn || !v->f.fn->name)
+		return NULL;
+	for (uint32_t g = 0; g < p->n_check; g++) {
+		const struct dpa_check_region *r = &p->check[g];
+		bool all = true;
+
+		if (!r->executions || strcmp(r->fn, v->f.fn->name) ||
+		    strcmp(dpa_basename(r->file), dpa_basename(v->f.fn->file ? v->f.fn->file : "")))
+			continue;
+		for (uint32_t i = 0; i < n && all; i++) {
+			const struct dpa_pr_call *x = rc[i].call;
+			uint32_t k = 0;
+
+			if (!x || !x->callee)
+				all = false;
+			for (; all && k < r->n_calls; k++)
+				if (r->calls[k].line == x->line && r->calls[k].col == x->col &&
+				    !strcmp(r->calls[k].callee, x->callee))
+					break;
+			if (all && k == r->n_calls)
+				all = false;
+			if (all)
+				idx[i] = k;
+		}
+		if (all)
+			return r;
+	}
+	return NULL;
+}
+
+/* "file:line" of a check place "file:line:col". */
+static void short_loc(const char *loc, char *b, size_t n)
+{
+	const char *col = strrchr(loc, ':');
+
+	snprintf(b, n, "%.*s", col ? (int)(col - loc) : (int)strlen(loc), loc);
+}
+
+/* A conflict in words: "sort() (call 1) writes a at m.c:12 and merge() (call
+ * 3) reads it at m.c:30". */
+static void conflict_words(const struct dpa_check_conflict *x, const struct rcall *rc, uint32_t i,
+			   uint32_t j, char *b, size_t n)
+{
+	char li[256], lj[256];
+	const char *var = *x->var_i ? x->var_i : *x->var_j ? x->var_j : NULL;
+	bool wi = strncmp(x->kind, "read", 4) != 0, wj = strcmp(x->kind, "write-read") != 0;
+	char what[300];
+
+	short_loc(x->loc_i, li, sizeof(li));
+	short_loc(x->loc_j, lj, sizeof(lj));
+	if (var)
+		snprintf(what, sizeof(what), "%s", var);
+	else
+		snprintf(what, sizeof(what), "%" PRIu64 " bytes", x->size);
+	snprintf(b, n, "%.100s() (call %u) %s %.100s at %.120s and %.100s() (call %u) %s %s at %.120s",
+		 rc[i].call->callee,
+		 i + 1, wi ? "writes" : "reads", what, li, rc[j].call->callee, j + 1,
+		 wj ? "writes" : "reads", var ? "it" : "them", lj);
+}
+
+/*
+ * The best sub-span [*a, *b] of the checked calls rc[0 .. span) and its
+ * partition, where calls the check saw touch the same memory share a task
+ * (conflicting calls left before or after the sub-span run there, in
+ * order). pb carries the costs and overheads; res->task must hold span
+ * entries. Returns 1 with *a, *b and res filled, 0 when every split
+ * separates a conflict, -1 out of memory.
+ */
+static int check_partition(const struct dpf_pc_problem *pb0, const bool *conf, uint32_t span,
+			   uint32_t *a_out, uint32_t *b_out, struct dpf_pc_result *res)
+{
+	uint32_t group[span], best_task[span];
+	double best = DBL_MAX;
+	int found = 0;
+	struct dpf_pc_result best_res;
+
+	for (uint32_t a = 0; a + 1 < span; a++)
+		for (uint32_t b = a + 1; b < span; b++) {
+			struct dpf_pc_problem pb = *pb0;
+			struct dpf_pc_result r = { .task = best_task + 0 };
+			uint32_t n = b - a + 1, ng = 0, t[span];
+			double v;
+
+			/* the groups: components of the conflict graph on [a, b] */
+			for (uint32_t i = 0; i < n; i++)
+				group[i] = UINT32_MAX;
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t stack[span], sp = 0;
+
+				if (group[i] != UINT32_MAX)
+					continue;
+				group[i] = ng;
+				stack[sp++] = i;
+				while (sp) {
+					uint32_t x = stack[--sp];
+
+					for (uint32_t y = 0; y < n; y++)
+						if (group[y] == UINT32_MAX && conf[(a + x) * span + a + y]) {
+							group[y] = ng;
+							stack[sp++] = y;
+						}
+				}
+				ng++;
+			}
+			if (ng < 2)
+				continue;
+			pb.n = n;
+			pb.cost = pb0->cost + a;
+			for (uint32_t i = 0; i < a; i++)
+				pb.before += pb0->cost[i];
+			for (uint32_t i = b + 1; i < span; i++)
+				pb.after += pb0->cost[i];
+			r.task = t;
+			if (dpf_pc_search_groups(&pb, group, ng, &r) < 0)
+				return -1;
+			v = r.par;
+			if (r.n_tasks >= 2 && v < best) {
+				best = v;
+				*a_out = a;
+				*b_out = b;
+				best_res = r;
+				memcpy(res->task, t, n * sizeof(*t));
+				found = 1;
+			}
+		}
+	if (found) {
+		uint32_t *keep = res->task;
+
+		*res = best_res;
+		res->task = keep;
+	}
+	return found;
+}
+
 /*
  * Evaluate the region rc[0 .. n) of view v and add it to cs when it is a
  * candidate (two or more costly calls) or a listed rejection (too cheap, but
@@ -276,8 +423,12 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	uint32_t *task = NULL;
 	bool too_cheap, safe = true;
 	const char *unsafe_call = NULL, *disjoint_var = NULL;
-	char why[512];
+	char why[512], cwhy[700] = "";
 	int rc_ = -1;
+	/* the dependence check */
+	const struct dpa_check_opaque *opaque = NULL;
+	bool checked = false, conflict = false;
+	uint64_t check_execs = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		if (rc[i].calls > execs)
@@ -371,7 +522,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 						continue;
 					{
 						struct dpf_pc_dep x = { i, j, sc[i], 0 };
-						struct dpf_dep fx = { i, j, NULL, 1, 0, false };
+						struct dpf_dep fx = { i, j, NULL, 1, 0, false, false };
 						bool kn;
 						char nb[300];
 
@@ -415,7 +566,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 						{
 							struct dpf_pc_dep x = { i, j, 0, 0 };
 							struct dpf_dep fx = { i, j, object_name(c, src), 1, 0,
-										 false };
+										 false, true };
 							bool k1, k2;
 
 							if (!fx.var)
@@ -423,6 +574,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 							fx.produced = frac_of(c, v, &rc[i], b, DPF_PRODUCED, &k1);
 							fx.consumed = frac_of(c, v, &rc[j], a, DPF_CONSUMED, &k2);
 							fx.known = k1 && k2 && wi == DPF_WRITES;
+							fx.memory = true;
 							x.produce = fx.produced * sc[i];
 							x.consume = fx.consumed * sc[j];
 							if (add_dep(&deps, &fdeps, &n_deps, &cap_deps, &x, &fx) < 0)
@@ -454,7 +606,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 						continue;
 					{
 						struct dpf_pc_dep x = { i, j, 0, 0 };
-						struct dpf_dep fx = { i, j, object_name(c, obj), 1, 0, false };
+						struct dpf_dep fx = { i, j, object_name(c, obj), 1, 0, false, true };
 						bool k1, k2;
 
 						if (!fx.var)
@@ -474,6 +626,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 							fx.produced = frac_of(c, v, &rc[i], b, DPF_PRODUCED, &k1);
 							fx.consumed = frac_of(c, v, &rc[j], a, DPF_CONSUMED, &k2);
 							fx.known = k1 && k2 && wi == DPF_WRITES;
+							fx.memory = true;
 							x.produce = fx.produced * sc[i];
 							x.consume = fx.consumed * sc[j];
 							if (add_dep(&deps, &fdeps, &n_deps, &cap_deps, &x, &fx) < 0)
@@ -516,6 +669,105 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	res.task = task;
 	if (dpf_pc_search(&pb, &res) < 0)
 		goto oom;
+
+	/* ---- the dependence check's findings, where the calls are not proved
+	 * independent: a conflict keeps two calls in one task (or one of them
+	 * out of the region); what it never saw is `checked` ---- */
+	if (!(safe && !n_confl) && rc[0].call) {
+		uint32_t cidx[span];
+		const struct dpa_check_region *chk = check_of(c, v, rc, span, cidx);
+
+		for (uint32_t q = 0; chk && q < chk->n_opaque && !opaque; q++)
+			for (uint32_t i = 0; i < span; i++)
+				if (chk->opaque[q].k == cidx[i]) {
+					opaque = &chk->opaque[q];
+					break;
+				}
+		if (chk && !opaque) {
+			const struct dpa_check_conflict *first_x = NULL;
+			uint32_t fi = 0, fj = 0, a = 0, b = span - 1;
+			bool *conf = calloc((size_t)span * span, sizeof(*conf));
+
+			if (!conf)
+				goto oom;
+			for (uint32_t q = 0; q < chk->n_conflicts; q++) {
+				const struct dpa_check_conflict *x = &chk->conflicts[q];
+
+				for (uint32_t i = 0; i < span; i++)
+					for (uint32_t j = i + 1; j < span; j++)
+						if (cidx[i] == x->i && cidx[j] == x->j) {
+							conf[i * span + j] = conf[j * span + i] = true;
+							if (!first_x || i < fi || (i == fi && j < fj)) {
+								first_x = x;
+								fi = i;
+								fj = j;
+							}
+						}
+			}
+			check_execs = chk->executions;
+			/* what the representation feared through memory, the check
+			 * saw or not: only values passed stay dependences */
+			{
+				uint32_t o = 0;
+
+				for (uint32_t e = 0; e < n_deps; e++)
+					if (!fdeps[e].memory) {
+						deps[o] = deps[e];
+						fdeps[o++] = fdeps[e];
+					}
+				n_deps = o;
+				pb.n_deps = n_deps;
+			}
+			if (first_x)
+				conflict_words(first_x, rc, fi, fj, cwhy, sizeof(cwhy));
+			if (!n_deps) {
+				int got = check_partition(&pb, conf, span, &a, &b, &res);
+
+				if (got < 0) {
+					free(conf);
+					goto oom;
+				}
+				if (got) {
+					checked = true;
+					for (uint32_t i = 0; i < a; i++)
+						before += sc[i];
+					for (uint32_t i = b + 1; i < span; i++)
+						after += sc[i];
+					first += a;
+					rc += a;
+					sc += a;
+					span = b - a + 1;
+					n_confl = 0;    /* the check saw what the representation feared */
+				} else {
+					conflict = true;
+				}
+			} else {
+				/* values pass between the calls: the contiguous search,
+				 * with the conflicts as pairs that stay in one task */
+				n_confl = 0;
+				for (uint32_t i = 0; i < span; i++)
+					for (uint32_t j = i + 1; j < span; j++)
+						if (conf[i * span + j]) {
+							struct dpf_pc_dep x = { i, j, 0, 0 };
+							struct dpf_dep fx = { i, j, "memory", 1, 0, false, true };
+
+							if (add_dep(&confl, &fconfl, &n_confl, &cap_confl, &x, &fx) < 0) {
+								free(conf);
+								goto oom;
+							}
+						}
+				pb.n_conflicts = n_confl;
+				pb.conflicts = confl;
+				if (dpf_pc_search(&pb, &res) < 0) {
+					free(conf);
+					goto oom;
+				}
+				checked = res.cut_allowed;
+				conflict = !res.cut_allowed;
+			}
+			free(conf);
+		}
+	}
 	/* a divide-and-conquer split with a cut-off: the recursion's model
 	 * (recursion_patterns.c) says what spawning down to the cut-off saves per entry,
 	 * which is more than one top-level split (it balances unequal halves
@@ -590,7 +842,26 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	k->n_inputs_seen = 1;
 	k->speedup_min = k->speedup_median = k->speedup_max = k->speedup;
 
-	if (!rc[0].call) {
+	k->check_inputs = checked || conflict;
+	k->check_executions = checked || conflict ? check_execs : 0;
+	if (rc[0].call && !(safe && !n_confl) && conflict) {
+		k->safety = DPF_CONFLICT;
+		snprintf(why, sizeof(why), "the dependence check saw %s: no split keeps such calls "
+			 "in one task", cwhy);
+		if (!(k->safety_why = dpf_strdup(fb, why)))
+			goto oom;
+	} else if (rc[0].call && !(safe && !n_confl) && checked) {
+		k->safety = DPF_CHECKED;
+		if (cwhy[0])
+			snprintf(why, sizeof(why), "the dependence check saw no conflict between the "
+				 "tasks (not proved); calls that touch the same memory share a task or run "
+				 "outside the region, e.g. %s", cwhy);
+		else
+			snprintf(why, sizeof(why), "the dependence check saw no conflict between the "
+				 "calls (not proved)");
+		if (!(k->safety_why = dpf_strdup(fb, why)))
+			goto oom;
+	} else if (!rc[0].call) {
 		k->safety = DPF_UNKNOWN_MEMORY;
 		k->safety_why = "no program representation: data dependences and memory effects "
 				"are unknown (a hint for a person)";
@@ -616,6 +887,15 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 		if (!(k->safety_why = dpf_strdup(fb, why)))
 			goto oom;
 	}
+	if (opaque && k->safety == DPF_UNKNOWN_MEMORY) {
+		char at[256];
+
+		short_loc(opaque->loc, at, sizeof(at));
+		snprintf(why, sizeof(why), "the dependence check cannot see into %s() (called at %s, "
+			 "compiled without --deepprof-check): the calls are not checked", opaque->callee, at);
+		if (!(k->safety_why = dpf_strdup(fb, why)))
+			goto oom;
+	}
 
 	if (too_cheap) {
 		k->verdict = DPF_TOO_CHEAP;
@@ -627,6 +907,9 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 			snprintf(why, sizeof(why),
 				 "its procedure costs %.0f ns per call, under the procedure threshold "
 				 "(%.0f ns)", v->mean * fb->ns_per_unit, c->proc_thr * fb->ns_per_unit);
+	} else if (k->safety == DPF_CONFLICT) {
+		k->verdict = DPF_UNSAFE;
+		snprintf(why, sizeof(why), "the dependence check saw %s", cwhy);
 	} else if (!res.cut_allowed) {
 		k->verdict = DPF_UNSAFE;
 		snprintf(why, sizeof(why),

@@ -210,6 +210,43 @@ static int settle(struct group *g, const struct dpf_feedback *in)
 			break;
 		}
 	g->c = in[g->m[rep][0]].cand[g->m[rep][1]];
+	/* the dependence check over the inputs: a conflict seen on one is a
+	 * conflict; else checked on the inputs whose check covered it */
+	{
+		uint32_t checked = 0, conflict = UINT32_MAX;
+		uint64_t execs = 0;
+
+		for (uint32_t k = 0; k < g->n; k++) {
+			const struct dpf_candidate *x = &in[g->m[k][0]].cand[g->m[k][1]];
+
+			if (x->safety == DPF_CONFLICT && conflict == UINT32_MAX)
+				conflict = k;
+			if (x->safety == DPF_CHECKED || x->safety == DPF_CONFLICT) {
+				checked += x->check_inputs;
+				execs += x->check_executions;
+			}
+		}
+		if (conflict != UINT32_MAX && g->c.safety != DPF_CONFLICT) {
+			const struct dpf_candidate *x = &in[g->m[conflict][0]].cand[g->m[conflict][1]];
+
+			g->c.safety = x->safety;
+			g->c.safety_why = x->safety_why;
+			g->c.verdict = x->verdict;
+			g->c.verdict_why = x->verdict_why;
+		} else if (conflict == UINT32_MAX && checked && g->c.safety == DPF_UNKNOWN_MEMORY) {
+			for (uint32_t k = 0; k < g->n; k++) {
+				const struct dpf_candidate *x = &in[g->m[k][0]].cand[g->m[k][1]];
+
+				if (x->safety == DPF_CHECKED) {
+					g->c.safety = x->safety;
+					g->c.safety_why = x->safety_why;
+					break;
+				}
+			}
+		}
+		g->c.check_inputs = checked;
+		g->c.check_executions = execs;
+	}
 	g->c.n_inputs_seen = g->n;
 	g->c.speedup_min = s[0];
 	g->c.speedup_median = median;

@@ -201,7 +201,13 @@ struct dpf_var_use {
 enum dpf_safety {
 	DPF_SAFE,            /* registers and locals independent, memory proven
 				 * disjoint (const/pure callees, distinct locals) */
-	DPF_UNKNOWN_MEMORY   /* memory effects unknown: a hint for a person */
+	DPF_UNKNOWN_MEMORY,  /* memory effects unknown: needs a check */
+	DPF_CHECKED,         /* a dependence check (deepprof-cc --deepprof-check)
+				 * saw no conflict between the tasks on
+				 * check_inputs inputs: not proved */
+	DPF_CONFLICT,        /* the check saw the calls touch the same memory
+				 * in every split: never parallel */
+	DPF_NSAFETY
 };
 enum dpf_verdict {
 	DPF_ACCEPTED,
@@ -226,6 +232,8 @@ struct dpf_dep {
 	double produced, consumed;  /* as fractions of the producer's and the
 				     * consumer's cost */
 	bool known;             /* false: pessimistic */
+	bool memory;            /* through memory the calls point to (not written to
+				 * the feedback file): a dependence check supersedes it */
 };
 
 struct dpf_candidate {
@@ -241,6 +249,10 @@ struct dpf_candidate {
 	struct dpf_dep *deps;
 	uint8_t safety;         /* enum dpf_safety */
 	const char *safety_why;
+	/* the dependence check: inputs (profiles) whose check covered the
+	 * calls, and the region's executions checked over them */
+	uint32_t check_inputs;
+	uint64_t check_executions;
 	uint8_t verdict;        /* enum dpf_verdict */
 	const char *verdict_why;
 	uint32_t partitions_tried;

@@ -222,6 +222,8 @@ static json_t *candidate_json(struct wr *w, const struct dpf_candidate *c)
 	put(w, o, "deps", deps);
 	put(w, o, "safety", json_string(dpf_safety_name(c->safety)));
 	put(w, o, "safety_why", jstr(c->safety_why));
+	put(w, o, "check_inputs", jint(c->check_inputs));
+	put(w, o, "check_executions", jint(c->check_executions));
 	put(w, o, "verdict", json_string(dpf_verdict_name(c->verdict)));
 	put(w, o, "verdict_why", jstr(c->verdict_why));
 	put(w, o, "partitions_tried", jint(c->partitions_tried));
@@ -741,8 +743,13 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpf_candidate *
 		d->known = get_bool(r, x, "known");
 	}
 	r->where[n] = 0;
-	c->safety = (uint8_t)get_enum(r, e, "safety", safety_n, 2);
+	c->safety = (uint8_t)get_enum(r, e, "safety", safety_n, DPF_NSAFETY);
 	c->safety_why = get_str(r, e, "safety_why", true);
+	/* the dependence check's counts: absent in files written before it */
+	if (json_object_get(e, "check_inputs"))
+		c->check_inputs = (uint32_t)get_uint(r, e, "check_inputs", UINT32_MAX);
+	if (json_object_get(e, "check_executions"))
+		c->check_executions = get_uint(r, e, "check_executions", INT64_MAX);
 	c->verdict = (uint8_t)get_enum(r, e, "verdict", verdict_n, DPF_NVERDICTS);
 	c->verdict_why = get_str(r, e, "verdict_why", true);
 	c->partitions_tried = (uint32_t)get_uint(r, e, "partitions_tried", UINT32_MAX);

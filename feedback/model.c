@@ -139,7 +139,8 @@ const char *dpf_use_name(enum dpf_use u)
 
 const char *dpf_safety_name(enum dpf_safety s)
 {
-	return s == DPF_SAFE ? "safe" : s == DPF_UNKNOWN_MEMORY ? "unknown_memory" : "?";
+	return s == DPF_SAFE ? "safe" : s == DPF_UNKNOWN_MEMORY ? "unknown_memory" :
+	       s == DPF_CHECKED ? "checked" : s == DPF_CONFLICT ? "conflict" : "?";
 }
 
 const char *dpf_verdict_name(enum dpf_verdict v)

@@ -354,3 +354,123 @@ int dpf_pc_search(const struct dpf_pc_problem *pb, struct dpf_pc_result *res)
 	free(s.task);
 	return 0;
 }
+
+/* ================================================================
+ * Groups: calls that must share a task, in any arrangement
+ * ================================================================ */
+
+/* The time of an assignment of groups to k tasks (no dependences): each
+ * task runs its calls in source order; task 0 after spawning the others,
+ * task t from t * spawn_delay. */
+static double eval_groups(const struct dpf_pc_problem *pb, const uint32_t *group,
+			  const uint32_t *task_of_group, uint32_t k, bool ideal)
+{
+	const struct dpf_overheads *ov = &pb->ov;
+	double sum[64] = { 0 }, latest = 0;
+
+	for (uint32_t i = 0; i < pb->n; i++)
+		sum[task_of_group[group[i]]] += pb->cost[i];
+	if (k <= 1)
+		return pb->before + sum[0] + pb->after;
+	for (uint32_t t = 0; t < k; t++) {
+		double start = ideal ? 0 : t == 0 ? (k - 1) * ov->spawn_cost : t * ov->spawn_delay;
+
+		if (start + sum[t] > latest)
+			latest = start + sum[t];
+	}
+	return pb->before + latest + (ideal ? 0 : ov->barrier_cost) + pb->after;
+}
+
+int dpf_pc_search_groups(const struct dpf_pc_problem *pb, const uint32_t *group, uint32_t n_groups,
+			 struct dpf_pc_result *res)
+{
+	uint32_t kmax = pb->max_tasks < n_groups ? pb->max_tasks : n_groups;
+	uint32_t *a = calloc(n_groups + 1, sizeof(*a)), *best = calloc(n_groups + 1, sizeof(*best));
+	double best_v = DBL_MAX, best_ideal;
+	uint32_t best_k = 1;
+
+	if (!a || !best) {
+		free(a);
+		free(best);
+		return -1;
+	}
+	if (kmax > 64)
+		kmax = 64;
+	res->tried = 0;
+	res->complete = true;
+	res->seq = eval_groups(pb, group, a, 1, false);
+	best_ideal = res->seq;
+	res->cut_allowed = n_groups >= 2 && kmax >= 2;
+	/* restricted growth strings: group 0 in task 0, each next group in a
+	 * task already used or the next new one, at most kmax tasks */
+	if (res->cut_allowed) {
+		for (;;) {
+			uint32_t k = 0;
+
+			for (uint32_t g = 0; g < n_groups; g++)
+				if (a[g] + 1 > k)
+					k = a[g] + 1;
+			if (k >= 2) {
+				double v = eval_groups(pb, group, a, k, false);
+				double vi = eval_groups(pb, group, a, k, true);
+
+				res->tried++;
+				if (vi < best_ideal)
+					best_ideal = vi;
+				if (v < best_v) {
+					best_v = v;
+					best_k = k;
+					memcpy(best, a, n_groups * sizeof(*a));
+				}
+			}
+			if (res->tried >= pb->budget) {
+				res->complete = false;
+				break;
+			}
+			/* next string */
+			int g = (int)n_groups - 1;
+
+			for (; g > 0; g--) {
+				uint32_t m = 0;
+
+				for (int h = 0; h < g; h++)
+					if (a[h] + 1 > m)
+						m = a[h] + 1;
+				if (a[g] < m && a[g] + 1 < kmax) {
+					a[g]++;
+					for (uint32_t h = (uint32_t)g + 1; h < n_groups; h++)
+						a[h] = 0;
+					break;
+				}
+			}
+			if (g <= 0)
+				break;
+		}
+	}
+	res->n_tasks = 1;
+	res->par = res->seq;
+	res->overhead = 0;
+	for (uint32_t i = 0; i < pb->n; i++)
+		res->task[i] = 0;
+	if (best_v < DBL_MAX) {
+		/* tasks renumbered by first call, so call 0 is in task 0 */
+		uint32_t map[64], next = 0;
+
+		for (uint32_t t = 0; t < 64; t++)
+			map[t] = UINT32_MAX;
+		for (uint32_t i = 0; i < pb->n; i++) {
+			uint32_t t = best[group[i]];
+
+			if (map[t] == UINT32_MAX)
+				map[t] = next++;
+			res->task[i] = map[t];
+		}
+		res->n_tasks = best_k;
+		res->par = best_v;
+		res->overhead = best_v - eval_groups(pb, group, best, best_k, true);
+	}
+	res->ideal = best_ideal;
+	free(a);
+	free(best);
+	return 0;
+}

@@ -80,4 +80,15 @@ double dpf_pc_eval(const struct dpf_pc_problem *pb, const uint32_t *task, bool i
  */
 int dpf_pc_search(const struct dpf_pc_problem *pb, struct dpf_pc_result *res);
 
+/*
+ * The best assignment of groups to at most max_tasks tasks, in any
+ * arrangement (not only contiguous runs): group[i] (< n_groups) is call
+ * i's group, and the calls of a group share a task (a dependence check
+ * found them touching the same memory). pb's dependences and conflicts
+ * are not used. Each task runs its calls in source order. Tasks are
+ * numbered by their first call. Returns 0, or -1 out of memory.
+ */
+int dpf_pc_search_groups(const struct dpf_pc_problem *pb, const uint32_t *group, uint32_t n_groups,
+			 struct dpf_pc_result *res);
+
 #endif

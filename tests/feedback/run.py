@@ -177,7 +177,7 @@ def test_combine_cli():
     check(len(doc["hot_cold"]) == 2 and len(doc["recursion"]) == 1 and len(doc["var_use"]) == 1,
           "combine: unions")
     lines = p.stdout.splitlines()
-    check(lines[0] == "feedback: wrote %s: 3 candidates (1 recommended), 1 variable use, "
+    check(lines[0] == "feedback: wrote %s: 3 candidates (1 recommended, 0 needing a check), 1 variable use, "
           "1 recursive clique, 2 hot/cold entries" % out("abc.json") and
           lines[1] == "recommended:" and
           lines[2] == "  #1 in solve (fib2.c:10): run a() (line 12) and b() (line 13) as 2 "
@@ -302,7 +302,7 @@ def test_explain():
             "consumes it at 0% of its cost (0 ticks after it starts) — not known: assumed produced "
             "at the end and consumed at the start.",
             "  spawning a task costs the spawning thread 400 ns (0.1 ticks)",
-            "Safety: memory effects unknown — a writes through p."]:
+            "Safety: needs a check (deepprof-cc --deepprof-check) — a writes through p."]:
         check(want + "\n" in t, "explain x3: missing line %r in\n%s" % (want, t))
     check(p.returncode == 0 and os.path.exists(out("x3-out.msgpack")),
           "explain with -o writes the file too")

@@ -273,6 +273,8 @@ static void find_calls(struct finder *fd, tree *tp)
 			if ((unsigned)x.line != k->at.line || (unsigned)x.column != k->at.col || !name ||
 			    !k->callee || strcmp(name, k->callee))
 				continue;
+			if (fd->f[i].slot == tp)
+				break;  /* one place reached twice (a shared SAVE_EXPR: s += f()) */
 			if (fd->f[i].slot) {
 				fd->twice = true;
 				continue;
@@ -297,6 +299,20 @@ static void find_calls(struct finder *fd, tree *tp)
 				find_calls(fd, &TREE_OPERAND(t, i));
 	}
 	fd->stack.pop();
+}
+
+unsigned dp_find_cand_calls(tree fndecl, const struct dpu_cand *c, tree **slots, bool *twice)
+{
+	struct finder fd = { c, XCNEWVEC(struct found, c->n_calls), vNULL, 0, false };
+	find_calls(&fd, &DECL_SAVED_TREE(fndecl));
+	fd.stack.release();
+	for (unsigned i = 0; i < c->n_calls; i++) {
+		slots[i] = fd.f[i].slot;
+		fd.f[i].path.release();
+	}
+	free(fd.f);
+	*twice = fd.twice;
+	return fd.n_found;
 }
 
 /* ================= checking the region ================= */
@@ -1031,7 +1047,7 @@ static const char *make_future(tree fndecl, const struct dpu_cand *c, const stru
 static bool wanted_by_id(unsigned id)
 {
 	const char *p = dp_opt.parallelize;
-	if (!p || !strcmp(p, "safe") || !strcmp(p, "none"))
+	if (!p || !strcmp(p, "safe") || !strcmp(p, "none") || !strcmp(p, "checked"))
 		return false;
 	while (*p) {
 		char *end;
@@ -1090,7 +1106,10 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 		not_done(r, "parallel code needs -fopenmp (deepprof-cc adds it)");
 		return;
 	}
-	bool consent = wanted_by_id(c->id);
+	/* naming it, or --deepprof-parallelize=checked for what a dependence
+	 * check saw independent, is consent */
+	bool consent = wanted_by_id(c->id) ||
+		       (c->checked && !strcmp(dp_opt.parallelize, "checked"));
 
 	/* divide and conquer? */
 	bool dc = true;
@@ -1339,9 +1358,12 @@ void dp_par_genericize(tree fndecl, const struct dpu_feedback *fb, const struct 
 		r.dup = true;
 	} else if (!strcmp(dp_opt.parallelize, "none"))
 		r.why = "--deepprof-parallelize=none";
+	else if (c->conflict)
+		r.why = c->safety_why ? c->safety_why : "the dependence check saw a conflict";
 	else if (!c->accepted && !wanted_by_id(c->id))
 		r.why = c->verdict_why ? c->verdict_why : "the feedback does not recommend it";
-	else if (strcmp(dp_opt.parallelize, "safe") && !wanted_by_id(c->id))
+	else if (strcmp(dp_opt.parallelize, "safe") && strcmp(dp_opt.parallelize, "checked") &&
+		 !wanted_by_id(c->id))
 		r.why = "not named by --deepprof-parallelize";
 	else
 		transform(fndecl, fb, &r);
@@ -1374,6 +1396,9 @@ static void remark_done(const struct par_rec *r, const char *safety)
 	char why[200];
 	if (safety)
 		snprintf(why, sizeof why, "safe: %s", safety);
+	else if (c->checked && !wanted_by_id(c->id))
+		snprintf(why, sizeof why, "checked on %u input%s, not proved: "
+			 "--deepprof-parallelize=checked", c->check_inputs, c->check_inputs == 1 ? "" : "s");
 	else
 		snprintf(why, sizeof why, "named by --deepprof-parallelize=%s", dp_opt.parallelize);
 	dp_use_remark(0, r->at, "candidate %u: %s run as %u parallel tasks%s (predicted %.2fx on this region, "

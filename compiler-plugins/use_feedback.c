@@ -109,6 +109,9 @@ int dpu_read(struct dpu_feedback *out, const char *path, char *err, size_t errle
 		deps += c->n_deps;
 		o->n_tasks = c->n_tasks;
 		o->safe = c->safety == DPF_SAFE;
+		o->checked = c->safety == DPF_CHECKED;
+		o->conflict = c->safety == DPF_CONFLICT;
+		o->check_inputs = c->check_inputs;
 		o->safety_why = c->safety_why;
 		o->accepted = c->verdict == DPF_ACCEPTED;
 		o->verdict_why = c->verdict_why;

@@ -64,6 +64,9 @@ struct dpu_cand {
 	unsigned n_deps;
 	struct dpu_dep *deps;
 	int safe;               /* the feedback's safety verdict */
+	int checked;            /* a dependence check saw no conflict (not proved) */
+	int conflict;           /* a dependence check saw a conflict: never parallel */
+	unsigned check_inputs;  /* inputs the check ran on */
 	const char *safety_why;
 	int accepted;
 	const char *verdict_why;

@@ -263,8 +263,8 @@ def t_bad_files(ctx):
         check(r.returncode != 0 and msg in r.stderr and "internal compiler error" not in r.stderr,
               "-fplugin-arg-deepprof-%s: %r" % (arg, r.stderr))
     # bad options
-    for args, msg in [(["--deepprof-parallelize=bogus"], "expected safe, none or candidate ids"),
-                      (["--deepprof-parallelize=1,x"], "expected safe, none or candidate ids"),
+    for args, msg in [(["--deepprof-parallelize=bogus"], "expected safe, checked, none or candidate ids"),
+                      (["--deepprof-parallelize=1,x"], "expected safe, checked, none or candidate ids"),
                       (["--deepprof-remarks"], "--deepprof-remarks needs --deepprof-use"),
                       (["--deepprof-use="], "expected --deepprof-use=FILE"),
                       (["--deepprof-use=" + fb, "--deepprof-mode=cyg"], "needs the deepprof plugin"),

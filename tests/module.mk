@@ -17,6 +17,7 @@ include tests/xcheck/xcheck.mk
 -include tests/plugin-rt/plugin-rt.mk
 -include tests/omp/omp.mk
 -include tests/use/use.mk
+-include tests/check/check.mk
 -include tests/kernels/kernels.mk
 -include tests/progrep/progrep.mk
 -include tests/feedback/feedback.mk

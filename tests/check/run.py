@@ -1,0 +1,301 @@
+#!/usr/bin/python3
+"""run.py — the dependence check (deepprof-cc --deepprof-check=FEEDBACK):
+programs whose calls touch known memory are profiled, `deepprof feedback`
+makes candidates of their regions, the check build records what each call
+reads and writes, and the feedback made from the check's profiles gives
+each candidate its level: `checked` (no conflict seen), `conflict` (the two
+accesses named, file:line and variable) or still unknown ("needs a check")
+when a call goes where the check cannot see. Checks: exact verdicts,
+places, overlap sizes and counts on tests/check/cases.c (disjoint halves,
+overlapping ranges, a shared accumulator, a global written then read, a
+conflict that shows on one input only, an opaque call), the partition that
+respects the dependences on tests/check/quarters.c (issue 13's mergesort),
+the use build's --deepprof-parallelize=checked (same output as the serial
+build, remarks; a conflict never parallel, not even named), MessagePack
+feedback, and bad options. Ends with "check: N passed, N failed".
+
+    run.py --build BUILD_DIR [TEST...]
+
+Part of deepprof's tests. MIT licence.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import dptest  # noqa: E402
+from dptest import eq, check, Fail  # noqa: E402
+
+CASES = os.path.join(HERE, "cases.c")
+QUARTERS = os.path.join(HERE, "quarters.c")
+
+
+class Ctx(dptest.BuildCtx):
+    def __init__(self, a, name):
+        super().__init__(a.build, "check", name)
+
+    def profile(self, src, args=(), fb="fb.json"):
+        """Profile src (plugin build, -O2), its feedback: the parsed file."""
+        self.run([self.cc, "-O2", "-g", src, "-o", "prof"])
+        self.run([self.path("prof")] + list(args), env={"DEEPPROF_FILE": "prof.data"})
+        self.run([self.dp, "feedback", "prof.data", "-o", fb])
+        return load(self.path(fb))
+
+    def check_build(self, src, fb="fb.json"):
+        r = self.run([self.cc, "-O2", "-g", "--deepprof-check=" + fb, src, "-o", "chk"])
+        return r.stderr
+
+    def check_run(self, data, args=()):
+        return self.run([self.path("chk")] + list(args), env={"DEEPPROF_FILE": data}).stdout
+
+    def feedback(self, datas, out):
+        r = self.run([self.dp, "feedback"] + list(datas) + ["-o", out])
+        return load(self.path(out)), r.stdout
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def by_fn(fb):
+    """{function: candidate} (one candidate per function in these programs)."""
+    out = {}
+    for c in fb["candidates"]:
+        check(c["proc"]["fn"] not in out, "two candidates in %s" % c["proc"]["fn"])
+        out[c["proc"]["fn"]] = c
+    return out
+
+
+def regions(ctx, data):
+    """{function: check region} of a check profile, from dump --json."""
+    d = json.loads(ctx.run([ctx.dp, "dump", "--json", data]).stdout)
+    check("check" in d["header"], "%s has no check findings" % data)
+    return {r["fn"]: r for r in d["header"]["check"]["regions"]}, d["header"]["check"]
+
+
+def conflict(reg, kind):
+    ks = [c for c in reg["conflicts"] if c["kind"] == kind]
+    eq(len(ks), 1, "%s conflicts of %s" % (kind, reg["fn"]))
+    return ks[0]
+
+
+def t_findings(ctx):
+    """What the check records: exact places, variables and overlap sizes."""
+    ctx.profile(CASES)
+    eq(ctx.check_build(CASES), "", "the check build's diagnostics")
+    out = ctx.check_run("ck.data", ["500"])
+    plain = ctx.run([ctx.path("prof"), "500"], env={"DEEPPROF_FILE": "p2.data"}).stdout
+    eq(out, plain, "the check build's output")
+    regs, top = regions(ctx, "ck.data")
+    eq(top["lost"], 0, "executions lost")
+    eq(sorted(regs), ["case_accum", "case_global", "case_halves", "case_input", "case_opaque",
+                      "case_overlap", "main"], "regions checked")
+    for fn in regs:
+        eq(regs[fn]["executions"], 1, "executions of %s" % fn)
+    eq(regs["case_halves"]["conflicts"], [], "case_halves' conflicts")
+    eq(regs["case_halves"]["opaque"], [], "case_halves' opaque calls")
+    eq(regs["case_input"]["conflicts"], [], "case_input's conflicts at k = n/2")
+    # fill(b, 0, 3n/5) and fill(b, 2n/5, n): n/5 = 20000 ints overlap
+    ww = conflict(regs["case_overlap"], "write-write")
+    eq((ww["i"], ww["j"], ww["at_i"], ww["var_i"], ww["at_j"], ww["var_j"], ww["size"]),
+       (0, 1, "cases.c:29:9", "v", "cases.c:29:9", "v", 80000), "case_overlap's write-write")
+    wr = conflict(regs["case_overlap"], "write-read")
+    eq((wr["at_i"], wr["at_j"], wr["size"]), ("cases.c:29:9", "cases.c:29:12", 80000),
+       "case_overlap's write-read")
+    acc = conflict(regs["case_accum"], "write-write")
+    eq((acc["at_i"], acc["var_i"], acc["at_j"], acc["size"]),
+       ("cases.c:36:9", "acc", "cases.c:36:9", 8), "case_accum's accumulator")
+    eq(len(regs["case_global"]["conflicts"]), 1, "case_global: only the write-read")
+    g = conflict(regs["case_global"], "write-read")
+    eq((g["at_i"], g["var_i"], g["at_j"], g["var_j"], g["size"]),
+       ("cases.c:43:15", "g_table", "cases.c:51:16", "g_table", 400000), "case_global")
+    eq([(q["call"], q["callee"], q["at"]) for q in regs["case_opaque"]["opaque"]],
+       [(0, "getpid", "cases.c:57:17"), (1, "getpid", "cases.c:57:17")], "case_opaque")
+    # nested: main's calls hold their regions' accesses
+    eq([(c["i"], c["j"], c["kind"]) for c in regs["main"]["conflicts"]], [(0, 2, "write-read")],
+       "main: case_halves writes a, case_accum reads it")
+    text = ctx.run([ctx.dp, "dump", "ck.data"]).stdout
+    check("conflict [0] [1] write-read in 1 execution: cases.c:43:15 g_table and "
+          "cases.c:51:16 g_table, 400000 bytes" in text, "dump's text: " + text[:2000])
+
+
+def t_levels(ctx):
+    """The feedback's levels: checked, conflict (naming both accesses) and
+    needs a check; "recommended" lists only safe or checked."""
+    before = by_fn(ctx.profile(CASES))
+    for fn in ("case_halves", "case_overlap", "case_accum", "case_global", "case_input"):
+        eq(before[fn]["safety"], "unknown_memory", "%s before the check" % fn)
+    ctx.check_build(CASES)
+    ctx.check_run("ck.data", ["500"])
+    fb, out = ctx.feedback(["ck.data"], "after.json")
+    c = by_fn(fb)
+    for fn in ("case_halves", "case_input"):
+        eq((c[fn]["safety"], c[fn]["verdict"], c[fn]["check_inputs"], c[fn]["check_executions"],
+            [x["task"] for x in c[fn]["calls"]]), ("checked", "accepted", 1, 1, [0, 1]), fn)
+    want = {
+        "case_overlap": "fill() (call 1) writes v at cases.c:29 and fill() (call 2) writes it at cases.c:29",
+        "case_accum": "sum_into() (call 1) writes acc at cases.c:36 and sum_into() (call 2) writes "
+                      "it at cases.c:36",
+        "case_global": "produce() (call 1) writes g_table at cases.c:43 and consume() (call 2) "
+                       "reads it at cases.c:51",
+    }
+    for fn, words in want.items():
+        eq((c[fn]["safety"], c[fn]["verdict"]), ("conflict", "unsafe"), fn)
+        check(words in c[fn]["safety_why"], "%s: %r lacks %r" % (fn, c[fn]["safety_why"], words))
+        check(words in c[fn]["verdict_why"], "%s's verdict_why" % fn)
+    eq(c["case_opaque"]["safety"], "unknown_memory", "case_opaque")
+    check("cannot see into getpid() (called at cases.c:57" in c["case_opaque"]["safety_why"],
+          c["case_opaque"]["safety_why"])
+    rec = out.split("recommended:\n")[1].split("needs a check")[0]
+    eq(sorted(l.split(" in ")[1].split(" (")[0] for l in rec.splitlines()),
+       ["case_halves", "case_input"], "recommended: " + out)
+    check("checked on 1 input (1 execution), not proved" in rec, rec)
+    need = out.split("needs a check (memory")[1].split("conflicts (never parallel):")[0]
+    eq(sorted(l.split(" in ")[1].split(" (")[0] for l in need.splitlines()[1:]),
+       ["case_opaque", "main"], "needs a check: " + need)
+    confl = out.split("conflicts (never parallel):\n")[1]
+    eq(len(confl.splitlines()), 3, "conflicts listed: " + confl)
+    ex = ctx.run([ctx.dp, "feedback", "ck.data", "--explain=%d" % c["case_halves"]["id"]]).stdout
+    check("Safety: checked on 1 input (1 execution), not proved — the dependence check saw no "
+          "conflict" in ex, ex)
+
+
+def t_inputs(ctx):
+    """A conflict that shows on one input only: checked on the input where
+    it does not, conflict once the other is added; counts add up."""
+    ctx.profile(CASES)
+    ctx.check_build(CASES)
+    ctx.check_run("k500.data", ["500"])
+    ctx.check_run("k300.data", ["300"])
+    regs, _ = regions(ctx, "k300.data")
+    ww = conflict(regs["case_input"], "write-write")
+    # fill(c, 0, n/2) and fill(c, 3n/10, n): n/5 ints
+    eq((ww["at_i"], ww["at_j"], ww["size"]), ("cases.c:29:9", "cases.c:29:9", 80000), "k = 300")
+    one, _ = ctx.feedback(["k500.data"], "one.json")
+    eq(by_fn(one)["case_input"]["safety"], "checked", "case_input on k = 500")
+    both, _ = ctx.feedback(["k500.data", "k300.data"], "both.json")
+    b = by_fn(both)
+    eq((b["case_input"]["safety"], b["case_input"]["verdict"]), ("conflict", "unsafe"),
+       "case_input on k = 500 and 300")
+    eq((b["case_halves"]["safety"], b["case_halves"]["check_inputs"],
+        b["case_halves"]["check_executions"]), ("checked", 2, 2), "case_halves on two inputs")
+    # MessagePack carries the same
+    ctx.run([ctx.dp, "feedback", "k500.data", "k300.data", "-o", "both.msgpack"])
+    back = json.loads(ctx.run([ctx.dp, "feedback", "--to-json=both.msgpack"]).stdout)
+    eq([(x["proc"]["fn"], x["safety"], x["check_inputs"]) for x in back["candidates"]],
+       [(x["proc"]["fn"], x["safety"], x["check_inputs"]) for x in both["candidates"]],
+       "the MessagePack feedback")
+
+
+def t_quarters(ctx):
+    """Issue 13's mergesort: before the check nothing is recommended; after
+    it, {sort A, sort B, merge AB} with {sort C, sort D, merge CD}, the
+    final merge after them; the shared scratch buffer and the
+    initialisation are conflicts."""
+    before = ctx.profile(QUARTERS)
+    r = ctx.run([ctx.dp, "feedback", "prof.data", "-o", "again.json"]).stdout
+    check("no parallelism is recommended" in r and "needs a check" in r, r)
+    eq({c["proc"]["fn"]: c["safety"] for c in before["candidates"]},
+       {"sort4": "unknown_memory", "msort": "unknown_memory", "main": "unknown_memory"}, "before")
+    ctx.check_build(QUARTERS)
+    ctx.check_run("ck.data")
+    fb, out = ctx.feedback(["ck.data"], "after.json")
+    c = by_fn(fb)
+    s = c["sort4"]
+    eq([(x["callee"], x["at"]["line"], x["task"]) for x in s["calls"]],
+       [("sort_quarter", 61, 0), ("sort_quarter", 62, 0), ("sort_quarter", 63, 1),
+        ("sort_quarter", 64, 1), ("merge_parts", 65, 0), ("merge_parts", 66, 1)], "sort4's split")
+    eq((s["safety"], s["verdict"], s["n_tasks"]), ("checked", "accepted", 2), "sort4")
+    eq((c["msort"]["safety"], c["main"]["safety"]), ("conflict", "conflict"), "msort and main")
+    check("msort() (call 1) writes tmp at quarters.c:18 and msort() (call 2) writes it at "
+          "quarters.c:18" in c["msort"]["safety_why"], c["msort"]["safety_why"])
+    check("init() (call 1) writes a at quarters.c:54" in c["main"]["safety_why"],
+          c["main"]["safety_why"])
+    rec = out.split("recommended:\n")[1].split("conflicts (never")[0].strip().splitlines()
+    eq(len(rec), 1, "recommended: " + out)
+    check(rec[0].startswith("#%d in sort4 (quarters.c:58)" % s["id"]), rec[0])
+
+
+def t_use_checked(ctx):
+    """--deepprof-parallelize=checked: checked candidates become tasks with
+    the serial build's output; by default they stay serial; a conflict is
+    never parallel, not even named by id."""
+    ctx.profile(CASES)
+    ctx.check_build(CASES)
+    ctx.check_run("ck.data", ["500"])
+    fb, _ = ctx.feedback(["ck.data"], "after.json")
+    c = by_fn(fb)
+    ctx.run(["gcc", "-O2", CASES, "-o", "serial"])
+    want = ctx.run([ctx.path("serial"), "500"]).stdout
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=after.json", "--deepprof-parallelize=checked",
+                 "--deepprof-remarks", CASES, "-o", "par"])
+    for fn in ("case_halves", "case_input"):
+        words = "candidate %d: fill() and fill() run as 2 parallel tasks" % c[fn]["id"]
+        check(words in r.stderr, "%s: %s" % (words, r.stderr))
+    check("checked on 1 input, not proved: --deepprof-parallelize=checked" in r.stderr, r.stderr)
+    for fn in ("case_overlap", "case_accum", "case_global"):
+        check("missed: deepprof: candidate %d:" % c[fn]["id"] in r.stderr, fn + ": " + r.stderr)
+    for n in ("1", "2", "3"):
+        eq(ctx.run([ctx.path("par"), "500"], env={"OMP_NUM_THREADS": n}).stdout, want,
+           "the parallel build's output with %s threads" % n)
+    d = ctx.run([ctx.cc, "-O2", "--deepprof-use=after.json", "--deepprof-remarks", CASES,
+                 "-o", "def"])
+    check("candidate %d: fill() and fill() run as" % c["case_halves"]["id"] not in d.stderr,
+          "the default build parallelized a checked candidate: " + d.stderr)
+    n = ctx.run([ctx.cc, "-O2", "--deepprof-use=after.json", "--deepprof-remarks",
+                 "--deepprof-parallelize=%d" % c["case_overlap"]["id"], CASES, "-o", "named"])
+    check("missed: deepprof: candidate %d: fill() and fill() as 2 tasks (predicted 2.00x on this "
+          "region): not parallelized: the dependence check saw fill() (call 1) writes v at "
+          "cases.c:29" % c["case_overlap"]["id"] in n.stderr, n.stderr)
+    eq(ctx.run([ctx.path("named"), "500"], env={"OMP_NUM_THREADS": "2"}).stdout, want,
+       "the named build's output")
+
+
+def t_bad(ctx):
+    """Bad options: one line, exit 2, never an internal compiler error."""
+    ctx.profile(CASES)
+    with open(ctx.path("junk.json"), "w") as f:
+        f.write("{\"not\": \"feedback\"}\n")
+    cases = [
+        (["--deepprof-check="], "expected --deepprof-check=FEEDBACK"),
+        (["--deepprof-check=missing.json"], "cannot read feedback file missing.json"),
+        (["--deepprof-check=fb.json", "--deepprof-use=fb.json"], "do not go together"),
+        (["--deepprof-check=fb.json", "--deepprof-mode=cyg"], "needs the deepprof plugin"),
+        (["--deepprof-use=fb.json", "--deepprof-parallelize=sure"], "expected safe, checked, none"),
+    ]
+    for opts, words in cases:
+        r = ctx.run([ctx.cc, "-O2"] + opts + [CASES, "-o", "x"], rc=2)
+        lines = r.stderr.strip().splitlines()
+        eq(len(lines), 1, "%s: %r" % (opts, r.stderr))
+        check(words in lines[0], "%s: %r lacks %r" % (opts, lines[0], words))
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-check=junk.json", CASES, "-o", "x"], rc=None)
+    check(r.returncode != 0, "a check build with a file that is no feedback succeeded")
+    check("junk.json" in r.stderr and "internal compiler error" not in r.stderr, r.stderr)
+
+
+TESTS = [("t001_findings", t_findings),
+         ("t002_levels", t_levels),
+         ("t003_inputs", t_inputs),
+         ("t004_quarters", t_quarters),
+         ("t005_use_checked", t_use_checked),
+         ("t006_bad", t_bad)]
+
+
+def main():
+    T = dptest.Tally("check")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("tests", nargs="*")
+    a = ap.parse_args()
+    tests = [(name, lambda fn=fn, name=name: fn(Ctx(a, name)))
+             for name, fn in TESTS if dptest.selected(name, a.tests)]
+    dptest.run_each(T, tests, fail=Fail, timed=True)
+    return T.end()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -184,7 +184,9 @@ struct batch {
 	const char *emit;       /* NULL, "make" or "ninja" */
 	bool summarize;
 	unsigned jobs;
-	struct strs gopts;      /* feedback options for every program (normalized) */
+	struct strs gopts;      /* feedback options for every program (normalized):
+				 * the command line's, then the manifest's */
+	uint32_t n_cmd_opts;    /* how many of them the command line's */
 	/* the suite */
 	bool manifest;
 	char *input_abs;        /* the manifest or directory, absolute */
@@ -443,6 +445,7 @@ static void read_dir(struct batch *b)
 	DIR *d = opendir(b->input_abs);
 	struct strs names = { 0 };
 	struct dirent *e;
+	char *outdir = realpath(b->outdir_arg, NULL);   /* NULL: not made yet */
 
 	if (!d)
 		bad("%s: cannot read: %s", in, strerror(errno));
@@ -453,10 +456,12 @@ static void read_dir(struct batch *b)
 		if (e->d_name[0] == '.')
 			continue;
 		sub = xasprintf("%s/%s", b->input_abs, e->d_name);
-		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+		/* (the output directory may be one of them: not a program) */
+		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && !(outdir && !strcmp(sub, outdir)))
 			strs_add(&names, xstrdup(e->d_name));
 		free(sub);
 	}
+	free(outdir);
 	closedir(d);
 	if (!names.n)
 		bad("%s: no programs (want one subdirectory per program, holding its *.data "
@@ -499,50 +504,76 @@ static void read_dir(struct batch *b)
 	strs_free(&names);
 }
 
-/* The options of each of p's inputs: `deepprof feedback`'s parser over the
- * batch's, then p's own, then its program time (a bad one is a usage error
- * naming p). Refuses what a batch decides itself (outputs, --jobs). */
+/* Parse the feedback options v[0..n) into *c with `deepprof feedback`'s
+ * parser (a bad one is a usage error naming where), refusing what a batch
+ * decides itself (its outputs, --jobs), and read their calibration file. */
+static void parse_list(struct fb_cli *c, char *const *v, uint32_t n, const char *where)
+{
+	char **argv = xmalloc((n + 2) * sizeof(*argv));
+	const char **files;
+	int argc = 0, nfiles;
+
+	argv[argc++] = "feedback";
+	for (uint32_t i = 0; i < n; i++) {
+		const char *a = v[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "--") ||
+		    !strncmp(a, "--jobs", 6) || !strncmp(a, "-j", 2) || !strncmp(a, "-o", 2) ||
+		    !strncmp(a, "--output", 8) || !strncmp(a, "--separate", 10) ||
+		    !strncmp(a, "--explain", 9) || !strncmp(a, "--to-json", 9))
+			bad("%s: option '%s' is not for a batch (its outputs and --jobs are "
+			    "deepprof batch's)", where, a);
+		argv[argc++] = v[i];
+	}
+	dp_usage_where = where;
+	fb_cli_init(c);
+	fb_parse_args(c, argc, argv, &files, &nfiles);
+	if (nfiles)
+		bad("%s: '%s' is not an option (feedback options are --name=value)", where,
+		    files[0]);
+	free(files);
+	fb_set_overheads(c);
+	dp_usage_where = NULL;
+	free(argv);
+}
+
+/* The batch's own feedback options alone first, so that a bad one is named
+ * as the batch's (the command line's, then the manifest's). */
+static void parse_batch_opts(const struct batch *b)
+{
+	struct fb_cli c;
+	char *w;
+
+	parse_list(&c, b->gopts.v, b->n_cmd_opts, "batch");
+	if (b->gopts.n > b->n_cmd_opts) {
+		w = xasprintf("%s: options", b->input);
+		parse_list(&c, b->gopts.v + b->n_cmd_opts, b->gopts.n - b->n_cmd_opts, w);
+		free(w);
+	}
+}
+
+/* The options of each of p's inputs: the batch's, then p's own, then its
+ * program time (a bad one is named as p's). */
 static void parse_opts(const struct batch *b, struct prog *p)
 {
 	uint32_t n = p->profiles.n;
 
 	p->cli = xmalloc(n * sizeof(*p->cli));
 	for (uint32_t k = 0; k < n; k++) {
-		char **argv = xmalloc((b->gopts.n + p->opts.n + 3) * sizeof(*argv));
+		char **v = xmalloc((b->gopts.n + p->opts.n + 1) * sizeof(*v));
 		char *time = NULL;
-		const char **files;
-		int argc = 0, nfiles;
-		struct fb_cli *c = &p->cli[k];
+		uint32_t m = 0;
 
-		argv[argc++] = "feedback";
 		for (uint32_t i = 0; i < b->gopts.n; i++)
-			argv[argc++] = b->gopts.v[i];
+			v[m++] = b->gopts.v[i];
 		for (uint32_t i = 0; i < p->opts.n; i++)
-			argv[argc++] = p->opts.v[i];
+			v[m++] = p->opts.v[i];
 		if (p->times.n)
-			argv[argc++] = time = xasprintf("--program-time=%s",
-							p->times.v[p->times.n == 1 ? 0 : k]);
-		for (int i = 1; i < argc; i++) {
-			const char *a = argv[i];
-
-			if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "--") ||
-			    !strncmp(a, "--jobs", 6) || !strncmp(a, "-j", 2) || !strncmp(a, "-o", 2) ||
-			    !strncmp(a, "--output", 8) || !strncmp(a, "--separate", 10) ||
-			    !strncmp(a, "--explain", 9) || !strncmp(a, "--to-json", 9))
-				bad("%s: option '%s' is not for a batch (its outputs and --jobs are "
-				    "deepprof batch's)", i <= (int)b->gopts.n ? "batch" : p->where, a);
-		}
-		dp_usage_where = p->where;
-		fb_cli_init(c);
-		fb_parse_args(c, argc, argv, &files, &nfiles);
-		if (nfiles)
-			bad("%s: '%s' is not an option (feedback options are --name=value)",
-			    p->where, files[0]);
-		free(files);
-		fb_set_overheads(c);
-		dp_usage_where = NULL;
+			v[m++] = time = xasprintf("--program-time=%s",
+						  p->times.v[p->times.n == 1 ? 0 : k]);
+		parse_list(&p->cli[k], v, m, p->where);
 		free(time);
-		free(argv);
+		free(v);
 	}
 }
 
@@ -1047,6 +1078,7 @@ static void parse_batch_args(struct batch *b, int argc, char **argv)
 		die_status(DP_EXIT_FAIL, "batch: cannot tell the current directory: %s",
 			   strerror(errno));
 	normalize_opts(&b->gopts, raw.v, raw.n, cwd, "batch");
+	b->n_cmd_opts = b->gopts.n;
 	strs_free(&raw);
 	if (!b->input)
 		usage_error("batch", "no INPUT given (a directory of programs or a manifest)");
@@ -1103,6 +1135,8 @@ int cmd_batch(int argc, char **argv)
 		read_manifest(&b);
 	else
 		read_dir(&b);
+	if (!b.summarize)
+		parse_batch_opts(&b);
 	if (!b.summarize)
 		for (uint32_t i = 0; i < b.n; i++) {
 			struct prog *p = &b.prog[i];

@@ -294,6 +294,14 @@ def test_dir(pair, indep2, noov):
         txt = f.read()
     check(p.stdout == txt + "batch: wrote 3 feedback files, summary.txt and summary.json in "
           "%s\n" % o, "dir: stdout %r" % p.stdout[-300:])
+    # the output directory inside the input one is no program
+    p = run([DEEPPROF, "batch", suite, "-o", os.path.join(suite, "out")])
+    p2 = run([DEEPPROF, "batch", suite, "-o", os.path.join(suite, "out")])
+    check(p.returncode == p2.returncode == 0 and p2.stdout == p.stdout and
+          sorted(os.listdir(os.path.join(suite, "out"))) ==
+          ["indep2.json", "nooverlap.json", "pair.json", "summary.json", "summary.txt"],
+          "dir: an output directory inside the input is not a program (%r)" % p2.stderr)
+    shutil.rmtree(os.path.join(suite, "out"))
     # --summarize reads them back into the same table
     p = run([DEEPPROF, "batch", "--summarize", suite, "-o", o])
     check(p.returncode == 0 and p.stdout == txt, "dir: --summarize prints the same table")
@@ -522,9 +530,12 @@ def test_bad_manifest(pair, indep2):
     case(top(programs=[1]), "@: programs[0]: want an object", "program not object")
     case(top(options="--per-context"), "@: options: want an array", "options string")
     case(top(options=[3]), "@: options[0]: want a non-empty string", "option number")
-    case(top(options=["--frobnicate"]), "unknown option '--frobnicate'", "unknown option")
-    case(top(options=["--jobs=2"]), "option '--jobs=2' is not for a batch", "--jobs in options")
-    case(top(options=["-o", "x.json"]), "option '-o' is not for a batch", "-o in options")
+    case(top(options=["--frobnicate"]), "deepprof feedback: @: options: unknown option "
+         "'--frobnicate'", "unknown option")
+    case(top(options=["--jobs=2"]), "@: options: option '--jobs=2' is not for a batch",
+         "--jobs in options")
+    case(top(options=["-o", "x.json"]), "@: options: option '-o' is not for a batch",
+         "-o in options")
     case(top(options=["a\nb"]), "a control character", "control character")
     case(prog(name=None), "@: programs[0].name: want a string", "no name")
     case(prog(name=7), "@: programs[0].name: want a string", "name number")
@@ -640,8 +651,8 @@ def test_bad_usage():
     bad(["batch", "--jobs=0", s, "-o", out("x")], "bad --jobs '0'", "--jobs 0")
     bad(["batch", "--emit=make", "--summarize", s, "-o", out("x")], "do not go together",
         "--emit and --summarize")
-    bad(["batch", "--frobnicate", s, "-o", out("x")], "unknown option '--frobnicate'",
-        "unknown option")
+    bad(["batch", "--frobnicate", s, "-o", out("x")], "deepprof feedback: batch: unknown "
+        "option '--frobnicate'", "unknown option")
     bad(["batch", "--call-threshold=-5us", s, "-o", out("x")], "a time cannot be negative",
         "bad feedback option")
     bad(["batch", "--separate", s, "-o", out("x")], "'--separate' is not for a batch",

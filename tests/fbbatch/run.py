@@ -424,16 +424,16 @@ def test_manifest(pair, indep2):
         check(q.returncode == 0 and json.loads(q.stdout) == fbs[n],
               "msgpack: %s.msgpack holds %s.json's document" % (n, n))
     check_summary(om, "msgpack", rows, "msgpack")
-    return mf, o
+    return mf, o, om
 
 
 # ---------------------------------------------------------------- build actions
 
-def test_emit(tool, src, direct, names, parts=()):
+def test_emit(tool, src, direct, names, parts=(), fmt="json"):
     """--emit=tool for src: its build gives direct's files, byte for byte."""
     d = out("emit-%s-%s" % (tool, os.path.basename(direct)))
     shutil.rmtree(d, ignore_errors=True)
-    p = run([DEEPPROF, "batch", "--emit=" + tool, src, "-o", d])
+    p = run([DEEPPROF, "batch", "--emit=" + tool, "--format=" + fmt, src, "-o", d])
     bf = os.path.join(d, "Makefile" if tool == "make" else "build.ninja")
     if not check(p.returncode == 0 and os.path.exists(bf) and
                  sorted(os.listdir(d)) == [os.path.basename(bf)],
@@ -454,7 +454,7 @@ def test_emit(tool, src, direct, names, parts=()):
     p = run(cmd, cwd="/")
     if not check(p.returncode == 0, "emit %s: the build runs: %s" % (tool, p.stderr[-600:])):
         return
-    for n in ["summary.json", "summary.txt"] + [x + ".json" for x in names]:
+    for n in ["summary.json", "summary.txt"] + [x + "." + fmt for x in names]:
         check(same_file(os.path.join(direct, n), os.path.join(d, n)),
               "emit %s: %s is the direct run's" % (tool, n))
     for n, k in parts:
@@ -681,9 +681,10 @@ def main():
             print("note: ninja is not installed: --emit=ninja's build is not run")
     m = test_manifest(pair, indep2)
     if m:
-        mf, direct = m
+        mf, direct, direct_mp = m
         names = ["fib2", "sort", "pair-t", "indep2"]
         test_emit("make", mf, direct, names, parts=[("pair-t", 3)])
+        test_emit("make", mf, direct_mp, names, parts=[("pair-t", 3)], fmt="msgpack")
         if shutil.which("ninja"):
             test_emit("ninja", mf, direct, names, parts=[("pair-t", 3)])
     test_bad_manifest(pair, indep2)

@@ -29,6 +29,12 @@ void die_plain(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 2, 3)))
 void usage_error(const char *cmd, const char *fmt, ...);
 
+/* Where the options being parsed come from when not the command line
+ * (`deepprof batch` parses feedback's options from a manifest:
+ * "m.json: programs[1] 'fib'"): usage_error() says it before the message.
+ * NULL: the command line. */
+extern const char *dp_usage_where;
+
 /* The value of option argv[*i] of subcommand cmd if it is the option named
  * shrt ("-o"; NULL: none) or lng ("--output"), else NULL. Takes "--long=V", "--long V",
  * "-sV" and "-s V" (then *i moves past V); a missing V is a usage error. */
@@ -45,6 +51,7 @@ int cmd_progrep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_feedback(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_test_pages(int argc, char **argv);

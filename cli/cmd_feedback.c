@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "feedback.h"
+#include "feedback_cli.h"
 #include "feedback_file.h"
 #include "file_json.h"
 #include "file_msgpack.h"
@@ -88,17 +89,6 @@ static const char feedback_usage[] =
 /* ================================================================
  * Options
  * ================================================================ */
-
-struct fb_cli {
-	struct dpf_options opt;
-	const char *out;        /* NULL: stdout */
-	const char *calibration;
-	const char *to_json;
-	uint32_t explain;       /* 0: none */
-	unsigned jobs;
-	bool separate, no_progrep;
-	double ov_set[6];       /* command-line overheads, NAN: not given */
-};
 
 static const struct {
 	const char *name;       /* option */
@@ -181,9 +171,18 @@ static double parse_share(const char *v, const char *opt)
 	return d;
 }
 
+void fb_cli_init(struct fb_cli *c)
+{
+	memset(c, 0, sizeof(*c));
+	dpf_options_default(&c->opt);
+	c->jobs = 1;
+	for (int k = 0; k < 6; k++)
+		c->ov_set[k] = NAN;
+}
+
 /* Parse argv into *c and the input files (*files, *nfiles: pointers into argv). */
-static void parse_args(struct fb_cli *c, int argc, char **argv, const char ***files,
-		       int *nfiles)
+void fb_parse_args(struct fb_cli *c, int argc, char **argv, const char ***files,
+		   int *nfiles)
 {
 	bool done = false;
 	const char *v;
@@ -277,7 +276,7 @@ static int out_encoding(const char *out)
 }
 
 /* Apply --calibration and the overhead options to c->opt.ov. */
-static void set_overheads(struct fb_cli *c)
+void fb_set_overheads(struct fb_cli *c)
 {
 	struct dpa_error err = { { 0 } };
 	char set[160] = "";
@@ -302,7 +301,7 @@ static void set_overheads(struct fb_cli *c)
 }
 
 /* Control characters of names read from files as '?': a message is one line. */
-static const char *one_line(char *msg)
+const char *fb_one_line(char *msg)
 {
 	for (char *s = msg; *s; s++)
 		if ((unsigned char)*s < ' ' || *s == 0x7f)
@@ -327,13 +326,6 @@ static bool has_suffix(const char *s, const char *suf)
 /* ================================================================
  * Analysing profiles (one job per input, --jobs threads)
  * ================================================================ */
-
-struct job {
-	const char *path;
-	struct dpf_feedback fb;
-	struct dpa_error err;
-	int status;             /* DP_EXIT_*: of this input */
-};
 
 struct pool {
 	struct job *job;
@@ -437,7 +429,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pl->mu);
 		if (i == pl->n)
 			return NULL;
-		analyse_one(&pl->job[i], pl->c);
+		analyse_one(&pl->job[i], pl->job[i].c ? pl->job[i].c : pl->c);
 		pthread_mutex_lock(&pl->mu);
 		pl->done++;
 		pthread_cond_signal(&pl->cv);
@@ -459,7 +451,7 @@ static void draw_bar(unsigned done, unsigned n)
 }
 
 /* Run every job on min(jobs, n) threads; a progress bar on a terminal. */
-static void run_jobs(struct job *job, unsigned n, const struct fb_cli *c)
+void fb_run_jobs(struct job *job, unsigned n, const struct fb_cli *c)
 {
 	struct pool pl = { job, n, c, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
 	unsigned nt = c->jobs < n ? c->jobs : n, started = 0;
@@ -509,11 +501,10 @@ static void run_jobs(struct job *job, unsigned n, const struct fb_cli *c)
 
 /* Write doc to `out` atomically (temporary file beside it, renamed), in
  * the encoding its name says. Dies with one line on failure. */
-static void write_file(const json_t *doc, const char *out)
+void fb_write_file(const json_t *doc, const char *out)
 {
 	size_t len = 0;
-	char *tmp, *buf = NULL;
-	int fd, e;
+	char *buf = NULL;
 	struct stat st;
 
 	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
@@ -522,11 +513,27 @@ static void write_file(const json_t *doc, const char *out)
 		if (dpf_msgpack_from_json(doc, &buf, &len) < 0)
 			die_status(DP_EXIT_FAIL, "feedback: out of memory encoding MessagePack");
 	} else {
-		buf = json_dumps(doc, JSON_INDENT(2));
-		if (!buf)
+		char *s = json_dumps(doc, JSON_INDENT(2));
+
+		/* JSON ends with a newline */
+		len = s ? strlen(s) : 0;
+		buf = s ? realloc(s, len + 2) : NULL;
+		if (!buf) {
+			free(s);
 			die_status(DP_EXIT_FAIL, "feedback: out of memory encoding JSON");
-		len = strlen(buf);
+		}
+		buf[len++] = '\n';
+		buf[len] = 0;
 	}
+	fb_write_atomic(out, buf, len);
+	free(buf);
+}
+
+void fb_write_atomic(const char *out, const char *buf, size_t len)
+{
+	char *tmp;
+	int fd, e;
+
 	fd = dpa_temp_create(out, &tmp);
 	if (fd < 0 && errno == ENOMEM)
 		die_status(DP_EXIT_FAIL, "feedback: out of memory");
@@ -541,8 +548,6 @@ static void write_file(const json_t *doc, const char *out)
 			goto fail;
 		off += (size_t)w;
 	}
-	if (out_encoding(out) == 0 && write(fd, "\n", 1) != 1)
-		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
 		goto fail;
@@ -551,7 +556,6 @@ static void write_file(const json_t *doc, const char *out)
 	if (rename(tmp, out) < 0)
 		goto fail;
 	free(tmp);
-	free(buf);
 	return;
 fail:
 	e = errno;
@@ -562,7 +566,7 @@ fail:
 }
 
 /* The document of fb; dies (exit 1) when it cannot be made. */
-static json_t *doc_of(const struct dpf_feedback *fb)
+json_t *fb_doc_of(const struct dpf_feedback *fb)
 {
 	struct dpa_error err = { { 0 } };
 	json_t *doc = dpf_feedback_to_json(fb, &err);
@@ -589,6 +593,16 @@ static const char *unit_source(const char *s)
 		if (!strcmp(s, known[i]))
 			return known[i];
 	return NULL;
+}
+
+/* Combine in[0..n) into *out (feedback_cli.h). */
+void fb_combine(struct dpf_feedback *out, const struct dpf_feedback *in, uint32_t n)
+{
+	struct dpa_error err = { { 0 } };
+
+	if (dpf_feedback_combine(out, in, n, &err) < 0)
+		die_plain("%s", fb_one_line(err.msg));
+	out->ns_per_unit_source = unit_source(in[0].ns_per_unit_source);
 }
 
 /* "12.3 us" for a cost in basis units. */
@@ -858,11 +872,11 @@ static int to_json(const char *path)
 		usage_error("feedback", "--to-json '%s': want a .msgpack feedback file", path);
 	doc = dpf_feedback_load_doc(path, &err);
 	if (!doc)
-		die_plain("%s", one_line(err.msg));
+		die_plain("%s", fb_one_line(err.msg));
 	if (dpf_feedback_from_json(&fb, doc, path, &err) < 0) {
 		dpf_feedback_release(&fb);
 		json_decref(doc);
-		die_plain("%s", one_line(err.msg));
+		die_plain("%s", fb_one_line(err.msg));
 	}
 	dpf_feedback_release(&fb);
 	s = json_dumps(doc, JSON_INDENT(2));
@@ -893,7 +907,7 @@ static char *separate_name(const char *out, const char *program)
 	return s;
 }
 
-static bool same_program(const struct dpf_feedback *a, const struct dpf_feedback *b)
+bool fb_same_program(const struct dpf_feedback *a, const struct dpf_feedback *b)
 {
 	return !strcmp(dpa_basename(a->program ? a->program : ""),
 		       dpa_basename(b->program ? b->program : ""));
@@ -909,12 +923,8 @@ int cmd_feedback(int argc, char **argv)
 	uint32_t *group, ngroups = 0;
 	int status = DP_EXIT_OK;
 
-	memset(&c, 0, sizeof(c));
-	dpf_options_default(&c.opt);
-	c.jobs = 1;
-	for (int k = 0; k < 6; k++)
-		c.ov_set[k] = NAN;
-	parse_args(&c, argc, argv, &files, &nfiles);
+	fb_cli_init(&c);
+	fb_parse_args(&c, argc, argv, &files, &nfiles);
 
 	if (c.to_json) {
 		if (nfiles)
@@ -936,7 +946,7 @@ int cmd_feedback(int argc, char **argv)
 		if (stat(c.out, &st) == 0 && S_ISDIR(st.st_mode))
 			die("%s: cannot write: is a directory", c.out);
 	}
-	set_overheads(&c);
+	fb_set_overheads(&c);
 
 	job = calloc(nfiles, sizeof(*job));
 	group = calloc(nfiles, sizeof(*group));
@@ -944,11 +954,11 @@ int cmd_feedback(int argc, char **argv)
 		die_status(DP_EXIT_FAIL, "feedback: out of memory");
 	for (int i = 0; i < nfiles; i++)
 		job[i].path = files[i];
-	run_jobs(job, (unsigned)nfiles, &c);
+	fb_run_jobs(job, (unsigned)nfiles, &c);
 	for (int i = 0; i < nfiles; i++)
 		if (job[i].status) {
 			fflush(stdout);
-			fprintf(stderr, "%s\n", one_line(job[i].err.msg));
+			fprintf(stderr, "%s\n", fb_one_line(job[i].err.msg));
 			exit(job[i].status);
 		}
 
@@ -957,7 +967,7 @@ int cmd_feedback(int argc, char **argv)
 		int k;
 
 		for (k = 0; k < i; k++)
-			if (same_program(&job[k].fb, &job[i].fb))
+			if (fb_same_program(&job[k].fb, &job[i].fb))
 				break;
 		group[i] = k < i ? group[k] : ngroups++;
 	}
@@ -970,7 +980,7 @@ int cmd_feedback(int argc, char **argv)
 			 "(--separate writes one feedback file per program)", job[k].path,
 			 dpa_basename(job[k].fb.program ? job[k].fb.program : "?"),
 			 dpa_basename(job[0].fb.program ? job[0].fb.program : "?"), job[0].path);
-		die_plain("%s", one_line(err.msg));
+		die_plain("%s", fb_one_line(err.msg));
 	}
 
 	if (c.separate)
@@ -987,11 +997,9 @@ int cmd_feedback(int argc, char **argv)
 		for (int i = 0; i < nfiles; i++)
 			if (group[i] == g)
 				in[n++] = job[i].fb;
-		if (dpf_feedback_combine(&out, in, n, &err) < 0)
-			die_plain("%s", one_line(err.msg));
-		out.ns_per_unit_source = unit_source(in[0].ns_per_unit_source);
+		fb_combine(&out, in, n);
 		free(in);
-		doc = doc_of(&out);
+		doc = fb_doc_of(&out);
 		if (c.separate)
 			name = separate_name(c.out, out.program);
 		if (c.explain && !c.separate) {
@@ -1001,7 +1009,7 @@ int cmd_feedback(int argc, char **argv)
 				die("--explain %u: no candidate %u (the feedback has %u candidate%s)",
 				    c.explain, c.explain, out.n_cand, out.n_cand == 1 ? "" : "s");
 			if (c.out)
-				write_file(doc, c.out);
+				fb_write_file(doc, c.out);
 			explain(stdout, &out, cd);
 		} else if (!c.out) {
 			char *s = json_dumps(doc, JSON_INDENT(2));
@@ -1011,13 +1019,13 @@ int cmd_feedback(int argc, char **argv)
 			puts(s);
 			free(s);
 		} else if (c.separate) {
-			write_file(doc, name);
+			fb_write_file(doc, name);
 			for (uint32_t i = 0; i < out.n_cand; i++)
 				acc += out.cand[i].verdict == DPF_ACCEPTED;
 			printf("%-20s %6u %10u %8u  %s\n", dpa_basename(out.program ? out.program : "?"),
 			       out.n_input, out.n_cand, acc, name);
 		} else {
-			write_file(doc, c.out);
+			fb_write_file(doc, c.out);
 			print_accepted(stdout, &out, c.out);
 		}
 		free(name);

@@ -15,6 +15,7 @@
 #define DEEPPROF_VERSION "0.1"
 
 const char *dp_progname = "deepprof";
+const char *dp_usage_where;
 
 struct subcmd {
 	const char *name;
@@ -46,6 +47,7 @@ static const struct subcmd subcmds[] = {
 	{ "report", cmd_report, "summary, top procedures, procedure, clique, call site, callers, recursion", NULL },
 	{ "export", cmd_export, "write a profile as folded stacks, callgrind or speedscope", NULL },
 	{ "feedback", cmd_feedback, "parallelism candidates, variable use, recursion, hot/cold code as a feedback file", NULL },
+	{ "batch", cmd_batch, "feedback for a whole suite of programs, a summary table, or build actions for it", NULL },
 	{ "calibrate", cmd_calibrate, "measure this machine's OpenMP task overheads for feedback", NULL },
 	{ "serve", cmd_serve, "browse a profile (and a diff) in a web browser", NULL },
 	{ "test-pages", cmd_test_pages, "render every page `serve` can show, failing on any error", NULL },
@@ -106,6 +108,8 @@ void usage_error(const char *cmd, const char *fmt, ...)
 		fprintf(stderr, "%s %s: ", dp_progname, cmd);
 	else
 		fprintf(stderr, "%s: ", dp_progname);
+	if (dp_usage_where)
+		fprintf(stderr, "%s: ", dp_usage_where);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -41,10 +41,13 @@ set -eu
 # python3-websocket: the serve suite's browser test (tests/serve/browser.py)
 # drives headless chromium over its DevTools protocol, a websocket.
 # lighttpd: the web server the cgi suite (tests/cgi) runs deepprof-cgi
-# under, with its mod_cgi, as a user's web server would.
+# under, with its mod_cgi, as a user's web server would. ninja-build: the
+# fbbatch suite (tests/fbbatch) runs the build.ninja that `deepprof batch
+# --emit=ninja` writes, as it runs the Makefile of --emit=make with make.
 core="gcc libc6-dev g++ make pkg-config libmsgpack-dev libjansson-dev libdw-dev libelf-dev
 libdeflate-dev libcunit1-dev libmicrohttpd-dev libunwind-dev gcc-12-plugin-dev valgrind python3
-python3-jsonschema python3-msgpack python3-websocket chromium dpkg-dev bzip2 xz-utils patch lighttpd"
+python3-jsonschema python3-msgpack python3-websocket chromium dpkg-dev bzip2 xz-utils patch lighttpd
+ninja-build"
 # bench, in addition: building bzip2 and minigzip needs only gcc and make
 # (above); binutils has size (the text size of each build) and gprofng
 # (bench/record.py times `gprofng collect app` beside deepprof record). (Its

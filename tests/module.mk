@@ -22,6 +22,7 @@ include tests/xcheck/xcheck.mk
 -include tests/progrep/progrep.mk
 -include tests/feedback/feedback.mk
 -include tests/fbprogs/fbprogs.mk
+-include tests/fbbatch/fbbatch.mk
 -include tests/split/split.mk
 -include tests/deps/deps.mk
 -include tests/layout/layout.mk

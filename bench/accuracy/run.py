@@ -4,11 +4,13 @@
 For each program of bench/accuracy (known ideal answers, see each file's
 head): build it with BUILD/bin/deepprof-cc (plugin mode), run it (Deep.data),
 build the plain -O2 serial program and time it (the median of N runs, after
-waiting for idle CPUs like the timings below), run `deepprof calibrate` once
-and `deepprof feedback --calibration=... --program-time=T -o
-P.feedback.json` (T: that serial time, so that ns per CSC are the real
-program's, not the slower instrumented run's; --instrumented-unit leaves it
-out), and read the predicted program_speedup of the accepted candidate(s).
+waiting for idle CPUs like the timings below); run `deepprof calibrate` once
+and one `deepprof batch --calibration=... MANIFEST -o BUILD/bench/accuracy/batch`
+over all of them (the manifest, batch.json, gives each program its profile
+and its --program-time=T, T: that serial time, so that ns per CSC are the
+real program's, not the slower instrumented run's; --instrumented-unit
+leaves it out), which writes batch/P.json, P's feedback file; and read the
+predicted program_speedup of the accepted candidate(s).
 Then build the plain -O2 serial program and the parallel one the plugin
 generates from the feedback (deepprof-cc -O2 --deepprof-use, the accepted
 candidates named by id so that the code is generated whatever the plugin
@@ -21,6 +23,9 @@ against achieved speedup (serial / plugin-generated), the error, and
 whether a recommendation slows a program down. A program with no accepted candidate is predicted 1.0 and achieves 1.0
 (nothing changes); its DP_PAR build then shows what the transformation
 would have cost had it been applied anyway. Target: within 10% everywhere.
+Last, the achieved speedups go into the manifest ("measured") and `deepprof
+batch --summarize` prints its summary table of the same feedback files
+beside the bench's (batch/summary.txt and summary.json).
 The table also goes to BUILD/bench/accuracy/results.txt (and .json).
 Part of deepprof's bench. MIT licence.
 """
@@ -115,6 +120,24 @@ def predict(fb):
     return combined_speedup([c["program_speedup"] for c in merged]), merged, cut
 
 
+def write_manifest(path, profiled, achieved):
+    """The `deepprof batch` manifest (schemas/batch.md) of the programs
+    profiled [(name, ideal, Deep.data, program time or None)], with the
+    achieved program speedups {name: X} measured so far."""
+    progs = []
+    for name, _, data, ptime in profiled:
+        p = {"name": name, "profiles": [data]}
+        if ptime:
+            p["program_time"] = ptime
+        if name in achieved:
+            p["measured"] = {"program": achieved[name]}
+        progs.append(p)
+    with open(path + ".tmp", "w") as f:
+        json.dump({"format": "deepprof-batch", "version": 1, "programs": progs}, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
 def describe(c):
     tasks = {}
     for k in c.get("calls", []):
@@ -184,33 +207,46 @@ def main():
     results = []
     worst = 0.0
     slowdowns = []
-    # phase 1: profile, feedback, build (nothing timed)
-    built = []
+    # phase 1: profile each program and time its serial build (its
+    # --program-time); then one `deepprof batch` makes every feedback file
+    # (a manifest: batch_manifest()); then build from them (nothing else timed)
+    bdir = os.path.join(out, "batch")
+    profiled = []
     for name, ideal in progs:
         src = os.path.join(HERE, name + ".c")
         prof, data = os.path.join(out, name + ".prof"), os.path.join(out, name + ".data")
-        fbf = os.path.join(out, name + ".feedback.json")
-        ser, par = os.path.join(out, name + ".serial"), os.path.join(out, name + ".par")
-        print("accuracy: %s: profile, feedback, build" % name, file=sys.stderr, flush=True)
+        ser = os.path.join(out, name + ".serial")
+        print("accuracy: %s: profile" % name, file=sys.stderr, flush=True)
         run([dpcc, "-std=gnu11", "-O2", "-g", "-I" + HERE, "-o", prof, src, "-lm"])
         if os.path.exists(data):
             os.unlink(data)
         env = dict(os.environ, DEEPPROF_FILE=data)
         run([prof, scale], env=env)
-        predicted, accepted, cut, note = None, [], None, ""
         run([a.cc, "-std=gnu11", "-O2", "-I" + HERE, "-o", ser, src, "-lm"])
-        ptime = []
+        ptime = None
         if not a.instrumented_unit:
             wait_idle(a.wait_idle)
-            ptime = ["--program-time=%.6fs" % statistics.median(
-                [wall([ser, scale]) for _ in range(a.runs)])]
-        p = run([deepprof, "feedback", "--calibration=" + cal] + ptime + ["-o", fbf, data],
-                quiet=True)
-        if p.returncode == 0:
+            ptime = "%.6fs" % statistics.median([wall([ser, scale]) for _ in range(a.runs)])
+        profiled.append((name, ideal, data, ptime))
+    manifest = os.path.join(out, "batch.json")
+    write_manifest(manifest, profiled, {})
+    print("accuracy: deepprof batch: the feedback of %d programs" % len(profiled),
+          file=sys.stderr, flush=True)
+    p = run([deepprof, "batch", "--calibration=" + cal, "--jobs=2", manifest, "-o", bdir],
+            quiet=True)
+    batch_note = ""
+    if p.returncode != 0:
+        batch_note = "feedback failed: " + ((p.stderr.strip().splitlines() or ["?"])[-1])
+    built = []
+    for name, ideal, data, ptime in profiled:
+        src = os.path.join(HERE, name + ".c")
+        fbf = os.path.join(bdir, name + ".json")
+        ser, par = os.path.join(out, name + ".serial"), os.path.join(out, name + ".par")
+        print("accuracy: %s: build" % name, file=sys.stderr, flush=True)
+        predicted, accepted, cut, note = None, [], None, batch_note
+        if not batch_note:
             with open(fbf) as f:
                 predicted, accepted, cut = predict(json.load(f))
-        else:
-            note = "feedback failed: " + ((p.stderr.strip().splitlines() or ["?"])[-1])
         pflags = ["-DCUTOFF=%d" % cut] if cut else []
         hand = os.path.join(out, name + ".hand")
         run([a.cc, "-std=gnu11", "-O2", "-fopenmp", "-DDP_PAR", "-I" + HERE] + pflags +
@@ -319,11 +355,24 @@ def main():
                  "= not generated (why: in the recommendation); 1 thr = the parallel build with "
                  "OMP_NUM_THREADS=1 over the serial time")
     text = "\n".join(lines) + "\n"
+    # the same feedback files summarized by deepprof batch, with what was achieved
+    summary = None
+    if not batch_note:
+        write_manifest(manifest, profiled, {r["program"]: r["achieved"] for r in results})
+        p = run([deepprof, "batch", "--summarize", manifest, "-o", bdir], quiet=True)
+        if p.returncode == 0:
+            summary = os.path.join(bdir, "summary.txt")
+            text += "\ndeepprof batch --summarize (%s, %s):\n%s" % (
+                os.path.relpath(summary, build), "summary.json beside it", p.stdout)
+        else:
+            text += "\ndeepprof batch --summarize failed: %s\n" % p.stderr.strip()
     sys.stdout.write(text)
     for fn, body in (("results.txt", text),
                      ("results.json", json.dumps({"date": started.isoformat(), "scale": a.scale,
                                                   "runs": a.runs, "load_before": load_before,
-                                                  "calibration": ov, "results": results},
+                                                  "calibration": ov, "results": results,
+                                                  "batch_summary": summary and
+                                                  os.path.join(bdir, "summary.json")},
                                                  indent=1) + "\n")):
         path = os.path.join(out, fn)
         with open(path + ".tmp", "w") as f:

@@ -598,13 +598,19 @@ static void make_row(struct row *r, const struct prog *p, const struct dpf_feedb
 	memset(r, 0, sizeof(*r));
 	r->p = p;
 	r->fb = fb;
+	/* recommended: accepted and safe or checked, as `deepprof feedback`
+	 * lists them; the best is the best of those, else of the accepted
+	 * ones that need a check (its safety column says so) */
 	for (uint32_t i = 0; i < fb->n_cand; i++) {
 		const struct dpf_candidate *c = &fb->cand[i];
+		bool rec = c->safety == DPF_SAFE || c->safety == DPF_CHECKED;
+		bool best_rec = r->best && (r->best->safety == DPF_SAFE || r->best->safety == DPF_CHECKED);
 
 		if (c->verdict != DPF_ACCEPTED)
 			continue;
-		r->recommended++;
-		if (!r->best || c->program_speedup > r->best->program_speedup)
+		r->recommended += rec;
+		if (!r->best || (rec && !best_rec) ||
+		    (rec == best_rec && c->program_speedup > r->best->program_speedup))
 			r->best = c;
 	}
 	r->predicted = r->best ? r->best->program_speedup : 1.0;
@@ -671,8 +677,10 @@ static char *summary_text(const struct row *rows, uint32_t n)
 	}
 	fprintf(f, "%u program%s, %u input%s, %u recommended candidate%s.\n", n, n == 1 ? "" : "s",
 		inputs, inputs == 1 ? "" : "s", rec, rec == 1 ? "" : "s");
-	fprintf(f, "best: the recommended candidate of highest predicted program speedup; "
-		"region, program: its predicted\nspeedups (none recommended: program 1.000); "
+	fprintf(f, "recommended: accepted, and safe or checked; best: the recommended candidate "
+		"of highest predicted\nprogram speedup, else the accepted one that needs a check "
+		"(safety says so); region, program: its\npredicted speedups (none accepted: program "
+		"1.000); "
 		"achieved: measured; error: (predicted - achieved) / achieved;\nseen: the inputs "
 		"that have it / the inputs; min, median, max: its region speedup over those.\n");
 	if (fclose(f) != 0 || !buf)

@@ -299,3 +299,39 @@ int dpa_fail_at(struct dpa_error *err, const char *path, const char *fmt, ...)
 	va_end(ap);
 	return -1;
 }
+
+int dpa_check_graft(struct dpa_profile *to, const struct dpa_profile *from, uint32_t input)
+{
+	struct dpa_check_region *v;
+
+	if (!from->n_check)
+		return 0;
+	v = realloc(to->check, ((size_t)to->n_check + from->n_check) * sizeof(*v));
+	if (!v)
+		return -1;
+	to->check = v;
+	for (uint32_t i = 0; i < from->n_check; i++) {
+		const struct dpa_check_region *f = &from->check[i];
+		struct dpa_check_region *g = &to->check[to->n_check];
+
+		*g = *f;
+		g->input = input;
+		g->calls = malloc(f->n_calls * sizeof(*g->calls));
+		g->conflicts = f->n_conflicts ? malloc(f->n_conflicts * sizeof(*g->conflicts)) : NULL;
+		g->opaque = f->n_opaque ? malloc(f->n_opaque * sizeof(*g->opaque)) : NULL;
+		if (!g->calls || (f->n_conflicts && !g->conflicts) || (f->n_opaque && !g->opaque)) {
+			free(g->calls);
+			free(g->conflicts);
+			free(g->opaque);
+			return -1;
+		}
+		memcpy(g->calls, f->calls, f->n_calls * sizeof(*g->calls));
+		if (f->n_conflicts)
+			memcpy(g->conflicts, f->conflicts, f->n_conflicts * sizeof(*g->conflicts));
+		if (f->n_opaque)
+			memcpy(g->opaque, f->opaque, f->n_opaque * sizeof(*g->opaque));
+		to->n_check++;
+	}
+	to->has_check = true;
+	return 0;
+}

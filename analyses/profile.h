@@ -223,6 +223,8 @@ struct dpa_check_opaque {
 	const char *callee, *loc;
 };
 struct dpa_check_region {
+	uint32_t input;         /* 0: this profile's; k: grafted from another
+				 * profile (dpa_check_graft) */
 	const char *fn, *file;
 	uint32_t n_calls;
 	struct dpa_check_call *calls;
@@ -283,6 +285,12 @@ struct dpa_profile {
 	uint32_t n_check;
 	struct dpa_check_region *check;
 };
+
+/* Append the check findings of profile *from to *to's, marked as input
+ * `input` (> 0): a check build's run on another input, for the same
+ * program. Strings stay *from's, which must outlive *to. 0, or -1 out of
+ * memory. */
+int dpa_check_graft(struct dpa_profile *to, const struct dpa_profile *from, uint32_t input);
 
 /* Entry i (0 .. n_csd - 1) of the csd ids grouped by caller pd: pd q's
  * out csds are dpa_out_csd(p, q->out_first + j), j < dpa_pd_out_n(q). */

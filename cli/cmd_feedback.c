@@ -73,6 +73,9 @@ static const char feedback_usage[] =
 	"  --list-share=X        list a region with too few costly calls (as\n"
 	"                        too_cheap) when two of its calls each cost this\n"
 	"                        share of the program (0.01; or 1%)\n"
+	"  --checked-by=F[,F...] profiles of a check build (deepprof-cc\n"
+	"                        --deepprof-check) on other inputs: their findings\n"
+	"                        (not their costs) join every FILE's\n"
 	"  --no-progrep          accept profiles without a program representation:\n"
 	"                        they give hot/cold code and recursion only\n"
 	"Overheads (ns of this machine; defaults, or `deepprof calibrate`'s):\n"
@@ -230,6 +233,10 @@ void fb_parse_args(struct fb_cli *c, int argc, char **argv, const char ***files,
 			c->opt.per_context = true;
 		} else if (!strcmp(a, "--separate")) {
 			c->separate = true;
+		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--checked-by"))) {
+			if (!*v)
+				usage_error("feedback", "--checked-by needs profiles of a check build");
+			c->checked_by = v;
 		} else if (!strcmp(a, "--no-progrep")) {
 			c->no_progrep = true;
 		} else if ((v = dp_opt_value("feedback", argc, argv, &i, NULL, "--call-threshold"))) {
@@ -351,6 +358,37 @@ static const char *progrep_why(const struct dpa_progreps *s, const struct dpa_pr
 	return NULL;
 }
 
+/* --checked-by's profiles, read once (their strings outlive every job) */
+static struct dpa_profile *checked_by;
+static uint32_t n_checked_by;
+
+/* Read --checked-by's profiles: each must hold a check's findings. */
+static void read_checked_by(const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	uint32_t n = 1;
+	struct dpa_error err;
+
+	if (!copy)
+		die_status(DP_EXIT_FAIL, "feedback: out of memory");
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	checked_by = calloc(n, sizeof(*checked_by));
+	if (!checked_by)
+		die_status(DP_EXIT_FAIL, "feedback: out of memory");
+	for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		memset(&err, 0, sizeof(err));
+		if (dpa_profile_read(&checked_by[n_checked_by], f, &err) < 0)
+			die_plain("%s", fb_one_line(err.msg));
+		if (!checked_by[n_checked_by].has_check)
+			die("--checked-by %s: not the profile of a check build (no check findings; "
+			    "build with deepprof-cc --deepprof-check=FEEDBACK)", f);
+		n_checked_by++;
+	}
+	/* the file names stay in the profiles (path), not in copy */
+	free(copy);
+}
+
 /* Analyse one input profile into j->fb (or read one feedback file). */
 static int analyse_one(struct job *j, const struct fb_cli *c)
 {
@@ -365,6 +403,12 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 		       job_fail(j, DP_EXIT_USAGE) : 0;
 	if (dpa_profile_read(&p, j->path, &j->err) < 0)
 		return job_fail(j, DP_EXIT_USAGE);
+	for (uint32_t k = 0; k < n_checked_by; k++)
+		if (dpa_check_graft(&p, &checked_by[k], k + 1) < 0) {
+			dpa_profile_release(&p);
+			snprintf(j->err.msg, sizeof(j->err.msg), "out of memory");
+			return job_fail(j, DP_EXIT_FAIL);
+		}
 	dpa_profile_symbolize(&p);
 	if (dpa_deep_init(&d, &p, &j->err) < 0) {
 		dpa_profile_release(&p);
@@ -947,6 +991,8 @@ int cmd_feedback(int argc, char **argv)
 			die("%s: cannot write: is a directory", c.out);
 	}
 	fb_set_overheads(&c);
+	if (c.checked_by)
+		read_checked_by(c.checked_by);
 
 	job = calloc(nfiles, sizeof(*job));
 	group = calloc(nfiles, sizeof(*group));

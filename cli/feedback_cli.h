@@ -28,6 +28,7 @@ struct fb_cli {
 	unsigned jobs;
 	bool separate, no_progrep;
 	double ov_set[6];       /* command-line overheads, NAN: not given */
+	const char *checked_by; /* --checked-by: check builds' profiles, comma-separated */
 };
 
 /* One input to analyse (a profile, or a feedback file read as it is). */

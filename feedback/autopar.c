@@ -255,43 +255,29 @@ static double frac_of(struct dpf_ctx *c, const struct view *v, const struct rcal
 
 /* ---- the dependence check (deepprof-cc --deepprof-check) ---- */
 
-/* The check's findings for the calls rc[0 .. n) of view v: the region of
- * the profile's "check" entry that holds every one of them (by line,
- * column and callee in the same function and file) and ran, with idx[i]
- * its index of call i; NULL when there is none. */
-static const struct dpa_check_region *check_of(const struct dpf_ctx *c, const struct view *v,
-					       const struct rcall *rc, uint32_t n, uint32_t *idx)
+/* Does check region r hold every call of rc[0 .. n) of view v (same
+ * function and file; calls by line, column and callee)? idx[i]: r's index
+ * of call i. */
+static bool check_holds(const struct dpa_check_region *r, const struct view *v,
+			const struct rcall *rc, uint32_t n, uint32_t *idx)
 {
-	const struct dpa_profile *p = c->p;
+	if (!r->executions || strcmp(r->fn, v->f.fn->name) ||
+	    strcmp(dpa_basename(r->file), dpa_basename(v->f.fn->file ? v->f.fn->file : "")))
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dpa_pr_call *x = rc[i].call;
+		uint32_t k = 0;
 
-	if (!p->n_check || !v->f.fn || !v->f.fn->name)
-		return NULL;
-	for (uint32_t g = 0; g < p->n_check; g++) {
-		const struct dpa_check_region *r = &p->check[g];
-		bool all = true;
-
-		if (!r->executions || strcmp(r->fn, v->f.fn->name) ||
-		    strcmp(dpa_basename(r->file), dpa_basename(v->f.fn->file ? v->f.fn->file : "")))
-			continue;
-		for (uint32_t i = 0; i < n && all; i++) {
-			const struct dpa_pr_call *x = rc[i].call;
-			uint32_t k = 0;
-
-			if (!x || !x->callee)
-				all = false;
-			for (; all && k < r->n_calls; k++)
-				if (r->calls[k].line == x->line && r->calls[k].col == x->col &&
-				    !strcmp(r->calls[k].callee, x->callee))
-					break;
-			if (all && k == r->n_calls)
-				all = false;
-			if (all)
-				idx[i] = k;
-		}
-		if (all)
-			return r;
+		if (!x || !x->callee)
+			return false;
+		while (k < r->n_calls && (r->calls[k].line != x->line || r->calls[k].col != x->col ||
+					  strcmp(r->calls[k].callee, x->callee)))
+			k++;
+		if (k == r->n_calls)
+			return false;
+		idx[i] = k;
 	}
-	return NULL;
+	return true;
 }
 
 /* "file:line" of a check place "file:line:col". */
@@ -429,6 +415,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	const struct dpa_check_opaque *opaque = NULL;
 	bool checked = false, conflict = false;
 	uint64_t check_execs = 0;
+	uint32_t check_inputs = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		if (rc[i].calls > execs)
@@ -674,23 +661,35 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	 * independent: a conflict keeps two calls in one task (or one of them
 	 * out of the region); what it never saw is `checked` ---- */
 	if (!(safe && !n_confl) && rc[0].call) {
-		uint32_t cidx[span];
-		const struct dpa_check_region *chk = check_of(c, v, rc, span, cidx);
+		/* every checked region holding the calls, on any input: a
+		 * conflict on one is a conflict */
+		uint32_t cidx[span], inputs[64], n_inputs = 0;
+		bool *conf = NULL, found = false;
+		const struct dpa_check_conflict *first_x = NULL;
+		uint32_t fi = 0, fj = 0, a = 0, b = span - 1;
 
-		for (uint32_t q = 0; chk && q < chk->n_opaque && !opaque; q++)
-			for (uint32_t i = 0; i < span; i++)
-				if (chk->opaque[q].k == cidx[i]) {
-					opaque = &chk->opaque[q];
-					break;
-				}
-		if (chk && !opaque) {
-			const struct dpa_check_conflict *first_x = NULL;
-			uint32_t fi = 0, fj = 0, a = 0, b = span - 1;
-			bool *conf = calloc((size_t)span * span, sizeof(*conf));
+		if (v->f.fn && v->f.fn->name && c->p->n_check &&
+		    !(conf = calloc((size_t)span * span, sizeof(*conf))))
+			goto oom;
+		for (uint32_t g = 0; conf && g < c->p->n_check; g++) {
+			const struct dpa_check_region *chk = &c->p->check[g];
+			uint32_t q;
 
-			if (!conf)
-				goto oom;
-			for (uint32_t q = 0; q < chk->n_conflicts; q++) {
+			if (!check_holds(chk, v, rc, span, cidx))
+				continue;
+			found = true;
+			check_execs += chk->executions;
+			for (q = 0; q < n_inputs && inputs[q] != chk->input; q++)
+				;
+			if (q == n_inputs && n_inputs < 64)
+				inputs[n_inputs++] = chk->input;
+			for (q = 0; q < chk->n_opaque && !opaque; q++)
+				for (uint32_t i = 0; i < span; i++)
+					if (chk->opaque[q].k == cidx[i]) {
+						opaque = &chk->opaque[q];
+						break;
+					}
+			for (q = 0; q < chk->n_conflicts; q++) {
 				const struct dpa_check_conflict *x = &chk->conflicts[q];
 
 				for (uint32_t i = 0; i < span; i++)
@@ -704,7 +703,13 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 							}
 						}
 			}
-			check_execs = chk->executions;
+		}
+		check_inputs = n_inputs;
+		if (found && opaque) {
+			free(conf);
+			conf = NULL;
+		}
+		if (found && conf) {
 			/* what the representation feared through memory, the check
 			 * saw or not: only values passed stay dependences */
 			{
@@ -765,8 +770,8 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 				checked = res.cut_allowed;
 				conflict = !res.cut_allowed;
 			}
-			free(conf);
 		}
+		free(conf);
 	}
 	/* a divide-and-conquer split with a cut-off: the recursion's model
 	 * (recursion_patterns.c) says what spawning down to the cut-off saves per entry,
@@ -842,7 +847,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	k->n_inputs_seen = 1;
 	k->speedup_min = k->speedup_median = k->speedup_max = k->speedup;
 
-	k->check_inputs = checked || conflict;
+	k->check_inputs = checked || conflict ? check_inputs : 0;
 	k->check_executions = checked || conflict ? check_execs : 0;
 	if (rc[0].call && !(safe && !n_confl) && conflict) {
 		k->safety = DPF_CONFLICT;

@@ -183,6 +183,18 @@ def t_inputs(ctx):
        "case_input on k = 500 and 300")
     eq((b["case_halves"]["safety"], b["case_halves"]["check_inputs"],
         b["case_halves"]["check_executions"]), ("checked", 2, 2), "case_halves on two inputs")
+    # the findings alone, joined to a plain profile's costs (--checked-by)
+    by, _ = ctx.feedback(["prof.data", "--checked-by=k500.data,k300.data"], "by.json")
+    y = by_fn(by)
+    eq((y["case_input"]["safety"], y["case_halves"]["safety"], y["case_halves"]["check_inputs"],
+        y["case_halves"]["check_executions"], len(by["inputs"])),
+       ("conflict", "checked", 2, 2, 1), "--checked-by two check profiles")
+    r = ctx.run([ctx.dp, "feedback", "prof.data", "--checked-by=prof.data"], rc=2)
+    eq(r.stderr.strip(), "deepprof: --checked-by prof.data: not the profile of a check build (no "
+       "check findings; build with deepprof-cc --deepprof-check=FEEDBACK)", "--checked-by plain")
+    r = ctx.run([ctx.dp, "feedback", "prof.data", "--checked-by=nothere.data"], rc=2)
+    eq(len(r.stderr.strip().splitlines()), 1, "--checked-by missing: " + r.stderr)
+    check("nothere.data" in r.stderr, r.stderr)
     # MessagePack carries the same
     ctx.run([ctx.dp, "feedback", "k500.data", "k300.data", "-o", "both.msgpack"])
     back = json.loads(ctx.run([ctx.dp, "feedback", "--to-json=both.msgpack"]).stdout)

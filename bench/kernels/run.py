@@ -14,10 +14,11 @@ compared side by side in one run against:
              and shown as "<x");
   auto-safe  deepprof-cc -O2 --deepprof-use: what the plugin does by itself
              (only what GCC's analyses prove safe), with what it said;
-  auto-named the same with the accepted candidates named by id
-             (--deepprof-parallelize=ID: the user's consent; it stands in for
-             a `checked` mode, a dynamic check of what cannot be proved,
-             which does not exist yet).
+  auto-checked where GCC proves nothing: the dependence check
+             (deepprof-cc --deepprof-check) run on a small input
+             (--check-scale), its findings joined to the profile's costs
+             (deepprof feedback --checked-by), and the use build with
+             --deepprof-parallelize=checked.
 
 The feedback comes from a deepprof-cc (plugin) build run at --profile-scale
 (default: the timing scale), `deepprof calibrate` once, and `deepprof
@@ -27,7 +28,7 @@ program's time, as bench/accuracy/run.py). Every build must print what the
 serial build prints (checked on every timed run). Times: median of N
 alternating runs, after waiting (--wait-idle) for idle CPUs. "auto" is the
 automatic version this bench judges: auto-safe where the plugin proved the
-candidates safe, else auto-named. Targets on 2 cores: auto >= 0.95x the
+candidates safe, else auto-checked. Targets on 2 cores: auto >= 0.95x the
 best hand-written speedup, auto never below 1.0x serial, predicted within
 10% of auto's achieved speedup. The table also goes to
 BUILD/bench/kernels/results.txt (and .json), written atomically.
@@ -108,6 +109,9 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="work per kernel (1: ~1-2 s serially)")
     ap.add_argument("--profile-scale", type=float, default=0,
                     help="the scale of the profiled run (default: --scale)")
+    ap.add_argument("--check-scale", type=float, default=0.05,
+                    help="the scale of the dependence check's run (default 0.05; the check "
+                         "build runs 10-30x slower inside the candidates' calls)")
     ap.add_argument("--naive-limit", type=float, default=5.0, metavar="X",
                     help="stop a naive run after X times the serial time (default 5)")
     ap.add_argument("--quick", action="store_true",
@@ -123,6 +127,7 @@ def main():
         print("kernels: --runs must be at least 1", file=sys.stderr)
         return 2
     pscale = "%g" % (a.profile_scale or a.scale)
+    cscale = "%g" % min(a.check_scale, a.profile_scale or a.scale)
     scale = "%g" % a.scale
     build = os.path.abspath(a.build)
     dpcc = os.path.join(build, "bin", "deepprof-cc")
@@ -154,7 +159,7 @@ def main():
     for name, what in kernels:
         src = os.path.join(HERE, name + ".c")
         exe = {v: os.path.join(out, "%s.%s" % (name, v))
-               for v in ("serial", "hand", "naive", "safe", "named", "prof")}
+               for v in ("serial", "hand", "naive", "safe", "checked", "prof", "chk")}
         data, fbf = os.path.join(out, name + ".data"), os.path.join(out, name + ".feedback.json")
         print("kernels: %s: profile, feedback, build" % name, file=sys.stderr, flush=True)
         cflags = ["-std=gnu11", "-O2", "-I" + HERE]
@@ -190,24 +195,51 @@ def main():
             plugin = "safe" if len(made) == len(ids) else "partly" if made else "serial"
             why = "; ".join("#%d %s" % (i, short_why(rs[i][1]) if i in rs else "no remark")
                             for i in ids)
-        named_why = ""
+        checked_why = ""
         if ids and plugin != "safe":
-            p = run(use + ["--deepprof-parallelize=" + ",".join(map(str, ids)), "-o", exe["named"],
-                           src, "-lm"])
+            # the dependence check on a small input; its findings join the
+            # profile's costs; the checked candidates become parallel code
+            cdata = os.path.join(out, name + ".check.data")
+            fbc = os.path.join(out, name + ".checked.json")
+            run([dpcc] + cflags + ["-g", "--deepprof-check=" + fbf, "-o", exe["chk"], src, "-lm"])
+            if os.path.exists(cdata):
+                os.unlink(cdata)
+            print("kernels: %s: dependence check at scale %s" % (name, cscale), file=sys.stderr,
+                  flush=True)
+            run([exe["chk"], cscale], env=dict(os.environ, DEEPPROF_FILE=cdata))
+            p = run([deepprof, "feedback", "--calibration=" + cal, "--program-time=%.6fs" % ptime,
+                     "--checked-by=" + cdata, "-o", fbc, data], quiet=True)
+            if p.returncode != 0:
+                raise Fatal("%s: deepprof feedback --checked-by failed: %s" % (
+                    name, (p.stderr.strip().splitlines() or ["?"])[-1]))
+            with open(fbc) as f:
+                fbx = json.load(f)
+            predicted, accepted, cut = predict(fbx)
+            levels = {c["id"]: c.get("safety") for c in accepted}
+            p = run([dpcc] + cflags + ["--deepprof-use=" + fbc, "--deepprof-remarks",
+                                       "--deepprof-parallelize=checked", "-o", exe["checked"],
+                                       src, "-lm"])
             rn = remarks(p.stderr)
-            named_why = "; ".join("#%d %s" % (i, "made" if rn.get(i, ("",))[0] == "optimized" else
-                                              short_why(rn[i][1]) if i in rn else "no remark")
-                                  for i in ids)
+            checked_why = "; ".join(
+                "#%d %s: %s" % (c["id"], levels[c["id"]],
+                                "made" if rn.get(c["id"], ("",))[0] == "optimized" else
+                                short_why(rn[c["id"]][1]) if c["id"] in rn else "no remark")
+                for c in accepted) or "no candidate accepted"
+            conflicts = [c for c in fbx.get("candidates", []) if c.get("safety") == "conflict"]
+            if conflicts:
+                checked_why += "; " + "; ".join("#%d conflict: %s" % (c["id"], c["safety_why"])
+                                                for c in conflicts)
+            ids = [c["id"] for c in accepted]
         else:
-            shutil.copyfile(exe["safe"], exe["named"])
-            shutil.copymode(exe["safe"], exe["named"])
+            shutil.copyfile(exe["safe"], exe["checked"])
+            shutil.copymode(exe["safe"], exe["checked"])
         # the answer every build must print (and the auto builds with 1 thread)
         want = subprocess.run([exe["serial"], scale], capture_output=True, text=True).stdout
         one = dict(os.environ, OMP_NUM_THREADS="1")
-        for v in ("safe", "named"):
+        for v in ("safe", "checked"):
             timed([exe[v], scale], want, env=one)
         built.append(dict(name=name, what=what, exe=exe, want=want, predicted=predicted, ids=ids,
-                          cut=cut, plugin=plugin, why=why, named_why=named_why,
+                          cut=cut, plugin=plugin, why=why, checked_why=checked_why,
                           candidates=[{"id": c["id"], "program_speedup": c["program_speedup"],
                                        "safety": c.get("safety"), "tasks": c.get("n_tasks")}
                                       for c in accepted]))
@@ -220,9 +252,9 @@ def main():
         print("kernels: %s: time" % name, file=sys.stderr, flush=True)
         waited, idle = wait_idle(a.wait_idle)
         load = os.getloadavg()[0]
-        t = {v: [] for v in ("serial", "hand", "naive", "safe", "named", "auto1")}
+        t = {v: [] for v in ("serial", "hand", "naive", "safe", "checked", "auto1")}
         naive_cut = None
-        same = k["plugin"] == "safe" or not k["ids"]    # named is the safe build
+        same = k["plugin"] == "safe" or not k["checked_why"]    # checked is the safe build
         for _ in range(a.runs):
             t["serial"].append(timed([exe["serial"], scale], want))
             t["hand"].append(timed([exe["hand"], scale], want))
@@ -235,35 +267,35 @@ def main():
                     t["naive"].append(s)
             t["safe"].append(timed([exe["safe"], scale], want))
             if not same:
-                t["named"].append(timed([exe["named"], scale], want))
-            t["auto1"].append(timed([exe["named" if k["ids"] else "safe"], scale], want, env=one))
+                t["checked"].append(timed([exe["checked"], scale], want))
+            t["auto1"].append(timed([exe["safe" if same else "checked"], scale], want, env=one))
         m = {v: statistics.median(x) for v, x in t.items() if x}
         ms = m["serial"]
         sp = {v: ms / m[v] for v in m}
         if naive_cut is not None:
             sp["naive"] = ms / naive_cut        # an upper bound
         if same:
-            sp["named"] = sp["safe"]
+            sp["checked"] = sp["safe"]
         best_hand = max(sp["hand"], sp["naive"])
-        auto = sp["safe"] if k["plugin"] == "safe" or not k["ids"] else sp["named"]
+        auto = sp["safe"] if same else sp["checked"]
         err = (k["predicted"] - auto) / auto
         one_thread = m["auto1"] / ms
         ratio = auto / best_hand
         results.append(dict(kernel=name, size=k["what"], serial_s=ms, speedups=sp, medians=m,
                             runs=t, naive_stopped_after_s=naive_cut, predicted=k["predicted"],
                             auto=auto, error=err, ratio=ratio, plugin=k["plugin"], why=k["why"],
-                            named_why=k["named_why"], candidates=k["candidates"], ids=k["ids"],
+                            checked_why=k["checked_why"], candidates=k["candidates"], ids=k["ids"],
                             one_thread=one_thread, cutoff=k["cut"], load=load, idle_before=idle, waited_s=waited,
                             met={"ratio": ratio >= RATIO, "not_slower": auto >= 1.0,
                                  "error": abs(err) <= ERROR}))
 
     lines = ["Task-parallel kernels: serial, by hand, and deepprof's automatic parallel code "
-             "(%s UTC, scale %s, profiled at %s, median of %d alternating runs; load %.2f at start)"
-             % (started.strftime("%Y-%m-%d %H:%M"), scale, pscale, a.runs, load_before),
+             "(%s UTC, scale %s, profiled at %s, checked at %s, median of %d alternating runs; load %.2f at start)"
+             % (started.strftime("%Y-%m-%d %H:%M"), scale, pscale, cscale, a.runs, load_before),
              "calibration: " + ", ".join("%s %.0f ns" % (k, v["ns"]) for k, v in ov.items()),
              "",
              "%-9s %7s %7s %7s %7s %7s %6s %7s %5s %9s %5s %-4s %5s %4s  %s" % (
-                 "kernel", "serial", "hand", "naive", "safe", "named", "pred", "error",
+                 "kernel", "serial", "hand", "naive", "safe", "checked", "pred", "error",
                  "ratio", "targets", "1 thr", "cut", "load", "idle", "plugin (default build): why"),
              "-" * 130]
 
@@ -273,13 +305,13 @@ def main():
     for r in results:
         sp = r["speedups"]
         naive = ("<" + x(sp["naive"])) if r["naive_stopped_after_s"] else x(sp["naive"])
-        named = x(sp["named"]) if r["ids"] and r["plugin"] != "safe" else "=safe" if r["ids"] else "-"
+        checked = x(sp["checked"]) if r["checked_why"] else "=safe" if r["ids"] else "-"
         met = "".join("y" if r["met"][t] else "n" for t in ("ratio", "not_slower", "error"))
         lines.append("%-9s %6.2fs %7s %7s %7s %7s %5.2fx %+6.1f%% %5.2f %9s %5.2f %-4s %5.1f %3.0f%%  %s: %s%s" % (
-            r["kernel"], r["serial_s"], x(sp["hand"]), naive, x(sp["safe"]), named,
+            r["kernel"], r["serial_s"], x(sp["hand"]), naive, x(sp["safe"]), checked,
             r["predicted"], 100 * r["error"], r["ratio"], met, r["one_thread"],
             r["cutoff"] if r["cutoff"] else "-", r["load"], 100 * r["idle_before"], r["plugin"],
-            r["why"], ("; named: " + r["named_why"]) if r["named_why"] else ""))
+            r["why"], ("; checked: " + r["checked_why"]) if r["checked_why"] else ""))
     lines.append("-" * 130)
     for t, what in (("ratio", "auto >= %.2fx the best hand-written speedup" % RATIO),
                     ("not_slower", "auto never below 1.0x serial"),
@@ -293,9 +325,9 @@ def main():
                      "speedups measure the load as much as the code: provisional" % (100 * least))
     lines.append("speedup = serial / build median wall time; hand = -DDP_PAR (good cut-off), "
                  "naive = -DDP_NAIVE (no cut-off; '<' = stopped after %gx the serial time), "
-                 "safe = deepprof-cc --deepprof-use (default: only what GCC proves safe), named = "
-                 "the accepted candidates named by --deepprof-parallelize=ID (a stand-in for a "
-                 "`checked` mode, which does not exist yet); auto = safe where proved, else named; "
+                 "safe = deepprof-cc --deepprof-use (default: only what GCC proves safe), checked = "
+                 "the dependence check's findings (its run at --check-scale) joined to the profile, "
+                 "rebuilt with --deepprof-parallelize=checked; auto = safe where proved, else checked; "
                  "pred = deepprof feedback's predicted program speedup; error = (pred - auto) / "
                  "auto; ratio = auto / best hand-written; targets = ratio, not slower, error "
                  "(y/n); 1 thr = auto with OMP_NUM_THREADS=1 over the serial time (below 1: GCC compiled the serial build's code differently, and the speedups flatter the parallel builds); cut = the feedback's recursion cut-off depth; load: 1-minute load "
@@ -304,7 +336,8 @@ def main():
     sys.stdout.write(text)
     for fn, body in (("results.txt", text),
                      ("results.json", json.dumps({"date": started.isoformat(), "scale": a.scale,
-                                                  "profile_scale": float(pscale), "runs": a.runs,
+                                                  "profile_scale": float(pscale),
+                                                  "check_scale": float(cscale), "runs": a.runs,
                                                   "load_before": load_before, "calibration": ov,
                                                   "results": results}, indent=1) + "\n")):
         path = os.path.join(out, fn)

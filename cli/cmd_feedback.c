@@ -728,8 +728,22 @@ static void print_cand(FILE *f, const struct dpf_candidate *c)
 	for (uint32_t k = 0; k < c->n_calls; k++)
 		fprintf(f, "%s%s() (line %u)", k == 0 ? "" : k + 1 == c->n_calls ? " and " : ", ",
 			or_q(c->calls[k].callee), c->calls[k].at.line);
-	fprintf(f, " as %u parallel tasks: the region %.2fx faster, the program %.2fx",
-		c->n_tasks, c->speedup, c->program_speedup);
+	fprintf(f, " as %u parallel tasks", c->n_tasks);
+	if (c->n_tasks < c->n_calls) {
+		/* which calls share a task: "{61, 62, 65} with {63, 64, 66}" */
+		for (uint32_t t = 0; t < c->n_tasks; t++) {
+			bool first = true;
+
+			fprintf(f, "%s{", t ? " with " : " ");
+			for (uint32_t k = 0; k < c->n_calls; k++)
+				if (c->calls[k].task == t) {
+					fprintf(f, "%s%u", first ? "" : ", ", c->calls[k].at.line);
+					first = false;
+				}
+			fprintf(f, "}");
+		}
+	}
+	fprintf(f, ": the region %.2fx faster, the program %.2fx", c->speedup, c->program_speedup);
 	if (c->n_inputs_seen > 1)
 		fprintf(f, " (%.2fx to %.2fx over %u inputs)", c->speedup_min, c->speedup_max,
 			c->n_inputs_seen);

@@ -278,7 +278,55 @@ static void test_conflict(void)
 	CU_ASSERT_DOUBLE_EQUAL(r.par, 102, EPS);
 }
 
+/*
+ * Groups (a checked region): the quarters' mergesort, sorts of 10 and
+ * merges of 20, groups {0, 1, 4} and {2, 3, 5}: task 0 runs 40 from 1,
+ * task 1 40 from 10: 50 + 2 = 52 (ideal 40, seq 80), tasks not contiguous.
+ * Three groups of 50, 30 and 20 into at most 2 tasks: {0,0,1} 83, {0,1,0}
+ * 73, {0,1,1} 62 (task 0 51, task 1 60); into 3: {0,1,2} also, task 0 ends
+ * 2 + 50, tasks 1 and 2 at 40: 54.
+ */
+static void test_groups(void)
+{
+	static const double cost[] = { 10, 10, 10, 10, 20, 20 }, cost3[] = { 50, 30, 20 };
+	static const uint32_t g6[] = { 0, 0, 1, 1, 0, 1 }, g3[] = { 0, 1, 2 };
+	struct dpf_pc_problem pb = problem(6, cost, 2);
+	struct dpf_pc_result r;
+	uint32_t task[6];
+
+	r.task = task;
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search_groups(&pb, g6, 2, &r), 0);
+	CU_ASSERT_EQUAL(r.n_tasks, 2);
+	for (int i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(task[i], g6[i]);
+	CU_ASSERT_DOUBLE_EQUAL(r.seq, 80, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r.par, 52, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r.ideal, 40, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r.overhead, 12, EPS);
+	CU_ASSERT_EQUAL(r.tried, 1);
+	CU_ASSERT_TRUE(r.complete && r.cut_allowed);
+
+	pb = problem(3, cost3, 2);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search_groups(&pb, g3, 3, &r), 0);
+	CU_ASSERT_EQUAL(r.tried, 3);
+	CU_ASSERT_DOUBLE_EQUAL(r.par, 62, EPS);
+	CU_ASSERT_EQUAL(task[0], 0);
+	CU_ASSERT_EQUAL(task[1], 1);
+	CU_ASSERT_EQUAL(task[2], 1);
+	pb = problem(3, cost3, 3);
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search_groups(&pb, g3, 3, &r), 0);
+	CU_ASSERT_EQUAL(r.tried, 4);
+	CU_ASSERT_EQUAL(r.n_tasks, 3);
+	CU_ASSERT_DOUBLE_EQUAL(r.par, 54, EPS);
+	/* one group: no split */
+	static const uint32_t g1[] = { 0, 0, 0 };
+	CU_ASSERT_EQUAL_FATAL(dpf_pc_search_groups(&pb, g1, 1, &r), 0);
+	CU_ASSERT_FALSE(r.cut_allowed);
+	CU_ASSERT_EQUAL(r.n_tasks, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r.par, 100, EPS);
+}
+
 DPA_TEST_SUITE(par_cost, DPA_TEST(test_two_balanced), DPA_TEST(test_three_unbalanced),
 	       DPA_TEST(test_dependent_overlap), DPA_TEST(test_dependent_no_overlap),
 	       DPA_TEST(test_chain), DPA_TEST(test_budget), DPA_TEST(test_many_calls),
-	       DPA_TEST(test_conflict));
+	       DPA_TEST(test_conflict), DPA_TEST(test_groups));

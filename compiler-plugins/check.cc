@@ -48,24 +48,7 @@ static bool closure_done;
 
 bool dp_check_init(void)
 {
-	if (!dp_opt.check)
-		return true;
-	bool ok = true;
-	char *list = xstrdup(dp_opt.check);
-	unsigned n = 1;
-	for (const char *p = list; *p; p++)
-		n += *p == ':';
-	cfbs = XCNEWVEC(struct dpu_feedback, n);
-	for (char *f = strtok(list, ":"); f; f = strtok(NULL, ":")) {
-		char err[512];
-		if (dpu_read(&cfbs[n_cfbs], f, err, sizeof err) < 0) {
-			error("deepprof: %s", err);
-			ok = false;
-			continue;
-		}
-		n_cfbs++;
-	}
-	return ok;
+	return !dp_opt.check || dp_read_feedbacks(dp_opt.check, &cfbs, &n_cfbs);
 }
 
 /* ================= the hooks ================= */

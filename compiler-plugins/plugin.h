@@ -137,6 +137,8 @@ int dp_declared_effects(tree fndecl);
 
 /* use.cc: the use build (dp_opt.use) */
 bool dp_use_init(void);                 /* read the feedback files (errors reported) */
+struct dpu_feedback;
+bool dp_read_feedbacks(const char *list, struct dpu_feedback **out, unsigned *n);
 void dp_use_deps(void *gcc_data, void *user_data);       /* PLUGIN_START_UNIT */
 void dp_use_genericize(void *gcc_data, void *user_data); /* PLUGIN_PRE_GENERICIZE */
 void dp_use_function(function *fun, vec<gimple *> &calls);   /* from the pass */

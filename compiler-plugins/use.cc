@@ -63,27 +63,33 @@ static vec<struct known_fn> known;
 
 /* ================= reading ================= */
 
-bool dp_use_init(void)
+/* Read the ':'-separated feedback files of list into a new array (*n
+ * read); each that cannot be read is one error. The path strings stay
+ * (the dependencies' names). Returns whether all were read. */
+bool dp_read_feedbacks(const char *list, struct dpu_feedback **out, unsigned *n)
 {
-	if (!dp_opt.use)
-		return true;
-	char *list = xstrdup(dp_opt.use);
-	unsigned n = 1;
-	for (char *p = list; *p; p++)
-		n += *p == ':';
-	fbs = XCNEWVEC(struct dpu_feedback, n);
+	char *copy = xstrdup(list);
+	unsigned cap = 1;
+	for (char *p = copy; *p; p++)
+		cap += *p == ':';
+	*out = XCNEWVEC(struct dpu_feedback, cap);
+	*n = 0;
 	bool ok = true;
-	for (char *f = strtok(list, ":"); f; f = strtok(NULL, ":")) {
+	for (char *f = strtok(copy, ":"); f; f = strtok(NULL, ":")) {
 		char err[600];
-		if (dpu_read(&fbs[n_fbs], f, err, sizeof err) < 0) {
+		if (dpu_read(&(*out)[*n], f, err, sizeof err) < 0) {
 			error("deepprof: %s", err);
 			ok = false;
 			continue;
 		}
-		n_fbs++;
+		(*n)++;
 	}
-	/* list stays: the paths are the dependencies' names */
 	return ok;
+}
+
+bool dp_use_init(void)
+{
+	return !dp_opt.use || dp_read_feedbacks(dp_opt.use, &fbs, &n_fbs);
 }
 
 /* PLUGIN_START_UNIT: with -MD/-MMD the object depends on the feedback. */

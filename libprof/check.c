@@ -169,6 +169,20 @@ static void fold(struct iset *s)
 	s->fold_at = 2 * s->n + 256;
 }
 
+/* Append as it is: no folding, no joining (blocks of allocs stay apart). */
+static void iset_push(struct iset *s, uintptr_t lo, uintptr_t hi, const char *loc)
+{
+	if (s->n == s->cap) {
+		struct ivl *nv = ck_grow(s->v, &s->cap, sizeof(*nv), s->n + 1);
+		if (!nv) {
+			DP_ADD(&ck_lost, 1);
+			return;
+		}
+		s->v = nv;
+	}
+	s->v[s->n++] = (struct ivl){ lo, hi, loc };
+}
+
 static void iset_add(struct iset *s, uintptr_t lo, uintptr_t hi, const char *loc)
 {
 	/* the last few intervals: a run of accesses from one place */
@@ -183,35 +197,11 @@ static void iset_add(struct iset *s, uintptr_t lo, uintptr_t hi, const char *loc
 			return;
 		}
 	}
-	if (s->n == s->cap) {
-		if (s->fold_at && s->n >= s->fold_at)
-			fold(s);
-		if (s->n == s->cap) {
-			struct ivl *nv = ck_grow(s->v, &s->cap, sizeof(*nv), s->n + 1);
-			if (!nv) {
-				DP_ADD(&ck_lost, 1);
-				return;
-			}
-			s->v = nv;
-		}
-	}
-	s->v[s->n++] = (struct ivl){ lo, hi, loc };
+	if (s->n == s->cap && s->fold_at && s->n >= s->fold_at)
+		fold(s);
+	iset_push(s, lo, hi, loc);
 	if (s->fold_at && s->n >= s->fold_at)
 		fold(s);
-}
-
-/* Append as it is: no folding, no joining (blocks of allocs stay apart). */
-static void iset_push(struct iset *s, uintptr_t lo, uintptr_t hi, const char *loc)
-{
-	if (s->n == s->cap) {
-		struct ivl *nv = ck_grow(s->v, &s->cap, sizeof(*nv), s->n + 1);
-		if (!nv) {
-			DP_ADD(&ck_lost, 1);
-			return;
-		}
-		s->v = nv;
-	}
-	s->v[s->n++] = (struct ivl){ lo, hi, loc };
 }
 
 static void call_reset(struct ck_call *c)

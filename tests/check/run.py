@@ -19,7 +19,6 @@ feedback, and bad options. Ends with "check: N passed, N failed".
 Part of deepprof's tests. MIT licence.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -298,15 +297,8 @@ TESTS = [("t001_findings", t_findings),
 
 
 def main():
-    T = dptest.Tally("check")
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build")
-    ap.add_argument("tests", nargs="*")
-    a = ap.parse_args()
-    tests = [(name, lambda fn=fn, name=name: fn(Ctx(a, name)))
-             for name, fn in TESTS if dptest.selected(name, a.tests)]
-    dptest.run_each(T, tests, fail=Fail, timed=True)
-    return T.end()
+    return dptest.build_suite_main("check", [(name, lambda a, name, fn=fn: fn(Ctx(a, name)))
+                                           for name, fn in TESTS])
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ with "kernels: N passed, N failed".
 Part of deepprof's tests. MIT licence.
 """
 
-import argparse
 import json
 import os
 import re
@@ -80,15 +79,9 @@ TESTS = [("t%03d_%s" % (i + 1, name), name, parallel) for i, (name, parallel) in
 
 
 def main():
-    T = dptest.Tally("kernels")
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build")
-    ap.add_argument("tests", nargs="*")
-    a = ap.parse_args()
-    tests = [(tn, lambda tn=tn, name=name, par=par: t_kernel(Ctx(a, tn), name, par))
-             for tn, name, par in TESTS if dptest.selected(tn, a.tests)]
-    dptest.run_each(T, tests, fail=Fail, timed=True)
-    return T.end()
+    return dptest.build_suite_main(
+        "kernels", [(tn, lambda a, tn, name=name, par=par: t_kernel(Ctx(a, tn), name, par))
+                    for tn, name, par in TESTS])
 
 
 if __name__ == "__main__":

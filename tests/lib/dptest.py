@@ -136,6 +136,21 @@ def run_each(tally, tests, fail=(), show_ok=True, tag="", timed=False):
                          seconds=time.time() - t0 if timed else None)
 
 
+def build_suite_main(suite, tests):
+    """The main() of a suite of tests that build in BUILD/SUITE/NAME:
+    `run.py [--build DIR] [TEST...]`; tests are (name, fn(args, name)),
+    each run with the parsed arguments and its name, Fail its verdict.
+    Returns the exit status (Tally.end)."""
+    T = Tally(suite)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("tests", nargs="*")
+    a = ap.parse_args()
+    run_each(T, [(name, lambda fn=fn, name=name: fn(a, name))
+                 for name, fn in tests if selected(name, a.tests)], fail=Fail, timed=True)
+    return T.end()
+
+
 def suite_start(name, make_suite):
     """The start of a suite run as `run.py [--build DIR] [--cc CC] [--cflags F]
     [TEST...]`: its arguments, its tally, and make_suite(args), whose

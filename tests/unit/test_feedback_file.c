@@ -70,7 +70,7 @@ static void fill(struct dpf_feedback *fb, const char *path, const char *program,
 	c[0].n_tasks = 2;
 	c[0].n_deps = 1;
 	c[0].deps = d = dpf_alloc(fb, sizeof(*d));
-	*d = (struct dpf_dep){ 0, 1, "x", 0.25, 0.75, true };
+	*d = (struct dpf_dep){ 0, 1, "x", 0.25, 0.75, true, false };
 	c[0].safety = DPF_SAFE;
 	c[0].safety_why = "a and b are pure";
 	c[0].verdict = DPF_ACCEPTED;

@@ -15,7 +15,6 @@ internal compiler error. Ends with "use: N passed, N failed".
 Part of deepprof's tests. MIT licence.
 """
 
-import argparse
 import gzip
 import json
 import os
@@ -596,15 +595,8 @@ TESTS = [("t001_remarks_placement", t_remarks_placement),
 
 
 def main():
-    T = dptest.Tally("use")
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build")
-    ap.add_argument("tests", nargs="*")
-    a = ap.parse_args()
-    tests = [(name, lambda fn=fn, name=name: fn(Ctx(a, name)))
-             for name, fn in TESTS if dptest.selected(name, a.tests)]
-    dptest.run_each(T, tests, fail=Fail, timed=True)
-    return T.end()
+    return dptest.build_suite_main("use", [(name, lambda a, name, fn=fn: fn(Ctx(a, name)))
+                                           for name, fn in TESTS])
 
 
 if __name__ == "__main__":

@@ -568,6 +568,10 @@ DP_EXPORT void __deepprof_chk_begin(const char *desc, unsigned k, unsigned n)
 	if (!t || !n || k >= n)
 		return;
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	/* an execution whose call never returned (longjmp past it): this hook
+	 * runs as high on the stack as that call's did, or higher; it ends */
+	while (t->depth && t->stack[t->depth - 1].cur >= 0 && sp >= t->stack[t->depth - 1].sp)
+		pop(t);
 	struct ck_exec *e = t->depth ? &t->stack[t->depth - 1] : NULL;
 
 	/* the next call of the execution on top, or a new one */

@@ -30,6 +30,7 @@ from dptest import eq, check, Fail  # noqa: E402
 
 CASES = os.path.join(HERE, "cases.c")
 QUARTERS = os.path.join(HERE, "quarters.c")
+THREADS = os.path.join(HERE, "threads.c")
 
 
 class Ctx(dptest.BuildCtx):
@@ -266,6 +267,26 @@ def t_use_checked(ctx):
        "the named build's output")
 
 
+def t_threads_longjmp(ctx):
+    """Regions on four threads are all counted; a call left by longjmp ends
+    its execution at the next one, and longjmp() is an opaque call."""
+    fb = ctx.profile(THREADS)
+    eq([c["proc"]["fn"] for c in fb["candidates"]], ["pair"], "candidates")
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-check=fb.json", THREADS, "-o", "chk", "-lpthread"])
+    plain = ctx.run([ctx.path("prof")], env={"DEEPPROF_FILE": "p2.data"}).stdout
+    eq(ctx.check_run("t.data"), plain, "the check build's output")
+    regs, top = regions(ctx, "t.data")
+    eq((regs["pair"]["executions"], regs["pair"]["conflicts"], regs["pair"]["opaque"], top["lost"]),
+       (11, [], [], 0), "3 x 3 on threads, 2 on main")
+    ctx.check_run("j.data", ["x"])
+    regs, _ = regions(ctx, "j.data")
+    eq((regs["pair"]["executions"], [(q["call"], q["callee"]) for q in regs["pair"]["opaque"]]),
+       (12, [(1, "longjmp")]), "with the longjmp")
+    out = ctx.feedback(["j.data"], "j.json")[0]
+    check("cannot see into longjmp()" in out["candidates"][0]["safety_why"],
+          out["candidates"][0]["safety_why"])
+
+
 def t_bad(ctx):
     """Bad options: one line, exit 2, never an internal compiler error."""
     ctx.profile(CASES)
@@ -293,7 +314,8 @@ TESTS = [("t001_findings", t_findings),
          ("t003_inputs", t_inputs),
          ("t004_quarters", t_quarters),
          ("t005_use_checked", t_use_checked),
-         ("t006_bad", t_bad)]
+         ("t006_bad", t_bad),
+         ("t007_threads_longjmp", t_threads_longjmp)]
 
 
 def main():

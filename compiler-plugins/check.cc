@@ -43,6 +43,7 @@ static vec<struct edge_rec> edges;
 static vec<const char *> seeds;         /* candidate callees' names */
 static hash_set<int_hash<int, -1, -2>> *checked_uids;
 static bool closure_done;
+static bool check_all;          /* a candidate's reach was too long to list */
 
 /* ================= reading ================= */
 
@@ -76,8 +77,13 @@ static tree hook(enum dp_root which)
 		name = which == DPR_CHK_RD ? "__deepprof_chk_rd" : "__deepprof_chk_wr";
 		type = build_function_type_list(void_type_node, cvoid, size_type_node, cstr, NULL_TREE);
 		break;
+	case DPR_CHK_BACK:
+	case DPR_CHK_ENTRY:
+		name = which == DPR_CHK_BACK ? "__deepprof_chk_back" : "__deepprof_chk_entry";
+		type = build_function_type_list(void_type_node, NULL_TREE);
+		break;
 	default:
-		name = "__deepprof_chk_call";
+		name = which == DPR_CHK_MAYBE ? "__deepprof_chk_maybe" : "__deepprof_chk_call";
 		type = build_function_type_list(void_type_node, cstr, cstr, NULL_TREE);
 		break;
 	}
@@ -91,7 +97,7 @@ static tree hook(enum dp_root which)
 
 bool dp_check_is_hook(tree fndecl)
 {
-	for (int i = DPR_CHK_BEGIN; i <= DPR_CHK_CALL; i++)
+	for (int i = DPR_CHK_BEGIN; i <= DPR_CHK_ENTRY; i++)
 		if (dp_roots[i] && dp_roots[i] == fndecl)
 			return true;
 	return false;
@@ -138,7 +144,7 @@ static char *descriptor(const struct dpu_cand *c)
 	e += sprintf(e, "%s\n%s", c->proc.fn, base_name(c->proc.file ? c->proc.file : "?"));
 	for (unsigned i = 0; i < c->n_calls; i++)
 		e += sprintf(e, "\n%u:%u:%s", c->calls[i].at.line, c->calls[i].at.col,
-			     c->calls[i].callee ? c->calls[i].callee : "?");
+			     c->calls[i].callee ? c->calls[i].callee : "");     /* "": through a pointer */
 	return s;
 }
 
@@ -189,6 +195,11 @@ static void bracket(tree fndecl, const struct dpu_cand *c)
 	for (unsigned i = 0; i < c->n_calls; i++)
 		if (c->calls[i].callee)
 			seeds.safe_push(c->calls[i].callee);
+	/* what ran beneath the calls when profiled (a function of another
+	 * unit is seeded there, where its body is) */
+	for (unsigned i = 0; i < c->n_reach; i++)
+		seeds.safe_push(c->reach[i]);
+	check_all |= c->reach_all;
 	free(desc);
 	free(slots);
 }
@@ -213,6 +224,17 @@ void dp_check_genericize(void *gcc_data, void *)
 	if (dp_skip_function(fndecl))
 		return;
 	const char *name = dp_decl_name(fndecl);
+	/* beneath a candidate of another unit? */
+	for (unsigned i = 0; i < n_cfbs; i++)
+		for (unsigned j = 0; j < cfbs[i].n_cand; j++) {
+			const struct dpu_cand *c = &cfbs[i].cand[j];
+			check_all |= c->reach_all && c->n_calls >= 2;
+			for (unsigned k = 0; k < c->n_reach && c->n_calls >= 2; k++)
+				if (!strcmp(c->reach[k], name)) {
+					seeds.safe_push(c->reach[k]);
+					break;
+				}
+		}
 	expanded_location xl = expand_location(DECL_SOURCE_LOCATION(fndecl));
 	if (!xl.file)
 		return;
@@ -243,6 +265,10 @@ static void compute_closure(void)
 	FOR_EACH_FUNCTION(node) {
 		tree d = node->decl;
 		const char *n = dp_decl_name(d);
+		if (check_all && node->definition && !checked_uids->add((int)DECL_UID(d))) {
+			work.safe_push((int)DECL_UID(d));
+			continue;
+		}
 		for (unsigned i = 0; i < seeds.length(); i++)
 			if (!strcmp(seeds[i], n) && !checked_uids->add((int)DECL_UID(d))) {
 				work.safe_push((int)DECL_UID(d));
@@ -402,6 +428,39 @@ static bool allocator(tree fn)
 	}
 }
 
+/*
+ * A call out of checked code into code that may not be: a function of this
+ * unit that is checked needs nothing; one that is not (it did not run
+ * beneath the candidate when profiled), or a library function (a system
+ * header's, a builtin), is a call the check cannot see into:
+ * __deepprof_chk_call. A function of another unit, or a call through a
+ * pointer, is checked if its code is: __deepprof_chk_maybe before it and
+ * __deepprof_chk_back after, and a checked function says so on entry
+ * (__deepprof_chk_entry), so the runtime tells them apart.
+ */
+static void unseen_call(gimple_stmt_iterator *gsi, gcall *call, tree fn)
+{
+	cgraph_node *n = fn ? cgraph_node::get(fn) : NULL;
+	if (n && n->definition && checked_uids->contains((int)DECL_UID(fn)))
+		return;
+	bool library = fn && (DECL_IN_SYSTEM_HEADER(fn) || fndecl_built_in_p(fn) ||
+			      DECL_IS_UNDECLARED_BUILTIN(fn));
+	bool here = n && n->definition;
+	bool dynamic = !library && !here && !(gimple_call_flags(call) & ECF_NORETURN) &&
+		       !stmt_ends_bb_p(call);
+	const char *name = fn ? dp_decl_name(fn) : "(a call through a pointer)";
+	gcall *c = gimple_build_call(hook(dynamic ? DPR_CHK_MAYBE : DPR_CHK_CALL), 2, cstring(name),
+				     place(call, NULL_TREE));
+	gimple_set_location(c, gimple_location(call));
+	gsi_insert_before(gsi, c, GSI_SAME_STMT);
+	if (dynamic) {
+		gcall *b = gimple_build_call(hook(DPR_CHK_BACK), 0);
+		gimple_set_location(b, gimple_location(call));
+		gimple_stmt_iterator after = *gsi;
+		gsi_insert_after(&after, b, GSI_SAME_STMT);
+	}
+}
+
 static void call_of(gimple_stmt_iterator *gsi, gcall *call, tree fndecl)
 {
 	tree fn = gimple_call_fndecl(call);
@@ -441,21 +500,12 @@ static void call_of(gimple_stmt_iterator *gsi, gcall *call, tree fndecl)
 	if (flags & (ECF_CONST | ECF_NOVOPS))
 		return;
 	if (fn) {
-		/* a body in this unit: checked (the closure holds every function
-		 * a checked one calls or takes the address of) */
-		cgraph_node *n = cgraph_node::get(fn);
-		if (n && n->definition)
-			return;
 		const char *name = dp_decl_name(fn);
 		if (!strncmp(name, "omp_", 4) || !strncmp(name, "GOMP_", 5) ||
 		    !strncmp(name, "__deepprof", 10) || !strncmp(name, "dp_", 3))
 			return;
 	}
-	gcall *c = gimple_build_call(hook(DPR_CHK_CALL), 2,
-				     cstring(fn ? dp_decl_name(fn) : "(a call through a pointer)"),
-				     place(call, NULL_TREE));
-	gimple_set_location(c, gimple_location(call));
-	gsi_insert_before(gsi, c, GSI_SAME_STMT);
+	unseen_call(gsi, call, fn);
 }
 
 /* The calls bracketed in fun whose callee the check cannot see into (no
@@ -480,14 +530,7 @@ static void opaque_candidates(function *fun)
 			if (!after_begin)
 				continue;
 			after_begin = false;
-			cgraph_node *n = fn ? cgraph_node::get(fn) : NULL;
-			if (n && n->definition)
-				continue;
-			gcall *h = gimple_build_call(hook(DPR_CHK_CALL), 2,
-						     cstring(fn ? dp_decl_name(fn) : "(a call through a pointer)"),
-						     place(c, NULL_TREE));
-			gimple_set_location(h, gimple_location(c));
-			gsi_insert_before(&gsi, h, GSI_SAME_STMT);
+			unseen_call(&gsi, c, fn);
 		}
 	}
 }
@@ -497,10 +540,19 @@ static unsigned int check_execute(function *fun)
 	if (!closure_done)
 		compute_closure();
 	tree fndecl = fun->decl;
-	if (dp_roots[DPR_CHK_BEGIN])
+	bool checked = checked_uids->contains((int)DECL_UID(fndecl));
+	/* (a checked function's candidate calls are seen with its other calls) */
+	if (dp_roots[DPR_CHK_BEGIN] && !checked)
 		opaque_candidates(fun);
-	if (!checked_uids->contains((int)DECL_UID(fndecl)))
+	if (!checked)
 		return 0;
+	{
+		/* a checked function says so on entry (see unseen_call) */
+		gimple_stmt_iterator g = gsi_after_labels(single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+		gcall *e = gimple_build_call(hook(DPR_CHK_ENTRY), 0);
+		gimple_set_location(e, DECL_SOURCE_LOCATION(fndecl));
+		gsi_insert_before(&g, e, GSI_SAME_STMT);
+	}
 	basic_block bb;
 	FOR_EACH_BB_FN(bb, fun) {
 		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {

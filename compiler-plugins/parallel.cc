@@ -270,8 +270,10 @@ static void find_calls(struct finder *fd, tree *tp)
 		const char *name = callee_name(t);
 		for (unsigned i = 0; i < fd->c->n_calls; i++) {
 			const struct dpu_call *k = &fd->c->calls[i];
-			if ((unsigned)x.line != k->at.line || (unsigned)x.column != k->at.col || !name ||
-			    !k->callee || strcmp(name, k->callee))
+			if ((unsigned)x.line != k->at.line || (unsigned)x.column != k->at.col)
+				continue;
+			/* a call through a pointer has no callee on either side */
+			if ((name || k->callee) && (!name || !k->callee || strcmp(name, k->callee)))
 				continue;
 			if (fd->f[i].slot == tp)
 				break;  /* one place reached twice (a shared SAVE_EXPR: s += f()) */
@@ -1100,6 +1102,11 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 	for (unsigned i = 0; i < c->n_calls; i++)
 		if (c->calls[i].task >= c->n_tasks) {
 			not_done(r, "the feedback's partition names a task that does not exist");
+			return;
+		}
+	for (unsigned i = 0; i < c->n_calls; i++)
+		if (!c->calls[i].callee) {
+			not_done(r, "a call through a pointer: its callee is not known here");
 			return;
 		}
 	if (!flag_openmp || !builtin_decl_explicit(BUILT_IN_GOMP_TASKWAIT)) {

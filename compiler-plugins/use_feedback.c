@@ -112,6 +112,9 @@ int dpu_read(struct dpu_feedback *out, const char *path, char *err, size_t errle
 		o->checked = c->safety == DPF_CHECKED;
 		o->conflict = c->safety == DPF_CONFLICT;
 		o->check_inputs = c->check_inputs;
+		o->n_reach = c->n_reach;
+		o->reach = c->reach;     /* in the feedback's arena, which lives as long */
+		o->reach_all = c->reach_all;
 		o->safety_why = c->safety_why;
 		o->accepted = c->verdict == DPF_ACCEPTED;
 		o->verdict_why = c->verdict_why;

@@ -67,6 +67,9 @@ struct dpu_cand {
 	int checked;            /* a dependence check saw no conflict (not proved) */
 	int conflict;           /* a dependence check saw a conflict: never parallel */
 	unsigned check_inputs;  /* inputs the check ran on */
+	unsigned n_reach;       /* the procedures that ran beneath the calls */
+	const char **reach;
+	int reach_all;          /* too many to list: every one */
 	const char *safety_why;
 	int accepted;
 	const char *verdict_why;

@@ -268,10 +268,11 @@ static bool check_holds(const struct dpa_check_region *r, const struct view *v,
 		const struct dpa_pr_call *x = rc[i].call;
 		uint32_t k = 0;
 
-		if (!x || !x->callee)
+		if (!x)
 			return false;
+		/* a call through a pointer: callee "" */
 		while (k < r->n_calls && (r->calls[k].line != x->line || r->calls[k].col != x->col ||
-					  strcmp(r->calls[k].callee, x->callee)))
+					  strcmp(r->calls[k].callee, x->callee ? x->callee : "")))
 			k++;
 		if (k == r->n_calls)
 			return false;
@@ -305,8 +306,8 @@ static void conflict_words(const struct dpa_check_conflict *x, const struct rcal
 	else
 		snprintf(what, sizeof(what), "%" PRIu64 " bytes", x->size);
 	snprintf(b, n, "%.100s() (call %u) %s %.100s at %.120s and %.100s() (call %u) %s %s at %.120s",
-		 rc[i].call->callee,
-		 i + 1, wi ? "writes" : "reads", what, li, rc[j].call->callee, j + 1,
+		 rc[i].call->callee ? rc[i].call->callee : "(a pointer)",
+		 i + 1, wi ? "writes" : "reads", what, li, rc[j].call->callee ? rc[j].call->callee : "(a pointer)", j + 1,
 		 wj ? "writes" : "reads", var ? "it" : "them", lj);
 }
 
@@ -382,6 +383,85 @@ static int check_partition(const struct dpf_pc_problem *pb0, const bool *conf, u
 		res->task = keep;
 	}
 	return found;
+}
+
+/* The procedures that ran beneath calls rc[0 .. n) (their callees and
+ * everything under them, in every context of the view), names in the
+ * feedback's arena, into k. More than DPF_REACH_MAX: k->reach_all. */
+#define DPF_REACH_MAX 4096
+static int reach_of(struct dpf_ctx *c, const struct view *v, const struct rcall *rc, uint32_t n,
+		    struct dpf_candidate *k)
+{
+	const struct dpa_profile *p = c->p;
+	uint8_t *seen_pd = calloc((size_t)p->n_pd + 2, 1), *seen_ps = calloc((size_t)p->n_ps + 2, 1);
+	uint32_t *stack = NULL, sp = 0, cap = 0, n_ps = 0, visited = 0;
+	int rc_ = -1;
+
+	if (!seen_pd || !seen_ps)
+		goto out;
+	for (uint32_t id = 1; id <= p->n_csd; id++) {
+		const struct dpa_csd *x = &p->csd[id];
+		bool mine = false;
+
+		for (uint32_t i = 0; i < n && !mine; i++)
+			mine = rc[i].css && x->css == rc[i].css;
+		if (!mine || (v->pd && x->caller_pd != v->pd) || seen_pd[x->callee_pd])
+			continue;
+		if (sp == cap) {
+			uint32_t nc = cap ? 2 * cap : 256, *ns = realloc(stack, nc * sizeof(*ns));
+
+			if (!ns)
+				goto out;
+			stack = ns;
+			cap = nc;
+		}
+		seen_pd[x->callee_pd] = 1;
+		stack[sp++] = x->callee_pd;
+	}
+	while (sp && !k->reach_all) {
+		const struct dpa_pd *q = &p->pd[stack[--sp]];
+
+		if (!seen_ps[q->ps]) {
+			seen_ps[q->ps] = 1;
+			n_ps++;
+		}
+		if (++visited > 4 * (uint32_t)DPF_REACH_MAX * 16 || n_ps > DPF_REACH_MAX)
+			k->reach_all = true;
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+			uint32_t callee = p->csd[dpa_out_csd(p, q->out_first + j)].callee_pd;
+
+			if (seen_pd[callee])
+				continue;
+			if (sp == cap) {
+				uint32_t nc = 2 * cap, *ns = realloc(stack, nc * sizeof(*ns));
+
+				if (!ns)
+					goto out;
+				stack = ns;
+				cap = nc;
+			}
+			seen_pd[callee] = 1;
+			stack[sp++] = callee;
+		}
+	}
+	if (!k->reach_all && n_ps) {
+		k->reach = dpf_alloc(c->fb, n_ps * sizeof(*k->reach));
+		if (!k->reach)
+			goto out;
+		for (uint32_t ps = 1; ps <= p->n_ps; ps++)
+			if (seen_ps[ps]) {
+				const char *name = dpa_ps_name(p, ps);
+
+				if (name && !(k->reach[k->n_reach++] = dpf_strdup(c->fb, name)))
+					goto out;
+			}
+	}
+	rc_ = 0;
+out:
+	free(seen_pd);
+	free(seen_ps);
+	free(stack);
+	return rc_;
 }
 
 /*
@@ -824,6 +904,8 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 		x->cost = sc[i];
 		x->task = task[i];
 	}
+	if (!too_cheap && reach_of(c, v, rc, span, k) < 0)
+		goto oom;
 	k->n_tasks = res.n_tasks;
 	k->n_deps = n_deps;
 	if (n_deps) {
@@ -896,8 +978,9 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 		char at[256];
 
 		short_loc(opaque->loc, at, sizeof(at));
-		snprintf(why, sizeof(why), "the dependence check cannot see into %s() (called at %s, "
-			 "compiled without --deepprof-check): the calls are not checked", opaque->callee, at);
+		snprintf(why, sizeof(why), "the dependence check cannot see into %s() (called at %s: "
+			 "library code, or built without --deepprof-check): the calls are not checked",
+			 opaque->callee, at);
 		if (!(k->safety_why = dpf_strdup(fb, why)))
 			goto oom;
 	}

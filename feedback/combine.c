@@ -90,6 +90,9 @@ static void cp_candidate(struct cx *x, struct dpf_candidate *c)
 		c->deps[i].var = cp_str(x, c->deps[i].var);
 	c->safety_why = cp_str(x, c->safety_why);
 	c->verdict_why = cp_str(x, c->verdict_why);
+	c->reach = cp_mem(x, c->reach, c->n_reach * sizeof(*c->reach));
+	for (uint32_t i = 0; c->reach && i < c->n_reach; i++)
+		c->reach[i] = cp_str(x, c->reach[i]);
 }
 
 /* ================================================================
@@ -168,6 +171,7 @@ struct group {
 	uint32_t (*m)[2];
 	uint32_t first;         /* order of first appearance */
 	struct dpf_candidate c;  /* the combined one (copied at the end) */
+	const char **reach;     /* the union of the members' reach (malloc'ed) */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -246,6 +250,39 @@ static int settle(struct group *g, const struct dpf_feedback *in)
 		}
 		g->c.check_inputs = checked;
 		g->c.check_executions = execs;
+	}
+	/* what ran beneath the calls on any input */
+	{
+		uint32_t total = 0, o = 0;
+
+		for (uint32_t k = 0; k < g->n; k++) {
+			const struct dpf_candidate *x = &in[g->m[k][0]].cand[g->m[k][1]];
+
+			total += x->n_reach;
+			g->c.reach_all |= x->reach_all;
+		}
+		g->c.n_reach = 0;
+		g->c.reach = NULL;
+		if (total && !g->c.reach_all) {
+			if (!(g->reach = malloc(total * sizeof(*g->reach)))) {
+				free(s);
+				return -1;
+			}
+			for (uint32_t k = 0; k < g->n; k++) {
+				const struct dpf_candidate *x = &in[g->m[k][0]].cand[g->m[k][1]];
+
+				for (uint32_t i = 0; i < x->n_reach; i++) {
+					uint32_t j = 0;
+
+					while (j < o && strcmp(g->reach[j], x->reach[i]))
+						j++;
+					if (j == o)
+						g->reach[o++] = x->reach[i];
+				}
+			}
+			g->c.reach = g->reach;
+			g->c.n_reach = o;
+		}
 	}
 	g->c.n_inputs_seen = g->n;
 	g->c.speedup_min = s[0];
@@ -342,8 +379,10 @@ static int combine_candidates(struct cx *x, const struct dpf_feedback *in, uint3
 	out->n_cand = ng;
 	rc = x->oom ? -1 : 0;
 done:
-	for (uint32_t k = 0; k < ng; k++)
+	for (uint32_t k = 0; k < ng; k++) {
 		free(g[k].m);
+		free(g[k].reach);
+	}
 	free(g);
 	return rc < 0 ? oom(err) : 0;
 }

@@ -253,6 +253,11 @@ struct dpf_candidate {
 	 * calls, and the region's executions checked over them */
 	uint32_t check_inputs;
 	uint64_t check_executions;
+	/* the procedures that ran beneath the calls (any depth), by name: what
+	 * a check build instruments (reach_all: too many to list, check all) */
+	uint32_t n_reach;
+	const char **reach;
+	bool reach_all;
 	uint8_t verdict;        /* enum dpf_verdict */
 	const char *verdict_why;
 	uint32_t partitions_tried;

@@ -224,6 +224,13 @@ static json_t *candidate_json(struct wr *w, const struct dpf_candidate *c)
 	put(w, o, "safety_why", jstr(c->safety_why));
 	put(w, o, "check_inputs", jint(c->check_inputs));
 	put(w, o, "check_executions", jint(c->check_executions));
+	{
+		json_t *r = c->reach_all ? json_string("all") : json_array();
+
+		for (uint32_t i = 0; !c->reach_all && i < c->n_reach; i++)
+			json_array_append_new(r, jstr(c->reach[i]));
+		put(w, o, "reach", r);
+	}
 	put(w, o, "verdict", json_string(dpf_verdict_name(c->verdict)));
 	put(w, o, "verdict_why", jstr(c->verdict_why));
 	put(w, o, "partitions_tried", jint(c->partitions_tried));
@@ -750,6 +757,30 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpf_candidate *
 		c->check_inputs = (uint32_t)get_uint(r, e, "check_inputs", UINT32_MAX);
 	if (json_object_get(e, "check_executions"))
 		c->check_executions = get_uint(r, e, "check_executions", INT64_MAX);
+	/* the procedures beneath the calls: absent in files written before */
+	{
+		json_t *x = json_object_get(e, "reach");
+
+		if (json_is_string(x) && !strcmp(json_string_value(x), "all")) {
+			c->reach_all = true;
+		} else if (json_is_array(x)) {
+			size_t n = json_array_size(x);
+
+			c->reach = n ? dpf_alloc(r->fb, n * sizeof(*c->reach)) : NULL;
+			if (n && !c->reach)
+				rd_fail(r, "reach", "out of memory");
+			for (size_t i = 0; c->reach && i < n && !r->failed; i++) {
+				json_t *y = json_array_get(x, i);
+
+				if (!json_is_string(y))
+					rd_fail(r, "reach", "element %zu is not a string", i);
+				else if (!(c->reach[c->n_reach++] = dpf_strdup(r->fb, json_string_value(y))))
+					rd_fail(r, "reach", "out of memory");
+			}
+		} else if (x) {
+			rd_fail(r, "reach", "not an array of names or \"all\"");
+		}
+	}
 	c->verdict = (uint8_t)get_enum(r, e, "verdict", verdict_n, DPF_NVERDICTS);
 	c->verdict_why = get_str(r, e, "verdict_why", true);
 	c->partitions_tried = (uint32_t)get_uint(r, e, "partitions_tried", UINT32_MAX);

@@ -306,6 +306,33 @@ DP_EXPORT void __deepprof_chk_call(const char *callee, const char *loc)
 	}
 }
 
+/* A call into code that may not be checked (another unit's function, a
+ * call through a pointer): pending until a checked function's entry says
+ * it is checked; still pending when the call returns, it was not. */
+static __thread const char *ck_pend, *ck_pend_loc;
+
+DP_EXPORT void __deepprof_chk_maybe(const char *callee, const char *loc)
+{
+	if (likely(!dp_ck_on))
+		return;
+	ck_pend = callee;
+	ck_pend_loc = loc;
+}
+
+DP_EXPORT void __deepprof_chk_entry(void)
+{
+	if (unlikely(dp_ck_on))
+		ck_pend = NULL;
+}
+
+DP_EXPORT void __deepprof_chk_back(void)
+{
+	if (likely(!dp_ck_on) || !ck_pend)
+		return;
+	__deepprof_chk_call(ck_pend, ck_pend_loc);
+	ck_pend = NULL;
+}
+
 /* Called by alloc.c's malloc family with the block made or freed. */
 void dp_check_alloc(void *p, size_t n)
 {

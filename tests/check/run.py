@@ -31,6 +31,7 @@ from dptest import eq, check, Fail  # noqa: E402
 CASES = os.path.join(HERE, "cases.c")
 QUARTERS = os.path.join(HERE, "quarters.c")
 THREADS = os.path.join(HERE, "threads.c")
+TWO_A, TWO_B = os.path.join(HERE, "two-a.c"), os.path.join(HERE, "two-b.c")
 
 
 class Ctx(dptest.BuildCtx):
@@ -287,6 +288,48 @@ def t_threads_longjmp(ctx):
           out["candidates"][0]["safety_why"])
 
 
+def t_two_units(ctx):
+    """Calls into another translation unit, or through pointers, are checked
+    when that code was built with the check, and reported when it was not;
+    the C library's qsort is reported, its comparator's reads counted."""
+    ctx.run([ctx.cc, "-O2", "-g", TWO_A, TWO_B, "-o", "prof"])
+    want = ctx.run([ctx.path("prof")], env={"DEEPPROF_FILE": "prof.data"}).stdout
+    ctx.run([ctx.dp, "feedback", "prof.data", "-o", "fb.json"])
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-check=fb.json", TWO_A, TWO_B, "-o", "chk"])
+    eq(ctx.check_run("both.data"), want, "the check build's output")
+    fb, _ = ctx.feedback(["prof.data", "--checked-by=both.data"], "both.json")
+    c = by_fn(fb)
+    eq({fn: c[fn]["safety"] for fn in c},
+       {"pair": "checked", "ptrs": "checked", "twice": "conflict", "sorted": "unknown_memory",
+        "main": "unknown_memory"}, "levels with both units checked")
+    check("half() (call 1) writes v at two-b.c:8 and half() (call 2) writes it at two-b.c:8"
+          in c["twice"]["safety_why"], c["twice"]["safety_why"])
+    check("cannot see into qsort() (called at two-a.c:43" in c["sorted"]["safety_why"],
+          c["sorted"]["safety_why"])
+    regs, _ = regions(ctx, "both.data")
+    # pair writes, sorted's comparator reads
+    eq(sorted((g["i"], g["j"], g["at_i"], g["at_j"]) for g in regs["main"]["conflicts"]
+              if g["kind"] == "write-read" and g["j"] == 2),
+       [(0, 2, "two-b.c:8:7", "two-a.c:37:6"), (1, 2, "two-b.c:8:7", "two-a.c:37:6")],
+       "main: the comparator's reads")
+    # two-b.c without the check: half() is reported, never taken for checked
+    ctx.run([ctx.cc, "-O2", "-g", "-c", TWO_B, "-o", "b.o"])
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-check=fb.json", TWO_A, "b.o", "-o", "chk2"])
+    ctx.run([ctx.path("chk2")], env={"DEEPPROF_FILE": "one.data"})
+    fb, _ = ctx.feedback(["prof.data", "--checked-by=one.data"], "one.json")
+    c = by_fn(fb)
+    for fn in ("pair", "twice", "ptrs"):
+        eq(c[fn]["safety"], "unknown_memory", "%s with two-b.c unchecked" % fn)
+    check("cannot see into half() (called at two-a.c:25" in c["pair"]["safety_why"],
+          c["pair"]["safety_why"])
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=both.json", "--deepprof-parallelize=checked",
+                 "--deepprof-remarks", TWO_A, TWO_B, "-o", "par"])
+    check("a call through a pointer: its callee is not known here" in r.stderr, r.stderr)
+    for n in ("1", "2"):
+        eq(ctx.run([ctx.path("par")], env={"OMP_NUM_THREADS": n}).stdout, want,
+           "the parallel build with %s threads" % n)
+
+
 def t_bad(ctx):
     """Bad options: one line, exit 2, never an internal compiler error."""
     ctx.profile(CASES)
@@ -315,7 +358,8 @@ TESTS = [("t001_findings", t_findings),
          ("t004_quarters", t_quarters),
          ("t005_use_checked", t_use_checked),
          ("t006_bad", t_bad),
-         ("t007_threads_longjmp", t_threads_longjmp)]
+         ("t007_threads_longjmp", t_threads_longjmp),
+         ("t008_two_units", t_two_units)]
 
 
 def main():

@@ -410,7 +410,8 @@ static bool union_of(const struct iset *s, struct iset *u)
 			return false;
 		u->v = nv;
 	}
-	memcpy(u->v, s->v, s->n * sizeof(*s->v));
+	if (s->n)
+		memcpy(u->v, s->v, s->n * sizeof(*s->v));
 	u->n = s->n;
 	if (u->n > 1) {
 		sort_ivl(u->v, u->n, ivl_cmp_lo);

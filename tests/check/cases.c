@@ -26,7 +26,7 @@ void fill(int *v, int lo, int hi)
 {
 	for (int p = 0; p < PASSES; p++)
 		for (int i = lo; i < hi; i++)
-			v[i] = v[i] * 3 + i + p;
+			v[i] = (v[i] * 3 + i + p) & 0xffff;
 }
 
 void sum_into(long *acc, const int *v, int lo, int hi)
@@ -40,7 +40,7 @@ void produce(int n)
 {
 	for (int p = 0; p < PASSES; p++)
 		for (int i = 0; i < n; i++)
-			g_table[i] = g_table[i] * 5 + i + p;
+			g_table[i] = (g_table[i] * 5 + i + p) & 0xffff;
 }
 
 long consume(int n)

@@ -105,7 +105,7 @@ def t_findings(ctx):
     eq((ww["i"], ww["j"], ww["at_i"], ww["var_i"], ww["at_j"], ww["var_j"], ww["size"]),
        (0, 1, "cases.c:29:9", "v", "cases.c:29:9", "v", 80000), "case_overlap's write-write")
     wr = conflict(regs["case_overlap"], "write-read")
-    eq((wr["at_i"], wr["at_j"], wr["size"]), ("cases.c:29:9", "cases.c:29:12", 80000),
+    eq((wr["at_i"], wr["at_j"], wr["size"]), ("cases.c:29:9", "cases.c:29:13", 80000),
        "case_overlap's write-read")
     acc = conflict(regs["case_accum"], "write-write")
     eq((acc["at_i"], acc["var_i"], acc["at_j"], acc["size"]),

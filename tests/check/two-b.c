@@ -5,7 +5,7 @@
  */
 static void step(int *v, int i, int p)
 {
-	v[i] = v[i] * 7 + i + p;
+	v[i] = (v[i] * 7 + i + p) & 0xffff;
 }
 
 void half(int *v, int lo, int hi)

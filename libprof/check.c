@@ -75,6 +75,7 @@ struct iset {
 	struct ivl *v;
 	uint32_t n, cap;
 	uint32_t fold_at;       /* fold (sort and merge) when n reaches it */
+	uint32_t last[8];       /* by place: the interval it extended last (a hint) */
 };
 
 struct ck_call {
@@ -133,7 +134,7 @@ static int ivl_cmp_lo(const void *a, const void *b)
 /* Sort: insertion for the few intervals most executions have, else qsort. */
 static void sort_ivl(struct ivl *v, uint32_t n, int (*cmp)(const void *, const void *))
 {
-	if (n > 24) {
+	if (n > 96) {
 		qsort(v, n, sizeof(*v), cmp);
 		return;
 	}
@@ -166,6 +167,22 @@ static void fold(struct iset *s)
 		}
 		s->n = o + 1;
 	}
+	if (s->n > 64) {
+		/* places that interleave (a[i] and a[j] of a merge) leave each
+		 * other gaps: merge neighbours across places, each range keeping
+		 * the place of its lowest piece */
+		sort_ivl(s->v, s->n, ivl_cmp_lo);
+		uint32_t o = 0;
+		for (uint32_t i = 1; i < s->n; i++) {
+			if (s->v[i].lo <= s->v[o].hi) {
+				if (s->v[i].hi > s->v[o].hi)
+					s->v[o].hi = s->v[i].hi;
+			} else {
+				s->v[++o] = s->v[i];
+			}
+		}
+		s->n = o + 1;
+	}
 	s->fold_at = 2 * s->n + 256;
 }
 
@@ -185,10 +202,11 @@ static void iset_push(struct iset *s, uintptr_t lo, uintptr_t hi, const char *lo
 
 static void iset_add(struct iset *s, uintptr_t lo, uintptr_t hi, const char *loc)
 {
-	/* the last few intervals: a run of accesses from one place */
-	uint32_t stop = s->n > 4 ? s->n - 4 : 0;
-	for (uint32_t i = s->n; i-- > stop;) {
-		struct ivl *v = &s->v[i];
+	/* a run of accesses from one place: the interval that place extended
+	 * last, or one of the last few */
+	uint32_t *hint = &s->last[((uintptr_t)loc >> 3) & 7];
+	if (*hint < s->n) {
+		struct ivl *v = &s->v[*hint];
 		if (v->loc == loc && lo <= v->hi && hi >= v->lo) {
 			if (lo < v->lo)
 				v->lo = lo;
@@ -197,6 +215,19 @@ static void iset_add(struct iset *s, uintptr_t lo, uintptr_t hi, const char *loc
 			return;
 		}
 	}
+	uint32_t stop = s->n > 4 ? s->n - 4 : 0;
+	for (uint32_t i = s->n; i-- > stop;) {
+		struct ivl *v = &s->v[i];
+		if (v->loc == loc && lo <= v->hi && hi >= v->lo) {
+			if (lo < v->lo)
+				v->lo = lo;
+			if (hi > v->hi)
+				v->hi = hi;
+			*hint = i;
+			return;
+		}
+	}
+	*hint = s->n;   /* the one appended below */
 	if (s->n == s->cap && s->fold_at && s->n >= s->fold_at)
 		fold(s);
 	iset_push(s, lo, hi, loc);

@@ -213,13 +213,31 @@ static int by_calls_desc(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* `int __deepprof_check_build = 1;` (weak, one per program): the runtime
+ * writes the profile's check entry even when no candidate ran. */
+static void mark_check_build(void)
+{
+	tree v = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier("__deepprof_check_build"),
+			    integer_type_node);
+	TREE_STATIC(v) = 1;
+	TREE_PUBLIC(v) = 1;
+	TREE_USED(v) = 1;
+	DECL_PRESERVE_P(v) = 1;
+	DECL_ARTIFICIAL(v) = 1;
+	DECL_INITIAL(v) = integer_one_node;
+	declare_weak(v);
+	varpool_node::finalize_decl(v);
+}
+
 void dp_check_genericize(void *gcc_data, void *)
 {
 	tree fndecl = (tree)gcc_data;
 	if (!n_cfbs || !fndecl || TREE_CODE(fndecl) != FUNCTION_DECL || !DECL_SAVED_TREE(fndecl))
 		return;
-	if (!wrapped)
+	if (!wrapped) {
 		wrapped = new hash_set<tree>;
+		mark_check_build();
+	}
 	walk_tree_without_duplicates(&DECL_SAVED_TREE(fndecl), note_edge, fndecl);
 	if (dp_skip_function(fndecl))
 		return;

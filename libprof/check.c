@@ -689,10 +689,14 @@ DP_EXPORT void __deepprof_chk_end(const char *desc, unsigned k)
 
 /* ==== the profile's "check" header entry ==================================== */
 
-/* How many regions ran (0: no "check" key). */
+/* A check build says so (compiler-plugins/check.cc), so its profile has a
+ * check entry even when no candidate's call ran. */
+extern const int __deepprof_check_build __attribute__((weak));
+
+/* Whether the profile gets a "check" entry: a check build, or a region ran. */
 uint32_t dp_check_regions(void)
 {
-	return DP_LOAD(&ck_n_regions);
+	return DP_LOAD(&ck_n_regions) || &__deepprof_check_build != NULL;
 }
 
 static void pack_str(msgpack_packer *pk, const char *s)

@@ -4,7 +4,8 @@
  * written to the two halves of out, then the butterflies), twiddles from a
  * table computed once. The two recursive calls write the two halves of
  * one array, which GCC's alias analysis cannot prove disjoint: the plugin
- * parallelizes them only when they are named by id. Every build does the
+ * parallelizes them when the dependence check saw them independent (or
+ * named by id). Every build does the
  * same operations on each element in the same order, so the output is
  * bit for bit the same. DP_PAR: the odd half in a task, the even inline,
  * taskwait, down to depth CUTOFF, serial below. DP_NAIVE: the same at

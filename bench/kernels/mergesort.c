@@ -4,7 +4,8 @@
  * other found by binary search, the two sides merged separately: cilksort's
  * merge), small runs by insertion, short merges linearly. Both recursions
  * write disjoint parts of the same arrays, which GCC's alias analysis
- * cannot prove: the plugin parallelizes them only when they are named by
+ * cannot prove: the plugin parallelizes them when the dependence check
+ * (deepprof-cc --deepprof-check) saw them independent, or when named by
  * id. DP_PAR: the second half (and the second side of a merge) in a task,
  * the first inline, taskwait, down to depth CUTOFF, serial below.
  * DP_NAIVE: the same at every level.

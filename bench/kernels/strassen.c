@@ -4,8 +4,9 @@
  * S1..S10, the seven products P1..P7 recursively, then combine; below
  * BASE the classic triple loop (i-k-j). Each level works in one malloc'ed
  * block, so the seven products write disjoint parts of one object, which
- * GCC's alias analysis cannot prove: the plugin parallelizes them only when
- * they are named by id. The matrices hold small integers, so every build
+ * GCC's alias analysis cannot prove: the plugin parallelizes them when the
+ * dependence check saw them independent (or named by id). The matrices
+ * hold small integers, so every build
  * computes the exact same doubles. DP_PAR: P2..P7 in tasks, P1 inline,
  * taskwait, down to depth CUTOFF, serial below. DP_NAIVE: the same at every
  * level. Part of deepprof's bench. MIT licence.

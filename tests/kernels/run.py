@@ -4,7 +4,9 @@ parallel: each, at a tiny scale, is profiled (deepprof-cc, -O2), given its
 feedback (`deepprof feedback`), and rebuilt with the plugin's parallel code,
 its candidates named by id (every candidate when none is accepted, so that
 the code is generated whatever GCC can prove and whatever the tiny profile
-recommends); the parallel build prints what the plain -O2 build prints with
+recommends), and through the dependence check (its candidates `checked`,
+never in conflict, rebuilt with --deepprof-parallelize=checked); every
+parallel build prints what the plain -O2 build prints with
 OMP_NUM_THREADS=1 and 2 and at two scales, and the plugin generates code
 for the kernels whose shape it handles (nqueens' loop of calls has no
 candidate). The default (safe) build prints the same too. No timing. Ends
@@ -32,6 +34,8 @@ KERN = os.path.abspath(os.path.join(HERE, "..", "..", "bench", "kernels"))
 KERNELS = [("mergesort", True), ("nqueens", False), ("strassen", True), ("fft", True),
            ("knapsack", True), ("fib", True)]
 PROFILE_SCALE = "0.02"
+# the kernels whose candidate GCC cannot prove and the check finds independent
+CHECKED = ("mergesort", "strassen", "fft")
 SCALES = ("0.01", "0.003")
 
 
@@ -64,12 +68,29 @@ def t_kernel(ctx, name, parallel):
     else:
         eq(got, [], "%s: no parallel code" % name)
     ctx.run(use + ["-o", "safe"])
+    # the dependence check: the recursive halves touch disjoint memory, so
+    # every candidate the check covers is checked, none in conflict, and
+    # --deepprof-parallelize=checked makes the code
+    ctx.run([ctx.cc] + flags + ["-g", "--deepprof-check=fb.json", src, "-o", "chk", "-lm"])
+    ctx.run([ctx.path("chk"), SCALES[1]], env={"DEEPPROF_FILE": "c.data"})
+    ctx.run([ctx.dp, "feedback", "k.data", "--checked-by=c.data", "-o", "checked.json"])
+    with open(ctx.path("checked.json")) as f:
+        levels = {c["id"]: c["safety"] for c in json.load(f)["candidates"]
+                  if c["verdict"] == "accepted" and c.get("context") is None}
+    check("conflict" not in levels.values(), "%s: a conflict in a race-free kernel: %r"
+          % (name, levels))
+    r = ctx.run([ctx.cc] + flags + ["--deepprof-use=checked.json", "--deepprof-remarks",
+                                    "--deepprof-parallelize=checked", src, "-lm", "-o", "checked"])
+    if name in CHECKED:
+        eq(sorted(levels.values()), ["checked"], "%s: the accepted candidate checked" % name)
+        check(made(r.stderr), "%s: parallel code from the checked feedback:\n%s"
+              % (name, r.stderr.strip()))
     ctx.run(["gcc"] + flags + [src, "-o", "serial", "-lm"])
     for scale in SCALES:
         want = ctx.run([ctx.path("serial"), scale]).stdout
         check(want.startswith(name), "%s prints its answer (%r)" % (name, want))
         for threads in ("1", "2"):
-            for exe in ("named", "safe"):
+            for exe in ("named", "safe", "checked"):
                 eq(ctx.run([ctx.path(exe), scale], env={"OMP_NUM_THREADS": threads}).stdout, want,
                    "%s (%s build), %s thread(s), scale %s, prints what its serial build prints"
                    % (name, exe, threads, scale))

@@ -1212,6 +1212,177 @@ out:
 }
 
 /*
+ * A check build's findings (schemas/deep-data.md, check): regions with the
+ * same function, file and calls are one; their executions add up, and so
+ * do those of each conflict (by calls and kind: the first example kept)
+ * and of each opaque call (by call and callee). Strings stay the inputs'.
+ */
+static bool same_region(const struct dpa_check_region *a, const struct dpa_check_region *b)
+{
+	if (a->n_calls != b->n_calls || strcmp(a->fn, b->fn) || strcmp(a->file, b->file))
+		return false;
+	for (uint32_t k = 0; k < a->n_calls; k++)
+		if (a->calls[k].line != b->calls[k].line || a->calls[k].col != b->calls[k].col ||
+		    strcmp(a->calls[k].callee, b->calls[k].callee))
+			return false;
+	return true;
+}
+
+static int example_cmp(const struct dpa_check_conflict *a, const struct dpa_check_conflict *b)
+{
+	int c = strcmp(a->loc_i, b->loc_i);
+
+	if (!c)
+		c = strcmp(a->loc_j, b->loc_j);
+	if (!c)
+		c = strcmp(a->var_i, b->var_i);
+	if (!c)
+		c = strcmp(a->var_j, b->var_j);
+	if (!c && a->size != b->size)
+		c = a->size < b->size ? -1 : 1;
+	if (!c && a->addr != b->addr)
+		c = a->addr < b->addr ? -1 : 1;
+	return c;
+}
+
+static int region_cmp(const void *pa, const void *pb)
+{
+	const struct dpa_check_region *a = pa, *b = pb;
+	int c = strcmp(a->fn, b->fn);
+
+	if (!c)
+		c = strcmp(a->file, b->file);
+	for (uint32_t k = 0; !c && k < a->n_calls && k < b->n_calls; k++) {
+		if (a->calls[k].line != b->calls[k].line)
+			c = a->calls[k].line < b->calls[k].line ? -1 : 1;
+		else if (a->calls[k].col != b->calls[k].col)
+			c = a->calls[k].col < b->calls[k].col ? -1 : 1;
+		else
+			c = strcmp(a->calls[k].callee, b->calls[k].callee);
+	}
+	if (!c && a->n_calls != b->n_calls)
+		c = a->n_calls < b->n_calls ? -1 : 1;
+	return c;
+}
+
+static int conflict_cmp(const void *pa, const void *pb)
+{
+	const struct dpa_check_conflict *a = pa, *b = pb;
+
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	if (a->j != b->j)
+		return a->j < b->j ? -1 : 1;
+	return strcmp(a->kind, b->kind);
+}
+
+static int opaque_cmp(const void *pa, const void *pb)
+{
+	const struct dpa_check_opaque *a = pa, *b = pb;
+
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	return strcmp(a->callee, b->callee);
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static int merge_check(struct dpa_merged *out, struct merger *mg)
+{
+	struct dpa_profile *o = &out->prof;
+	uint32_t total = 0;
+
+	for (uint32_t i = 0; i < mg->n; i++)
+		if (mg->in[i]->has_check) {
+			o->has_check = true;
+			o->check_lost = sat_add(o->check_lost, mg->in[i]->check_lost);
+			total += mg->in[i]->n_check;
+		}
+	if (!total)
+		return 0;
+	if (!(o->check = xcalloc(total, sizeof(*o->check))))
+		goto oom;
+	for (uint32_t i = 0; i < mg->n; i++)
+		for (uint32_t r = 0; r < mg->in[i]->n_check; r++) {
+			const struct dpa_check_region *x = &mg->in[i]->check[r];
+			struct dpa_check_region *g = NULL;
+
+			for (uint32_t k = 0; k < o->n_check && !g; k++)
+				if (same_region(&o->check[k], x))
+					g = &o->check[k];
+			if (!g) {
+				g = &o->check[o->n_check++];
+				g->fn = x->fn;
+				g->file = x->file;
+				g->n_calls = x->n_calls;
+				if (!(g->calls = malloc(x->n_calls * sizeof(*g->calls))))
+					goto oom;
+				memcpy(g->calls, x->calls, x->n_calls * sizeof(*g->calls));
+			}
+			g->executions = sat_add(g->executions, x->executions);
+			for (uint32_t c = 0; c < x->n_conflicts; c++) {
+				const struct dpa_check_conflict *y = &x->conflicts[c];
+				uint32_t k = 0;
+
+				while (k < g->n_conflicts && (g->conflicts[k].i != y->i || g->conflicts[k].j != y->j ||
+							      strcmp(g->conflicts[k].kind, y->kind)))
+					k++;
+				if (k == g->n_conflicts) {
+					void *nv = realloc(g->conflicts, (k + 1) * sizeof(*g->conflicts));
+
+					if (!nv)
+						goto oom;
+					g->conflicts = nv;
+					g->conflicts[g->n_conflicts++] = *y;
+				} else {
+					uint64_t e = sat_add(g->conflicts[k].executions, y->executions);
+
+					/* the example: the least, whatever the order of the runs */
+					if (example_cmp(y, &g->conflicts[k]) < 0)
+						g->conflicts[k] = *y;
+					g->conflicts[k].executions = e;
+				}
+			}
+			for (uint32_t c = 0; c < x->n_opaque; c++) {
+				const struct dpa_check_opaque *y = &x->opaque[c];
+				uint32_t k = 0;
+
+				while (k < g->n_opaque && (g->opaque[k].k != y->k || strcmp(g->opaque[k].callee, y->callee)))
+					k++;
+				if (k == g->n_opaque) {
+					void *nv = realloc(g->opaque, (k + 1) * sizeof(*g->opaque));
+
+					if (!nv)
+						goto oom;
+					g->opaque = nv;
+					g->opaque[g->n_opaque++] = *y;
+				} else {
+					uint64_t e = sat_add(g->opaque[k].executions, y->executions);
+
+					if (strcmp(y->loc, g->opaque[k].loc) < 0)
+						g->opaque[k] = *y;
+					g->opaque[k].executions = e;
+				}
+			}
+		}
+	/* a canonical order, as the records' (merge.h) */
+	qsort(o->check, o->n_check, sizeof(*o->check), region_cmp);
+	for (uint32_t k = 0; k < o->n_check; k++) {
+		if (o->check[k].n_conflicts > 1)
+			qsort(o->check[k].conflicts, o->check[k].n_conflicts, sizeof(*o->check[k].conflicts),
+			      conflict_cmp);
+		if (o->check[k].n_opaque > 1)
+			qsort(o->check[k].opaque, o->check[k].n_opaque, sizeof(*o->check[k].opaque), opaque_cmp);
+	}
+	return 0;
+oom:
+	return merr(mg->err, "%s: out of memory while merging", mg->in[0]->path ? mg->in[0]->path : "?");
+}
+
+/*
  * The split of recursions (schemas/deep-data.md, inside): summed per output
  * csd, and the samples summed, when some input measured it. A csd that
  * called back into its own pd still does once merged (its caller and
@@ -1328,7 +1499,7 @@ int dpa_merge(struct dpa_merged *out, const struct dpa_profile *const *in, uint3
 		merr(err, "%s: out of memory while merging", in[0]->path ? in[0]->path : "?");
 		goto out;
 	}
-	if (build_graph(out, &mg) < 0 || merge_inside(out, &mg) < 0)
+	if (build_graph(out, &mg) < 0 || merge_inside(out, &mg) < 0 || merge_check(out, &mg) < 0)
 		goto out;
 	out->prof.path = xstrdup(n == 1 && in[0]->path ? in[0]->path : "(merged)");
 	ret = 0;
@@ -1375,6 +1546,12 @@ void dpa_merged_release(struct dpa_merged *m)
 	free(o->in_perm);
 	free(o->pd_thread);
 	free(o->inside);
+	for (uint32_t i = 0; i < o->n_check; i++) {
+		free(o->check[i].calls);
+		free(o->check[i].conflicts);
+		free(o->check[i].opaque);
+	}
+	free(o->check);
 	dpa_src_release(o);
 	memset(m, 0, sizeof(*m));
 }

@@ -96,6 +96,75 @@ static void pack_key(msgpack_packer *pk, const char *k)
 }
 
 
+/* A place as the file holds it: "file:line:col<TAB>name". */
+static void pack_place(msgpack_packer *pk, const char *loc, const char *var)
+{
+	size_t a = strlen(loc), b = strlen(var);
+
+	msgpack_pack_str(pk, a + 1 + b);
+	msgpack_pack_str_body(pk, loc, a);
+	msgpack_pack_str_body(pk, "\t", 1);
+	msgpack_pack_str_body(pk, var, b);
+}
+
+/* The header key "check" (schemas/deep-data.md): the region descriptors
+ * rebuilt from their fields. */
+static void pack_check(msgpack_packer *pk, const struct dpa_profile *p)
+{
+	pack_key(pk, "check");
+	msgpack_pack_map(pk, 2);
+	pack_key(pk, "lost");
+	msgpack_pack_uint64(pk, p->check_lost);
+	pack_key(pk, "regions");
+	msgpack_pack_array(pk, p->n_check);
+	for (uint32_t i = 0; i < p->n_check; i++) {
+		const struct dpa_check_region *g = &p->check[i];
+		size_t len = strlen(g->fn) + strlen(g->file) + 1;
+		char *d, *e;
+
+		for (uint32_t k = 0; k < g->n_calls; k++)
+			len += strlen(g->calls[k].callee) + 24;
+		d = malloc(len + 1);
+		e = d;
+		if (d) {
+			e += sprintf(e, "%s\n%s", g->fn, g->file);
+			for (uint32_t k = 0; k < g->n_calls; k++)
+				e += sprintf(e, "\n%u:%u:%s", g->calls[k].line, g->calls[k].col, g->calls[k].callee);
+		}
+		msgpack_pack_map(pk, 4);
+		pack_key(pk, "region");
+		msgpack_pack_str(pk, d ? (size_t)(e - d) : 0);
+		msgpack_pack_str_body(pk, d ? d : "", d ? (size_t)(e - d) : 0);
+		free(d);
+		pack_key(pk, "executions");
+		msgpack_pack_uint64(pk, g->executions);
+		pack_key(pk, "opaque");
+		msgpack_pack_array(pk, g->n_opaque);
+		for (uint32_t k = 0; k < g->n_opaque; k++) {
+			msgpack_pack_array(pk, 4);
+			msgpack_pack_uint32(pk, g->opaque[k].k);
+			msgpack_pack_uint64(pk, g->opaque[k].executions);
+			pack_key(pk, g->opaque[k].callee);
+			pack_place(pk, g->opaque[k].loc, "");
+		}
+		pack_key(pk, "conflicts");
+		msgpack_pack_array(pk, g->n_conflicts);
+		for (uint32_t k = 0; k < g->n_conflicts; k++) {
+			const struct dpa_check_conflict *c = &g->conflicts[k];
+
+			msgpack_pack_array(pk, 8);
+			msgpack_pack_uint32(pk, c->i);
+			msgpack_pack_uint32(pk, c->j);
+			pack_key(pk, c->kind);
+			msgpack_pack_uint64(pk, c->executions);
+			pack_place(pk, c->loc_i, c->var_i);
+			pack_place(pk, c->loc_j, c->var_j);
+			msgpack_pack_uint64(pk, c->addr);
+			msgpack_pack_uint64(pk, c->size);
+		}
+	}
+}
+
 /* A build id, held in memory as hex, goes to the file as bin (or nil). */
 static int pack_hex_bin(msgpack_packer *pk, const char *hex)
 {
@@ -129,7 +198,7 @@ static int pack_header(msgpack_packer *pk, const struct dpa_profile *p)
 	uint32_t i;
 
 	/* a sampled profile is format 2 (its clock "samples" and three keys) */
-	msgpack_pack_map(pk, (p->has_inside ? 28 : 26) + (h->sampled ? 3 : 0));
+	msgpack_pack_map(pk, (p->has_inside ? 28 : 26) + (h->sampled ? 3 : 0) + p->has_check);
 	pack_key(pk, "magic");
 	pack_cstr(pk, "deepprof");
 	KV_U64("version", h->sampled ? 2 : 1);
@@ -182,6 +251,8 @@ static int pack_header(msgpack_packer *pk, const struct dpa_profile *p)
 	}
 	/* 25 keys so far (27 with the split); the last: which tool wrote the
 	 * file (informative, readers ignore unknown keys). */
+	if (p->has_check)
+		pack_check(pk, p);
 	pack_key(pk, "writer");
 	pack_cstr(pk, "deepprof analyses");
 	return 0;

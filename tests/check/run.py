@@ -196,6 +196,18 @@ def t_inputs(ctx):
     r = ctx.run([ctx.dp, "feedback", "prof.data", "--checked-by=nothere.data"], rc=2)
     eq(len(r.stderr.strip().splitlines()), 1, "--checked-by missing: " + r.stderr)
     check("nothere.data" in r.stderr, r.stderr)
+    # merged, in either order: the same bytes, the same verdicts
+    ctx.run([ctx.dp, "merge", "k500.data", "k300.data", "-o", "m1.data"])
+    ctx.run([ctx.dp, "merge", "k300.data", "k500.data", "-o", "m2.data"])
+    with open(ctx.path("m1.data"), "rb") as f1, open(ctx.path("m2.data"), "rb") as f2:
+        check(f1.read() == f2.read(), "merging the check profiles in either order: other bytes")
+    regs, _ = regions(ctx, "m1.data")
+    eq((regs["case_input"]["executions"], conflict(regs["case_input"], "write-write")["executions"]),
+       (2, 1), "merged: case_input ran twice, conflicted once")
+    m, _ = ctx.feedback(["prof.data", "--checked-by=m1.data"], "m.json")
+    mm = by_fn(m)
+    eq((mm["case_input"]["safety"], mm["case_halves"]["safety"],
+        mm["case_halves"]["check_executions"]), ("conflict", "checked", 2), "merged findings")
     # MessagePack carries the same
     ctx.run([ctx.dp, "feedback", "k500.data", "k300.data", "-o", "both.msgpack"])
     back = json.loads(ctx.run([ctx.dp, "feedback", "--to-json=both.msgpack"]).stdout)

@@ -149,6 +149,25 @@ static void sort_ivl(struct ivl *v, uint32_t n, int (*cmp)(const void *, const v
 	}
 }
 
+/* Sort v[0 .. *n) by lo and merge the overlapping or touching intervals,
+ * whatever their places (each keeps its lowest piece's). */
+static void merge_by_lo(struct ivl *v, uint32_t *n)
+{
+	if (*n < 2)
+		return;
+	sort_ivl(v, *n, ivl_cmp_lo);
+	uint32_t o = 0;
+	for (uint32_t i = 1; i < *n; i++) {
+		if (v[i].lo <= v[o].hi) {
+			if (v[i].hi > v[o].hi)
+				v[o].hi = v[i].hi;
+		} else {
+			v[++o] = v[i];
+		}
+	}
+	*n = o + 1;
+}
+
 /* Sort s by (loc, lo) and merge the overlapping or touching intervals of
  * one loc. */
 static void fold(struct iset *s)
@@ -171,17 +190,7 @@ static void fold(struct iset *s)
 		/* places that interleave (a[i] and a[j] of a merge) leave each
 		 * other gaps: merge neighbours across places, each range keeping
 		 * the place of its lowest piece */
-		sort_ivl(s->v, s->n, ivl_cmp_lo);
-		uint32_t o = 0;
-		for (uint32_t i = 1; i < s->n; i++) {
-			if (s->v[i].lo <= s->v[o].hi) {
-				if (s->v[i].hi > s->v[o].hi)
-					s->v[o].hi = s->v[i].hi;
-			} else {
-				s->v[++o] = s->v[i];
-			}
-		}
-		s->n = o + 1;
+		merge_by_lo(s->v, &s->n);
 	}
 	s->fold_at = 2 * s->n + 256;
 }
@@ -444,19 +453,7 @@ static bool union_of(const struct iset *s, struct iset *u)
 	if (s->n)
 		memcpy(u->v, s->v, s->n * sizeof(*s->v));
 	u->n = s->n;
-	if (u->n > 1) {
-		sort_ivl(u->v, u->n, ivl_cmp_lo);
-		uint32_t o = 0;
-		for (uint32_t i = 1; i < u->n; i++) {
-			if (u->v[i].lo <= u->v[o].hi) {
-				if (u->v[i].hi > u->v[o].hi)
-					u->v[o].hi = u->v[i].hi;
-			} else {
-				u->v[++o] = u->v[i];
-			}
-		}
-		u->n = o + 1;
-	}
+	merge_by_lo(u->v, &u->n);
 	return true;
 }
 

@@ -315,22 +315,7 @@ def test_dir(pair, indep2, noov):
 
 def test_progress(suite):
     """A progress bar on stderr when it is a terminal (feedback's)."""
-    import pty
-    master, slave = pty.openpty()
-    p = subprocess.run([DEEPPROF, "batch", "--jobs=2", suite, "-o", out("tty-out")],
-                       stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
-                       text=True, timeout=120)
-    os.close(slave)
-    tty = b""
-    try:
-        while True:
-            chunk = os.read(master, 4096)
-            if not chunk:
-                break
-            tty += chunk
-    except OSError:
-        pass
-    os.close(master)
+    p, tty = dptest.run_stderr_on_tty([DEEPPROF, "batch", "--jobs=2", suite, "-o", out("tty-out")])
     check(p.returncode == 0 and b"] 5/5 profiles" in tty and b"\x1b[K" in tty and
           p.stdout.startswith("program "), "progress bar on a terminal: %r" % tty[-200:])
 

@@ -229,22 +229,8 @@ def test_combine_cli():
         ndoc = None
     check(p.returncode == 0 and same_typed(ndoc, doc), "--to-json of JSON named .msgpack")
     # a progress bar on a terminal only, on stderr; stdout unchanged
-    import pty
-    master, slave = pty.openpty()
-    p = subprocess.run([DEEPPROF, "feedback", "--jobs=2", out("a.json"), out("b.json"),
-                        out("c.json"), "-o", out("abc-tty.json")], stdout=subprocess.PIPE,
-                       stderr=slave, stdin=subprocess.DEVNULL, text=True, timeout=60)
-    os.close(slave)
-    tty = b""
-    try:
-        while True:
-            chunk = os.read(master, 4096)
-            if not chunk:
-                break
-            tty += chunk
-    except OSError:
-        pass
-    os.close(master)
+    p, tty = dptest.run_stderr_on_tty([DEEPPROF, "feedback", "--jobs=2", out("a.json"), out("b.json"),
+                                       out("c.json"), "-o", out("abc-tty.json")], timeout=60)
     check(p.returncode == 0 and b"] 3/3 profiles" in tty and b"\x1b[K" in tty and
           p.stdout.startswith("feedback: wrote "), "progress bar on a terminal: %r" % tty[-200:])
     # the output is replaced atomically: no temporary left behind

@@ -136,6 +136,27 @@ def run_each(tally, tests, fail=(), show_ok=True, tag="", timed=False):
                          seconds=time.time() - t0 if timed else None)
 
 
+def run_stderr_on_tty(args, timeout=120):
+    """Run args with stderr on a pseudo-terminal (stdout piped, stdin
+    closed): (the CompletedProcess, every byte the terminal got)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
+                       text=True, timeout=timeout)
+    os.close(slave)
+    tty = b""
+    try:
+        while True:
+            chunk = os.read(master, 4096)
+            if not chunk:
+                break
+            tty += chunk
+    except OSError:
+        pass
+    os.close(master)
+    return p, tty
+
+
 def build_suite_main(suite, tests):
     """The main() of a suite of tests that build in BUILD/SUITE/NAME:
     `run.py [--build DIR] [TEST...]`; tests are (name, fn(args, name)),

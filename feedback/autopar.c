@@ -763,11 +763,17 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 				;
 			if (q == n_inputs && n_inputs < 64)
 				inputs[n_inputs++] = chk->input;
-			for (q = 0; q < chk->n_opaque && !opaque; q++)
+			/* a call into code the check could not see may touch
+			 * anything: it conflicts with every other call (so a split
+			 * leaves it out of the region, or there is none) */
+			for (q = 0; q < chk->n_opaque; q++)
 				for (uint32_t i = 0; i < span; i++)
 					if (chk->opaque[q].k == cidx[i]) {
-						opaque = &chk->opaque[q];
-						break;
+						if (!opaque)
+							opaque = &chk->opaque[q];
+						for (uint32_t j = 0; j < span; j++)
+							if (j != i)
+								conf[i * span + j] = conf[j * span + i] = true;
 					}
 			for (q = 0; q < chk->n_conflicts; q++) {
 				const struct dpa_check_conflict *x = &chk->conflicts[q];
@@ -785,10 +791,6 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 			}
 		}
 		check_inputs = n_inputs;
-		if (found && opaque) {
-			free(conf);
-			conf = NULL;
-		}
 		if (found && conf) {
 			/* what the representation feared through memory, the check
 			 * saw or not: only values passed stay dependences */
@@ -803,8 +805,15 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 				n_deps = o;
 				pb.n_deps = n_deps;
 			}
-			if (first_x)
+			if (first_x) {
 				conflict_words(first_x, rc, fi, fj, cwhy, sizeof(cwhy));
+			} else if (opaque) {
+				char at[256];
+
+				short_loc(opaque->loc, at, sizeof(at));
+				snprintf(cwhy, sizeof(cwhy), "the call that reaches %.100s() (at %.120s), which "
+					 "the check cannot see into, stays outside the tasks", opaque->callee, at);
+			}
 			if (!n_deps) {
 				int got = check_partition(&pb, conf, span, &a, &b, &res);
 
@@ -824,7 +833,8 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 					span = b - a + 1;
 					n_confl = 0;    /* the check saw what the representation feared */
 				} else {
-					conflict = true;
+					/* no split: a conflict, unless an unseen call is why */
+					conflict = !opaque;
 				}
 			} else {
 				/* values pass between the calls: the contiguous search,
@@ -848,7 +858,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 					goto oom;
 				}
 				checked = res.cut_allowed;
-				conflict = !res.cut_allowed;
+				conflict = !res.cut_allowed && !opaque;
 			}
 		}
 		free(conf);

@@ -155,9 +155,10 @@ static void bracket(tree fndecl, const struct dpu_cand *c)
 	bool twice = false;
 	unsigned found = dp_find_cand_calls(fndecl, c, slots, &twice);
 	if (found != c->n_calls || twice) {
-		warning_at(DECL_SOURCE_LOCATION(fndecl), 0,
-			   "deepprof: check: the calls of candidate %u are not where the feedback places "
-			   "them: not checked (profile it again)", c->id);
+		/* a note, not a warning: a -Werror build must not fail for it */
+		inform(DECL_SOURCE_LOCATION(fndecl),
+		       "deepprof: check: the calls of candidate %u are not where the feedback places "
+		       "them: not checked (profile it again)", c->id);
 		free(slots);
 		return;
 	}
@@ -261,7 +262,9 @@ void dp_check_genericize(void *gcc_data, void *)
 	for (unsigned i = 0; i < n_cfbs; i++)
 		for (unsigned j = 0; j < cfbs[i].n_cand; j++) {
 			const struct dpu_cand *c = &cfbs[i].cand[j];
-			if (c->n_calls >= 2 && c->proc.fn && !strcmp(c->proc.fn, name) && c->proc.file &&
+			/* too cheap ever to be tasks: nothing to check */
+			if (c->n_calls >= 2 && !c->too_cheap && c->proc.fn && !strcmp(c->proc.fn, name) &&
+			    c->proc.file &&
 			    !strcmp(base_name(c->proc.file), base_name(xl.file)))
 				mine.safe_push(c);
 		}

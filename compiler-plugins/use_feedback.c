@@ -117,6 +117,7 @@ int dpu_read(struct dpu_feedback *out, const char *path, char *err, size_t errle
 		o->reach_all = c->reach_all;
 		o->safety_why = c->safety_why;
 		o->accepted = c->verdict == DPF_ACCEPTED;
+		o->too_cheap = c->verdict == DPF_TOO_CHEAP;
 		o->verdict_why = c->verdict_why;
 		o->speedup = c->speedup;
 		o->program_speedup = c->program_speedup;

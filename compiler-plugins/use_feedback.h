@@ -72,6 +72,7 @@ struct dpu_cand {
 	int reach_all;          /* too many to list: every one */
 	const char *safety_why;
 	int accepted;
+	int too_cheap;          /* verdict too_cheap: never worth a task */
 	const char *verdict_why;
 	double speedup, program_speedup;
 };

@@ -97,6 +97,9 @@ struct par_rec {
 	bool oracle;            /* proved by the alias oracle on the arguments */
 	int fn_uid;             /* the function's DECL_UID */
 	bool dup;               /* another feedback file's same candidate: no remark */
+	bool checked_ok;        /* --deepprof-parallelize=checked and the feedback says
+				   checked: made even when GCC proves nothing */
+	const char *unproved;   /* then what GCC could not prove (xstrdup'd), or NULL */
 };
 static vec<struct par_rec> recs;
 
@@ -1113,10 +1116,11 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 		not_done(r, "parallel code needs -fopenmp (deepprof-cc adds it)");
 		return;
 	}
-	/* naming it, or --deepprof-parallelize=checked for what a dependence
-	 * check saw independent, is consent */
-	bool consent = wanted_by_id(c->id) ||
-		       (c->checked && !strcmp(dp_opt.parallelize, "checked"));
+	/* naming it is consent; --deepprof-parallelize=checked is consent for
+	 * what a dependence check saw independent, once GCC has had its say
+	 * (so a candidate it proves is remarked proved) */
+	bool consent = wanted_by_id(c->id);
+	r->checked_ok = c->checked && !strcmp(dp_opt.parallelize, "checked");
 
 	/* divide and conquer? */
 	bool dc = true;
@@ -1246,7 +1250,12 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 				else
 					why = stores_in_source(r->callees[i], 0, seen, buf, sizeof buf);
 			}
-			if (why || tls) {
+			if ((why || tls) && r->checked_ok) {
+				guard = integer_one_node;
+				r->state = PS_DONE;
+				r->safety = NULL;
+				r->unproved = xstrdup(buf);
+			} else if (why || tls) {
 				char msg[600];
 				snprintf(msg, sizeof msg, "not proved safe: %s (%s; name it with "
 					 "--deepprof-parallelize=%u)", buf, !optimize ? "at -O0 GCC's analyses do not "
@@ -1255,24 +1264,26 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 				not_done(r, msg);
 				goto out;
 			}
-			bool declared = true;
-			char names[300];
-			size_t w = 0;
-			names[0] = 0;
-			for (unsigned i = 0; i < r->callees.length() && w + 40 < sizeof names; i++) {
-				declared &= declared_effects(r->callees[i]) != NULL;
-				w += snprintf(names + w, sizeof names - w, "%s%s()", i ? (i + 1 == r->callees.length()
-										 ? " and " : ", ") : "",
-					      shown(r->callees[i]));
+			if (r->state != PS_DONE) {
+				bool declared = true;
+				char names[300];
+				size_t w = 0;
+				names[0] = 0;
+				for (unsigned i = 0; i < r->callees.length() && w + 40 < sizeof names; i++) {
+					declared &= declared_effects(r->callees[i]) != NULL;
+					w += snprintf(names + w, sizeof names - w, "%s%s()", i ? (i + 1 == r->callees.length()
+											 ? " and " : ", ") : "",
+						      shown(r->callees[i]));
+				}
+				guard = integer_one_node;
+				r->state = PS_DONE;
+				char safety[500];
+				snprintf(safety, sizeof safety, declared ? "%s declared const or pure" :
+					 "%s store%s nothing but %s own locals (deepprof's reading of the source: GCC's "
+					 "analyses cannot be used here)", names, r->callees.length() > 1 ? "" : "s",
+					 r->callees.length() > 1 ? "their" : "its");
+				r->safety = xstrdup(safety);
 			}
-			guard = integer_one_node;
-			r->state = PS_DONE;
-			char safety[500];
-			snprintf(safety, sizeof safety, declared ? "%s declared const or pure" :
-				 "%s store%s nothing but %s own locals (deepprof's reading of the source: GCC's "
-				 "analyses cannot be used here)", names, r->callees.length() > 1 ? "" : "s",
-				 r->callees.length() > 1 ? "their" : "its");
-			r->safety = xstrdup(safety);
 		} else {
 			r->guard = recs.length();       /* any unique number */
 			guard = build2(NE_EXPR, boolean_type_node, guard_call(r->guard, r->at), integer_zero_node);
@@ -1403,9 +1414,11 @@ static void remark_done(const struct par_rec *r, const char *safety)
 	char why[200];
 	if (safety)
 		snprintf(why, sizeof why, "safe: %s", safety);
-	else if (c->checked && !wanted_by_id(c->id))
+	else if (r->checked_ok && !wanted_by_id(c->id))
 		snprintf(why, sizeof why, "checked on %u input%s, not proved: "
-			 "--deepprof-parallelize=checked", c->check_inputs, c->check_inputs == 1 ? "" : "s");
+			 "--deepprof-parallelize=checked%s%.100s", c->check_inputs,
+			 c->check_inputs == 1 ? "" : "s", r->unproved ? "; GCC: " : "",
+			 r->unproved ? r->unproved : "");
 	else
 		snprintf(why, sizeof why, "named by --deepprof-parallelize=%s", dp_opt.parallelize);
 	dp_use_remark(0, r->at, "candidate %u: %s run as %u parallel tasks%s (predicted %.2fx on this region, "
@@ -1802,6 +1815,14 @@ static void decide(struct par_rec *r, gimple *stmt, gimple_stmt_iterator *gsi, b
 	}
 	tree lhs = gimple_call_lhs(stmt);
 	bool yes = !bad;
+	if (bad && r->checked_ok && !r->decided) {
+		/* not proved, but the dependence check saw it independent and
+		 * --deepprof-parallelize=checked consents */
+		r->decided = true;
+		r->unproved = xstrdup(bad);
+		remark_done(r, NULL);
+		yes = true;
+	}
 	if (!r->decided && yes && r->dep) {
 		r->decided = true;
 		snprintf(why, sizeof why, "%s (GCC's ipa-pure-const and ipa-modref)", eff);

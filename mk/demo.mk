@@ -4,7 +4,9 @@
 # show what `deepprof dump` makes of its Deep.data, the top procedures and
 # the recursive cliques (`deepprof report`), measure this machine's OpenMP
 # task overheads (`deepprof calibrate --quick`), write the feedback file
-# $(BUILD)/demo/feedback.json (`deepprof feedback`) and print the recommended
+# $(BUILD)/demo/feedback.json (`deepprof feedback`); its candidate needs a
+# check, so build the example with --deepprof-check, run it, and write the
+# feedback again with its findings (`--checked-by`): print the recommended
 # candidates in plain words, then the numbers behind the first one; then
 # close the loop: rebuild the example at -O2 with the feedback
 # (`deepprof-cc --deepprof-use`, its remarks shown: the candidate becomes
@@ -24,6 +26,10 @@ DEMO_SER  := $(DEMO_DIR)/demo-serial
 DEMO_USE   = $(BIN_DIR)/deepprof-cc -std=gnu11 -O2 --deepprof-use=$(DEMO_FB) --deepprof-remarks \
 	-o $(DEMO_PAR) tests/demo/demo.c
 DEMO_PLAIN = $(CC) -std=gnu11 -O2 -o $(DEMO_SER) tests/demo/demo.c
+DEMO_CHK  := $(DEMO_DIR)/demo-check
+DEMO_CHKDATA := $(DEMO_DIR)/check.data
+DEMO_CHKCC = $(BIN_DIR)/deepprof-cc -std=gnu11 -g -O2 $(SAN_PROF) --deepprof-check=$(DEMO_FB) \
+	-o $(DEMO_CHK) tests/demo/demo.c
 DEMO_CC    = $(BIN_DIR)/deepprof-cc -std=gnu11 -g -O2 $(SAN_PROF) \
 	-o $(DEMO_BIN) tests/demo/demo.c
 
@@ -56,8 +62,19 @@ demo: deps
 		> $(DEMO_DIR)/feedback.txt \
 		|| { echo "demo: deepprof feedback $(DEMO_DATA) failed" >&2; exit 1; }
 	@cat $(DEMO_DIR)/feedback.txt
+	@echo "== the candidate needs a check: a check build records what its calls read and write"
+	@echo "$(DEMO_CHKCC)"
+	@$(DEMO_CHKCC) || { echo "demo: the check build (deepprof-cc --deepprof-check) failed" >&2; exit 1; }
+	@rm -f $(DEMO_CHKDATA)
+	@DEEPPROF_FILE=$(DEMO_CHKDATA) $(DEMO_CHK) > /dev/null \
+		|| { echo "demo: $(DEMO_CHK) exited with status $$?" >&2; exit 1; }
+	@echo "== $(BIN_DIR)/deepprof feedback --calibration=$(DEMO_CAL) $(DEMO_DATA) --checked-by=$(DEMO_CHKDATA) -o $(DEMO_FB)"
+	@$(BIN_DIR)/deepprof feedback --calibration=$(DEMO_CAL) $(DEMO_DATA) \
+		--checked-by=$(DEMO_CHKDATA) -o $(DEMO_FB) > $(DEMO_DIR)/feedback.txt \
+		|| { echo "demo: deepprof feedback --checked-by=$(DEMO_CHKDATA) failed" >&2; exit 1; }
+	@cat $(DEMO_DIR)/feedback.txt
 	@grep -q '^recommended:' $(DEMO_DIR)/feedback.txt \
-		|| { echo "demo: deepprof feedback recommended nothing (the example's collatz_total() and primes_below() should be)" >&2; exit 1; }
+		|| { echo "demo: deepprof feedback recommended nothing (the example's collatz_total() and primes_below() should be, checked)" >&2; exit 1; }
 	@id=$$(sed -n 's/^  #\([0-9][0-9]*\) .*/\1/p' $(DEMO_DIR)/feedback.txt | head -1); \
 	 echo "== $(BIN_DIR)/deepprof feedback $(DEMO_FB) --explain=$$id   (the numbers behind it)"; \
 	 $(BIN_DIR)/deepprof feedback $(DEMO_FB) --explain=$$id \

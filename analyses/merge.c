@@ -1285,6 +1285,28 @@ static int opaque_cmp(const void *pa, const void *pb)
 	return strcmp(a->callee, b->callee);
 }
 
+/* s interned in o's strings (the inputs may be released before o is
+ * written); NULL when out of memory. */
+static const char *own_str(struct dpa_profile *o, const char *s)
+{
+	uint32_t id = dpa_str_id(o, s);
+
+	return id ? dpa_str(o, id) : NULL;
+}
+
+/* The strings of a conflict and of an opaque call, interned in o. */
+static bool own_conflict(struct dpa_profile *o, struct dpa_check_conflict *c)
+{
+	return (c->kind = own_str(o, c->kind)) && (c->loc_i = own_str(o, c->loc_i)) &&
+	       (c->loc_j = own_str(o, c->loc_j)) && (c->var_i = own_str(o, c->var_i)) &&
+	       (c->var_j = own_str(o, c->var_j));
+}
+
+static bool own_opaque(struct dpa_profile *o, struct dpa_check_opaque *q)
+{
+	return (q->callee = own_str(o, q->callee)) && (q->loc = own_str(o, q->loc));
+}
+
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
@@ -1315,12 +1337,14 @@ static int merge_check(struct dpa_merged *out, struct merger *mg)
 					g = &o->check[k];
 			if (!g) {
 				g = &o->check[o->n_check++];
-				g->fn = x->fn;
-				g->file = x->file;
 				g->n_calls = x->n_calls;
-				if (!(g->calls = malloc(x->n_calls * sizeof(*g->calls))))
+				if (!(g->fn = own_str(o, x->fn)) || !(g->file = own_str(o, x->file)) ||
+				    !(g->calls = malloc(x->n_calls * sizeof(*g->calls))))
 					goto oom;
 				memcpy(g->calls, x->calls, x->n_calls * sizeof(*g->calls));
+				for (uint32_t k = 0; k < g->n_calls; k++)
+					if (!(g->calls[k].callee = own_str(o, x->calls[k].callee)))
+						goto oom;
 			}
 			g->executions = sat_add(g->executions, x->executions);
 			for (uint32_t c = 0; c < x->n_conflicts; c++) {
@@ -1336,13 +1360,18 @@ static int merge_check(struct dpa_merged *out, struct merger *mg)
 					if (!nv)
 						goto oom;
 					g->conflicts = nv;
-					g->conflicts[g->n_conflicts++] = *y;
+					g->conflicts[g->n_conflicts] = *y;
+					if (!own_conflict(o, &g->conflicts[g->n_conflicts++]))
+						goto oom;
 				} else {
 					uint64_t e = sat_add(g->conflicts[k].executions, y->executions);
 
 					/* the example: the least, whatever the order of the runs */
-					if (example_cmp(y, &g->conflicts[k]) < 0)
+					if (example_cmp(y, &g->conflicts[k]) < 0) {
 						g->conflicts[k] = *y;
+						if (!own_conflict(o, &g->conflicts[k]))
+							goto oom;
+					}
 					g->conflicts[k].executions = e;
 				}
 			}
@@ -1358,12 +1387,17 @@ static int merge_check(struct dpa_merged *out, struct merger *mg)
 					if (!nv)
 						goto oom;
 					g->opaque = nv;
-					g->opaque[g->n_opaque++] = *y;
+					g->opaque[g->n_opaque] = *y;
+					if (!own_opaque(o, &g->opaque[g->n_opaque++]))
+						goto oom;
 				} else {
 					uint64_t e = sat_add(g->opaque[k].executions, y->executions);
 
-					if (strcmp(y->loc, g->opaque[k].loc) < 0)
+					if (strcmp(y->loc, g->opaque[k].loc) < 0) {
 						g->opaque[k] = *y;
+						if (!own_opaque(o, &g->opaque[k]))
+							goto oom;
+					}
 					g->opaque[k].executions = e;
 				}
 			}

@@ -358,41 +358,62 @@ static const char *progrep_why(const struct dpa_progreps *s, const struct dpa_pr
 	return NULL;
 }
 
-/* --checked-by's profiles, read once (their strings outlive every job) */
-static struct dpa_profile *checked_by;
-static uint32_t n_checked_by;
-
-/* Read --checked-by's profiles: each must hold a check's findings. */
-static void read_checked_by(const char *list)
+/*
+ * Read --checked-by's profiles into *out (*n read; each must hold a check's
+ * findings) and graft their findings onto *p (whose check regions then
+ * point into them: release *p first). Per job, so that `deepprof batch`'s
+ * per-program options work too. 0, or -1 with err set.
+ */
+static int graft_checked_by(const char *list, struct dpa_profile *p, struct dpa_profile **out,
+			    uint32_t *n, struct dpa_error *err)
 {
 	char *copy = strdup(list), *save = NULL;
-	uint32_t n = 1;
-	struct dpa_error err;
+	uint32_t cap = 1;
 
-	if (!copy)
-		die_status(DP_EXIT_FAIL, "feedback: out of memory");
-	for (const char *p = list; *p; p++)
-		n += *p == ',';
-	checked_by = calloc(n, sizeof(*checked_by));
-	if (!checked_by)
-		die_status(DP_EXIT_FAIL, "feedback: out of memory");
-	for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-		memset(&err, 0, sizeof(err));
-		if (dpa_profile_read(&checked_by[n_checked_by], f, &err) < 0)
-			die_plain("%s", fb_one_line(err.msg));
-		if (!checked_by[n_checked_by].has_check)
-			die("--checked-by %s: not the profile of a check build (no check findings; "
-			    "build with deepprof-cc --deepprof-check=FEEDBACK)", f);
-		n_checked_by++;
+	*n = 0;
+	*out = NULL;
+	if (copy)
+		for (const char *q = list; *q; q++)
+			cap += *q == ',';
+	if (!copy || !(*out = calloc(cap, sizeof(**out)))) {
+		free(copy);
+		snprintf(err->msg, sizeof(err->msg), "feedback: out of memory");
+		return -1;
 	}
-	/* the file names stay in the profiles (path), not in copy */
+	for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		if (dpa_profile_read(&(*out)[*n], f, err) < 0)
+			goto fail;
+		(*n)++;
+		if (!(*out)[*n - 1].has_check) {
+			snprintf(err->msg, sizeof(err->msg), "%s: given to --checked-by, but not the profile "
+				 "of a check build (no check findings; build with deepprof-cc "
+				 "--deepprof-check=FEEDBACK)", f);
+			goto fail;
+		}
+		if (dpa_check_graft(p, &(*out)[*n - 1], *n) < 0) {
+			snprintf(err->msg, sizeof(err->msg), "feedback: out of memory");
+			goto fail;
+		}
+	}
 	free(copy);
+	return 0;
+fail:
+	free(copy);
+	return -1;
+}
+
+static void release_profiles(struct dpa_profile *v, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		dpa_profile_release(&v[i]);
+	free(v);
 }
 
 /* Analyse one input profile into j->fb (or read one feedback file). */
 static int analyse_one(struct job *j, const struct fb_cli *c)
 {
-	struct dpa_profile p;
+	struct dpa_profile p, *cb = NULL;
+	uint32_t n_cb = 0;
 	struct dpa_deep d;
 	struct dpa_progreps s;
 	bool no_pr;
@@ -403,12 +424,11 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 		       job_fail(j, DP_EXIT_USAGE) : 0;
 	if (dpa_profile_read(&p, j->path, &j->err) < 0)
 		return job_fail(j, DP_EXIT_USAGE);
-	for (uint32_t k = 0; k < n_checked_by; k++)
-		if (dpa_check_graft(&p, &checked_by[k], k + 1) < 0) {
-			dpa_profile_release(&p);
-			snprintf(j->err.msg, sizeof(j->err.msg), "out of memory");
-			return job_fail(j, DP_EXIT_FAIL);
-		}
+	if (c->checked_by && graft_checked_by(c->checked_by, &p, &cb, &n_cb, &j->err) < 0) {
+		dpa_profile_release(&p);
+		release_profiles(cb, n_cb);
+		return job_fail(j, DP_EXIT_USAGE);
+	}
 	dpa_profile_symbolize(&p);
 	if (dpa_deep_init(&d, &p, &j->err) < 0) {
 		dpa_profile_release(&p);
@@ -456,6 +476,7 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 		j->fb.n_var_use = 0;
 	}
 	dpa_profile_release(&p);
+	release_profiles(cb, n_cb);     /* after p: its check regions point here */
 	if (rc < 0 && !j->status)
 		j->status = DP_EXIT_USAGE;
 	return rc;
@@ -1005,8 +1026,6 @@ int cmd_feedback(int argc, char **argv)
 			die("%s: cannot write: is a directory", c.out);
 	}
 	fb_set_overheads(&c);
-	if (c.checked_by)
-		read_checked_by(c.checked_by);
 
 	job = calloc(nfiles, sizeof(*job));
 	group = calloc(nfiles, sizeof(*group));

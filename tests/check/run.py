@@ -197,8 +197,8 @@ def t_inputs(ctx):
         y["case_halves"]["check_executions"], len(by["inputs"])),
        ("conflict", "checked", 2, 2, 1), "--checked-by two check profiles")
     r = ctx.run([ctx.dp, "feedback", "prof.data", "--checked-by=prof.data"], rc=2)
-    eq(r.stderr.strip(), "deepprof: --checked-by prof.data: not the profile of a check build (no "
-       "check findings; build with deepprof-cc --deepprof-check=FEEDBACK)", "--checked-by plain")
+    eq(r.stderr.strip(), "prof.data: given to --checked-by, but not the profile of a check build "
+       "(no check findings; build with deepprof-cc --deepprof-check=FEEDBACK)", "--checked-by plain")
     r = ctx.run([ctx.dp, "feedback", "prof.data", "--checked-by=nothere.data"], rc=2)
     eq(len(r.stderr.strip().splitlines()), 1, "--checked-by missing: " + r.stderr)
     check("nothere.data" in r.stderr, r.stderr)
@@ -348,6 +348,27 @@ def t_two_units(ctx):
            "the parallel build with %s threads" % n)
 
 
+def t_batch(ctx):
+    """deepprof batch takes --checked-by among a program's options: its
+    summary shows the candidate checked, and recommended."""
+    ctx.profile(QUARTERS)
+    ctx.check_build(QUARTERS)
+    ctx.check_run("ck.data", ["100000"])
+    man = {"format": "deepprof-batch", "version": 1,
+           "programs": [{"name": "quarters", "profiles": [ctx.path("prof.data")],
+                         "options": ["--checked-by=" + ctx.path("ck.data")]},
+                        {"name": "unchecked", "profiles": [ctx.path("prof.data")]}]}
+    with open(ctx.path("suite.json"), "w") as f:
+        json.dump(man, f)
+    ctx.run([ctx.dp, "batch", "suite.json", "-o", "out"])
+    with open(ctx.path("out", "summary.json")) as f:
+        rows = {r["name"]: r for r in json.load(f)["programs"]}
+    eq((rows["quarters"]["recommended"], rows["quarters"]["best"]["safety"],
+        rows["quarters"]["best"]["fn"]), (1, "checked", "sort4"), "the checked program's row")
+    eq((rows["unchecked"]["recommended"], rows["unchecked"]["best"]["safety"]),
+       (0, "unknown_memory"), "the same profile without its check")
+
+
 def t_bad(ctx):
     """Bad options: one line, exit 2, never an internal compiler error."""
     ctx.profile(CASES)
@@ -377,7 +398,8 @@ TESTS = [("t001_findings", t_findings),
          ("t005_use_checked", t_use_checked),
          ("t006_bad", t_bad),
          ("t007_threads_longjmp", t_threads_longjmp),
-         ("t008_two_units", t_two_units)]
+         ("t008_two_units", t_two_units),
+         ("t009_batch", t_batch)]
 
 
 def main():

@@ -117,6 +117,21 @@ static void *ck_grow(void *p, uint32_t *cap, size_t elem, uint32_t need)
 	return q;
 }
 
+/* A new last element of *v (*n of *cap, elem bytes each), grown as needed;
+ * NULL (counted lost) when out of memory. Under ck_lock for the regions'. */
+static void *ck_slot(void **v, uint32_t *n, uint32_t *cap, size_t elem)
+{
+	if (*n == *cap) {
+		void *nv = ck_grow(*v, cap, elem, *n + 1);
+		if (!nv) {
+			ck_lost++;
+			return NULL;
+		}
+		*v = nv;
+	}
+	return (char *)*v + (size_t)(*n)++ * elem;
+}
+
 static int ivl_cmp_loc(const void *a, const void *b)
 {
 	const struct ivl *x = a, *y = b;
@@ -494,15 +509,9 @@ static void note_conflict(struct ck_region *r, uint32_t i, uint32_t j, uint32_t 
 			r->conf[k].execs++;
 			return;
 		}
-	if (r->n_conf == r->cap_conf) {
-		struct ck_conf *nv = ck_grow(r->conf, &r->cap_conf, sizeof(*nv), r->n_conf + 1);
-		if (!nv) {
-			ck_lost++;
-			return;
-		}
-		r->conf = nv;
-	}
-	r->conf[r->n_conf++] = (struct ck_conf){ i, j, kind, 1, li, lj, lo, hi };
+	struct ck_conf *c = ck_slot((void **)&r->conf, &r->n_conf, &r->cap_conf, sizeof(*c));
+	if (c)
+		*c = (struct ck_conf){ i, j, kind, 1, li, lj, lo, hi };
 }
 
 static void note_opaque(struct ck_region *r, uint32_t k, const char *callee, const char *loc)
@@ -512,15 +521,9 @@ static void note_opaque(struct ck_region *r, uint32_t k, const char *callee, con
 			r->opq[x].execs++;
 			return;
 		}
-	if (r->n_opq == r->cap_opq) {
-		struct ck_opq *nv = ck_grow(r->opq, &r->cap_opq, sizeof(*nv), r->n_opq + 1);
-		if (!nv) {
-			ck_lost++;
-			return;
-		}
-		r->opq = nv;
-	}
-	r->opq[r->n_opq++] = (struct ck_opq){ k, 1, callee, loc };
+	struct ck_opq *q = ck_slot((void **)&r->opq, &r->n_opq, &r->cap_opq, sizeof(*q));
+	if (q)
+		*q = (struct ck_opq){ k, 1, callee, loc };
 }
 
 static bool iset_append(struct iset *to, const struct iset *from)

@@ -195,8 +195,8 @@ struct batch {
 	uint32_t n;
 };
 
-/* A copy of opts[0..n) with --calibration's file made absolute against
- * base (so that the emitted actions and this run read the same file from
+/* A copy of opts[0..n) with --calibration's and --checked-by's files made
+ * absolute against base (so that the emitted actions and this run read the same file from
  * any directory). Control characters are refused (where: for messages). */
 static void normalize_opts(struct strs *out, char *const *opts, uint32_t n, const char *base,
 			   const char *where)
@@ -220,6 +220,20 @@ static void normalize_opts(struct strs *out, char *const *opts, uint32_t n, cons
 
 			strs_add(out, xasprintf("%s=%s", cal, p));
 			free(p);
+		} else if (!strncmp(o, "--checked-by=", 13) && o[13]) {
+			/* check profiles, comma-separated: each made absolute */
+			char *list = xstrdup(o + 13), *save = NULL, *acc = xstrdup("--checked-by=");
+
+			for (char *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+				char *p = abs_path(base, f), *nacc;
+
+				nacc = xasprintf("%s%s%s", acc, acc[13] ? "," : "", p);
+				free(acc);
+				free(p);
+				acc = nacc;
+			}
+			free(list);
+			strs_add(out, acc);
 		} else {
 			strs_add(out, xstrdup(o));
 		}

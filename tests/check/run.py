@@ -354,13 +354,15 @@ def t_batch(ctx):
     ctx.profile(QUARTERS)
     ctx.check_build(QUARTERS)
     ctx.check_run("ck.data", ["100000"])
+    # paths relative to the manifest's directory, not to where batch runs
     man = {"format": "deepprof-batch", "version": 1,
-           "programs": [{"name": "quarters", "profiles": [ctx.path("prof.data")],
-                         "options": ["--checked-by=" + ctx.path("ck.data")]},
-                        {"name": "unchecked", "profiles": [ctx.path("prof.data")]}]}
-    with open(ctx.path("suite.json"), "w") as f:
+           "programs": [{"name": "quarters", "profiles": ["../prof.data"],
+                         "options": ["--checked-by=../ck.data"]},
+                        {"name": "unchecked", "profiles": ["../prof.data"]}]}
+    os.makedirs(ctx.path("suite"))
+    with open(ctx.path("suite", "suite.json"), "w") as f:
         json.dump(man, f)
-    ctx.run([ctx.dp, "batch", "suite.json", "-o", "out"])
+    ctx.run([ctx.dp, "batch", "suite/suite.json", "-o", "out"])
     with open(ctx.path("out", "summary.json")) as f:
         rows = {r["name"]: r for r in json.load(f)["programs"]}
     eq((rows["quarters"]["recommended"], rows["quarters"]["best"]["safety"],

@@ -34,7 +34,7 @@ set -eu
 # <libunwind.h>: `deepprof record` unwinds each sampled stack; its
 # libunwind8 is dlopen'ed at run time).
 # tools: valgrind (memory checks; callgrind for the cross-check), python3 +
-# jsonschema (schema tests) + msgpack (the fuzz, progrep and feedback suites
+# jsonschema (schema tests) + msgpack (the fuzz, progrep, feedback and check suites
 # read and write MessagePack), dpkg-dev and what unpacks a Debian source
 # package (bzip2, xz-utils, patch): the cross-check (part of `make check`)
 # and the benchmarks build bzip2 and zlib from `apt-get source`. chromium and

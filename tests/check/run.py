@@ -371,6 +371,71 @@ def t_batch(ctx):
        (0, "unknown_memory"), "the same profile without its check")
 
 
+def rewrite_header(src, dst, change):
+    """Copy the Deep.data src to dst with change(header) applied, its END
+    record's checksum recomputed (python3-msgpack)."""
+    import msgpack
+    import zlib
+    with open(src, "rb") as f:
+        u = msgpack.Unpacker(raw=False, strict_map_key=False)
+        u.feed(f.read())
+    objs = list(u)
+    change(objs[0])
+    body = b"".join(msgpack.packb(o, use_bin_type=True) for o in objs[:-1])
+    end = list(objs[-1])
+    end[-1] = zlib.crc32(body) & 0xffffffff
+    with open(dst, "wb") as f:
+        f.write(body + msgpack.packb(end))
+
+
+def t_bad_findings(ctx):
+    """A profile whose check entry is malformed: dump and feedback
+    --checked-by refuse it with one line naming the file and the defect."""
+    ctx.profile(CASES)
+    ctx.check_build(CASES)
+    ctx.check_run("ck.data", ["500"])
+
+    def region(h):
+        return h["check"]["regions"][0]
+
+    def conflict0(h):
+        return next(r for r in h["check"]["regions"] if r["conflicts"])["conflicts"][0]
+
+    def setk(d, k, v):
+        d[k] = v
+
+    def opaque0(h):
+        return next(r for r in h["check"]["regions"] if r["opaque"])["opaque"]
+
+    cases = [
+        (lambda h: setk(h, "check", [1]), "'check' is not a map"),
+        (lambda h: setk(h["check"], "regions", {}), "'check': 'regions' is not an array"),
+        (lambda h: setk(h["check"], "lost", -1), "'check': 'lost' is not an unsigned integer"),
+        (lambda h: setk(region(h), "region", "f\nx.c\n1:2:g"), "names fewer than two calls"),
+        (lambda h: setk(region(h), "region", "f\nx.c\n1:g\n2:3:h"), "is not line:col:callee"),
+        (lambda h: setk(region(h), "executions", "x"), "'executions' is not an unsigned"),
+        (lambda h: setk(region(h), "conflicts", 3), "'conflicts' is not an array"),
+        (lambda h: setk(conflict0(h), 2, "write-once"), "a conflict's kind is \"write-once\""),
+        (lambda h: setk(conflict0(h), 1, conflict0(h)[0]), "pairs call"),
+        (lambda h: setk(conflict0(h), 1, 99), "second call is not an unsigned integer in range"),
+        (lambda h: conflict0(h).pop(), "is not [i, j, kind, executions"),
+        (lambda h: opaque0(h)[0].pop(), "is not [k, executions, callee, place]"),
+    ]
+    for i, (change, words) in enumerate(cases):
+        bad = "bad%d.data" % i
+        rewrite_header(ctx.path("ck.data"), ctx.path(bad), change)
+        for cmd in ([ctx.dp, "dump", bad],
+                    [ctx.dp, "feedback", "prof.data", "--checked-by=" + bad, "-o", "x.json"]):
+            r = ctx.run(cmd, rc=2)
+            lines = r.stderr.strip().splitlines()
+            check(len(lines) == 1 and lines[0].startswith(bad + ":") and words in lines[0] and
+                  not r.stdout, "%s (%s): %r" % (" ".join(cmd[1:2]), words, r.stderr))
+    # unchanged, the rewritten file reads as it was
+    rewrite_header(ctx.path("ck.data"), ctx.path("same.data"), lambda h: None)
+    with open(ctx.path("ck.data"), "rb") as a, open(ctx.path("same.data"), "rb") as b:
+        eq(a.read(), b.read(), "the rewrite of an unchanged header")
+
+
 def t_bad(ctx):
     """Bad options: one line, exit 2, never an internal compiler error."""
     ctx.profile(CASES)
@@ -388,6 +453,10 @@ def t_bad(ctx):
         lines = r.stderr.strip().splitlines()
         eq(len(lines), 1, "%s: %r" % (opts, r.stderr))
         check(words in lines[0], "%s: %r lacks %r" % (opts, lines[0], words))
+    r = ctx.run([ctx.dp, "feedback", "prof.data", "--checked-by="], rc=2)
+    eq(r.stderr.strip().splitlines(), ["deepprof feedback: --checked-by needs profiles of a "
+                                       "check build (try 'deepprof help feedback')"],
+       "--checked-by= empty")
     r = ctx.run([ctx.cc, "-O2", "--deepprof-check=junk.json", CASES, "-o", "x"], rc=None)
     check(r.returncode != 0, "a check build with a file that is no feedback succeeded")
     check("junk.json" in r.stderr and "internal compiler error" not in r.stderr, r.stderr)
@@ -401,7 +470,8 @@ TESTS = [("t001_findings", t_findings),
          ("t006_bad", t_bad),
          ("t007_threads_longjmp", t_threads_longjmp),
          ("t008_two_units", t_two_units),
-         ("t009_batch", t_batch)]
+         ("t009_batch", t_batch),
+         ("t010_bad_findings", t_bad_findings)]
 
 
 def main():

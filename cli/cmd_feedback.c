@@ -730,7 +730,10 @@ static void safety_words(FILE *f, const struct dpf_candidate *c)
 		fprintf(f, "conflict");
 		break;
 	default:
-		if (c->safety_why && !strncmp(c->safety_why, "the dependence check", 20))
+		if (c->loop_line)
+			fprintf(f, "not proved here (the dependence check does not cover loops yet: "
+				"the use build asks GCC, or name it with --deepprof-parallelize=%u)", c->id);
+		else if (c->safety_why && !strncmp(c->safety_why, "the dependence check", 20))
 			fprintf(f, "needs a check: %s", c->safety_why + 4);
 		else
 			fprintf(f, "needs a check (deepprof-cc --deepprof-check)");
@@ -749,8 +752,15 @@ static void print_cand(FILE *f, const struct dpf_candidate *c)
 	for (uint32_t k = 0; k < c->n_calls; k++)
 		fprintf(f, "%s%s() (line %u)", k == 0 ? "" : k + 1 == c->n_calls ? " and " : ", ",
 			or_q(c->calls[k].callee), c->calls[k].at.line);
-	fprintf(f, " as %u parallel tasks", c->n_tasks);
-	if (c->n_tasks < c->n_calls) {
+	if (c->loop_line) {
+		fprintf(f, " as a task per iteration of the loop at line %u", c->loop_line);
+		if (c->loop_cutoff)
+			fprintf(f, " down to recursion depth %u", c->loop_cutoff);
+		fprintf(f, ": the loop %.2fx faster, the program %.2fx", c->speedup, c->program_speedup);
+	} else {
+		fprintf(f, " as %u parallel tasks", c->n_tasks);
+	}
+	if (!c->loop_line && c->n_tasks < c->n_calls) {
 		/* which calls share a task: "{61, 62, 65} with {63, 64, 66}" */
 		for (uint32_t t = 0; t < c->n_tasks; t++) {
 			bool first = true;
@@ -764,7 +774,9 @@ static void print_cand(FILE *f, const struct dpf_candidate *c)
 			fprintf(f, "}");
 		}
 	}
-	fprintf(f, ": the region %.2fx faster, the program %.2fx", c->speedup, c->program_speedup);
+	if (!c->loop_line)
+		fprintf(f, ": the region %.2fx faster, the program %.2fx", c->speedup,
+			c->program_speedup);
 	if (c->n_inputs_seen > 1)
 		fprintf(f, " (%.2fx to %.2fx over %u inputs)", c->speedup_min, c->speedup_max,
 			c->n_inputs_seen);
@@ -780,7 +792,7 @@ static void print_cand(FILE *f, const struct dpf_candidate *c)
  */
 static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *out)
 {
-	uint32_t rec = 0, need = 0, confl = 0;
+	uint32_t rec = 0, need = 0, loops = 0, confl = 0;
 
 	for (uint32_t i = 0; i < fb->n_cand; i++) {
 		const struct dpf_candidate *c = &fb->cand[i];
@@ -789,12 +801,14 @@ static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *o
 			confl++;
 		else if (c->verdict == DPF_ACCEPTED && (c->safety == DPF_SAFE || c->safety == DPF_CHECKED))
 			rec++;
+		else if (c->verdict == DPF_ACCEPTED && c->loop_line)
+			loops++;
 		else if (c->verdict == DPF_ACCEPTED)
 			need++;
 	}
 	fprintf(f, "feedback: wrote %s: %u candidate%s (%u recommended, %u needing a check), "
 		"%u variable use%s, %u recursive clique%s, %u hot/cold entr%s\n", out, fb->n_cand,
-		fb->n_cand == 1 ? "" : "s", rec, need, fb->n_var_use, fb->n_var_use == 1 ? "" : "s",
+		fb->n_cand == 1 ? "" : "s", rec, need + loops, fb->n_var_use, fb->n_var_use == 1 ? "" : "s",
 		fb->n_rec, fb->n_rec == 1 ? "" : "s", fb->n_hot, fb->n_hot == 1 ? "y" : "ies");
 	if (!rec)
 		fprintf(f, "no parallelism is recommended.\n");
@@ -812,7 +826,17 @@ static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *o
 		for (uint32_t i = 0; i < fb->n_cand; i++) {
 			const struct dpf_candidate *c = &fb->cand[i];
 
-			if (c->verdict == DPF_ACCEPTED && c->safety == DPF_UNKNOWN_MEMORY)
+			if (c->verdict == DPF_ACCEPTED && c->safety == DPF_UNKNOWN_MEMORY && !c->loop_line)
+				print_cand(f, c);
+		}
+	}
+	if (loops) {
+		fprintf(f, "loops not proved here (the use build parallelizes one when GCC proves "
+			"its call const or pure):\n");
+		for (uint32_t i = 0; i < fb->n_cand; i++) {
+			const struct dpf_candidate *c = &fb->cand[i];
+
+			if (c->verdict == DPF_ACCEPTED && c->safety == DPF_UNKNOWN_MEMORY && c->loop_line)
 				print_cand(f, c);
 		}
 	}
@@ -828,6 +852,32 @@ static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *o
 			fprintf(f, ": %s\n", c->safety_why ? c->safety_why : "a conflict");
 		}
 	}
+}
+
+/* explain: the partition of a stretch of calls into tasks. */
+static void explain_partition(FILE *f, const struct dpf_candidate *c)
+{
+	fprintf(f, "Partition: %u task%s", c->n_tasks, c->n_tasks == 1 ? "" : "s");
+	for (uint32_t g = 0; g < c->n_tasks; g++) {
+		bool first = true;
+
+		fprintf(f, "%s {", g ? "," : ":");
+		for (uint32_t k = 0; k < c->n_calls; k++)
+			if (c->calls[k].task == g) {
+				fprintf(f, "%s%u", first ? "" : " ", k);
+				first = false;
+			}
+		fprintf(f, "}");
+	}
+	fprintf(f, "; the best of %u partitions tried (%s).\n", c->partitions_tried,
+		c->search_complete ? "the search was complete" :
+		"the search budget ran out and the rest was greedy");
+	if (c->n_tasks == 2)
+		fprintf(f, "The running thread spawns task 1 as an OpenMP task, runs task 0 "
+			"itself, then waits for it (taskwait).\n");
+	else if (c->n_tasks > 2)
+		fprintf(f, "The running thread spawns tasks 1 to %u as OpenMP tasks, runs task 0 "
+			"itself, then waits for them (taskwait).\n", c->n_tasks - 1);
 }
 
 /* --explain: the numbers behind candidate c's estimate. */
@@ -874,27 +924,19 @@ static void explain(FILE *f, const struct dpf_feedback *fb, const struct dpf_can
 		fprintf(f, " costs %s %s (%s), task %u\n", num(k_->cost, n1, sizeof(n1)), u,
 			as_time(fb, k_->cost, t, sizeof(t)), k_->task);
 	}
-	fprintf(f, "Partition: %u task%s", c->n_tasks, c->n_tasks == 1 ? "" : "s");
-	for (uint32_t g = 0; g < c->n_tasks; g++) {
-		bool first = true;
-
-		fprintf(f, "%s {", g ? "," : ":");
-		for (uint32_t k = 0; k < c->n_calls; k++)
-			if (c->calls[k].task == g) {
-				fprintf(f, "%s%u", first ? "" : " ", k);
-				first = false;
-			}
-		fprintf(f, "}");
+	if (c->loop_line) {
+		fprintf(f, "Loop: the call is made once per iteration of the loop at line %u, %.3g "
+			"iterations per execution%s; each iteration becomes an OpenMP task (its "
+			"arguments taken when it is spawned, its result added to the sum atomically), "
+			"and a taskwait follows the loop.\n", c->loop_line, c->iterations,
+			c->loop_cutoff ? " (assumed: the recursion folds its levels, so its branching "
+			"is not measured)" : "");
+		if (c->loop_cutoff)
+			fprintf(f, "Recursion: the call is recursive; tasks are spawned down to depth "
+				"%u, below which the calls run serially.\n", c->loop_cutoff);
+	} else {
+		explain_partition(f, c);
 	}
-	fprintf(f, "; the best of %u partitions tried (%s).\n", c->partitions_tried,
-		c->search_complete ? "the search was complete" :
-		"the search budget ran out and the rest was greedy");
-	if (c->n_tasks == 2)
-		fprintf(f, "The running thread spawns task 1 as an OpenMP task, runs task 0 "
-			"itself, then waits for it (taskwait).\n");
-	else if (c->n_tasks > 2)
-		fprintf(f, "The running thread spawns tasks 1 to %u as OpenMP tasks, runs task 0 "
-			"itself, then waits for them (taskwait).\n", c->n_tasks - 1);
 	if (!c->n_deps)
 		fprintf(f, "Dependences: none; the calls share no variable.\n");
 	for (uint32_t k = 0; k < c->n_deps; k++) {

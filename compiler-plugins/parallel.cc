@@ -100,6 +100,7 @@ struct par_rec {
 	bool checked_ok;        /* --deepprof-parallelize=checked and the feedback says
 				   checked: made even when GCC proves nothing */
 	const char *unproved;   /* then what GCC could not prove (xstrdup'd), or NULL */
+	bool loop;              /* a loop candidate: a task per iteration */
 };
 static vec<struct par_rec> recs;
 
@@ -1348,6 +1349,493 @@ out:
 	free(fd.f);
 }
 
+/* ================= loops of calls: a task per iteration ================= */
+
+/*
+ * A loop candidate (schemas/feedback-model.md, "Loops of calls"): the
+ * loop's one call, made in a statement `F(...);`, `v += F(...);` or
+ * `v -= F(...);` with v an integer local the loop uses nowhere else,
+ * becomes a task per iteration, its arguments evaluated when it is
+ * spawned, its result added to v atomically; a taskwait follows the loop.
+ * The rest of the loop may only assign local variables and call const or
+ * pure functions, and may leave only by its condition or break (a return
+ * or goto would leave tasks of later iterations running). The statement:
+ *
+ *     if (GUARD && omp_in_parallel() [&& depth < CUTOFF])
+ *         { a_i = args; task firstprivate(a_i) shared(v) { v += F(a_i...) atomically } }
+ *     else
+ *         the statement as written [calling F.dp_serial]
+ *
+ * and a team is made where the function starts, when it is called
+ * outside one: if (GUARD && !omp_in_parallel() && omp_get_max_threads() >
+ * 1) { parallel { master { r = F(params) } } return r; } (the master is
+ * the thread that came in). A recursive call (CUTOFF from the feedback)
+ * spawns while the thread-local depth is below the cut-off, each task at
+ * its parent's depth + 1, and calls F.dp_serial otherwise.
+ */
+struct loop_check {
+	tree fndecl;
+	tree stmt;              /* the call's statement: checked apart */
+	tree v;                 /* the sum, or NULL */
+	tree loop;
+	const char *why;
+	location_t where;
+	hash_set<tree> *labels; /* the labels inside the loop */
+};
+
+static tree loop_labels(tree *tp, int *walk, void *data)
+{
+	struct loop_check *lc = (struct loop_check *)data;
+	if (TYPE_P(*tp)) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	if (TREE_CODE(*tp) == LABEL_EXPR)
+		lc->labels->add(LABEL_EXPR_LABEL(*tp));
+	return NULL_TREE;
+}
+
+static void loop_fail(struct loop_check *lc, tree t, const char *why)
+{
+	if (!lc->why) {
+		lc->why = why;
+		lc->where = EXPR_P(t) ? EXPR_LOCATION(t) : UNKNOWN_LOCATION;
+	}
+}
+
+static tree loop_scan(tree *tp, int *walk, void *data)
+{
+	struct loop_check *lc = (struct loop_check *)data;
+	tree t = *tp;
+	if (TYPE_P(t)) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	if (t == lc->stmt) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	if (lc->v && t == lc->v) {
+		loop_fail(lc, lc->loop, "the sum is used elsewhere in the loop");
+		return NULL_TREE;
+	}
+	switch (TREE_CODE(t)) {
+	case CALL_EXPR: {
+		tree fn = get_callee_fndecl(t);
+		if (!fn || !(flags_from_decl_or_type(fn) & (ECF_CONST | ECF_PURE)) ||
+		    (flags_from_decl_or_type(fn) & ECF_LOOPING_CONST_OR_PURE))
+			loop_fail(lc, t, "the loop makes another call, not declared const or pure");
+		break;
+	}
+	case MODIFY_EXPR:
+	case INIT_EXPR:
+	case PREDECREMENT_EXPR: case PREINCREMENT_EXPR:
+	case POSTDECREMENT_EXPR: case POSTINCREMENT_EXPR:
+		if (!plain_local(TREE_OPERAND(t, 0), lc->fndecl))
+			loop_fail(lc, t, "the loop stores to memory other than local variables");
+		break;
+	case DECL_EXPR: {
+		tree d = DECL_EXPR_DECL(t);
+		if (VAR_P(d) && !TREE_STATIC(d) && DECL_INITIAL(d) && !plain_local(d, lc->fndecl))
+			loop_fail(lc, t, "a variable of the loop is addressable or volatile");
+		break;
+	}
+	case RETURN_EXPR:
+		loop_fail(lc, t, "the loop can return: later iterations' tasks would still run");
+		break;
+	case GOTO_EXPR:
+		if (TREE_CODE(GOTO_DESTINATION(t)) != LABEL_DECL || !lc->labels->contains(GOTO_DESTINATION(t)))
+			loop_fail(lc, t, "a goto leaves the loop: later iterations' tasks would still run");
+		break;
+	case ASM_EXPR:
+		loop_fail(lc, t, "the loop has an asm statement");
+		break;
+	default:
+		if (TREE_THIS_VOLATILE(t) && EXPR_P(t))
+			loop_fail(lc, t, "the loop reads volatile memory");
+		break;
+	}
+	return NULL_TREE;
+}
+
+/* An address of a local variable inside the arguments: each task would
+ * read it after the loop has moved on. */
+static tree local_address(tree *tp, int *walk, void *data)
+{
+	tree fndecl = (tree)data;
+	if (TYPE_P(*tp)) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	if (TREE_CODE(*tp) == ADDR_EXPR) {
+		tree b = get_base_address(TREE_OPERAND(*tp, 0));
+		if (b && DECL_P(b) && !is_global_var(b) && DECL_CONTEXT(b) == fndecl)
+			return *tp;
+	}
+	return NULL_TREE;
+}
+
+static tree strip_conv(tree t)
+{
+	while (t && (CONVERT_EXPR_P(t) || TREE_CODE(t) == NON_LVALUE_EXPR))
+		t = TREE_OPERAND(t, 0);
+	return t;
+}
+
+/* The statement holding call (at *slot): `call;`, or v = v + call,
+ * v = call + v, v = v - call (sign -1), the call maybe in a SAVE_EXPR
+ * the statement evaluates first. Sets *v (NULL: no sum) and *minus;
+ * false when it is none of these. */
+static bool loop_stmt_shape(tree stmt, tree call, tree fndecl, tree *v, bool *minus)
+{
+	*v = NULL_TREE;
+	*minus = false;
+	tree s = stmt;
+	if (TREE_CODE(s) == CONVERT_EXPR && VOID_TYPE_P(TREE_TYPE(s)))
+		s = TREE_OPERAND(s, 0);
+	if (s == call)
+		return true;
+	tree save = NULL_TREE;
+	if (TREE_CODE(s) == COMPOUND_EXPR && TREE_CODE(TREE_OPERAND(s, 0)) == SAVE_EXPR &&
+	    strip_conv(TREE_OPERAND(TREE_OPERAND(s, 0), 0)) == call) {
+		save = TREE_OPERAND(s, 0);
+		s = TREE_OPERAND(s, 1);
+	}
+	if (TREE_CODE(s) != MODIFY_EXPR)
+		return false;
+	tree lhs = TREE_OPERAND(s, 0), rhs = TREE_OPERAND(s, 1);
+	if (!VAR_P(lhs) || !plain_local(lhs, fndecl) || !INTEGRAL_TYPE_P(TREE_TYPE(lhs)) ||
+	    TREE_CODE(TREE_TYPE(lhs)) == BOOLEAN_TYPE || TREE_CODE(TREE_TYPE(lhs)) == ENUMERAL_TYPE)
+		return false;
+	/* the sum in an integer type at least as wide as v's: truncated to v,
+	 * it is the sum of the truncated terms (arithmetic modulo 2^n) */
+	if (CONVERT_EXPR_P(rhs) && INTEGRAL_TYPE_P(TREE_TYPE(TREE_OPERAND(rhs, 0))))
+		rhs = TREE_OPERAND(rhs, 0);
+	if ((TREE_CODE(rhs) != PLUS_EXPR && TREE_CODE(rhs) != MINUS_EXPR) ||
+	    !INTEGRAL_TYPE_P(TREE_TYPE(rhs)) ||
+	    TYPE_PRECISION(TREE_TYPE(rhs)) < TYPE_PRECISION(TREE_TYPE(lhs)))
+		return false;
+	tree a = strip_conv(TREE_OPERAND(rhs, 0)), b = strip_conv(TREE_OPERAND(rhs, 1));
+	bool is_call_a = a == call || (save && a == save), is_call_b = b == call || (save && b == save);
+	if (a == lhs && is_call_b) {
+		*minus = TREE_CODE(rhs) == MINUS_EXPR;
+	} else if (b == lhs && is_call_a && TREE_CODE(rhs) == PLUS_EXPR) {
+		*minus = false;
+	} else {
+		return false;
+	}
+	*v = lhs;
+	return true;
+}
+
+/* __atomic_fetch_add/sub (&v, x, relaxed) for integer v of 1-8 bytes. */
+static tree atomic_update(tree v, tree x, bool minus)
+{
+	unsigned bytes = tree_to_uhwi(TYPE_SIZE_UNIT(TREE_TYPE(v)));
+	int k = bytes == 1 ? 1 : bytes == 2 ? 2 : bytes == 4 ? 3 : bytes == 8 ? 4 : 0;
+	if (!k)
+		return NULL_TREE;
+	tree fn = builtin_decl_explicit((enum built_in_function)((minus ? BUILT_IN_ATOMIC_FETCH_SUB_N
+								   : BUILT_IN_ATOMIC_FETCH_ADD_N) + k));
+	if (!fn)
+		return NULL_TREE;
+	tree itype = TREE_VALUE(TREE_CHAIN(TYPE_ARG_TYPES(TREE_TYPE(fn))));
+	return build_call_expr(fn, 3, build_fold_addr_expr(v), fold_convert(itype, x),
+			       build_int_cst(integer_type_node, MEMMODEL_RELAXED));
+}
+
+static void transform_loop(tree fndecl, const struct dpu_feedback *fb, struct par_rec *r)
+{
+	const struct dpu_cand *c = r->c;
+	const char *fname = dp_decl_name(fndecl);
+	r->loop = true;
+	if (c->n_calls != 1 || !c->calls[0].callee) {
+		not_done(r, c->n_calls != 1 ? "a loop candidate has one call" :
+			 "a call through a pointer: its callee is not known here");
+		return;
+	}
+	if (!flag_openmp || !builtin_decl_explicit(BUILT_IN_GOMP_TASKWAIT)) {
+		not_done(r, "parallel code needs -fopenmp (deepprof-cc adds it)");
+		return;
+	}
+	bool consent = wanted_by_id(c->id);
+	r->checked_ok = c->checked && !strcmp(dp_opt.parallelize, "checked");
+	bool rec = !strcmp(c->calls[0].callee, fname);
+	if (rec && !c->loop_cutoff) {
+		not_done(r, "a recursive call in a loop without a cut-off depth in the feedback");
+		return;
+	}
+	if (stdarg_p(TREE_TYPE(fndecl))) {
+		not_done(r, "the function is variadic");
+		return;
+	}
+
+	hash_set<tree> labels;
+	struct loop_check lc = { fndecl, NULL_TREE, NULL_TREE, NULL_TREE, NULL, UNKNOWN_LOCATION, &labels };
+	struct finder fd = { c, XCNEWVEC(struct found, 1), vNULL, 0, false };
+	find_calls(&fd, &DECL_SAVED_TREE(fndecl));
+	fd.stack.release();
+	if (fd.n_found != 1 || fd.twice) {
+		not_done(r, fd.twice ? "two calls of the source share one place"
+			 : "its call is not found where the feedback places it");
+		goto out;
+	}
+	r->at = EXPR_LOCATION(*fd.f[0].slot);
+	{
+		vec<tree *> &path = fd.f[0].path;
+		tree call = *fd.f[0].slot;
+		/* the innermost loop holding the call, and the call's statement:
+		 * the child of the innermost statement container below it */
+		int li = -1, si = -1;
+		for (int k = (int)path.length() - 1; k >= 0 && li < 0; k--) {
+			enum tree_code code = TREE_CODE(*path[k]);
+			if (code == FOR_STMT || code == WHILE_STMT || code == DO_STMT)
+				li = k;
+		}
+		if (li < 0) {
+			not_done(r, "its call is not in a loop");
+			goto out;
+		}
+		for (int k = li; k + 1 < (int)path.length(); k++) {
+			tree p = *path[k];
+			enum tree_code code = TREE_CODE(p);
+			if (code == STATEMENT_LIST || code == BIND_EXPR || code == FOR_STMT ||
+			    code == WHILE_STMT || code == DO_STMT ||
+			    (code == COND_EXPR && path[k + 1] != &TREE_OPERAND(p, 0)))
+				si = k + 1;
+		}
+		if (si < 0 || si == (int)path.length()) {
+			not_done(r, "its call is not a statement of the loop's body");
+			goto out;
+		}
+		for (int k = li + 1; k < si; k++)
+			if (TREE_CODE(*path[k]) == FOR_STMT || TREE_CODE(*path[k]) == WHILE_STMT ||
+			    TREE_CODE(*path[k]) == DO_STMT) {
+				not_done(r, "its call is in an inner loop");
+				goto out;
+			}
+		tree *stmt_slot = path[si];
+		tree *loop_slot = path[li];
+		bool minus = false;
+		tree v = NULL_TREE;
+		if (!loop_stmt_shape(*stmt_slot, call, fndecl, &v, &minus)) {
+			not_done(r, "its statement is not `f(...);`, `v += f(...);` or `v -= f(...);` with "
+				 "v an integer local variable");
+			goto out;
+		}
+		if (!VOID_TYPE_P(TREE_TYPE(call)) && !v && TREE_SIDE_EFFECTS(call) == 0) {
+			/* a result dropped: nothing to keep */
+		}
+		for (int a = 0; a < call_expr_nargs(call); a++) {
+			tree arg = CALL_EXPR_ARG(call, a);
+			if (TREE_SIDE_EFFECTS(arg)) {
+				not_done(r, "the call's arguments have side effects");
+				goto out;
+			}
+			if (walk_tree_without_duplicates(&CALL_EXPR_ARG(call, a), local_address, fndecl)) {
+				not_done(r, "the call is passed the address of a local variable, which the "
+					 "next iteration may change while the task reads it");
+				goto out;
+			}
+		}
+		lc.stmt = *stmt_slot;
+		lc.v = v;
+		lc.loop = *loop_slot;
+		walk_tree_without_duplicates(loop_slot, loop_labels, &lc);
+		walk_tree_without_duplicates(loop_slot, loop_scan, &lc);
+		if (v && TREE_ADDRESSABLE(v))
+			loop_fail(&lc, lc.loop, "the sum's address is taken");
+		if (lc.why) {
+			expanded_location x = expand_location(lc.where);
+			char why[300];
+			if (x.line)
+				snprintf(why, sizeof why, "%s (line %d)", lc.why, x.line);
+			else
+				snprintf(why, sizeof why, "%s", lc.why);
+			not_done(r, why);
+			goto out;
+		}
+
+		/* safety, as for a stretch of calls: what GCC proves of the callee */
+		tree serial_fn = NULL_TREE;
+		if (rec) {
+			const char *why = NULL;
+			serial_fn = serial_copy(fndecl, &why);
+			if (!serial_fn) {
+				not_done(r, why);
+				goto out;
+			}
+			r->cutoff = c->loop_cutoff;
+		}
+		tree callee = serial_fn ? serial_fn : get_callee_fndecl(call);
+		if (!callee) {
+			not_done(r, "a call through a pointer: its callee is not known here");
+			goto out;
+		}
+		r->callees.safe_push(callee);
+		r->declared.safe_push(flags_from_decl_or_type(callee) & (ECF_CONST | ECF_PURE));
+		tree guard;
+		if (consent) {
+			guard = integer_one_node;
+			r->state = PS_DONE;
+		} else if (!optimize || dp_opt.instrument) {
+			char buf[300];
+			hash_set<tree> seen, seen2;
+			const char *tls = thread_state(callee, 0, seen2);
+			const char *why = tls ? buf : stores_in_source(callee, 0, seen, buf, sizeof buf);
+			if (tls)
+				snprintf(buf, sizeof buf, "%s() reads thread-local state (%s)", shown(callee), tls);
+			if (why && !r->checked_ok) {
+				char msg[600];
+				snprintf(msg, sizeof msg, "not proved safe: %s (name it with "
+					 "--deepprof-parallelize=%u)", buf, c->id);
+				not_done(r, msg);
+				goto out;
+			}
+			guard = integer_one_node;
+			r->state = PS_DONE;
+			if (why) {
+				r->unproved = xstrdup(buf);
+			} else {
+				char safety[300];
+				snprintf(safety, sizeof safety, "%s() %s", shown(callee),
+					 declared_effects(callee) ? "is declared const or pure" :
+					 "stores nothing but its own locals (deepprof's reading of the source)");
+				r->safety = xstrdup(safety);
+			}
+		} else {
+			r->guard = recs.length();
+			guard = build2(NE_EXPR, boolean_type_node, guard_call(r->guard, r->at), integer_zero_node);
+			r->state = PS_GUARDED;
+		}
+		if (v && !atomic_update(v, integer_zero_node, minus)) {
+			not_done(r, "the sum's type has no atomic update");
+			r->state = PS_NOT;
+			goto out;
+		}
+
+		/* the spawning statement */
+		location_t loc = EXPR_LOCATION(call);
+		tree in_par = extern_fn(DPR_IN_PARALLEL, "omp_in_parallel",
+					build_function_type_list(integer_type_node, NULL_TREE));
+		tree max_thr = extern_fn(DPR_MAX_THREADS, "omp_get_max_threads",
+					 build_function_type_list(integer_type_node, NULL_TREE));
+		tree scope = DECL_INITIAL(fndecl);
+		for (int k = 0; k < si; k++)
+			if (TREE_CODE(*path[k]) == BIND_EXPR && BIND_EXPR_BLOCK(*path[k]))
+				scope = BIND_EXPR_BLOCK(*path[k]);
+		tree sb = new_block(scope), tb = new_block(sb);
+		tree spawn = NULL_TREE, body = NULL_TREE, clauses = NULL_TREE;
+		vec<tree, va_gc> *args = NULL;
+		for (int a = 0; a < call_expr_nargs(call); a++) {
+			tree arg = CALL_EXPR_ARG(call, a);
+			char nm[24];
+			snprintf(nm, sizeof nm, "dp_a%d", a);
+			tree t = new_temp(fndecl, TREE_TYPE(arg), nm);
+			append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(t), t, unshare_expr(arg)), &spawn);
+			clauses = omp_clause(OMP_CLAUSE_FIRSTPRIVATE, t, clauses);
+			vec_safe_push(args, t);
+		}
+		tree d = NULL_TREE, saved = NULL_TREE;
+		if (rec) {
+			d = new_temp(fndecl, unsigned_type_node, "dp_depth");
+			saved = new_temp(fndecl, unsigned_type_node, "dp_saved");
+			append_to_statement_list(build2(MODIFY_EXPR, unsigned_type_node, d, depth_var()), &spawn);
+			clauses = omp_clause(OMP_CLAUSE_FIRSTPRIVATE, d, clauses);
+			clauses = omp_clause(OMP_CLAUSE_PRIVATE, saved, clauses);
+			append_to_statement_list(build2(MODIFY_EXPR, unsigned_type_node, saved, depth_var()), &body);
+			append_to_statement_list(set_depth(fold_build2(PLUS_EXPR, unsigned_type_node, d,
+								       build_int_cst(unsigned_type_node, 1))), &body);
+		}
+		tree fn = get_callee_fndecl(call);
+		tree nc = build_call_vec(TREE_TYPE(call), build_fold_addr_expr(fn), args);
+		SET_EXPR_LOCATION(nc, loc);
+		if (v) {
+			tree res = new_temp(fndecl, TREE_TYPE(call), "dp_res");
+			clauses = omp_clause(OMP_CLAUSE_PRIVATE, res, clauses);
+			append_to_statement_list(build2(MODIFY_EXPR, TREE_TYPE(res), res, nc), &body);
+			append_to_statement_list(atomic_update(v, fold_convert(TREE_TYPE(v), res), minus), &body);
+			clauses = omp_clause(OMP_CLAUSE_SHARED, v, clauses);
+			TREE_ADDRESSABLE(v) = 1;
+		} else {
+			append_to_statement_list(nc, &body);
+		}
+		if (rec)
+			append_to_statement_list(set_depth(saved), &body);
+		tree task = build2(OMP_TASK, void_type_node, bind(body, tb), clauses);
+		SET_EXPR_LOCATION(task, loc);
+		append_to_statement_list(task, &spawn);
+		tree ok = build2(TRUTH_ANDIF_EXPR, boolean_type_node, guard,
+				 build2(NE_EXPR, boolean_type_node, call0(in_par), integer_zero_node));
+		if (rec)
+			ok = build2(TRUTH_ANDIF_EXPR, boolean_type_node, ok,
+				    build2(LT_EXPR, boolean_type_node, depth_var(),
+					   build_int_cst(unsigned_type_node, r->cutoff)));
+		tree orig = *stmt_slot;
+		if (serial_fn)
+			CALL_EXPR_FN(call) = build1(ADDR_EXPR, build_pointer_type(TREE_TYPE(serial_fn)), serial_fn);
+		tree ifs = build3(COND_EXPR, void_type_node, ok, bind(spawn, sb), orig);
+		SET_EXPR_LOCATION(ifs, loc);
+		*stmt_slot = ifs;
+
+		/* the taskwait after the loop */
+		tree after = NULL_TREE;
+		append_to_statement_list(*loop_slot, &after);
+		append_to_statement_list(call0(builtin_decl_explicit(BUILT_IN_GOMP_TASKWAIT)), &after);
+		*loop_slot = after;
+
+		/* the team, where the function starts */
+		tree fbody = DECL_SAVED_TREE(fndecl);
+		if (TREE_CODE(fbody) != BIND_EXPR) {
+			fbody = build3(BIND_EXPR, void_type_node, NULL_TREE, fbody, NULL_TREE);
+			DECL_SAVED_TREE(fndecl) = fbody;
+		}
+		tree top = BIND_EXPR_BLOCK(fbody) ? BIND_EXPR_BLOCK(fbody) : DECL_INITIAL(fndecl);
+		tree rb = new_block(top), pb = new_block(rb), mb = new_block(pb);
+		vec<tree, va_gc> *params = NULL;
+		for (tree p = DECL_ARGUMENTS(fndecl); p; p = DECL_CHAIN(p))
+			vec_safe_push(params, p);
+		tree self = build_call_vec(TREE_TYPE(TREE_TYPE(fndecl)), build_fold_addr_expr(fndecl), params);
+		SET_EXPR_LOCATION(self, loc);
+		tree ret = NULL_TREE, inner = NULL_TREE;
+		tree rtype = TREE_TYPE(TREE_TYPE(fndecl));
+		if (VOID_TYPE_P(rtype)) {
+			append_to_statement_list(self, &inner);
+		} else {
+			ret = new_temp(fndecl, rtype, "dp_ret");
+			append_to_statement_list(build2(MODIFY_EXPR, rtype, ret, self), &inner);
+		}
+		tree master = build1(OMP_MASTER, void_type_node, bind(inner, mb));
+		SET_EXPR_LOCATION(master, loc);
+		tree pclauses = NULL_TREE;
+		for (tree p = DECL_ARGUMENTS(fndecl); p; p = DECL_CHAIN(p))
+			pclauses = omp_clause(OMP_CLAUSE_SHARED, p, pclauses);
+		if (ret)
+			pclauses = omp_clause(OMP_CLAUSE_SHARED, ret, pclauses);
+		tree par = build2(OMP_PARALLEL, void_type_node, bind(master, pb), pclauses);
+		SET_EXPR_LOCATION(par, loc);
+		tree team = NULL_TREE;
+		append_to_statement_list(par, &team);
+		tree rexpr = ret ? build2(MODIFY_EXPR, rtype, DECL_RESULT(fndecl), ret) : NULL_TREE;
+		append_to_statement_list(build1(RETURN_EXPR, void_type_node, rexpr), &team);
+		tree want = build2(TRUTH_ANDIF_EXPR, boolean_type_node, unshare_expr(guard),
+				   build2(EQ_EXPR, boolean_type_node, call0(in_par), integer_zero_node));
+		want = build2(TRUTH_ANDIF_EXPR, boolean_type_node, want,
+			      build2(GT_EXPR, boolean_type_node, call0(max_thr), integer_one_node));
+		tree pro = build3(COND_EXPR, void_type_node, want, bind(team, rb), NULL_TREE);
+		SET_EXPR_LOCATION(pro, loc);
+		tree nb = NULL_TREE;
+		append_to_statement_list(pro, &nb);
+		append_to_statement_list(BIND_EXPR_BODY(fbody), &nb);
+		BIND_EXPR_BODY(fbody) = nb;
+		if (!par_fns.contains(fndecl))
+			par_fns.safe_push(fndecl);
+	}
+out:
+	fd.f[0].path.release();
+	free(fd.f);
+}
+
 /* PLUGIN_PRE_GENERICIZE (from use.cc), for a function of the feedback's
  * that has not changed: its candidates. */
 void dp_par_genericize(tree fndecl, const struct dpu_feedback *fb, const struct dpu_cand *c)
@@ -1383,6 +1871,8 @@ void dp_par_genericize(tree fndecl, const struct dpu_feedback *fb, const struct 
 	else if (strcmp(dp_opt.parallelize, "safe") && strcmp(dp_opt.parallelize, "checked") &&
 		 !wanted_by_id(c->id))
 		r.why = "not named by --deepprof-parallelize";
+	else if (c->loop_line)
+		transform_loop(fndecl, fb, &r);
 	else
 		transform(fndecl, fb, &r);
 	recs.safe_push(r);
@@ -1421,9 +1911,14 @@ static void remark_done(const struct par_rec *r, const char *safety)
 			 r->unproved ? r->unproved : "");
 	else
 		snprintf(why, sizeof why, "named by --deepprof-parallelize=%s", dp_opt.parallelize);
-	dp_use_remark(0, r->at, "candidate %u: %s run as %u parallel tasks%s (predicted %.2fx on this region, "
-		      "%.2fx on the program; %s)", c->id, what, c->n_tasks, depth, c->speedup,
-		      c->program_speedup, why);
+	if (c->loop_line)
+		dp_use_remark(0, r->at, "candidate %u: %s in the loop at line %u run as a task per iteration%s "
+			      "(predicted %.2fx on this loop, %.2fx on the program; %s)", c->id, what,
+			      c->loop_line, depth, c->speedup, c->program_speedup, why);
+	else
+		dp_use_remark(0, r->at, "candidate %u: %s run as %u parallel tasks%s (predicted %.2fx on this "
+			      "region, %.2fx on the program; %s)", c->id, what, c->n_tasks, depth, c->speedup,
+			      c->program_speedup, why);
 }
 
 static void remark_not(const struct par_rec *r, const char *why)
@@ -1431,8 +1926,13 @@ static void remark_not(const struct par_rec *r, const char *why)
 	const struct dpu_cand *c = r->c;
 	char what[400];
 	call_list(c, what, sizeof what);
-	dp_use_remark(1, r->at, "candidate %u: %s as %u tasks (predicted %.2fx on this region): "
-		      "not parallelized: %s", c->id, what, c->n_tasks, c->speedup, why ? why : "?");
+	if (c->loop_line)
+		dp_use_remark(1, r->at, "candidate %u: %s in the loop at line %u as a task per iteration "
+			      "(predicted %.2fx on this loop): not parallelized: %s", c->id, what, c->loop_line,
+			      c->speedup, why ? why : "?");
+	else
+		dp_use_remark(1, r->at, "candidate %u: %s as %u tasks (predicted %.2fx on this region): "
+			      "not parallelized: %s", c->id, what, c->n_tasks, c->speedup, why ? why : "?");
 }
 
 /* From the instrumentation pass (use.cc): the remarks decided at
@@ -1801,7 +2301,7 @@ static void decide(struct par_rec *r, gimple *stmt, gimple_stmt_iterator *gsi, b
 			declared &= r->declared[i] != 0;
 		}
 		static char oracle[400];
-		if (bad && !r->cutoff) {
+		if (bad && !r->cutoff && !r->loop) {
 			if (disjoint_by_oracle(r, cfun, oracle, sizeof oracle)) {
 				bad = NULL;
 				declared = false;

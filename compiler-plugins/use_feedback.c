@@ -121,6 +121,9 @@ int dpu_read(struct dpu_feedback *out, const char *path, char *err, size_t errle
 		o->verdict_why = c->verdict_why;
 		o->speedup = c->speedup;
 		o->program_speedup = c->program_speedup;
+		o->loop_line = c->loop_line;
+		o->iterations = c->iterations;
+		o->loop_cutoff = c->loop_cutoff;
 	}
 	out->cand = cand;
 	out->n_cand = fb->n_cand;

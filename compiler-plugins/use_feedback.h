@@ -75,6 +75,10 @@ struct dpu_cand {
 	int too_cheap;          /* verdict too_cheap: never worth a task */
 	const char *verdict_why;
 	double speedup, program_speedup;
+	/* a loop candidate: its one call's iterations are the tasks */
+	unsigned loop_line;     /* 0: the calls of one stretch of code */
+	double iterations;      /* per execution, mean */
+	unsigned loop_cutoff;   /* a recursive call: spawn below this depth; 0: not */
 };
 
 /* A recursive clique: its cut-off for divide and conquer. */

@@ -464,6 +464,22 @@ out:
 	return rc_;
 }
 
+/* One more slot in cs (zeroed), or NULL out of memory. */
+static struct dpf_candidate *cand_slot(struct cands *cs)
+{
+	if (cs->n == cs->cap) {
+		uint32_t nc = cs->cap ? 2 * cs->cap : 16;
+		struct dpf_candidate *nv = realloc(cs->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		cs->v = nv;
+		cs->cap = nc;
+	}
+	memset(&cs->v[cs->n], 0, sizeof(cs->v[0]));
+	return &cs->v[cs->n];
+}
+
 /*
  * Evaluate the region rc[0 .. n) of view v and add it to cs when it is a
  * candidate (two or more costly calls) or a listed rejection (too cheap, but
@@ -876,17 +892,8 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	}
 
 	/* ---- the candidate ---- */
-	if (cs->n == cs->cap) {
-		uint32_t nc = cs->cap ? 2 * cs->cap : 16;
-		struct dpf_candidate *nv = realloc(cs->v, nc * sizeof(*nv));
-
-		if (!nv)
-			goto oom;
-		cs->v = nv;
-		cs->cap = nc;
-	}
-	k = &cs->v[cs->n];
-	memset(k, 0, sizeof(*k));
+	if (!(k = cand_slot(cs)))
+		goto oom;
 	if (dpf_place_ps(fb, c->p, c->pr, v->ps, &k->proc) < 0)
 		goto oom;
 	if (v->pd && !(k->context = context_of(c, v->pd)))
@@ -1065,6 +1072,194 @@ out:
 }
 
 /* ================================================================
+ * A loop of calls: one call per iteration, a task per iteration
+ * ================================================================ */
+
+/* The branching assumed of a recursive call in a loop: the profile folds
+ * the recursion, so how many calls each level makes is not measured. */
+#define LOOP_BRANCHING 4.0
+
+/*
+ * The loop at line `line` of v's procedure makes one call, rc, per
+ * iteration (schemas/feedback-model.md, "Loops of calls"). Its iterations
+ * are the tasks when the calls are independent of each other: the call is
+ * const or pure (what the representation says; the use build proves it
+ * again with GCC) and no argument is an earlier iteration's result. The
+ * use build also checks that the results meet only in a sum.
+ *   Not recursive: the loop runs once per activation (k = calls /
+ *   activations iterations of cost t = total / calls); on P cores the
+ *   iterations take ceil(k / P) * t, plus k spawns, a spawn delay and the
+ *   taskwait.
+ *   A call back into the procedure's clique: the whole recursion is the
+ *   work W (cost per entry into the clique), spawned down to a cut-off
+ *   depth D, the least with LOOP_BRANCHING^D >= 16 P tasks, made shallower
+ *   while a task at D would cost under 100 spawn overheads; on P cores
+ *   W / P, plus the spawns (over P), a spawn delay per level, the taskwait
+ *   and half a task's imbalance.
+ */
+static int loop_region(struct dpf_ctx *c, const struct view *v, const struct rcall *rc,
+		       uint32_t line, struct cands *cs)
+{
+	struct dpf_feedback *fb = c->fb;
+	const struct dpa_pr_call *call = rc->call;
+	const struct dpf_overheads *ov = &c->ov;
+	double P = fb->opt.max_tasks > 1 ? fb->opt.max_tasks : 1;
+	double seq, par, over, k, t, execs;
+	uint32_t cutoff = 0;
+	bool too_cheap, dependent = false, rec = rc->rec && v->recursion && v->recursion->entry_calls;
+	const char *dep_var = NULL;
+	struct dpf_candidate *q;
+	char why[600];
+
+	if (!rc->calls || !call)
+		return 0;
+	if (rec) {
+		const struct dpf_recursion *r = v->recursion;
+		double spawn = ov->spawn_cost + ov->spawn_delay + ov->barrier_cost, tasks = 0, d;
+
+		execs = (double)r->entry_calls;
+		seq = r->cost_per_entry;
+		k = LOOP_BRANCHING;
+		cutoff = (uint32_t)ceil(log(16 * P) / log(LOOP_BRANCHING));
+		while (cutoff > 1 && seq / pow(LOOP_BRANCHING, cutoff) < 100 * spawn)
+			cutoff--;
+		t = seq / pow(LOOP_BRANCHING, cutoff);
+		for (d = 1; d <= cutoff; d++)
+			tasks += pow(LOOP_BRANCHING, d);
+		over = tasks * ov->spawn_cost / P + cutoff * ov->spawn_delay + ov->barrier_cost + t / 2;
+		par = seq / P + over;
+		too_cheap = seq / LOOP_BRANCHING < c->call_thr || seq < c->proc_thr;
+	} else {
+		execs = v->acts;
+		k = (double)rc->calls / execs;
+		t = rc->total / (double)rc->calls;
+		seq = k * t;
+		over = round(k) * ov->spawn_cost + ov->spawn_delay + ov->barrier_cost;
+		par = ceil(round(k) / P) * t + over;
+		too_cheap = t < c->call_thr || v->mean < c->proc_thr || k < 1.5;
+	}
+	if (too_cheap)
+		return 0;       /* a task per cheap iteration never pays: not listed */
+	/* an argument made from an earlier iteration's result */
+	for (uint32_t a = 0; a < call->n_args && !dependent; a++)
+		for (uint32_t s = 0; s < call->args[a].n_from && !dependent; s++) {
+			const struct dpa_pr_ref *src = &call->args[a].from[s];
+
+			if (src->kind == DPA_PR_CALL && src->has_site && src->site == call->site)
+				dependent = true;
+			if ((src->kind == DPA_PR_LOCAL || src->kind == DPA_PR_PARAM) &&
+			    call->result.kind == src->kind && src->name && call->result.name &&
+			    !strcmp(src->name, call->result.name))
+				dependent = true;
+			if (dependent)
+				dep_var = call->result.name ? call->result.name : "its result";
+		}
+
+	if (!(q = cand_slot(cs)))
+		goto oom;
+	if (dpf_place_ps(fb, c->p, c->pr, v->ps, &q->proc) < 0)
+		goto oom;
+	if (v->pd && !(q->context = context_of(c, v->pd)))
+		goto oom;
+	q->executions = (uint64_t)llround(execs);
+	q->n_calls = 1;
+	if (!(q->calls = dpf_alloc(fb, sizeof(*q->calls))))
+		goto oom;
+	if (place_call(c, v, rc, &q->calls[0].at) < 0)
+		goto oom;
+	if (call->callee && !(q->calls[0].callee = dpf_strdup(fb, call->callee)))
+		goto oom;
+	q->calls[0].cost = seq;
+	q->loop_line = line ? line : 1;
+	q->iterations = k;
+	q->loop_cutoff = cutoff;
+	q->n_tasks = (uint32_t)P;
+	q->partitions_tried = 1;
+	q->search_complete = true;
+	q->seq_time = seq;
+	q->par_time = par < seq ? par : seq;
+	q->overhead = over;
+	q->speedup = q->par_time > 0 ? seq / q->par_time : 1;
+	{
+		double pc = (double)fb->program_cost, gain = execs * (seq - q->par_time);
+
+		q->program_speedup = pc > gain ? pc / (pc - gain) : 1;
+	}
+	q->n_inputs_seen = 1;
+	q->speedup_min = q->speedup_median = q->speedup_max = q->speedup;
+	if (reach_of(c, v, rc, 1, q) < 0)
+		goto oom;
+	if (call->effects != DPA_PR_EFF_MEMORY) {
+		q->safety = DPF_SAFE;
+		q->safety_why = "the call is to a const or pure function: no iteration's call writes "
+				"memory another reads";
+	} else {
+		q->safety = DPF_UNKNOWN_MEMORY;
+		snprintf(why, sizeof(why), "%s() may write memory (not declared const or pure): the "
+			 "program representation cannot prove that the iterations touch disjoint memory, "
+			 "and the dependence check does not cover loops yet (a hint for a person)",
+			 call->callee ? call->callee : "(indirect)");
+		if (!(q->safety_why = dpf_strdup(fb, why)))
+			goto oom;
+	}
+	if (dependent) {
+		q->verdict = DPF_DEPENDENT;
+		snprintf(why, sizeof(why), "each iteration's call needs %s, an earlier iteration's "
+			 "result: the iterations run in order", dep_var);
+	} else if (q->speedup > fb->opt.speedup_threshold) {
+		q->verdict = DPF_ACCEPTED;
+		if (rec)
+			snprintf(why, sizeof(why), "a task per iteration down to recursion depth %u "
+				 "(the branching is not measured: %.0f assumed): estimated %.3fx on the "
+				 "recursion, %.4fx on the program", cutoff, LOOP_BRANCHING, q->speedup,
+				 q->program_speedup);
+		else
+			snprintf(why, sizeof(why), "a task per iteration (%.1f per execution): estimated "
+				 "%.3fx on the loop, %.4fx on the program", k, q->speedup,
+				 q->program_speedup);
+	} else {
+		q->verdict = DPF_NO_SPEEDUP;
+		snprintf(why, sizeof(why), "a task per iteration gives %.3fx, not above the "
+			 "threshold %.3f", q->speedup, fb->opt.speedup_threshold);
+	}
+	if (!(q->verdict_why = dpf_strdup(fb, why)))
+		goto oom;
+	cs->n++;
+	return 0;
+oom:
+	return dpa_fail(c->err, c->p, "out of memory finding parallelism candidates");
+}
+
+/* The one call item of body b, not counting nested loops' (which must
+ * make none); NULL when there are none or more. */
+static const struct dpa_pr_item *only_call(const struct dpa_pr_body *b, uint32_t *n)
+{
+	const struct dpa_pr_item *one = NULL;
+
+	for (uint32_t i = 0; i < b->n && *n < 2; i++) {
+		const struct dpa_pr_item *it = &b->items[i];
+
+		if (it->kind == DPA_PR_ITEM_CALL) {
+			one = it;
+			++*n;
+		} else if (it->kind == DPA_PR_ITEM_LOOP) {
+			uint32_t m = 0;
+
+			only_call(&it->body, &m);
+			*n += m ? 2 : 0;
+		} else if (it->kind == DPA_PR_ITEM_BRANCH) {
+			for (uint32_t a = 0; a < it->n_arms && *n < 2; a++) {
+				const struct dpa_pr_item *x = only_call(&it->arms[a], n);
+
+				if (x)
+					one = x;
+			}
+		}
+	}
+	return *n == 1 ? one : NULL;
+}
+
+/* ================================================================
  * Regions of a body
  * ================================================================ */
 
@@ -1103,8 +1298,21 @@ static int regions_of(struct dpf_ctx *c, const struct view *v, const struct dpa_
 		n = 0;
 		if (!it)
 			break;
-		if (it->kind == DPA_PR_ITEM_LOOP && regions_of(c, v, &it->body, cs) < 0)
-			return -1;
+		if (it->kind == DPA_PR_ITEM_LOOP) {
+			uint32_t calls = 0;
+			const struct dpa_pr_item *one = only_call(&it->body, &calls);
+			uint32_t local = one ? one->site - fn->first_site : 0;
+
+			if (one && one->site >= fn->first_site && local < fn->n_sites) {
+				struct rcall r = { &fn->calls[local], v->css[local], v->calls[local],
+						   v->total[local], v->rec[local] };
+
+				if (loop_region(c, v, &r, it->line, cs) < 0)
+					return -1;
+			}
+			if (regions_of(c, v, &it->body, cs) < 0)
+				return -1;
+		}
 		if (it->kind == DPA_PR_ITEM_BRANCH)
 			for (uint32_t a = 0; a < it->n_arms; a++)
 				if (regions_of(c, v, &it->arms[a], cs) < 0)

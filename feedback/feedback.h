@@ -258,6 +258,13 @@ struct dpf_candidate {
 	uint32_t n_reach;
 	const char **reach;
 	bool reach_all;
+	/* a loop candidate (loop_line != 0): its one call, made once per
+	 * iteration of the loop at loop_line, is a task per iteration; the
+	 * iterations' results meet only in a sum (the use build checks) */
+	uint32_t loop_line;
+	double iterations;      /* per execution of the loop, mean */
+	uint32_t loop_cutoff;   /* a recursive call: spawn only at recursion
+				 * depths below this; 0: not recursive */
 	uint8_t verdict;        /* enum dpf_verdict */
 	const char *verdict_why;
 	uint32_t partitions_tried;

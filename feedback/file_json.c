@@ -231,6 +231,18 @@ static json_t *candidate_json(struct wr *w, const struct dpf_candidate *c)
 			json_array_append_new(r, jstr(c->reach[i]));
 		put(w, o, "reach", r);
 	}
+	if (c->loop_line) {
+		json_t *l = json_object();
+
+		if (!l)
+			wr_fail(w, "out of memory");
+		else {
+			put(w, l, "line", jint(c->loop_line));
+			put_real(w, l, "iterations", c->iterations, wh);
+			put(w, l, "cutoff", jint(c->loop_cutoff));
+		}
+		put(w, o, "loop", l);
+	}
 	put(w, o, "verdict", json_string(dpf_verdict_name(c->verdict)));
 	put(w, o, "verdict_why", jstr(c->verdict_why));
 	put(w, o, "partitions_tried", jint(c->partitions_tried));
@@ -779,6 +791,27 @@ static void read_candidate(struct rd *r, const json_t *e, struct dpf_candidate *
 			}
 		} else if (x) {
 			rd_fail(r, "reach", "not an array of names or \"all\"");
+		}
+	}
+	/* a loop candidate: absent in files written before them */
+	{
+		json_t *x = json_object_get(e, "loop");
+
+		if (x && !json_is_null(x)) {
+			if (!json_is_object(x)) {
+				rd_fail(r, "loop", "not an object");
+			} else {
+				snprintf(r->where + n, sizeof(r->where) - n, ".loop");
+				c->loop_line = (uint32_t)get_uint(r, x, "line", UINT32_MAX);
+				c->iterations = get_real(r, x, "iterations");
+				c->loop_cutoff = (uint32_t)get_uint(r, x, "cutoff", 64);
+				if (!r->failed && !c->loop_line)
+					rd_fail(r, "line", "0 (lines start at 1)");
+				if (!r->failed && c->n_calls != 1)
+					rd_fail(r, NULL, "a loop candidate has one call, not %" PRIu32,
+						c->n_calls);
+				r->where[n] = 0;
+			}
 		}
 	}
 	c->verdict = (uint8_t)get_enum(r, e, "verdict", verdict_n, DPF_NVERDICTS);

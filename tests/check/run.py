@@ -290,7 +290,10 @@ def t_threads_longjmp(ctx):
     """Regions on four threads are all counted; a call left by longjmp ends
     its execution at the next one, and longjmp() is an opaque call."""
     fb = ctx.profile(THREADS)
-    eq([c["proc"]["fn"] for c in fb["candidates"]], ["pair"], "candidates")
+    # thr's loop of pair() calls is a loop candidate, not proved (pair()
+    # writes through v) and not bracketed by the check
+    eq([(c["proc"]["fn"], bool(c.get("loop")), c["safety"]) for c in fb["candidates"]],
+       [("pair", False, "unknown_memory"), ("thr", True, "unknown_memory")], "candidates")
     ctx.run([ctx.cc, "-O2", "-g", "--deepprof-check=fb.json", THREADS, "-o", "chk", "-lpthread"])
     plain = ctx.run([ctx.path("prof")], env={"DEEPPROF_FILE": "p2.data"}).stdout
     eq(ctx.check_run("t.data"), plain, "the check build's output")

@@ -577,6 +577,125 @@ def t_hot_context(ctx):
     eq(ctx.run([ctx.path("use")]).stdout, ctx.run([ctx.path("plain")]).stdout, "same output")
 
 
+LOOP = os.path.join(HERE, "s-loop.c")
+
+
+def loop_feedback(ctx):
+    """s-loop.c profiled at -O2 and its feedback: the path, with the loop
+    candidates checked exactly (ids, call and loop lines, iterations per
+    execution, the recursion's cut-off, verdicts)."""
+    ctx.run([ctx.cc, "-O2", "-g", LOOP, "-o", "prof"])
+    ctx.run([ctx.path("prof")])
+    ctx.run([ctx.dp, "feedback", "Deep.data", "-o", "fb.json"])
+    with open(ctx.path("fb.json")) as f:
+        doc = json.load(f)
+    got = {c["id"]: (c["proc"]["fn"], c["calls"][0]["at"]["line"], c["calls"][0]["callee"],
+                     c.get("loop"), c["executions"], c["verdict"])
+           for c in doc["candidates"] if c.get("loop")}
+    eight = lambda line: {"line": line, "iterations": 8.0, "cutoff": 0}  # noqa: E731
+    eq(got, {1: ("tree", 42, "tree", {"line": 41, "iterations": 4.0, "cutoff": 3}, 1, "accepted"),
+             3: ("sum_loop", 31, "work", eight(30), 1, "accepted"),
+             4: ("stores", 60, "work", eight(59), 1, "accepted"),
+             5: ("peek", 71, "work", eight(70), 1, "accepted"),
+             6: ("early", 85, "work", eight(82), 1, "accepted"),
+             7: ("chain", 51, "work", eight(50), 1, "dependent")}, "s-loop.c's loop candidates")
+    return ctx.path("fb.json"), doc
+
+
+def loop_remarks(ctx, fb, *extra, out="par"):
+    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-remarks", LOOP, "-o", out]
+                + list(extra))
+    rs = {}
+    for l in remarks(r.stderr):
+        m = re.search(r":(\d+):\d+: (optimized|missed): deepprof: candidate (\d+): (.*)$", l)
+        if m:
+            rs[int(m.group(3))] = (int(m.group(1)), m.group(2), m.group(4))
+    return rs
+
+
+def t_loops(ctx):
+    """Loops of calls (s-loop.c): the feedback's loop candidates (a call
+    per iteration: 8 iterations each; nqueens' recursive shape with its
+    cut-off; an iteration that needs the last one's result is dependent),
+    the text and --explain, and the use build: the sum and the recursive
+    loop become a task per iteration, proved const by GCC; a store, a sum
+    read in the loop and a return in the loop are refused with their
+    reasons; the same output with 1, 2 and 5 threads and on another
+    input."""
+    fb, doc = loop_feedback(ctx)
+    r = ctx.run([ctx.dp, "feedback", "Deep.data", "-o", "again.json"])
+    check("  #3 in sum_loop (s-loop.c:26): run work() (line 31) as a task per iteration of the loop "
+          "at line 30: the loop 1.99x faster" in r.stdout, "the text's loop line: %r" % r.stdout)
+    check("  #1 in tree (s-loop.c:35): run tree() (line 42) as a task per iteration of the loop at "
+          "line 41 down to recursion depth 3:" in r.stdout, "the recursive loop's line: %r" % r.stdout)
+    r = ctx.run([ctx.dp, "feedback", "Deep.data", "--explain=1"])
+    check("Recursion: the call is recursive; tasks are spawned down to depth 3, below which the "
+          "calls run serially." in r.stdout and "Partition:" not in r.stdout,
+          "--explain of the recursive loop: %r" % r.stdout)
+    chain = [c for c in doc["candidates"] if c["id"] == 7][0]
+    eq(chain["verdict_why"], "each iteration's call needs x, an earlier iteration's result: the "
+       "iterations run in order", "chain's verdict")
+    rs = loop_remarks(ctx, fb)
+    eq(rs[3], (31, "optimized", "work() in the loop at line 30 run as a task per iteration (predicted "
+               "1.99x on this loop, 1.01x on the program; safe: work() is const (GCC's "
+               "ipa-pure-const))"), "sum_loop's remark")
+    check(rs[1][:2] == (42, "optimized") and rs[1][2].startswith(
+        "tree() in the loop at line 41 run as a task per iteration down to recursion depth 3, "
+        "serially below (predicted ") and rs[1][2].endswith("safe: tree() is const (GCC's ipa-pure-const))"),
+        "tree's remark: %r" % (rs[1],))
+    why = {4: "its statement is not `f(...);`, `v += f(...);` or `v -= f(...);` with v an integer "
+              "local variable",
+           5: "the sum is used elsewhere in the loop (line 70)",
+           6: "the loop can return: later iterations' tasks would still run (line 84)",
+           7: "each iteration's call needs x, an earlier iteration's result: the iterations run in order"}
+    for k, w in why.items():
+        check(rs[k][1] == "missed" and rs[k][2].endswith("not parallelized: " + w),
+              "candidate %d refused: %r" % (k, rs[k]))
+    nm = subprocess.run(["nm", ctx.path("par")], capture_output=True, text=True).stdout
+    check("tree.dp_serial" in nm and "tree._omp_fn." in nm and "sum_loop._omp_fn." in nm,
+          "the serial copy and the outlined tasks are there")
+    ctx.run(["gcc", "-O2", LOOP, "-o", "serial"])
+    want = ctx.run([ctx.path("serial")]).stdout
+    for env in ({}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"}, {"OMP_NUM_THREADS": "5"}):
+        eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output (%r)" % env)
+    eq(ctx.run([ctx.path("par"), "3"]).stdout, ctx.run([ctx.path("serial"), "3"]).stdout,
+       "same output on another input")
+    # at -O0 GCC's analyses do not run: deepprof reads the callees' source
+    r = ctx.run([ctx.cc, "-O0", "--deepprof-use=" + fb, "--deepprof-remarks", LOOP, "-o", "o0"])
+    check(re.search(r"candidate 3: work\(\) in the loop at line 30 run as a task per iteration .*safe: "
+                    r"work\(\) stores nothing but its own locals", r.stderr) is not None,
+          "-O0: %r" % r.stderr)
+    eq(ctx.run([ctx.path("o0")], env={"OMP_NUM_THREADS": "2"}).stdout, want, "same output at -O0")
+
+
+def t_loop_file(ctx):
+    """A loop candidate's entry in the feedback file: MessagePack carries
+    it the same, and a bad one (not an object, line 0, a cut-off past 64,
+    two calls) is refused with one line naming where, never an ICE."""
+    fb, doc = loop_feedback(ctx)
+    ctx.run([ctx.dp, "feedback", "Deep.data", "-o", "fb.msgpack"])
+    back = json.loads(ctx.run([ctx.dp, "feedback", "--to-json", "fb.msgpack"]).stdout)
+    eq([c.get("loop") for c in back["candidates"]], [c.get("loop") for c in doc["candidates"]],
+       "the loop entries through MessagePack")
+    i = [c["id"] for c in doc["candidates"]].index(3)
+
+    def bad(name, change, what):
+        d = json.loads(json.dumps(doc))
+        change(d["candidates"][i])
+        with open(ctx.path(name), "w") as f:
+            json.dump(d, f)
+        r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + name, "-c", LOOP, "-o", "bad.o"], rc=None)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        check(r.returncode != 0 and len(lines) == 1 and name in lines[0] and what in lines[0] and
+              "internal compiler error" not in r.stderr, "%s: one line with %r: %r" % (name, what, lines))
+
+    bad("notobj.json", lambda c: c.update(loop=[30]), "candidates[%d].loop: not an object" % i)
+    bad("line0.json", lambda c: c["loop"].update(line=0), "candidates[%d].loop.line: 0 (lines start at 1)" % i)
+    bad("cut.json", lambda c: c["loop"].update(cutoff=65), "candidates[%d].loop.cutoff: 65 out of range" % i)
+    bad("two.json", lambda c: c.update(calls=c["calls"] * 2),
+        "candidates[%d].loop: a loop candidate has one call, not 2" % i)
+
+
 TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t002_uninstrumented_same_output", t_uninstrumented_same_output),
          ("t003_msgpack_remarks_only", t_msgpack_and_remarks_only),
@@ -591,7 +710,9 @@ TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t012_futures", t_futures),
          ("t013_thread_local", t_thread_local),
          ("t014_accuracy_programs", t_accuracy_programs),
-         ("t015_hot_context", t_hot_context)]
+         ("t015_hot_context", t_hot_context),
+         ("t016_loops", t_loops),
+         ("t017_loop_file", t_loop_file)]
 
 
 def main():

@@ -534,7 +534,9 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 		double rest = r->level_cost[0] - k * sub;
 
 		at_top = true;
-		execs = r->entry_calls;
+		/* entered at every level of another recursion: the top entry
+		 * (recursion_patterns.c nested_model), once per that recursion's */
+		execs = r->nested_in ? 1 : r->entry_calls;
 		if (rest < 0)
 			rest = 0;
 		for (uint32_t i = 0; i < n; i++) {

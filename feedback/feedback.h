@@ -178,6 +178,12 @@ struct dpf_recursion {
 				     * time at cutoff_depth on `cores` cores
 				     * (recursion_patterns.c); 0 when no
 				     * cut-off */
+	/* entered at every level of another divide-and-conquer recursion (a
+	 * mergesort's merge): that clique (0: not), and the levels its entries
+	 * span; the level model (cost_per_entry, level_cost, per_call, cut-off)
+	 * is then the top entry's, which costs total / nested_levels */
+	uint32_t nested_in;
+	double nested_levels;
 };
 
 /* Variable-use timing of a costly call. */

@@ -312,6 +312,15 @@ static json_t *recursion_json(struct wr *w, const struct dpf_recursion *r)
 	put_real(w, o, "combine_cost", r->combine_cost, wh);
 	put(w, o, "cores", jint(r->cores));
 	put_real(w, o, "par_cost", r->par_cost, wh);
+	if (r->nested_in) {
+		json_t *x = json_object();
+
+		if (x) {
+			put(w, x, "clique", jint(r->nested_in));
+			put_real(w, x, "levels", r->nested_levels, wh);
+		}
+		put(w, o, "nested", x);
+	}
 	return o;
 }
 
@@ -890,6 +899,23 @@ static void read_recursion(struct rd *r, const json_t *e, struct dpf_recursion *
 		x->cores = (uint32_t)get_uint(r, e, "cores", UINT32_MAX);
 	if (json_object_get(e, "par_cost"))
 		x->par_cost = get_real(r, e, "par_cost");
+	{
+		json_t *y = json_object_get(e, "nested");
+		size_t n = strlen(r->where);
+
+		if (y && !json_is_null(y)) {
+			if (!json_is_object(y)) {
+				rd_fail(r, "nested", "not an object");
+			} else {
+				snprintf(r->where + n, sizeof(r->where) - n, ".nested");
+				x->nested_in = (uint32_t)get_uint(r, y, "clique", UINT32_MAX);
+				x->nested_levels = get_real(r, y, "levels");
+				if (!r->failed && (!x->nested_in || x->nested_levels < 1))
+					rd_fail(r, NULL, "clique must be at least 1 and levels at least 1");
+				r->where[n] = 0;
+			}
+		}
+	}
 }
 
 static void read_hot(struct rd *r, const json_t *e, struct dpf_hot *h)

@@ -481,12 +481,93 @@ static double clique_split(const struct dpa_profile *p, uint32_t q, char *why, s
 	return in[0] / (in[0] + in[1]);
 }
 
+/*
+ * A divide-and-conquer clique entered at every level of another one (a
+ * mergesort's merge, called once by each activation of the sort): its
+ * entries are as unequal as the levels they are made at, the top one the
+ * biggest, and the mean entry (mostly from the bottom levels) says
+ * nothing about where spawning pays. When its level model finds no
+ * cut-off and at least 90% of its entry calls come from one clique S with
+ * a level model of k >= 2 calls per activation, its E entries are taken
+ * one per activation of S's top L = log_k(E (k - 1) + 1) levels, each
+ * level's entries sharing an equal part of the clique's cost (T(n) = k
+ * T(n/k) + O(n): merging is linear at every level): the top entry costs
+ * total / L and makes internal / L of its recursive calls; the level model
+ * is rerun on it. Where it finds a cut-off, r keeps it (nested_in = S,
+ * nested_levels = L): on P cores the entries at S's levels with fewer than
+ * P of them run alone, the top one first. Returns 0, or -1 out of memory.
+ */
+static int nested_model(struct dpf_feedback *fb, const struct dpa_deep *d,
+			const struct dpf_recursion *all, uint32_t n, struct dpf_recursion *r,
+			enum dpa_measure m)
+{
+	const struct dpa_profile *p = d->p;
+	const struct dpa_cliques *cl = &d->cl;
+	const struct dpf_recursion *s = NULL;
+	uint64_t from_s = 0, entries = 0;
+	uint32_t top = 0;
+	double levels, total, own;
+	struct dpf_recursion t;
+	char why[256];
+
+	if (r->branching < 2 || r->cutoff_depth || r->entry_calls < 2 || r->members != 1 ||
+	    r->cores < 2 || fb->ns_per_unit <= 0)
+		return 0;
+	/* the clique most of its entries come from */
+	for (uint32_t x = 1; x <= p->n_csd; x++) {
+		const struct dpa_csd *c = &p->csd[x];
+		uint32_t from;
+
+		if (!c->callee_pd || !c->caller_pd || dpa_clique_of(cl, c->callee_pd) != r->clique)
+			continue;
+		from = dpa_clique_of(cl, c->caller_pd);
+		if (from == r->clique)
+			continue;
+		entries += dpa_own(p, x, DPA_CALLS);
+		if (!top)
+			top = from;
+		if (from == top)
+			from_s += dpa_own(p, x, DPA_CALLS);
+	}
+	if (!top || (double)from_s < 0.9 * (double)entries)
+		return 0;
+	for (uint32_t i = 0; i < n && !s; i++)
+		if (all[i].clique == top && all[i].branching >= 2 && all[i].n_levels >= 2)
+			s = &all[i];
+	if (!s)
+		return 0;
+	levels = log((double)r->entry_calls * (double)(s->branching - 1) + 1) / log((double)s->branching);
+	if (levels < 2)
+		return 0;
+	total = r->cost_per_entry * (double)r->entry_calls;
+	own = r->own_per_call * ((double)r->entry_calls + (double)r->internal_calls);
+	t = *r;
+	t.entry_calls = 1;
+	t.internal_calls = (uint64_t)llround((double)r->internal_calls / levels);
+	t.cutoff_depth = 0;
+	t.n_levels = 0;
+	t.level_cost = NULL;
+	snprintf(why, sizeof(why), "entered at every level of %s's recursion (%.1f levels): "
+		 "the top entry's model", s->at.fn ? s->at.fn : "another", levels);
+	if (level_model(fb, &t, total / levels, own / levels, -1, why) < 0)
+		return -1;
+	(void)m;
+	if (!t.cutoff_depth)
+		return 0;
+	t.entry_calls = r->entry_calls;
+	t.internal_calls = r->internal_calls;
+	t.nested_in = s->clique;
+	t.nested_levels = levels;
+	*r = t;
+	return 0;
+}
+
 /* Order: the clique's total cost descending, then clique id. */
 static int rec_order(const void *pa, const void *pb)
 {
 	const struct dpf_recursion *x = pa, *y = pb;
-	double tx = x->cost_per_entry * (double)x->entry_calls;
-	double ty = y->cost_per_entry * (double)y->entry_calls;
+	double tx = x->cost_per_entry * (x->nested_in ? x->nested_levels : (double)x->entry_calls);
+	double ty = y->cost_per_entry * (y->nested_in ? y->nested_levels : (double)y->entry_calls);
 
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
@@ -548,6 +629,9 @@ int dpf_recursion_patterns(struct dpf_feedback *fb, const struct dpa_deep *d,
 				(double)dpa_deep_clique_own(d, c, m), split, split_why) < 0)
 			goto oom;
 	}
+	for (uint32_t j = 0; j < n; j++)
+		if (nested_model(fb, d, fb->rec, n, &fb->rec[j], m) < 0)
+			goto oom;
 	qsort(fb->rec, n, sizeof(*fb->rec), rec_order);
 	fb->n_rec = n;
 	return 0;

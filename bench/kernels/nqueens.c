@@ -3,11 +3,11 @@
  * columns and diagonals taken passed by value as bitmasks (no shared board:
  * the recursive calls are independent and touch no memory). The idiomatic
  * shape is a loop over the free squares of a row with one recursive call
- * in it; the plugin's candidates are calls in one stretch of code, not the
- * iterations of a loop, so this shape gets no parallel code (what the
- * bench shows). DP_PAR: a task per free square down to row CUTOFF (each
- * writes its own slot of a per-row array), serial below. DP_NAIVE: the
- * same at every row (BOTS' shape without its cut-off).
+ * in it: the feedback's loop candidate (a task per iteration, down to its
+ * cut-off depth), which GCC proves safe (solve() is const). DP_PAR: a task
+ * per free square down to row CUTOFF (each writes its own slot of a
+ * per-row array), serial below. DP_NAIVE: the same at every row (BOTS'
+ * shape without its cut-off).
  * Part of deepprof's bench. MIT licence.
  */
 #include <math.h>

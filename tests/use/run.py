@@ -671,7 +671,8 @@ def t_loops(ctx):
 def t_loop_file(ctx):
     """A loop candidate's entry in the feedback file: MessagePack carries
     it the same, and a bad one (not an object, line 0, a cut-off past 64,
-    two calls) is refused with one line naming where, never an ICE."""
+    two calls) is refused with one line naming where, never an ICE; so is
+    a bad `nested` in a recursion entry."""
     fb, doc = loop_feedback(ctx)
     ctx.run([ctx.dp, "feedback", "Deep.data", "-o", "fb.msgpack"])
     back = json.loads(ctx.run([ctx.dp, "feedback", "--to-json", "fb.msgpack"]).stdout)
@@ -694,6 +695,19 @@ def t_loop_file(ctx):
     bad("cut.json", lambda c: c["loop"].update(cutoff=65), "candidates[%d].loop.cutoff: 65 out of range" % i)
     bad("two.json", lambda c: c.update(calls=c["calls"] * 2),
         "candidates[%d].loop: a loop candidate has one call, not 2" % i)
+    # a recursion entry's "nested" (a merge within a sort's levels)
+    d = json.loads(json.dumps(doc))
+    for name, nested, what in (("nest1.json", [1], "recursion[0].nested: not an object"),
+                               ("nest2.json", {"clique": 0, "levels": 3.0},
+                                "recursion[0].nested: clique must be at least 1 and levels at least 1"),
+                               ("nest3.json", {"clique": 2}, "recursion[0].nested.levels: missing")):
+        d["recursion"][0]["nested"] = nested
+        with open(ctx.path(name), "w") as f:
+            json.dump(d, f)
+        r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + name, "-c", LOOP, "-o", "bad.o"], rc=None)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        check(r.returncode != 0 and len(lines) == 1 and name in lines[0] and what in lines[0] and
+              "internal compiler error" not in r.stderr, "%s: one line with %r: %r" % (name, what, lines))
 
 
 TESTS = [("t001_remarks_placement", t_remarks_placement),

@@ -1086,6 +1086,18 @@ static void not_done(struct par_rec *r, const char *why)
 	r->why = xstrdup(why);
 }
 
+/* not_done, with the line of where when it has one: "why (line N)". */
+static void not_done_at(struct par_rec *r, const char *why, location_t where)
+{
+	expanded_location x = expand_location(where);
+	char buf[300];
+	if (x.line)
+		snprintf(buf, sizeof buf, "%s (line %d)", why, x.line);
+	else
+		snprintf(buf, sizeof buf, "%s", why);
+	not_done(r, buf);
+}
+
 static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec *r)
 {
 	const struct dpu_cand *c = r->c;
@@ -1204,13 +1216,7 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 				}
 			}
 		if (ck.why) {
-			expanded_location x = expand_location(ck.where);
-			char why[300];
-			if (x.line)
-				snprintf(why, sizeof why, "%s (line %d)", ck.why, x.line);
-			else
-				snprintf(why, sizeof why, "%s", ck.why);
-			not_done(r, why);
+			not_done_at(r, ck.why, ck.where);
 			goto out;
 		}
 
@@ -1646,13 +1652,7 @@ static void transform_loop(tree fndecl, const struct dpu_feedback *fb, struct pa
 		if (v && TREE_ADDRESSABLE(v))
 			loop_fail(&lc, lc.loop, "the sum's address is taken");
 		if (lc.why) {
-			expanded_location x = expand_location(lc.where);
-			char why[300];
-			if (x.line)
-				snprintf(why, sizeof why, "%s (line %d)", lc.why, x.line);
-			else
-				snprintf(why, sizeof why, "%s", lc.why);
-			not_done(r, why);
+			not_done_at(r, lc.why, lc.where);
 			goto out;
 		}
 

@@ -316,9 +316,11 @@ def t_candidates(ctx):
 PAR = os.path.join(HERE, "s-par.c")
 
 
-def par_remarks(ctx, fb, *extra):
-    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-remarks", PAR, "-o", "par"]
-                + list(extra))
+def par_remarks(ctx, fb, *extra, src=None):
+    """{candidate id: (line, optimized|missed, text)} of the use build of
+    src (s-par.c) with feedback fb, built as `par`."""
+    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-remarks", src or PAR,
+                 "-o", "par"] + list(extra))
     out = {}
     for l in remarks(r.stderr):
         m = re.search(r":(\d+):\d+: (optimized|missed): deepprof: candidate (\d+): (.*)$", l)
@@ -602,17 +604,6 @@ def loop_feedback(ctx):
     return ctx.path("fb.json"), doc
 
 
-def loop_remarks(ctx, fb, *extra, out="par"):
-    r = ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-remarks", LOOP, "-o", out]
-                + list(extra))
-    rs = {}
-    for l in remarks(r.stderr):
-        m = re.search(r":(\d+):\d+: (optimized|missed): deepprof: candidate (\d+): (.*)$", l)
-        if m:
-            rs[int(m.group(3))] = (int(m.group(1)), m.group(2), m.group(4))
-    return rs
-
-
 def t_loops(ctx):
     """Loops of calls (s-loop.c): the feedback's loop candidates (a call
     per iteration: 8 iterations each; nqueens' recursive shape with its
@@ -635,7 +626,7 @@ def t_loops(ctx):
     chain = [c for c in doc["candidates"] if c["id"] == 7][0]
     eq(chain["verdict_why"], "each iteration's call needs x, an earlier iteration's result: the "
        "iterations run in order", "chain's verdict")
-    rs = loop_remarks(ctx, fb)
+    rs = par_remarks(ctx, fb, src=LOOP)
     eq(rs[3], (31, "optimized", "work() in the loop at line 30 run as a task per iteration (predicted "
                "1.99x on this loop, 1.01x on the program; safe: work() is const (GCC's "
                "ipa-pure-const))"), "sum_loop's remark")

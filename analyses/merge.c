@@ -1219,7 +1219,8 @@ out:
  */
 static bool same_region(const struct dpa_check_region *a, const struct dpa_check_region *b)
 {
-	if (a->n_calls != b->n_calls || strcmp(a->fn, b->fn) || strcmp(a->file, b->file))
+	if (a->n_calls != b->n_calls || a->loop != b->loop || strcmp(a->fn, b->fn) ||
+	    strcmp(a->file, b->file))
 		return false;
 	for (uint32_t k = 0; k < a->n_calls; k++)
 		if (a->calls[k].line != b->calls[k].line || a->calls[k].col != b->calls[k].col ||
@@ -1262,6 +1263,8 @@ static int region_cmp(const void *pa, const void *pb)
 	}
 	if (!c && a->n_calls != b->n_calls)
 		c = a->n_calls < b->n_calls ? -1 : 1;
+	if (!c && a->loop != b->loop)
+		c = a->loop ? 1 : -1;
 	return c;
 }
 
@@ -1338,6 +1341,7 @@ static int merge_check(struct dpa_merged *out, struct merger *mg)
 			if (!g) {
 				g = &o->check[o->n_check++];
 				g->n_calls = x->n_calls;
+				g->loop = x->loop;
 				if (!(g->fn = own_str(o, x->fn)) || !(g->file = own_str(o, x->file)) ||
 				    !(g->calls = malloc(x->n_calls * sizeof(*g->calls))))
 					goto oom;

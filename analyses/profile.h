@@ -222,12 +222,16 @@ struct dpa_check_opaque {
 	uint64_t executions;
 	const char *callee, *loc;
 };
+#define DPA_CHECK_WINDOW 64     /* a loop's iterations compared together */
 struct dpa_check_region {
 	uint32_t input;         /* 0: this profile's; k: grafted from another
 				 * profile (dpa_check_graft) */
 	const char *fn, *file;
 	uint32_t n_calls;
 	struct dpa_check_call *calls;
+	bool loop;              /* a loop candidate's (its one call, made per
+				 * iteration): conflicts and opaque calls name
+				 * iterations of a window, 0 .. DPA_CHECK_WINDOW-1 */
 	uint64_t executions;
 	uint32_t n_conflicts;
 	struct dpa_check_conflict *conflicts;

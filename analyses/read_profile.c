@@ -689,7 +689,11 @@ static int read_check(struct reader *r, const msgpack_object *v)
 			return -1;
 		for (d = desc; *d; d++)
 			n += *d == '\n';
-		if (n < 3)
+		/* a loop candidate's: one call, then "loop" */
+		g->loop = n == 3 && strlen(desc) > 5 && !strcmp(desc + strlen(desc) - 5, "\nloop");
+		if (g->loop)
+			n--;
+		else if (n < 3)
 			return corrupt(r, "'check': region %u names fewer than two calls", i);
 		nl = strchr(desc, '\n');
 		if (!(g->fn = intern_n(r, desc, (size_t)(nl - desc))))
@@ -730,7 +734,8 @@ static int read_check(struct reader *r, const msgpack_object *v)
 
 			if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 4)
 				return corrupt(r, "'check': an opaque call of region %u is not [k, executions, callee, place]", i);
-			if (check_uint(r, &o->via.array.ptr[0], "an opaque call's index", g->n_calls - 1, &u) < 0)
+			if (check_uint(r, &o->via.array.ptr[0], "an opaque call's index",
+				       g->loop ? DPA_CHECK_WINDOW - 1 : g->n_calls - 1, &u) < 0)
 				return -1;
 			q->k = (uint32_t)u;
 			if (check_uint(r, &o->via.array.ptr[1], "executions", UINT64_MAX, &q->executions) < 0 ||
@@ -752,8 +757,10 @@ static int read_check(struct reader *r, const msgpack_object *v)
 				return corrupt(r, "'check': a conflict of region %u is not [i, j, kind, executions, "
 					       "place, place, address, size]", i);
 			a = o->via.array.ptr;
-			if (check_uint(r, &a[0], "a conflict's first call", g->n_calls - 1, &ci) < 0 ||
-			    check_uint(r, &a[1], "a conflict's second call", g->n_calls - 1, &cj) < 0)
+			if (check_uint(r, &a[0], "a conflict's first call",
+				       g->loop ? DPA_CHECK_WINDOW - 1 : g->n_calls - 1, &ci) < 0 ||
+			    check_uint(r, &a[1], "a conflict's second call",
+				       g->loop ? DPA_CHECK_WINDOW - 1 : g->n_calls - 1, &cj) < 0)
 				return -1;
 			if (ci >= cj)
 				return corrupt(r, "'check': a conflict of region %u pairs call %" PRIu64 " with "

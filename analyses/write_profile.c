@@ -119,7 +119,7 @@ static void pack_check(msgpack_packer *pk, const struct dpa_profile *p)
 	msgpack_pack_array(pk, p->n_check);
 	for (uint32_t i = 0; i < p->n_check; i++) {
 		const struct dpa_check_region *g = &p->check[i];
-		size_t len = strlen(g->fn) + strlen(g->file) + 1;
+		size_t len = strlen(g->fn) + strlen(g->file) + 8;
 		char *d, *e;
 
 		for (uint32_t k = 0; k < g->n_calls; k++)
@@ -130,6 +130,8 @@ static void pack_check(msgpack_packer *pk, const struct dpa_profile *p)
 			e += sprintf(e, "%s\n%s", g->fn, g->file);
 			for (uint32_t k = 0; k < g->n_calls; k++)
 				e += sprintf(e, "\n%u:%u:%s", g->calls[k].line, g->calls[k].col, g->calls[k].callee);
+			if (g->loop)
+				e += sprintf(e, "\nloop");
 		}
 		msgpack_pack_map(pk, 4);
 		pack_key(pk, "region");

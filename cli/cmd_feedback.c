@@ -730,10 +730,7 @@ static void safety_words(FILE *f, const struct dpf_candidate *c)
 		fprintf(f, "conflict");
 		break;
 	default:
-		if (c->loop_line)
-			fprintf(f, "not proved here (the dependence check does not cover loops yet: "
-				"the use build asks GCC, or name it with --deepprof-parallelize=%u)", c->id);
-		else if (c->safety_why && !strncmp(c->safety_why, "the dependence check", 20))
+		if (c->safety_why && !strncmp(c->safety_why, "the dependence check", 20))
 			fprintf(f, "needs a check: %s", c->safety_why + 4);
 		else
 			fprintf(f, "needs a check (deepprof-cc --deepprof-check)");
@@ -792,7 +789,7 @@ static void print_cand(FILE *f, const struct dpf_candidate *c)
  */
 static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *out)
 {
-	uint32_t rec = 0, need = 0, loops = 0, confl = 0;
+	uint32_t rec = 0, need = 0, confl = 0;
 
 	for (uint32_t i = 0; i < fb->n_cand; i++) {
 		const struct dpf_candidate *c = &fb->cand[i];
@@ -801,14 +798,12 @@ static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *o
 			confl++;
 		else if (c->verdict == DPF_ACCEPTED && (c->safety == DPF_SAFE || c->safety == DPF_CHECKED))
 			rec++;
-		else if (c->verdict == DPF_ACCEPTED && c->loop_line)
-			loops++;
 		else if (c->verdict == DPF_ACCEPTED)
 			need++;
 	}
 	fprintf(f, "feedback: wrote %s: %u candidate%s (%u recommended, %u needing a check), "
 		"%u variable use%s, %u recursive clique%s, %u hot/cold entr%s\n", out, fb->n_cand,
-		fb->n_cand == 1 ? "" : "s", rec, need + loops, fb->n_var_use, fb->n_var_use == 1 ? "" : "s",
+		fb->n_cand == 1 ? "" : "s", rec, need, fb->n_var_use, fb->n_var_use == 1 ? "" : "s",
 		fb->n_rec, fb->n_rec == 1 ? "" : "s", fb->n_hot, fb->n_hot == 1 ? "y" : "ies");
 	if (!rec)
 		fprintf(f, "no parallelism is recommended.\n");
@@ -826,17 +821,7 @@ static void print_accepted(FILE *f, const struct dpf_feedback *fb, const char *o
 		for (uint32_t i = 0; i < fb->n_cand; i++) {
 			const struct dpf_candidate *c = &fb->cand[i];
 
-			if (c->verdict == DPF_ACCEPTED && c->safety == DPF_UNKNOWN_MEMORY && !c->loop_line)
-				print_cand(f, c);
-		}
-	}
-	if (loops) {
-		fprintf(f, "loops not proved here (the use build parallelizes one when GCC proves "
-			"its call const or pure):\n");
-		for (uint32_t i = 0; i < fb->n_cand; i++) {
-			const struct dpf_candidate *c = &fb->cand[i];
-
-			if (c->verdict == DPF_ACCEPTED && c->safety == DPF_UNKNOWN_MEMORY && c->loop_line)
+			if (c->verdict == DPF_ACCEPTED && c->safety == DPF_UNKNOWN_MEMORY)
 				print_cand(f, c);
 		}
 	}

@@ -191,6 +191,8 @@ static void dump_check_text(const struct dpa_profile *p)
 		       g->executions == 1 ? "" : "s");
 		for (uint32_t k = 0; k < g->n_calls; k++)
 			printf(" [%u] %s() %u:%u", k, g->calls[k].callee, g->calls[k].line, g->calls[k].col);
+		if (g->loop)
+			printf(" in a loop (calls [i] are iterations of a window of %u)", DPA_CHECK_WINDOW);
 		printf("\n");
 		if (!g->n_conflicts && !g->n_opaque)
 			printf("      no conflict\n");
@@ -336,6 +338,8 @@ static json_t *check_json(const struct dpa_profile *p)
 			json_array_append_new(calls, c);
 		}
 		put(r, "calls", calls);
+		if (g->loop)
+			put(r, "loop", json_true());
 		put(r, "executions", ju(g->executions));
 		for (uint32_t k = 0; k < g->n_conflicts; k++) {
 			const struct dpa_check_conflict *c = &g->conflicts[k];

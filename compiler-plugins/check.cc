@@ -27,6 +27,7 @@
 #include "gimplify.h"
 #include "gimplify-me.h"
 #include "hash-set.h"
+#include "tree-iterator.h"
 #include "use_feedback.h"
 
 static struct dpu_feedback *cfbs;
@@ -82,6 +83,13 @@ static tree hook(enum dp_root which)
 		name = which == DPR_CHK_BACK ? "__deepprof_chk_back" : "__deepprof_chk_entry";
 		type = build_function_type_list(void_type_node, NULL_TREE);
 		break;
+	case DPR_CHK_ITER:
+	case DPR_CHK_ITER_END:
+	case DPR_CHK_LOOP_END:
+		name = which == DPR_CHK_ITER ? "__deepprof_chk_iter" : which == DPR_CHK_ITER_END ?
+		       "__deepprof_chk_iter_end" : "__deepprof_chk_loop_end";
+		type = build_function_type_list(void_type_node, cstr, NULL_TREE);
+		break;
 	default:
 		name = which == DPR_CHK_MAYBE ? "__deepprof_chk_maybe" : "__deepprof_chk_call";
 		type = build_function_type_list(void_type_node, cstr, cstr, NULL_TREE);
@@ -97,7 +105,7 @@ static tree hook(enum dp_root which)
 
 bool dp_check_is_hook(tree fndecl)
 {
-	for (int i = DPR_CHK_BEGIN; i <= DPR_CHK_ENTRY; i++)
+	for (int i = DPR_CHK_BEGIN; i <= DPR_CHK_LOOP_END; i++)
 		if (dp_roots[i] && dp_roots[i] == fndecl)
 			return true;
 	return false;
@@ -134,10 +142,11 @@ static tree note_edge(tree *tp, int *walk, void *data)
 	return NULL_TREE;
 }
 
-/* The region descriptor of candidate c: "fn\nfile\nline:col:callee\n...". */
+/* The region descriptor of candidate c: "fn\nfile\nline:col:callee\n...",
+ * a loop candidate's ending in "\nloop". */
 static char *descriptor(const struct dpu_cand *c)
 {
-	size_t n = strlen(c->proc.fn) + strlen(c->proc.file ? c->proc.file : "?") + 4;
+	size_t n = strlen(c->proc.fn) + strlen(c->proc.file ? c->proc.file : "?") + 10;
 	for (unsigned i = 0; i < c->n_calls; i++)
 		n += strlen(c->calls[i].callee ? c->calls[i].callee : "?") + 32;
 	char *s = XNEWVEC(char, n), *e = s;
@@ -145,7 +154,54 @@ static char *descriptor(const struct dpu_cand *c)
 	for (unsigned i = 0; i < c->n_calls; i++)
 		e += sprintf(e, "\n%u:%u:%s", c->calls[i].at.line, c->calls[i].at.col,
 			     c->calls[i].callee ? c->calls[i].callee : "");     /* "": through a pointer */
+	if (c->loop_line)
+		strcpy(e, "\nloop");
 	return s;
+}
+
+/* Whether candidate c can ever be tasks, so the check covers it: two calls
+ * or more, or a loop's one, not too cheap. */
+static bool checkable(const struct dpu_cand *c)
+{
+	return (c->n_calls >= 2 || (c->loop_line && c->n_calls == 1)) && !c->too_cheap;
+}
+
+/* The innermost loop statement holding the tree at slot. */
+struct loop_find {
+	tree *slot;
+	vec<tree *> loops;
+	tree *loop;             /* found: the innermost loop's slot, or NULL */
+	bool found;
+};
+
+static void find_loop(struct loop_find *lf, tree *tp)
+{
+	tree t = *tp;
+	if (lf->found || !t || TYPE_P(t) || CONSTANT_CLASS_P(t) || DECL_P(t) ||
+	    TREE_CODE(t) == IDENTIFIER_NODE)
+		return;
+	if (tp == lf->slot) {
+		lf->found = true;
+		lf->loop = lf->loops.is_empty() ? NULL : lf->loops.last();
+		return;
+	}
+	bool loop = TREE_CODE(t) == FOR_STMT || TREE_CODE(t) == WHILE_STMT || TREE_CODE(t) == DO_STMT;
+	if (loop)
+		lf->loops.safe_push(tp);
+	if (TREE_CODE(t) == STATEMENT_LIST) {
+		for (tree_stmt_iterator i = tsi_start(t); !tsi_end_p(i); tsi_next(&i))
+			find_loop(lf, tsi_stmt_ptr(i));
+	} else if (TREE_CODE(t) == DECL_EXPR) {
+		tree d = DECL_EXPR_DECL(t);
+		if (VAR_P(d) && !TREE_STATIC(d) && DECL_INITIAL(d))
+			find_loop(lf, &DECL_INITIAL(d));
+	} else if (EXPR_P(t) || TREE_CODE(t) == BIND_EXPR) {
+		for (int i = 0; i < TREE_OPERAND_LENGTH(t); i++)
+			if (TREE_OPERAND(t, i))
+				find_loop(lf, &TREE_OPERAND(t, i));
+	}
+	if (loop && !lf->found)
+		lf->loops.pop();
 }
 
 /* Bracket candidate c's calls in fndecl, unless one is bracketed already. */
@@ -168,13 +224,29 @@ static void bracket(tree fndecl, const struct dpu_cand *c)
 			return;
 		}
 	char *desc = descriptor(c);
+	tree *loop_slot = NULL;
+	if (c->loop_line) {
+		/* a loop candidate: the loop's end ends its execution */
+		struct loop_find lf = { slots[0], vNULL, NULL, false };
+		find_loop(&lf, &DECL_SAVED_TREE(fndecl));
+		lf.loops.release();
+		if (!(loop_slot = lf.loop)) {
+			inform(DECL_SOURCE_LOCATION(fndecl), "deepprof: check: the call of loop candidate "
+			       "%u is not in a loop: not checked (profile it again)", c->id);
+			free(desc);
+			free(slots);
+			return;
+		}
+	}
 	for (unsigned i = 0; i < c->n_calls; i++) {
 		tree call = *slots[i];
 		location_t loc = EXPR_LOCATION(call);
 		tree k = build_int_cst(unsigned_type_node, i);
-		tree begin = build_call_expr(hook(DPR_CHK_BEGIN), 3, cstring(desc), k,
-					     build_int_cst(unsigned_type_node, c->n_calls));
-		tree end = build_call_expr(hook(DPR_CHK_END), 2, cstring(desc), k);
+		tree begin = c->loop_line ? build_call_expr(hook(DPR_CHK_ITER), 1, cstring(desc))
+			     : build_call_expr(hook(DPR_CHK_BEGIN), 3, cstring(desc), k,
+					       build_int_cst(unsigned_type_node, c->n_calls));
+		tree end = c->loop_line ? build_call_expr(hook(DPR_CHK_ITER_END), 1, cstring(desc))
+			   : build_call_expr(hook(DPR_CHK_END), 2, cstring(desc), k);
 		SET_EXPR_LOCATION(begin, loc);
 		SET_EXPR_LOCATION(end, loc);
 		wrapped->add(call);
@@ -192,6 +264,14 @@ static void bracket(tree fndecl, const struct dpu_cand *c)
 		}
 		SET_EXPR_LOCATION(x, loc);
 		*slots[i] = x;
+	}
+	if (loop_slot) {
+		tree after = NULL_TREE;
+		tree end = build_call_expr(hook(DPR_CHK_LOOP_END), 1, cstring(desc));
+		SET_EXPR_LOCATION(end, EXPR_LOCATION(*loop_slot));
+		append_to_statement_list(*loop_slot, &after);
+		append_to_statement_list(end, &after);
+		*loop_slot = after;
 	}
 	for (unsigned i = 0; i < c->n_calls; i++)
 		if (c->calls[i].callee)
@@ -247,8 +327,8 @@ void dp_check_genericize(void *gcc_data, void *)
 	for (unsigned i = 0; i < n_cfbs; i++)
 		for (unsigned j = 0; j < cfbs[i].n_cand; j++) {
 			const struct dpu_cand *c = &cfbs[i].cand[j];
-			check_all |= c->reach_all && c->n_calls >= 2;
-			for (unsigned k = 0; k < c->n_reach && c->n_calls >= 2; k++)
+			check_all |= c->reach_all && checkable(c);
+			for (unsigned k = 0; k < c->n_reach && checkable(c); k++)
 				if (!strcmp(c->reach[k], name)) {
 					seeds.safe_push(c->reach[k]);
 					break;
@@ -263,7 +343,7 @@ void dp_check_genericize(void *gcc_data, void *)
 		for (unsigned j = 0; j < cfbs[i].n_cand; j++) {
 			const struct dpu_cand *c = &cfbs[i].cand[j];
 			/* too cheap ever to be tasks: nothing to check */
-			if (c->n_calls >= 2 && !c->too_cheap && c->proc.fn && !strcmp(c->proc.fn, name) &&
+			if (checkable(c) && c->proc.fn && !strcmp(c->proc.fn, name) &&
 			    c->proc.file &&
 			    !strcmp(base_name(c->proc.file), base_name(xl.file)))
 				mine.safe_push(c);

@@ -1082,6 +1082,75 @@ out:
 #define LOOP_BRANCHING 4.0
 
 /*
+ * The dependence check's findings on loop candidate q (rc its call): the
+ * loop regions (a check region whose descriptor ends in "loop") holding
+ * its call, on every input. A conflict between two iterations on any:
+ * `conflict`, naming both accesses; a call it could not see into:
+ * unknown (why says which); else `checked`. Sets q->safety and
+ * q->safety_why when a region was found (why: scratch of n bytes).
+ * Returns 0, or -1 out of memory.
+ */
+static int loop_check(struct dpf_ctx *c, const struct view *v, const struct rcall *rc,
+		      struct dpf_candidate *q, char *why, size_t n)
+{
+	const struct dpa_check_conflict *x = NULL;
+	const struct dpa_check_opaque *o = NULL;
+	uint32_t inputs[64], n_inputs = 0, idx;
+	uint64_t execs = 0;
+	bool found = false;
+
+	if (!v->f.fn || !v->f.fn->name)
+		return 0;
+	for (uint32_t g = 0; g < c->p->n_check; g++) {
+		const struct dpa_check_region *r = &c->p->check[g];
+		uint32_t k;
+
+		if (!r->loop || !check_holds(r, v, rc, 1, &idx))
+			continue;
+		found = true;
+		execs += r->executions;
+		for (k = 0; k < n_inputs && inputs[k] != r->input; k++)
+			;
+		if (k == n_inputs && n_inputs < 64)
+			inputs[n_inputs++] = r->input;
+		if (r->n_conflicts && !x)
+			x = &r->conflicts[0];
+		if (r->n_opaque && !o)
+			o = &r->opaque[0];
+	}
+	if (!found)
+		return 0;
+	q->check_inputs = n_inputs;
+	q->check_executions = execs;
+	if (x) {
+		char li[256], lj[256];
+		const char *var = *x->var_i ? x->var_i : *x->var_j ? x->var_j : NULL;
+		const char *callee = rc->call->callee ? rc->call->callee : "(a pointer)";
+
+		short_loc(x->loc_i, li, sizeof(li));
+		short_loc(x->loc_j, lj, sizeof(lj));
+		q->safety = DPF_CONFLICT;
+		snprintf(why, n, "the dependence check saw %.100s() in one iteration %s %.100s at %.120s "
+			 "and in a later one %s %s at %.120s: the iterations are not independent", callee,
+			 strncmp(x->kind, "read", 4) ? "write" : "read", var ? var : "memory", li,
+			 strcmp(x->kind, "write-read") ? "write" : "read", var ? "it" : "the same", lj);
+	} else if (o) {
+		char at[256];
+
+		short_loc(o->loc, at, sizeof(at));
+		q->safety = DPF_UNKNOWN_MEMORY;
+		snprintf(why, n, "the dependence check cannot see into %s() (called at %s: library "
+			 "code, or built without --deepprof-check): the iterations are not checked",
+			 o->callee, at);
+	} else {
+		q->safety = DPF_CHECKED;
+		snprintf(why, n, "the dependence check saw no two iterations touch the same memory "
+			 "(not proved; iterations compared in windows of %u)", DPA_CHECK_WINDOW);
+	}
+	return (q->safety_why = dpf_strdup(c->fb, why)) ? 0 : -1;
+}
+
+/*
  * The loop at line `line` of v's procedure makes one call, rc, per
  * iteration (schemas/feedback-model.md, "Loops of calls"). Its iterations
  * are the tasks when the calls are independent of each other: the call is
@@ -1195,16 +1264,21 @@ static int loop_region(struct dpf_ctx *c, const struct view *v, const struct rca
 		q->safety = DPF_SAFE;
 		q->safety_why = "the call is to a const or pure function: no iteration's call writes "
 				"memory another reads";
-	} else {
+	} else if (loop_check(c, v, rc, q, why, sizeof(why)) < 0) {
+		goto oom;
+	} else if (!q->safety_why) {
 		q->safety = DPF_UNKNOWN_MEMORY;
 		snprintf(why, sizeof(why), "%s() may write memory (not declared const or pure): the "
-			 "program representation cannot prove that the iterations touch disjoint memory, "
-			 "and the dependence check does not cover loops yet (a hint for a person)",
+			 "program representation cannot prove that the iterations touch disjoint memory "
+			 "(a hint for a person; deepprof-cc --deepprof-check checks it)",
 			 call->callee ? call->callee : "(indirect)");
 		if (!(q->safety_why = dpf_strdup(fb, why)))
 			goto oom;
 	}
-	if (dependent) {
+	if (q->safety == DPF_CONFLICT) {
+		q->verdict = DPF_UNSAFE;
+		snprintf(why, sizeof(why), "%s", q->safety_why);
+	} else if (dependent) {
 		q->verdict = DPF_DEPENDENT;
 		snprintf(why, sizeof(why), "each iteration's call needs %s, an earlier iteration's "
 			 "result: the iterations run in order", dep_var);

@@ -93,6 +93,7 @@ struct ck_exec {
 	uintptr_t sp;           /* a stack address below the caller's frame at begin */
 	struct ck_call *calls;
 	uint32_t cap;
+	bool loop;              /* a window of a loop's iterations (__deepprof_chk_iter) */
 };
 
 struct ck_thread {
@@ -621,21 +622,37 @@ static void pop(struct ck_thread *t)
 	dp_ck_on = t->depth;
 }
 
-DP_EXPORT void __deepprof_chk_begin(const char *desc, unsigned k, unsigned n)
+static bool same_desc(const struct ck_exec *e, const char *desc)
 {
-	struct ck_thread *t = thread_state();
-	if (!t || !n || k >= n)
-		return;
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	/* an execution whose call never returned (longjmp past it): this hook
-	 * runs as high on the stack as that call's did, or higher; it ends */
-	while (t->depth && t->stack[t->depth - 1].cur >= 0 && sp >= t->stack[t->depth - 1].sp)
+	return e->reg && (e->reg->desc == desc || !strcmp(e->reg->desc, desc));
+}
+
+/* Executions that ended without saying so, seen from a hook whose frame is
+ * at sp: a call that never returned (longjmp past it: this hook runs as
+ * high on the stack as that call's did, or higher), and a loop's window
+ * between iterations whose function has returned (left by return or goto:
+ * this hook runs in a shallower frame). */
+static void drop_stale(struct ck_thread *t, uintptr_t sp)
+{
+	while (t->depth) {
+		const struct ck_exec *e = &t->stack[t->depth - 1];
+		if (!(e->cur >= 0 ? sp >= e->sp : e->loop && sp > e->sp))
+			break;
 		pop(t);
+	}
+}
+
+/* __deepprof_chk_begin, from a hook whose frame is at sp; loop: a window
+ * of a loop's iterations. */
+static void begin_at(struct ck_thread *t, const char *desc, unsigned k, unsigned n, uintptr_t sp,
+		     bool loop)
+{
+	drop_stale(t, sp);
 	struct ck_exec *e = t->depth ? &t->stack[t->depth - 1] : NULL;
 
 	/* the next call of the execution on top, or a new one */
-	if (!e || e->cur >= 0 || e->n != n || (int)k <= e->last ||
-	    (e->reg && e->reg->desc != desc && strcmp(e->reg->desc, desc))) {
+	if (!e || e->cur >= 0 || e->n != n || (int)k <= e->last || e->loop != loop ||
+	    (e->reg && !same_desc(e, desc))) {
 		if (t->depth == t->cap) {
 			uint32_t old = t->cap;
 			struct ck_exec *ns = ck_grow(t->stack, &t->cap, sizeof(*ns), t->depth + 1);
@@ -662,11 +679,20 @@ DP_EXPORT void __deepprof_chk_begin(const char *desc, unsigned k, unsigned n)
 		e->reg = region_of(desc, n);
 		e->n = n;
 		e->last = -1;
+		e->loop = loop;
 		t->depth++;
 	}
 	e->cur = (int)k;
 	e->sp = sp;
 	dp_ck_on = t->depth;
+}
+
+DP_EXPORT void __deepprof_chk_begin(const char *desc, unsigned k, unsigned n)
+{
+	struct ck_thread *t = thread_state();
+	if (!t || !n || k >= n)
+		return;
+	begin_at(t, desc, k, n, (uintptr_t)__builtin_frame_address(0), false);
 }
 
 DP_EXPORT void __deepprof_chk_end(const char *desc, unsigned k)
@@ -684,6 +710,67 @@ DP_EXPORT void __deepprof_chk_end(const char *desc, unsigned k)
 	e->cur = -1;
 	e->last = (int)k;
 	if (k + 1 == e->n)
+		pop(t);
+}
+
+/*
+ * Loop candidates (a task per iteration): the plugin brackets the loop's
+ * one call with __deepprof_chk_iter/_iter_end and calls
+ * __deepprof_chk_loop_end after the loop; its descriptor ends in "\nloop".
+ * An execution of the loop is a run of executions of its region, windows
+ * of CK_LOOP iterations each (iteration i is call i % CK_LOOP of its
+ * window), every pair of iterations in a window compared: two iterations
+ * in different windows are not.
+ */
+#define CK_LOOP 64
+
+DP_EXPORT void __deepprof_chk_iter(const char *desc)
+{
+	struct ck_thread *t = thread_state();
+	if (!t)
+		return;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	drop_stale(t, sp);
+	struct ck_exec *e = t->depth ? &t->stack[t->depth - 1] : NULL;
+	unsigned k = 0;
+	if (e && e->loop && e->cur < 0 && same_desc(e, desc)) {
+		k = (unsigned)(e->last + 1);
+		if (k == CK_LOOP) {
+			pop(t);         /* the window is full: the next one */
+			k = 0;
+		}
+	}
+	begin_at(t, desc, k, CK_LOOP, sp, true);
+}
+
+DP_EXPORT void __deepprof_chk_iter_end(const char *desc)
+{
+	struct ck_thread *t = ck_self;
+	if (!t)
+		return;
+	/* the iteration's window, and above it only executions inside the
+	 * call that never ended (longjmp out of them, a loop left by return) */
+	uint32_t m = t->depth;
+	while (m && !(t->stack[m - 1].loop && t->stack[m - 1].cur >= 0 &&
+		      same_desc(&t->stack[m - 1], desc)))
+		m--;
+	if (!m)
+		return;
+	while (t->depth > m)
+		pop(t);
+	struct ck_exec *e = &t->stack[m - 1];
+	e->last = e->cur;
+	e->cur = -1;
+}
+
+DP_EXPORT void __deepprof_chk_loop_end(const char *desc)
+{
+	struct ck_thread *t = ck_self;
+	if (!t)
+		return;
+	drop_stale(t, (uintptr_t)__builtin_frame_address(0));
+	if (t->depth && t->stack[t->depth - 1].loop && t->stack[t->depth - 1].cur < 0 &&
+	    same_desc(&t->stack[t->depth - 1], desc))
 		pop(t);
 }
 

@@ -465,6 +465,99 @@ def t_bad(ctx):
     check("junk.json" in r.stderr and "internal compiler error" not in r.stderr, r.stderr)
 
 
+LOOPS = os.path.join(HERE, "loops.c")
+
+
+def t_loops(ctx):
+    """Loop candidates under the check (tests/check/loops.c): each loop's
+    iterations compared in windows; exact findings (8 iterations, the
+    overlapping chunks' neighbours and the accumulator's every pair),
+    levels (checked, conflict naming both accesses, unknown behind
+    getpid()), merge keeping the loop regions, and the use build with
+    --deepprof-parallelize=checked: the checked loop a task per iteration
+    with the serial output, the conflicts never, not even named."""
+    fb = ctx.profile(LOOPS)
+    loops = {c["proc"]["fn"]: c for c in fb["candidates"] if c.get("loop")}
+    eq(sorted((fn, c["loop"]["iterations"], c["safety"]) for fn, c in loops.items()),
+       [("accum", 8.0, "unknown_memory"), ("chunks", 8.0, "unknown_memory"),
+        ("opaque", 8.0, "unknown_memory"), ("overlap", 8.0, "unknown_memory")], "loop candidates")
+    ctx.check_build(LOOPS)
+    plain = ctx.run([ctx.path("prof")], env={"DEEPPROF_FILE": "p2.data"}).stdout
+    eq(ctx.check_run("ck.data"), plain, "the check build's output")
+    regs, top = regions(ctx, "ck.data")
+    pairs = lambda fn: sorted({(x["i"], x["j"]) for x in regs[fn]["conflicts"]})  # noqa: E731
+    eq((regs["chunks"].get("loop"), regs["chunks"]["executions"], regs["chunks"]["conflicts"],
+        regs["chunks"]["opaque"]), (True, 1, [], []), "chunks: one loop execution, independent")
+    eq(pairs("overlap"), [(i, i + 1) for i in range(7)], "overlap: neighbouring iterations")
+    eq(pairs("accum"), [(i, j) for i in range(8) for j in range(i + 1, 8)], "accum: every pair")
+    eq(sorted((q["call"], q["callee"]) for q in regs["opaque"]["opaque"]),
+       [(i, "getpid") for i in range(8)], "opaque: getpid() in every iteration")
+    eq(top["lost"], 0, "nothing lost")
+    after, out = ctx.feedback(["prof.data", "--checked-by=ck.data"], "after.json")
+    c = {x["proc"]["fn"]: x for x in after["candidates"] if x.get("loop")}
+    eq({fn: x["safety"] for fn, x in c.items()},
+       {"chunks": "checked", "overlap": "conflict", "accum": "conflict", "opaque": "unknown_memory"},
+       "levels")
+    eq(c["overlap"]["safety_why"], "the dependence check saw fill() in one iteration write v at "
+       "loops.c:23 and in a later one write it at loops.c:23: the iterations are not independent",
+       "overlap's conflict")
+    eq(c["accum"]["safety_why"], "the dependence check saw bump() in one iteration write t at "
+       "loops.c:32 and in a later one write it at loops.c:32: the iterations are not independent",
+       "accum's conflict")
+    check(c["opaque"]["safety_why"].startswith("the dependence check cannot see into getpid() "
+                                               "(called at loops.c:37"), c["opaque"]["safety_why"])
+    eq((c["chunks"]["check_inputs"], c["chunks"]["check_executions"], c["overlap"]["verdict"]),
+       (1, 1, "unsafe"), "chunks' counts, overlap's verdict")
+    check("  #%d in chunks (loops.c:44): run fill() (line 47) as a task per iteration of the loop at "
+          "line 46: the loop 1.99x faster" % c["chunks"]["id"] in out, out)
+    # merged with itself: the loop regions stay loop regions, counts add up
+    ctx.run([ctx.dp, "merge", "ck.data", "ck.data", "-o", "twice.data"])
+    regs2, _ = regions(ctx, "twice.data")
+    eq((regs2["chunks"].get("loop"), regs2["chunks"]["executions"], pairs("accum") ==
+        sorted({(x["i"], x["j"]) for x in regs2["accum"]["conflicts"]})), (True, 2, True),
+       "merge keeps the loop regions")
+    ctx.run(["gcc", "-O2", LOOPS, "-o", "serial"])
+    want = ctx.run([ctx.path("serial")]).stdout
+    r = ctx.run([ctx.cc, "-O2", "--deepprof-use=after.json", "--deepprof-parallelize=checked",
+                 "--deepprof-remarks", LOOPS, "-o", "par"])
+    check("optimized: deepprof: candidate %d: fill() in the loop at line 46 run as a task per "
+          "iteration (predicted 1.99x on this loop, 1.14x on the program; checked on 1 input, not "
+          "proved: --deepprof-parallelize=checked; GCC: fill() writes memory through its arguments"
+          % c["chunks"]["id"] in r.stderr, r.stderr)
+    for fn in ("overlap", "accum"):
+        check("missed: deepprof: candidate %d: " % c[fn]["id"] in r.stderr and
+              "not parallelized: the dependence check saw" in r.stderr, fn + ": " + r.stderr)
+    for n in ("1", "2", "3"):
+        eq(ctx.run([ctx.path("par")], env={"OMP_NUM_THREADS": n}).stdout, want,
+           "the parallel build's output with %s threads" % n)
+    n = ctx.run([ctx.cc, "-O2", "--deepprof-use=after.json", "--deepprof-remarks",
+                 "--deepprof-parallelize=%d" % c["accum"]["id"], LOOPS, "-o", "named"])
+    check("missed: deepprof: candidate %d: bump() in the loop at line 58 as a task per iteration "
+          "(predicted 1.99x on this loop): not parallelized: the dependence check saw bump()"
+          % c["accum"]["id"] in n.stderr, n.stderr)
+    eq(ctx.run([ctx.path("named")], env={"OMP_NUM_THREADS": "2"}).stdout, want, "the named build's output")
+    # a loop region's iterations are of a window of 64: 64 itself is refused
+    def loop_region(h, fn):
+        return next(r for r in h["check"]["regions"] if r["region"].startswith(fn + "\n"))
+
+    for i, (change, words) in enumerate([
+            (lambda h: loop_region(h, "accum")["conflicts"][0].__setitem__(1, 64),
+             "second call is not an unsigned integer in range"),
+            (lambda h: loop_region(h, "opaque")["opaque"][0].__setitem__(0, 64),
+             "an opaque call's index is not an unsigned integer in range"),
+            (lambda h: loop_region(h, "chunks").__setitem__("region", "chunks\nloops.c\nloop"),
+             "names fewer than two calls")]):
+        bad = "badloop%d.data" % i
+        rewrite_header(ctx.path("ck.data"), ctx.path(bad), change)
+        r = ctx.run([ctx.dp, "dump", bad], rc=2)
+        lines = r.stderr.strip().splitlines()
+        check(len(lines) == 1 and lines[0].startswith(bad + ":") and words in lines[0],
+              "%s: %r" % (words, r.stderr))
+    rewrite_header(ctx.path("ck.data"), ctx.path("ok63.data"),
+                   lambda h: loop_region(h, "accum")["conflicts"][0].__setitem__(1, 63))
+    ctx.run([ctx.dp, "dump", "ok63.data"])
+
+
 TESTS = [("t001_findings", t_findings),
          ("t002_levels", t_levels),
          ("t003_inputs", t_inputs),
@@ -474,7 +567,8 @@ TESTS = [("t001_findings", t_findings),
          ("t007_threads_longjmp", t_threads_longjmp),
          ("t008_two_units", t_two_units),
          ("t009_batch", t_batch),
-         ("t010_bad_findings", t_bad_findings)]
+         ("t010_bad_findings", t_bad_findings),
+         ("t011_loops", t_loops)]
 
 
 def main():

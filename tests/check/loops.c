@@ -16,11 +16,11 @@
 
 static long g_total;
 
-static void fill(int *v, int n, int c)
+static void fill(unsigned *v, int n, int c)
 {
 	for (int r = 0; r < 8; r++)
 		for (int i = 0; i < n; i++)
-			v[i] = v[i] * 3 + i + c + r;
+			v[i] = v[i] * 3u + (unsigned)(i + c + r);
 }
 
 static void bump(long *t, int c)
@@ -41,13 +41,13 @@ static long tell(int c)
 	return s;
 }
 
-static void chunks(int *a)
+static void chunks(unsigned *a)
 {
 	for (int c = 0; c < N; c++)
 		fill(a + c * CH, CH, c);
 }
 
-static void overlap(int *a)
+static void overlap(unsigned *a)
 {
 	for (int c = 0; c < N; c++)
 		fill(a + c * (CH / 2), CH, c);
@@ -70,7 +70,7 @@ static long opaque(void)
 
 int main(void)
 {
-	int *a = calloc((size_t)N * CH, sizeof(int));
+	unsigned *a = calloc((size_t)N * CH, sizeof(unsigned));
 	long sum = 0;
 
 	chunks(a);

@@ -61,9 +61,11 @@
  *                                   unevenly: the other cores idle about
  *                                   half a leaf at the end)
  *            + (k^c - 1) * (spawn_cost + barrier_cost) / P + c * spawn_delay
- *     and cutoff_depth = the c in 1 .. min(levels - 1, 40) with the least
- *     T(c) (ties: the shallower), if less than the sequential cost of an
- *     entry; par_cost = that T. The imbalance term stands for both the
+ *     and cutoff_depth = the deepest c in 1 .. min(levels - 1, 40) whose
+ *     T(c) is within DPF_CUTOFF_SLACK (1%) of the least T (real splits
+ *     vary from node to node; more, smaller tasks even them out), if the
+ *     least is less than the sequential cost of an entry; par_cost =
+ *     that c's T. The imbalance term stands for both the
  *     end of the run and unbalanced splits (fib(n-1)/fib(n-2)): with few
  *     leaves it is large, so the model prefers enough leaves to balance.
  *   single: a spawned call at level L runs beside what is left of its
@@ -101,6 +103,7 @@
  */
 #define DPF_SPLIT_MIN 50.0
 #define DPF_CUTOFF_FACTOR 10.0
+#define DPF_CUTOFF_SLACK 0.01   /* the deepest cut-off this close to the best */
 #define DPF_MAX_CUTOFF 40
 #define MAX_REC_SITES 16
 
@@ -362,6 +365,8 @@ static int level_model(struct dpf_feedback *fb, struct dpf_recursion *r, double 
 		bool use_split = k == 2 && split > 0;
 		double split_part = 0;
 
+		struct dc_time all[DPF_MAX_CUTOFF + 1];
+
 		for (uint32_t c = 1; c <= last; c++) {
 			t = dc_time(r, k, c, sc, dl);
 			if (use_split) {
@@ -373,11 +378,25 @@ static int level_model(struct dpf_feedback *fb, struct dpf_recursion *r, double 
 					t.total = s;
 				}
 			}
+			all[c] = t;
 			if (!bc || t.total < best.total) {
 				best = t;
 				bc = c;
 			}
 		}
+		/* the deepest cut-off within DPF_CUTOFF_SLACK of the best: the
+		 * model takes every split alike, real splits vary from node to
+		 * node (a knapsack's "take" branch dies early), and more, smaller
+		 * tasks even them out at a cost the slack bounds */
+		uint32_t least_c = bc;
+		double least = best.total;
+
+		for (uint32_t c = last; c > bc; c--)
+			if (all[c].total <= least * (1 + DPF_CUTOFF_SLACK)) {
+				best = all[c];
+				bc = c;
+				break;
+			}
 		if (use_split)
 			split_part = dpf_split_share(split, bc, r->cores);
 		if (!(best.total < r->cost_per_entry)) {
@@ -390,11 +409,17 @@ static int level_model(struct dpf_feedback *fb, struct dpf_recursion *r, double 
 		r->cutoff_depth = bc;
 		r->par_cost = best.total;
 		snprintf(lv, sizeof(lv), bc == 1 ? "level 1 only" : "levels 1 to %u", bc);
+		char there[160] = "least there";
+
+		if (bc != least_c)
+			snprintf(there, sizeof(there), "within 1%% of the least (%.0f ns at cut-off %u) "
+				 "there, the deepest such: more, smaller tasks even out splits that vary",
+				 least * u, least_c);
 		snprintf(why, sizeof(why), "spawn the recursive calls at %s (%.0f task%s): on "
-			 "%u cores an entry takes least there, %.0f ns against %.0f ns "
+			 "%u cores an entry takes %s, %.0f ns against %.0f ns "
 			 "sequentially (x%.3f): top levels %.0f, the rest shared %.0f, uneven "
 			 "end %.0f, task overheads %.0f ns; %s", lv, pow(k, bc) - 1,
-			 pow(k, bc) - 1 == 1 ? "" : "s", r->cores,
+			 pow(k, bc) - 1 == 1 ? "" : "s", r->cores, there,
 			 best.total * u, r->cost_per_entry * u, r->cost_per_entry / best.total,
 			 best.top * u, best.below * u, best.imbalance * u, best.overhead * u,
 			 split_why);

@@ -401,6 +401,7 @@ def measured_split(data, fn):
             ins[c["css"]] = ins.get(c["css"], 0) + c.get("inside", 0)
     if len(ins) != 2 or sum(ins.values()) < 50 or 0 in ins.values():
         return None
+    measured_split.samples = sum(ins.values())
     css = d["css"]
 
     def key(i):
@@ -447,25 +448,31 @@ def dc_model(doc, r, c, split=None):
 
 
 def test_dc_cutoff(name, doc, r):
-    """The cut-off is the documented model's best, par_cost its time (with
-    the split measured in the program's profile)."""
+    """The cut-off is the documented model's deepest within 1% of its least
+    T(c), par_cost its time (with the split measured in the program's
+    profile)."""
     levels = min(math.ceil(r["depth"] - 1e-9) - 1, 40)
     fn = name.split()[0]
     split = measured_split(out(fn + ".data"), fn)
-    if fn == "fib":
+    if fn == "fib" and split is not None and measured_split.samples >= 500:
         # fib(30) runs ~10 ms, a few ticks: the measure may fall under the
-        # model's 50 activation-ticks (then None: balanced), else it is noisy
-        check(split is None or 0.5 <= split <= 0.75,
-              "%s: fib's split, if measured, is the first call's larger share (%r)"
-              % (name, split))
+        # model's 50 activation-ticks (then None: balanced); each tick adds
+        # one per activation on the stack (~30 here), so under ~500 it is
+        # a handful of ticks, noise (0.49 seen on a loaded machine)
+        check(0.5 <= split <= 0.75, "%s: fib's split, measured on %d activation-ticks, is the "
+              "first call's larger share (%r)" % (name, measured_split.samples, split))
     ts = [(dc_model(doc, r, c, split), c) for c in range(1, levels + 1)]
-    best = min(ts)      # ties: the shallower (tuples compare c second)
+    least = min(ts)     # ties: the shallower (tuples compare c second)
     check(r["cores"] == doc["options"]["max_tasks"], "%s: the model's cores = max_tasks" % name)
-    if best[0] >= r["cost_per_entry"]:
+    if least[0] >= r["cost_per_entry"]:
         best = (0.0, 0)     # never worth it: no cut-off
+    else:
+        # the deepest cut-off within 1% of the least
+        best = max((c, t) for t, c in ts if c >= least[1] and t <= least[0] * 1.01)[::-1]
     check(r["cutoff_depth"] == best[1] and abs(r["par_cost"] - best[0]) <= 1e-9 * best[0],
-          "%s: cut-off %d at %r, the documented model's least T(c) is at %d: %r"
-          % (name, r["cutoff_depth"], r["par_cost"], best[1], best[0]))
+          "%s: cut-off %d at %r, the documented model's deepest T(c) within 1%% of the least "
+          "(%r at %d) is at %d: %r" % (name, r["cutoff_depth"], r["par_cost"], least[0], least[1],
+                                      best[1], best[0]))
 
 
 def test_recursive(name, doc, fn, other_callee):

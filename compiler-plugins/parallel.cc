@@ -1464,6 +1464,25 @@ static tree loop_scan(tree *tp, int *walk, void *data)
 	return NULL_TREE;
 }
 
+/* OpenMP code of the function's own: under the team the loop's function
+ * makes where it starts, a parallel region of its would be nested (one
+ * thread). */
+static tree own_omp(tree *tp, int *walk, void *)
+{
+	if (TYPE_P(*tp)) {
+		*walk = 0;
+		return NULL_TREE;
+	}
+	switch (TREE_CODE(*tp)) {
+	case OMP_PARALLEL: case OMP_TASK: case OMP_FOR: case OMP_SIMD: case OMP_DISTRIBUTE:
+	case OMP_TASKLOOP: case OMP_TEAMS: case OMP_SECTIONS: case OMP_SINGLE: case OMP_MASTER:
+	case OMP_CRITICAL: case OMP_TASKGROUP: case OMP_ORDERED: case OMP_TARGET:
+		return *tp;
+	default:
+		return NULL_TREE;
+	}
+}
+
 /* An address of a local variable inside the arguments: each task would
  * read it after the loop has moved on. */
 static tree local_address(tree *tp, int *walk, void *data)
@@ -1578,6 +1597,11 @@ static void transform_loop(tree fndecl, const struct dpu_feedback *fb, struct pa
 
 	hash_set<tree> labels;
 	struct loop_check lc = { fndecl, NULL_TREE, NULL_TREE, NULL_TREE, NULL, UNKNOWN_LOCATION, &labels };
+	if (walk_tree_without_duplicates(&DECL_SAVED_TREE(fndecl), own_omp, NULL)) {
+		not_done(r, "the function has OpenMP code of its own, which the team made for the "
+			 "loop would nest");
+		return;
+	}
 	struct finder fd = { c, XCNEWVEC(struct found, 1), vNULL, 0, false };
 	find_calls(&fd, &DECL_SAVED_TREE(fndecl));
 	fd.stack.release();

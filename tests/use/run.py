@@ -600,7 +600,8 @@ def loop_feedback(ctx):
              4: ("stores", 60, "work", eight(59), 1, "accepted"),
              5: ("peek", 71, "work", eight(70), 1, "accepted"),
              6: ("early", 85, "work", eight(82), 1, "accepted"),
-             7: ("chain", 51, "work", eight(50), 1, "dependent")}, "s-loop.c's loop candidates")
+             7: ("own_team", 96, "work", eight(95), 1, "accepted"),
+             8: ("chain", 51, "work", eight(50), 1, "dependent")}, "s-loop.c's loop candidates")
     return ctx.path("fb.json"), doc
 
 
@@ -623,7 +624,7 @@ def t_loops(ctx):
     check("Recursion: the call is recursive; tasks are spawned down to depth 3, below which the "
           "calls run serially." in r.stdout and "Partition:" not in r.stdout,
           "--explain of the recursive loop: %r" % r.stdout)
-    chain = [c for c in doc["candidates"] if c["id"] == 7][0]
+    chain = [c for c in doc["candidates"] if c["id"] == 8][0]
     eq(chain["verdict_why"], "each iteration's call needs x, an earlier iteration's result: the "
        "iterations run in order", "chain's verdict")
     rs = par_remarks(ctx, fb, src=LOOP)
@@ -638,7 +639,8 @@ def t_loops(ctx):
               "local variable",
            5: "the sum is used elsewhere in the loop (line 70)",
            6: "the loop can return: later iterations' tasks would still run (line 84)",
-           7: "each iteration's call needs x, an earlier iteration's result: the iterations run in order"}
+           7: "the function has OpenMP code of its own, which the team made for the loop would nest",
+           8: "each iteration's call needs x, an earlier iteration's result: the iterations run in order"}
     for k, w in why.items():
         check(rs[k][1] == "missed" and rs[k][2].endswith("not parallelized: " + w),
               "candidate %d refused: %r" % (k, rs[k]))

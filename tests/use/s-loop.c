@@ -7,7 +7,7 @@
  *   chain      x = work(x): each iteration needs the last one's result
  *   stores     a[i] = work(i): the statement is not a sum
  *   peek       the sum is read inside the loop
- *   early      the loop can return
+ *   early      the loop can return (own_team: OpenMP code of its own)
  * Part of deepprof's tests. MIT licence.
  */
 #include <stdio.h>
@@ -87,6 +87,18 @@ static long early(int n)
 	return s;
 }
 
+/* OpenMP code of its own: the use build leaves the loop alone */
+static long own_team(int n)
+{
+	long s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += (long)work((unsigned long)i + 400);
+#pragma omp critical
+	s += 1;
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long a[8];
@@ -100,5 +112,6 @@ int main(int argc, char **argv)
 	printf("stores %ld\n", stores(n, a));
 	printf("peek %ld\n", peek(n));
 	printf("early %ld\n", early(n));
+	printf("own_team %ld\n", own_team(n));
 	return 0;
 }

@@ -601,7 +601,10 @@ def loop_feedback(ctx):
              5: ("peek", 71, "work", eight(70), 1, "accepted"),
              6: ("early", 85, "work", eight(82), 1, "accepted"),
              7: ("own_team", 96, "work", eight(95), 1, "accepted"),
-             8: ("chain", 51, "work", eight(50), 1, "dependent")}, "s-loop.c's loop candidates")
+             8: ("narrow_loop", 122, "work", eight(122), 1, "accepted"),
+             9: ("minus_loop", 109, "work", {"line": 108, "iterations": 6.0, "cutoff": 0}, 1,
+                 "accepted"),
+             10: ("chain", 51, "work", eight(50), 1, "dependent")}, "s-loop.c's loop candidates")
     return ctx.path("fb.json"), doc
 
 
@@ -609,8 +612,9 @@ def t_loops(ctx):
     """Loops of calls (s-loop.c): the feedback's loop candidates (a call
     per iteration: 8 iterations each; nqueens' recursive shape with its
     cut-off; an iteration that needs the last one's result is dependent),
-    the text and --explain, and the use build: the sum and the recursive
-    loop become a task per iteration, proved const by GCC; a store, a sum
+    the text and --explain, and the use build: the sum (in for, while
+    with break and do-while loops; a difference; a narrower type) and the
+    recursive loop become a task per iteration, proved const by GCC; a store, a sum
     read in the loop and a return in the loop are refused with their
     reasons; the same output with 1, 2 and 5 threads and on another
     input."""
@@ -624,13 +628,19 @@ def t_loops(ctx):
     check("Recursion: the call is recursive; tasks are spawned down to depth 3, below which the "
           "calls run serially." in r.stdout and "Partition:" not in r.stdout,
           "--explain of the recursive loop: %r" % r.stdout)
-    chain = [c for c in doc["candidates"] if c["id"] == 8][0]
+    chain = [c for c in doc["candidates"] if c["id"] == 10][0]
     eq(chain["verdict_why"], "each iteration's call needs x, an earlier iteration's result: the "
        "iterations run in order", "chain's verdict")
     rs = par_remarks(ctx, fb, src=LOOP)
     eq(rs[3], (31, "optimized", "work() in the loop at line 30 run as a task per iteration (predicted "
                "1.99x on this loop, 1.01x on the program; safe: work() is const (GCC's "
                "ipa-pure-const))"), "sum_loop's remark")
+    # a difference in a while loop that breaks (6 iterations); a do-while
+    # loop's sum in int
+    for k, line, loop in ((9, 109, 108), (8, 122, 122)):
+        check(rs[k][:2] == (line, "optimized") and rs[k][2].startswith(
+            "work() in the loop at line %d run as a task per iteration" % loop),
+            "candidate %d: %r" % (k, rs[k]))
     check(rs[1][:2] == (42, "optimized") and rs[1][2].startswith(
         "tree() in the loop at line 41 run as a task per iteration down to recursion depth 3, "
         "serially below (predicted ") and rs[1][2].endswith("safe: tree() is const (GCC's ipa-pure-const))"),
@@ -640,7 +650,7 @@ def t_loops(ctx):
            5: "the sum is used elsewhere in the loop (line 70)",
            6: "the loop can return: later iterations' tasks would still run (line 84)",
            7: "the function has OpenMP code of its own, which the team made for the loop would nest",
-           8: "each iteration's call needs x, an earlier iteration's result: the iterations run in order"}
+           10: "each iteration's call needs x, an earlier iteration's result: the iterations run in order"}
     for k, w in why.items():
         check(rs[k][1] == "missed" and rs[k][2].endswith("not parallelized: " + w),
               "candidate %d refused: %r" % (k, rs[k]))

@@ -99,6 +99,31 @@ static long own_team(int n)
 	return s;
 }
 
+/* a difference, in a while loop that may break */
+static long minus_loop(int n)
+{
+	long s = 0;
+	int i = 0;
+
+	while (i < n) {
+		s -= (long)work((unsigned long)i + 500);
+		if (++i == 6)
+			break;
+	}
+	return s;
+}
+
+/* a do-while loop with a sum in a narrower type */
+static int narrow_loop(int n)
+{
+	int s = 0, i = 0;
+
+	do
+		s += (int)work((unsigned long)i + 600);
+	while (++i < n);
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long a[8];
@@ -113,5 +138,7 @@ int main(int argc, char **argv)
 	printf("peek %ld\n", peek(n));
 	printf("early %ld\n", early(n));
 	printf("own_team %ld\n", own_team(n));
+	printf("minus_loop %ld\n", minus_loop(n));
+	printf("narrow_loop %d\n", narrow_loop(n));
 	return 0;
 }

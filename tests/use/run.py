@@ -671,6 +671,34 @@ def t_loops(ctx):
     eq(ctx.run([ctx.path("o0")], env={"OMP_NUM_THREADS": "2"}).stdout, want, "same output at -O0")
 
 
+def t_loop_profile(ctx):
+    """A loop-parallel build profiled (--deepprof-instrument, the
+    candidates named): the same output, and the profile shows the tasks
+    exactly: tree(4, 4) with cut-off 3 spawns its calls at depths 0..2
+    (4 + 16 + 64 = 84 task runs) and calls tree.dp_serial 64 x 4 = 256
+    times at depth 3; sum_loop's 8 iterations are 8 task runs; each
+    function makes its team once (2 threads)."""
+    fb, _ = loop_feedback(ctx)
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument",
+             "--deepprof-parallelize=1,3", LOOP, "-o", "inst"])
+    os.unlink(ctx.path("Deep.data"))
+    out = ctx.run([ctx.path("inst")], env={"OMP_NUM_THREADS": "2"}).stdout
+    ctx.run(["gcc", "-O2", LOOP, "-o", "serial"])
+    eq(out, ctx.run([ctx.path("serial")]).stdout, "the instrumented parallel build prints the same")
+    d = json.loads(ctx.run([ctx.dp, "dump", "--json", "Deep.data"]).stdout)
+    kind = {c["id"]: c["kind"] for c in d["css"]}
+    calls = {}
+    for c in d["csd"]:
+        key = (c["caller"], c["callee"].split("._omp_fn")[0] + ("._omp_fn" if "._omp_fn" in c["callee"]
+                                                               else ""), kind[c["css"]])
+        calls[key] = calls.get(key, 0) + c["calls"]
+    eq((calls.get(("tree", "tree._omp_fn", "task")), calls.get(("tree", "tree.dp_serial", "normal")),
+        calls.get(("tree", "tree._omp_fn", "parallel")), calls.get(("sum_loop", "sum_loop._omp_fn", "task")),
+        calls.get(("sum_loop", "sum_loop._omp_fn", "parallel"))), (84, 256, 2, 8, 2),
+       "(tree's task runs, tree.dp_serial calls, tree's team, sum_loop's task runs, its team)")
+    eq(len(d["threads"]), 2, "threads in the profile")
+
+
 def t_loop_file(ctx):
     """A loop candidate's entry in the feedback file: MessagePack carries
     it the same, and a bad one (not an object, line 0, a cut-off past 64,
@@ -729,7 +757,8 @@ TESTS = [("t001_remarks_placement", t_remarks_placement),
          ("t014_accuracy_programs", t_accuracy_programs),
          ("t015_hot_context", t_hot_context),
          ("t016_loops", t_loops),
-         ("t017_loop_file", t_loop_file)]
+         ("t017_loop_file", t_loop_file),
+         ("t018_loop_profile", t_loop_profile)]
 
 
 def main():

@@ -914,8 +914,8 @@ static void explain(FILE *f, const struct dpf_feedback *fb, const struct dpf_can
 			"iterations per execution%s; each iteration becomes an OpenMP task (its "
 			"arguments taken when it is spawned, its result added to the sum atomically), "
 			"and a taskwait follows the loop.\n", c->loop_line, c->iterations,
-			c->loop_cutoff ? " (assumed: the recursion folds its levels, so its branching "
-			"is not measured)" : "");
+			c->loop_cutoff ? " (the recursion's branching, estimated from its mean depth "
+			"at the clock ticks, or assumed without them: the profile folds its levels)" : "");
 		if (c->loop_cutoff)
 			fprintf(f, "Recursion: the call is recursive; tasks are spawned down to depth "
 				"%u, below which the calls run serially.\n", c->loop_cutoff);

@@ -14,6 +14,7 @@
 #include "autopar.h"
 #include "par_cost.h"
 #include "places.h"
+#include "recursion_patterns.h"
 #include "var_use.h"
 
 /* ================================================================
@@ -1077,8 +1078,8 @@ out:
  * A loop of calls: one call per iteration, a task per iteration
  * ================================================================ */
 
-/* The branching assumed of a recursive call in a loop: the profile folds
- * the recursion, so how many calls each level makes is not measured. */
+/* The branching assumed of a recursive call in a loop when the profile
+ * cannot estimate it (dpf_loop_branching: no clock ticks, too few). */
 #define LOOP_BRANCHING 4.0
 
 /*
@@ -1163,7 +1164,8 @@ static int loop_check(struct dpf_ctx *c, const struct view *v, const struct rcal
  *   taskwait.
  *   A call back into the procedure's clique: the whole recursion is the
  *   work W (cost per entry into the clique), spawned down to a cut-off
- *   depth D, the least with LOOP_BRANCHING^D >= 16 P tasks, made shallower
+ *   depth D, the least with B^D >= 16 P tasks (B the branching the
+ *   recursion's depth at the ticks gives, else LOOP_BRANCHING), made shallower
  *   while a task at D would cost under 100 spawn overheads; on P cores
  *   W / P, plus the spawns (over P), a spawn delay per level, the taskwait
  *   and half a task's imbalance.
@@ -1175,7 +1177,7 @@ static int loop_region(struct dpf_ctx *c, const struct view *v, const struct rca
 	const struct dpa_pr_call *call = rc->call;
 	const struct dpf_overheads *ov = &c->ov;
 	double P = fb->opt.max_tasks > 1 ? fb->opt.max_tasks : 1;
-	double seq, par, over, k, t, execs;
+	double seq, par, over, k, t, execs, height = 0;
 	uint32_t cutoff = 0;
 	bool too_cheap, dependent = false, rec = rc->rec && v->recursion && v->recursion->entry_calls;
 	const char *dep_var = NULL;
@@ -1186,20 +1188,22 @@ static int loop_region(struct dpf_ctx *c, const struct view *v, const struct rca
 		return 0;
 	if (rec) {
 		const struct dpf_recursion *r = v->recursion;
-		double spawn = ov->spawn_cost + ov->spawn_delay + ov->barrier_cost, tasks = 0, d;
+		double spawn = ov->spawn_cost + ov->spawn_delay + ov->barrier_cost, tasks = 0, d, b;
 
 		execs = (double)r->entry_calls;
 		seq = r->cost_per_entry;
-		k = LOOP_BRANCHING;
-		cutoff = (uint32_t)ceil(log(16 * P) / log(LOOP_BRANCHING));
-		while (cutoff > 1 && seq / pow(LOOP_BRANCHING, cutoff) < 100 * spawn)
+		/* measured from the recursion's depth at the ticks, else assumed */
+		b = dpf_loop_branching(c->d, v->clique, r->entry_calls, r->internal_calls, &height);
+		k = b >= 1.5 ? fmin(b, 64) : LOOP_BRANCHING;
+		cutoff = (uint32_t)ceil(log(16 * P) / log(k));
+		while (cutoff > 1 && seq / pow(k, cutoff) < 100 * spawn)
 			cutoff--;
-		t = seq / pow(LOOP_BRANCHING, cutoff);
+		t = seq / pow(k, cutoff);
 		for (d = 1; d <= cutoff; d++)
-			tasks += pow(LOOP_BRANCHING, d);
+			tasks += pow(k, d);
 		over = tasks * ov->spawn_cost / P + cutoff * ov->spawn_delay + ov->barrier_cost + t / 2;
 		par = seq / P + over;
-		too_cheap = seq / LOOP_BRANCHING < c->call_thr || seq < c->proc_thr;
+		too_cheap = seq / k < c->call_thr || seq < c->proc_thr;
 	} else {
 		execs = v->acts;
 		k = (double)rc->calls / execs;
@@ -1284,7 +1288,12 @@ static int loop_region(struct dpf_ctx *c, const struct view *v, const struct rca
 			 "result: the iterations run in order", dep_var);
 	} else if (q->speedup > fb->opt.speedup_threshold) {
 		q->verdict = DPF_ACCEPTED;
-		if (rec)
+		if (rec && height > 0)
+			snprintf(why, sizeof(why), "a task per iteration down to recursion depth %u "
+				 "(%.1f calls per activation, from the recursion's mean depth %.1f at the "
+				 "clock ticks): estimated %.3fx on the recursion, %.4fx on the program",
+				 cutoff, k, height, q->speedup, q->program_speedup);
+		else if (rec)
 			snprintf(why, sizeof(why), "a task per iteration down to recursion depth %u "
 				 "(the branching is not measured: %.0f assumed): estimated %.3fx on the "
 				 "recursion, %.4fx on the program", cutoff, LOOP_BRANCHING, q->speedup,

@@ -434,6 +434,46 @@ done:
 	return (r->why = dpf_strdup(fb, why)) ? 0 : -1;
 }
 
+double dpf_loop_branching(const struct dpa_deep *d, uint32_t clique, uint64_t entry_calls,
+			  uint64_t internal_calls, double *height)
+{
+	const struct dpa_profile *p = d->p;
+	const uint32_t *mem;
+	uint32_t nm;
+	double inside = 0, ticks, n, h, lo = 1.0 + 1e-9, hi = 1e6;
+
+	*height = 0;
+	if (!p->has_inside || !entry_calls)
+		return 0;
+	mem = dpa_clique_members(&d->cl, clique, &nm);
+	if (nm != 1)
+		return 0;
+	for (uint32_t i = 0; i < dpa_pd_out_n(&p->pd[mem[0]]); i++) {
+		uint32_t x = dpa_out_csd(p, p->pd[mem[0]].out_first + i);
+
+		if (p->csd[x].callee_pd == mem[0])
+			inside += (double)dpa_csd_inside(p, x);
+	}
+	ticks = (double)dpa_deep_clique_total(d, clique, DPA_TICKS);
+	if (inside < DPF_SPLIT_MIN || ticks < 20)
+		return 0;
+	h = inside / ticks;
+	n = ((double)entry_calls + (double)internal_calls) / (double)entry_calls;
+	if (h < 1 || n < 2)
+		return 0;
+	*height = h;
+	/* (B^(h+1) - 1) / (B - 1) grows with B: bisect */
+	for (int it = 0; it < 200; it++) {
+		double b = sqrt(lo * hi), nodes = (pow(b, h + 1) - 1) / (b - 1);
+
+		if (nodes < n)
+			lo = b;
+		else
+			hi = b;
+	}
+	return sqrt(lo * hi);
+}
+
 /* Does css a come before css b in the source (line, column, then address)? */
 static bool css_before(const struct dpa_profile *p, uint32_t a, uint32_t b)
 {

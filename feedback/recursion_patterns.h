@@ -27,4 +27,18 @@ int dpf_recursion_patterns(struct dpf_feedback *fb, const struct dpa_deep *d,
  * [0.5/(P-1).., 1]. */
 double dpf_split_share(double i, uint32_t c, uint32_t P);
 
+/*
+ * The branching of one-member clique `clique` (a recursive call in a loop,
+ * with no level model): the profile folds the levels, but its inside
+ * measure (schemas/deep-data.md) gives the mean recursion depth H at the
+ * clock ticks (activation-ticks over ticks in the clique: the sampled
+ * activations sit mostly at the bottom levels), and a B-ary tree of height
+ * H with N = (entry + internal calls) / entry calls activations has
+ * (B^(H+1) - 1) / (B - 1) = N. Returns B, or 0 when the profile cannot say
+ * (no inside measure, fewer than DPF_SPLIT_MIN activation-ticks or 20
+ * ticks, H under 1). *height gets H.
+ */
+double dpf_loop_branching(const struct dpa_deep *d, uint32_t clique, uint64_t entry_calls,
+			  uint64_t internal_calls, double *height);
+
 #endif

@@ -430,6 +430,70 @@ static void test_bad_inside(void)
 	}
 }
 
+/* ================================================================
+ * The branching of a recursive call in a loop (dpf_loop_branching)
+ * ================================================================ */
+
+/*
+ * A 4-ary tree of height 4: main (pd 2) calls f (pd 3) once (css 2); f
+ * calls itself 340 times in a loop (css 3): 341 activations = (4^5 - 1) /
+ * 3. 40 clock ticks in the clique, and the self-recursive csd's inside
+ * measure 160: the sampled activations were 4 deep on average, so H = 4
+ * and B = 4 exactly. With 19 ticks, 49 activation-ticks or no measure at
+ * all the profile cannot say (0).
+ */
+static void loop_tree(struct dpt_deep *t, uint64_t ticks, uint64_t inside, bool measured)
+{
+	static const char *const nm[] = { NULL, "<root>", "main", "f" };
+	static const uint32_t ps[] = { 0, 1, 2, 3 };
+	struct dpt_arc a[] = {
+		{ 1, 2, 1, 1, 1, 0, 0, 0, 0 },
+		{ 2, 3, 2, 1, 10, 0, 0, 0, 0 },
+		{ 3, 3, 3, 340, 3400, ticks, 0, 0, 0 },
+	};
+
+	dpt_deep_build(t, NELEM(nm) - 1, nm, 3, NULL, NELEM(ps) - 1, ps, a, NELEM(a));
+	if (measured) {
+		t->p.has_inside = true;
+		t->p.inside_samples = ticks;
+		t->p.inside = calloc(1, sizeof(*t->p.inside));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t->p.inside);
+		t->p.inside[t->p.n_inside++] = (struct dpa_inside){ 3, inside };
+	}
+}
+
+static void test_loop_branching(void)
+{
+	static const struct { uint64_t ticks, inside; bool measured; double b, h; } cases[] = {
+		{ 40, 160, true, 4, 4 },        /* the tree */
+		{ 40, 80, true, -1, 2 },        /* H = 2: B^2 + B + 1 = 341, checked below */
+		{ 19, 76, true, 0, 0 },         /* too few ticks */
+		{ 40, 49, true, 0, 0 },         /* too few activation-ticks */
+		{ 40, 160, false, 0, 0 },       /* no measure */
+	};
+
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		struct dpt_deep t;
+		double h = -1, b;
+		uint32_t c;
+
+		loop_tree(&t, cases[i].ticks, cases[i].inside, cases[i].measured);
+		c = dpa_clique_of(&t.d.cl, 3);
+		b = dpf_loop_branching(&t.d, c, 1, 340, &h);
+		if (i == 1) {
+			/* H = 2: B^2 + B + 1 = 341, B = (-1 + sqrt(1361)) / 2 */
+			CU_ASSERT_DOUBLE_EQUAL(b, (-1 + sqrt(1361.0)) / 2, 1e-6);
+			CU_ASSERT_DOUBLE_EQUAL(h, 2, 1e-12);
+		} else {
+			CU_ASSERT_DOUBLE_EQUAL(b, cases[i].b, 1e-6);
+			CU_ASSERT_DOUBLE_EQUAL(h, cases[i].h, 1e-12);
+		}
+		free(t.p.inside);
+		t.p.inside = NULL;
+		dpt_deep_free(&t);
+	}
+}
+
 DPA_TEST_SUITE(split, DPA_TEST(test_share), DPA_TEST(test_fib_split),
 	       DPA_TEST(test_balanced_split), DPA_TEST(test_no_split), DPA_TEST(test_read_inside),
-	       DPA_TEST(test_bad_inside));
+	       DPA_TEST(test_bad_inside), DPA_TEST(test_loop_branching));

@@ -98,10 +98,12 @@
  * the balanced T(c) (T_split is 0.5 plus overheads, never more). Exact for
  * P = 2; for more cores the thieves' own imbalance is left out. Without
  * the measure (an old file, the timer off, fewer than DPF_SPLIT_MIN
- * activation-ticks on the two sites, or not two sites) the balanced model
+ * activation-ticks on the two sites or DPF_SPLIT_TICKS clock ticks in the
+ * recursion, or not two sites) the balanced model
  * stands, and `why` says so.
  */
 #define DPF_SPLIT_MIN 50.0
+#define DPF_SPLIT_TICKS 20.0    /* and clock ticks in the recursion */
 #define DPF_CUTOFF_FACTOR 10.0
 #define DPF_CUTOFF_SLACK 0.01   /* the deepest cut-off this close to the best */
 #define DPF_MAX_CUTOFF 40
@@ -455,7 +457,7 @@ double dpf_loop_branching(const struct dpa_deep *d, uint32_t clique, uint64_t en
 			inside += (double)dpa_csd_inside(p, x);
 	}
 	ticks = (double)dpa_deep_clique_total(d, clique, DPA_TICKS);
-	if (inside < DPF_SPLIT_MIN || ticks < 20)
+	if (inside < DPF_SPLIT_MIN || ticks < DPF_SPLIT_TICKS)
 		return 0;
 	h = inside / ticks;
 	n = ((double)entry_calls + (double)internal_calls) / (double)entry_calls;
@@ -492,8 +494,11 @@ static bool css_before(const struct dpa_profile *p, uint32_t a, uint32_t b)
  * first recursive site's share of the two sites' inside measure, in (0, 1);
  * -1 when the profile cannot say. why (n bytes) says which, for `why`.
  */
-static double clique_split(const struct dpa_profile *p, uint32_t q, char *why, size_t n)
+static double clique_split(const struct dpa_deep *d, uint32_t clique, uint32_t q, char *why,
+			   size_t n)
 {
+	const struct dpa_profile *p = d->p;
+	double ticks = (double)dpa_deep_clique_total(d, clique, DPA_TICKS);
 	const struct dpa_pd *pd = &p->pd[q];
 	uint32_t site[2] = { 0 }, n_site = 0;
 	double in[2] = { 0 };
@@ -527,6 +532,13 @@ static double clique_split(const struct dpa_profile *p, uint32_t q, char *why, s
 		snprintf(why, n, "split not measured (%.0f activation-ticks on the two sites, "
 			 "fewer than %.0f): balanced halves assumed", in[0] + in[1],
 			 DPF_SPLIT_MIN);
+		return -1;
+	}
+	/* each tick adds one per activation on the stack: a deep recursion
+	 * reaches the activation-ticks above on a handful of ticks */
+	if (ticks < DPF_SPLIT_TICKS) {
+		snprintf(why, n, "split not measured (%.0f clock ticks in the recursion, fewer "
+			 "than %.0f): balanced halves assumed", ticks, DPF_SPLIT_TICKS);
 		return -1;
 	}
 	if (css_before(p, site[1], site[0])) {
@@ -684,7 +696,7 @@ int dpf_recursion_patterns(struct dpf_feedback *fb, const struct dpa_deep *d,
 			r->branching = 2;
 		char split_why[256];
 		double split = nm == 1 && r->branching == 2 ?
-			       clique_split(p, mem[0], split_why, sizeof(split_why)) : -1;
+			       clique_split(d, c, mem[0], split_why, sizeof(split_why)) : -1;
 
 		if (split < 0 && (nm != 1 || r->branching != 2))
 			snprintf(split_why, sizeof(split_why), "no split: not two calls per "

@@ -388,7 +388,8 @@ def measured_split(data, fn):
     """The first recursive site's share of fn's two sites' inside measure
     (feedback-model.md, "Unbalanced splits"; source order: line, column,
     offset), from `deepprof dump --json data`; None when the model would
-    not use one (no measure, not two sites, fewer than 50, a site at 0)."""
+    not use one (no measure, not two sites, fewer than 50 activation-ticks
+    or 20 clock ticks in the recursion, a site at 0)."""
     p = run([DEEPPROF, "dump", "--json", data])
     if p.returncode != 0:
         return None
@@ -400,6 +401,16 @@ def measured_split(data, fn):
         if c["caller"] == fn and c["callee"] == fn:
             ins[c["css"]] = ins.get(c["css"], 0) + c.get("inside", 0)
     if len(ins) != 2 or sum(ins.values()) < 50 or 0 in ins.values():
+        return None
+    # and 20 clock ticks in the recursion (the csds into fn's pds and all
+    # beneath them): a deep recursion makes 50 activation-ticks of a handful
+    pds = {c["callee_pd"] for c in d["csd"] if c["callee"] == fn}
+    grew = True
+    while grew:
+        more = {c["callee_pd"] for c in d["csd"] if c["caller_pd"] in pds} - pds
+        grew = bool(more)
+        pds |= more
+    if sum(c["ticks"] for c in d["csd"] if c["callee_pd"] in pds) < 20:
         return None
     measured_split.samples = sum(ins.values())
     css = d["css"]

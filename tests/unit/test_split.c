@@ -75,14 +75,18 @@ static const struct dpt_arc arcs[] = {
 };
 
 /* The fib clique's recursion entry with csd 3 (css 3) measured a and csd 4
- * (css 4) b (0: left out); samples 0 with neither: no measure at all. */
-static void model(struct dpf_feedback *fb, struct dpt_deep *t, uint64_t a, uint64_t b,
-		  bool measured)
+ * (css 4) b (0: left out); samples 0 with neither: no measure at all. The
+ * recursion gets `ticks` clock ticks (on csd 3). */
+static void model_ticks(struct dpf_feedback *fb, struct dpt_deep *t, uint64_t a, uint64_t b,
+			bool measured, uint64_t ticks)
 {
 	struct dpa_error err = { { 0 } };
+	struct dpt_arc arc[NELEM(arcs)];
 
-	dpt_deep_build(t, NELEM(names) - 1, names, 4, NULL, NELEM(pd_ps) - 1, pd_ps, arcs,
-		       NELEM(arcs));
+	memcpy(arc, arcs, sizeof(arc));
+	arc[2].ticks = ticks;
+	dpt_deep_build(t, NELEM(names) - 1, names, 4, NULL, NELEM(pd_ps) - 1, pd_ps, arc,
+		       NELEM(arc));
 	if (measured) {
 		t->p.has_inside = true;
 		t->p.inside_samples = 100;
@@ -105,6 +109,13 @@ static void model(struct dpf_feedback *fb, struct dpt_deep *t, uint64_t a, uint6
 	CU_ASSERT_EQUAL_FATAL(fb->n_rec, 1);
 	CU_ASSERT_EQUAL(fb->rec[0].type, DPA_REC_DIVIDE);
 	CU_ASSERT_EQUAL(fb->rec[0].branching, 2);
+}
+
+/* model_ticks with 40 ticks: enough for the split to count. */
+static void model(struct dpf_feedback *fb, struct dpt_deep *t, uint64_t a, uint64_t b,
+		  bool measured)
+{
+	model_ticks(fb, t, a, b, measured, 40);
 }
 
 static void done(struct dpf_feedback *fb, struct dpt_deep *t)
@@ -184,16 +195,20 @@ static void test_no_split(void)
 	static const struct {
 		uint64_t a, b;
 		bool measured;
+		uint64_t ticks;
 		const char *why;
 	} cases[] = {
-		{ 0, 0, false, "split not measured (no inside measure: an old profile or ticks "
+		{ 0, 0, false, 40, "split not measured (no inside measure: an old profile or ticks "
 		  "off): balanced halves assumed" },
-		{ 30, 10, true, "split not measured (40 activation-ticks on the two sites, fewer "
+		{ 30, 10, true, 40, "split not measured (40 activation-ticks on the two sites, fewer "
 		  "than 50): balanced halves assumed" },
-		{ 900, 0, true, "no split: one recursive site was never on the stack at a tick: "
+		{ 900, 0, true, 40, "no split: one recursive site was never on the stack at a tick: "
 		  "balanced halves assumed" },
-		{ 0, 0, true, "split not measured (0 activation-ticks on the two sites, fewer "
+		{ 0, 0, true, 40, "split not measured (0 activation-ticks on the two sites, fewer "
 		  "than 50): balanced halves assumed" },
+		/* 1000 activation-ticks from 19 ticks: a deep recursion's handful */
+		{ 618, 382, true, 19, "split not measured (19 clock ticks in the recursion, fewer "
+		  "than 20): balanced halves assumed" },
 	};
 
 	for (size_t i = 0; i < NELEM(cases); i++) {
@@ -202,7 +217,7 @@ static void test_no_split(void)
 		const struct dpf_recursion *r;
 		const char *tail;
 
-		model(&fb, &t, cases[i].a, cases[i].b, cases[i].measured);
+		model_ticks(&fb, &t, cases[i].a, cases[i].b, cases[i].measured, cases[i].ticks);
 		r = &fb.rec[0];
 		CU_ASSERT_EQUAL(r->cutoff_depth, 3);
 		CU_ASSERT_DOUBLE_EQUAL(r->par_cost, 85.85, 1e-9);

@@ -782,6 +782,62 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 }
 
 /*
+ * add_clique_in() for clique c of one member, pd v (most cliques): one pass
+ * over v's in csds gives the sums of own costs and, for a leaf (no stored
+ * total), the clique's total too, which is the sum of those same own costs;
+ * and v's total is the clique's, looked up once for both its ps and its
+ * entry's css.
+ */
+static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t *active_ps,
+			 uint32_t *active_css)
+{
+	const struct dpa_profile *p = d->p;
+	const uint32_t ns = d->n_slots, e = d->cl.entry[c], k = d->cl.n - c;
+	const struct dpa_pd *q = &p->pd[v];
+	uint32_t ps = q->ps, ce = 0, pi, ci;
+	uint64_t own[DPA_NMEASURES] = { 0 }, total[DPA_NMEASURES];
+	int r = 0;
+
+	/* the entry's css counts unless it is on the chain above c: looked at
+	 * before c is marked */
+	if (e && p->csd[e].css <= p->n_css && (ce = multi_index(d->css_ref[p->csd[e].css])) &&
+	    active_css[ce] != 0)
+		ce = 0;
+	mark(d, c, active_ps, active_css, +1);
+	pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
+	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
+		uint32_t x = dpa_in_csd(p, q->in_first + j), s = p->csd[x].css;
+
+		ci = s <= p->n_css ? multi_index(d->css_ref[s]) : 0;
+		for (uint32_t t = 0; t < ns; t++) {
+			uint64_t o = dpa_own(p, x, d->rep[t]);
+
+			own[t] += o;
+			if (pi)
+				r |= add_sum(d, SUM_PS_OWN, t, pi, o);
+			if (ci)
+				r |= add_sum(d, SUM_CSS_OWN, t, ci, o);
+			/* internal: its total is its own */
+			if (ci && x != e && active_css[ci] == 0)
+				r |= add_sum(d, SUM_CSS_TOTAL, t, ci, o);
+		}
+	}
+	if (!ce && !(pi && active_ps[pi] == 0))
+		return r;
+	if (d->stored[k >> 6] & (1ull << (k & 63)))
+		clique_totals(d, c, total);
+	else
+		memcpy(total, own, sizeof(total));      /* a leaf: tier_get()'s sum */
+	for (uint32_t t = 0; t < ns; t++) {
+		if (ce)
+			r |= add_sum(d, SUM_CSS_TOTAL, t, ce, total[t]);
+		if (pi && active_ps[pi] == 0)
+			r |= add_sum(d, SUM_PS_TOTAL, t, pi, total[t]);
+	}
+	return r;
+}
+
+/*
  * The same for a profile whose cliques all have at most one entry, seen from
  * the callee side, so that each csd is looked at once, as an in csd: c's
  * entry counts for its css unless that css is on the chain above c (checked
@@ -797,6 +853,8 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 	uint64_t total[DPA_NMEASURES];
 	int r = 0;
 
+	if (nm == 1)
+		return add_single_in(d, c, mem[0], active_ps, active_css);
 	if (e && p->csd[e].css <= p->n_css && (ci = multi_index(d->css_ref[p->csd[e].css])) &&
 	    active_css[ci] == 0) {
 		clique_totals(d, c, total);

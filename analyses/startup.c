@@ -642,15 +642,20 @@ struct walk {
 enum { SUM_PS_OWN, SUM_PS_TOTAL, SUM_CSS_OWN, SUM_CSS_TOTAL };
 #define DENSE_SUM_MAX (1u << 20)        /* 64-bit sums used up to this many per array */
 
-static inline int add_sum(struct dpa_deep *d, int which, uint32_t s, uint32_t i, uint64_t v)
+static int add_sum_wide(struct dpa_deep *d, int which, uint32_t s, uint32_t i, uint64_t v)
 {
 	struct dpa_deep_wide *w[4] = { d->ps_own, d->ps_total, d->css_own, d->css_total };
 
+	return wide_add(&w[which][s], i, v);
+}
+
+static inline int add_sum(struct dpa_deep *d, int which, uint32_t s, uint32_t i, uint64_t v)
+{
 	if (d->sum[which]) {
 		d->sum[which][(size_t)i * d->n_slots + s] += v;
 		return 0;
 	}
-	return wide_add(&w[which][s], i, v);
+	return add_sum_wide(d, which, s, i, v);
 }
 
 /* Make the 64-bit sums when they fit DENSE_SUM_MAX (else leave sum[] NULL).
@@ -788,22 +793,16 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
  * and v's total is the clique's, looked up once for both its ps and its
  * entry's css.
  */
-static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t *active_ps,
-			 uint32_t *active_css)
+static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce,
+			 const uint32_t *active_ps, const uint32_t *active_css)
 {
 	const struct dpa_profile *p = d->p;
 	const uint32_t ns = d->n_slots, e = d->cl.entry[c], k = d->cl.n - c;
 	const struct dpa_pd *q = &p->pd[v];
-	uint32_t ps = q->ps, ce = 0, pi, ci;
+	uint32_t ps = q->ps, pi, ci;
 	uint64_t own[DPA_NMEASURES] = { 0 }, total[DPA_NMEASURES];
 	int r = 0;
 
-	/* the entry's css counts unless it is on the chain above c: looked at
-	 * before c is marked */
-	if (e && p->csd[e].css <= p->n_css && (ce = multi_index(d->css_ref[p->csd[e].css])) &&
-	    active_css[ce] != 0)
-		ce = 0;
-	mark(d, c, active_ps, active_css, +1);
 	pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
 	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 		uint32_t x = dpa_in_csd(p, q->in_first + j), s = p->csd[x].css;
@@ -840,12 +839,13 @@ static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t *a
 /*
  * The same for a profile whose cliques all have at most one entry, seen from
  * the callee side, so that each csd is looked at once, as an in csd: c's
- * entry counts for its css unless that css is on the chain above c (checked
- * before c is marked), c's internal csds unless it is on c's chain. Call it
- * with c's entry not yet marked; it marks it.
+ * entry counts for its css unless that css is on the chain above c (ce, the
+ * index of its sums, or 0 when it does not count: the caller decides before
+ * it marks c), c's internal csds unless it is on c's chain. Call it with
+ * c's entry marked.
  */
-static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
-			 uint32_t *active_css)
+static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t ce, const uint32_t *active_ps,
+			 const uint32_t *active_css)
 {
 	const struct dpa_profile *p = d->p;
 	uint32_t nm, ns = d->n_slots, e = d->cl.entry[c], ci;
@@ -854,14 +854,12 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 	int r = 0;
 
 	if (nm == 1)
-		return add_single_in(d, c, mem[0], active_ps, active_css);
-	if (e && p->csd[e].css <= p->n_css && (ci = multi_index(d->css_ref[p->csd[e].css])) &&
-	    active_css[ci] == 0) {
+		return add_single_in(d, c, mem[0], ce, active_ps, active_css);
+	if (ce) {
 		clique_totals(d, c, total);
 		for (uint32_t s = 0; s < ns; s++)
-			r |= add_sum(d, SUM_CSS_TOTAL, s, ci, total[s]);
+			r |= add_sum(d, SUM_CSS_TOTAL, s, ce, total[s]);
 	}
-	mark(d, c, active_ps, active_css, +1);
 	for (uint32_t i = 0; i < nm; i++) {
 		uint32_t v = mem[i], ps = p->pd[v].ps;
 		const struct dpa_pd *q = &p->pd[v];
@@ -922,21 +920,37 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
  */
 static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *active_css)
 {
+	const struct dpa_profile *p = d->p;
 	const struct dpa_cliques *cl = &d->cl;
-	uint32_t *st = NULL, nst = 0, capst = 0;
+	/* the chain of cliques above: each with the indexes (0: none) of its
+	 * entry's caller ps and css, counted in active_ps and active_css (the
+	 * unused entry 0 too, which is never looked at) */
+	struct chain { uint32_t c, ps, css; } *st = NULL;
+	uint32_t nst = 0, capst = 0;
 	int ret = 0;
 
 	for (uint32_t c = 1; c <= cl->n; c++) {
-		uint32_t pc = dpa_clique_parent(cl, d->p, c);
+		uint32_t e = cl->entry[c], pc = 0, pi = 0, ci = 0, ce;
 
-		while (nst && st[nst - 1] != pc)
-			mark(d, st[--nst], active_ps, active_css, -1);
+		if (e) {        /* its only entry (no clique has several) */
+			const struct dpa_csd *x = &p->csd[e];
+			uint32_t ps = p->pd[x->caller_pd].ps;
+
+			pc = cl->pd_clique[x->caller_pd];
+			pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
+			ci = x->css <= p->n_css ? multi_index(d->css_ref[x->css]) : 0;
+		}
+		while (nst && st[nst - 1].c != pc) {
+			nst--;
+			active_ps[st[nst].ps]--;
+			active_css[st[nst].css]--;
+		}
 		if (pc && !nst) {
 			ret = 1;
 			break;
 		}
 		if (nst == capst) {
-			uint32_t *ns;
+			struct chain *ns;
 
 			capst = capst ? capst * 2 : 256;
 			ns = realloc(st, (size_t)capst * sizeof(*st));
@@ -946,8 +960,11 @@ static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *acti
 			}
 			st = ns;
 		}
-		st[nst++] = c;
-		if (add_clique_in(d, c, active_ps, active_css)) {
+		st[nst++] = (struct chain){ .c = c, .ps = pi, .css = ci };
+		ce = ci && active_css[ci] == 0 ? ci : 0;
+		active_ps[pi]++;
+		active_css[ci]++;
+		if (add_clique_in(d, c, ce, active_ps, active_css)) {
 			ret = -1;
 			break;
 		}

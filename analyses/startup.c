@@ -144,6 +144,41 @@ static inline uint32_t multi_index(uint32_t ref)
 }
 
 /*
+ * ps_ref (css_ref) NULL: every pd's id is its ps's plus ps_off (every csd's
+ * its css's plus css_off), so no ps has two pds (no css two csds), and the
+ * ref of a ps is found, not stored (4 bytes per ps and css less: a profile
+ * of a procedure per context, whose ps and pd records come in step).
+ */
+static inline uint32_t ps_ref_of(const struct dpa_deep *d, uint32_t ps)
+{
+	int64_t v = (int64_t)ps + d->ps_off;
+
+	if (d->ps_ref)
+		return d->ps_ref[ps];
+	return v >= 1 && v <= d->p->n_pd && d->p->pd[v].ps == ps ? (uint32_t)v : 0;
+}
+
+static inline uint32_t css_ref_of(const struct dpa_deep *d, uint32_t css)
+{
+	int64_t v = (int64_t)css + d->css_off;
+
+	if (d->css_ref)
+		return d->css_ref[css];
+	return v >= 1 && v <= d->p->n_csd && d->p->csd[v].css == css ? (uint32_t)v : 0;
+}
+
+/* The index of ps's (css's) stored sums, or 0 when it has none. */
+static inline uint32_t ps_multi(const struct dpa_deep *d, uint32_t ps)
+{
+	return d->ps_ref ? multi_index(d->ps_ref[ps]) : 0;
+}
+
+static inline uint32_t css_multi(const struct dpa_deep *d, uint32_t css)
+{
+	return d->css_ref ? multi_index(d->css_ref[css]) : 0;
+}
+
+/*
  * Clique totals. Most cliques of a big profile are leaves: a pd that calls
  * nothing (or only itself). Their total is their own cost, found in O(their
  * in csds), so only the others are stored: bit k of `stored` (k the
@@ -254,7 +289,7 @@ uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure
 
 	if (d->slot[m] < 0)
 		return 0;
-	r = d->ps_ref[ps];
+	r = ps_ref_of(d, ps);
 	if (r & REF_MULTI)
 		return wide_get(&d->ps_own[d->slot[m]], r & ~REF_MULTI);
 	return r ? dpa_deep_pd_own(d, r, m) : 0;
@@ -266,7 +301,7 @@ uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measu
 
 	if (d->slot[m] < 0)
 		return 0;
-	r = d->ps_ref[ps];
+	r = ps_ref_of(d, ps);
 	if (r & REF_MULTI)
 		return wide_get(&d->ps_total[d->slot[m]], r & ~REF_MULTI);
 	return r ? pd_total_slot(d, r, m, d->slot[m]) : 0;
@@ -274,7 +309,7 @@ uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measu
 
 uint32_t dpa_deep_ps_npd(const struct dpa_deep *d, uint32_t ps)
 {
-	uint32_t r = d->ps_ref[ps];
+	uint32_t r = ps_ref_of(d, ps);
 
 	return r & REF_MULTI ? d->ps_npd[r & ~REF_MULTI] : r != 0;
 }
@@ -284,7 +319,7 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 {
 	const struct dpa_profile *p = d->p;
 	uint64_t o[DPA_NMEASURES] = { 0 }, t[DPA_NMEASURES] = { 0 };   /* o by measure, t by slot */
-	uint32_t r = d->ps_ref[ps];
+	uint32_t r = ps_ref_of(d, ps);
 
 	if (r & REF_MULTI) {
 		for (uint32_t s = 0; s < d->n_slots; s++) {
@@ -332,7 +367,7 @@ uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measu
 
 	if (d->slot[m] < 0)
 		return 0;
-	r = d->css_ref[css];
+	r = css_ref_of(d, css);
 	if (r & REF_MULTI)
 		return wide_get(&d->css_own[d->slot[m]], r & ~REF_MULTI);
 	return r ? dpa_own(d->p, r, m) : 0;
@@ -344,7 +379,7 @@ uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_mea
 
 	if (d->slot[m] < 0)
 		return 0;
-	r = d->css_ref[css];
+	r = css_ref_of(d, css);
 	if (r & REF_MULTI)
 		return wide_get(&d->css_total[d->slot[m]], r & ~REF_MULTI);
 	return r ? csd_total_slot(d, r, m, d->slot[m]) : 0;
@@ -760,7 +795,7 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 		uint32_t v = mem[i], ps = p->pd[v].ps, pi;
 		const struct dpa_pd *q = &p->pd[v];
 
-		if (ps <= p->n_ps && (pi = multi_index(d->ps_ref[ps]))) {
+		if (ps <= p->n_ps && (pi = ps_multi(d, ps))) {
 			uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
 
 			pd_costs(d, v, own, total);
@@ -773,7 +808,7 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 			uint32_t x = dpa_out_csd(p, q->out_first + j), s = p->csd[x].css, ci;
 
-			if (s > p->n_css || !(ci = multi_index(d->css_ref[s])))
+			if (s > p->n_css || !(ci = css_multi(d, s)))
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
 				r |= add_sum(d, SUM_CSS_OWN, t, ci, dpa_own(p, x, d->rep[t]));
@@ -803,11 +838,11 @@ static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce
 	uint64_t own[DPA_NMEASURES] = { 0 }, total[DPA_NMEASURES];
 	int r = 0;
 
-	pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
+	pi = ps <= p->n_ps ? ps_multi(d, ps) : 0;
 	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 		uint32_t x = dpa_in_csd(p, q->in_first + j), s = p->csd[x].css;
 
-		ci = s <= p->n_css ? multi_index(d->css_ref[s]) : 0;
+		ci = s <= p->n_css ? css_multi(d, s) : 0;
 		for (uint32_t t = 0; t < ns; t++) {
 			uint64_t o = dpa_own(p, x, d->rep[t]);
 
@@ -863,12 +898,12 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t ce, const uint
 	for (uint32_t i = 0; i < nm; i++) {
 		uint32_t v = mem[i], ps = p->pd[v].ps;
 		const struct dpa_pd *q = &p->pd[v];
-		uint32_t pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
+		uint32_t pi = ps <= p->n_ps ? ps_multi(d, ps) : 0;
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t x = dpa_in_csd(p, q->in_first + j), s = p->csd[x].css;
 
-			ci = s <= p->n_css ? multi_index(d->css_ref[s]) : 0;
+			ci = s <= p->n_css ? css_multi(d, s) : 0;
 			if (!pi && !ci)
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
@@ -904,9 +939,9 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 	ps = p->pd[p->csd[x].caller_pd].ps;
 	s = p->csd[x].css;
 	/* a ps or css without stored sums is never looked up here */
-	if (ps <= p->n_ps && (ps = multi_index(d->ps_ref[ps])))
+	if (ps <= p->n_ps && (ps = ps_multi(d, ps)))
 		active_ps[ps] += delta;
-	if (s <= p->n_css && (s = multi_index(d->css_ref[s])))
+	if (s <= p->n_css && (s = css_multi(d, s)))
 		active_css[s] += delta;
 }
 
@@ -937,8 +972,8 @@ static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *acti
 			uint32_t ps = p->pd[x->caller_pd].ps;
 
 			pc = cl->pd_clique[x->caller_pd];
-			pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
-			ci = x->css <= p->n_css ? multi_index(d->css_ref[x->css]) : 0;
+			pi = ps <= p->n_ps ? ps_multi(d, ps) : 0;
+			ci = x->css <= p->n_css ? css_multi(d, x->css) : 0;
 		}
 		while (nst && st[nst - 1].c != pc) {
 			nst--;
@@ -1057,7 +1092,7 @@ static int count_pds(struct dpa_deep *d)
 	for (uint32_t v = 1; v <= p->n_pd; v++) {
 		uint32_t ps = p->pd[v].ps;
 
-		if (ps <= p->n_ps && (d->ps_ref[ps] & REF_MULTI))
+		if (ps <= p->n_ps && d->ps_ref && (d->ps_ref[ps] & REF_MULTI))
 			d->ps_npd[d->ps_ref[ps] & ~REF_MULTI]++;
 	}
 	return 0;
@@ -1066,24 +1101,38 @@ static int count_pds(struct dpa_deep *d)
 /*
  * Which ps and css get stored sums (see REF_MULTI): ps_ref[ps] becomes its
  * only pd, or REF_MULTI | 1, 2, ... in ps id order for a ps with several;
- * css_ref likewise from the csds. The general walk, for tests, stores every
- * ps and css (index = id) so that its sums check the derived ones.
- * Returns 0 or -1 (out of memory).
+ * css_ref likewise from the csds; either stays NULL when its ids are in
+ * step (ps_off, css_off: see ps_ref_of). The general walk, for tests,
+ * stores every ps and css (index = id) so that its sums check the derived
+ * ones. Returns 0 or -1 (out of memory).
  */
 static int make_refs(struct dpa_deep *d)
 {
 	const struct dpa_profile *p = d->p;
+	bool ps_affine = !d->general_walk, css_affine = !d->general_walk;
 	uint32_t n;
 
+	/* every pd's id its ps's plus one offset (csd, css): nothing stored */
+	d->ps_off = p->n_pd ? (int64_t)1 - p->pd[1].ps : 0;
+	for (uint32_t v = 1; v <= p->n_pd && ps_affine; v++)
+		ps_affine = p->pd[v].ps <= p->n_ps && (int64_t)v - p->pd[v].ps == d->ps_off;
+	d->css_off = p->n_csd ? (int64_t)1 - p->csd[1].css : 0;
+	for (uint32_t x = 1; x <= p->n_csd && css_affine; x++)
+		css_affine = p->csd[x].css <= p->n_css && (int64_t)x - p->csd[x].css == d->css_off;
 	/* zeroed by hand: read before written below, calloc's fresh pages
 	 * would each be faulted in twice */
-	d->ps_ref = malloc(((size_t)p->n_ps + 1) * sizeof(uint32_t));
-	d->css_ref = malloc(((size_t)p->n_css + 1) * sizeof(uint32_t));
-	if (!d->ps_ref || !d->css_ref)
-		return -1;
-	memset(d->ps_ref, 0, ((size_t)p->n_ps + 1) * sizeof(uint32_t));
-	memset(d->css_ref, 0, ((size_t)p->n_css + 1) * sizeof(uint32_t));
-	d->bytes += ((size_t)p->n_ps + 1 + (size_t)p->n_css + 1) * sizeof(uint32_t);
+	if (!ps_affine) {
+		if (!(d->ps_ref = malloc(((size_t)p->n_ps + 1) * sizeof(uint32_t))))
+			return -1;
+		memset(d->ps_ref, 0, ((size_t)p->n_ps + 1) * sizeof(uint32_t));
+		d->bytes += ((size_t)p->n_ps + 1) * sizeof(uint32_t);
+	}
+	if (!css_affine) {
+		if (!(d->css_ref = malloc(((size_t)p->n_css + 1) * sizeof(uint32_t))))
+			return -1;
+		memset(d->css_ref, 0, ((size_t)p->n_css + 1) * sizeof(uint32_t));
+		d->bytes += ((size_t)p->n_css + 1) * sizeof(uint32_t);
+	}
 	if (d->general_walk) {
 		for (uint32_t i = 0; i <= p->n_ps; i++)
 			d->ps_ref[i] = REF_MULTI | (i + 1);
@@ -1094,7 +1143,7 @@ static int make_refs(struct dpa_deep *d)
 		return count_pds(d);
 	}
 	/* ids below 2^31 (the clique search checked it): no clash with REF_MULTI */
-	for (uint32_t v = 1; v <= p->n_pd; v++) {
+	for (uint32_t v = 1; v <= p->n_pd && d->ps_ref; v++) {
 		uint32_t ps = p->pd[v].ps;
 
 		if (ps > p->n_ps)
@@ -1104,7 +1153,7 @@ static int make_refs(struct dpa_deep *d)
 		else if (!(d->ps_ref[ps] & REF_MULTI))
 			d->ps_ref[ps] = REF_MULTI;      /* numbered below */
 	}
-	for (uint32_t x = 1; x <= p->n_csd; x++) {
+	for (uint32_t x = 1; x <= p->n_csd && d->css_ref; x++) {
 		uint32_t s = p->csd[x].css;
 
 		if (s > p->n_css)
@@ -1115,12 +1164,12 @@ static int make_refs(struct dpa_deep *d)
 			d->css_ref[s] = REF_MULTI;
 	}
 	n = 0;
-	for (uint32_t i = 0; i <= p->n_ps; i++)
+	for (uint32_t i = 0; i <= p->n_ps && d->ps_ref; i++)
 		if (d->ps_ref[i] & REF_MULTI)
 			d->ps_ref[i] = REF_MULTI | ++n;
 	d->n_ps_multi = n;
 	n = 0;
-	for (uint32_t i = 0; i <= p->n_css; i++)
+	for (uint32_t i = 0; i <= p->n_css && d->css_ref; i++)
 		if (d->css_ref[i] & REF_MULTI)
 			d->css_ref[i] = REF_MULTI | ++n;
 	d->n_css_multi = n;

@@ -107,6 +107,9 @@ struct dpa_deep {
 	 * (csd), its only pd (csd), or REF_MULTI | i when it has several: only
 	 * those have sums below, at index i (1 .. n_ps_multi, n_css_multi) */
 	uint32_t *ps_ref, *css_ref;
+	/* private: ps_ref (css_ref) NULL: every pd's id is its ps's plus
+	 * ps_off (every csd's its css's plus css_off), nothing stored */
+	int64_t ps_off, css_off;
 	uint32_t n_ps_multi, n_css_multi;
 	uint32_t *ps_npd;       /* private: [n_ps_multi + 1], pds per such ps */
 	uint64_t *sum[4];       /* private: the walk's 64-bit sums, when few */

@@ -21,6 +21,20 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 
 /* ===================================================================== */
 
+/* Csd x's own cost in slot s: its rep measure's, read from the column
+ * that holds it without dpa_own()'s dispatch on the column kind
+ * (slot_col(), set with the slots). */
+static inline uint64_t slot_own(const struct dpa_deep *d, uint32_t x, uint32_t s)
+{
+	switch (d->slot_width[s]) {
+	case 1: return ((const uint8_t *)d->slot_v[s])[x];
+	case 2: return ((const uint16_t *)d->slot_v[s])[x];
+	case 4: return ((const uint32_t *)d->slot_v[s])[x];
+	case 8: return ((const uint64_t *)d->slot_v[s])[x];
+	}
+	return dpa_own(d->p, x, d->rep[s]);
+}
+
 /* ===================================================================== */
 /* { ==== 64-bit values in 32 bits, the few wide ones aside ==== */
 
@@ -255,7 +269,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 			uint32_t x = dpa_in_csd(p, q->in_first + j);
 
 			for (uint32_t s = 0; s < ns; s++)
-				t[s] += dpa_own(p, x, d->rep[s]);
+				t[s] += slot_own(d, x, s);
 		}
 	}
 }
@@ -434,10 +448,20 @@ static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t)
 	uint32_t key = d->cl.pd_clique[p->csd[x].callee_pd], cc, e;
 
 	if (d->cl.pd_clique[p->csd[x].caller_pd] != key) {
+		uint32_t k, callee = p->csd[x].callee_pd;
+
 		cc = d->walking ? DPA_CLIQUE_KEY(0) - key : key;
 		e = d->cl.entry[cc];
 		if (!(e & DPA_CLIQUE_MULTI)) {
-			tier_get_all(d, d->walking ? cc : d->cl.n - cc, t);
+			k = d->walking ? cc : d->cl.n - cc;
+			/* the commonest leaf, called by x alone: its total is x's own */
+			if (!(d->stored[k >> 6] & (1ull << (k & 63))) && !d->cl.first &&
+			    dpa_pd_in_n(&p->pd[callee]) == 1) {
+				for (uint32_t s = 0; s < d->n_slots; s++)
+					t[s] = slot_own(d, x, s);
+				return;
+			}
+			tier_get_all(d, k, t);
 			return;
 		}
 	}
@@ -562,7 +586,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 			uint32_t e = dpa_in_csd(p, q->in_first + j);
 
 			for (uint32_t s = 0; s < ns; s++)
-				overflow |= __builtin_add_overflow(acc[s], dpa_own(p, e, d->rep[s]), &acc[s]);
+				overflow |= __builtin_add_overflow(acc[s], slot_own(d, e, s), &acc[s]);
 			for (uint32_t i = 0; i < d->n_check; i++) {
 				uint32_t m = d->check[i] & ~CHECK_ZERO;
 				uint64_t want = d->check[i] & CHECK_ZERO ? 0 : dpa_own(p, e, d->rep[d->slot[m]]);
@@ -811,7 +835,7 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 			if (s > p->n_css || !(ci = css_multi(d, s)))
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
-				r |= add_sum(d, SUM_CSS_OWN, t, ci, dpa_own(p, x, d->rep[t]));
+				r |= add_sum(d, SUM_CSS_OWN, t, ci, slot_own(d, x, t));
 				if (active_css[ci] == 0)
 					r |= add_sum(d, SUM_CSS_TOTAL, t, ci,
 						     csd_total_slot(d, x, d->rep[t], t));
@@ -844,7 +868,7 @@ static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce
 
 		ci = s <= p->n_css ? css_multi(d, s) : 0;
 		for (uint32_t t = 0; t < ns; t++) {
-			uint64_t o = dpa_own(p, x, d->rep[t]);
+			uint64_t o = slot_own(d, x, t);
 
 			own[t] += o;
 			if (pi)
@@ -907,7 +931,7 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t ce, const uint
 			if (!pi && !ci)
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
-				uint64_t o = dpa_own(p, x, d->rep[t]);
+				uint64_t o = slot_own(d, x, t);
 
 				if (pi)
 					r |= add_sum(d, SUM_PS_OWN, t, pi, o);
@@ -1309,6 +1333,18 @@ static void assign_slots(struct dpa_deep *d, bool sample)
 			d->rep[d->n_slots] = (uint8_t)m;
 			d->slot[m] = (int8_t)d->n_slots++;
 		}
+	}
+	/* each slot's column, when one stored column holds its rep measure */
+	for (uint32_t s = 0; s < d->n_slots; s++) {
+		const struct dpa_col *c = &p->col[d->rep[s]];
+		static const uint8_t width[] = {
+			[DPA_COL_U8] = 1, [DPA_COL_U16] = 2, [DPA_COL_U32] = 4, [DPA_COL_U64] = 8
+		};
+
+		if (c->kind == DPA_COL_SAME)
+			c = &p->col[c->a];
+		d->slot_width[s] = c->kind <= DPA_COL_U64 ? width[c->kind] : 0;
+		d->slot_v[s] = c->v;
 	}
 	/* what clique_done() must check on every csd: not what the profile's
 	 * columns already guarantee (a ZERO column, a SAME one) */

@@ -84,6 +84,10 @@ struct dpa_deep {
 	int8_t slot[DPA_NMEASURES];
 	uint8_t rep[DPA_NMEASURES];
 	uint8_t n_slots;
+	/* private: slot s's values are slot_v[s], slot_width[s] bytes each
+	 * (1, 2, 4, 8), when one stored column holds them (0: derived) */
+	uint8_t slot_width[DPA_NMEASURES];
+	const void *slot_v[DPA_NMEASURES];
 	/* private: measures that share a slot or have none, checked on every
 	 * csd during the search since slots are first guessed from a sample */
 	uint8_t check[DPA_NMEASURES], n_check;

@@ -1658,7 +1658,8 @@ static bool threads_by_range(struct dpa_profile *p)
 			t++;
 		lo = p->thread[t].root_pd;
 		hi = t < p->n_thread ? p->thread[t + 1].root_pd : p->n_pd + 1;
-		for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
+		/* one thread: its range is every pd, which every callee is in */
+		for (uint32_t i = 0; i < dpa_pd_out_n(pd) && p->n_thread > 1; i++) {
 			uint32_t callee = p->csd[dpa_out_csd(p, pd->out_first + i)].callee_pd;
 
 			if (callee < lo || callee >= hi)

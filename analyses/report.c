@@ -334,12 +334,15 @@ static int top(struct dpa_report *r, struct dpa_error *err)
 	struct keep k;
 
 	keep_init(r, &k);
+	/* w is zeroed again only after a row is kept: a row that cannot enter
+	 * set nothing but its ids, the value it is ranked by and its calls
+	 * (most procedures of a big profile, which would each clear a row) */
+	memset(&w, 0, sizeof(w));
 	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
 		uint32_t npd = dpa_deep_ps_npd(r->d, ps);
 
 		if (!npd)
 			continue;
-		memset(&w, 0, sizeof(w));
 		w.ps = ps;
 		w.count = npd;
 		/* the value it is ranked by first: most procedures of a big
@@ -348,14 +351,14 @@ static int top(struct dpa_report *r, struct dpa_error *err)
 			w.c.total[r->o.sort] = dpa_deep_ps_total(r->d, ps, r->o.sort);
 		else
 			w.c.own[r->o.sort] = dpa_deep_ps_own(r->d, ps, r->o.sort);
-		if (r->o.per_call)
-			w.calls = dpa_deep_ps_own(r->d, ps, DPA_CALLS);
+		w.calls = r->o.per_call ? dpa_deep_ps_own(r->d, ps, DPA_CALLS) : 0;
 		if (keep_cannot_enter(r, s, &k, &w))
 			continue;
 		ps_costs(r->d, ps, &w.c);
 		w.calls = w.c.own[DPA_CALLS];
 		if (keep_row(r, s, &k, &w) < 0)
 			return oom(r, err);
+		memset(&w, 0, sizeof(w));
 	}
 	keep_finish(r, s, &k);
 	return 0;

@@ -1113,10 +1113,10 @@ static int count_pds(struct dpa_deep *d)
 	if (!d->ps_npd)
 		return -1;
 	d->bytes += ((size_t)d->n_ps_multi + 1) * sizeof(uint32_t);
-	for (uint32_t v = 1; v <= p->n_pd; v++) {
+	for (uint32_t v = 1; v <= p->n_pd && d->n_ps_multi; v++) {
 		uint32_t ps = p->pd[v].ps;
 
-		if (ps <= p->n_ps && d->ps_ref && (d->ps_ref[ps] & REF_MULTI))
+		if (ps <= p->n_ps && (d->ps_ref[ps] & REF_MULTI))
 			d->ps_npd[d->ps_ref[ps] & ~REF_MULTI]++;
 	}
 	return 0;

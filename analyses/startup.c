@@ -1278,6 +1278,11 @@ static bool same_column(const struct dpa_profile *p, int i, int m)
 		return true;
 	if (b->kind == DPA_COL_SAME && (b->a == i || (a->kind == DPA_COL_SAME && a->a == b->a)))
 		return true;
+	/* exits = calls - nonlocal_exits with nonlocal_exits 0 on every csd */
+	if (b->kind == DPA_COL_DIFF && b->a == i && p->col[b->b].kind == DPA_COL_ZERO)
+		return true;
+	if (a->kind == DPA_COL_DIFF && a->a == m && p->col[a->b].kind == DPA_COL_ZERO)
+		return true;
 	return a->kind == DPA_COL_SAME && a->a == m;
 }
 

@@ -717,6 +717,23 @@ static inline int add_sum(struct dpa_deep *d, int which, uint32_t s, uint32_t i,
 	return add_sum_wide(d, which, s, i, v);
 }
 
+/* add_sum() of v[s] for every slot s. */
+static inline int add_sums(struct dpa_deep *d, int which, uint32_t i, const uint64_t *v)
+{
+	uint64_t *a = d->sum[which];
+	int r = 0;
+
+	if (a) {
+		a += (size_t)i * d->n_slots;
+		for (uint32_t s = 0; s < d->n_slots; s++)
+			a[s] += v[s];
+		return 0;
+	}
+	for (uint32_t s = 0; s < d->n_slots; s++)
+		r |= add_sum_wide(d, which, s, i, v[s]);
+	return r;
+}
+
 /* Make the 64-bit sums when they fit DENSE_SUM_MAX (else leave sum[] NULL).
  * Returns 0 or -1 (out of memory). */
 static int dense_sums_new(struct dpa_deep *d)
@@ -866,19 +883,20 @@ static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce
 	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 		uint32_t x = dpa_in_csd(p, q->in_first + j), s = p->csd[x].css;
 
+		uint64_t o[DPA_NMEASURES];
+
 		ci = s <= p->n_css ? css_multi(d, s) : 0;
 		for (uint32_t t = 0; t < ns; t++) {
-			uint64_t o = slot_own(d, x, t);
-
-			own[t] += o;
-			if (pi)
-				r |= add_sum(d, SUM_PS_OWN, t, pi, o);
-			if (ci)
-				r |= add_sum(d, SUM_CSS_OWN, t, ci, o);
-			/* internal: its total is its own */
-			if (ci && x != e && active_css[ci] == 0)
-				r |= add_sum(d, SUM_CSS_TOTAL, t, ci, o);
+			o[t] = slot_own(d, x, t);
+			own[t] += o[t];
 		}
+		if (pi)
+			r |= add_sums(d, SUM_PS_OWN, pi, o);
+		if (ci)
+			r |= add_sums(d, SUM_CSS_OWN, ci, o);
+		/* internal: its total is its own */
+		if (ci && x != e && active_css[ci] == 0)
+			r |= add_sums(d, SUM_CSS_TOTAL, ci, o);
 	}
 	if (!ce && !(pi && active_ps[pi] == 0))
 		return r;
@@ -886,12 +904,10 @@ static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce
 		clique_totals(d, c, total);
 	else
 		memcpy(total, own, sizeof(total));      /* a leaf: tier_get()'s sum */
-	for (uint32_t t = 0; t < ns; t++) {
-		if (ce)
-			r |= add_sum(d, SUM_CSS_TOTAL, t, ce, total[t]);
-		if (pi && active_ps[pi] == 0)
-			r |= add_sum(d, SUM_PS_TOTAL, t, pi, total[t]);
-	}
+	if (ce)
+		r |= add_sums(d, SUM_CSS_TOTAL, ce, total);
+	if (pi && active_ps[pi] == 0)
+		r |= add_sums(d, SUM_PS_TOTAL, pi, total);
 	return r;
 }
 

@@ -457,7 +457,9 @@ static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t)
 			/* the commonest leaf, called by x alone: its total is x's own */
 			if (!(d->stored[k >> 6] & (1ull << (k & 63))) && !d->cl.first &&
 			    dpa_pd_in_n(&p->pd[callee]) == 1) {
-				for (uint32_t s = 0; s < d->n_slots; s++)
+				const uint32_t ns = d->n_slots;
+
+				for (uint32_t s = 0; s < ns; s++)
 					t[s] = slot_own(d, x, s);
 				return;
 			}
@@ -721,15 +723,16 @@ static inline int add_sum(struct dpa_deep *d, int which, uint32_t s, uint32_t i,
 static inline int add_sums(struct dpa_deep *d, int which, uint32_t i, const uint64_t *v)
 {
 	uint64_t *a = d->sum[which];
+	const uint32_t ns = d->n_slots;
 	int r = 0;
 
 	if (a) {
-		a += (size_t)i * d->n_slots;
-		for (uint32_t s = 0; s < d->n_slots; s++)
+		a += (size_t)i * ns;
+		for (uint32_t s = 0; s < ns; s++)
 			a[s] += v[s];
 		return 0;
 	}
-	for (uint32_t s = 0; s < d->n_slots; s++)
+	for (uint32_t s = 0; s < ns; s++)
 		r |= add_sum_wide(d, which, s, i, v[s]);
 	return r;
 }

@@ -23,7 +23,7 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 
 /* Csd x's own cost in slot s: its rep measure's, read from the column
  * that holds it without dpa_own()'s dispatch on the column kind
- * (slot_col(), set with the slots). */
+ * (slot_width and slot_v, set by assign_slots()). */
 static inline uint64_t slot_own(const struct dpa_deep *d, uint32_t x, uint32_t s)
 {
 	switch (d->slot_width[s]) {

@@ -1554,76 +1554,53 @@ static int direct_record(struct reader *r)
 
 /* ---- after END: call lists and threads ---- */
 
-/* True when the csds' caller (callee, when callee) pds ascend with their
- * ids: the call list is then the identity and is not stored. */
-static bool csds_sorted(const struct dpa_profile *p, bool callee)
-{
-	for (uint32_t i = 2; i <= p->n_csd; i++) {
-		const struct dpa_csd *c = &p->csd[i];
-
-		if ((callee ? c->callee_pd : c->caller_pd) <
-		    (callee ? c[-1].callee_pd : c[-1].caller_pd))
-			return false;
-	}
-	return true;
-}
-
 /*
- * The call lists, by counting sort of csd ids on caller and on callee pd
- * (stable: ids ascend within each pd's group). A pd's out_first (in_first)
- * first counts its csds, then becomes the end of its group, and is moved
- * down to the group's start as the group is filled from its last csd back.
- * out_perm is filled here, and allocated only when the csds do not already
- * come in caller order; in_first is left at the group ends for
- * fill_in_csd(). Sets the sentinel pd[n_pd + 1].
+ * The call lists, by counting sort of csd ids on caller and on callee pd,
+ * in one pass over the csds when they already come in caller and in callee
+ * order (the lists are then the identity and are not stored): each csd is
+ * counted in pd[its pd + 1], so that a prefix sum makes each pd's
+ * out_first (in_first) the start of its group. Otherwise out_perm (in_perm)
+ * is filled by a second pass, stable (ids ascend within each pd's group),
+ * which moves each start to the next group's; they are moved back. Sets
+ * the sentinel pd[n_pd + 1].
  */
 static int build_csr(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
-	uint32_t out_sum = 0, in_sum = 0;
+	struct dpa_pd *pd = p->pd;
+	const uint32_t n = p->n_pd;
+	bool by_caller = true, by_callee = true;
 
-	if (!csds_sorted(p, false) &&
-	    !(p->out_perm = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
-		return no_memory(r);
+	memset(&pd[n + 1], 0, sizeof(pd[0]));
 	for (uint32_t i = 1; i <= p->n_csd; i++) {
-		p->pd[p->csd[i].caller_pd].out_first++;
-		p->pd[p->csd[i].callee_pd].in_first++;
-	}
-	for (uint32_t i = 1; i <= p->n_pd; i++) {
-		struct dpa_pd *pd = &p->pd[i];
+		const struct dpa_csd *c = &p->csd[i];
 
-		out_sum += pd->out_first;
-		pd->out_first = out_sum;
-		in_sum += pd->in_first;
-		pd->in_first = in_sum;
+		pd[c->caller_pd + 1].out_first++;
+		pd[c->callee_pd + 1].in_first++;
+		by_caller &= c->caller_pd >= c[-1].caller_pd;
+		by_callee &= c->callee_pd >= c[-1].callee_pd;
 	}
-	memset(&p->pd[p->n_pd + 1], 0, sizeof(p->pd[0]));
-	p->pd[p->n_pd + 1].out_first = p->pd[p->n_pd + 1].in_first = p->n_csd;
-	if (p->out_perm) {
-		for (uint32_t i = p->n_csd; i >= 1; i--)
-			p->out_perm[--p->pd[p->csd[i].caller_pd].out_first] = i;
-	} else {
-		for (uint32_t i = p->n_csd; i >= 1; i--)
-			--p->pd[p->csd[i].caller_pd].out_first;
+	for (uint32_t q = 2; q <= n + 1; q++) {
+		pd[q].out_first += pd[q - 1].out_first;
+		pd[q].in_first += pd[q - 1].in_first;
 	}
-	return 0;
-}
-
-/* in_first from group ends to starts, and in_perm filled (allocated only
- * when the csds do not already come in callee order). */
-static int fill_in_csd(struct reader *r)
-{
-	struct dpa_profile *p = r->p;
-
-	if (!csds_sorted(p, true) &&
-	    !(p->in_perm = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
-		return no_memory(r);
-	if (p->in_perm) {
-		for (uint32_t i = p->n_csd; i >= 1; i--)
-			p->in_perm[--p->pd[p->csd[i].callee_pd].in_first] = i;
-	} else {
-		for (uint32_t i = p->n_csd; i >= 1; i--)
-			--p->pd[p->csd[i].callee_pd].in_first;
+	if (!by_caller) {
+		if (!(p->out_perm = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
+			return no_memory(r);
+		for (uint32_t i = 1; i <= p->n_csd; i++)
+			p->out_perm[pd[p->csd[i].caller_pd].out_first++] = i;
+		for (uint32_t q = n; q >= 2; q--)
+			pd[q].out_first = pd[q - 1].out_first;
+		pd[1].out_first = 0;
+	}
+	if (!by_callee) {
+		if (!(p->in_perm = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
+			return no_memory(r);
+		for (uint32_t i = 1; i <= p->n_csd; i++)
+			p->in_perm[pd[p->csd[i].callee_pd].in_first++] = i;
+		for (uint32_t q = n; q >= 2; q--)
+			pd[q].in_first = pd[q - 1].in_first;
+		pd[1].in_first = 0;
 	}
 	return 0;
 }
@@ -1688,7 +1665,8 @@ static bool threads_by_range(struct dpa_profile *p)
 			t++;
 		lo = p->thread[t].root_pd;
 		hi = t < p->n_thread ? p->thread[t + 1].root_pd : p->n_pd + 1;
-		for (uint32_t i = 0; i < dpa_pd_out_n(pd); i++) {
+		/* one thread: its range is every pd, which every callee is in */
+		for (uint32_t i = 0; i < dpa_pd_out_n(pd) && p->n_thread > 1; i++) {
 			uint32_t callee = p->csd[dpa_out_csd(p, pd->out_first + i)].callee_pd;
 
 			if (callee < lo || callee >= hi)
@@ -1833,9 +1811,8 @@ static int read_all(struct reader *r)
 				    PRIu64 ")", r->file_size - r->consumed, r->obj_start);
 		return fail(r, "corrupt: data after the END record (at byte %" PRIu64 ")", r->obj_start);
 	}
-	if (finish_arrays(r) < 0 || check_inside(r) < 0 || build_csr(r) < 0)
-		return -1;
-	if (fill_in_csd(r) < 0 || assign_threads(r) < 0)
+	if (finish_arrays(r) < 0 || check_inside(r) < 0 || build_csr(r) < 0 ||
+	    assign_threads(r) < 0)
 		return -1;
 	dpa_profile_compact(r->p);
 	return 0;

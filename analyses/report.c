@@ -271,7 +271,19 @@ static int keep_row(struct dpa_report *r, struct dpa_report_section *s, struct k
 static bool keep_cannot_enter(const struct dpa_report *r, const struct dpa_report_section *s,
 			      struct keep *k, const struct dpa_report_row *w)
 {
-	if (!r->o.limit || s->n < r->o.limit || by_value(w, &s->row[0], (void *)r) < 0)
+	const struct dpa_report_row *h = &s->row[0];
+	const enum dpa_measure m = r->o.sort;
+
+	if (!r->o.limit || s->n < r->o.limit)
+		return false;
+	/* by_value()'s first test inline (most rows of a big profile end
+	 * there): a smaller value ranks after the worst kept row */
+	if (!r->o.per_call && (double)(r->o.total ? w->c.total[m] : w->c.own[m]) <
+			      (double)(r->o.total ? h->c.total[m] : h->c.own[m])) {
+		k->seen++;
+		return true;
+	}
+	if (by_value(w, h, (void *)r) < 0)
 		return false;
 	k->seen++;
 	return true;
@@ -334,12 +346,15 @@ static int top(struct dpa_report *r, struct dpa_error *err)
 	struct keep k;
 
 	keep_init(r, &k);
+	/* w is zeroed again only after a row is kept: a row that cannot enter
+	 * set nothing but its ids, the value it is ranked by and its calls
+	 * (most procedures of a big profile, which would each clear a row) */
+	memset(&w, 0, sizeof(w));
 	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
 		uint32_t npd = dpa_deep_ps_npd(r->d, ps);
 
 		if (!npd)
 			continue;
-		memset(&w, 0, sizeof(w));
 		w.ps = ps;
 		w.count = npd;
 		/* the value it is ranked by first: most procedures of a big
@@ -348,14 +363,14 @@ static int top(struct dpa_report *r, struct dpa_error *err)
 			w.c.total[r->o.sort] = dpa_deep_ps_total(r->d, ps, r->o.sort);
 		else
 			w.c.own[r->o.sort] = dpa_deep_ps_own(r->d, ps, r->o.sort);
-		if (r->o.per_call)
-			w.calls = dpa_deep_ps_own(r->d, ps, DPA_CALLS);
+		w.calls = r->o.per_call ? dpa_deep_ps_own(r->d, ps, DPA_CALLS) : 0;
 		if (keep_cannot_enter(r, s, &k, &w))
 			continue;
 		ps_costs(r->d, ps, &w.c);
 		w.calls = w.c.own[DPA_CALLS];
 		if (keep_row(r, s, &k, &w) < 0)
 			return oom(r, err);
+		memset(&w, 0, sizeof(w));
 	}
 	keep_finish(r, s, &k);
 	return 0;

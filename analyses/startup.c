@@ -21,6 +21,20 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 
 /* ===================================================================== */
 
+/* Csd x's own cost in slot s: its rep measure's, read from the column
+ * that holds it without dpa_own()'s dispatch on the column kind
+ * (slot_width and slot_v, set by assign_slots()). */
+static inline uint64_t slot_own(const struct dpa_deep *d, uint32_t x, uint32_t s)
+{
+	switch (d->slot_width[s]) {
+	case 1: return ((const uint8_t *)d->slot_v[s])[x];
+	case 2: return ((const uint16_t *)d->slot_v[s])[x];
+	case 4: return ((const uint32_t *)d->slot_v[s])[x];
+	case 8: return ((const uint64_t *)d->slot_v[s])[x];
+	}
+	return dpa_own(d->p, x, d->rep[s]);
+}
+
 /* ===================================================================== */
 /* { ==== 64-bit values in 32 bits, the few wide ones aside ==== */
 
@@ -144,6 +158,41 @@ static inline uint32_t multi_index(uint32_t ref)
 }
 
 /*
+ * ps_ref (css_ref) NULL: every pd's id is its ps's plus ps_off (every csd's
+ * its css's plus css_off), so no ps has two pds (no css two csds), and the
+ * ref of a ps is found, not stored (4 bytes per ps and css less: a profile
+ * of a procedure per context, whose ps and pd records come in step).
+ */
+static inline uint32_t ps_ref_of(const struct dpa_deep *d, uint32_t ps)
+{
+	int64_t v = (int64_t)ps + d->ps_off;
+
+	if (d->ps_ref)
+		return d->ps_ref[ps];
+	return v >= 1 && v <= d->p->n_pd && d->p->pd[v].ps == ps ? (uint32_t)v : 0;
+}
+
+static inline uint32_t css_ref_of(const struct dpa_deep *d, uint32_t css)
+{
+	int64_t v = (int64_t)css + d->css_off;
+
+	if (d->css_ref)
+		return d->css_ref[css];
+	return v >= 1 && v <= d->p->n_csd && d->p->csd[v].css == css ? (uint32_t)v : 0;
+}
+
+/* The index of ps's (css's) stored sums, or 0 when it has none. */
+static inline uint32_t ps_multi(const struct dpa_deep *d, uint32_t ps)
+{
+	return d->ps_ref ? multi_index(d->ps_ref[ps]) : 0;
+}
+
+static inline uint32_t css_multi(const struct dpa_deep *d, uint32_t css)
+{
+	return d->css_ref ? multi_index(d->css_ref[css]) : 0;
+}
+
+/*
  * Clique totals. Most cliques of a big profile are leaves: a pd that calls
  * nothing (or only itself). Their total is their own cost, found in O(their
  * in csds), so only the others are stored: bit k of `stored` (k the
@@ -220,7 +269,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 			uint32_t x = dpa_in_csd(p, q->in_first + j);
 
 			for (uint32_t s = 0; s < ns; s++)
-				t[s] += dpa_own(p, x, d->rep[s]);
+				t[s] += slot_own(d, x, s);
 		}
 	}
 }
@@ -254,7 +303,7 @@ uint64_t dpa_deep_ps_own(const struct dpa_deep *d, uint32_t ps, enum dpa_measure
 
 	if (d->slot[m] < 0)
 		return 0;
-	r = d->ps_ref[ps];
+	r = ps_ref_of(d, ps);
 	if (r & REF_MULTI)
 		return wide_get(&d->ps_own[d->slot[m]], r & ~REF_MULTI);
 	return r ? dpa_deep_pd_own(d, r, m) : 0;
@@ -266,7 +315,7 @@ uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measu
 
 	if (d->slot[m] < 0)
 		return 0;
-	r = d->ps_ref[ps];
+	r = ps_ref_of(d, ps);
 	if (r & REF_MULTI)
 		return wide_get(&d->ps_total[d->slot[m]], r & ~REF_MULTI);
 	return r ? pd_total_slot(d, r, m, d->slot[m]) : 0;
@@ -274,7 +323,7 @@ uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measu
 
 uint32_t dpa_deep_ps_npd(const struct dpa_deep *d, uint32_t ps)
 {
-	uint32_t r = d->ps_ref[ps];
+	uint32_t r = ps_ref_of(d, ps);
 
 	return r & REF_MULTI ? d->ps_npd[r & ~REF_MULTI] : r != 0;
 }
@@ -284,7 +333,7 @@ void dpa_deep_ps_costs(const struct dpa_deep *d, uint32_t ps, uint64_t own[DPA_N
 {
 	const struct dpa_profile *p = d->p;
 	uint64_t o[DPA_NMEASURES] = { 0 }, t[DPA_NMEASURES] = { 0 };   /* o by measure, t by slot */
-	uint32_t r = d->ps_ref[ps];
+	uint32_t r = ps_ref_of(d, ps);
 
 	if (r & REF_MULTI) {
 		for (uint32_t s = 0; s < d->n_slots; s++) {
@@ -332,7 +381,7 @@ uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measu
 
 	if (d->slot[m] < 0)
 		return 0;
-	r = d->css_ref[css];
+	r = css_ref_of(d, css);
 	if (r & REF_MULTI)
 		return wide_get(&d->css_own[d->slot[m]], r & ~REF_MULTI);
 	return r ? dpa_own(d->p, r, m) : 0;
@@ -344,7 +393,7 @@ uint64_t dpa_deep_css_total(const struct dpa_deep *d, uint32_t css, enum dpa_mea
 
 	if (d->slot[m] < 0)
 		return 0;
-	r = d->css_ref[css];
+	r = css_ref_of(d, css);
 	if (r & REF_MULTI)
 		return wide_get(&d->css_total[d->slot[m]], r & ~REF_MULTI);
 	return r ? csd_total_slot(d, r, m, d->slot[m]) : 0;
@@ -399,10 +448,22 @@ static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t)
 	uint32_t key = d->cl.pd_clique[p->csd[x].callee_pd], cc, e;
 
 	if (d->cl.pd_clique[p->csd[x].caller_pd] != key) {
+		uint32_t k, callee = p->csd[x].callee_pd;
+
 		cc = d->walking ? DPA_CLIQUE_KEY(0) - key : key;
 		e = d->cl.entry[cc];
 		if (!(e & DPA_CLIQUE_MULTI)) {
-			tier_get_all(d, d->walking ? cc : d->cl.n - cc, t);
+			k = d->walking ? cc : d->cl.n - cc;
+			/* the commonest leaf, called by x alone: its total is x's own */
+			if (!(d->stored[k >> 6] & (1ull << (k & 63))) && !d->cl.first &&
+			    dpa_pd_in_n(&p->pd[callee]) == 1) {
+				const uint32_t ns = d->n_slots;
+
+				for (uint32_t s = 0; s < ns; s++)
+					t[s] = slot_own(d, x, s);
+				return;
+			}
+			tier_get_all(d, k, t);
 			return;
 		}
 	}
@@ -527,7 +588,7 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 			uint32_t e = dpa_in_csd(p, q->in_first + j);
 
 			for (uint32_t s = 0; s < ns; s++)
-				overflow |= __builtin_add_overflow(acc[s], dpa_own(p, e, d->rep[s]), &acc[s]);
+				overflow |= __builtin_add_overflow(acc[s], slot_own(d, e, s), &acc[s]);
 			for (uint32_t i = 0; i < d->n_check; i++) {
 				uint32_t m = d->check[i] & ~CHECK_ZERO;
 				uint64_t want = d->check[i] & CHECK_ZERO ? 0 : dpa_own(p, e, d->rep[d->slot[m]]);
@@ -642,15 +703,38 @@ struct walk {
 enum { SUM_PS_OWN, SUM_PS_TOTAL, SUM_CSS_OWN, SUM_CSS_TOTAL };
 #define DENSE_SUM_MAX (1u << 20)        /* 64-bit sums used up to this many per array */
 
-static inline int add_sum(struct dpa_deep *d, int which, uint32_t s, uint32_t i, uint64_t v)
+static int add_sum_wide(struct dpa_deep *d, int which, uint32_t s, uint32_t i, uint64_t v)
 {
 	struct dpa_deep_wide *w[4] = { d->ps_own, d->ps_total, d->css_own, d->css_total };
 
+	return wide_add(&w[which][s], i, v);
+}
+
+static inline int add_sum(struct dpa_deep *d, int which, uint32_t s, uint32_t i, uint64_t v)
+{
 	if (d->sum[which]) {
 		d->sum[which][(size_t)i * d->n_slots + s] += v;
 		return 0;
 	}
-	return wide_add(&w[which][s], i, v);
+	return add_sum_wide(d, which, s, i, v);
+}
+
+/* add_sum() of v[s] for every slot s. */
+static inline int add_sums(struct dpa_deep *d, int which, uint32_t i, const uint64_t *v)
+{
+	uint64_t *a = d->sum[which];
+	const uint32_t ns = d->n_slots;
+	int r = 0;
+
+	if (a) {
+		a += (size_t)i * ns;
+		for (uint32_t s = 0; s < ns; s++)
+			a[s] += v[s];
+		return 0;
+	}
+	for (uint32_t s = 0; s < ns; s++)
+		r |= add_sum_wide(d, which, s, i, v[s]);
+	return r;
 }
 
 /* Make the 64-bit sums when they fit DENSE_SUM_MAX (else leave sum[] NULL).
@@ -755,7 +839,7 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 		uint32_t v = mem[i], ps = p->pd[v].ps, pi;
 		const struct dpa_pd *q = &p->pd[v];
 
-		if (ps <= p->n_ps && (pi = multi_index(d->ps_ref[ps]))) {
+		if (ps <= p->n_ps && (pi = ps_multi(d, ps))) {
 			uint64_t own[DPA_NMEASURES], total[DPA_NMEASURES];
 
 			pd_costs(d, v, own, total);
@@ -768,10 +852,10 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 			uint32_t x = dpa_out_csd(p, q->out_first + j), s = p->csd[x].css, ci;
 
-			if (s > p->n_css || !(ci = multi_index(d->css_ref[s])))
+			if (s > p->n_css || !(ci = css_multi(d, s)))
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
-				r |= add_sum(d, SUM_CSS_OWN, t, ci, dpa_own(p, x, d->rep[t]));
+				r |= add_sum(d, SUM_CSS_OWN, t, ci, slot_own(d, x, t));
 				if (active_css[ci] == 0)
 					r |= add_sum(d, SUM_CSS_TOTAL, t, ci,
 						     csd_total_slot(d, x, d->rep[t], t));
@@ -782,14 +866,64 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 }
 
 /*
+ * add_clique_in() for clique c of one member, pd v (most cliques): one pass
+ * over v's in csds gives the sums of own costs and, for a leaf (no stored
+ * total), the clique's total too, which is the sum of those same own costs;
+ * and v's total is the clique's, looked up once for both its ps and its
+ * entry's css.
+ */
+static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce,
+			 const uint32_t *active_ps, const uint32_t *active_css)
+{
+	const struct dpa_profile *p = d->p;
+	const uint32_t ns = d->n_slots, e = d->cl.entry[c], k = d->cl.n - c;
+	const struct dpa_pd *q = &p->pd[v];
+	uint32_t ps = q->ps, pi, ci;
+	uint64_t own[DPA_NMEASURES] = { 0 }, total[DPA_NMEASURES];
+	int r = 0;
+
+	pi = ps <= p->n_ps ? ps_multi(d, ps) : 0;
+	for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
+		uint32_t x = dpa_in_csd(p, q->in_first + j), s = p->csd[x].css;
+
+		uint64_t o[DPA_NMEASURES];
+
+		ci = s <= p->n_css ? css_multi(d, s) : 0;
+		for (uint32_t t = 0; t < ns; t++) {
+			o[t] = slot_own(d, x, t);
+			own[t] += o[t];
+		}
+		if (pi)
+			r |= add_sums(d, SUM_PS_OWN, pi, o);
+		if (ci)
+			r |= add_sums(d, SUM_CSS_OWN, ci, o);
+		/* internal: its total is its own */
+		if (ci && x != e && active_css[ci] == 0)
+			r |= add_sums(d, SUM_CSS_TOTAL, ci, o);
+	}
+	if (!ce && !(pi && active_ps[pi] == 0))
+		return r;
+	if (d->stored[k >> 6] & (1ull << (k & 63)))
+		clique_totals(d, c, total);
+	else
+		memcpy(total, own, sizeof(total));      /* a leaf: tier_get()'s sum */
+	if (ce)
+		r |= add_sums(d, SUM_CSS_TOTAL, ce, total);
+	if (pi && active_ps[pi] == 0)
+		r |= add_sums(d, SUM_PS_TOTAL, pi, total);
+	return r;
+}
+
+/*
  * The same for a profile whose cliques all have at most one entry, seen from
  * the callee side, so that each csd is looked at once, as an in csd: c's
- * entry counts for its css unless that css is on the chain above c (checked
- * before c is marked), c's internal csds unless it is on c's chain. Call it
- * with c's entry not yet marked; it marks it.
+ * entry counts for its css unless that css is on the chain above c (ce, the
+ * index of its sums, or 0 when it does not count: the caller decides before
+ * it marks c), c's internal csds unless it is on c's chain. Call it with
+ * c's entry marked.
  */
-static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
-			 uint32_t *active_css)
+static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t ce, const uint32_t *active_ps,
+			 const uint32_t *active_css)
 {
 	const struct dpa_profile *p = d->p;
 	uint32_t nm, ns = d->n_slots, e = d->cl.entry[c], ci;
@@ -797,26 +931,26 @@ static int add_clique_in(struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 	uint64_t total[DPA_NMEASURES];
 	int r = 0;
 
-	if (e && p->csd[e].css <= p->n_css && (ci = multi_index(d->css_ref[p->csd[e].css])) &&
-	    active_css[ci] == 0) {
+	if (nm == 1)
+		return add_single_in(d, c, mem[0], ce, active_ps, active_css);
+	if (ce) {
 		clique_totals(d, c, total);
 		for (uint32_t s = 0; s < ns; s++)
-			r |= add_sum(d, SUM_CSS_TOTAL, s, ci, total[s]);
+			r |= add_sum(d, SUM_CSS_TOTAL, s, ce, total[s]);
 	}
-	mark(d, c, active_ps, active_css, +1);
 	for (uint32_t i = 0; i < nm; i++) {
 		uint32_t v = mem[i], ps = p->pd[v].ps;
 		const struct dpa_pd *q = &p->pd[v];
-		uint32_t pi = ps <= p->n_ps ? multi_index(d->ps_ref[ps]) : 0;
+		uint32_t pi = ps <= p->n_ps ? ps_multi(d, ps) : 0;
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t x = dpa_in_csd(p, q->in_first + j), s = p->csd[x].css;
 
-			ci = s <= p->n_css ? multi_index(d->css_ref[s]) : 0;
+			ci = s <= p->n_css ? css_multi(d, s) : 0;
 			if (!pi && !ci)
 				continue;
 			for (uint32_t t = 0; t < ns; t++) {
-				uint64_t o = dpa_own(p, x, d->rep[t]);
+				uint64_t o = slot_own(d, x, t);
 
 				if (pi)
 					r |= add_sum(d, SUM_PS_OWN, t, pi, o);
@@ -848,9 +982,9 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 	ps = p->pd[p->csd[x].caller_pd].ps;
 	s = p->csd[x].css;
 	/* a ps or css without stored sums is never looked up here */
-	if (ps <= p->n_ps && (ps = multi_index(d->ps_ref[ps])))
+	if (ps <= p->n_ps && (ps = ps_multi(d, ps)))
 		active_ps[ps] += delta;
-	if (s <= p->n_css && (s = multi_index(d->css_ref[s])))
+	if (s <= p->n_css && (s = css_multi(d, s)))
 		active_css[s] += delta;
 }
 
@@ -864,21 +998,37 @@ static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
  */
 static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *active_css)
 {
+	const struct dpa_profile *p = d->p;
 	const struct dpa_cliques *cl = &d->cl;
-	uint32_t *st = NULL, nst = 0, capst = 0;
+	/* the chain of cliques above: each with the indexes (0: none) of its
+	 * entry's caller ps and css, counted in active_ps and active_css (the
+	 * unused entry 0 too, which is never looked at) */
+	struct chain { uint32_t c, ps, css; } *st = NULL;
+	uint32_t nst = 0, capst = 0;
 	int ret = 0;
 
 	for (uint32_t c = 1; c <= cl->n; c++) {
-		uint32_t pc = dpa_clique_parent(cl, d->p, c);
+		uint32_t e = cl->entry[c], pc = 0, pi = 0, ci = 0, ce;
 
-		while (nst && st[nst - 1] != pc)
-			mark(d, st[--nst], active_ps, active_css, -1);
+		if (e) {        /* its only entry (no clique has several) */
+			const struct dpa_csd *x = &p->csd[e];
+			uint32_t ps = p->pd[x->caller_pd].ps;
+
+			pc = cl->pd_clique[x->caller_pd];
+			pi = ps <= p->n_ps ? ps_multi(d, ps) : 0;
+			ci = x->css <= p->n_css ? css_multi(d, x->css) : 0;
+		}
+		while (nst && st[nst - 1].c != pc) {
+			nst--;
+			active_ps[st[nst].ps]--;
+			active_css[st[nst].css]--;
+		}
 		if (pc && !nst) {
 			ret = 1;
 			break;
 		}
 		if (nst == capst) {
-			uint32_t *ns;
+			struct chain *ns;
 
 			capst = capst ? capst * 2 : 256;
 			ns = realloc(st, (size_t)capst * sizeof(*st));
@@ -888,8 +1038,11 @@ static int walk_preorder(struct dpa_deep *d, uint32_t *active_ps, uint32_t *acti
 			}
 			st = ns;
 		}
-		st[nst++] = c;
-		if (add_clique_in(d, c, active_ps, active_css)) {
+		st[nst++] = (struct chain){ .c = c, .ps = pi, .css = ci };
+		ce = ci && active_css[ci] == 0 ? ci : 0;
+		active_ps[pi]++;
+		active_css[ci]++;
+		if (add_clique_in(d, c, ce, active_ps, active_css)) {
 			ret = -1;
 			break;
 		}
@@ -979,7 +1132,7 @@ static int count_pds(struct dpa_deep *d)
 	if (!d->ps_npd)
 		return -1;
 	d->bytes += ((size_t)d->n_ps_multi + 1) * sizeof(uint32_t);
-	for (uint32_t v = 1; v <= p->n_pd; v++) {
+	for (uint32_t v = 1; v <= p->n_pd && d->n_ps_multi; v++) {
 		uint32_t ps = p->pd[v].ps;
 
 		if (ps <= p->n_ps && (d->ps_ref[ps] & REF_MULTI))
@@ -991,24 +1144,38 @@ static int count_pds(struct dpa_deep *d)
 /*
  * Which ps and css get stored sums (see REF_MULTI): ps_ref[ps] becomes its
  * only pd, or REF_MULTI | 1, 2, ... in ps id order for a ps with several;
- * css_ref likewise from the csds. The general walk, for tests, stores every
- * ps and css (index = id) so that its sums check the derived ones.
- * Returns 0 or -1 (out of memory).
+ * css_ref likewise from the csds; either stays NULL when its ids are in
+ * step (ps_off, css_off: see ps_ref_of). The general walk, for tests,
+ * stores every ps and css (index = id) so that its sums check the derived
+ * ones. Returns 0 or -1 (out of memory).
  */
 static int make_refs(struct dpa_deep *d)
 {
 	const struct dpa_profile *p = d->p;
+	bool ps_affine = !d->general_walk, css_affine = !d->general_walk;
 	uint32_t n;
 
+	/* every pd's id its ps's plus one offset (csd, css): nothing stored */
+	d->ps_off = p->n_pd ? (int64_t)1 - p->pd[1].ps : 0;
+	for (uint32_t v = 1; v <= p->n_pd && ps_affine; v++)
+		ps_affine = p->pd[v].ps <= p->n_ps && (int64_t)v - p->pd[v].ps == d->ps_off;
+	d->css_off = p->n_csd ? (int64_t)1 - p->csd[1].css : 0;
+	for (uint32_t x = 1; x <= p->n_csd && css_affine; x++)
+		css_affine = p->csd[x].css <= p->n_css && (int64_t)x - p->csd[x].css == d->css_off;
 	/* zeroed by hand: read before written below, calloc's fresh pages
 	 * would each be faulted in twice */
-	d->ps_ref = malloc(((size_t)p->n_ps + 1) * sizeof(uint32_t));
-	d->css_ref = malloc(((size_t)p->n_css + 1) * sizeof(uint32_t));
-	if (!d->ps_ref || !d->css_ref)
-		return -1;
-	memset(d->ps_ref, 0, ((size_t)p->n_ps + 1) * sizeof(uint32_t));
-	memset(d->css_ref, 0, ((size_t)p->n_css + 1) * sizeof(uint32_t));
-	d->bytes += ((size_t)p->n_ps + 1 + (size_t)p->n_css + 1) * sizeof(uint32_t);
+	if (!ps_affine) {
+		if (!(d->ps_ref = malloc(((size_t)p->n_ps + 1) * sizeof(uint32_t))))
+			return -1;
+		memset(d->ps_ref, 0, ((size_t)p->n_ps + 1) * sizeof(uint32_t));
+		d->bytes += ((size_t)p->n_ps + 1) * sizeof(uint32_t);
+	}
+	if (!css_affine) {
+		if (!(d->css_ref = malloc(((size_t)p->n_css + 1) * sizeof(uint32_t))))
+			return -1;
+		memset(d->css_ref, 0, ((size_t)p->n_css + 1) * sizeof(uint32_t));
+		d->bytes += ((size_t)p->n_css + 1) * sizeof(uint32_t);
+	}
 	if (d->general_walk) {
 		for (uint32_t i = 0; i <= p->n_ps; i++)
 			d->ps_ref[i] = REF_MULTI | (i + 1);
@@ -1019,7 +1186,7 @@ static int make_refs(struct dpa_deep *d)
 		return count_pds(d);
 	}
 	/* ids below 2^31 (the clique search checked it): no clash with REF_MULTI */
-	for (uint32_t v = 1; v <= p->n_pd; v++) {
+	for (uint32_t v = 1; v <= p->n_pd && d->ps_ref; v++) {
 		uint32_t ps = p->pd[v].ps;
 
 		if (ps > p->n_ps)
@@ -1029,7 +1196,7 @@ static int make_refs(struct dpa_deep *d)
 		else if (!(d->ps_ref[ps] & REF_MULTI))
 			d->ps_ref[ps] = REF_MULTI;      /* numbered below */
 	}
-	for (uint32_t x = 1; x <= p->n_csd; x++) {
+	for (uint32_t x = 1; x <= p->n_csd && d->css_ref; x++) {
 		uint32_t s = p->csd[x].css;
 
 		if (s > p->n_css)
@@ -1040,12 +1207,12 @@ static int make_refs(struct dpa_deep *d)
 			d->css_ref[s] = REF_MULTI;
 	}
 	n = 0;
-	for (uint32_t i = 0; i <= p->n_ps; i++)
+	for (uint32_t i = 0; i <= p->n_ps && d->ps_ref; i++)
 		if (d->ps_ref[i] & REF_MULTI)
 			d->ps_ref[i] = REF_MULTI | ++n;
 	d->n_ps_multi = n;
 	n = 0;
-	for (uint32_t i = 0; i <= p->n_css; i++)
+	for (uint32_t i = 0; i <= p->n_css && d->css_ref; i++)
 		if (d->css_ref[i] & REF_MULTI)
 			d->css_ref[i] = REF_MULTI | ++n;
 	d->n_css_multi = n;
@@ -1130,6 +1297,11 @@ static bool same_column(const struct dpa_profile *p, int i, int m)
 		return true;
 	if (b->kind == DPA_COL_SAME && (b->a == i || (a->kind == DPA_COL_SAME && a->a == b->a)))
 		return true;
+	/* exits = calls - nonlocal_exits with nonlocal_exits 0 on every csd */
+	if (b->kind == DPA_COL_DIFF && b->a == i && p->col[b->b].kind == DPA_COL_ZERO)
+		return true;
+	if (a->kind == DPA_COL_DIFF && a->a == m && p->col[a->b].kind == DPA_COL_ZERO)
+		return true;
 	return a->kind == DPA_COL_SAME && a->a == m;
 }
 
@@ -1185,6 +1357,18 @@ static void assign_slots(struct dpa_deep *d, bool sample)
 			d->rep[d->n_slots] = (uint8_t)m;
 			d->slot[m] = (int8_t)d->n_slots++;
 		}
+	}
+	/* each slot's column, when one stored column holds its rep measure */
+	for (uint32_t s = 0; s < d->n_slots; s++) {
+		const struct dpa_col *c = &p->col[d->rep[s]];
+		static const uint8_t width[] = {
+			[DPA_COL_U8] = 1, [DPA_COL_U16] = 2, [DPA_COL_U32] = 4, [DPA_COL_U64] = 8
+		};
+
+		if (c->kind == DPA_COL_SAME)
+			c = &p->col[c->a];
+		d->slot_width[s] = c->kind <= DPA_COL_U64 ? width[c->kind] : 0;
+		d->slot_v[s] = c->v;
 	}
 	/* what clique_done() must check on every csd: not what the profile's
 	 * columns already guarantee (a ZERO column, a SAME one) */

@@ -84,6 +84,10 @@ struct dpa_deep {
 	int8_t slot[DPA_NMEASURES];
 	uint8_t rep[DPA_NMEASURES];
 	uint8_t n_slots;
+	/* private: slot s's values are slot_v[s], slot_width[s] bytes each
+	 * (1, 2, 4, 8), when one stored column holds them (0: derived) */
+	uint8_t slot_width[DPA_NMEASURES];
+	const void *slot_v[DPA_NMEASURES];
 	/* private: measures that share a slot or have none, checked on every
 	 * csd during the search since slots are first guessed from a sample */
 	uint8_t check[DPA_NMEASURES], n_check;
@@ -107,6 +111,9 @@ struct dpa_deep {
 	 * (csd), its only pd (csd), or REF_MULTI | i when it has several: only
 	 * those have sums below, at index i (1 .. n_ps_multi, n_css_multi) */
 	uint32_t *ps_ref, *css_ref;
+	/* private: ps_ref (css_ref) NULL: every pd's id is its ps's plus
+	 * ps_off (every csd's its css's plus css_off), nothing stored */
+	int64_t ps_off, css_off;
 	uint32_t n_ps_multi, n_css_multi;
 	uint32_t *ps_npd;       /* private: [n_ps_multi + 1], pds per such ps */
 	uint64_t *sum[4];       /* private: the walk's 64-bit sums, when few */

@@ -70,12 +70,17 @@ static void open_module(struct dpa_profile *p, uint32_t id, struct symmod *sm)
 	m->symbols = 1;
 }
 
-static Dwfl_Module *module_for(struct dpa_profile *p, struct symmod *mods, uint32_t id)
+/* Module id's debug information, opened on first need (*n_bad counts the
+ * modules found unusable), or NULL. */
+static Dwfl_Module *module_for(struct dpa_profile *p, struct symmod *mods, uint32_t id,
+			       uint32_t *n_bad)
 {
 	if (id == 0 || id > p->n_module)
 		return NULL;
-	if (mods[id].state == 0)
+	if (mods[id].state == 0) {
 		open_module(p, id, &mods[id]);
+		*n_bad += mods[id].state < 0;
+	}
 	return mods[id].state > 0 ? mods[id].mod : NULL;
 }
 
@@ -129,6 +134,7 @@ static uint32_t source_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr add
 int dpa_profile_symbolize(struct dpa_profile *p)
 {
 	struct symmod *mods;
+	uint32_t n_bad = 0;     /* modules found unusable */
 	int missing = 0;
 
 	if (!p->strings && !(p->strings = dpa_strtab_new()))
@@ -148,8 +154,11 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 
 		if (name && file)
 			continue;
-		if (!(mod = module_for(p, mods, ps->module)))
+		if (!(mod = module_for(p, mods, ps->module, &n_bad))) {
+			if (n_bad == p->n_module)
+				break;  /* no module can name the rest (their files are gone) */
 			continue;
+		}
 		addr = p->module[ps->module].base + ps->offset;
 		if (!name)
 			dpa_src_set(p, DPA_PS_NAME, i, function_at(p, mod, addr));
@@ -160,7 +169,9 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 		}
 	}
 
-	for (uint32_t i = 1; i <= p->n_css; i++) {
+	/* with every module unusable only sites whose file the profile has
+	 * get anything (their function, from their caller's name) */
+	for (uint32_t i = 1; i <= p->n_css && !(n_bad == p->n_module && !p->src[DPA_CSS_FILE].n); i++) {
 		const struct dpa_css *s = &p->css[i];
 		uint32_t in_fn = dpa_src_get(p, DPA_CSS_IN_FN, i), file = dpa_src_get(p, DPA_CSS_FILE, i);
 		Dwfl_Module *mod;
@@ -175,7 +186,7 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 			dpa_src_set(p, DPA_CSS_IN_FN, i, dpa_src_get(p, DPA_PS_NAME, s->caller_ps));
 			continue;
 		}
-		if (!(mod = module_for(p, mods, s->module)))
+		if (!(mod = module_for(p, mods, s->module, &n_bad)))
 			continue;
 		/* offset is the return address: the call itself is just before it */
 		addr = p->module[s->module].base + s->offset - (s->offset > 0);

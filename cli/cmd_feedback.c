@@ -564,6 +564,33 @@ void fb_run_jobs(struct job *job, unsigned n, const struct fb_cli *c)
  * Writing
  * ================================================================ */
 
+/* A growing buffer for json_dump_callback(): realloc moves a big one by
+ * remapping its pages, where json_dumps() copies its text at each doubling. */
+struct text_buf {
+	char *s;
+	size_t len, cap;
+};
+
+static int text_add(const char *b, size_t n, void *data)
+{
+	struct text_buf *t = data;
+
+	if (t->cap - t->len < n + 2) {
+		size_t ncap = t->cap ? t->cap : 65536;
+		char *ns;
+
+		while (ncap - t->len < n + 2)
+			ncap *= 2;
+		if (!(ns = realloc(t->s, ncap)))
+			return -1;
+		t->s = ns;
+		t->cap = ncap;
+	}
+	memcpy(t->s + t->len, b, n);
+	t->len += n;
+	return 0;
+}
+
 /* Write doc to `out` atomically (temporary file beside it, renamed), in
  * the encoding its name says. Dies with one line on failure. */
 void fb_write_file(const json_t *doc, const char *out)
@@ -578,15 +605,15 @@ void fb_write_file(const json_t *doc, const char *out)
 		if (dpf_msgpack_from_json(doc, &buf, &len) < 0)
 			die_status(DP_EXIT_FAIL, "feedback: out of memory encoding MessagePack");
 	} else {
-		char *s = json_dumps(doc, JSON_INDENT(2));
+		struct text_buf t = { 0 };
 
-		/* JSON ends with a newline */
-		len = s ? strlen(s) : 0;
-		buf = s ? realloc(s, len + 2) : NULL;
-		if (!buf) {
-			free(s);
+		/* JSON ends with a newline (text_add leaves room for it) */
+		if (json_dump_callback(doc, text_add, &t, JSON_INDENT(2)) < 0 || !t.s) {
+			free(t.s);
 			die_status(DP_EXIT_FAIL, "feedback: out of memory encoding JSON");
 		}
+		buf = t.s;
+		len = t.len;
 		buf[len++] = '\n';
 		buf[len] = 0;
 	}

@@ -62,10 +62,13 @@
  *                                   half a leaf at the end)
  *            + (k^c - 1) * (spawn_cost + barrier_cost) / P + c * spawn_delay
  *     and cutoff_depth = the deepest c in 1 .. min(levels - 1, 40) whose
- *     T(c) is within DPF_CUTOFF_SLACK (1%) of the least T (real splits
- *     vary from node to node; more, smaller tasks even them out), if the
- *     least is less than the sequential cost of an entry; par_cost =
- *     that c's T. The imbalance term stands for both the
+ *     T(c) is within DPF_CUTOFF_SLACK (1%) of the least T and whose
+ *     leaves (cost_per_entry / k^c) cost at least DPF_LEAF_FACTOR (1000)
+ *     task overheads, else the least's c (real splits vary from node to
+ *     node; more, smaller tasks even them out, down to where the costs of
+ *     tasks the model leaves out, stealing and cache misses, would show),
+ *     if the least is less than the sequential cost of an entry; par_cost
+ *     = that c's T. The imbalance term stands for both the
  *     end of the run and unbalanced splits (fib(n-1)/fib(n-2)): with few
  *     leaves it is large, so the model prefers enough leaves to balance.
  *   single: a spawned call at level L runs beside what is left of its
@@ -106,6 +109,7 @@
 #define DPF_SPLIT_TICKS 20.0    /* and clock ticks in the recursion */
 #define DPF_CUTOFF_FACTOR 10.0
 #define DPF_CUTOFF_SLACK 0.01   /* the deepest cut-off this close to the best */
+#define DPF_LEAF_FACTOR 1000.0  /* ... whose leaves cost this many task overheads */
 #define DPF_MAX_CUTOFF 40
 #define MAX_REC_SITES 16
 
@@ -394,7 +398,8 @@ static int level_model(struct dpf_feedback *fb, struct dpf_recursion *r, double 
 		double least = best.total;
 
 		for (uint32_t c = last; c > bc; c--)
-			if (all[c].total <= least * (1 + DPF_CUTOFF_SLACK)) {
+			if (all[c].total <= least * (1 + DPF_CUTOFF_SLACK) &&
+			    r->cost_per_entry / pow(k, c) >= DPF_LEAF_FACTOR * r->spawn_overhead) {
 				best = all[c];
 				bc = c;
 				break;

@@ -478,8 +478,12 @@ def test_dc_cutoff(name, doc, r):
     if least[0] >= r["cost_per_entry"]:
         best = (0.0, 0)     # never worth it: no cut-off
     else:
-        # the deepest cut-off within 1% of the least
-        best = max((c, t) for t, c in ts if c >= least[1] and t <= least[0] * 1.01)[::-1]
+        # the deepest cut-off within 1% of the least whose leaves cost at
+        # least 1000 task overheads, else the least
+        k = r["branching"]
+        best = max((c, t) for t, c in ts if c == least[1] or (
+            c > least[1] and t <= least[0] * 1.01 and
+            r["cost_per_entry"] / k ** c >= 1000 * r["spawn_overhead"]))[::-1]
     check(r["cutoff_depth"] == best[1] and abs(r["par_cost"] - best[0]) <= 1e-9 * best[0],
           "%s: cut-off %d at %r, the documented model's deepest T(c) within 1%% of the least "
           "(%r at %d) is at %d: %r" % (name, r["cutoff_depth"], r["par_cost"], least[0], least[1],

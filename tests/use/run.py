@@ -428,13 +428,13 @@ def t_profile_parallel(ctx):
     """A parallelized build profiled (--deepprof-instrument, candidates
     named, as instrumentation hides their effects from GCC): the same
     output, and the profile shows the divide-and-conquer structure exactly:
-    63 spawned tasks (depths 0..5 below cut-off 6 spawn one each), the
-    serial copy called 128 times at depth 6, two threads."""
+    31 spawned tasks (depths 0..4 below cut-off 5 spawn one each), the
+    serial copy called 64 times at depth 5, two threads."""
     fb = par_feedback(ctx)
     with open(fb) as f:
         doc = json.load(f)
     cut = [r["cutoff_depth"] for r in doc["recursion"] if r["at"]["fn"] == "leaves"]
-    eq(cut, [6], "leaves' cut-off")
+    eq(cut, [5], "leaves' cut-off")
     ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument",
              "--deepprof-parallelize=7", PAR, "-o", "inst"])
     os.unlink(ctx.path("Deep.data"))
@@ -449,7 +449,7 @@ def t_profile_parallel(ctx):
         calls[key] = calls.get(key, 0) + c["calls"]
     serial = sum(v for (f, n, k), v in calls.items() if n == "leaves.dp_serial" and f != n)
     task = sum(v for (f, n, k), v in calls.items() if n.startswith("leaves._omp_fn") and k == "task")
-    eq((serial, task), (128, 63), "(calls of leaves.dp_serial, task runs of leaves' tasks)")
+    eq((serial, task), (64, 31), "(calls of leaves.dp_serial, task runs of leaves' tasks)")
     eq(len(d["threads"]), 2, "threads in the profile")
     # unnamed: the hooks hide the callees from GCC, so deepprof reads their source
     r = ctx.run([ctx.cc, "-O2", "--deepprof-use=" + fb, "--deepprof-instrument", "--deepprof-remarks",

@@ -510,7 +510,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 	int rc_ = -1;
 	/* the dependence check */
 	const struct dpa_check_opaque *opaque = NULL;
-	bool checked = false, conflict = false;
+	bool checked = false, conflict = false, saw_conflict = false;
 	uint64_t check_execs = 0;
 	uint32_t check_inputs = 0;
 
@@ -824,6 +824,7 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 				n_deps = o;
 				pb.n_deps = n_deps;
 			}
+			saw_conflict = first_x || opaque;
 			if (first_x) {
 				conflict_words(first_x, rc, fi, fj, cwhy, sizeof(cwhy));
 			} else if (opaque) {
@@ -892,6 +893,15 @@ static int region(struct dpf_ctx *c, const struct view *v, const struct rcall *r
 
 		dc_model = true;
 		res.par = res.seq > gain ? res.seq - gain : res.seq;
+		/* the model spawns each of the k calls (its levels have k^L
+		 * sub-problems): so does the code, a task per call, when no
+		 * conflict the check saw ties calls together (strassen's seven
+		 * products, not four against three at every level) */
+		if (span > res.n_tasks && !n_confl && !saw_conflict) {
+			for (uint32_t i = 0; i < span; i++)
+				task[i] = i;
+			res.n_tasks = span;
+		}
 	}
 
 	/* ---- the candidate ---- */

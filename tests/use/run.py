@@ -424,6 +424,26 @@ def t_refused_shapes(ctx):
        "the refusing build prints the same")
 
 
+def profiled_parallel(ctx, fb, ids, src):
+    """src built with feedback fb, candidates ids named, instrumented
+    (--deepprof-instrument), run on 2 threads: checks it prints what the
+    serial build prints; (its dump --json, {(caller, callee, css kind):
+    calls})."""
+    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument",
+             "--deepprof-parallelize=" + ids, src, "-o", "inst"])
+    os.unlink(ctx.path("Deep.data"))
+    out = ctx.run([ctx.path("inst")], env={"OMP_NUM_THREADS": "2"}).stdout
+    ctx.run(["gcc", "-O2", src, "-o", "serial"])
+    eq(out, ctx.run([ctx.path("serial")]).stdout, "the instrumented parallel build prints the same")
+    d = json.loads(ctx.run([ctx.dp, "dump", "--json", "Deep.data"]).stdout)
+    kind = {c["id"]: c["kind"] for c in d["css"]}
+    calls = {}
+    for c in d["csd"]:
+        key = (c["caller"], c["callee"], kind[c["css"]])
+        calls[key] = calls.get(key, 0) + c["calls"]
+    return d, calls
+
+
 def t_profile_parallel(ctx):
     """A parallelized build profiled (--deepprof-instrument, candidates
     named, as instrumentation hides their effects from GCC): the same
@@ -435,18 +455,7 @@ def t_profile_parallel(ctx):
         doc = json.load(f)
     cut = [r["cutoff_depth"] for r in doc["recursion"] if r["at"]["fn"] == "leaves"]
     eq(cut, [5], "leaves' cut-off")
-    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument",
-             "--deepprof-parallelize=7", PAR, "-o", "inst"])
-    os.unlink(ctx.path("Deep.data"))
-    out = ctx.run([ctx.path("inst")], env={"OMP_NUM_THREADS": "2"}).stdout
-    ctx.run(["gcc", "-O2", PAR, "-o", "serial"])
-    eq(out, ctx.run([ctx.path("serial")]).stdout, "the instrumented parallel build prints the same")
-    d = json.loads(ctx.run([ctx.dp, "dump", "--json", "Deep.data"]).stdout)
-    kind = {c["id"]: c["kind"] for c in d["css"]}
-    calls = {}
-    for c in d["csd"]:
-        key = (c["caller"], c["callee"], kind[c["css"]])
-        calls[key] = calls.get(key, 0) + c["calls"]
+    d, calls = profiled_parallel(ctx, fb, "7", PAR)
     serial = sum(v for (f, n, k), v in calls.items() if n == "leaves.dp_serial" and f != n)
     task = sum(v for (f, n, k), v in calls.items() if n.startswith("leaves._omp_fn") and k == "task")
     eq((serial, task), (64, 31), "(calls of leaves.dp_serial, task runs of leaves' tasks)")
@@ -681,19 +690,9 @@ def t_loop_profile(ctx):
     times at depth 3; sum_loop's 8 iterations are 8 task runs; each
     function makes its team once (2 threads)."""
     fb, _ = loop_feedback(ctx)
-    ctx.run([ctx.cc, "-O2", "-g", "--deepprof-use=" + fb, "--deepprof-instrument",
-             "--deepprof-parallelize=1,3", LOOP, "-o", "inst"])
-    os.unlink(ctx.path("Deep.data"))
-    out = ctx.run([ctx.path("inst")], env={"OMP_NUM_THREADS": "2"}).stdout
-    ctx.run(["gcc", "-O2", LOOP, "-o", "serial"])
-    eq(out, ctx.run([ctx.path("serial")]).stdout, "the instrumented parallel build prints the same")
-    d = json.loads(ctx.run([ctx.dp, "dump", "--json", "Deep.data"]).stdout)
-    kind = {c["id"]: c["kind"] for c in d["css"]}
-    calls = {}
-    for c in d["csd"]:
-        key = (c["caller"], c["callee"].split("._omp_fn")[0] + ("._omp_fn" if "._omp_fn" in c["callee"]
-                                                               else ""), kind[c["css"]])
-        calls[key] = calls.get(key, 0) + c["calls"]
+    d, calls = profiled_parallel(ctx, fb, "1,3", LOOP)
+    calls = {(f, n.split("._omp_fn")[0] + ("._omp_fn" if "._omp_fn" in n else ""), k): v
+             for (f, n, k), v in calls.items()}
     eq((calls.get(("tree", "tree._omp_fn", "task")), calls.get(("tree", "tree.dp_serial", "normal")),
         calls.get(("tree", "tree._omp_fn", "parallel")), calls.get(("sum_loop", "sum_loop._omp_fn", "task")),
         calls.get(("sum_loop", "sum_loop._omp_fn", "parallel"))), (84, 256, 2, 8, 2),

@@ -1098,6 +1098,19 @@ static void not_done_at(struct par_rec *r, const char *why, location_t where)
 	not_done(r, buf);
 }
 
+/* A recursive candidate's F.dp_serial, r's cut-off set; NULL when it
+ * cannot be made (r says why). */
+static tree serial_for(tree fndecl, struct par_rec *r, unsigned cutoff)
+{
+	const char *why = NULL;
+	tree s = serial_copy(fndecl, &why);
+	if (!s)
+		not_done(r, why);
+	else
+		r->cutoff = cutoff;
+	return s;
+}
+
 static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec *r)
 {
 	const struct dpu_cand *c = r->c;
@@ -1222,15 +1235,8 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 
 		/* safety */
 		tree serial_fn = NULL_TREE;
-		if (dc) {
-			const char *why = NULL;
-			serial_fn = serial_copy(fndecl, &why);
-			if (!serial_fn) {
-				not_done(r, why);
-				goto out;
-			}
-			r->cutoff = rec->cutoff_depth;
-		}
+		if (dc && !(serial_fn = serial_for(fndecl, r, rec->cutoff_depth)))
+			goto out;
 		for (unsigned i = 0; i < c->n_calls; i++) {
 			tree fn = serial_fn ? serial_fn : get_callee_fndecl(*fd.f[i].slot);
 			if (!r->callees.contains(fn)) {
@@ -1238,7 +1244,7 @@ static void transform(tree fndecl, const struct dpu_feedback *fb, struct par_rec
 				r->declared.safe_push(flags_from_decl_or_type(fn) & (ECF_CONST | ECF_PURE));
 			}
 		}
-		tree guard;
+		tree guard = NULL_TREE;
 		if (consent) {
 			guard = integer_one_node;
 			r->state = PS_DONE;
@@ -1653,9 +1659,6 @@ static void transform_loop(tree fndecl, const struct dpu_feedback *fb, struct pa
 				 "v an integer local variable");
 			goto out;
 		}
-		if (!VOID_TYPE_P(TREE_TYPE(call)) && !v && TREE_SIDE_EFFECTS(call) == 0) {
-			/* a result dropped: nothing to keep */
-		}
 		for (int a = 0; a < call_expr_nargs(call); a++) {
 			tree arg = CALL_EXPR_ARG(call, a);
 			if (TREE_SIDE_EFFECTS(arg)) {
@@ -1673,8 +1676,6 @@ static void transform_loop(tree fndecl, const struct dpu_feedback *fb, struct pa
 		lc.loop = *loop_slot;
 		walk_tree_without_duplicates(loop_slot, loop_labels, &lc);
 		walk_tree_without_duplicates(loop_slot, loop_scan, &lc);
-		if (v && TREE_ADDRESSABLE(v))
-			loop_fail(&lc, lc.loop, "the sum's address is taken");
 		if (lc.why) {
 			not_done_at(r, lc.why, lc.where);
 			goto out;
@@ -1682,15 +1683,8 @@ static void transform_loop(tree fndecl, const struct dpu_feedback *fb, struct pa
 
 		/* safety, as for a stretch of calls: what GCC proves of the callee */
 		tree serial_fn = NULL_TREE;
-		if (rec) {
-			const char *why = NULL;
-			serial_fn = serial_copy(fndecl, &why);
-			if (!serial_fn) {
-				not_done(r, why);
-				goto out;
-			}
-			r->cutoff = c->loop_cutoff;
-		}
+		if (rec && !(serial_fn = serial_for(fndecl, r, c->loop_cutoff)))
+			goto out;
 		tree callee = serial_fn ? serial_fn : get_callee_fndecl(call);
 		if (!callee) {
 			not_done(r, "a call through a pointer: its callee is not known here");
@@ -1698,7 +1692,7 @@ static void transform_loop(tree fndecl, const struct dpu_feedback *fb, struct pa
 		}
 		r->callees.safe_push(callee);
 		r->declared.safe_push(flags_from_decl_or_type(callee) & (ECF_CONST | ECF_PURE));
-		tree guard;
+		tree guard = NULL_TREE;
 		if (consent) {
 			guard = integer_one_node;
 			r->state = PS_DONE;
@@ -1734,7 +1728,6 @@ static void transform_loop(tree fndecl, const struct dpu_feedback *fb, struct pa
 		}
 		if (v && !atomic_update(v, integer_zero_node, minus)) {
 			not_done(r, "the sum's type has no atomic update");
-			r->state = PS_NOT;
 			goto out;
 		}
 

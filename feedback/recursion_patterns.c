@@ -580,8 +580,7 @@ static double clique_split(const struct dpa_deep *d, uint32_t clique, uint32_t q
  * P of them run alone, the top one first. Returns 0, or -1 out of memory.
  */
 static int nested_model(struct dpf_feedback *fb, const struct dpa_deep *d,
-			const struct dpf_recursion *all, uint32_t n, struct dpf_recursion *r,
-			enum dpa_measure m)
+			const struct dpf_recursion *all, uint32_t n, struct dpf_recursion *r)
 {
 	const struct dpa_profile *p = d->p;
 	const struct dpa_cliques *cl = &d->cl;
@@ -633,7 +632,6 @@ static int nested_model(struct dpf_feedback *fb, const struct dpa_deep *d,
 		 "the top entry's model", s->at.fn ? s->at.fn : "another", levels);
 	if (level_model(fb, &t, total / levels, own / levels, -1, why) < 0)
 		return -1;
-	(void)m;
 	if (!t.cutoff_depth)
 		return 0;
 	t.entry_calls = r->entry_calls;
@@ -712,7 +710,7 @@ int dpf_recursion_patterns(struct dpf_feedback *fb, const struct dpa_deep *d,
 			goto oom;
 	}
 	for (uint32_t j = 0; j < n; j++)
-		if (nested_model(fb, d, fb->rec, n, &fb->rec[j], m) < 0)
+		if (nested_model(fb, d, fb->rec, n, &fb->rec[j]) < 0)
 			goto oom;
 	qsort(fb->rec, n, sizeof(*fb->rec), rec_order);
 	fb->n_rec = n;

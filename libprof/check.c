@@ -225,33 +225,32 @@ static void iset_push(struct iset *s, uintptr_t lo, uintptr_t hi, const char *lo
 	s->v[s->n++] = (struct ivl){ lo, hi, loc };
 }
 
+/* Whether [lo, hi) from place loc joins interval v (same place,
+ * touching or overlapping): then v grows to cover it. */
+static bool ivl_extend(struct ivl *v, uintptr_t lo, uintptr_t hi, const char *loc)
+{
+	if (v->loc != loc || lo > v->hi || hi < v->lo)
+		return false;
+	if (lo < v->lo)
+		v->lo = lo;
+	if (hi > v->hi)
+		v->hi = hi;
+	return true;
+}
+
 static void iset_add(struct iset *s, uintptr_t lo, uintptr_t hi, const char *loc)
 {
 	/* a run of accesses from one place: the interval that place extended
 	 * last, or one of the last few */
 	uint32_t *hint = &s->last[((uintptr_t)loc >> 3) & 7];
-	if (*hint < s->n) {
-		struct ivl *v = &s->v[*hint];
-		if (v->loc == loc && lo <= v->hi && hi >= v->lo) {
-			if (lo < v->lo)
-				v->lo = lo;
-			if (hi > v->hi)
-				v->hi = hi;
-			return;
-		}
-	}
+	if (*hint < s->n && ivl_extend(&s->v[*hint], lo, hi, loc))
+		return;
 	uint32_t stop = s->n > 4 ? s->n - 4 : 0;
-	for (uint32_t i = s->n; i-- > stop;) {
-		struct ivl *v = &s->v[i];
-		if (v->loc == loc && lo <= v->hi && hi >= v->lo) {
-			if (lo < v->lo)
-				v->lo = lo;
-			if (hi > v->hi)
-				v->hi = hi;
+	for (uint32_t i = s->n; i-- > stop;)
+		if (ivl_extend(&s->v[i], lo, hi, loc)) {
 			*hint = i;
 			return;
 		}
-	}
 	*hint = s->n;   /* the one appended below */
 	if (s->n == s->cap && s->fold_at && s->n >= s->fold_at)
 		fold(s);

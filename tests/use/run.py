@@ -316,6 +316,18 @@ def t_candidates(ctx):
 PAR = os.path.join(HERE, "s-par.c")
 
 
+def same_output(ctx, src, arg):
+    """`par` (built from src) prints what src's plain -O2 build prints, with
+    any number of threads and on input arg: the serial output."""
+    ctx.run(["gcc", "-O2", src, "-o", "serial"])
+    want = ctx.run([ctx.path("serial")]).stdout
+    for env in ({}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"}, {"OMP_NUM_THREADS": "5"}):
+        eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output (%r)" % env)
+    eq(ctx.run([ctx.path("par"), arg]).stdout, ctx.run([ctx.path("serial"), arg]).stdout,
+       "same output on another input")
+    return want
+
+
 def par_remarks(ctx, fb, *extra, src=None):
     """{candidate id: (line, optimized|missed, text)} of the use build of
     src (s-par.c) with feedback fb, built as `par`."""
@@ -370,12 +382,7 @@ def t_parallel_shapes(ctx):
     nm = subprocess.run(["nm", ctx.path("par")], capture_output=True, text=True).stdout
     check("leaves.dp_serial" in nm and "main._omp_fn." in nm and "pair_expr._omp_fn." in nm,
           "the serial copy and the outlined tasks are there")
-    ctx.run(["gcc", "-O2", PAR, "-o", "serial"])
-    want = ctx.run([ctx.path("serial")]).stdout
-    for env in ({}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"}, {"OMP_NUM_THREADS": "5"}):
-        eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output (%r)" % env)
-    eq(ctx.run([ctx.path("par"), "2"]).stdout, ctx.run([ctx.path("serial"), "2"]).stdout,
-       "same output on another input")
+    want = same_output(ctx, PAR, "2")
     # consent: the halves candidate named by id
     rs = par_remarks(ctx, fb, "--deepprof-parallelize=5,7")
     check(rs[5][1] == "optimized" and rs[5][2].endswith("named by --deepprof-parallelize=5,7)"),
@@ -668,12 +675,7 @@ def t_loops(ctx):
     nm = subprocess.run(["nm", ctx.path("par")], capture_output=True, text=True).stdout
     check("tree.dp_serial" in nm and "tree._omp_fn." in nm and "sum_loop._omp_fn." in nm,
           "the serial copy and the outlined tasks are there")
-    ctx.run(["gcc", "-O2", LOOP, "-o", "serial"])
-    want = ctx.run([ctx.path("serial")]).stdout
-    for env in ({}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "2"}, {"OMP_NUM_THREADS": "5"}):
-        eq(ctx.run([ctx.path("par")], env=env).stdout, want, "same output (%r)" % env)
-    eq(ctx.run([ctx.path("par"), "3"]).stdout, ctx.run([ctx.path("serial"), "3"]).stdout,
-       "same output on another input")
+    want = same_output(ctx, LOOP, "3")
     # at -O0 GCC's analyses do not run: deepprof reads the callees' source
     r = ctx.run([ctx.cc, "-O0", "--deepprof-use=" + fb, "--deepprof-remarks", LOOP, "-o", "o0"])
     check(re.search(r"candidate 3: work\(\) in the loop at line 30 run as a task per iteration .*safe: "

@@ -4,10 +4,14 @@ record` on unmodified -O2 -g -fno-inline programs, against `perf record -e cpu-c
 
 Accuracy: each program's top 10 functions by self time in the recorded
 profile, with the share perf gives each, and the difference; and the
-recorded shares charged to the nearest frame in the program itself (as an
-instrumented build sees a libc call: its caller's time) against the tick
-shares of the program's -finstrument-functions + libprof build. Target: every
-difference within TARGET_PP percentage points.
+recorded shares against the tick shares of the program's default
+instrumented build (deepprof-cc, whose ticks in libc go to libc's frames
+too), and charged to the nearest frame in the program itself (as a
+-finstrument-functions build sees a libc call: its caller's time) against
+the tick shares of that build with libprof. Target: every difference
+within TARGET_PP percentage points. The instrumented builds' hooks cost
+them CPU that their profiles charge to the calling contexts (a callback
+that qsort makes 10^8 times most of all): the bench prints how much.
 
 Overhead: the sampler's own share of the recorded run's CPU, as perf sees
 it (libunwind and libprof-record.so: what the machine's noise cannot hide);
@@ -17,7 +21,7 @@ perf record -g and under gprofng collect app, RUNS rounds interleaved; the
 ratio of the least of each to plain's least. Target: deepprof record within TARGET_X of plain.
 
 Used by run.py (`--only record`); runnable alone:
-    record.py --deepprof BIN --libprof LIB [--libs L] --dir DIR [--runs N] [--quick]
+    record.py --deepprof BIN [--deepprof-cc BIN] --libprof LIB [--libs L] --dir DIR [--runs N] [--quick]
 Part of deepprof's bench. MIT licence.
 """
 
@@ -128,6 +132,12 @@ def learn_aliases(paths):
 
 def canon(name):
     name = ALIASES.get(name, name)
+    # an ifunc's variant (__memset_avx2_unaligned_erms) under the name a
+    # call site gives it (memset): an instrumented build's call of memset
+    # is charged to the site's callee
+    if name.startswith("__") and any(v in name for v in ("_avx", "_sse", "_evex", "_erms")):
+        name = name[2:].split("_")[0]
+        return "memcpy" if name == "memmove" else name
     # glibc's memcpy and memmove variants share their code (and address);
     # without libc's local symbols nm cannot say so, and libdw and perf
     # pick one name each
@@ -209,12 +219,17 @@ def run(a):
         lines.append("perf record cannot run here: %s" % perf_err)
     if gp_err:
         lines.append("gprofng collect app cannot run here: %s" % gp_err)
+    dcc = getattr(a, "deepprof_cc", None) or os.path.join(os.path.dirname(a.deepprof), "deepprof-cc")
+    if not os.path.exists(dcc):
+        lines.append("no deepprof-cc at %s: no comparison with the default instrumented build" % dcc)
+        dcc = None
     summary = []
     for name, src, acc_args, time_args, quick_args in PROGRAMS:
         if a.quick:
             acc_args = time_args = quick_args
         plain = os.path.join(a.dir, name + "-plain")
         inst = os.path.join(a.dir, name + "-inst")
+        plug = os.path.join(a.dir, name + "-plugin")
         s = os.path.join(HERE, src)
         # -fno-inline: an instrumented build reports an inlined function as
         # a call, a plain build's samples land in its container; the same
@@ -222,6 +237,8 @@ def run(a):
         sh([a.cc, "-std=gnu11", "-O2", "-g", "-fno-inline", s, "-o", plain])
         sh([a.cc, "-std=gnu11", "-O2", "-g", "-fno-inline", "-finstrument-functions", s, "-o", inst,
             a.libprof] + libs)
+        if dcc:
+            sh([dcc, "-std=gnu11", "-O2", "-g", "-fno-inline", s, "-o", plug])
         lines.append("")
         lines.append("%s %s" % (name, " ".join(acc_args)))
         rec = os.path.join(a.dir, name + ".rec.data")
@@ -238,13 +255,25 @@ def run(a):
             sh(["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", pd, "--", plain] + acc_args)
             worst.append(("perf", compare(lines, "self time: deepprof record vs perf record -e cpu-clock",
                                           mine, perf_shares(a, pd), "perf")))
+        if dcc:
+            pdata = os.path.join(a.dir, name + ".plugin.data")
+            sh([plug] + acc_args, env={"DEEPPROF_FILE": pdata})
+            theirs, _ = self_shares(dump(a, pdata))
+            worst.append(("plugin", compare(
+                lines, "self time: record vs the default instrumented build's ticks (deepprof-cc)",
+                mine, theirs, "plugin")))
+            pcpu = min(timed([plug] + time_args, env={"DEEPPROF_FILE": os.path.join(a.dir, name + ".p2.data")})[0]
+                       for _ in range(3))
+            lines.append("    (the deepprof-cc build takes %.2fx the plain run's CPU: its hooks' time, "
+                         "charged to the calling contexts)" % (pcpu / min(timed([plain] + time_args)[0]
+                                                                          for _ in range(3))))
         idata = os.path.join(a.dir, name + ".inst.data")
         sh([inst] + acc_args, env={"DEEPPROF_FILE": idata})
         theirs, _ = self_shares(dump(a, idata))
         folded, _ = self_shares(j, fold=True)
         worst.append(("instrumented", compare(
-            lines, "self time charged to the program's own frames: record vs the instrumented "
-            "build's ticks", folded, theirs, "instr")))
+            lines, "self time charged to the program's own frames: record vs the "
+            "-finstrument-functions build's ticks", folded, theirs, "cyg")))
         if not perf_err:
             # what the instrumented build's own hooks cost it (they are
             # charged to the caller's context there: its probe effect)
@@ -301,6 +330,7 @@ def run(a):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--deepprof", required=True)
+    ap.add_argument("--deepprof-cc", default=None, help="default: beside --deepprof")
     ap.add_argument("--libprof", required=True)
     ap.add_argument("--libs", default="-lpthread")
     ap.add_argument("--cc", default="gcc")

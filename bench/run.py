@@ -1326,7 +1326,7 @@ def main():
             sys.stdout.write("\n".join(lines) + "\n")
         if run_record:      # issue 16: deepprof record vs perf record, gprofng
             shown = len(lines)
-            ra = argparse.Namespace(deepprof=a.deepprof, libprof=a.libprof, libs=a.libs, cc=a.cc,
+            ra = argparse.Namespace(deepprof=a.deepprof, deepprof_cc=a.deepprof_cc, libprof=a.libprof, libs=a.libs, cc=a.cc,
                                     dir=os.path.join(bdir, "record"), runs=a.runs, quick=a.quick)
             lines += record_bench.run(ra)
             sys.stdout.write("\n".join(lines[shown:]) + "\n")

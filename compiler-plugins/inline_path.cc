@@ -44,8 +44,13 @@ static void add_increment(gimple_seq *seq, tree base, unsigned off, location_t l
 	add(seq, gimple_build_assign(mem(base, off, uint64_type_node), b), loc);
 }
 
-/* dp_cur = (uintptr) ptr | tag */
-static void add_set_cur(gimple_seq *seq, tree ptr, int tag, location_t loc)
+/* dp_cur = (uintptr) ptr | tag; a volatile store when VOL. Around a call
+ * into uninstrumented code the stores must be volatile: GCC knows what a
+ * builtin such as memset or memcpy reads (its arguments, never dp_cur), so
+ * dead-store elimination drops the tagging store before it as overwritten
+ * by the restore after it, and a clock tick in memset went to the caller
+ * (the runtime reads dp_cur from the SIGPROF handler, which GCC cannot see). */
+static void add_set_cur(gimple_seq *seq, tree ptr, int tag, bool vol, location_t loc)
 {
 	tree u = reg(pointer_sized_int_node, "dp_c");
 	add(seq, gimple_build_assign(u, NOP_EXPR, ptr), loc);
@@ -55,7 +60,17 @@ static void add_set_cur(gimple_seq *seq, tree ptr, int tag, location_t loc)
 					     build_int_cst(pointer_sized_int_node, 1)), loc);
 		u = v;
 	}
-	add(seq, gimple_build_assign(dp_cur_decl(), u), loc);
+	tree lhs = dp_cur_decl();
+	if (vol) {
+		tree vt = build_qualified_type(pointer_sized_int_node, TYPE_QUAL_VOLATILE);
+		tree a = reg(build_pointer_type(vt), "dp_curp");
+		TREE_ADDRESSABLE(lhs) = 1;
+		add(seq, gimple_build_assign(a, build_fold_addr_expr_with_type(lhs, TREE_TYPE(a))), loc);
+		lhs = build2(MEM_REF, vt, a, build_int_cst(TREE_TYPE(a), 0));
+		TREE_THIS_VOLATILE(lhs) = 1;
+		TREE_SIDE_EFFECTS(lhs) = 1;
+	}
+	add(seq, gimple_build_assign(lhs, u), loc);
 }
 
 /* Inserts COND_SEQ (ending in a GIMPLE_COND) before the statement at *GSI
@@ -174,7 +189,7 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 	add_increment(&fast, csd, CSD_CALLS, loc);
 	bool leaf = r->flags & DP_CSS_LEAF_CALLEE;
 	if (!leaf)
-		add_set_cur(&fast, csd, 1, loc);
+		add_set_cur(&fast, csd, 1, r->kind == DP_CSS_KIND_EXTERNAL, loc);
 	gsi_insert_seq_before(&gsi, fast, GSI_SAME_STMT);
 	if (leaf || (r->flags & (DP_CSS_TAIL | DP_CSS_NORETURN)))
 		return;
@@ -182,7 +197,7 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 	/* the call returned: a longjmp, exit() or pthread_exit over it never
 	 * gets here, so the runtime has calls - exits non-local exits */
 	gimple_seq restore = NULL;
-	add_set_cur(&restore, me, 0, loc);
+	add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
 	if (!fn) {
 		/* a direct site's slot never changes once set (the runtime's
 		 * rule): reloading it keeps csd out of a callee-saved register */

@@ -364,8 +364,10 @@ struct dp_runtime {
 	uint64_t rec_truncated;     /* atomic: ticks whose stack was deeper than the bound */
 	uint64_t rec_failed;        /* atomic: ticks whose stack could not be unwound at all */
 	unsigned rec_gen;           /* how many execs since `deepprof record` started the program */
-	uint32_t unwind;            /* $DEEPPROF_UNWIND=1 (timer.c): a tick in uninstrumented code
-	                               goes to its frames below the innermost instrumented one */
+	uint32_t unwind;            /* libunwind loaded for the timer (timer.c): a tick in
+	                               uninstrumented code goes to its frames below the
+	                               innermost instrumented one; off with $DEEPPROF_UNWIND=0 */
+	uint32_t unwind_cyg;        /* and in -finstrument-functions builds: DEEPPROF_UNWIND=1 */
 	pid_t rec_root;             /* the pid `deepprof record` started */
 };
 
@@ -407,6 +409,13 @@ static inline struct dp_csd *dp_cur_csd(struct dp_thread *t)
  * exits (or exits, for a callback that returned), and bind the csds whose
  * callee never entered (uninstrumented) when t is the calling thread. */
 void dp_plugin2_unwind(struct dp_thread *t, bool returned);
+/* The timer's tick landed outside instrumented code (timer.c), on the
+ * calling thread t, not busy: the csd of the call into the uninstrumented
+ * code running, bound to its callee if it was not yet (a call made at a
+ * site of kind external), climbing over callbacks that have returned into
+ * it; NULL when there is none, with *root set when the climb reached the
+ * thread's root (the thread's own start code runs). */
+struct dp_csd *dp_plugin2_outside(struct dp_thread *t, bool *root);
 /* dp_register_tu of a v2 table (before any runtime init, like v1's). */
 void dp_plugin2_register(struct dp_tu *tu);
 /* plugin.c's static nodes, shared with plugin2.c: made if new, NULL when
@@ -564,6 +573,12 @@ struct dp_uframe {
 };
 int dp_unwind_init(const char *who);
 int dp_unwind(void *uc, struct dp_uframe *out, int max, bool *deeper);
+/* unwind.c: the modules holding instrumented code. dp_code_note(addr)
+ * notes the module addr lies in (a TU's table, libprof's own code; not in
+ * a signal handler); dp_code_instrumented(pc): pc is in the executable
+ * segments of a noted module (async-signal-safe). */
+void dp_code_note(const void *addr);
+bool dp_code_instrumented(uintptr_t pc);
 
 /* graph.c: the csd of a call from path[n-1] (path[0 .. n): the pds of a
  * sampled context, outermost first) through return address site into the

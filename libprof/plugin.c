@@ -104,6 +104,7 @@ static struct dp_ps **tu_map(struct dp_tu *tu)
 DP_EXPORT void dp_register_tu(struct dp_tu *tu)
 {
 	int saved_errno = errno;
+	dp_code_note(tu);       /* its module holds instrumented code (timer.c) */
 	if (tu->abi_version == 2)
 		dp_plugin2_register(tu);
 	else if (tu->abi_version != 1) {

@@ -359,6 +359,44 @@ static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
 	return s->callee && ps->name && strcmp(s->callee, ps->name) == 0;
 }
 
+/* ==== ticks outside instrumented code (timer.c) =========================== */
+
+struct dp_csd *dp_plugin2_outside(struct dp_thread *t, bool *root)
+{
+	struct dp_csd *c = dp_plugin2_csd(DP_LOAD(&dp_cur));
+	*root = false;
+	for (int hops = 0; c && hops < 64; hops++) {
+		if (DP_LOAD(&c->hot.callee) == &unbound_pd) {
+			/* a call not entered: made into uninstrumented code if its
+			 * site says so (a callee in another TU may just not have
+			 * reached its prologue yet) */
+			if (!c->css || c->css->kind != DP_CSS_EXTERNAL)
+				return NULL;
+			dp_busy_on(t);
+			int r = bind_uninstrumented2(t, c);
+			dp_busy_off(t);
+			return r < 0 ? NULL : c;
+		}
+		const struct dp_ps *ps = c->callee ? c->callee->ps : NULL;
+		if (!ps)
+			return NULL;
+		if (ps->uninstrumented || ps->kind == DP_PS_EXTERNAL || ps->kind == DP_PS_SAMPLED)
+			return c;
+		/* an instrumented callee: the pc is not in it, so a callback
+		 * that returned into the library that called it, whose call
+		 * made the callback's parent pd (or a thread's or the
+		 * program's start, from the root) */
+		if (!c->css || c->css->kind != DP_CSS_CALLBACK || !c->caller)
+			return NULL;
+		if (!c->caller->parent) {
+			*root = c->caller == t->root;
+			return NULL;
+		}
+		c = c->caller->parent;
+	}
+	return NULL;
+}
+
 /* ==== OpenMP regions (omp.c) ============================================== */
 
 struct dp_pd *dp_plugin2_context(struct dp_thread *t)

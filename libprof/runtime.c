@@ -131,9 +131,16 @@ static void runtime_init_once(void)
 	}
 	/* `deepprof record` (libprof-record.so only): ticks unwind the stack */
 	dp_rt.sampling = dp_record_wanted && dp_record_wanted();
+	/* ticks in uninstrumented code go to its frames (timer.c): by default
+	 * in plugin builds (quietly off without libunwind), with
+	 * DEEPPROF_UNWIND=1 in -finstrument-functions ones; =0: never */
 	const char *uw = getenv("DEEPPROF_UNWIND");
-	if (uw && !strcmp(uw, "1") && dp_rt.timer_hz && !dp_rt.sampling)
-		dp_rt.unwind = dp_unwind_init("DEEPPROF_UNWIND:") == 0;
+	bool asked = uw && !strcmp(uw, "1");
+	if ((!uw || strcmp(uw, "0")) && dp_rt.timer_hz && !dp_rt.sampling) {
+		dp_code_note((const void *)dp_code_note);       /* libprof's own code */
+		dp_rt.unwind = dp_unwind_init(asked ? "DEEPPROF_UNWIND:" : NULL) == 0;
+		dp_rt.unwind_cyg = asked;
+	}
 	if (dp_rt.timer_hz) {
 		if (dp_rt.sampling)
 			dp_record_install();

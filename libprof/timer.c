@@ -10,6 +10,8 @@
 
 #define BELOW_MAX 64     /* uninstrumented frames looked at below an activation */
 
+static struct dp_csd *hang(struct dp_thread *t, struct dp_pd *pd, const struct dp_uframe *fr,
+			   int k, bool from_root);
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
@@ -44,13 +46,24 @@ static struct dp_csd *below(struct dp_thread *t, void *uc)
 		if (ps && ps->kind != DP_PS_SAMPLED)
 			return NULL;
 	}
+	return hang(t, f->pd, fr, k + 1, false);
+}
+
+/* Frames fr[0 .. k) of uninstrumented code, innermost first, hung as csds
+ * of sampled frames under pd (fr[k - 1] runs in pd's procedure, or k
+ * frames from a root, the outermost a callback); the innermost one's csd,
+ * NULL when out of memory or busy. */
+static struct dp_csd *hang(struct dp_thread *t, struct dp_pd *pd, const struct dp_uframe *fr,
+			   int k, bool from_root)
+{
 	struct dp_pd *path[BELOW_MAX + 1];
 	int depth = 0;
 	struct dp_csd *c = NULL;
-	path[depth++] = f->pd;
+	path[depth++] = pd;
 	dp_busy_on(t);
-	for (int i = k - 1; i >= 0; i--) {
-		c = dp_graph_sample_step(t, path, depth, fr[i + 1].ip, fr[i].fn, NULL, DP_SITE_SAMPLED);
+	for (int i = from_root ? k - 1 : k - 2; i >= 0; i--) {
+		uintptr_t site = i + 1 < k ? fr[i + 1].ip : 0;
+		c = dp_graph_sample_step(t, path, depth, site, fr[i].fn, NULL, DP_SITE_SAMPLED);
 		if (!c) {
 			t->lost++;
 			break;
@@ -60,6 +73,43 @@ static struct dp_csd *below(struct dp_thread *t, void *uc)
 	}
 	dp_busy_off(t);
 	return c;
+}
+
+/*
+ * Plugin builds (ABI v2): a tick whose pc lies outside the modules holding
+ * instrumented code runs in code called without hooks (libc, libm, a
+ * library's own functions). dp_cur names the call into it (a site of kind
+ * external), or a callback that has returned into it: dp_plugin2_outside
+ * finds the call. The frames between the pc and the instrumented caller
+ * become csds of sampled frames under that call's callee, the outermost
+ * being the callee itself. NULL: charge dp_cur's csd as before (pc in
+ * instrumented code or libprof, no call into uninstrumented code found,
+ * or the frames do not reach instrumented code).
+ */
+static struct dp_csd *outside(struct dp_thread *t, void *uc)
+{
+#if defined(__x86_64__)
+	uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#else
+	uintptr_t pc = 0;
+	return NULL;
+#endif
+	if (dp_code_instrumented(pc))
+		return NULL;
+	bool root;
+	struct dp_csd *c = dp_plugin2_outside(t, &root);
+	if (!c && !root)
+		return NULL;
+	struct dp_uframe fr[BELOW_MAX];
+	bool deeper;
+	int n = dp_unwind(uc, fr, BELOW_MAX, &deeper), k = 1;
+	while (k < n && !dp_code_instrumented(fr[k].ip - 1))
+		k++;
+	if (root)       /* from the thread's start: every frame is uninstrumented */
+		return k == n && !deeper ? hang(t, t->root, fr, n, true) : NULL;
+	if (k == n)
+		return NULL;
+	return k == 1 ? c : hang(t, c->callee, fr, k, false);
 }
 
 /* Charge one tick: to the current csd, or to the thread's outside sink when
@@ -73,8 +123,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	struct dp_thread *t = dp_self;
 	if (t) {
 		struct dp_csd *c = NULL;
-		if (DP_LOAD(&dp_rt.unwind) && !t->h->stop && !DP_LOAD(&dp_rt.abi2))
-			c = below(t, uc);
+		if (DP_LOAD(&dp_rt.unwind) && !t->h->stop)
+			c = DP_LOAD(&dp_rt.abi2) ? outside(t, uc) : dp_rt.unwind_cyg ? below(t, uc) : NULL;
 		if (!c)
 			c = dp_cur_csd(t);
 		c->ticks++;

@@ -7,6 +7,7 @@
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <link.h>
 #include <libunwind.h>
 #include "internal.h"
 
@@ -41,7 +42,8 @@ int dp_unwind_init(const char *who)
 	}
 	if (!U.init_local2 || !U.step || !U.get_reg || !U.get_proc_info || !U.set_caching_policy ||
 	    !U.local_as) {
-		dp_log(who, "cannot load libunwind.so.8:", lib ? "a symbol is missing" : dlerror());
+		if (who)        /* NULL: quietly (the runtime's default use) */
+			dp_log(who, "cannot load libunwind.so.8:", lib ? "a symbol is missing" : dlerror());
 		state = -1;
 		return -1;
 	}
@@ -82,4 +84,75 @@ int dp_unwind(void *uc, struct dp_uframe *out, int max, bool *deeper)
 		n++;
 	} while (U.step(&cur) > 0);
 	return n;
+}
+
+/* ==== which code is instrumented ========================================== */
+
+/*
+ * The modules (executable, shared objects) holding instrumented code: each
+ * one's whole mapped range, to find it again from a table's address, and
+ * the range of its executable segments, which a tick's pc is tested
+ * against. Noted outside any handler (a TU's registration, runtime init),
+ * read by the tick handler: entries are written before n_code publishes
+ * them, and never change or go (a module dlclose'd leaves a stale range;
+ * code mapped there later counts as instrumented, as a tick in it did).
+ */
+#define CODE_MAX 64
+static struct code_mod {
+	uintptr_t lo, hi;           /* every PT_LOAD segment */
+	uintptr_t xlo, xhi;         /* the PF_X ones */
+} code[CODE_MAX];
+static uint32_t n_code;
+static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int note_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t a = *(const uintptr_t *)arg;
+	struct code_mod m = { UINTPTR_MAX, 0, UINTPTR_MAX, 0 };
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (lo < m.lo)
+			m.lo = lo;
+		if (hi > m.hi)
+			m.hi = hi;
+		if (ph->p_flags & PF_X) {
+			if (lo < m.xlo)
+				m.xlo = lo;
+			if (hi > m.xhi)
+				m.xhi = hi;
+		}
+	}
+	if (a < m.lo || a >= m.hi)
+		return 0;
+	uint32_t n = n_code;
+	if (m.xlo < m.xhi && n < CODE_MAX) {
+		code[n] = m;
+		DP_STORE_REL(&n_code, n + 1);
+	}
+	return 1;
+}
+
+void dp_code_note(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	pthread_mutex_lock(&code_lock);
+	uint32_t n = n_code, i = 0;
+	while (i < n && (a < code[i].lo || a >= code[i].hi))
+		i++;
+	if (i == n)
+		dl_iterate_phdr(note_cb, &a);
+	pthread_mutex_unlock(&code_lock);
+}
+
+bool dp_code_instrumented(uintptr_t pc)
+{
+	uint32_t n = DP_LOAD_ACQ(&n_code);
+	for (uint32_t i = 0; i < n; i++)
+		if (pc >= code[i].xlo && pc < code[i].xhi)
+			return true;
+	return false;
 }

@@ -462,6 +462,88 @@ def t_unwind(s):
         eq(p.one("sorting", "cmp")["calls"], p.one("sorting", "cmp")["exits"], "cmp's calls")
 
 
+def t_unwind_plugin(s):
+    """The default plugin build: a tick in libc goes to the external call's
+    csd (clear -> memset, whose tagging store GCC's dead-store elimination
+    used to drop) and, deeper, to libc's frames under it (qsort's merge
+    sort, recursion folded), by default; a tick in an uninstrumented
+    library's own thread code goes to its frames from the thread's root,
+    not to the callback that last returned. DEEPPROF_UNWIND=0: no sampled
+    frames, the library thread's time on the callback as before."""
+    dpcc = os.path.join(s.build, "bin", "deepprof-cc")
+    flags = ["-O2", "-g"] + shlex.split(s.a.cflags)
+
+    def build(srcs, out, libs=()):
+        exe = s.path(out)
+        r = subprocess.run([dpcc] + flags + [os.path.join(HERE, x) for x in srcs] + ["-o", exe] + list(libs),
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise Fail("deepprof-cc %s failed: %s" % (out, r.stderr[-1500:]))
+        return exe
+
+    def profile(argv, unwind):
+        env = {"DEEPPROF_FILE": s.path("p.data")}
+        if unwind is not None:
+            env["DEEPPROF_UNWIND"] = unwind
+        r = dptest.run(argv, cwd=s.dir, env=env)
+        eq(r.returncode, 0, "the instrumented run: " + r.stderr)
+        eq(r.stderr, "", "the instrumented run's stderr")
+        j = json.loads(dptest.run([s.deepprof, "dump", "--json", s.path("p.data")]).stdout)
+        p = Profile(j, "p.data")
+        eq((p.h["version"], p.h["lost"]), (1, 0), "an instrumented profile, nothing lost")
+        for c in p.csd:
+            eq(c["calls"], c["exits"] + c["nonlocal_exits"], "csd %d calls == exits + nonlocal" % c["id"])
+        return p
+
+    exe = build(["s-libc.c"], "libc-plugin")
+    for unwind in (None, "0"):
+        p = profile([exe, "2000000"], unwind)
+        what = " (DEEPPROF_UNWIND=%s)" % unwind if unwind else ""
+        eq(p.counts("main", "clear"), (1, 1, 0), "main -> clear")
+        ms = p.one("clear", "memset")
+        eq((ms["calls"], p.css_of(ms)["kind"]), (4000, "external"), "clear -> memset" + what)
+        clear_own = p.one("main", "clear")["ticks"]
+        check(clear_own * 5 < ms["ticks"], "clear's time is in memset (%d ticks) more than in clear itself (%d)%s"
+              % (ms["ticks"], clear_own, what))
+        sampled = [c for c in p.csd if c["calls"] == 0 and c["caller"] != "<root>"]
+        check(not any(c["callee"] == "cmp" for c in sampled), "no sampled copy of the instrumented comparator")
+        if unwind == "0":
+            eq(sampled, [], "no sampled frames with DEEPPROF_UNWIND=0")
+            continue
+        msort = [c for c in sampled if "msort" in (c["callee"] or "")]
+        check(sum(c["ticks"] for c in msort) > 0, "qsort's merge sort has ticks")
+        eq(sorted({c["caller"] for c in msort}), sorted({"qsort"} | {c["callee"] for c in msort}),
+           "the merge sort's frames hang under sorting -> qsort")
+        for c in msort:
+            eq(p.css_of(c)["kind"], "external", "%s -> %s: external" % (c["caller"], c["callee"]))
+        check(len(p.pds("msort_with_tmp.part.0")) + len(p.pds("msort_with_tmp")) <= 2,
+              "qsort's merge sort recursion folded")
+
+    lib = s.path("libspin.so")
+    r = subprocess.run(["gcc", "-std=gnu11", "-g", "-O2", "-shared", "-fPIC", "-pthread",
+                        os.path.join(HERE, "s-spinlib.c"), "-o", lib], capture_output=True, text=True)
+    if r.returncode:
+        raise Fail("building the library failed: " + r.stderr[-1500:])
+    exe = build(["s-spinmain.c"], "spin-plugin", ["-L" + s.dir, "-Wl,-rpath," + s.dir, "-lspin"])
+    for unwind in (None, "0"):
+        p = profile([exe], unwind)
+        eq(len(p.threads), 2, "threads")
+        tid = p.threads[1]["id"]
+        task = p.one("<root>", "task", tid)
+        eq((task["calls"], p.css_of(task)["kind"]), (40, "callback"), "the library thread's callback")
+        lib_ticks = sum(c["ticks"] for c in p.csd if p.thread_of_csd(c) == tid and c["calls"] == 0)
+        if unwind == "0":
+            eq(lib_ticks, 0, "no sampled frames with DEEPPROF_UNWIND=0")
+            check(task["ticks"] > 20, "without unwinding, the library's time goes to task (%d ticks)"
+                  % task["ticks"])
+            continue
+        spin = [c for c in p.csd if p.thread_of_csd(c) == tid and c["callee"] == "spin"]
+        eq(len(spin), 1, "one csd of the library's spin()")
+        eq((spin[0]["caller"], spin[0]["calls"]), ("worker", 0), "worker -> spin, sampled")
+        check(spin[0]["ticks"] > 20 and task["ticks"] * 4 < spin[0]["ticks"],
+              "the library thread's time is in spin (%d ticks), not task (%d)" % (spin[0]["ticks"], task["ticks"]))
+
+
 def t_reader(s):
     """The reader's checks of format 2 on a recorded profile changed one way
     at a time (the END record's crc32 kept right): each is rejected with one
@@ -509,7 +591,7 @@ def t_reader(s):
 
 
 TESTS = [t_shares, t_frequency, t_vs_instrumented, t_recursion, t_threads, t_fork, t_exec,
-         t_signals, t_disturbed, t_bad, t_unwind, t_reader]
+         t_signals, t_disturbed, t_bad, t_unwind, t_unwind_plugin, t_reader]
 
 
 def main():

@@ -2,7 +2,7 @@
  * -finstrument-functions and libprof) whose time is mostly in libc:
  * clear() in memset, sorting() in qsort (calling back cmp, instrumented),
  * own() in its own loop. With DEEPPROF_UNWIND=1 the ticks in libc go to
- * libc's frames under clear and sorting. */
+ * libc's frames under clear and sorting. argv[1]: the number sorted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +38,10 @@ __attribute__((noinline)) void own(unsigned long n)
 		x = x * 6364136223846793005ul + 1442695040888963407ul;
 	sink = x;
 }
-int main(void)
+int main(int argc, char **argv)
 {
 	clear(4000);
-	sorting(300000);
+	sorting(argc > 1 ? (unsigned)atoi(argv[1]) : 300000);
 	own(100000000ul);
 	printf("%lu\n", sink & 1);
 	return 0;

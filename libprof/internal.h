@@ -355,6 +355,7 @@ struct dp_runtime {
 	uint32_t final_done;
 	uint32_t clock_loops;       /* a registered plugin TU ticks back-edges: clock "calls+loops" */
 	uint32_t abi2;              /* a plugin ABI v2 TU registered: dp_cur names the current csd */
+	uint32_t abi1;              /* a plugin ABI v1 TU registered (timer.c) */
 	uint32_t normal_end;        /* the final write runs at a normal process end (main returned
 	                               or exit()), not from a fatal signal */
 	/* Sampling mode (record.c, `deepprof record`): set at init from the
@@ -416,6 +417,10 @@ void dp_plugin2_unwind(struct dp_thread *t, bool returned);
  * it; NULL when there is none, with *root set when the climb reached the
  * thread's root (the thread's own start code runs). */
 struct dp_csd *dp_plugin2_outside(struct dp_thread *t, bool *root);
+/* The same for ABI v1's shadow stack (plugin.c): sp is the interrupted
+ * stack pointer, which tells the frames of callbacks that have returned
+ * (not popped until a hook runs) from running ones. */
+struct dp_csd *dp_plugin_outside(struct dp_thread *t, uintptr_t sp, bool *root);
 /* dp_register_tu of a v2 table (before any runtime init, like v1's). */
 void dp_plugin2_register(struct dp_tu *tu);
 /* plugin.c's static nodes, shared with plugin2.c: made if new, NULL when

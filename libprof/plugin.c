@@ -119,6 +119,7 @@ DP_EXPORT void dp_register_tu(struct dp_tu *tu)
 	}
 	if (tu->flags & DP_TU_BACKEDGES)
 		DP_STORE_REL(&dp_rt.clock_loops, 1);
+	DP_STORE_REL(&dp_rt.abi1, 1);
 	tu_map(tu);
 	errno = saved_errno;
 }
@@ -614,6 +615,31 @@ DP_EXPORT void dp_abi_return(struct dp_tu *tu, uint32_t site)
 DP_EXPORT void dp_abi_backedge(void)
 {
 	dp_loop_ticks++;
+}
+
+/* ==== ticks outside instrumented code (timer.c) =========================== */
+
+struct dp_csd *dp_plugin_outside(struct dp_thread *t, uintptr_t sp, bool *root)
+{
+	const struct dp_frame *f = t->h->top;
+	*root = false;
+	/* a frame whose canonical frame address is at or below the stack
+	 * pointer has returned: a callback the library made, popped only
+	 * by the next hook */
+	while (f > t->stack && (f->sp == DP_SP_DEAD || f->sp <= sp))
+		f--;
+	if (f == t->stack) {
+		*root = true;
+		return NULL;
+	}
+	struct dp_csd *c = f->csd;
+	if (!(f->at & DP_FR_PLUGIN) || !(f->at & DP_FR_PENDING) || !c || c == &t->outside)
+		return NULL;
+	if (c->callee)
+		return c->callee->ps->uninstrumented || c->callee->ps->kind == DP_PS_EXTERNAL ? c : NULL;
+	if (!c->css || c->css->kind != DP_CSS_EXTERNAL || bind_uninstrumented(t, c) < 0)
+		return NULL;
+	return c;
 }
 
 /* ==== OpenMP regions (omp.c) ============================================== */

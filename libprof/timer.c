@@ -76,28 +76,30 @@ static struct dp_csd *hang(struct dp_thread *t, struct dp_pd *pd, const struct d
 }
 
 /*
- * Plugin builds (ABI v2): a tick whose pc lies outside the modules holding
+ * Plugin builds: a tick whose pc lies outside the modules holding
  * instrumented code runs in code called without hooks (libc, libm, a
- * library's own functions). dp_cur names the call into it (a site of kind
- * external), or a callback that has returned into it: dp_plugin2_outside
- * finds the call. The frames between the pc and the instrumented caller
+ * library's own functions). ABI v2's dp_cur names the call into it (a
+ * site of kind external), or a callback that has returned into it:
+ * dp_plugin2_outside finds the call; ABI v1's shadow stack has it on top,
+ * or under callback frames that have returned (dp_plugin_outside). The frames between the pc and the instrumented caller
  * become csds of sampled frames under that call's callee, the outermost
  * being the callee itself. NULL: charge dp_cur's csd as before (pc in
  * instrumented code or libprof, no call into uninstrumented code found,
  * or the frames do not reach instrumented code).
  */
-static struct dp_csd *outside(struct dp_thread *t, void *uc)
+static struct dp_csd *outside(struct dp_thread *t, void *uc, bool v2)
 {
 #if defined(__x86_64__)
 	uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	uintptr_t sp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
 #else
-	uintptr_t pc = 0;
+	uintptr_t pc = 0, sp = 0;
 	return NULL;
 #endif
 	if (dp_code_instrumented(pc))
 		return NULL;
 	bool root;
-	struct dp_csd *c = dp_plugin2_outside(t, &root);
+	struct dp_csd *c = v2 ? dp_plugin2_outside(t, &root) : dp_plugin_outside(t, sp, &root);
 	if (!c && !root)
 		return NULL;
 	struct dp_uframe fr[BELOW_MAX];
@@ -124,7 +126,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	if (t) {
 		struct dp_csd *c = NULL;
 		if (DP_LOAD(&dp_rt.unwind) && !t->h->stop)
-			c = DP_LOAD(&dp_rt.abi2) ? outside(t, uc) : dp_rt.unwind_cyg ? below(t, uc) : NULL;
+			c = DP_LOAD(&dp_rt.abi2) ? outside(t, uc, true) :
+			    DP_LOAD(&dp_rt.abi1) ? outside(t, uc, false) :
+			    dp_rt.unwind_cyg ? below(t, uc) : NULL;
 		if (!c)
 			c = dp_cur_csd(t);
 		c->ticks++;

@@ -469,14 +469,15 @@ def t_unwind_plugin(s):
     sort, recursion folded), by default; a tick in an uninstrumented
     library's own thread code goes to its frames from the thread's root,
     not to the callback that last returned. DEEPPROF_UNWIND=0: no sampled
-    frames, the library thread's time on the callback as before."""
+    frames, the library thread's time on the callback as before. ABI v2
+    (the default) and v1."""
     dpcc = os.path.join(s.build, "bin", "deepprof-cc")
     flags = ["-O2", "-g"] + shlex.split(s.a.cflags)
 
-    def build(srcs, out, libs=()):
+    def build(srcs, out, route, libs=()):
         exe = s.path(out)
-        r = subprocess.run([dpcc] + flags + [os.path.join(HERE, x) for x in srcs] + ["-o", exe] + list(libs),
-                           capture_output=True, text=True)
+        r = subprocess.run([dpcc] + flags + route + [os.path.join(HERE, x) for x in srcs] + ["-o", exe]
+                           + list(libs), capture_output=True, text=True)
         if r.returncode:
             raise Fail("deepprof-cc %s failed: %s" % (out, r.stderr[-1500:]))
         return exe
@@ -495,53 +496,54 @@ def t_unwind_plugin(s):
             eq(c["calls"], c["exits"] + c["nonlocal_exits"], "csd %d calls == exits + nonlocal" % c["id"])
         return p
 
-    exe = build(["s-libc.c"], "libc-plugin")
-    for unwind in (None, "0"):
-        p = profile([exe, "2000000"], unwind)
-        what = " (DEEPPROF_UNWIND=%s)" % unwind if unwind else ""
-        eq(p.counts("main", "clear"), (1, 1, 0), "main -> clear")
-        ms = p.one("clear", "memset")
-        eq((ms["calls"], p.css_of(ms)["kind"]), (4000, "external"), "clear -> memset" + what)
-        clear_own = p.one("main", "clear")["ticks"]
-        check(clear_own * 5 < ms["ticks"], "clear's time is in memset (%d ticks) more than in clear itself (%d)%s"
-              % (ms["ticks"], clear_own, what))
-        sampled = [c for c in p.csd if c["calls"] == 0 and c["caller"] != "<root>"]
-        check(not any(c["callee"] == "cmp" for c in sampled), "no sampled copy of the instrumented comparator")
-        if unwind == "0":
-            eq(sampled, [], "no sampled frames with DEEPPROF_UNWIND=0")
-            continue
-        msort = [c for c in sampled if "msort" in (c["callee"] or "")]
-        check(sum(c["ticks"] for c in msort) > 0, "qsort's merge sort has ticks")
-        eq(sorted({c["caller"] for c in msort}), sorted({"qsort"} | {c["callee"] for c in msort}),
-           "the merge sort's frames hang under sorting -> qsort")
-        for c in msort:
-            eq(p.css_of(c)["kind"], "external", "%s -> %s: external" % (c["caller"], c["callee"]))
-        check(len(p.pds("msort_with_tmp.part.0")) + len(p.pds("msort_with_tmp")) <= 2,
-              "qsort's merge sort recursion folded")
-
     lib = s.path("libspin.so")
     r = subprocess.run(["gcc", "-std=gnu11", "-g", "-O2", "-shared", "-fPIC", "-pthread",
                         os.path.join(HERE, "s-spinlib.c"), "-o", lib], capture_output=True, text=True)
     if r.returncode:
         raise Fail("building the library failed: " + r.stderr[-1500:])
-    exe = build(["s-spinmain.c"], "spin-plugin", ["-L" + s.dir, "-Wl,-rpath," + s.dir, "-lspin"])
-    for unwind in (None, "0"):
-        p = profile([exe], unwind)
-        eq(len(p.threads), 2, "threads")
-        tid = p.threads[1]["id"]
-        task = p.one("<root>", "task", tid)
-        eq((task["calls"], p.css_of(task)["kind"]), (40, "callback"), "the library thread's callback")
-        lib_ticks = sum(c["ticks"] for c in p.csd if p.thread_of_csd(c) == tid and c["calls"] == 0)
-        if unwind == "0":
-            eq(lib_ticks, 0, "no sampled frames with DEEPPROF_UNWIND=0")
-            check(task["ticks"] > 20, "without unwinding, the library's time goes to task (%d ticks)"
-                  % task["ticks"])
-            continue
-        spin = [c for c in p.csd if p.thread_of_csd(c) == tid and c["callee"] == "spin"]
-        eq(len(spin), 1, "one csd of the library's spin()")
-        eq((spin[0]["caller"], spin[0]["calls"]), ("worker", 0), "worker -> spin, sampled")
-        check(spin[0]["ticks"] > 20 and task["ticks"] * 4 < spin[0]["ticks"],
-              "the library thread's time is in spin (%d ticks), not task (%d)" % (spin[0]["ticks"], task["ticks"]))
+    for route, tag in (([], ""), (["--deepprof-arg=abi=1"], " abi=1")):
+        exe = build(["s-libc.c"], "libc-plugin" + tag, route)
+        for unwind in (None, "0"):
+            p = profile([exe, "2000000"], unwind)
+            what = tag + (" (DEEPPROF_UNWIND=%s)" % unwind if unwind else "")
+            eq(p.counts("main", "clear"), (1, 1, 0), "main -> clear")
+            ms = p.one("clear", "memset")
+            eq((ms["calls"], p.css_of(ms)["kind"]), (4000, "external"), "clear -> memset" + what)
+            clear_own = p.one("main", "clear")["ticks"]
+            check(clear_own * 5 < ms["ticks"], "clear's time is in memset (%d ticks) more than in clear itself (%d)%s"
+                  % (ms["ticks"], clear_own, what))
+            sampled = [c for c in p.csd if c["calls"] == 0 and c["caller"] != "<root>"]
+            check(not any(c["callee"] == "cmp" for c in sampled), "no sampled copy of the instrumented comparator")
+            if unwind == "0":
+                eq(sampled, [], "no sampled frames with DEEPPROF_UNWIND=0")
+                continue
+            msort = [c for c in sampled if "msort" in (c["callee"] or "")]
+            check(sum(c["ticks"] for c in msort) > 0, "qsort's merge sort has ticks")
+            eq(sorted({c["caller"] for c in msort}), sorted({"qsort"} | {c["callee"] for c in msort}),
+               "the merge sort's frames hang under sorting -> qsort")
+            for c in msort:
+                eq(p.css_of(c)["kind"], "external", "%s -> %s: external" % (c["caller"], c["callee"]))
+            check(len(p.pds("msort_with_tmp.part.0")) + len(p.pds("msort_with_tmp")) <= 2,
+                  "qsort's merge sort recursion folded")
+
+        exe = build(["s-spinmain.c"], "spin-plugin" + tag, route, ["-L" + s.dir, "-Wl,-rpath," + s.dir, "-lspin"])
+        for unwind in (None, "0"):
+            p = profile([exe], unwind)
+            eq(len(p.threads), 2, "threads")
+            tid = p.threads[1]["id"]
+            task = p.one("<root>", "task", tid)
+            eq((task["calls"], p.css_of(task)["kind"]), (40, "callback"), "the library thread's callback")
+            lib_ticks = sum(c["ticks"] for c in p.csd if p.thread_of_csd(c) == tid and c["calls"] == 0)
+            if unwind == "0":
+                eq(lib_ticks, 0, "no sampled frames with DEEPPROF_UNWIND=0")
+                check(task["ticks"] > 20, "without unwinding, the library's time goes to task (%d ticks)"
+                      % task["ticks"])
+                continue
+            spin = [c for c in p.csd if p.thread_of_csd(c) == tid and c["callee"] == "spin"]
+            eq(len(spin), 1, "one csd of the library's spin()")
+            eq((spin[0]["caller"], spin[0]["calls"]), ("worker", 0), "worker -> spin, sampled")
+            check(spin[0]["ticks"] > 20 and task["ticks"] * 4 < spin[0]["ticks"],
+                  "the library thread's time is in spin (%d ticks), not task (%d)" % (spin[0]["ticks"], task["ticks"]))
 
 
 def t_reader(s):

@@ -584,6 +584,10 @@ int dp_unwind(void *uc, struct dp_uframe *out, int max, bool *deeper);
  * segments of a noted module (async-signal-safe). */
 void dp_code_note(const void *addr);
 bool dp_code_instrumented(uintptr_t pc);
+/* the dynamic loader's code (noted once at init, before any tick): a tick
+ * there is not unwound */
+void dp_code_note_loader(void);
+bool dp_code_in_loader(uintptr_t pc);
 
 /* graph.c: the csd of a call from path[n-1] (path[0 .. n): the pds of a
  * sampled context, outermost first) through return address site into the

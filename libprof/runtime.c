@@ -138,6 +138,7 @@ static void runtime_init_once(void)
 	bool asked = uw && !strcmp(uw, "1");
 	if ((!uw || strcmp(uw, "0")) && dp_rt.timer_hz && !dp_rt.sampling) {
 		dp_code_note((const void *)dp_code_note);       /* libprof's own code */
+		dp_code_note_loader();
 		dp_rt.unwind = dp_unwind_init(asked ? "DEEPPROF_UNWIND:" : NULL) == 0;
 		dp_rt.unwind_cyg = asked;
 	}

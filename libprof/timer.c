@@ -81,10 +81,11 @@ static struct dp_csd *hang(struct dp_thread *t, struct dp_pd *pd, const struct d
  * library's own functions). ABI v2's dp_cur names the call into it (a
  * site of kind external), or a callback that has returned into it:
  * dp_plugin2_outside finds the call; ABI v1's shadow stack has it on top,
- * or under callback frames that have returned (dp_plugin_outside). The frames between the pc and the instrumented caller
- * become csds of sampled frames under that call's callee, the outermost
- * being the callee itself. NULL: charge dp_cur's csd as before (pc in
- * instrumented code or libprof, no call into uninstrumented code found,
+ * or under callback frames that have returned (dp_plugin_outside). The
+ * frames between the pc and the instrumented caller become csds of
+ * sampled frames under that call's callee, the outermost being the callee
+ * itself. NULL: charge the current csd as before (pc in instrumented code,
+ * libprof or the dynamic loader; no call into uninstrumented code found;
  * or the frames do not reach instrumented code).
  */
 static struct dp_csd *outside(struct dp_thread *t, void *uc, bool v2)
@@ -96,7 +97,7 @@ static struct dp_csd *outside(struct dp_thread *t, void *uc, bool v2)
 	uintptr_t pc = 0, sp = 0;
 	return NULL;
 #endif
-	if (dp_code_instrumented(pc))
+	if (dp_code_instrumented(pc) || dp_code_in_loader(pc))
 		return NULL;
 	bool root;
 	struct dp_csd *c = v2 ? dp_plugin2_outside(t, &root) : dp_plugin_outside(t, sp, &root);

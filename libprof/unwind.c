@@ -8,6 +8,7 @@
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/auxv.h>
 #include <libunwind.h>
 #include "internal.h"
 
@@ -146,6 +147,31 @@ void dp_code_note(const void *addr)
 	if (i == n)
 		dl_iterate_phdr(note_cb, &a);
 	pthread_mutex_unlock(&code_lock);
+}
+
+/* The dynamic loader's code, where a tick is never unwound: libunwind
+ * looks up unwind tables with dl_iterate_phdr, and the interrupted code
+ * may be changing the list of modules that walks (dlopen). */
+static struct code_mod loader;
+
+void dp_code_note_loader(void)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_BASE);
+	if (!base)
+		return;         /* a static program: no loader */
+	pthread_mutex_lock(&code_lock);
+	uint32_t n = n_code;
+	dl_iterate_phdr(note_cb, &base);
+	if (n_code > n) {   /* taken back from the instrumented list */
+		loader = code[n];
+		DP_STORE_REL(&n_code, n);
+	}
+	pthread_mutex_unlock(&code_lock);
+}
+
+bool dp_code_in_loader(uintptr_t pc)
+{
+	return pc >= loader.xlo && pc < loader.xhi;
 }
 
 bool dp_code_instrumented(uintptr_t pc)

@@ -296,6 +296,13 @@ struct dp_thread {
 	struct dp_pd **seen;        /* plugin2.c's search for an active pd: seen_cap entries */
 	uint32_t seen_cap;
 	uint64_t stamp;
+	/* ABI v2 (plugin2.c): the last callback entered from uninstrumented
+	 * code, as enter() found it: dp_cur then (untagged), the procedure's
+	 * table record, and the csd the search gave (a library calling the
+	 * same callback again gets it without the search) */
+	uintptr_t memo_cur;
+	const struct dp_ps_static *memo_ps;
+	struct dp_csd *memo_r;
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
 	uint64_t n_tails;           /* 64 bits: truncated with dp_cas_local */
 	uint32_t tails_cap;

@@ -464,9 +464,17 @@ static struct dp_pd *recalled(struct dp_csd *c, const struct dp_ps *ps)
  */
 DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_t cur)
 {
+	/* a library calling the same callback again (qsort's comparator):
+	 * with dp_cur untagged, what the search below finds depends only on
+	 * the graph's shape, which never changes once made */
+	struct dp_thread *t = dp_self;
+	if (t && !(cur & 1) && cur == t->memo_cur && &tu->ps[psn] == t->memo_ps && !t->h->stop) {
+		t->memo_r->hot.calls++;
+		return &t->memo_r->hot;
+	}
 	if (ensure(tu) < 0)
 		return &sink_csd.hot;
-	struct dp_thread *t = ready();
+	t = ready();
 	if (!t) {
 		/* a call made through the sink was not recorded either (v1
 		 * loses its call hook as well as its enter hook) */
@@ -515,8 +523,14 @@ DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_
 			parent = c->caller;
 	}
 	r = callback2(t, parent, ps);
-	if (r)
+	if (r) {
 		r->hot.calls++;
+		if (!(cur & 1)) {
+			t->memo_cur = cur;
+			t->memo_ps = &tu->ps[psn];
+			t->memo_r = r;
+		}
+	}
 out:
 	dp_busy_off(t);
 	if (!r) {

@@ -1,7 +1,8 @@
 """run.py — `make bench`: what deepprof's instrumentation costs, next to its
 alternatives, on a call-heavy and an allocation-heavy microbenchmark and on
 real programs built from Debian's sources (bzip2; zlib's minigzip; gawk and
-jq, two interpreters that make a call every few nanoseconds).
+jq, two interpreters that make a call every few nanoseconds; sqlite3, a
+large program: its 240k-line amalgamation and shell).
 Part of deepprof's bench. MIT licence.
 
 Every program is built in each variant below and each variant runs RUNS
@@ -25,8 +26,8 @@ drift in the machine's load spreads over all of them:
               on that same small input; its seconds are scaled back to the full
               input by that ratio (marked ~)
 
-Beside the times: the CPU time to compile and link bzip2 and the text size
-of every binary, in each variant against plain; and, for every plugin build,
+Beside the times: the CPU time to compile and link bzip2 and sqlite3 and
+the text size of every binary, in each variant against plain; and, for every plugin build,
 what reading its program representation costs the tools (issue 14):
 `deepprof progrep BINARY` and `deepprof feedback Deep.data` on the profile of
 its last good run, FB_RUNS times each (median). Then the analyses benchmark
@@ -46,7 +47,7 @@ GCC's -fprofile-generate/-fprofile-use, timed side by side (the section
 
     run.py --build DIR --libprof LIB --deepprof BIN [--deepprof-cc BIN]
            [--dpgen BIN] [--cc CC] [--libs LDLIBS] [--runs N] [--quick]
-           [--only PROG,...]      (PROG: fib alloc omp bzip2 minigzip gawk jq analyses record)
+           [--only PROG,...]      (PROG: fib alloc omp bzip2 minigzip gawk jq sqlite3 analyses record)
            [--pgo]
 """
 
@@ -72,6 +73,7 @@ import record as record_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET_VS_EMPTY = 1.3          # libprof within this factor of the empty-hook build
+TARGET_COMPILE_X = 1.5         # the plugin build's compile time against plain, large program
 TARGET_PLUGIN_REAL = 1.3       # issue 4: plugin route on a real program, x plain
 TARGET_PLUGIN_FIB = 3.0        # issue 4: plugin route on naive fib, x plain
 TIMEOUT = 300                  # seconds, any single run
@@ -112,6 +114,7 @@ def programs(a, src):
             else "%.0fKB" % (a.text_bytes / 1e3))
     gk = os.path.join(src, "gawk")
     jq = os.path.join(src, "jq")
+    sq = os.path.join(src, "sqlite3")
     return [
         Program("fib", "fib(%d)" % a.fib_n, [os.path.join(HERE, "fib.c")], [str(a.fib_n)]),
         Program("alloc", "alloc(%d)" % a.alloc_rounds, [os.path.join(HERE, "alloc.c")],
@@ -141,6 +144,12 @@ def programs(a, src):
                 ["-c", JQ_SCRIPT, "{input}"], cflags=JQ_DEFS + ["-I", jq],
                 third_party=True, callgrind=True, input="json", prepare=prepare_jq,
                 libs=["-lm", "-lpthread"], same_calls=False),
+        # a large program (sqlite3's 240k-line amalgamation and its shell),
+        # from Debian's sqlite3, on a generated SQL workload
+        Program("sqlite3", "sqlite3 %d rows" % a.sql_rows,
+                [os.path.join(sq, "sqlite3.c"), os.path.join(sq, "shell.c")],
+                [":memory:", ".read {input}"], cflags=SQLITE_DEFS + ["-I", sq],
+                third_party=True, input="sql", prepare=prepare_sqlite, libs=["-lm"]),
     ]
 
 
@@ -200,6 +209,45 @@ def prepare_jq(a, p):
         os.replace(inc + ".tmp", inc)
     with open(os.path.join(d, "src", "version.h"), "w") as f:
         f.write('#define JQ_VERSION "1.6"\n')
+
+
+# sqlite 3.40: the amalgamation and the shell, as its Makefile makes them
+# (tclsh runs its generators), built single-threaded without extension
+# loading: nothing but libc and libm.
+SQLITE_DEFS = ["-DSQLITE_THREADSAFE=0", "-DSQLITE_OMIT_LOAD_EXTENSION", "-DHAVE_USLEEP=1",
+               "-DSQLITE_ENABLE_MATH_FUNCTIONS"]
+
+
+def prepare_sqlite(a, p):
+    d = os.path.dirname(p.sources[0])
+    if all(os.path.exists(f) for f in p.sources):
+        return
+    if not shutil.which("tclsh"):
+        raise Fatal("sqlite3's amalgamation is made by tclsh: install tcl (sh mk/deps.sh --bench)")
+    print("bench: making sqlite3's amalgamation", file=sys.stderr, flush=True)
+    run_quiet(["./configure", "--disable-tcl", "--disable-readline", "--disable-editline",
+               "--disable-load-extension", "--disable-threadsafe", "CC=" + a.cc, "CFLAGS=-O2"], cwd=d)
+    run_quiet(["make", "sqlite3.c", "shell.c"], cwd=d)
+
+
+def gen_sql(path, rows):
+    """A SQL script: a table of rows rows and an index, then aggregates,
+    joins, sorts and updates over it (about 1.3 s for 400000 rows here)."""
+    with open(path + ".tmp", "w") as f:
+        f.write("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL, d INTEGER);\n"
+                "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM n WHERE x<%d)\n"
+                "INSERT INTO t SELECT x, printf('row %%d', (x * 7919) %% %d), x * 1.5, x %% 97 FROM n;\n"
+                "CREATE INDEX tb ON t(b);\n"
+                "CREATE TABLE u AS SELECT d, count(*) AS n, sum(c) AS s FROM t GROUP BY d;\n"
+                "SELECT count(*), sum(c), max(b) FROM t WHERE a %% 7 = 3;\n"
+                "SELECT u.d, u.n, round(u.s) FROM u JOIN t ON t.d = u.d AND t.a %% 1000 = 1 "
+                "ORDER BY u.s DESC LIMIT 5;\n"
+                "SELECT b, count(*) FROM t GROUP BY b ORDER BY count(*) DESC, b LIMIT 3;\n"
+                "UPDATE t SET c = c + 1 WHERE a %% 3 = 0;\n"
+                "SELECT sum(length(b)), total(c) FROM t WHERE b LIKE 'row 1%%';\n"
+                "DELETE FROM t WHERE d = 5;\n"
+                "SELECT count(*), sum(a) FROM t;\n" % (rows, rows))
+    os.replace(path + ".tmp", path)
 
 
 def gen_json(path, n):
@@ -672,23 +720,32 @@ def report(a, progs, res, cg, stats, b, load_before, started, tools=None):
             L.append("  %-16s %s" % (p.label, ";  ".join(cells)))
         L.append("")
 
-    L.append("Build cost against plain: CPU s to compile and link bzip2 (8 files, -O2 -g, "
-             "2 compiles at a time); text size of each binary (size -B)")
+    timed_builds = [n for n in ("bzip2", "sqlite3") if (n, "plain") in b.exes]
+    L.append("Build cost against plain: CPU s to compile and link %s (-O2 -g, 2 compiles at a "
+             "time); text size of each binary (size -B)" % " and ".join(
+                 "bzip2 (8 files)" if n == "bzip2" else "sqlite3 (the 240k-line amalgamation and "
+                 "its shell)" for n in timed_builds))
     cols = [p for p in progs]
-    hdr = "  %-11s %9s %7s" % ("variant", "bzip2 s", "x") + "".join(
+    hdr = "  %-11s" % "variant" + "".join(" %9s %7s" % (n + " s", "x") for n in timed_builds) + "".join(
         " %17s" % ("%s text x" % p.name) for p in cols)
     L.append(hdr)
     for v in variants(a):
-        bz = b.cpu.get(("bzip2", v)) if ("bzip2", v) in b.exes else None
-        bzp = b.cpu.get(("bzip2", "plain"))
-        row = "  %-11s %9s %7s" % (v, "-" if bz is None else "%.2f" % bz,
-                                   "-" if bz is None else "%.2f" % (bz / bzp))
+        row = "  %-11s" % v
+        for n in timed_builds:
+            c = b.cpu.get((n, v)) if (n, v) in b.exes else None
+            row += " %9s %7s" % ("-" if c is None else "%.2f" % c,
+                                 "-" if c is None else "%.2f" % (c / b.cpu[(n, "plain")]))
         for p in cols:
             t = b.text.get((p.name, v))
             row += " %17s" % ("-" if t is None else "%d %5.2f" % (t, t / b.text[(p.name, "plain")]))
         L.append(row)
     L.append("  (libprof and plugin binaries include libprof.a's own code: about the same "
              "bytes in each)")
+    if ("sqlite3", "plain") in b.exes and ("sqlite3", "plugin") in b.exes:
+        x = b.cpu[("sqlite3", "plugin")] / b.cpu[("sqlite3", "plain")]
+        L.append("target: the plugin build's compile time within %.1fx of plain on the large "
+                 "program (sqlite3): %.2fx %s" % (TARGET_COMPILE_X, x,
+                                                 "met" if x <= TARGET_COMPILE_X else "MISSED"))
     L.append("")
 
     L.append("Deep.data of the instrumented runs (deepprof dump --json):")
@@ -1157,7 +1214,8 @@ def run_pgo(a, progs, bdir, inputs, started, load_before):
 
 def fetch_and_prepare(a, progs, src):
     """Unpack the Debian sources progs need into src; configure/generate."""
-    debian_src = {"bzip2": "bzip2", "minigzip": "zlib", "gawk": "gawk", "jq": "jq"}
+    debian_src = {"bzip2": "bzip2", "minigzip": "zlib", "gawk": "gawk", "jq": "jq",
+                  "sqlite3": "sqlite3"}
     for pkg in sorted({debian_src[p.name] for p in progs if p.name in debian_src}):
         r = subprocess.run(["sh", os.path.join(HERE, "fetch-src.sh"), pkg, src])
         if r.returncode != 0:
@@ -1208,11 +1266,18 @@ def make_inputs(a, progs, bdir):
     inputs = {"text": {"big": os.path.join(bdir, "text-%d.txt" % a.text_bytes),
                        "small": os.path.join(bdir, "text-%d.txt" % (a.text_bytes // a.cg_shrink))},
               "json": {"big": os.path.join(bdir, "records-%d.json" % a.json_records),
-                       "small": os.path.join(bdir, "records-%d.json" % (a.json_records // a.cg_shrink))}}
+                       "small": os.path.join(bdir, "records-%d.json" % (a.json_records // a.cg_shrink))},
+              "sql": {"big": os.path.join(bdir, "work-%d.sql" % a.sql_rows),
+                      "small": os.path.join(bdir, "work-%d.sql" % (a.sql_rows // a.cg_shrink))}}
     t = inputs["text"]
     for f, n in ((t["big"], a.text_bytes), (t["small"], a.text_bytes // a.cg_shrink)):
         if not os.path.exists(f) or os.path.getsize(f) != n:
             run_quiet([gen, str(SEED), str(n), f])
+    if any(p.input == "sql" for p in progs):
+        q = inputs["sql"]
+        for f, n in ((q["big"], a.sql_rows), (q["small"], a.sql_rows // a.cg_shrink)):
+            if not os.path.exists(f):
+                gen_sql(f, n)
     if any(p.input == "json" for p in progs):
         j = inputs["json"]
         for f, n in ((j["big"], a.json_records), (j["small"], a.json_records // a.cg_shrink)):
@@ -1239,7 +1304,7 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes and one run: checks the machinery, measures nothing")
     ap.add_argument("--only", default="",
-                    help="comma-separated program names (fib,alloc,omp,bzip2,minigzip,gawk,jq,analyses,record)")
+                    help="comma-separated program names (fib,alloc,omp,bzip2,minigzip,gawk,jq,sqlite3,analyses,record)")
     ap.add_argument("--pgo", action="store_true",
                     help="instead of the overheads: the use build (deepprof-cc --deepprof-use, "
                          "hot/cold code) against plain -O2 and GCC's -fprofile-use on bzip2, "
@@ -1256,11 +1321,13 @@ def main():
             return 2
         PIN[:] = ["taskset", "-c", a.pin]
     a.fib_n, a.alloc_rounds, a.text_bytes, a.json_records = 41, 200, 10_000_000, 100_000
+    a.sql_rows = 400_000
     a.omp_n = 8 << 20
     a.cg_shrink, a.cg_runs, a.callgrind = 8, 3, True
     a.fb_runs = max(a.runs, 3)
     if a.quick:
         a.fib_n, a.alloc_rounds, a.text_bytes, a.json_records = 27, 4, 400_000, 4_000
+        a.sql_rows = 8_000
         a.omp_n = 1 << 20
         a.runs, a.cg_runs, a.fb_runs = 1, 1, 3
     if a.runs < 1:

@@ -53,7 +53,9 @@ ninja-build"
 # (bench/record.py times `gprofng collect app` beside deepprof record). (Its
 # gprof is not run: bench's gprof column times the -pg build.) linux-perf:
 # bench/record.py compares deepprof record with `perf record -e cpu-clock`.
-bench="binutils linux-perf"
+# tcl: tclsh runs the generators of sqlite3's amalgamation (the bench's large
+# program).
+bench="binutils linux-perf tcl"
 # Packages that nothing in the tree runs, includes, links or imports itself
 # (tests/deps reads these lines: "# why PACKAGE: reason"):
 # why bzip2: dpkg-source runs it to unpack bzip2's .debian.tar.bz2 (the source the cross-check fetches)

@@ -333,6 +333,29 @@ def t_exec(s):
     eq(self_ticks(q, "parent_work"), 0, "the exec'd image starts from zero")
 
 
+def t_spawn(s):
+    """The execs glibc makes inside system() and posix_spawn(), which no
+    wrapper of the program's own execve sees: with --follow-exec each new
+    image of the program is sampled into a profile of its own."""
+    exe = s.exe("spawn")
+    for f in os.listdir(s.dir):
+        if f.startswith("sp.data"):
+            os.unlink(s.path(f))
+    r = s.record(["--follow-exec", "-o", "sp.data", exe])
+    eq(r.stdout.strip(), "0", "output")
+    p = s.dump("sp.data")
+    check(self_ticks(p, "parent_burn") > 5, "the parent's work")
+    children = []
+    for f in sorted(os.listdir(s.dir)):
+        if f.startswith("sp.data.") and not f.endswith(".tmp"):
+            q = s.dump(f)
+            if q.h["program"] == exe and "child" in q.h["argv"]:
+                children.append((f, self_ticks(q, "child_burn")))
+    eq(len(children), 2, "two profiles of the started image (system, posix_spawn): %s" % children)
+    for f, n in children:
+        check(n > 5, "%s: the child's work (%d ticks)" % (f, n))
+
+
 def t_signals(s):
     """SIGTERM and SIGINT to the program still write its profile; deepprof
     record exits as the shell would (128 + the signal)."""
@@ -593,7 +616,7 @@ def t_reader(s):
 
 
 TESTS = [t_shares, t_frequency, t_vs_instrumented, t_recursion, t_threads, t_fork, t_exec,
-         t_signals, t_disturbed, t_bad, t_unwind, t_unwind_plugin, t_reader]
+         t_spawn, t_signals, t_disturbed, t_bad, t_unwind, t_unwind_plugin, t_reader]
 
 
 def main():

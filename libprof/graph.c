@@ -107,16 +107,16 @@ static const char *str_copy(const char *s)
  */
 struct dp_ps *dp_graph_ps_get(uintptr_t fn, const struct dp_ps *init)
 {
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	struct dp_ps *ps = ps_find(fn);
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	if (ps)
 		return ps;
 	/* outside our lock: dladdr takes the loader's (and is slow: only
 	 * -finstrument-functions procedures need their module's base) */
 	uintptr_t base = init && init->kind != DP_PS_ADDR && init->kind != DP_PS_REGION ? 0
 		       : module_base_of(fn);
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	ps = ps_find(fn);
 	if (!ps && (ps = dp_mem_global(sizeof *ps))) {
 		ps->fn = fn;
@@ -142,7 +142,7 @@ struct dp_ps *dp_graph_ps_get(uintptr_t fn, const struct dp_ps *init)
 		if (dp_rt.n_ps > dp_rt.ps_hmask)
 			REHASH(struct dp_ps, dp_rt.ps_hash, dp_rt.ps_hmask, hash_ptr(e->fn, 0));
 	}
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	return ps;
 }
 
@@ -157,9 +157,9 @@ static struct dp_css *css_find(uintptr_t site, struct dp_ps *caller)
 
 struct dp_ps *dp_graph_ps_find(uintptr_t fn)
 {
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	struct dp_ps *ps = ps_find(fn);
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	return ps;
 }
 
@@ -169,21 +169,21 @@ struct dp_ps *dp_graph_ps_find(uintptr_t fn)
 static void ps_adopt(struct dp_ps *ps)
 {
 	uintptr_t base = module_base_of(ps->fn);
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	if (ps->kind == DP_PS_SAMPLED) {
 		ps->mod_base = base;
 		ps->kind = DP_PS_ADDR;
 	}
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 }
 
 /* The css of (return address site, caller ps), created if new; with init,
  * its kind, callee, file, line and col come from init (plugin sites). */
 struct dp_css *dp_graph_css_get(uintptr_t site, struct dp_ps *caller, const struct dp_css *init)
 {
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	struct dp_css *css = css_find(site, caller);
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	if (css)
 		return css;
 	/* A return address outside the caller's module lies in uninstrumented
@@ -194,7 +194,7 @@ struct dp_css *dp_graph_css_get(uintptr_t site, struct dp_ps *caller, const stru
 		kind = init->kind;
 	else if (caller == dp_rt.root_ps || module_base_of(site) != caller->mod_base)
 		kind = DP_CSS_CALLBACK;
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	css = css_find(site, caller);
 	if (!css && (css = dp_mem_global(sizeof *css))) {
 		css->site = site;
@@ -219,7 +219,7 @@ struct dp_css *dp_graph_css_get(uintptr_t site, struct dp_ps *caller, const stru
 			REHASH(struct dp_css, dp_rt.css_hash, dp_rt.css_hmask,
 			       hash_ptr(e->site, (uintptr_t)e->caller));
 	}
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	return css;
 }
 

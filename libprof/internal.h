@@ -388,6 +388,23 @@ enum dp_rec_flags {
 
 extern struct dp_runtime dp_rt;
 extern __thread uint64_t dp_loop_ticks __attribute__((tls_model("initial-exec")));  /* plugin.c */
+/* dp_rt.lock, taken and given back through these: dp_locked counts this
+ * thread's holds (and a hold being taken), so that a clock tick's handler
+ * never makes nodes (which takes the lock) over code that holds it; the
+ * slow paths take it without marking the thread busy (runtime.c). */
+extern __thread uint32_t dp_locked __attribute__((tls_model("initial-exec")));
+static inline void dp_lock(void)
+{
+	dp_locked++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&dp_rt.lock);
+}
+static inline void dp_unlock(void)
+{
+	pthread_mutex_unlock(&dp_rt.lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	dp_locked--;
+}
 extern __thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec")));
 #define dp_self (dp_hot.t)
 

@@ -85,7 +85,7 @@ static struct dp_ps **tu_map(struct dp_tu *tu)
 	struct dp_ps **map = DP_LOAD_ACQ((struct dp_ps ***)&tu->runtime[TU_PS]);
 	if (likely(map))
 		return map;
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	map = (struct dp_ps **)tu->runtime[TU_PS];
 	if (!map) {
 		struct dp_css **css = dp_mem_global((tu->n_css + 1) * sizeof *css);
@@ -95,7 +95,7 @@ static struct dp_ps **tu_map(struct dp_tu *tu)
 			DP_STORE_REL(&tu->runtime[TU_PS], (void *)map);
 		}
 	}
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	return map;
 }
 

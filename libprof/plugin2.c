@@ -99,7 +99,7 @@ static int ensure(struct dp_tu *tu)
 		if (tu->ps[i].n_css > n)
 			n = tu->ps[i].n_css;
 	int r = 0;
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	if (n > sink_slots) {
 		struct pd2 *s = dp_mem_map(sizeof *s + n * sizeof(struct dp_csd_hot *));
 		if (s) {
@@ -116,7 +116,7 @@ static int ensure(struct dp_tu *tu)
 	if (!r)
 		DP_STORE_REL(&tu->runtime[TU_V2], (void *)1);
 	DP_STORE_REL(&dp_rt.abi2, 1);
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	return r;
 }
 

@@ -17,6 +17,7 @@
  * and the global arena; the writer reads the lists without it (see internal.h).
  */
 struct dp_runtime dp_rt = { .lock = PTHREAD_MUTEX_INITIALIZER };
+__thread uint32_t dp_locked __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's hot state; dp_hot.t is NULL until its first hook. */
 __thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec"))) = { .stop = DP_UNINIT };
@@ -84,13 +85,13 @@ uint64_t dp_now_ns(clockid_t clk)
 static void runtime_init_once(void)
 {
 	int saved_errno = errno;
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	dp_rt.ps_hmask = 1023;
 	dp_rt.css_hmask = 1023;
 	dp_rt.ps_hash = dp_mem_global(1024 * sizeof *dp_rt.ps_hash);
 	dp_rt.css_hash = dp_mem_global(1024 * sizeof *dp_rt.css_hash);
 	dp_rt.root_ps = dp_graph_root_ps();
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	if (!dp_rt.ps_hash || !dp_rt.css_hash || !dp_rt.root_ps) {
 		dp_log("out of memory at start: not profiling", NULL, NULL);
 		dp_rt.stopped = 1;
@@ -232,9 +233,9 @@ struct dp_thread *dp_thread_init(void)
 	t->tid = (pid_t)syscall(SYS_gettid);
 	t->self = pthread_self();
 	t->stack_hi = stack_top(t);
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	uint32_t n_ps = dp_rt.n_ps;
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	uint32_t cap = 1024;
 	while (cap <= n_ps * 2)
 		cap *= 2;
@@ -261,14 +262,14 @@ struct dp_thread *dp_thread_init(void)
 	stack[0].tab = root->tab;
 	stack[0].mask = root->mask;
 
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 	if (dp_rt.threads_tail)
 		DP_STORE_REL(&dp_rt.threads_tail->next, t);
 	else
 		DP_STORE_REL(&dp_rt.threads, t);
 	dp_rt.threads_tail = t;
 	DP_STORE_REL(&dp_rt.n_threads, dp_rt.n_threads + 1);
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 
 	pthread_setspecific(dp_rt.key, t);
 	if (dp_rt.sampling && dp_record_thread(t) < 0) {
@@ -341,12 +342,12 @@ static void fork_prepare(void)
 {
 	pid_at_prepare = getpid();
 	fork_busy(true);
-	pthread_mutex_lock(&dp_rt.lock);
+	dp_lock();
 }
 
 static void fork_parent(void)
 {
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	fork_busy(false);
 }
 
@@ -358,7 +359,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	int saved_errno = errno;
-	pthread_mutex_unlock(&dp_rt.lock);
+	dp_unlock();
 	dp_rt.fork_of = pid_at_prepare;
 	dp_rt.start_ns = dp_now_ns(CLOCK_REALTIME);
 	dp_rt.start_mono_ns = dp_now_ns(CLOCK_MONOTONIC);

@@ -116,8 +116,9 @@ static struct dp_csd *outside(struct dp_thread *t, void *uc, bool v2)
 }
 
 /* Charge one tick: to the current csd, or to the thread's outside sink when
- * no activation is current or the runtime itself is busy (with
- * DEEPPROF_UNWIND, to the uninstrumented frames it lies in: below()); then
+ * no activation is current or the runtime itself is busy; a tick in
+ * uninstrumented code to the frames it lies in (outside(), below()),
+ * unless the thread holds dp_rt.lock, which making their nodes takes; then
  * let split.c count the recursive activations on the interrupted stack. */
 static void on_sigprof(int sig, siginfo_t *si, void *uc)
 {
@@ -126,7 +127,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	struct dp_thread *t = dp_self;
 	if (t) {
 		struct dp_csd *c = NULL;
-		if (DP_LOAD(&dp_rt.unwind) && !t->h->stop)
+		if (DP_LOAD(&dp_rt.unwind) && !t->h->stop && !dp_locked)
 			c = DP_LOAD(&dp_rt.abi2) ? outside(t, uc, true) :
 			    DP_LOAD(&dp_rt.abi1) ? outside(t, uc, false) :
 			    dp_rt.unwind_cyg ? below(t, uc) : NULL;

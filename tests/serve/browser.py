@@ -132,11 +132,29 @@ class Browser:
                       % selector_js)
         if not box:
             raise Fail("nothing to click: " + selector_js)
+        before = self.js("location.href") if navigates else None
         self.events = []
         for t in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=t, x=box[0], y=box[1], button="left", clickCount=1)
         if navigates:
             self.wait("Page.loadEventFired")
+            self.settled(before)
+
+    def settled(self, before, timeout=30):
+        """Wait until the page has left URL before and finished loading: a
+        load event still queued from an earlier navigation (a history.back()
+        the bfcache answered) must not pass for this one's, or the next
+        script runs while the page navigates ("Inspected target navigated
+        or closed", seen in CI)."""
+        t0 = time.time()
+        while time.time() - t0 < timeout:
+            try:
+                if self.js("location.href") != before and self.js("document.readyState") == "complete":
+                    return
+            except Fail:
+                pass        # evaluated while navigating: ask again
+            time.sleep(0.05)
+        raise Fail("the page did not leave " + before)
 
     def back(self):
         """history.back(), then wait until the page before is shown again."""

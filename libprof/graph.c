@@ -4,6 +4,7 @@
  * resynchronising the shadow stack after non-local exits.
  * Part of deepprof's libprof. MIT licence.
  */
+#include <sys/auxv.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -694,10 +695,17 @@ static _Unwind_Reason_Code cfa_step(struct _Unwind_Context *ctx, void *arg)
 	return _URC_NO_REASON;
 }
 
+/* A static program: GCC links it without .eh_frame_hdr, and libgcc's
+ * unwinder, finding no frame information for itself there, aborts. */
+static bool no_unwinder;
+
 /* The exact CFA of the hook's caller; 0 when its frame has no call frame
- * information (code built with -fno-asynchronous-unwind-tables). */
+ * information (code built with -fno-asynchronous-unwind-tables) or the
+ * unwinder cannot be used. */
 static __attribute__((noinline)) uintptr_t unwound_cfa(uintptr_t hook_sp)
 {
+	if (no_unwinder)
+		return 0;
 	struct cfa_walk w = { .hook_sp = hook_sp };
 	(void)_Unwind_Backtrace(cfa_step, &w);
 	return w.cfa;
@@ -707,6 +715,10 @@ static __attribute__((noinline)) uintptr_t unwound_cfa(uintptr_t hook_sp)
  * libgcc's one-time setup or the loader's lazy binding of the unwinder. */
 void dp_graph_cfa_init(void)
 {
+	if (!getauxval(AT_BASE)) {
+		no_unwinder = true;     /* frame addresses are searched for instead */
+		return;
+	}
 	(void)unwound_cfa(0);
 }
 

@@ -5,6 +5,7 @@
  * Part of deepprof's libprof. MIT licence.
  */
 #include <errno.h>
+#include <sys/auxv.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,7 +138,10 @@ static void runtime_init_once(void)
 	 * DEEPPROF_UNWIND=1 in -finstrument-functions ones; =0: never */
 	const char *uw = getenv("DEEPPROF_UNWIND");
 	bool asked = uw && !strcmp(uw, "1");
-	if ((!uw || strcmp(uw, "0")) && dp_rt.timer_hz && !dp_rt.sampling) {
+	/* not by default in a static program: dlopen there brings a second
+	 * libc whose dl_iterate_phdr does not see the program's own code */
+	if ((asked || ((!uw || strcmp(uw, "0")) && getauxval(AT_BASE))) && dp_rt.timer_hz &&
+	    !dp_rt.sampling) {
 		dp_code_note((const void *)dp_code_note);       /* libprof's own code */
 		dp_code_note_loader();
 		dp_rt.unwind = dp_unwind_init(asked ? "DEEPPROF_UNWIND:" : NULL) == 0;

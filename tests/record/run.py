@@ -493,7 +493,8 @@ def t_unwind_plugin(s):
     library's own thread code goes to its frames from the thread's root,
     not to the callback that last returned. DEEPPROF_UNWIND=0: no sampled
     frames, the library thread's time on the callback as before. ABI v2
-    (the default) and v1."""
+    (the default) and v1. A static program runs, unwound by neither libunwind
+    nor libgcc."""
     dpcc = os.path.join(s.build, "bin", "deepprof-cc")
     flags = ["-O2", "-g"] + shlex.split(s.a.cflags)
 
@@ -518,6 +519,15 @@ def t_unwind_plugin(s):
         for c in p.csd:
             eq(c["calls"], c["exits"] + c["nonlocal_exits"], "csd %d calls == exits + nonlocal" % c["id"])
         return p
+
+    # a static program: no libunwind by default (dlopen there brings a
+    # second libc), and not libgcc's unwinder either, which aborted it at
+    # start (GCC links a static program without .eh_frame_hdr)
+    exe = build(["s-libc.c"], "libc-static", [], ["-static"])
+    p = profile([exe, "30000"], None)
+    eq(p.counts("main", "clear"), (1, 1, 0), "static: main -> clear")
+    eq(p.one("clear", "memset")["calls"], 4000, "static: clear -> memset")
+    eq([c for c in p.csd if c["calls"] == 0 and c["caller"] != "<root>"], [], "static: no sampled frames")
 
     lib = s.path("libspin.so")
     r = subprocess.run(["gcc", "-std=gnu11", "-g", "-O2", "-shared", "-fPIC", "-pthread",

@@ -106,10 +106,16 @@ static struct code_mod {
 static uint32_t n_code;
 static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int note_cb(struct dl_phdr_info *info, size_t size, void *arg)
+/* dl_iterate_phdr's callback: the ranges of the module holding find->addr */
+struct find {
+	uintptr_t addr;
+	struct code_mod m;
+};
+
+static int find_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	uintptr_t a = *(const uintptr_t *)arg;
+	struct find *f = arg;
 	struct code_mod m = { UINTPTR_MAX, 0, UINTPTR_MAX, 0 };
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -127,14 +133,20 @@ static int note_cb(struct dl_phdr_info *info, size_t size, void *arg)
 				m.xhi = hi;
 		}
 	}
-	if (a < m.lo || a >= m.hi)
+	if (f->addr < m.lo || f->addr >= m.hi)
 		return 0;
-	uint32_t n = n_code;
-	if (m.xlo < m.xhi && n < CODE_MAX) {
-		code[n] = m;
-		DP_STORE_REL(&n_code, n + 1);
-	}
+	f->m = m;
 	return 1;
+}
+
+/* The module holding addr, with code; false when there is none. */
+static bool find_module(uintptr_t addr, struct code_mod *out)
+{
+	struct find f = { .addr = addr };
+	if (!dl_iterate_phdr(find_cb, &f) || f.m.xlo >= f.m.xhi)
+		return false;
+	*out = f.m;
+	return true;
 }
 
 void dp_code_note(const void *addr)
@@ -144,8 +156,8 @@ void dp_code_note(const void *addr)
 	uint32_t n = n_code, i = 0;
 	while (i < n && (a < code[i].lo || a >= code[i].hi))
 		i++;
-	if (i == n)
-		dl_iterate_phdr(note_cb, &a);
+	if (i == n && n < CODE_MAX && find_module(a, &code[n]))
+		DP_STORE_REL(&n_code, n + 1);
 	pthread_mutex_unlock(&code_lock);
 }
 
@@ -157,16 +169,8 @@ static struct code_mod loader;
 void dp_code_note_loader(void)
 {
 	uintptr_t base = (uintptr_t)getauxval(AT_BASE);
-	if (!base)
-		return;         /* a static program: no loader */
-	pthread_mutex_lock(&code_lock);
-	uint32_t n = n_code;
-	dl_iterate_phdr(note_cb, &base);
-	if (n_code > n) {   /* taken back from the instrumented list */
-		loader = code[n];
-		DP_STORE_REL(&n_code, n);
-	}
-	pthread_mutex_unlock(&code_lock);
+	if (base)       /* 0: a static program, no loader */
+		find_module(base, &loader);
 }
 
 bool dp_code_in_loader(uintptr_t pc)

@@ -464,17 +464,9 @@ static struct dp_pd *recalled(struct dp_csd *c, const struct dp_ps *ps)
  */
 DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_t cur)
 {
-	/* a library calling the same callback again (qsort's comparator):
-	 * with dp_cur untagged, what the search below finds depends only on
-	 * the graph's shape, which never changes once made */
-	struct dp_thread *t = dp_self;
-	if (t && !(cur & 1) && cur == t->memo_cur && &tu->ps[psn] == t->memo_ps && !t->h->stop) {
-		t->memo_r->hot.calls++;
-		return &t->memo_r->hot;
-	}
 	if (ensure(tu) < 0)
 		return &sink_csd.hot;
-	t = ready();
+	struct dp_thread *t = ready();
 	if (!t) {
 		/* a call made through the sink was not recorded either (v1
 		 * loses its call hook as well as its enter hook) */
@@ -599,6 +591,17 @@ lost:
 
 DP_EXPORT void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur)
 {
+	/* a library calling the same callback again (qsort's comparator):
+	 * with dp_cur untagged, what enter() finds depends only on the
+	 * graph's shape, which never changes once made; its memo is checked
+	 * here, before any frame or errno work (memo_cur is never tagged) */
+	struct dp_thread *t = dp_self;
+	if (t && cur == t->memo_cur && &tu->ps[ps] == t->memo_ps && !t->h->stop) {
+		struct dp_csd *m = t->memo_r;
+		m->hot.calls++;
+		dp_cur = (uintptr_t)&m->hot;
+		return &m->hot;
+	}
 	int saved_errno = errno;
 	struct dp_csd_hot *r = enter(tu, ps, cur);
 	dp_cur = (uintptr_t)r;

@@ -130,6 +130,7 @@ void dp_omp_regions(function *fun, int *scope, vec<struct dp_omp_region> &region
 opt_pass *dp_make_instrument_pass(gcc::context *ctxt);
 opt_pass *dp_make_progrep_pass(gcc::context *ctxt);
 opt_pass *dp_make_surviving_pass(gcc::context *ctxt);
+opt_pass *dp_make_inlined_pass(gcc::context *ctxt);     /* inlined.cc */
 void dp_keep_call_locations(void *gcc_data, void *user_data);  /* PLUGIN_PRE_GENERICIZE */
 /* escapes.cc: whether code other than the TU's direct calls may enter fndecl */
 void dp_note_taken_addresses(void *gcc_data, void *user_data); /* PLUGIN_PRE_GENERICIZE */

@@ -236,6 +236,9 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	sv.ref_pass_instance_number = 1;
 	sv.pos_op = PASS_POS_INSERT_AFTER;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
+	/* abi 2: inlined callees' prologues, at the same place */
+	sv.pass = dp_make_inlined_pass(g);
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 
 	if (!dp_use_init())
 		return 0;       /* the errors fail the compilation; nothing more to set up */

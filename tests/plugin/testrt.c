@@ -271,6 +271,15 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
 	struct csdx *c = new_csd(tu, site, fn);
 	if (fn && head != &null_csd)
 		c->hot.next = head;
+	/* the ABI's rule: a direct site whose callee is a procedure of its TU
+	 * gets a csd bound to it (an inlined callee's prologue does not check;
+	 * a leaf without a prologue is counted by its sites, not bound here) */
+	const struct dp_css_static *cs = &tu->css[site];
+	if (!fn && cs->kind == DP_CSS_KIND_NORMAL && cs->callee_ps &&
+	    !(cs->flags & DP_CSS_LEAF_CALLEE)) {
+		c->hot.callee = &new_pd(tu, cs->callee_ps - 1)->hot;
+		v2_binds++;
+	}
 	pd->hot.slot[slot] = &c->hot;
 	return &c->hot;
 }

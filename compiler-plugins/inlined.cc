@@ -1,0 +1,170 @@
+/*
+ * inlined.cc — ABI v2: after inlining, the prologue of a callee copied
+ * into its caller no longer checks what the call site just told it.
+ *
+ * A v2 call site stores dp_cur = csd | 1, csd from its slot in the
+ * caller's pd (or from dp_abi_call_slow), and the callee's prologue loads
+ * dp_cur and takes the slow path unless the tag is set and csd's callee pd
+ * runs the callee's procedure (inline_path.cc). When GCC has inlined the
+ * callee, that load reads the value the site stored a few statements
+ * before; and a direct site's csd is always bound to the site's static
+ * callee (the runtime binds it when it makes it: dp_abi_call_slow), or is
+ * the sink, which records nothing either way. So the check cannot fail,
+ * and the pass folds its condition: the slow call, its block and the two
+ * loads feeding the check go, in code size and in time, once per inlined
+ * call. Only direct sites of this TU whose static callee is the inlined
+ * procedure qualify, and only when the store reaches the load through
+ * statements that cannot change dp_cur (no call, no join).
+ * Part of deepprof. MIT licence.
+ */
+#include "plugin.h"
+
+#define DP_PD_SLOT_OFFSET 16     /* inline_path.cc PD_SLOT; testrt asserts it */
+
+/* The store to dp_cur that reaches LOAD (a load of it): the last store
+ * before it on every path, with nothing between that may change dp_cur.
+ * NULL when there is a join, a call or a possible clobber on the way. */
+static gimple *reaching_store(gimple *load, tree cur)
+{
+	tree vuse = gimple_vuse(load);
+	for (int k = 0; vuse && TREE_CODE(vuse) == SSA_NAME && k < 32; k++) {
+		gimple *d = SSA_NAME_DEF_STMT(vuse);
+		if (!d || !is_gimple_assign(d))
+			return NULL;    /* a PHI, a call, the function's entry */
+		if (gimple_assign_lhs(d) == cur)
+			return d;
+		if (stmt_may_clobber_ref_p(d, cur))
+			return NULL;
+		vuse = gimple_vuse(d);
+	}
+	return NULL;
+}
+
+static gimple *def_of(tree t)
+{
+	return t && TREE_CODE(t) == SSA_NAME ? SSA_NAME_DEF_STMT(t) : NULL;
+}
+
+static bool is_tu_addr(tree a, tree tu)
+{
+	return a && TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == tu;
+}
+
+/* V is (uintptr) csd | 1 with csd from a direct site's slot or its
+ * dp_abi_call_slow (a PHI of the two): that site's index, else -1. */
+static long tagged_site(tree v, tree tu)
+{
+	gimple *o = def_of(v);
+	if (!o || !is_gimple_assign(o) || gimple_assign_rhs_code(o) != BIT_IOR_EXPR ||
+	    !integer_onep(gimple_assign_rhs2(o)))
+		return -1;
+	gimple *cv = def_of(gimple_assign_rhs1(o));
+	if (!cv || !is_gimple_assign(cv) || !CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(cv)))
+		return -1;
+	gphi *phi = dyn_cast<gphi *>(def_of(gimple_assign_rhs1(cv)));
+	if (!phi || gimple_phi_num_args(phi) != 2)
+		return -1;
+	for (unsigned i = 0; i < 2; i++) {
+		gimple *c = def_of(gimple_phi_arg_def(phi, i));
+		if (!c || !is_gimple_call(c) || gimple_call_fndecl(c) != dp_roots[DPR_CALL_SLOW] ||
+		    gimple_call_num_args(c) != 4)
+			continue;
+		tree site = gimple_call_arg(c, 1), fn = gimple_call_arg(c, 2);
+		if (!is_tu_addr(gimple_call_arg(c, 0), tu) || !integer_zerop(fn) ||
+		    !tree_fits_uhwi_p(site) || tree_to_uhwi(site) >= dp_n_sites)
+			return -1;
+		unsigned long n = tree_to_uhwi(site);
+		/* and the other is the load of that site's slot in the same pd */
+		const struct dp_fn_rec *caller = &dp_fns[dp_sites[n].caller];
+		gimple *l = def_of(gimple_phi_arg_def(phi, 1 - i));
+		tree m = l && gimple_assign_single_p(l) ? gimple_assign_rhs1(l) : NULL_TREE;
+		if (!m || TREE_CODE(m) != MEM_REF || TREE_OPERAND(m, 0) != gimple_call_arg(c, 3) ||
+		    !tree_fits_uhwi_p(TREE_OPERAND(m, 1)) || n < caller->first_css ||
+		    tree_to_uhwi(TREE_OPERAND(m, 1)) != DP_PD_SLOT_OFFSET + 8 * (n - caller->first_css))
+			return -1;
+		return (long)n;
+	}
+	return -1;
+}
+
+/* The prologue whose slow call is SLOW: fold its check when the site
+ * that stored the dp_cur it loads calls its procedure directly. */
+static bool fold_prologue(gcall *slow, tree tu, tree cur)
+{
+	if (gimple_call_num_args(slow) != 3 || !is_tu_addr(gimple_call_arg(slow, 0), tu) ||
+	    !tree_fits_uhwi_p(gimple_call_arg(slow, 1)))
+		return false;
+	unsigned ps = (unsigned)tree_to_uhwi(gimple_call_arg(slow, 1));
+	/* what the prologue loaded from dp_cur: the load, or the stored
+	 * value itself where the early passes forwarded it (a callee that
+	 * the early inliner copied in before them) */
+	tree v = gimple_call_arg(slow, 2);
+	gimple *load = def_of(v);
+	if (load && gimple_assign_single_p(load) && gimple_assign_rhs1(load) == cur) {
+		gimple *st = reaching_store(load, cur);
+		v = st && gimple_assign_single_p(st) ? gimple_assign_rhs1(st) : NULL_TREE;
+	}
+	long site = v ? tagged_site(v, tu) : -1;
+	if (site < 0)
+		return false;
+	const struct dp_site_rec *r = &dp_sites[site];
+	if (r->callee_uid > -2 || (unsigned)(-2 - r->callee_uid) != ps)
+		return false;
+	/* the slow call's block, entered from the check's only */
+	basic_block bb = gimple_bb(slow);
+	if (!single_pred_p(bb))
+		return false;
+	edge in = single_pred_edge(bb);
+	gcond *cond = dyn_cast<gcond *>(last_stmt(in->src));
+	if (!cond || !(in->flags & (EDGE_TRUE_VALUE | EDGE_FALSE_VALUE)))
+		return false;
+	if (in->flags & EDGE_TRUE_VALUE)
+		gimple_cond_make_false(cond);
+	else
+		gimple_cond_make_true(cond);
+	update_stmt(cond);
+	return true;
+}
+
+namespace {
+
+const pass_data inlined_pass_data = {
+	GIMPLE_PASS, "deepprof_inlined", OPTGROUP_NONE, TV_NONE,
+	PROP_cfg | PROP_ssa, 0, 0, 0, 0
+};
+
+class inlined_pass : public gimple_opt_pass {
+public:
+	inlined_pass(gcc::context *ctxt) : gimple_opt_pass(inlined_pass_data, ctxt) {}
+	/* the site records are this compilation's: not in an LTO link */
+	bool gate(function *) override
+	{
+		return dp_opt.abi == 2 && !in_lto_p && !seen_error() && dp_n_sites &&
+		       dp_roots[DPR_TU_DECL] && dp_roots[DPR_ENTER_SLOW] && dp_roots[DPR_CALL_SLOW] &&
+		       dp_roots[DPR_CUR];
+	}
+	unsigned int execute(function *fun) override;
+};
+
+unsigned int inlined_pass::execute(function *fun)
+{
+	tree tu = dp_roots[DPR_TU_DECL], cur = dp_roots[DPR_CUR];
+	auto_vec<gcall *> slow;
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g))
+			if (is_gimple_call(gsi_stmt(g)) &&
+			    gimple_call_fndecl(gsi_stmt(g)) == dp_roots[DPR_ENTER_SLOW])
+				slow.safe_push(as_a<gcall *>(gsi_stmt(g)));
+	bool any = false;
+	for (unsigned i = 0; i < slow.length(); i++)
+		any |= fold_prologue(slow[i], tu, cur);
+	return any ? TODO_cleanup_cfg : 0;
+}
+
+} /* namespace */
+
+opt_pass *dp_make_inlined_pass(gcc::context *ctxt)
+{
+	return new inlined_pass(ctxt);
+}

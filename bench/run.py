@@ -1349,6 +1349,7 @@ def main():
     run_analyses = bool(a.dpgen)
     run_record = True
     res = {}
+    real = []
     tools = {}
     b = Build()
     try:
@@ -1372,6 +1373,11 @@ def main():
                   file=sys.stderr, flush=True)
             b = build_all(a, progs, bdir)
             inputs = make_inputs(a, progs, bdir)
+            # issue 16: deepprof record on the real programs' plain builds too
+            real = [(p.name, b.exes[(p.name, "plain")],
+                     [x.replace("{input}", inputs[p.input]["big"]) for x in p.argv])
+                    for p in progs if p.third_party and (p.name, "plain") in b.exes
+                    and (p.name, "plain") not in b.broken]
             res, cg = measure(a, progs, b, bdir, inputs)
             stats = deep_data_stats(a, progs, res, b)
             print("bench: timing deepprof progrep and feedback on the plugin builds",
@@ -1394,7 +1400,7 @@ def main():
         if run_record:      # issue 16: deepprof record vs perf record, gprofng
             shown = len(lines)
             ra = argparse.Namespace(deepprof=a.deepprof, deepprof_cc=a.deepprof_cc, libprof=a.libprof, libs=a.libs, cc=a.cc,
-                                    dir=os.path.join(bdir, "record"), runs=a.runs, quick=a.quick)
+                                    dir=os.path.join(bdir, "record"), runs=a.runs, quick=a.quick, real=real)
             lines += record_bench.run(ra)
             sys.stdout.write("\n".join(lines[shown:]) + "\n")
     except (Fatal, analyses.Fatal, record_bench.Fatal, OSError) as e:

@@ -3,7 +3,9 @@ record` on unmodified -O2 -g -fno-inline programs, against `perf record -e cpu-c
 (Debian's linux-perf) and `gprofng collect app` (binutils), where those run.
 
 Accuracy: each program's top 10 functions by self time in the recorded
-profile, with the share perf gives each, and the difference; and the
+profile, with the share perf gives each (a sample in the kernel counted
+for the user function that entered it, as deepprof's CPU-time ticks count
+it), and the difference; and the
 recorded shares against the tick shares of the program's default
 instrumented build (deepprof-cc, whose ticks in libc go to libc's frames
 too), and charged to the nearest frame in the program itself (as a
@@ -178,17 +180,21 @@ def self_shares(j, fold=False):
 
 
 def perf_shares(a, data):
-    r = sh(["perf", "report", "-i", data, "--stdio", "--no-children", "-q", "--sort", "sym",
-            "--percent-limit", "0"], out=subprocess.PIPE)
+    """Self shares of a `perf record -g` profile, a sample in the kernel
+    charged to the user-space function it entered the kernel from (its
+    callchain's first user frame), as deepprof's CPU-time ticks charge a
+    system call or a page fault to the code that made it."""
+    r = sh(["perf", "script", "-i", data, "-F", "ip,sym,dso"], out=subprocess.PIPE)
     out = {}
-    for ln in r.stdout.splitlines():
-        f = ln.split()
-        if len(f) < 3 or not f[0].endswith("%") or f[1] not in ("[.]", "[k]"):
-            continue
-        if f[1] == "[k]":
-            continue        # kernel time: deepprof charges it to the user frame
-        name = canon(base_name(f[2]))
-        out[name] = out.get(name, 0.0) + float(f[0][:-1])
+    for sample in r.stdout.split("\n\n"):
+        for ln in sample.splitlines():
+            f = ln.split(None, 1)
+            if len(f) < 2 or "[kernel" in f[1]:
+                continue
+            sym = f[1].rsplit(" (", 1)[0].strip()
+            name = canon(base_name(sym))
+            out[name] = out.get(name, 0) + 1
+            break
     tot = sum(out.values())
     return {k: 100.0 * v / tot for k, v in out.items()} if tot else {}
 
@@ -216,10 +222,11 @@ def vs_perf(a, lines, name, exe, args, mine, runs=1):
     pd = os.path.join(a.dir, name + ".perf.data")
     theirs = {}
     for _ in range(runs):
-        sh(["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", pd, "--", exe] + args)
+        sh(["perf", "record", "-q", "-g", "-e", "cpu-clock", "-F", "1000", "-o", pd, "--", exe] + args)
         for k, v in perf_shares(a, pd).items():
             theirs[k] = theirs.get(k, 0.0) + v / runs
-    return compare(lines, "self time: deepprof record vs perf record -e cpu-clock%s"
+    return compare(lines, "self time: deepprof record vs perf record -g -e cpu-clock (kernel samples "
+                   "to their user frame)%s"
                    % (" (%d runs)" % runs if runs > 1 else ""), mine, theirs, "perf")
 
 
@@ -367,7 +374,7 @@ def run(a):
             # what the instrumented build's own hooks cost it (they are
             # charged to the caller's context there: its probe effect)
             pd = os.path.join(a.dir, name + ".inst.perf")
-            sh(["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", pd, "--", inst] + acc_args,
+            sh(["perf", "record", "-q", "-g", "-e", "cpu-clock", "-F", "1000", "-o", pd, "--", inst] + acc_args,
                env={"DEEPPROF_FILE": os.path.join(a.dir, name + ".inst2.data")})
             hooks = sum(v for k, v in perf_shares(a, pd).items()
                         if k.startswith(("__cyg_profile", "dp_")))

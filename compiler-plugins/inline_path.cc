@@ -22,11 +22,28 @@ static tree reg(tree type, const char *name)
 	return create_tmp_reg(type, name);
 }
 
-/* A load or store of TYPE at BASE + OFF; alias set 0 (void * offset), as
- * the runtime's structs are written by code GCC does not see. */
+/* The type through which the inline path reaches the runtime's csds and
+ * pds: a record no program code can name, so its accesses have an alias
+ * set of their own, and the program's loads and stores are known not to
+ * touch the counters (and the counters' not to touch the program's:
+ * nothing else writes them but the runtime, behind calls). */
+static tree rt_ptr(void)
+{
+	if (!dp_roots[DPR_RT_PTR]) {
+		tree t = make_node(RECORD_TYPE);
+		TYPE_NAME(t) = get_identifier("__deepprof_rt");
+		TYPE_SIZE(t) = bitsize_int(64 * 8);
+		TYPE_SIZE_UNIT(t) = size_int(64);
+		SET_TYPE_ALIGN(t, 64);
+		dp_roots[DPR_RT_PTR] = build_pointer_type(t);
+	}
+	return dp_roots[DPR_RT_PTR];
+}
+
+/* A load or store of TYPE at BASE + OFF in the runtime's memory. */
 static tree mem(tree base, unsigned off, tree type)
 {
-	return build2(MEM_REF, type, base, build_int_cst(ptr_type_node, off));
+	return build2(MEM_REF, type, base, build_int_cst(rt_ptr(), off));
 }
 
 static void add(gimple_seq *seq, gimple *g, location_t loc)

@@ -20,6 +20,7 @@
 #include "plugin.h"
 
 #define DP_PD_SLOT_OFFSET 16     /* inline_path.cc PD_SLOT; testrt asserts it */
+#define DP_CSD_EXITS_OFFSET 40   /* inline_path.cc CSD_EXITS */
 
 /* The store to dp_cur that reaches LOAD (a load of it): the last store
  * before it on every path, with nothing between that may change dp_cur.
@@ -126,6 +127,104 @@ static bool fold_prologue(gcall *slow, tree tu, tree cur)
 	return true;
 }
 
+/*
+ * A site whose callee turned out to be a leaf without a prologue (compiled
+ * after its caller: instrument.cc could not know) is flagged
+ * DP_CSS_LEAF_CALLEE when the tables are made (tables.cc), and the runtime
+ * counts its calls as exits. Its code still stores the tagged csd in
+ * dp_cur and counts exits after the call: the stores that tag, and the
+ * exits increments after, are removed here (what is left is a leaf site's
+ * code; one that is missed only costs time).
+ */
+static bool leaf_site(long site)
+{
+	return site >= 0 && dp_sites[site].kind == DP_CSS_KIND_NORMAL &&
+	       (dp_sites[site].flags & DP_CSS_LEAF_CALLEE);
+}
+
+static void remove_stmt(gimple *s)
+{
+	gimple_stmt_iterator g = gsi_for_stmt(s);
+	unlink_stmt_vdef(s);
+	gsi_remove(&g, true);
+	release_defs(s);
+}
+
+/* MEM[a + exits] = ..., with a the reload of one of SLOTS: exits++. */
+static bool exits_of(gimple *s, const vec<tree> &slots)
+{
+	if (!gimple_assign_single_p(s))
+		return false;
+	tree lhs = gimple_assign_lhs(s);
+	if (TREE_CODE(lhs) != MEM_REF || TREE_TYPE(TREE_OPERAND(lhs, 1)) != dp_roots[DPR_RT_PTR] ||
+	    !tree_fits_uhwi_p(TREE_OPERAND(lhs, 1)) || tree_to_uhwi(TREE_OPERAND(lhs, 1)) != DP_CSD_EXITS_OFFSET)
+		return false;
+	gimple *l = def_of(TREE_OPERAND(lhs, 0));
+	if (!l || !gimple_assign_single_p(l))
+		return false;
+	for (unsigned i = 0; i < slots.length(); i++)
+		if (operand_equal_p(gimple_assign_rhs1(l), slots[i], 0))
+			return true;
+	return false;
+}
+
+/* SLOW is the dp_abi_call_slow of a leaf site: the load of its slot that
+ * a PHI joins with SLOW's result (the site's csd), else NULL. */
+static tree slot_of(gcall *slow)
+{
+	tree r = gimple_call_lhs(slow), pd = gimple_call_arg(slow, 3);
+	if (!r || TREE_CODE(r) != SSA_NAME)
+		return NULL_TREE;
+	use_operand_p use;
+	imm_use_iterator it;
+	FOR_EACH_IMM_USE_FAST(use, it, r) {
+		gphi *phi = dyn_cast<gphi *>(USE_STMT(use));
+		if (!phi || gimple_phi_num_args(phi) != 2)
+			continue;
+		for (unsigned i = 0; i < 2; i++) {
+			gimple *l = def_of(gimple_phi_arg_def(phi, i));
+			tree m = l && gimple_assign_single_p(l) ? gimple_assign_rhs1(l) : NULL_TREE;
+			if (m && TREE_CODE(m) == MEM_REF && TREE_OPERAND(m, 0) == pd)
+				return m;
+		}
+	}
+	return NULL_TREE;
+}
+
+static bool strip_leaf_sites(function *fun, tree tu, tree cur)
+{
+	auto_vec<gimple *> dead;
+	auto_vec<tree> slots;
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+			gimple *s = gsi_stmt(g);
+			if (gimple_assign_single_p(s) && gimple_assign_lhs(s) == cur &&
+			    leaf_site(tagged_site(gimple_assign_rhs1(s), tu))) {
+				dead.safe_push(s);      /* the store that tags (if DSE left it) */
+				continue;
+			}
+			gcall *c = dyn_cast<gcall *>(s);
+			if (!c || gimple_call_fndecl(c) != dp_roots[DPR_CALL_SLOW] ||
+			    gimple_call_num_args(c) != 4 || !is_tu_addr(gimple_call_arg(c, 0), tu) ||
+			    !integer_zerop(gimple_call_arg(c, 2)) || !tree_fits_uhwi_p(gimple_call_arg(c, 1)) ||
+			    tree_to_uhwi(gimple_call_arg(c, 1)) >= dp_n_sites ||
+			    !leaf_site((long)tree_to_uhwi(gimple_call_arg(c, 1))))
+				continue;
+			if (tree m = slot_of(c))
+				slots.safe_push(m);
+		}
+	if (!dp_roots[DPR_RT_PTR] || (slots.is_empty() && dead.is_empty()))
+		return false;
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g))
+			if (exits_of(gsi_stmt(g), slots))
+				dead.safe_push(gsi_stmt(g));
+	for (unsigned i = 0; i < dead.length(); i++)
+		remove_stmt(dead[i]);
+	return true;
+}
+
 namespace {
 
 const pass_data inlined_pass_data = {
@@ -159,6 +258,7 @@ unsigned int inlined_pass::execute(function *fun)
 	bool any = false;
 	for (unsigned i = 0; i < slow.length(); i++)
 		any |= fold_prologue(slow[i], tu, cur);
+	strip_leaf_sites(fun, tu, cur);
 	return any ? TODO_cleanup_cfg : 0;
 }
 

@@ -285,8 +285,10 @@ static void resolve_callees(void)
 			continue;
 		for (unsigned i = 0; i < dp_n_fns; i++)
 			if (dp_fns[i].uid == s->callee_uid) {
-				/* abi=2 decided it when it emitted the site */
-				if (dp_opt.abi == 1 && (dp_fns[i].flags & DP_PS_LEAF))
+				/* abi=2 decided it when it emitted the site if the
+				 * leaf was compiled first; otherwise the site counts
+				 * its exits and tags dp_cur, which inlined.cc removes */
+				if ((dp_fns[i].flags & DP_PS_LEAF) && (dp_opt.abi == 1 || !dp_fns[i].v2_entry))
 					s->flags |= DP_CSS_LEAF_CALLEE;
 				s->callee_uid = -2 - (int)i;    /* -2 - index: resolved */
 				break;

@@ -520,6 +520,43 @@ def test_vectorized():
     check(t["back"].get("sum") == 64, "abi2 vectorized: sum's back-edges %r" % t["back"])
 
 
+LATE_LEAF_SRC = """static int leafy(int x);
+__attribute__((noinline)) static int mid(int x) { return leafy(x) + leafy(x + 1); }
+__attribute__((noinline)) static int leafy(int x) { return x * 7; }
+int main(int argc, char **argv) { (void)argv; return mid(argc) - 7 * (2 * argc + 1); }
+"""
+
+
+def test_late_leaf():
+    """A leaf compiled after its caller (leafy, defined after mid): its
+    sites are flagged DP_CSS_LEAF_CALLEE when the tables are made, and the
+    pass after inlining removes what the site emitted before it knew (the
+    tagging store, the exits increment after the call): mid's code counts
+    each call and nothing else. Counts as before."""
+    c = out("lateleaf.c")
+    with open(c, "w") as f:
+        f.write(LATE_LEAF_SRC)
+    for v in (["-O0"], ["-O2"]):
+        tag = "late leaf " + " ".join(v)
+        asm = out("lateleaf%s.s" % v[0])
+        cc(v + ["-S", c, "-o", asm], link=False, abi=2)
+        with open(asm) as f:
+            text = f.read()
+        body = text[text.index("\nmid:"):]
+        body = body[:body.index(".size\tmid")]
+        check("40(%" not in body and "orq\t$1" not in body, tag + ": mid still tags dp_cur or counts exits")
+        exe = out("lateleaf%s" % v[0])
+        cc(v + [c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("lateleaf.c", {"site": {}, "enter": {}, "css": []})
+        flags = {x["edge"]: x["flags"] for x in t["css"]}
+        check(flags.get("mid->leafy") == 2, tag + ": mid->leafy flags %r" % flags)
+        got = ({k: c_ for k, (c_, r) in t["site"].items()}, t["enter"])
+        check(got == ({("mid->leafy", "lateleaf.c:2:58"): 1, ("mid->leafy", "lateleaf.c:2:69"): 1,
+                       ("main->mid", "lateleaf.c:4:54"): 1}, {"mid": 1, "main": 1}),
+              tag + ": counts %s" % (got,))
+
+
 # ---------------------------------------------------------------- options, modes, errors
 
 def test_modes():
@@ -653,7 +690,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_modes, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_late_leaf, test_modes, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

@@ -38,12 +38,24 @@ struct chunk {
 	_Alignas(16) char data[];
 };
 
+/* Where the record of a partial function (dpa_pr_fn.partial) is: its text
+ * (the section's while it is mapped, then a copy in the arena) and line. */
+struct deferred {
+	const char *text;
+	size_t len;
+	unsigned line;
+};
+
 /* What a dpa_progrep owns besides its arrays' headers: the arena and strings. */
 struct pool {
 	struct chunk *chunks;
 	struct dpa_strtab *strs;
 	struct dpa_pr_tu **by_id;   /* the TUs sorted by id, once all are read; NULL before */
 	uint64_t steps;             /* work done reading: dpa_progrep_steps() */
+	struct deferred *deferred;  /* read lazily: per function, [n_fn]; else NULL */
+	char *failed;               /* the first failure of dpa_progrep_fn_load(), or NULL
+				     * (also when there was no memory to copy it) */
+	uint32_t n_failed;          /* dpa_progrep_fn_load()'s failures */
 };
 
 /* A hash table from 64-bit keys to pointers (open addressing, linear
@@ -79,6 +91,12 @@ struct parse {
 	struct dpa_pr_fn *cur_fn;
 	uint32_t version;           /* "progrep" of the record being parsed */
 	struct map tus;             /* the TUs read so far, by id */
+	bool lazy;                  /* fn records: the head only, when it can be split off */
+	bool head;                  /* the value being read is a fn record's head only */
+	char *hbuf;                 /* lazy: a head's text (head_of()) */
+	size_t hcap;
+	const char *rec;            /* the record being read, its text */
+	size_t rec_len;
 };
 
 /* ---- private prototypes ---- */
@@ -117,6 +135,8 @@ static void pool_free(struct pool *pl)
 		free(c);
 	}
 	dpa_strtab_free(pl->strs);
+	free(pl->deferred);
+	free(pl->failed);
 	free(pl);
 }
 
@@ -870,22 +890,18 @@ static int parse_tu(struct parse *ps, json_t *o, uint64_t id)
 	return 0;
 }
 
-static int parse_fn(struct parse *ps, json_t *o, uint64_t id)
+/* The head of a fn record (every key but params, body, unplaced and
+ * calls) into f, checked against its TU. whole: o is the whole record, whose
+ * params, unplaced and calls must be arrays (checked here, in the order a
+ * record's errors have always been reported in). */
+static int parse_fn_head(struct parse *ps, json_t *o, bool whole, struct dpa_pr_tu *tu,
+			 uint64_t id, struct dpa_pr_fn *f)
 {
-	struct dpa_progrep *pr = ps->pr;
-	struct dpa_pr_tu *tu = map_get(&ps->tus, id, &ps->pool->steps);
-	struct dpa_pr_fn *f;
+	json_t *a;
 	const char *sum;
-	json_t *params = NULL, *unplaced = NULL, *calls = NULL;
-	uint32_t i;
 
-	if (!tu)
-		return perr(ps, "fn record of TU %016llx before its tu record", (unsigned long long)id);
-	if (pr->n_fn == ps->cap_fn)
-		return perr(ps, "more records than lines");
-	f = &pr->fn[pr->n_fn];
 	f->version = ps->version;
-	f->tu = (uint32_t)(tu - pr->tu);
+	f->tu = (uint32_t)(tu - ps->pr->tu);
 	ps->cur_tu = tu;
 	ps->cur_fn = f;
 	if (get_u32(ps, o, "ps", &f->ps) < 0 || get_str(ps, o, "fn", &f->name) < 0 ||
@@ -895,8 +911,8 @@ static int parse_fn(struct parse *ps, json_t *o, uint64_t id)
 	    get_u32(ps, o, "first_site", &f->first_site) < 0 ||
 	    get_u32(ps, o, "n_sites", &f->n_sites) < 0 ||
 	    get_u32(ps, o, "backedges", &f->backedges) < 0 ||
-	    get_array(ps, o, "params", &params) < 0 || get_array(ps, o, "unplaced", &unplaced) < 0 ||
-	    get_array(ps, o, "calls", &calls) < 0)
+	    (whole && (get_array(ps, o, "params", &a) < 0 || get_array(ps, o, "unplaced", &a) < 0 ||
+		       get_array(ps, o, "calls", &a) < 0)))
 		return -1;
 	if (parse_tuid(sum, &f->checksum) < 0)
 		return perr(ps, "%s: checksum \"%s\" is not 16 hex digits", f->name, sum);
@@ -911,7 +927,23 @@ static int parse_fn(struct parse *ps, json_t *o, uint64_t id)
 			    f->first_site, f->n_sites, (unsigned long long)id, tu->n_css);
 	if (f->end_line < f->line)
 		return perr(ps, "%s: end_line %u before line %u", f->name, f->end_line, f->line);
+	return 0;
+}
 
+/* The rest of fn record o (index fi, its head read into f): params, body,
+ * unplaced and calls. f->calls is allocated here, or was by a lazy read
+ * (its sites then already belong to f: the check that no other function
+ * has them was made then). */
+static int parse_fn_rest(struct parse *ps, json_t *o, uint32_t fi, struct dpa_pr_fn *f)
+{
+	struct dpa_pr_tu *tu = ps->cur_tu;
+	json_t *params = NULL, *unplaced = NULL, *calls = NULL;
+	bool registered = f->calls != NULL;
+	uint32_t i;
+
+	if (get_array(ps, o, "params", &params) < 0 || get_array(ps, o, "unplaced", &unplaced) < 0 ||
+	    get_array(ps, o, "calls", &calls) < 0)
+		return -1;
 	f->n_params = (uint32_t)json_array_size(params);
 	f->params = pool_array(ps, f->n_params, sizeof(*f->params));
 	if (!f->params)
@@ -939,70 +971,269 @@ static int parse_fn(struct parse *ps, json_t *o, uint64_t id)
 	if (json_array_size(calls) != f->n_sites)
 		return perr(ps, "%s: %zu call records for %u sites", f->name, json_array_size(calls),
 			    f->n_sites);
-	f->calls = pool_array(ps, f->n_sites, sizeof(*f->calls));
-	if (!f->calls)
+	if (!registered && !(f->calls = pool_array(ps, f->n_sites, sizeof(*f->calls))))
 		return -1;
 	for (i = 0; i < f->n_sites; i++) {
 		struct dpa_pr_call *c = &f->calls[i];
 
-		c->fn = pr->n_fn;
+		c->fn = fi;
 		if (parse_call(ps, json_array_get(calls, i), c, f->first_site + i) < 0)
 			return -1;
-		if (tu->call_of_site[c->site])
+		if (!registered && tu->call_of_site[c->site])
 			return perr(ps, "%s: site %u already belongs to another function", f->name,
 				    c->site);
 	}
-	for (i = 0; i < f->n_sites; i++)
+	return 0;
+}
+
+/* Make f, just read, the record of its ps and sites. */
+static void register_fn(struct dpa_pr_tu *tu, struct dpa_pr_fn *f)
+{
+	for (uint32_t i = 0; i < f->n_sites; i++)
 		tu->call_of_site[f->calls[i].site] = &f->calls[i];
 	tu->fn_of_ps[f->ps] = f;
+}
+
+static int parse_fn(struct parse *ps, json_t *o, uint64_t id)
+{
+	struct dpa_progrep *pr = ps->pr;
+	struct dpa_pr_tu *tu = map_get(&ps->tus, id, &ps->pool->steps);
+	struct dpa_pr_fn *f;
+	bool head;
+
+	if (!tu)
+		return perr(ps, "fn record of TU %016llx before its tu record", (unsigned long long)id);
+	if (pr->n_fn == ps->cap_fn)
+		return perr(ps, "more records than lines");
+	f = &pr->fn[pr->n_fn];
+	head = ps->head;
+	if (parse_fn_head(ps, o, !head, tu, id, f) < 0)
+		return -1;
+	if (head) {
+		/* o is the head only (head_of()): the calls get their
+		 * sites now, the rest when dpa_progrep_fn_load() asks */
+		struct deferred *d = &ps->pool->deferred[pr->n_fn];
+
+		f->calls = pool_array(ps, f->n_sites, sizeof(*f->calls));
+		if (!f->calls)
+			return -1;
+		for (uint32_t i = 0; i < f->n_sites; i++) {
+			f->calls[i].site = f->first_site + i;
+			f->calls[i].fn = pr->n_fn;
+			if (tu->call_of_site[f->calls[i].site])
+				return perr(ps, "%s: site %u already belongs to another function",
+					    f->name, f->calls[i].site);
+		}
+		f->partial = true;
+		d->text = ps->rec;
+		d->len = ps->rec_len;
+		d->line = ps->line;
+	} else if (parse_fn_rest(ps, o, pr->n_fn, f) < 0) {
+		return -1;
+	}
+	register_fn(tu, f);
 	pr->n_fn++;
 	return 0;
 }
 
-/* One record, its JSON read into this thread's scratch (dropped on return:
- * nothing parsed keeps a pointer into it, strings are interned). */
-static int parse_record(struct parse *ps, const char *s, size_t len)
+/* ================================================================
+ * Reading a fn record's head only
+ * ================================================================ */
+
+/*
+ * A lazy read (dpa_progreps_load_used()) parses only the head of most fn
+ * records at first: every key but the four big ones (params, body,
+ * unplaced, calls), which are most of the section. head_of() finds the
+ * record's top-level members without parsing their values (it only skips
+ * strings and balanced brackets) and writes all but the big ones as one
+ * small JSON object, which jansson then reads as usual. Anything
+ * unexpected (not an object, a key with an escape, a missing or repeated
+ * big key, another record kind, bytes after the object) makes the record
+ * read whole, as a full read does, so that its error, if any, is the same.
+ */
+#define BIG_KEYS 4
+static const char *const big_keys[BIG_KEYS] = { "params", "body", "unplaced", "calls" };
+
+static size_t skip_ws(const char *s, size_t i, size_t len)
 {
-	json_error_t jerr;
-	json_t *o, *v;
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* The end of the string opening at s[i] ('"'), or 0 if it does not end. */
+static size_t skip_string(const char *s, size_t i, size_t len)
+{
+	for (i++; i < len; i++) {
+		if (s[i] == '\\')
+			i++;
+		else if (s[i] == '"')
+			return i + 1;
+	}
+	return 0;
+}
+
+/* The end of the value starting at s[i], or 0: strings and brackets are
+ * skipped, not checked (a bracket of the other kind closes too). */
+static size_t skip_value(const char *s, size_t i, size_t len)
+{
+	size_t depth = 0;
+
+	if (i >= len)
+		return 0;
+	if (s[i] == '"')
+		return skip_string(s, i, len);
+	if (s[i] != '[' && s[i] != '{') {
+		size_t st = i;
+
+		while (i < len && !strchr(",}] \t\r\n", s[i]))
+			i++;
+		return i > st ? i : 0;
+	}
+	while (i < len) {
+		char c = s[i];
+
+		if (c == '"') {
+			if (!(i = skip_string(s, i, len)))
+				return 0;
+			continue;
+		}
+		if (c == '[' || c == '{')
+			depth++;
+		else if ((c == ']' || c == '}') && --depth == 0)
+			return i + 1;
+		i++;
+	}
+	return 0;
+}
+
+/* Write the head of fn record s[0..len) into *buf (grown as needed): "{",
+ * its members but the big ones, "}". Returns its length, or 0 when the
+ * record must be read whole. */
+static size_t head_of(const char *s, size_t len, char **buf, size_t *cap)
+{
+	size_t i = skip_ws(s, 0, len), n = 0;
+	int seen[BIG_KEYS] = { 0 };
+	bool is_fn = false, first = true;
+
+	if (i >= len || s[i] != '{')
+		return 0;
+	if (*cap < len + 2) {
+		char *nb = realloc(*buf, len + 2);
+
+		if (!nb)
+			return 0;
+		*buf = nb;
+		*cap = len + 2;
+	}
+	(*buf)[n++] = '{';
+	for (i = skip_ws(s, i + 1, len);;) {
+		size_t k0 = i, k1, v0, v1;
+		int big = -1;
+
+		if (i >= len || s[i] != '"' || !(k1 = skip_string(s, i, len)))
+			return 0;
+		if (memchr(s + k0, '\\', k1 - k0))
+			return 0;
+		i = skip_ws(s, k1, len);
+		if (i >= len || s[i] != ':')
+			return 0;
+		v0 = skip_ws(s, i + 1, len);
+		if (!(v1 = skip_value(s, v0, len)))
+			return 0;
+		for (int b = 0; b < BIG_KEYS; b++)
+			if (k1 - k0 - 2 == strlen(big_keys[b]) &&
+			    !memcmp(s + k0 + 1, big_keys[b], k1 - k0 - 2))
+				big = b;
+		if (big >= 0) {
+			if (seen[big]++)
+				return 0;
+		} else {
+			if (k1 - k0 == 8 && !memcmp(s + k0, "\"record\"", 8))
+				is_fn = v1 - v0 == 4 && !memcmp(s + v0, "\"fn\"", 4);
+			if (!first)
+				(*buf)[n++] = ',';
+			memcpy(*buf + n, s + k0, v1 - k0);
+			n += v1 - k0;
+			first = false;
+		}
+		i = skip_ws(s, v1, len);
+		if (i < len && s[i] == ',') {
+			i = skip_ws(s, i + 1, len);
+			continue;
+		}
+		if (i < len && s[i] == '}')
+			break;
+		return 0;
+	}
+	if (skip_ws(s, i + 1, len) != len || !is_fn)
+		return 0;
+	for (int b = 0; b < BIG_KEYS; b++)
+		if (!seen[b])
+			return 0;
+	(*buf)[n++] = '}';
+	return n;
+}
+
+/* ================================================================
+ * Records
+ * ================================================================ */
+
+/* One record's JSON value o: read it into ps->pr. Only reads o. */
+static int convert_record(struct parse *ps, json_t *o)
+{
+	json_t *v;
 	const char *rec, *tus;
 	uint32_t version;
 	uint64_t id;
-	int rc = -1;
+
+	if (!json_is_object(o))
+		return perr(ps, "not a JSON object");
+	v = json_object_get(o, "progrep");
+	if (want_u32(ps, v, "progrep", &version) < 0)
+		return -1;
+	if (version < VERSION_MIN || version > DPA_PROGREP_VERSION)
+		return perr(ps, "progrep version %u, this reader reads %d to %d", version,
+			    VERSION_MIN, DPA_PROGREP_VERSION);
+	if (get_str(ps, o, "record", &rec) < 0 || get_str(ps, o, "tu", &tus) < 0)
+		return -1;
+	if (parse_tuid(tus, &id) < 0)
+		return perr(ps, "tu \"%s\" is not 16 lower-case hex digits", tus);
+	ps->version = version;
+	if (!strcmp(rec, "tu"))
+		return parse_tu(ps, o, id);
+	if (!strcmp(rec, "fn"))
+		return parse_fn(ps, o, id);
+	return perr(ps, "unknown record \"%s\"", rec);
+}
+
+/* One record, its JSON read into this thread's scratch (dropped on return:
+ * nothing parsed keeps a pointer into it, strings are interned). A lazy
+ * read takes a fn record's head only when it can (head_of()); the
+ * record's text then stays where it is until the function is loaded. */
+static int parse_record(struct parse *ps, const char *s, size_t len)
+{
+	json_error_t jerr;
+	json_t *o = NULL;
+	size_t hlen;
+	int rc;
 
 	if (scratch_begin() < 0)
 		return perr(ps, "out of memory");
-	o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &jerr);
+	ps->head = false;
+	ps->rec = s;
+	ps->rec_len = len;
+	if (ps->lazy && (hlen = head_of(s, len, &ps->hbuf, &ps->hcap)) &&
+	    (o = json_loadb(ps->hbuf, hlen, JSON_REJECT_DUPLICATES, &jerr)))
+		ps->head = true;
+	if (!o)
+		o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!o) {
 		scratch_end();
 		return perr(ps, "not JSON: %s (column %d)", jerr.text, jerr.column);
 	}
-	if (!json_is_object(o)) {
-		perr(ps, "not a JSON object");
-		goto out;
-	}
-	v = json_object_get(o, "progrep");
-	if (want_u32(ps, v, "progrep", &version) < 0)
-		goto out;
-	if (version < VERSION_MIN || version > DPA_PROGREP_VERSION) {
-		perr(ps, "progrep version %u, this reader reads %d to %d", version, VERSION_MIN,
-		     DPA_PROGREP_VERSION);
-		goto out;
-	}
-	if (get_str(ps, o, "record", &rec) < 0 || get_str(ps, o, "tu", &tus) < 0)
-		goto out;
-	if (parse_tuid(tus, &id) < 0) {
-		perr(ps, "tu \"%s\" is not 16 lower-case hex digits", tus);
-		goto out;
-	}
-	ps->version = version;
-	if (!strcmp(rec, "tu"))
-		rc = parse_tu(ps, o, id);
-	else if (!strcmp(rec, "fn"))
-		rc = parse_fn(ps, o, id);
-	else
-		perr(ps, "unknown record \"%s\"", rec);
-out:
+	rc = convert_record(ps, o);
+	ps->head = false;
 	scratch_end();          /* o and everything in it */
 	return rc;
 }
@@ -1270,8 +1501,10 @@ static int parse_lines(struct parse *ps, const char *text, size_t len)
 	return 0;
 }
 
+/* Read the section text[0..len) of the file `path` into *pr. lazy: most fn
+ * records' heads only (their text must then stay until keep_deferred()). */
 static int parse_text(struct dpa_progrep *pr, const char *path, const char *text, size_t len,
-		      Elf *elf, struct dpa_error *err)
+		      Elf *elf, bool lazy, struct dpa_error *err)
 {
 	struct parse ps = { 0 };
 	size_t i = 0, lines = 0;
@@ -1287,6 +1520,7 @@ static int parse_text(struct dpa_progrep *pr, const char *path, const char *text
 	ps.path = path;
 	ps.err = err;
 	ps.text_len = len;
+	ps.lazy = lazy;
 	for (const char *nl; i < len && (nl = memchr(text + i, '\n', len - i)); i = (size_t)(nl - text) + 1)
 		lines++;
 	ps.cap_tu = ps.cap_fn = (uint32_t)(lines < UINT32_MAX ? lines : UINT32_MAX);
@@ -1294,8 +1528,11 @@ static int parse_text(struct dpa_progrep *pr, const char *path, const char *text
 	pr->fn = pool_array(&ps, ps.cap_fn, sizeof(*pr->fn));
 	if (!pr->tu || !pr->fn)
 		return -1;
+	if (lazy && !(ps.pool->deferred = calloc(ps.cap_fn ? ps.cap_fn : 1, sizeof(*ps.pool->deferred))))
+		return perr(&ps, "out of memory");
 	rc = parse_lines(&ps, text, len);
 	scratch_release();
+	free(ps.hbuf);
 	map_free(&ps.tus);
 	if (rc < 0)
 		return -1;
@@ -1312,7 +1549,74 @@ static int parse_text(struct dpa_progrep *pr, const char *path, const char *text
 int dpa_progrep_parse(struct dpa_progrep *pr, const char *path, const char *text, size_t len,
 		      struct dpa_error *err)
 {
-	return parse_text(pr, path, text, len, NULL, err);
+	return parse_text(pr, path, text, len, NULL, false, err);
+}
+
+/* ================================================================
+ * Functions read lazily
+ * ================================================================ */
+
+/* Read the rest of partial function f of pr; -1 with *err set. Leaves
+ * jansson's scratch chunks to the caller's scratch_release(). */
+static int fn_load(struct dpa_progrep *pr, struct dpa_pr_fn *f, struct dpa_error *err)
+{
+	struct pool *pl = pr->pool;
+	uint32_t fi = (uint32_t)(f - pr->fn);
+	struct deferred *d = &pl->deferred[fi];
+	struct parse ps = { .pr = pr, .pool = pl, .path = pr->path, .line = d->line,
+			    .err = err, .cur_tu = &pr->tu[f->tu], .cur_fn = f,
+			    .version = f->version };
+	json_error_t jerr;
+	json_t *o;
+	int rc;
+
+	if (scratch_begin() < 0)
+		return perr(&ps, "out of memory");
+	o = json_loadb(d->text, d->len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!o) {
+		scratch_end();
+		return perr(&ps, "not JSON: %s (column %d)", jerr.text, jerr.column);
+	}
+	rc = parse_fn_rest(&ps, o, fi, f);
+	scratch_end();
+	if (rc == 0)
+		f->partial = false;
+	return rc;
+}
+
+int dpa_progrep_fn_load(const struct dpa_progrep *pr, struct dpa_pr_fn *f)
+{
+	struct pool *pl = pr->pool;
+	struct dpa_error err;
+	int rc;
+
+	if (!f->partial)
+		return 0;
+	rc = fn_load((struct dpa_progrep *)pr, f, &err);    /* logically const: fills in f */
+	scratch_release();
+	if (rc < 0 && !pl->n_failed++)
+		pl->failed = strdup(err.msg);
+	return rc;
+}
+
+/* The texts of the functions still partial, copied into the arena: the
+ * section they point into is about to go. -1 out of memory. */
+static int keep_deferred(struct dpa_progrep *pr)
+{
+	struct pool *pl = pr->pool;
+
+	for (uint32_t i = 0; pl && pl->deferred && i < pr->n_fn; i++) {
+		struct deferred *d = &pl->deferred[i];
+		char *t;
+
+		if (!pr->fn[i].partial)
+			continue;
+		if (!(t = pool_alloc(pl, d->len ? d->len : 1)))
+			return -1;
+		memcpy(t, d->text, d->len);
+		d->text = t;
+	}
+	return 0;
 }
 
 /* An open ELF file. */
@@ -1379,8 +1683,9 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* Read the progrep of an open file: 0, 1 no section, -1 error. */
-static int read_open(struct dpa_progrep *pr, const char *path, struct elf_file *ef,
+/* Read the progrep of an open file: 0, 1 no section, -1 error. lazy: see
+ * parse_text(); the file must stay open until keep_deferred(). */
+static int read_open(struct dpa_progrep *pr, const char *path, struct elf_file *ef, bool lazy,
 		     struct dpa_error *err)
 {
 	GElf_Shdr sh;
@@ -1408,7 +1713,7 @@ static int read_open(struct dpa_progrep *pr, const char *path, struct elf_file *
 	d = elf_getdata(scn, NULL);
 	if (!d && sh.sh_size)
 		return set_err(err, "%s: " SECTION ": cannot read: %s", path, elf_errmsg(-1));
-	return parse_text(pr, path, d ? d->d_buf : "", d ? d->d_size : 0, ef->elf, err);
+	return parse_text(pr, path, d ? d->d_buf : "", d ? d->d_size : 0, ef->elf, lazy, err);
 }
 
 int dpa_progrep_read(struct dpa_progrep *pr, const char *path, struct dpa_error *err)
@@ -1419,7 +1724,7 @@ int dpa_progrep_read(struct dpa_progrep *pr, const char *path, struct dpa_error 
 	memset(pr, 0, sizeof(*pr));
 	if (elf_open(&ef, path, err) < 0)
 		return -1;
-	rc = read_open(pr, path, &ef, err);
+	rc = read_open(pr, path, &ef, false, err);
 	elf_close(&ef);
 	return rc;
 }
@@ -1810,7 +2115,37 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 	return 0;
 }
 
-static int load_module(struct dpa_progreps *s, uint32_t m, struct dpa_error *err)
+/* Lazily read module m (mapped): load every partial function a ps or a
+ * css of the profile maps to, in section order (so the first bad record is
+ * the one a full read would report first among them), then copy the texts
+ * of the others out of the section. */
+static int load_used(struct dpa_progreps *s, uint32_t m, struct dpa_error *err)
+{
+	const struct dpa_profile *p = s->p;
+	struct dpa_progrep *pr = &s->mod[m].pr;
+	uint8_t *used = calloc((size_t)pr->n_fn + 1, 1);
+	int rc = 0;
+
+	if (!used)
+		return set_err(err, "%s: out of memory", pr->path);
+	for (uint32_t i = 1; i <= p->n_ps; i++)
+		if (s->ps[i].module == m && s->ps[i].fn)
+			used[s->ps[i].fn - pr->fn] = 1;
+	for (uint32_t c = 1; c <= p->n_css; c++)
+		if (s->css[c].module == m && s->css[c].call && s->css[c].call->fn < pr->n_fn)
+			used[s->css[c].call->fn] = 1;
+	for (uint32_t f = 0; f < pr->n_fn && rc == 0; f++)
+		if (used[f] && pr->fn[f].partial)
+			rc = fn_load(pr, &pr->fn[f], err);
+	scratch_release();
+	free(used);
+	/* even after a failure: a partial function's text stays valid */
+	if (keep_deferred(pr) < 0 && rc == 0)
+		rc = set_err(err, "%s: out of memory", pr->path);
+	return rc;
+}
+
+static int load_module(struct dpa_progreps *s, uint32_t m, bool lazy, struct dpa_error *err)
 {
 	const struct dpa_module *mod = &s->p->module[m];
 	struct dpa_pr_module *pm = &s->mod[m];
@@ -1838,7 +2173,7 @@ static int load_module(struct dpa_progreps *s, uint32_t m, struct dpa_error *err
 		elf_close(&ef);
 		return 0;
 	}
-	rc = read_open(&pm->pr, mod->path, &ef, err);
+	rc = read_open(&pm->pr, mod->path, &ef, lazy, err);
 	if (rc < 0) {
 		elf_close(&ef);
 		return -1;
@@ -1859,11 +2194,17 @@ static int load_module(struct dpa_progreps *s, uint32_t m, struct dpa_error *err
 	map_css(s, m, ef.elf, &t);
 	rc = map_ps(s, m, &t);
 	tables_free(&t);
+	if (rc < 0) {
+		elf_close(&ef);
+		return set_err(err, "%s: out of memory", mod->path);
+	}
+	rc = lazy ? load_used(s, m, err) : 0;
 	elf_close(&ef);
-	return rc < 0 ? set_err(err, "%s: out of memory", mod->path) : 0;
+	return rc;
 }
 
-int dpa_progreps_load(struct dpa_progreps *s, const struct dpa_profile *p, struct dpa_error *err)
+static int load_all(struct dpa_progreps *s, const struct dpa_profile *p, bool lazy,
+		    struct dpa_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->p = p;
@@ -1873,8 +2214,37 @@ int dpa_progreps_load(struct dpa_progreps *s, const struct dpa_profile *p, struc
 	if (!s->mod || !s->ps || !s->css)
 		return set_err(err, "%s: out of memory", p->path ? p->path : "profile");
 	for (uint32_t m = 1; m <= p->n_module; m++)
-		if (load_module(s, m, err) < 0)
+		if (load_module(s, m, lazy, err) < 0)
 			return -1;
+	return 0;
+}
+
+int dpa_progreps_load(struct dpa_progreps *s, const struct dpa_profile *p, struct dpa_error *err)
+{
+	return load_all(s, p, false, err);
+}
+
+int dpa_progreps_load_used(struct dpa_progreps *s, const struct dpa_profile *p,
+			   struct dpa_error *err)
+{
+	return load_all(s, p, true, err);
+}
+
+int dpa_progreps_check(const struct dpa_progreps *s, struct dpa_error *err)
+{
+	if (!s || !s->mod || !s->p)
+		return 0;
+	for (uint32_t m = 1; m <= s->p->n_module; m++) {
+		const struct pool *pl = s->mod[m].pr.pool;
+
+		if (pl && pl->n_failed) {
+			if (pl->failed)
+				snprintf(err->msg, sizeof(err->msg), "%s", pl->failed);
+			else
+				set_err(err, "%s: out of memory", s->mod[m].pr.path);
+			return -1;
+		}
+	}
 	return 0;
 }
 

@@ -434,7 +434,7 @@ static int analyse_one(struct job *j, const struct fb_cli *c)
 		dpa_profile_release(&p);
 		return job_fail(j, DP_EXIT_USAGE);
 	}
-	rc = dpa_progreps_load(&s, &p, &j->err);
+	rc = dpa_progreps_load_used(&s, &p, &j->err);
 	no_pr = rc == 0 && s.n_loaded == 0;
 	if (rc == 0 && no_pr && !c->no_progrep) {
 		const char *why = progrep_why(&s, &p);

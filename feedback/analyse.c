@@ -100,7 +100,7 @@ int dpf_feedback_analyse(struct dpf_feedback *fb, const struct dpa_deep *d,
 	c.ov.wakeup_delay /= fb->ns_per_unit;
 	rc = dpf_autopar(&c);
 	dpf_ctx_release(&c);
-	if (rc < 0)
+	if (rc < 0 || dpa_progreps_check(pr, err) < 0)
 		goto fail;
 	return 0;
 oom:

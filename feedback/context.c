@@ -156,6 +156,11 @@ struct dpf_fn dpf_callee(const struct dpf_ctx *c, const struct dpf_fn *f, const 
 
 		for (uint32_t i = 0; i < r->n_fn; i++)
 			if (r->fn[i].name && !strcmp(r->fn[i].name, call->callee)) {
+				/* a function the profile never ran may be partial
+				 * (dpa_progreps_load_used()); a failure to read
+				 * it is the analysis' (dpa_progreps_check()) */
+				if (dpa_progrep_fn_load(r, &r->fn[i]) < 0)
+					break;
 				g.mod = f->mod;
 				g.fn = &r->fn[i];
 				g.ps = c->fn_ps[f->mod][i];

@@ -566,6 +566,52 @@ void cp(char *d, const char *s, unsigned long n)
 """ % " ".join("h(%d);" % i for i in range(30))
 
 
+def test_lazy():
+    """deepprof feedback reads whole only the records of the functions the
+    run used: a malformed body of a function that never ran is not its error
+    (deepprof progrep's still), one of a function that ran is, in the same
+    words."""
+    flow, defs = os.path.join(HERE, "flow.c"), os.path.join(HERE, "defs.c")
+    prog = out("prog-lazy")
+    must([DPCC, "-O0"] + EXTRA + [flow, defs, "-o", prog])
+    data = out("lazy.data")
+    if os.path.exists(data):
+        os.unlink(data)
+    e = dict(os.environ)
+    e["DEEPPROF_FILE"] = data
+    subprocess.run([prog], env=e, check=False)
+    if not check(os.path.exists(data), "lazy: %s wrote no profile" % prog):
+        return
+    must([DEEPPROF, "feedback", data, "-o", out("lazy-good.json")])
+    recs = section(prog)
+
+    def corrupt(name):
+        """prog with the body of function `name` naming a site not its own."""
+        lines = []
+        for r in recs:
+            if r.get("record") == "fn" and r["fn"] == name:
+                r = dict(r, body=[{"call": 99999}])
+            lines.append(json.dumps(r, separators=(",", ":")).encode() + b"\n")
+        txt = out("lazy-%s.txt" % name)
+        with open(txt, "wb") as f:
+            f.write(b"".join(lines))
+        must(["objcopy", "--update-section", ".deepprof.progrep=" + txt, prog])
+
+    corrupt("independent")      # never called by main
+    bad(["progrep", prog], "body call: site 99999 is not one of independent's sites",
+        "lazy: progrep checks every record")
+    p = run([DEEPPROF, "feedback", data, "-o", out("lazy-bad.json")])
+    check(p.returncode == 0, "lazy: feedback with a malformed never-run function: rc %d, %r" %
+          (p.returncode, p.stderr))
+    with open(out("lazy-good.json")) as f, open(out("lazy-bad.json")) as g:
+        check(f.read() == g.read(), "lazy: the feedback changed with a never-run function's body")
+    corrupt("branch")           # ran
+    bad(["feedback", data, "-o", out("lazy-bad2.json")],
+        "prog-lazy: .deepprof.progrep line ", "lazy: feedback with a malformed function that ran")
+    bad(["feedback", data, "-o", out("lazy-bad2.json")],
+        "body call: site 99999 is not one of branch's sites", "lazy: its message")
+
+
 def test_uses():
     """A loop body far longer than 255 bytes of JSON is whole; a parameter
     read in three blocks with no call between has one use; a parameter
@@ -627,6 +673,7 @@ def main():
     test_bad()
     test_profile()
     test_run()
+    test_lazy()
     sys.exit(T.end())
 
 

@@ -802,6 +802,130 @@ static void test_map_profile(void)
 	dpa_strtab_free(p.strings);
 }
 
+/* A lazy read (dpa_progreps_load_used()): the functions the profile maps
+ * to are read whole, the others' heads only; a malformed rest of a function
+ * never asked for is no error until dpa_progrep_fn_load() reads it, and then
+ * the same one line as a full read's. */
+static void test_map_profile_lazy(void)
+{
+	const char *dir = dpa_test_tmpdir();
+	char src[256], lib[256], txt[256], cmd[4096], rec[4096], full_msg[512];
+	struct dpa_profile p;
+	struct dpa_progreps s;
+	struct dpa_error err = { { 0 } };
+	struct dpa_module mods[2];
+	struct dpa_ps ps[3];
+	struct dpa_css css[2];
+	struct dpa_progrep *pr;
+	struct dpa_pr_fn *k, *ok;
+	uint64_t tab, f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	snprintf(src, sizeof(src), "%s/lz.c", dir);
+	snprintf(lib, sizeof(lib), "%s/liblz.so", dir);
+	snprintf(txt, sizeof(txt), "%s/lz.txt", dir);
+	write_file(src, mod_src);
+	/* f (ps 0, sites 0-1) runs; g (ps 1, site 2) is well-formed and never
+	 * runs; k (ps 2 of a TU of 3, site 3) never runs and its body names a
+	 * site that is not its own */
+	snprintf(rec, sizeof(rec), "%s",
+		 "{'progrep':1,'record':'tu','tu':'1122334455667788','file':'m.c','n_ps':3,'n_css':4,'abi':1}\n"
+		 MFN(0, "f", 0, 2, MCALL(0, "x") "," MCALL(1, "y"))
+		 MFN(1, "g", 2, 1, MCALL(2, "z"))
+		 "{'progrep':1,'record':'fn','tu':'1122334455667788','ps':2,'fn':'k','file':'m.c',"
+		 "'line':1,'end_line':1,'checksum':'0000000000000000','public':true,'first_site':3,"
+		 "'n_sites':1,'backedges':0,'params':[],'body':[{'call':9}],'unplaced':[],'calls':["
+		 MCALL(3, "w") "]}\n");
+	for (char *c = rec; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	write_file(txt, rec);
+	snprintf(cmd, sizeof(cmd), "gcc -shared -fPIC -O0 -o '%s' '%s' && objcopy --add-section "
+		 ".deepprof.progrep='%s' '%s'", lib, src, txt, lib);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	tab = sym_addr(lib, "__deepprof_css");
+	f = sym_addr(lib, "f");
+	CU_ASSERT_FATAL(tab && f);
+
+	memset(&p, 0, sizeof(p));
+	memset(mods, 0, sizeof(mods));
+	memset(ps, 0, sizeof(ps));
+	memset(css, 0, sizeof(css));
+	p.path = "test.data";
+	p.n_module = 1;
+	p.module = mods;
+	mods[1].path = lib;
+	p.n_ps = 2;
+	p.ps = ps;
+	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 1, dpa_str_id(&p, "<root>")) == 0);
+	ps[2] = (struct dpa_ps){ .module = 1, .offset = f };
+	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 2, dpa_str_id(&p, "f")) == 0);
+	p.n_css = 1;
+	p.css = css;
+	css[1] = (struct dpa_css){ .caller_ps = 2, .module = 1, .offset = tab };
+
+	/* a full read rejects the section */
+	CU_ASSERT_EQUAL(dpa_progreps_load(&s, &p, &err), -1);
+	snprintf(full_msg, sizeof(full_msg), "%s: .deepprof.progrep line 4: body call: site 9 is "
+		 "not one of k's sites (3..3)", lib);
+	CU_ASSERT_STRING_EQUAL(err.msg, full_msg);
+	dpa_progreps_release(&s);
+
+	/* a lazy one reads f whole, g and k's heads */
+	CU_ASSERT_EQUAL_FATAL(dpa_progreps_load_used(&s, &p, &err), 0);
+	CU_ASSERT_EQUAL(s.n_ps_mapped, 1);
+	CU_ASSERT_EQUAL(s.n_css_mapped, 1);
+	pr = &s.mod[1].pr;
+	CU_ASSERT_EQUAL_FATAL(pr->n_fn, 3);
+	CU_ASSERT_FALSE(pr->fn[0].partial);
+	CU_ASSERT_STRING_EQUAL(pr->fn[0].calls[1].callee, "y");
+	CU_ASSERT_EQUAL(pr->fn[0].calls[1].col, 9);
+	ok = &pr->fn[1];
+	k = &pr->fn[2];
+	CU_ASSERT_TRUE(ok->partial);
+	CU_ASSERT_TRUE(k->partial);
+	CU_ASSERT_STRING_EQUAL(k->name, "k");
+	CU_ASSERT_EQUAL(k->first_site, 3);
+	CU_ASSERT_EQUAL(k->n_sites, 1);
+	CU_ASSERT_EQUAL(k->calls[0].site, 3);
+	CU_ASSERT_EQUAL(k->calls[0].fn, 2);
+	CU_ASSERT_PTR_EQUAL(dpa_progrep_site(pr, 0x1122334455667788ULL, 3), &k->calls[0]);
+	CU_ASSERT_PTR_EQUAL(dpa_progrep_fn(pr, 0x1122334455667788ULL, 2), k);
+	CU_ASSERT_PTR_NULL(k->calls[0].callee);         /* not read yet */
+	CU_ASSERT_EQUAL(dpa_progreps_check(&s, &err), 0);
+	/* g, asked for, is read whole, as a full read would */
+	CU_ASSERT_EQUAL(dpa_progrep_fn_load(pr, ok), 0);
+	CU_ASSERT_FALSE(ok->partial);
+	CU_ASSERT_STRING_EQUAL(ok->calls[0].callee, "z");
+	CU_ASSERT_EQUAL(ok->calls[0].line, 3);
+	CU_ASSERT_EQUAL(ok->calls[0].effects, DPA_PR_EFF_MEMORY);
+	CU_ASSERT_EQUAL(dpa_progrep_fn_load(pr, ok), 0);        /* once only */
+	CU_ASSERT_EQUAL(dpa_progreps_check(&s, &err), 0);
+	/* k's body is malformed: the full read's message, kept for the check */
+	CU_ASSERT_EQUAL(dpa_progrep_fn_load(pr, k), -1);
+	CU_ASSERT_TRUE(k->partial);
+	CU_ASSERT_EQUAL(dpa_progreps_check(&s, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, full_msg);
+	dpa_progreps_release(&s);
+
+	/* a malformed head is an error of the lazy read too, with the same line */
+	write_file(txt, "{\"progrep\":1,\"record\":\"tu\",\"tu\":\"1122334455667788\",\"file\":\"m.c\","
+		   "\"n_ps\":3,\"n_css\":4,\"abi\":1}\n"
+		   "{\"progrep\":1,\"record\":\"fn\",\"tu\":\"1122334455667788\",\"ps\":2,\"fn\":\"k\","
+		   "\"file\":\"m.c\",\"line\":1,\"end_line\":1,\"checksum\":\"00\",\"public\":true,"
+		   "\"first_site\":3,\"n_sites\":0,\"backedges\":0,\"params\":[],\"body\":[],"
+		   "\"unplaced\":[],\"calls\":[]}\n");
+	snprintf(cmd, sizeof(cmd), "objcopy --update-section .deepprof.progrep='%s' '%s'", txt, lib);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	CU_ASSERT_EQUAL(dpa_progreps_load_used(&s, &p, &err), -1);
+	snprintf(full_msg, sizeof(full_msg), "%s: .deepprof.progrep line 2: k: checksum \"00\" is "
+		 "not 16 hex digits", lib);
+	CU_ASSERT_STRING_EQUAL(err.msg, full_msg);
+	dpa_progreps_release(&s);
+	dpa_src_release(&p);
+	dpa_strtab_free(p.strings);
+}
+
 DPA_TEST_SUITE(progrep,
 	       DPA_TEST(test_checksum),
 	       DPA_TEST(test_parse_exact),
@@ -812,4 +936,5 @@ DPA_TEST_SUITE(progrep,
 	       DPA_TEST(test_sum_states),
 	       DPA_TEST(test_parse_linear),
 	       DPA_TEST(test_read_files),
-	       DPA_TEST(test_map_profile));
+	       DPA_TEST(test_map_profile),
+	       DPA_TEST(test_map_profile_lazy));

@@ -15,6 +15,8 @@
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s);
 static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t);
 static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k);
+static void clique_enter(void *ctx, uint32_t x);
+static inline int add_sums(struct dpa_deep *d, int which, uint32_t i, const uint64_t *v);
 static int static_totals(struct dpa_deep *d, struct dpa_error *err);
 static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 		 uint32_t *active_css, int delta);
@@ -561,6 +563,34 @@ static int grow_multi(struct dpa_deep *d, uint32_t i)
 	return 0;
 }
 
+/* The walk's sums (see add_sum): of ps own costs, ps totals, css own, css totals. */
+enum { SUM_PS_OWN, SUM_PS_TOTAL, SUM_CSS_OWN, SUM_CSS_TOTAL };
+
+/* Count (delta +1) or stop counting (-1) csd x on the current chain of
+ * entries: its caller's ps and its css, by their sum indexes (0 for those
+ * without sums, counted too and never looked at). */
+static inline void mark_csd(struct dpa_deep *d, uint32_t x, int delta)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t ps = p->pd[p->csd[x].caller_pd].ps, s = p->csd[x].css;
+
+	d->active_ps[ps <= p->n_ps ? ps_multi(d, ps) : 0] += (uint32_t)delta;
+	d->active_css[s <= p->n_css ? css_multi(d, s) : 0] += (uint32_t)delta;
+}
+
+/*
+ * Called by the clique search as it first reaches a pd, through csd x: while
+ * d->fold holds, x is the entry of the clique it will be (checked when that
+ * completes), so it goes on the chain that clique_done() sums along.
+ */
+static void clique_enter(void *ctx, uint32_t x)
+{
+	struct dpa_deep *d = ((void **)ctx)[0];
+
+	if (d->fold)
+		mark_csd(d, x, +1);
+}
+
 /*
  * Called by the clique search as clique k completes (callees' cliques first):
  * its total is its members' in csds' own costs plus the totals of the csds
@@ -575,20 +605,46 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	const struct dpa_profile *p = d->p;
 	const uint32_t key = DPA_CLIQUE_KEY(k), ns = d->n_slots;
 	uint64_t acc[DPA_NMEASURES] = { 0 }, t[DPA_NMEASURES];      /* by slot */
-	bool overflow = false, leaf = true;
+	bool overflow = false, leaf = true, fold = d->fold;
 	uint64_t n_in = 0;
+	uint32_t entry = cl->entry[k], pi = 0;
+	int r = 0;
 
 	if ((k & 63) == 0)
 		d->stored_rank[k >> 6] = d->n_stored;
+	if (fold) {
+		/* the sums stay right while the search enters each clique by its
+		 * one entry, as walk_preorder() would (a root: by none) */
+		fold = dpa_clique_walk_first(cl, k + 1) - dpa_clique_walk_first(cl, k) == 1 &&
+		       !(entry & DPA_CLIQUE_MULTI) &&
+		       cl->walk_parent == (entry ? p->csd[entry].caller_pd : 0);
+		d->fold = fold;
+	}
 	for (uint32_t mi = dpa_clique_walk_first(cl, k); mi < dpa_clique_walk_first(cl, k + 1); mi++) {
 		const struct dpa_pd *q = &p->pd[cl->member[mi]];
 
+		if (fold)
+			pi = q->ps <= p->n_ps ? ps_multi(d, q->ps) : 0;
 		n_in += dpa_pd_in_n(q);
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t e = dpa_in_csd(p, q->in_first + j);
+			uint64_t o[DPA_NMEASURES];
 
-			for (uint32_t s = 0; s < ns; s++)
-				overflow |= __builtin_add_overflow(acc[s], slot_own(d, e, s), &acc[s]);
+			for (uint32_t s = 0; s < ns; s++) {
+				o[s] = slot_own(d, e, s);
+				overflow |= __builtin_add_overflow(acc[s], o[s], &acc[s]);
+			}
+			if (fold) {
+				/* add_single_in()'s sums of own costs */
+				uint32_t cs = p->csd[e].css, ci = cs <= p->n_css ? css_multi(d, cs) : 0;
+
+				if (pi)
+					r |= add_sums(d, SUM_PS_OWN, pi, o);
+				if (ci)
+					r |= add_sums(d, SUM_CSS_OWN, ci, o);
+				if (ci && e != entry && d->active_css[ci] == 0)
+					r |= add_sums(d, SUM_CSS_TOTAL, ci, o);
+			}
 			for (uint32_t i = 0; i < d->n_check; i++) {
 				uint32_t m = d->check[i] & ~CHECK_ZERO;
 				uint64_t want = d->check[i] & CHECK_ZERO ? 0 : dpa_own(p, e, d->rep[d->slot[m]]);
@@ -620,6 +676,21 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 			if (wide_set(&d->tier[s], d->n_stored, acc[s]))
 				return dpa_fail(err, p, "out of memory computing clique totals");
 		d->n_stored++;
+	}
+	if (fold) {
+		/* and of totals: the clique's is the pd's; its entry's css
+		 * counts when the chain above has no other csd of it */
+		uint32_t cs = entry ? p->csd[entry].css : 0;
+		uint32_t ci = entry && cs <= p->n_css ? css_multi(d, cs) : 0;
+
+		if (ci && d->active_css[ci] == 1)
+			r |= add_sums(d, SUM_CSS_TOTAL, ci, acc);
+		if (pi && d->active_ps[pi] == 0)
+			r |= add_sums(d, SUM_PS_TOTAL, pi, acc);
+		if (entry)
+			mark_csd(d, entry, -1);
+		if (r)
+			return dpa_fail(err, p, "out of memory computing procedure totals");
 	}
 
 	if (cl->entry[k] & DPA_CLIQUE_MULTI) {
@@ -700,7 +771,6 @@ struct walk {
  * n_slots + slot], added at the end (a tree profile's 10^7 contexts of a few
  * procedures: an add each, not a wide_add).
  */
-enum { SUM_PS_OWN, SUM_PS_TOTAL, SUM_CSS_OWN, SUM_CSS_TOTAL };
 #define DENSE_SUM_MAX (1u << 20)        /* 64-bit sums used up to this many per array */
 
 static int add_sum_wide(struct dpa_deep *d, int which, uint32_t s, uint32_t i, uint64_t v)
@@ -1235,38 +1305,68 @@ static int new_sums(struct dpa_deep *d)
 	return d->ps_own && d->ps_total && d->css_own && d->css_total ? 0 : -1;
 }
 
+/*
+ * Before the clique search: which ps and css get sums, and room for them
+ * and the walk's counts. d->fold is set when the search itself can make
+ * the sums (clique_done; static_totals() walks again if it could not).
+ * Returns 0 or -1 (out of memory).
+ */
+static int walk_prepare(struct dpa_deep *d)
+{
+	if (make_refs(d))
+		return -1;
+	d->active_ps = calloc((size_t)d->n_ps_multi + 1, sizeof(*d->active_ps));
+	d->active_css = calloc((size_t)d->n_css_multi + 1, sizeof(*d->active_css));
+	if (!d->active_ps || !d->active_css || new_sums(d) || dense_sums_new(d))
+		return -1;
+	/* nothing to sum (every ps and css derived) unless there are
+	 * multi-entry cliques, which fold does not take anyway */
+	d->fold = (d->n_ps_multi || d->n_css_multi) && !d->general_walk;
+	return 0;
+}
+
+/* Zero the walk's counts and sums for another walk. Returns 0 or -1. */
+static int walk_reset(struct dpa_deep *d)
+{
+	memset(d->active_ps, 0, ((size_t)d->n_ps_multi + 1) * sizeof(*d->active_ps));
+	memset(d->active_css, 0, ((size_t)d->n_css_multi + 1) * sizeof(*d->active_css));
+	dense_sums_free(d);
+	return new_sums(d) || dense_sums_new(d) ? -1 : 0;
+}
+
 static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 {
 	const struct dpa_profile *p = d->p;
-	uint32_t *active_ps, *active_css;
-	int r = -1;
+	int r = 1;
 
-	active_ps = active_css = NULL;
-	if (make_refs(d))
-		goto out;
-	active_ps = calloc((size_t)d->n_ps_multi + 1, sizeof(*active_ps));
-	active_css = calloc((size_t)d->n_css_multi + 1, sizeof(*active_css));
-	if (!active_ps || !active_css || new_sums(d) || dense_sums_new(d))
-		goto out;
-	r = 1;
-	if (!d->n_ps_multi && !d->n_css_multi && !d->cl.n_multi && !d->general_walk)
+	if (d->fold) {
+		r = 0;          /* the search made the sums */
+	} else if (!d->n_ps_multi && !d->n_css_multi && !d->cl.n_multi && !d->general_walk) {
 		r = 0;          /* every ps and css is derived: nothing to walk */
-	else if (!d->cl.n_multi && !d->general_walk)
-		r = walk_preorder(d, active_ps, active_css);
+	} else {
+		if (d->n_ps_multi || d->n_css_multi) {
+			/* a fold given up: its sums go (and count once in bytes) */
+			d->bytes -= 2 * d->n_slots * (sizeof(struct dpa_deep_wide) +
+						      ((size_t)d->n_ps_multi + 1) * sizeof(uint32_t)) +
+				    2 * d->n_slots * (sizeof(struct dpa_deep_wide) +
+						      ((size_t)d->n_css_multi + 1) * sizeof(uint32_t));
+			if (walk_reset(d))
+				r = -1;
+		}
+		if (r > 0 && !d->cl.n_multi && !d->general_walk)
+			r = walk_preorder(d, d->active_ps, d->active_css);
+	}
 	if (r > 0) {
 		/* not a preorder: start again with the general walk */
-		memset(active_ps, 0, ((size_t)d->n_ps_multi + 1) * sizeof(*active_ps));
-		memset(active_css, 0, ((size_t)d->n_css_multi + 1) * sizeof(*active_css));
 		d->tree_walk = true;
-		dense_sums_free(d);
-		r = new_sums(d) || dense_sums_new(d) ? -1 : walk_tree(d, active_ps, active_css);
+		r = walk_reset(d) ? -1 : walk_tree(d, d->active_ps, d->active_css);
 	}
 	if (!r)
 		r = dense_sums_done(d);
-out:
 	dense_sums_free(d);
-	free(active_ps);
-	free(active_css);
+	free(d->active_ps);
+	free(d->active_css);
+	d->active_ps = d->active_css = NULL;
 	if (r)
 		return dpa_fail(err, p, "out of memory computing procedure totals");
 	d->bytes += wides_big_bytes(d->ps_own, d->n_slots) + wides_big_bytes(d->ps_total, d->n_slots) +
@@ -1407,8 +1507,10 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 		if (!d->tier[s].lo)
 			return dpa_fail(err, p, "out of memory computing inherited costs");
 	}
+	if (walk_prepare(d))
+		return dpa_fail(err, p, "out of memory computing procedure totals");
 	d->walking = true;
-	if (dpa_cliques_init_walk(&d->cl, p, clique_done, ctx, err))
+	if (dpa_cliques_init_walk(&d->cl, p, clique_done, d->fold ? clique_enter : NULL, ctx, err))
 		return -1;
 	d->walking = false;
 	renumber_totals(d);
@@ -1459,6 +1561,8 @@ void dpa_deep_release(struct dpa_deep *d)
 	free(d->ps_ref);
 	free(d->css_ref);
 	free(d->ps_npd);
+	free(d->active_ps);
+	free(d->active_css);
 	dense_sums_free(d);
 	dpa_cliques_release(&d->cl);
 	memset(d, 0, sizeof(*d));

@@ -117,6 +117,14 @@ struct dpa_deep {
 	uint32_t n_ps_multi, n_css_multi;
 	uint32_t *ps_npd;       /* private: [n_ps_multi + 1], pds per such ps */
 	uint64_t *sum[4];       /* private: the walk's 64-bit sums, when few */
+	/* private: the walk's counts of primary entries on the current chain
+	 * by caller ps and css index ([n_ps_multi + 1], [n_css_multi + 1]),
+	 * while ps and css totals are being summed */
+	uint32_t *active_ps, *active_css;
+	/* private: the ps and css sums are being made by the clique search
+	 * itself (every clique so far had one member and one entry at most,
+	 * through which the search entered it); false once that fails */
+	bool fold;
 	struct dpa_deep_wide *ps_own, *ps_total;        /* [n_slots], by ps_ref index */
 	struct dpa_deep_wide *css_own, *css_total;      /* [n_slots], by css_ref index */
 	size_t bytes;           /* memory *d holds, cliques included */

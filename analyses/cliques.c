@@ -12,9 +12,9 @@
 
 /* --- private prototypes ------------------------------------------------ */
 
-static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
-		     dpa_clique_done_fn done, dpa_clique_enter_fn enter, void *ctx,
-		     struct dpa_error *err);
+static inline int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
+			    dpa_clique_done_fn done, dpa_clique_enter_fn enter, void *ctx,
+			    struct dpa_error *err) __attribute__((always_inline));
 static int add_entries(struct dpa_cliques *cl, const struct dpa_profile *p, uint32_t k,
 		       uint32_t *capm, uint32_t *capmc);
 static void finish(struct dpa_cliques *cl);
@@ -77,9 +77,9 @@ static int cmp_u32(const void *a, const void *b)
 #define FRAME_POS(i) cl->entry[n + 1 - (i)]
 #define COMP(j) cl->first[n + 1 - (j)]
 
-static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
-		     dpa_clique_done_fn done, dpa_clique_enter_fn enter, void *ctx,
-		     struct dpa_error *err)
+static inline int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
+			    dpa_clique_done_fn done, dpa_clique_enter_fn enter, void *ctx,
+			    struct dpa_error *err)
 {
 	const uint32_t n = p->n_pd;
 	uint32_t *rindex, index = 1, k = 0, mpos = 0;
@@ -168,7 +168,8 @@ static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 			/* v is the root of a component: it and the pds above
 			 * it on the component stack */
 			key = DPA_CLIQUE_KEY(k);
-			cl->walk_parent = nfs ? FRAME_V(nfs - 1) : 0;
+			if (enter)
+				cl->walk_parent = nfs ? FRAME_V(nfs - 1) : 0;
 			index--;
 			cl->member[mpos++] = v;
 			while (nss && rindex[v] <= rindex[COMP(nss - 1)]) {
@@ -322,7 +323,10 @@ int dpa_cliques_init_walk(struct dpa_cliques *cl, const struct dpa_profile *p,
 	if (p->n_pd >= 0x7fffffffu || p->n_csd >= 0x7fffffffu)
 		return dpa_fail(err, p, "too many nodes for clique analysis (%u pds, %u csds)",
 			    p->n_pd, p->n_csd);
-	if (find_sccs(cl, p, done, enter, ctx, err)) {
+	/* two copies of the search (find_sccs is inlined): without a hook
+	 * its tests cost nothing */
+	if (enter ? find_sccs(cl, p, done, enter, ctx, err) :
+		    find_sccs(cl, p, done, NULL, ctx, err)) {
 		dpa_cliques_release(cl);
 		return -1;
 	}

@@ -15,6 +15,7 @@
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s);
 static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t);
 static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k);
+static int clique_done_fold(void *ctx, const struct dpa_cliques *cl, uint32_t k);
 static void clique_enter(void *ctx, uint32_t x);
 static inline int add_sums(struct dpa_deep *d, int which, uint32_t i, const uint64_t *v);
 static int static_totals(struct dpa_deep *d, struct dpa_error *err);
@@ -598,17 +599,20 @@ static void clique_enter(void *ctx, uint32_t x)
  * then gets its shares. A cost that does not fit 64 bits is an error (a
  * corrupt or adversarial file), not a silent wrap.
  */
-static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
+static inline __attribute__((always_inline)) int
+clique_done_body(void *ctx, const struct dpa_cliques *cl, uint32_t k, bool fold)
 {
 	struct dpa_deep *d = ((void **)ctx)[0];
 	struct dpa_error *err = ((void **)ctx)[1];
 	const struct dpa_profile *p = d->p;
 	const uint32_t key = DPA_CLIQUE_KEY(k), ns = d->n_slots;
 	uint64_t acc[DPA_NMEASURES] = { 0 }, t[DPA_NMEASURES];      /* by slot */
-	bool overflow = false, leaf = true, fold = d->fold;
+	bool overflow = false, leaf = true;
 	uint64_t n_in = 0;
-	uint32_t entry = cl->entry[k], pi = 0;
+	uint32_t entry = fold ? cl->entry[k] : 0, pi = 0;
 	int r = 0;
+
+	fold = fold && d->fold;
 
 	if ((k & 63) == 0)
 		d->stored_rank[k >> 6] = d->n_stored;
@@ -723,6 +727,17 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	return 0;
 }
 
+/* clique_done_body() without the fold's work (the compiler drops it) and with it. */
+static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
+{
+	return clique_done_body(ctx, cl, k, false);
+}
+
+static int clique_done_fold(void *ctx, const struct dpa_cliques *cl, uint32_t k)
+{
+	return clique_done_body(ctx, cl, k, true);
+}
+
 /*
  * The search is over: the stored clique totals keep their places (they are
  * found by completion index, k = n - id); give back what is not used.
@@ -797,9 +812,19 @@ static inline int add_sums(struct dpa_deep *d, int which, uint32_t i, const uint
 	int r = 0;
 
 	if (a) {
+		/* unrolled by hand: one jump into the adds instead of a
+		 * loop's test per slot (millions of calls, ns fixed) */
 		a += (size_t)i * ns;
-		for (uint32_t s = 0; s < ns; s++)
-			a[s] += v[s];
+		switch (ns) {
+		case 7: a[6] += v[6]; __attribute__((fallthrough));
+		case 6: a[5] += v[5]; __attribute__((fallthrough));
+		case 5: a[4] += v[4]; __attribute__((fallthrough));
+		case 4: a[3] += v[3]; __attribute__((fallthrough));
+		case 3: a[2] += v[2]; __attribute__((fallthrough));
+		case 2: a[1] += v[1]; __attribute__((fallthrough));
+		case 1: a[0] += v[0]; __attribute__((fallthrough));
+		default: break;
+		}
 		return 0;
 	}
 	for (uint32_t s = 0; s < ns; s++)
@@ -1510,7 +1535,8 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 	if (walk_prepare(d))
 		return dpa_fail(err, p, "out of memory computing procedure totals");
 	d->walking = true;
-	if (dpa_cliques_init_walk(&d->cl, p, clique_done, d->fold ? clique_enter : NULL, ctx, err))
+	if (dpa_cliques_init_walk(&d->cl, p, d->fold ? clique_done_fold : clique_done,
+				  d->fold ? clique_enter : NULL, ctx, err))
 		return -1;
 	d->walking = false;
 	renumber_totals(d);

@@ -201,9 +201,14 @@ static inline uint32_t css_multi(const struct dpa_deep *d, uint32_t css)
  * in csds), so only the others are stored: bit k of `stored` (k the
  * completion index; id = n - k once the search is over) says clique k has
  * a total in tier[s] at index stored_rank[k / 64] + the set bits of its
- * word below k.
+ * word below k. A link of a chain (one member calling out of its clique
+ * through one csd, into the clique completed just before it) is not stored
+ * either unless CHAIN_MAX - 1 links below it are not: its total is its own
+ * cost plus that csd's total, found the same way, so at most CHAIN_MAX
+ * levels down (a profile of one long path stores a quarter of its totals).
  */
 #define LEAF_MAX_IN 16          /* a leaf with more in csds is stored anyway */
+#define CHAIN_MAX 4
 
 /* The set bits of w (inline: without -mpopcnt the builtin is a libgcc call). */
 static inline uint32_t popcount64(uint64_t w)
@@ -239,10 +244,18 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 		return wide_get(&d->tier[s], d->stored_rank[k >> 6] + popcount64(w & (bit - 1)));
 	members_of_k(d, k, &sum_first, &sum_end);
 	for (uint32_t i = sum_first; i < sum_end; i++) {
-		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
+		uint32_t v = d->cl.member[i];
+		const struct dpa_pd *q = &p->pd[v];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
 			sum += dpa_own(p, dpa_in_csd(p, q->in_first + j), d->rep[s]);
+		/* a chain's link: the csd leaving it */
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+			uint32_t x = dpa_out_csd(p, q->out_first + j);
+
+			if (d->cl.pd_clique[p->csd[x].callee_pd] != d->cl.pd_clique[v])
+				sum += csd_total_slot(d, x, d->rep[s], s);
+		}
 	}
 	return sum;
 }
@@ -266,13 +279,25 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 		t[s] = 0;
 	members_of_k(d, k, &lo, &hi);
 	for (uint32_t i = lo; i < hi; i++) {
-		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
+		uint32_t v = d->cl.member[i];
+		const struct dpa_pd *q = &p->pd[v];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t x = dpa_in_csd(p, q->in_first + j);
 
 			for (uint32_t s = 0; s < ns; s++)
 				t[s] += slot_own(d, x, s);
+		}
+		/* a chain's link: the csd leaving it */
+		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+			uint32_t x = dpa_out_csd(p, q->out_first + j);
+			uint64_t u[DPA_NMEASURES];
+
+			if (d->cl.pd_clique[p->csd[x].callee_pd] == d->cl.pd_clique[v])
+				continue;
+			csd_totals(d, x, u);
+			for (uint32_t s = 0; s < ns; s++)
+				t[s] += u[s];
 		}
 	}
 }
@@ -459,7 +484,7 @@ static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t)
 			k = d->walking ? cc : d->cl.n - cc;
 			/* the commonest leaf, called by x alone: its total is x's own */
 			if (!(d->stored[k >> 6] & (1ull << (k & 63))) && !d->cl.first &&
-			    dpa_pd_in_n(&p->pd[callee]) == 1) {
+			    dpa_pd_in_n(&p->pd[callee]) == 1 && dpa_pd_out_n(&p->pd[callee]) == 0) {
 				const uint32_t ns = d->n_slots;
 
 				for (uint32_t s = 0; s < ns; s++)
@@ -607,9 +632,10 @@ clique_done_body(void *ctx, const struct dpa_cliques *cl, uint32_t k, bool fold)
 	const struct dpa_profile *p = d->p;
 	const uint32_t key = DPA_CLIQUE_KEY(k), ns = d->n_slots;
 	uint64_t acc[DPA_NMEASURES] = { 0 }, t[DPA_NMEASURES];      /* by slot */
-	bool overflow = false, leaf = true;
+	bool overflow = false, store;
 	uint64_t n_in = 0;
 	uint32_t entry = fold ? cl->entry[k] : 0, pi = 0;
+	uint32_t n_leave = 0, out_n = 0, child = UINT32_MAX, len = 0;
 	int r = 0;
 
 	fold = fold && d->fold;
@@ -659,28 +685,51 @@ clique_done_body(void *ctx, const struct dpa_cliques *cl, uint32_t k, bool fold)
 				}
 			}
 		}
+		out_n = dpa_pd_out_n(q);
 		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 			uint32_t x = dpa_out_csd(p, q->out_first + j);
+			uint32_t ck = cl->pd_clique[p->csd[x].callee_pd];
+			const uint64_t *u = t;
 
-			if (cl->pd_clique[p->csd[x].callee_pd] == key)
+			if (ck == key)
 				continue;
-			leaf = false;
-			csd_totals(d, x, t);
+			n_leave++;
+			child = DPA_CLIQUE_KEY(0) - ck;
+			if (child == d->last_k && cl->entry[child] == x)
+				u = d->last_acc;        /* x's total: the clique just done */
+			else
+				csd_totals(d, x, t);
 			for (uint32_t s = 0; s < ns; s++)
-				overflow |= __builtin_add_overflow(acc[s], t[s], &acc[s]);
+				overflow |= __builtin_add_overflow(acc[s], u[s], &acc[s]);
 		}
 	}
 	if (overflow)
 		return dpa_fail(err, p, "costs overflow 64 bits");
-	/* a leaf's total is its own cost, found again on demand (the general
-	 * walk, for tests, stores every total so that the two can be compared) */
-	if (!leaf || n_in > LEAF_MAX_IN || d->general_walk) {
+	/* a leaf's total is its own cost, a short chain's link's its own cost
+	 * plus its callee's total, found again on demand (the general walk,
+	 * for tests, stores every total so that the two can be compared) */
+	if (d->general_walk || n_in > LEAF_MAX_IN) {
+		store = true;
+	} else if (n_leave == 0) {
+		store = false;
+	} else {
+		store = !(n_leave == 1 && out_n <= LEAF_MAX_IN && child == d->last_k &&
+			  d->last_len + 1 < CHAIN_MAX &&
+			  dpa_clique_walk_first(cl, k + 1) - dpa_clique_walk_first(cl, k) == 1 &&
+			  !(cl->entry[k] & DPA_CLIQUE_MULTI));
+		len = d->last_len + 1;
+	}
+	if (store) {
+		len = 0;
 		d->stored[k >> 6] |= 1ull << (k & 63);
 		for (uint32_t s = 0; s < ns; s++)
 			if (wide_set(&d->tier[s], d->n_stored, acc[s]))
 				return dpa_fail(err, p, "out of memory computing clique totals");
 		d->n_stored++;
 	}
+	d->last_k = k;
+	d->last_len = len;
+	memcpy(d->last_acc, acc, sizeof(d->last_acc));
 	if (fold) {
 		/* and of totals: the clique's is the pd's; its entry's css
 		 * counts when the chain above has no other csd of it */
@@ -962,8 +1011,8 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 
 /*
  * add_clique_in() for clique c of one member, pd v (most cliques): one pass
- * over v's in csds gives the sums of own costs and, for a leaf (no stored
- * total), the clique's total too, which is the sum of those same own costs;
+ * over v's in csds gives the sums of own costs and, for a leaf calling
+ * nothing, the clique's total too, which is the sum of those same own costs;
  * and v's total is the clique's, looked up once for both its ps and its
  * entry's css.
  */
@@ -998,8 +1047,8 @@ static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce
 	}
 	if (!ce && !(pi && active_ps[pi] == 0))
 		return r;
-	if (d->stored[k >> 6] & (1ull << (k & 63)))
-		clique_totals(d, c, total);
+	if ((d->stored[k >> 6] & (1ull << (k & 63))) || dpa_pd_out_n(q))
+		clique_totals(d, c, total);     /* stored, or maybe a chain's link */
 	else
 		memcpy(total, own, sizeof(total));      /* a leaf: tier_get()'s sum */
 	if (ce)
@@ -1535,6 +1584,7 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 	if (walk_prepare(d))
 		return dpa_fail(err, p, "out of memory computing procedure totals");
 	d->walking = true;
+	d->last_k = UINT32_MAX;
 	if (dpa_cliques_init_walk(&d->cl, p, d->fold ? clique_done_fold : clique_done,
 				  d->fold ? clique_enter : NULL, ctx, err))
 		return -1;

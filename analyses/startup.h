@@ -103,6 +103,11 @@ struct dpa_deep {
 	uint64_t *multi_w;      /* [n_multi] */
 	uint32_t cap_multi;
 	bool walking;           /* private: set while the cliques are being found */
+	/* private, during the search: the clique completed last (UINT32_MAX:
+	 * none yet), its total by slot, and how many links of a chain
+	 * without stored totals it heads (0: stored, or a leaf) */
+	uint32_t last_k, last_len;
+	uint64_t last_acc[DPA_NMEASURES];
 	bool tree_walk;         /* private, for tests: ps/css totals took the general walk */
 	bool general_walk;      /* private: DPA_DEEP_GENERAL_WALK was asked for */
 	uint64_t *multi_rest;   /* [n_multi * n_slots] */

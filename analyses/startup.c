@@ -219,6 +219,13 @@ static inline uint32_t popcount64(uint64_t w)
 	return (uint32_t)((w * 0x0101010101010101ull) >> 56);
 }
 
+/* True when the clique with completion index k is a chain's link whose
+ * total is not stored (see CHAIN_MAX). */
+static inline bool is_link(const struct dpa_deep *d, uint32_t k)
+{
+	return d->link[k >> 6] >> (k & 63) & 1;
+}
+
 /* The clique with completion index k (during the search; id n - k after
  * it) has the members cl.member[*lo .. *hi). */
 static inline void members_of_k(const struct dpa_deep *d, uint32_t k, uint32_t *lo, uint32_t *hi)
@@ -239,9 +246,11 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 	const struct dpa_profile *p = d->p;
 	uint32_t sum_first, sum_end;
 	uint64_t sum = 0;
+	bool link;
 
 	if (w & bit)
 		return wide_get(&d->tier[s], d->stored_rank[k >> 6] + popcount64(w & (bit - 1)));
+	link = is_link(d, k);
 	members_of_k(d, k, &sum_first, &sum_end);
 	for (uint32_t i = sum_first; i < sum_end; i++) {
 		uint32_t v = d->cl.member[i];
@@ -250,7 +259,7 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
 			sum += dpa_own(p, dpa_in_csd(p, q->in_first + j), d->rep[s]);
 		/* a chain's link: the csd leaving it */
-		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+		for (uint32_t j = 0; link && j < dpa_pd_out_n(q); j++) {
 			uint32_t x = dpa_out_csd(p, q->out_first + j);
 
 			if (d->cl.pd_clique[p->csd[x].callee_pd] != d->cl.pd_clique[v])
@@ -267,6 +276,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 	const struct dpa_profile *p = d->p;
 	const uint32_t ns = d->n_slots;
 	uint32_t lo, hi;
+	bool link;
 
 	if (w & bit) {
 		uint32_t i = d->stored_rank[k >> 6] + popcount64(w & (bit - 1));
@@ -277,6 +287,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 	}
 	for (uint32_t s = 0; s < ns; s++)
 		t[s] = 0;
+	link = is_link(d, k);
 	members_of_k(d, k, &lo, &hi);
 	for (uint32_t i = lo; i < hi; i++) {
 		uint32_t v = d->cl.member[i];
@@ -289,7 +300,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 				t[s] += slot_own(d, x, s);
 		}
 		/* a chain's link: the csd leaving it */
-		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
+		for (uint32_t j = 0; link && j < dpa_pd_out_n(q); j++) {
 			uint32_t x = dpa_out_csd(p, q->out_first + j);
 			uint64_t u[DPA_NMEASURES];
 
@@ -484,7 +495,7 @@ static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t)
 			k = d->walking ? cc : d->cl.n - cc;
 			/* the commonest leaf, called by x alone: its total is x's own */
 			if (!(d->stored[k >> 6] & (1ull << (k & 63))) && !d->cl.first &&
-			    dpa_pd_in_n(&p->pd[callee]) == 1 && dpa_pd_out_n(&p->pd[callee]) == 0) {
+			    dpa_pd_in_n(&p->pd[callee]) == 1 && !is_link(d, k)) {
 				const uint32_t ns = d->n_slots;
 
 				for (uint32_t s = 0; s < ns; s++)
@@ -727,6 +738,8 @@ clique_done_body(void *ctx, const struct dpa_cliques *cl, uint32_t k, bool fold)
 				return dpa_fail(err, p, "out of memory computing clique totals");
 		d->n_stored++;
 	}
+	if (len)
+		d->link[k >> 6] |= 1ull << (k & 63);
 	d->last_k = k;
 	d->last_len = len;
 	memcpy(d->last_acc, acc, sizeof(d->last_acc));
@@ -806,9 +819,11 @@ static void renumber_totals(struct dpa_deep *d)
 	}
 	if ((a = realloc(d->stored, nw * sizeof(*d->stored))))
 		d->stored = a;
+	if ((a = realloc(d->link, nw * sizeof(*d->link))))
+		d->link = a;
 	if ((a = realloc(d->stored_rank, nw * sizeof(*d->stored_rank))))
 		d->stored_rank = a;
-	d->bytes += nw * (sizeof(*d->stored) + sizeof(*d->stored_rank));
+	d->bytes += nw * (2 * sizeof(*d->stored) + sizeof(*d->stored_rank));
 	d->bytes += (size_t)d->cap_multi * (1 + 2 * (d->n_slots + 1)) * sizeof(uint64_t);
 }
 
@@ -1047,8 +1062,8 @@ static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce
 	}
 	if (!ce && !(pi && active_ps[pi] == 0))
 		return r;
-	if ((d->stored[k >> 6] & (1ull << (k & 63))) || dpa_pd_out_n(q))
-		clique_totals(d, c, total);     /* stored, or maybe a chain's link */
+	if ((d->stored[k >> 6] & (1ull << (k & 63))) || is_link(d, k))
+		clique_totals(d, c, total);     /* stored, or a chain's link */
 	else
 		memcpy(total, own, sizeof(total));      /* a leaf: tier_get()'s sum */
 	if (ce)
@@ -1573,8 +1588,9 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 		return dpa_fail(err, p, "out of memory computing inherited costs");
 	d->bytes += d->n_slots * sizeof(*d->tier);
 	d->stored = calloc(((size_t)p->n_pd >> 6) + 1, sizeof(*d->stored));
+	d->link = calloc(((size_t)p->n_pd >> 6) + 1, sizeof(*d->link));
 	d->stored_rank = calloc(((size_t)p->n_pd >> 6) + 1, sizeof(*d->stored_rank));
-	if (!d->stored || !d->stored_rank)
+	if (!d->stored || !d->stored_rank || !d->link)
 		return dpa_fail(err, p, "out of memory computing inherited costs");
 	for (uint32_t s = 0; s < d->n_slots; s++) {
 		d->tier[s].lo = calloc((size_t)p->n_pd + 1, sizeof(uint32_t));
@@ -1626,6 +1642,7 @@ void dpa_deep_release(struct dpa_deep *d)
 		return;
 	wides_free(d->tier, d->n_slots);
 	free(d->stored);
+	free(d->link);
 	free(d->stored_rank);
 	free(d->multi_w);
 	free(d->multi_rest);

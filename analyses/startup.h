@@ -97,6 +97,7 @@ struct dpa_deep {
 	 * k = n - id; a leaf's is derived), and where (startup.c, tier_get) */
 	uint64_t *stored;
 	uint32_t *stored_rank;
+	uint64_t *link;         /* private: bit k: clique k is a chain's link, not stored */
 	uint32_t n_stored;
 	/* per multi-entry clique i (cl.multi[i]): total calls of its entries
 	 * (0: equal shares), and per slot the rest to share and the primary's share */

@@ -360,6 +360,32 @@ uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measu
 	return r ? pd_total_slot(d, r, m, d->slot[m]) : 0;
 }
 
+uint32_t dpa_deep_ps_rank(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m, bool total,
+			  uint64_t *v)
+{
+	uint32_t r = ps_ref_of(d, ps);
+	int s = d->slot[m];
+
+	*v = 0;
+	if (r & REF_MULTI) {
+		if (s >= 0)
+			*v = wide_get(total ? &d->ps_total[s] : &d->ps_own[s], r & ~REF_MULTI);
+		return d->ps_npd[r & ~REF_MULTI];
+	}
+	if (!r || s < 0)
+		return r != 0;
+	if (total) {
+		*v = pd_total_slot(d, r, m, s);
+	} else {
+		const struct dpa_pd *q = &d->p->pd[r];
+
+		/* its one pd's own cost: slot s holds m's values */
+		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
+			*v += slot_own(d, dpa_in_csd(d->p, q->in_first + j), (uint32_t)s);
+	}
+	return 1;
+}
+
 uint32_t dpa_deep_ps_npd(const struct dpa_deep *d, uint32_t ps)
 {
 	uint32_t r = ps_ref_of(d, ps);

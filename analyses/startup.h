@@ -191,6 +191,12 @@ uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measu
 /* The number of pds (calling contexts) of ps. O(1). */
 uint32_t dpa_deep_ps_npd(const struct dpa_deep *d, uint32_t ps);
 
+/* dpa_deep_ps_npd(d, ps), with *v = dpa_deep_ps_own(d, ps, m) (total:
+ * dpa_deep_ps_total) from the same look-up of ps: for a report that ranks
+ * millions of procedures by one measure. */
+uint32_t dpa_deep_ps_rank(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m, bool total,
+			  uint64_t *v);
+
 /* own[m] = dpa_deep_ps_own(d, ps, m) and total[m] = dpa_deep_ps_total(d,
  * ps, m) for every measure, in one pass (a report over millions of
  * procedures). */

@@ -12,8 +12,9 @@
 
 /* --- private prototypes ------------------------------------------------ */
 
-static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
-		     dpa_clique_done_fn done, void *ctx, struct dpa_error *err);
+static inline int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
+			    dpa_clique_done_fn done, dpa_clique_enter_fn enter, void *ctx,
+			    struct dpa_error *err) __attribute__((always_inline));
 static int add_entries(struct dpa_cliques *cl, const struct dpa_profile *p, uint32_t k,
 		       uint32_t *capm, uint32_t *capmc);
 static void finish(struct dpa_cliques *cl);
@@ -76,8 +77,9 @@ static int cmp_u32(const void *a, const void *b)
 #define FRAME_POS(i) cl->entry[n + 1 - (i)]
 #define COMP(j) cl->first[n + 1 - (j)]
 
-static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
-		     dpa_clique_done_fn done, void *ctx, struct dpa_error *err)
+static inline int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
+			    dpa_clique_done_fn done, dpa_clique_enter_fn enter, void *ctx,
+			    struct dpa_error *err)
 {
 	const uint32_t n = p->n_pd;
 	uint32_t *rindex, index = 1, k = 0, mpos = 0;
@@ -128,11 +130,14 @@ static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 			const struct dpa_pd *pd = &p->pd[v];
 
 			if (pos < dpa_pd_out_n(pd)) {
-				uint32_t w = p->csd[dpa_out_csd(p, pd->out_first + pos)].callee_pd;
+				uint32_t x = dpa_out_csd(p, pd->out_first + pos);
+				uint32_t w = p->csd[x].callee_pd;
 
 				if (rindex[w] == 0) {
 					/* descend; the edge is looked at
 					 * again (below) when w is done */
+					if (enter)
+						enter(ctx, x);
 					rindex[w] = index++;
 					FRAME_V(nfs) = w;
 					FRAME_POS(nfs) = 0;
@@ -163,6 +168,8 @@ static int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 			/* v is the root of a component: it and the pds above
 			 * it on the component stack */
 			key = DPA_CLIQUE_KEY(k);
+			if (enter)
+				cl->walk_parent = nfs ? FRAME_V(nfs - 1) : 0;
 			index--;
 			cl->member[mpos++] = v;
 			while (nss && rindex[v] <= rindex[COMP(nss - 1)]) {
@@ -308,14 +315,18 @@ static void finish(struct dpa_cliques *cl)
 /* } ==== */
 
 int dpa_cliques_init_walk(struct dpa_cliques *cl, const struct dpa_profile *p,
-			  dpa_clique_done_fn done, void *ctx, struct dpa_error *err)
+			  dpa_clique_done_fn done, dpa_clique_enter_fn enter, void *ctx,
+			  struct dpa_error *err)
 {
 	memset(cl, 0, sizeof(*cl));
 	/* ids, keys and the NOT_ROOT / DPA_CLIQUE_MULTI bits need n < 2^31 */
 	if (p->n_pd >= 0x7fffffffu || p->n_csd >= 0x7fffffffu)
 		return dpa_fail(err, p, "too many nodes for clique analysis (%u pds, %u csds)",
 			    p->n_pd, p->n_csd);
-	if (find_sccs(cl, p, done, ctx, err)) {
+	/* two copies of the search (find_sccs is inlined): without a hook
+	 * its tests cost nothing */
+	if (enter ? find_sccs(cl, p, done, enter, ctx, err) :
+		    find_sccs(cl, p, done, NULL, ctx, err)) {
 		dpa_cliques_release(cl);
 		return -1;
 	}
@@ -325,7 +336,7 @@ int dpa_cliques_init_walk(struct dpa_cliques *cl, const struct dpa_profile *p,
 int dpa_cliques_init(struct dpa_cliques *cl, const struct dpa_profile *p,
 		     struct dpa_error *err)
 {
-	return dpa_cliques_init_walk(cl, p, NULL, NULL, err);
+	return dpa_cliques_init_walk(cl, p, NULL, NULL, NULL, err);
 }
 
 void dpa_cliques_release(struct dpa_cliques *cl)

@@ -55,6 +55,10 @@ struct dpa_cliques {
 	uint32_t n_multi;
 	uint32_t *multi_csd;
 	size_t bytes;           /* memory held by the arrays above */
+	/* during a done() call (dpa_cliques_init_walk): the pd from which the
+	 * search first reached the clique's first-visited member, 0 when the
+	 * search started there */
+	uint32_t walk_parent;
 };
 
 /*
@@ -91,8 +95,19 @@ static inline uint32_t dpa_clique_walk_first(const struct dpa_cliques *cl, uint3
 }
 
 typedef int (*dpa_clique_done_fn)(void *ctx, const struct dpa_cliques *cl, uint32_t k);
+/*
+ * enter(ctx, x), when not NULL, is called as the search first reaches csd
+ * x's callee, through x (an edge of the search's tree), before anything
+ * below it; each pd is reached so once, or is a start (a thread root, or a
+ * pd no root reaches). With done, it lets a caller keep state along the
+ * search's current path: in a profile whose cliques all have one member,
+ * the tree edge into a clique is its entry exactly when cl->walk_parent is
+ * that entry's caller.
+ */
+typedef void (*dpa_clique_enter_fn)(void *ctx, uint32_t x);
 int dpa_cliques_init_walk(struct dpa_cliques *cl, const struct dpa_profile *p,
-			  dpa_clique_done_fn done, void *ctx, struct dpa_error *err);
+			  dpa_clique_done_fn done, dpa_clique_enter_fn enter, void *ctx,
+			  struct dpa_error *err);
 
 /* Free what *cl owns; *cl is then zeroed. Releasing a zeroed *cl does nothing. */
 void dpa_cliques_release(struct dpa_cliques *cl);

@@ -351,18 +351,19 @@ static int top(struct dpa_report *r, struct dpa_error *err)
 	 * (most procedures of a big profile, which would each clear a row) */
 	memset(&w, 0, sizeof(w));
 	for (uint32_t ps = 2; ps <= p->n_ps; ps++) {
-		uint32_t npd = dpa_deep_ps_npd(r->d, ps);
+		uint64_t v;
+		/* the value it is ranked by first, with its contexts: most
+		 * procedures of a big profile go no further */
+		uint32_t npd = dpa_deep_ps_rank(r->d, ps, r->o.sort, r->o.total, &v);
 
 		if (!npd)
 			continue;
 		w.ps = ps;
 		w.count = npd;
-		/* the value it is ranked by first: most procedures of a big
-		 * profile go no further */
 		if (r->o.total)
-			w.c.total[r->o.sort] = dpa_deep_ps_total(r->d, ps, r->o.sort);
+			w.c.total[r->o.sort] = v;
 		else
-			w.c.own[r->o.sort] = dpa_deep_ps_own(r->d, ps, r->o.sort);
+			w.c.own[r->o.sort] = v;
 		w.calls = r->o.per_call ? dpa_deep_ps_own(r->d, ps, DPA_CALLS) : 0;
 		if (keep_cannot_enter(r, s, &k, &w))
 			continue;

@@ -15,6 +15,9 @@
 static uint64_t csd_total_slot(const struct dpa_deep *d, uint32_t x, enum dpa_measure m, int s);
 static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t);
 static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k);
+static int clique_done_fold(void *ctx, const struct dpa_cliques *cl, uint32_t k);
+static void clique_enter(void *ctx, uint32_t x);
+static inline int add_sums(struct dpa_deep *d, int which, uint32_t i, const uint64_t *v);
 static int static_totals(struct dpa_deep *d, struct dpa_error *err);
 static void mark(const struct dpa_deep *d, uint32_t c, uint32_t *active_ps,
 		 uint32_t *active_css, int delta);
@@ -198,9 +201,14 @@ static inline uint32_t css_multi(const struct dpa_deep *d, uint32_t css)
  * in csds), so only the others are stored: bit k of `stored` (k the
  * completion index; id = n - k once the search is over) says clique k has
  * a total in tier[s] at index stored_rank[k / 64] + the set bits of its
- * word below k.
+ * word below k. A link of a chain (one member calling out of its clique
+ * through one csd, into the clique completed just before it) is not stored
+ * either unless CHAIN_MAX - 1 links below it are not: its total is its own
+ * cost plus that csd's total, found the same way, so at most CHAIN_MAX
+ * levels down (a profile of one long path stores a quarter of its totals).
  */
 #define LEAF_MAX_IN 16          /* a leaf with more in csds is stored anyway */
+#define CHAIN_MAX 4
 
 /* The set bits of w (inline: without -mpopcnt the builtin is a libgcc call). */
 static inline uint32_t popcount64(uint64_t w)
@@ -209,6 +217,13 @@ static inline uint32_t popcount64(uint64_t w)
 	w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
 	w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0full;
 	return (uint32_t)((w * 0x0101010101010101ull) >> 56);
+}
+
+/* True when the clique with completion index k is a chain's link whose
+ * total is not stored (see CHAIN_MAX). */
+static inline bool is_link(const struct dpa_deep *d, uint32_t k)
+{
+	return d->link[k >> 6] >> (k & 63) & 1;
 }
 
 /* The clique with completion index k (during the search; id n - k after
@@ -231,15 +246,25 @@ static uint64_t tier_get(const struct dpa_deep *d, uint32_t k, int s)
 	const struct dpa_profile *p = d->p;
 	uint32_t sum_first, sum_end;
 	uint64_t sum = 0;
+	bool link;
 
 	if (w & bit)
 		return wide_get(&d->tier[s], d->stored_rank[k >> 6] + popcount64(w & (bit - 1)));
+	link = is_link(d, k);
 	members_of_k(d, k, &sum_first, &sum_end);
 	for (uint32_t i = sum_first; i < sum_end; i++) {
-		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
+		uint32_t v = d->cl.member[i];
+		const struct dpa_pd *q = &p->pd[v];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
 			sum += dpa_own(p, dpa_in_csd(p, q->in_first + j), d->rep[s]);
+		/* a chain's link: the csd leaving it */
+		for (uint32_t j = 0; link && j < dpa_pd_out_n(q); j++) {
+			uint32_t x = dpa_out_csd(p, q->out_first + j);
+
+			if (d->cl.pd_clique[p->csd[x].callee_pd] != d->cl.pd_clique[v])
+				sum += csd_total_slot(d, x, d->rep[s], s);
+		}
 	}
 	return sum;
 }
@@ -251,6 +276,7 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 	const struct dpa_profile *p = d->p;
 	const uint32_t ns = d->n_slots;
 	uint32_t lo, hi;
+	bool link;
 
 	if (w & bit) {
 		uint32_t i = d->stored_rank[k >> 6] + popcount64(w & (bit - 1));
@@ -261,15 +287,28 @@ static void tier_get_all(const struct dpa_deep *d, uint32_t k, uint64_t *t)
 	}
 	for (uint32_t s = 0; s < ns; s++)
 		t[s] = 0;
+	link = is_link(d, k);
 	members_of_k(d, k, &lo, &hi);
 	for (uint32_t i = lo; i < hi; i++) {
-		const struct dpa_pd *q = &p->pd[d->cl.member[i]];
+		uint32_t v = d->cl.member[i];
+		const struct dpa_pd *q = &p->pd[v];
 
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t x = dpa_in_csd(p, q->in_first + j);
 
 			for (uint32_t s = 0; s < ns; s++)
 				t[s] += slot_own(d, x, s);
+		}
+		/* a chain's link: the csd leaving it */
+		for (uint32_t j = 0; link && j < dpa_pd_out_n(q); j++) {
+			uint32_t x = dpa_out_csd(p, q->out_first + j);
+			uint64_t u[DPA_NMEASURES];
+
+			if (d->cl.pd_clique[p->csd[x].callee_pd] == d->cl.pd_clique[v])
+				continue;
+			csd_totals(d, x, u);
+			for (uint32_t s = 0; s < ns; s++)
+				t[s] += u[s];
 		}
 	}
 }
@@ -319,6 +358,32 @@ uint64_t dpa_deep_ps_total(const struct dpa_deep *d, uint32_t ps, enum dpa_measu
 	if (r & REF_MULTI)
 		return wide_get(&d->ps_total[d->slot[m]], r & ~REF_MULTI);
 	return r ? pd_total_slot(d, r, m, d->slot[m]) : 0;
+}
+
+uint32_t dpa_deep_ps_rank(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m, bool total,
+			  uint64_t *v)
+{
+	uint32_t r = ps_ref_of(d, ps);
+	int s = d->slot[m];
+
+	*v = 0;
+	if (r & REF_MULTI) {
+		if (s >= 0)
+			*v = wide_get(total ? &d->ps_total[s] : &d->ps_own[s], r & ~REF_MULTI);
+		return d->ps_npd[r & ~REF_MULTI];
+	}
+	if (!r || s < 0)
+		return r != 0;
+	if (total) {
+		*v = pd_total_slot(d, r, m, s);
+	} else {
+		const struct dpa_pd *q = &d->p->pd[r];
+
+		/* its one pd's own cost: slot s holds m's values */
+		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++)
+			*v += slot_own(d, dpa_in_csd(d->p, q->in_first + j), (uint32_t)s);
+	}
+	return 1;
 }
 
 uint32_t dpa_deep_ps_npd(const struct dpa_deep *d, uint32_t ps)
@@ -456,7 +521,7 @@ static void csd_totals(const struct dpa_deep *d, uint32_t x, uint64_t *t)
 			k = d->walking ? cc : d->cl.n - cc;
 			/* the commonest leaf, called by x alone: its total is x's own */
 			if (!(d->stored[k >> 6] & (1ull << (k & 63))) && !d->cl.first &&
-			    dpa_pd_in_n(&p->pd[callee]) == 1) {
+			    dpa_pd_in_n(&p->pd[callee]) == 1 && !is_link(d, k)) {
 				const uint32_t ns = d->n_slots;
 
 				for (uint32_t s = 0; s < ns; s++)
@@ -561,6 +626,34 @@ static int grow_multi(struct dpa_deep *d, uint32_t i)
 	return 0;
 }
 
+/* The walk's sums (see add_sum): of ps own costs, ps totals, css own, css totals. */
+enum { SUM_PS_OWN, SUM_PS_TOTAL, SUM_CSS_OWN, SUM_CSS_TOTAL };
+
+/* Count (delta +1) or stop counting (-1) csd x on the current chain of
+ * entries: its caller's ps and its css, by their sum indexes (0 for those
+ * without sums, counted too and never looked at). */
+static inline void mark_csd(struct dpa_deep *d, uint32_t x, int delta)
+{
+	const struct dpa_profile *p = d->p;
+	uint32_t ps = p->pd[p->csd[x].caller_pd].ps, s = p->csd[x].css;
+
+	d->active_ps[ps <= p->n_ps ? ps_multi(d, ps) : 0] += (uint32_t)delta;
+	d->active_css[s <= p->n_css ? css_multi(d, s) : 0] += (uint32_t)delta;
+}
+
+/*
+ * Called by the clique search as it first reaches a pd, through csd x: while
+ * d->fold holds, x is the entry of the clique it will be (checked when that
+ * completes), so it goes on the chain that clique_done() sums along.
+ */
+static void clique_enter(void *ctx, uint32_t x)
+{
+	struct dpa_deep *d = ((void **)ctx)[0];
+
+	if (d->fold)
+		mark_csd(d, x, +1);
+}
+
 /*
  * Called by the clique search as clique k completes (callees' cliques first):
  * its total is its members' in csds' own costs plus the totals of the csds
@@ -568,27 +661,57 @@ static int grow_multi(struct dpa_deep *d, uint32_t i)
  * then gets its shares. A cost that does not fit 64 bits is an error (a
  * corrupt or adversarial file), not a silent wrap.
  */
-static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
+static inline __attribute__((always_inline)) int
+clique_done_body(void *ctx, const struct dpa_cliques *cl, uint32_t k, bool fold)
 {
 	struct dpa_deep *d = ((void **)ctx)[0];
 	struct dpa_error *err = ((void **)ctx)[1];
 	const struct dpa_profile *p = d->p;
 	const uint32_t key = DPA_CLIQUE_KEY(k), ns = d->n_slots;
 	uint64_t acc[DPA_NMEASURES] = { 0 }, t[DPA_NMEASURES];      /* by slot */
-	bool overflow = false, leaf = true;
+	bool overflow = false, store;
 	uint64_t n_in = 0;
+	uint32_t entry = fold ? cl->entry[k] : 0, pi = 0;
+	uint32_t n_leave = 0, out_n = 0, child = UINT32_MAX, len = 0;
+	int r = 0;
+
+	fold = fold && d->fold;
 
 	if ((k & 63) == 0)
 		d->stored_rank[k >> 6] = d->n_stored;
+	if (fold) {
+		/* the sums stay right while the search enters each clique by its
+		 * one entry, as walk_preorder() would (a root: by none) */
+		fold = dpa_clique_walk_first(cl, k + 1) - dpa_clique_walk_first(cl, k) == 1 &&
+		       !(entry & DPA_CLIQUE_MULTI) &&
+		       cl->walk_parent == (entry ? p->csd[entry].caller_pd : 0);
+		d->fold = fold;
+	}
 	for (uint32_t mi = dpa_clique_walk_first(cl, k); mi < dpa_clique_walk_first(cl, k + 1); mi++) {
 		const struct dpa_pd *q = &p->pd[cl->member[mi]];
 
+		if (fold)
+			pi = q->ps <= p->n_ps ? ps_multi(d, q->ps) : 0;
 		n_in += dpa_pd_in_n(q);
 		for (uint32_t j = 0; j < dpa_pd_in_n(q); j++) {
 			uint32_t e = dpa_in_csd(p, q->in_first + j);
+			uint64_t o[DPA_NMEASURES];
 
-			for (uint32_t s = 0; s < ns; s++)
-				overflow |= __builtin_add_overflow(acc[s], slot_own(d, e, s), &acc[s]);
+			for (uint32_t s = 0; s < ns; s++) {
+				o[s] = slot_own(d, e, s);
+				overflow |= __builtin_add_overflow(acc[s], o[s], &acc[s]);
+			}
+			if (fold) {
+				/* add_single_in()'s sums of own costs */
+				uint32_t cs = p->csd[e].css, ci = cs <= p->n_css ? css_multi(d, cs) : 0;
+
+				if (pi)
+					r |= add_sums(d, SUM_PS_OWN, pi, o);
+				if (ci)
+					r |= add_sums(d, SUM_CSS_OWN, ci, o);
+				if (ci && e != entry && d->active_css[ci] == 0)
+					r |= add_sums(d, SUM_CSS_TOTAL, ci, o);
+			}
 			for (uint32_t i = 0; i < d->n_check; i++) {
 				uint32_t m = d->check[i] & ~CHECK_ZERO;
 				uint64_t want = d->check[i] & CHECK_ZERO ? 0 : dpa_own(p, e, d->rep[d->slot[m]]);
@@ -599,27 +722,67 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 				}
 			}
 		}
+		out_n = dpa_pd_out_n(q);
 		for (uint32_t j = 0; j < dpa_pd_out_n(q); j++) {
 			uint32_t x = dpa_out_csd(p, q->out_first + j);
+			uint32_t ck = cl->pd_clique[p->csd[x].callee_pd];
+			const uint64_t *u = t;
 
-			if (cl->pd_clique[p->csd[x].callee_pd] == key)
+			if (ck == key)
 				continue;
-			leaf = false;
-			csd_totals(d, x, t);
+			n_leave++;
+			child = DPA_CLIQUE_KEY(0) - ck;
+			if (child == d->last_k && cl->entry[child] == x)
+				u = d->last_acc;        /* x's total: the clique just done */
+			else
+				csd_totals(d, x, t);
 			for (uint32_t s = 0; s < ns; s++)
-				overflow |= __builtin_add_overflow(acc[s], t[s], &acc[s]);
+				overflow |= __builtin_add_overflow(acc[s], u[s], &acc[s]);
 		}
 	}
 	if (overflow)
 		return dpa_fail(err, p, "costs overflow 64 bits");
-	/* a leaf's total is its own cost, found again on demand (the general
-	 * walk, for tests, stores every total so that the two can be compared) */
-	if (!leaf || n_in > LEAF_MAX_IN || d->general_walk) {
+	/* a leaf's total is its own cost, a short chain's link's its own cost
+	 * plus its callee's total, found again on demand (the general walk,
+	 * for tests, stores every total so that the two can be compared) */
+	if (d->general_walk || n_in > LEAF_MAX_IN) {
+		store = true;
+	} else if (n_leave == 0) {
+		store = false;
+	} else {
+		store = !(n_leave == 1 && out_n <= LEAF_MAX_IN && child == d->last_k &&
+			  d->last_len + 1 < CHAIN_MAX &&
+			  dpa_clique_walk_first(cl, k + 1) - dpa_clique_walk_first(cl, k) == 1 &&
+			  !(cl->entry[k] & DPA_CLIQUE_MULTI));
+		len = d->last_len + 1;
+	}
+	if (store) {
+		len = 0;
 		d->stored[k >> 6] |= 1ull << (k & 63);
 		for (uint32_t s = 0; s < ns; s++)
 			if (wide_set(&d->tier[s], d->n_stored, acc[s]))
 				return dpa_fail(err, p, "out of memory computing clique totals");
 		d->n_stored++;
+	}
+	if (len)
+		d->link[k >> 6] |= 1ull << (k & 63);
+	d->last_k = k;
+	d->last_len = len;
+	memcpy(d->last_acc, acc, sizeof(d->last_acc));
+	if (fold) {
+		/* and of totals: the clique's is the pd's; its entry's css
+		 * counts when the chain above has no other csd of it */
+		uint32_t cs = entry ? p->csd[entry].css : 0;
+		uint32_t ci = entry && cs <= p->n_css ? css_multi(d, cs) : 0;
+
+		if (ci && d->active_css[ci] == 1)
+			r |= add_sums(d, SUM_CSS_TOTAL, ci, acc);
+		if (pi && d->active_ps[pi] == 0)
+			r |= add_sums(d, SUM_PS_TOTAL, pi, acc);
+		if (entry)
+			mark_csd(d, entry, -1);
+		if (r)
+			return dpa_fail(err, p, "out of memory computing procedure totals");
 	}
 
 	if (cl->entry[k] & DPA_CLIQUE_MULTI) {
@@ -652,6 +815,17 @@ static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
 	return 0;
 }
 
+/* clique_done_body() without the fold's work (the compiler drops it) and with it. */
+static int clique_done(void *ctx, const struct dpa_cliques *cl, uint32_t k)
+{
+	return clique_done_body(ctx, cl, k, false);
+}
+
+static int clique_done_fold(void *ctx, const struct dpa_cliques *cl, uint32_t k)
+{
+	return clique_done_body(ctx, cl, k, true);
+}
+
 /*
  * The search is over: the stored clique totals keep their places (they are
  * found by completion index, k = n - id); give back what is not used.
@@ -671,9 +845,11 @@ static void renumber_totals(struct dpa_deep *d)
 	}
 	if ((a = realloc(d->stored, nw * sizeof(*d->stored))))
 		d->stored = a;
+	if ((a = realloc(d->link, nw * sizeof(*d->link))))
+		d->link = a;
 	if ((a = realloc(d->stored_rank, nw * sizeof(*d->stored_rank))))
 		d->stored_rank = a;
-	d->bytes += nw * (sizeof(*d->stored) + sizeof(*d->stored_rank));
+	d->bytes += nw * (2 * sizeof(*d->stored) + sizeof(*d->stored_rank));
 	d->bytes += (size_t)d->cap_multi * (1 + 2 * (d->n_slots + 1)) * sizeof(uint64_t);
 }
 
@@ -700,7 +876,6 @@ struct walk {
  * n_slots + slot], added at the end (a tree profile's 10^7 contexts of a few
  * procedures: an add each, not a wide_add).
  */
-enum { SUM_PS_OWN, SUM_PS_TOTAL, SUM_CSS_OWN, SUM_CSS_TOTAL };
 #define DENSE_SUM_MAX (1u << 20)        /* 64-bit sums used up to this many per array */
 
 static int add_sum_wide(struct dpa_deep *d, int which, uint32_t s, uint32_t i, uint64_t v)
@@ -727,9 +902,19 @@ static inline int add_sums(struct dpa_deep *d, int which, uint32_t i, const uint
 	int r = 0;
 
 	if (a) {
+		/* unrolled by hand: one jump into the adds instead of a
+		 * loop's test per slot (millions of calls, ns fixed) */
 		a += (size_t)i * ns;
-		for (uint32_t s = 0; s < ns; s++)
-			a[s] += v[s];
+		switch (ns) {
+		case 7: a[6] += v[6]; __attribute__((fallthrough));
+		case 6: a[5] += v[5]; __attribute__((fallthrough));
+		case 5: a[4] += v[4]; __attribute__((fallthrough));
+		case 4: a[3] += v[3]; __attribute__((fallthrough));
+		case 3: a[2] += v[2]; __attribute__((fallthrough));
+		case 2: a[1] += v[1]; __attribute__((fallthrough));
+		case 1: a[0] += v[0]; __attribute__((fallthrough));
+		default: break;
+		}
 		return 0;
 	}
 	for (uint32_t s = 0; s < ns; s++)
@@ -867,8 +1052,8 @@ static int add_clique(struct dpa_deep *d, uint32_t c, const uint32_t *active_ps,
 
 /*
  * add_clique_in() for clique c of one member, pd v (most cliques): one pass
- * over v's in csds gives the sums of own costs and, for a leaf (no stored
- * total), the clique's total too, which is the sum of those same own costs;
+ * over v's in csds gives the sums of own costs and, for a leaf calling
+ * nothing, the clique's total too, which is the sum of those same own costs;
  * and v's total is the clique's, looked up once for both its ps and its
  * entry's css.
  */
@@ -903,8 +1088,8 @@ static int add_single_in(struct dpa_deep *d, uint32_t c, uint32_t v, uint32_t ce
 	}
 	if (!ce && !(pi && active_ps[pi] == 0))
 		return r;
-	if (d->stored[k >> 6] & (1ull << (k & 63)))
-		clique_totals(d, c, total);
+	if ((d->stored[k >> 6] & (1ull << (k & 63))) || is_link(d, k))
+		clique_totals(d, c, total);     /* stored, or a chain's link */
 	else
 		memcpy(total, own, sizeof(total));      /* a leaf: tier_get()'s sum */
 	if (ce)
@@ -1235,38 +1420,68 @@ static int new_sums(struct dpa_deep *d)
 	return d->ps_own && d->ps_total && d->css_own && d->css_total ? 0 : -1;
 }
 
+/*
+ * Before the clique search: which ps and css get sums, and room for them
+ * and the walk's counts. d->fold is set when the search itself can make
+ * the sums (clique_done; static_totals() walks again if it could not).
+ * Returns 0 or -1 (out of memory).
+ */
+static int walk_prepare(struct dpa_deep *d)
+{
+	if (make_refs(d))
+		return -1;
+	d->active_ps = calloc((size_t)d->n_ps_multi + 1, sizeof(*d->active_ps));
+	d->active_css = calloc((size_t)d->n_css_multi + 1, sizeof(*d->active_css));
+	if (!d->active_ps || !d->active_css || new_sums(d) || dense_sums_new(d))
+		return -1;
+	/* nothing to sum (every ps and css derived) unless there are
+	 * multi-entry cliques, which fold does not take anyway */
+	d->fold = (d->n_ps_multi || d->n_css_multi) && !d->general_walk;
+	return 0;
+}
+
+/* Zero the walk's counts and sums for another walk. Returns 0 or -1. */
+static int walk_reset(struct dpa_deep *d)
+{
+	memset(d->active_ps, 0, ((size_t)d->n_ps_multi + 1) * sizeof(*d->active_ps));
+	memset(d->active_css, 0, ((size_t)d->n_css_multi + 1) * sizeof(*d->active_css));
+	dense_sums_free(d);
+	return new_sums(d) || dense_sums_new(d) ? -1 : 0;
+}
+
 static int static_totals(struct dpa_deep *d, struct dpa_error *err)
 {
 	const struct dpa_profile *p = d->p;
-	uint32_t *active_ps, *active_css;
-	int r = -1;
+	int r = 1;
 
-	active_ps = active_css = NULL;
-	if (make_refs(d))
-		goto out;
-	active_ps = calloc((size_t)d->n_ps_multi + 1, sizeof(*active_ps));
-	active_css = calloc((size_t)d->n_css_multi + 1, sizeof(*active_css));
-	if (!active_ps || !active_css || new_sums(d) || dense_sums_new(d))
-		goto out;
-	r = 1;
-	if (!d->n_ps_multi && !d->n_css_multi && !d->cl.n_multi && !d->general_walk)
+	if (d->fold) {
+		r = 0;          /* the search made the sums */
+	} else if (!d->n_ps_multi && !d->n_css_multi && !d->cl.n_multi && !d->general_walk) {
 		r = 0;          /* every ps and css is derived: nothing to walk */
-	else if (!d->cl.n_multi && !d->general_walk)
-		r = walk_preorder(d, active_ps, active_css);
+	} else {
+		if (d->n_ps_multi || d->n_css_multi) {
+			/* a fold given up: its sums go (and count once in bytes) */
+			d->bytes -= 2 * d->n_slots * (sizeof(struct dpa_deep_wide) +
+						      ((size_t)d->n_ps_multi + 1) * sizeof(uint32_t)) +
+				    2 * d->n_slots * (sizeof(struct dpa_deep_wide) +
+						      ((size_t)d->n_css_multi + 1) * sizeof(uint32_t));
+			if (walk_reset(d))
+				r = -1;
+		}
+		if (r > 0 && !d->cl.n_multi && !d->general_walk)
+			r = walk_preorder(d, d->active_ps, d->active_css);
+	}
 	if (r > 0) {
 		/* not a preorder: start again with the general walk */
-		memset(active_ps, 0, ((size_t)d->n_ps_multi + 1) * sizeof(*active_ps));
-		memset(active_css, 0, ((size_t)d->n_css_multi + 1) * sizeof(*active_css));
 		d->tree_walk = true;
-		dense_sums_free(d);
-		r = new_sums(d) || dense_sums_new(d) ? -1 : walk_tree(d, active_ps, active_css);
+		r = walk_reset(d) ? -1 : walk_tree(d, d->active_ps, d->active_css);
 	}
 	if (!r)
 		r = dense_sums_done(d);
-out:
 	dense_sums_free(d);
-	free(active_ps);
-	free(active_css);
+	free(d->active_ps);
+	free(d->active_css);
+	d->active_ps = d->active_css = NULL;
 	if (r)
 		return dpa_fail(err, p, "out of memory computing procedure totals");
 	d->bytes += wides_big_bytes(d->ps_own, d->n_slots) + wides_big_bytes(d->ps_total, d->n_slots) +
@@ -1399,16 +1614,21 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 		return dpa_fail(err, p, "out of memory computing inherited costs");
 	d->bytes += d->n_slots * sizeof(*d->tier);
 	d->stored = calloc(((size_t)p->n_pd >> 6) + 1, sizeof(*d->stored));
+	d->link = calloc(((size_t)p->n_pd >> 6) + 1, sizeof(*d->link));
 	d->stored_rank = calloc(((size_t)p->n_pd >> 6) + 1, sizeof(*d->stored_rank));
-	if (!d->stored || !d->stored_rank)
+	if (!d->stored || !d->stored_rank || !d->link)
 		return dpa_fail(err, p, "out of memory computing inherited costs");
 	for (uint32_t s = 0; s < d->n_slots; s++) {
 		d->tier[s].lo = calloc((size_t)p->n_pd + 1, sizeof(uint32_t));
 		if (!d->tier[s].lo)
 			return dpa_fail(err, p, "out of memory computing inherited costs");
 	}
+	if (walk_prepare(d))
+		return dpa_fail(err, p, "out of memory computing procedure totals");
 	d->walking = true;
-	if (dpa_cliques_init_walk(&d->cl, p, clique_done, ctx, err))
+	d->last_k = UINT32_MAX;
+	if (dpa_cliques_init_walk(&d->cl, p, d->fold ? clique_done_fold : clique_done,
+				  d->fold ? clique_enter : NULL, ctx, err))
 		return -1;
 	d->walking = false;
 	renumber_totals(d);
@@ -1448,6 +1668,7 @@ void dpa_deep_release(struct dpa_deep *d)
 		return;
 	wides_free(d->tier, d->n_slots);
 	free(d->stored);
+	free(d->link);
 	free(d->stored_rank);
 	free(d->multi_w);
 	free(d->multi_rest);
@@ -1459,6 +1680,8 @@ void dpa_deep_release(struct dpa_deep *d)
 	free(d->ps_ref);
 	free(d->css_ref);
 	free(d->ps_npd);
+	free(d->active_ps);
+	free(d->active_css);
 	dense_sums_free(d);
 	dpa_cliques_release(&d->cl);
 	memset(d, 0, sizeof(*d));

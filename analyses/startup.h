@@ -97,12 +97,18 @@ struct dpa_deep {
 	 * k = n - id; a leaf's is derived), and where (startup.c, tier_get) */
 	uint64_t *stored;
 	uint32_t *stored_rank;
+	uint64_t *link;         /* private: bit k: clique k is a chain's link, not stored */
 	uint32_t n_stored;
 	/* per multi-entry clique i (cl.multi[i]): total calls of its entries
 	 * (0: equal shares), and per slot the rest to share and the primary's share */
 	uint64_t *multi_w;      /* [n_multi] */
 	uint32_t cap_multi;
 	bool walking;           /* private: set while the cliques are being found */
+	/* private, during the search: the clique completed last (UINT32_MAX:
+	 * none yet), its total by slot, and how many links of a chain
+	 * without stored totals it heads (0: stored, or a leaf) */
+	uint32_t last_k, last_len;
+	uint64_t last_acc[DPA_NMEASURES];
 	bool tree_walk;         /* private, for tests: ps/css totals took the general walk */
 	bool general_walk;      /* private: DPA_DEEP_GENERAL_WALK was asked for */
 	uint64_t *multi_rest;   /* [n_multi * n_slots] */
@@ -117,6 +123,14 @@ struct dpa_deep {
 	uint32_t n_ps_multi, n_css_multi;
 	uint32_t *ps_npd;       /* private: [n_ps_multi + 1], pds per such ps */
 	uint64_t *sum[4];       /* private: the walk's 64-bit sums, when few */
+	/* private: the walk's counts of primary entries on the current chain
+	 * by caller ps and css index ([n_ps_multi + 1], [n_css_multi + 1]),
+	 * while ps and css totals are being summed */
+	uint32_t *active_ps, *active_css;
+	/* private: the ps and css sums are being made by the clique search
+	 * itself (every clique so far had one member and one entry at most,
+	 * through which the search entered it); false once that fails */
+	bool fold;
 	struct dpa_deep_wide *ps_own, *ps_total;        /* [n_slots], by ps_ref index */
 	struct dpa_deep_wide *css_own, *css_total;      /* [n_slots], by css_ref index */
 	size_t bytes;           /* memory *d holds, cliques included */
@@ -176,6 +190,12 @@ uint64_t dpa_deep_css_own(const struct dpa_deep *d, uint32_t css, enum dpa_measu
 
 /* The number of pds (calling contexts) of ps. O(1). */
 uint32_t dpa_deep_ps_npd(const struct dpa_deep *d, uint32_t ps);
+
+/* dpa_deep_ps_npd(d, ps), with *v = dpa_deep_ps_own(d, ps, m) (total:
+ * dpa_deep_ps_total) from the same look-up of ps: for a report that ranks
+ * millions of procedures by one measure. */
+uint32_t dpa_deep_ps_rank(const struct dpa_deep *d, uint32_t ps, enum dpa_measure m, bool total,
+			  uint64_t *v);
 
 /* own[m] = dpa_deep_ps_own(d, ps, m) and total[m] = dpa_deep_ps_total(d,
  * ps, m) for every measure, in one pass (a report over millions of

@@ -749,12 +749,13 @@ static void test_wide_values(void)
 		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CSCS),
 				1 + 200 * 5000000000ull + 200 * 201 / 2 + 7);
 		/* each ps has one pd, so its costs are its pd's, not stored;
-		 * the 201 leaves' totals are their own costs, not stored: only
-		 * cliques 1 and 2 are, both wide */
+		 * the 201 leaves' totals are their own costs, not stored, nor
+		 * is clique 1's, a chain's link (its one call out is into
+		 * clique 2): only clique 2 is, wide */
 		CU_ASSERT_EQUAL(d.n_ps_multi, 0);
 		CU_ASSERT_EQUAL(d.n_css_multi, 0);
-		CU_ASSERT_EQUAL(d.n_stored, 2);
-		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].n_big, 2);
+		CU_ASSERT_EQUAL(d.n_stored, 1);
+		CU_ASSERT_EQUAL(d.tier[d.slot[DPA_CSCS]].n_big, 1);
 		dpa_deep_release(&d);
 		/* stored for all (the general walk): cliques 1, 2 and the
 		 * 200 wide, clique 203 narrow, and ps likewise */
@@ -832,6 +833,17 @@ static void deep_chain(bool cycle)
 		CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 1, DPA_CALLS), DEEP_N - 1);
 		CU_ASSERT_EQUAL(dpa_deep_csd_total(&d, 500000, DPA_CSCS), 2 * (DEEP_N - 500000));
 		CU_ASSERT_EQUAL(dpa_deep_ps_total(&d, 2, DPA_CALLS), DEEP_N - 1);
+		/* a chain's links store one total in CHAIN_MAX (4): every other
+		 * is found from the one below, all exact */
+		CU_ASSERT(d.n_stored <= DEEP_N / 4 + 1);
+		{
+			uint32_t bad = 0;
+
+			for (uint32_t i = 1; i < DEEP_N; i++)
+				bad += dpa_deep_csd_total(&d, i, DPA_CSCS) != 2 * (uint64_t)(DEEP_N - i) ||
+				       dpa_deep_clique_total(&d, i + 1, DPA_CALLS) != DEEP_N - i;
+			CU_ASSERT_EQUAL(bad, 0);
+		}
 	} else {
 		uint32_t n;
 

@@ -10,6 +10,7 @@ arguments, unknown wrapper options, a compiler the plugin was not built for.
 Part of deepprof. MIT licence.
 """
 import json
+import re
 import os
 import jsonschema
 import subprocess
@@ -544,7 +545,10 @@ def test_late_leaf():
             text = f.read()
         body = text[text.index("\nmid:"):]
         body = body[:body.index(".size\tmid")]
-        check("40(%" not in body and "orq\t$1" not in body, tag + ": mid still tags dp_cur or counts exits")
+        # a store to offset 40 of a csd is its exits count (an address
+        # computed there, by -fsanitize=undefined's checks, is not)
+        check(not re.search(r",\s*40\(%", body) and "orq\t$1" not in body,
+              tag + ": mid still tags dp_cur or counts exits")
         exe = out("lateleaf%s" % v[0])
         cc(v + [c, "-o", exe], abi=2)
         tus, cyg, stdout = run_prog(exe)

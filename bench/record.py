@@ -276,7 +276,9 @@ def run_real(a, lines, summary, perf_err, gp_err):
     a call.)"""
     for name, exe, args in getattr(a, "real", None) or []:
         lines.append("")
-        lines.append("%s (the bench's build, -O2 -g): %s" % (name, " ".join(os.path.basename(x) for x in args)))
+        shown = " ".join(os.path.basename(x) if os.path.exists(x) else x if len(x) < 24 else x[:20] + "..."
+                         for x in args)
+        lines.append("%s (the bench's build, -O2 -g): %s" % (name, shown))
         # a run of about a second gives ~250 samples here (the per-thread
         # CPU timer is the kernel's 250 Hz tick), whose shares err by ~2
         # points from counting alone: runs are repeated until there are

@@ -492,19 +492,29 @@ def test_profile():
         "profile with a malformed module progrep")
 
 
-def test_run():
-    """A real run with libprof: every plugin css of the program maps to the
-    site it is, every instrumented ps to its function."""
+def profiled_run(exe, profile, tag):
+    """flow.c and defs.c built with deepprof-cc -O0 as exe, run once with
+    its profile written to profile: (exe's path, the profile's path), the
+    latter None (a failed check) when the run wrote none."""
     flow, defs = os.path.join(HERE, "flow.c"), os.path.join(HERE, "defs.c")
-    prog = out("prog-libprof")
+    prog = out(exe)
     must([DPCC, "-O0"] + EXTRA + [flow, defs, "-o", prog])
-    data = out("run.data")
+    data = out(profile)
     if os.path.exists(data):
         os.unlink(data)
     e = dict(os.environ)
     e["DEEPPROF_FILE"] = data
     subprocess.run([prog], env=e, check=False)
-    if not check(os.path.exists(data), "run: %s wrote no profile" % prog):
+    if not check(os.path.exists(data), "%s: %s wrote no profile" % (tag, prog)):
+        return prog, None
+    return prog, data
+
+
+def test_run():
+    """A real run with libprof: every plugin css of the program maps to the
+    site it is, every instrumented ps to its function."""
+    prog, data = profiled_run("prog-libprof", "run.data", "run")
+    if not data:
         return
     tu = {os.path.basename(t["file"]): t["tu"] for t in progrep_json(prog)["modules"][0]["tus"]}
     d = progrep_json(data)
@@ -571,16 +581,8 @@ def test_lazy():
     run used: a malformed body of a function that never ran is not its error
     (deepprof progrep's still), one of a function that ran is, in the same
     words."""
-    flow, defs = os.path.join(HERE, "flow.c"), os.path.join(HERE, "defs.c")
-    prog = out("prog-lazy")
-    must([DPCC, "-O0"] + EXTRA + [flow, defs, "-o", prog])
-    data = out("lazy.data")
-    if os.path.exists(data):
-        os.unlink(data)
-    e = dict(os.environ)
-    e["DEEPPROF_FILE"] = data
-    subprocess.run([prog], env=e, check=False)
-    if not check(os.path.exists(data), "lazy: %s wrote no profile" % prog):
+    prog, data = profiled_run("prog-lazy", "lazy.data", "lazy")
+    if not data:
         return
     must([DEEPPROF, "feedback", data, "-o", out("lazy-good.json")])
     recs = section(prog)

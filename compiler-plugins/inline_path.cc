@@ -6,15 +6,6 @@
  */
 #include "plugin.h"
 
-/* Offsets in the runtime's structs (deepprof-abi.h; testrt asserts them). */
-#define CSD_CALLS       0
-#define CSD_LOOP        8
-#define CSD_CALLEE      16
-#define CSD_TARGET      24
-#define CSD_EXITS       40
-#define PD_PS           0
-#define PD_SLOT         16
-
 /* ================= building blocks ================= */
 
 static tree reg(tree type, const char *name)
@@ -122,7 +113,7 @@ static void insert_if_then(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gimpl
 static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *at, basic_block at_bb)
 {
 	location_t loc = at ? gimple_location(at) : DECL_SOURCE_LOCATION(fun->decl);
-	gimple *load_pd = gimple_build_assign(pd, mem(me, CSD_CALLEE, ptr_type_node));
+	gimple *load_pd = gimple_build_assign(pd, mem(me, DP_CSD_CALLEE, ptr_type_node));
 	gimple_set_location(load_pd, loc);
 	gimple_stmt_iterator gsi;
 	if (at) {
@@ -158,8 +149,8 @@ static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *
 	/* No dp_cur = me here: while the activation makes no call, dp_cur
 	 * still names me, tagged, which the runtime reads as the same csd
 	 * (a store here cost fib(38) 25%: 0.69 s against 0.54 s). */
-	add(&s, gimple_build_assign(pd0, mem(me, CSD_CALLEE, ptr_type_node)), loc);
-	add(&s, gimple_build_assign(pps, mem(pd0, PD_PS, ptr_type_node)), loc);
+	add(&s, gimple_build_assign(pd0, mem(me, DP_CSD_CALLEE, ptr_type_node)), loc);
+	add(&s, gimple_build_assign(pps, mem(pd0, DP_PD_PS, ptr_type_node)), loc);
 	add(&s, gimple_build_assign(tps, dp_tu_ps_ref()), loc);
 	add(&s, gimple_build_assign(exp, POINTER_PLUS_EXPR, tps,
 				    size_int(ps * sizeof(struct dp_ps_static))), loc);
@@ -185,10 +176,10 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 	tree fn = gimple_call_fndecl(call) ? NULL_TREE : gimple_call_fn(call);
 	tree csd = reg(ptr_type_node, "dp_csd");
 	gimple_seq s = NULL;
-	add(&s, gimple_build_assign(csd, mem(pd, PD_SLOT + 8 * slot, ptr_type_node)), loc);
+	add(&s, gimple_build_assign(csd, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
 	if (fn) {       /* slots of indirect sites never hold NULL (the runtime's rule) */
 		tree tgt = reg(ptr_type_node, "dp_tgt");
-		add(&s, gimple_build_assign(tgt, mem(csd, CSD_TARGET, ptr_type_node)), loc);
+		add(&s, gimple_build_assign(tgt, mem(csd, DP_CSD_TARGET, ptr_type_node)), loc);
 		add(&s, gimple_build_cond(NE_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
 	} else {
 		add(&s, gimple_build_cond(EQ_EXPR, csd, null_pointer_node, NULL_TREE, NULL_TREE), loc);
@@ -203,7 +194,7 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 	insert_if_then(&gsi, s, slow);
 
 	gimple_seq fast = NULL;
-	add_increment(&fast, csd, CSD_CALLS, loc);
+	add_increment(&fast, csd, DP_CSD_CALLS, loc);
 	bool leaf = r->flags & DP_CSS_LEAF_CALLEE;
 	if (!leaf)
 		add_set_cur(&fast, csd, 1, r->kind == DP_CSS_KIND_EXTERNAL, loc);
@@ -219,10 +210,10 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 		/* a direct site's slot never changes once set (the runtime's
 		 * rule): reloading it keeps csd out of a callee-saved register */
 		tree again = reg(ptr_type_node, "dp_csd");
-		add(&restore, gimple_build_assign(again, mem(pd, PD_SLOT + 8 * slot, ptr_type_node)), loc);
-		add_increment(&restore, again, CSD_EXITS, loc);
+		add(&restore, gimple_build_assign(again, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
+		add_increment(&restore, again, DP_CSD_EXITS, loc);
 	} else {
-		add_increment(&restore, csd, CSD_EXITS, loc);
+		add_increment(&restore, csd, DP_CSD_EXITS, loc);
 	}
 	if (!stmt_ends_bb_p(call)) {
 		gsi = gsi_for_stmt(call);
@@ -311,7 +302,7 @@ void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> 
 	unsigned first = dp_fns[ps].first_css;
 	for (unsigned i = 0; i < back.length(); i++) {
 		gimple_seq t = NULL;
-		add_increment(&t, me[back_scope[i]], CSD_LOOP, back[i]->goto_locus);
+		add_increment(&t, me[back_scope[i]], DP_CSD_LOOP, back[i]->goto_locus);
 		gsi_insert_seq_on_edge(back[i], t);
 	}
 	for (unsigned i = 0; i < calls.length(); i++)

@@ -19,9 +19,6 @@
  */
 #include "plugin.h"
 
-#define DP_PD_SLOT_OFFSET 16     /* inline_path.cc PD_SLOT; testrt asserts it */
-#define DP_CSD_EXITS_OFFSET 40   /* inline_path.cc CSD_EXITS */
-
 /* The store to dp_cur that reaches LOAD (a load of it): the last store
  * before it on every path, with nothing between that may change dp_cur.
  * NULL when there is a join, a call or a possible clobber on the way. */
@@ -51,8 +48,41 @@ static bool is_tu_addr(tree a, tree tu)
 	return a && TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == tu;
 }
 
-/* V is (uintptr) csd | 1 with csd from a direct site's slot or its
- * dp_abi_call_slow (a PHI of the two): that site's index, else -1. */
+/* C is the dp_abi_call_slow of a direct site of this TU: the site's
+ * index, else -1. */
+static long direct_slow_site(gimple *c, tree tu)
+{
+	if (!c || !is_gimple_call(c) || gimple_call_fndecl(c) != dp_roots[DPR_CALL_SLOW] ||
+	    gimple_call_num_args(c) != 4 || !is_tu_addr(gimple_call_arg(c, 0), tu) ||
+	    !integer_zerop(gimple_call_arg(c, 2)) || !tree_fits_uhwi_p(gimple_call_arg(c, 1)) ||
+	    tree_to_uhwi(gimple_call_arg(c, 1)) >= dp_n_sites)
+		return -1;
+	return (long)tree_to_uhwi(gimple_call_arg(c, 1));
+}
+
+/* PHI joins SLOW (the call_slow of direct site SITE) with the load of
+ * that site's slot in the same pd, as emit_site makes the site's csd: the
+ * load's MEM_REF, else NULL. */
+static tree slot_load(gphi *phi, gimple *slow, long site)
+{
+	if (gimple_phi_num_args(phi) != 2)
+		return NULL_TREE;
+	const struct dp_fn_rec *caller = &dp_fns[dp_sites[site].caller];
+	for (unsigned i = 0; i < 2; i++) {
+		if (def_of(gimple_phi_arg_def(phi, i)) != slow)
+			continue;
+		gimple *l = def_of(gimple_phi_arg_def(phi, 1 - i));
+		tree m = l && gimple_assign_single_p(l) ? gimple_assign_rhs1(l) : NULL_TREE;
+		if (m && TREE_CODE(m) == MEM_REF && TREE_OPERAND(m, 0) == gimple_call_arg(slow, 3) &&
+		    tree_fits_uhwi_p(TREE_OPERAND(m, 1)) && (unsigned long)site >= caller->first_css &&
+		    tree_to_uhwi(TREE_OPERAND(m, 1)) == DP_PD_SLOT + 8 * ((unsigned long)site - caller->first_css))
+			return m;
+	}
+	return NULL_TREE;
+}
+
+/* V is (uintptr) csd | 1 with csd the PHI of a direct site's slot and its
+ * dp_abi_call_slow: that site's index, else -1. */
 static long tagged_site(tree v, tree tu)
 {
 	gimple *o = def_of(v);
@@ -67,23 +97,9 @@ static long tagged_site(tree v, tree tu)
 		return -1;
 	for (unsigned i = 0; i < 2; i++) {
 		gimple *c = def_of(gimple_phi_arg_def(phi, i));
-		if (!c || !is_gimple_call(c) || gimple_call_fndecl(c) != dp_roots[DPR_CALL_SLOW] ||
-		    gimple_call_num_args(c) != 4)
-			continue;
-		tree site = gimple_call_arg(c, 1), fn = gimple_call_arg(c, 2);
-		if (!is_tu_addr(gimple_call_arg(c, 0), tu) || !integer_zerop(fn) ||
-		    !tree_fits_uhwi_p(site) || tree_to_uhwi(site) >= dp_n_sites)
-			return -1;
-		unsigned long n = tree_to_uhwi(site);
-		/* and the other is the load of that site's slot in the same pd */
-		const struct dp_fn_rec *caller = &dp_fns[dp_sites[n].caller];
-		gimple *l = def_of(gimple_phi_arg_def(phi, 1 - i));
-		tree m = l && gimple_assign_single_p(l) ? gimple_assign_rhs1(l) : NULL_TREE;
-		if (!m || TREE_CODE(m) != MEM_REF || TREE_OPERAND(m, 0) != gimple_call_arg(c, 3) ||
-		    !tree_fits_uhwi_p(TREE_OPERAND(m, 1)) || n < caller->first_css ||
-		    tree_to_uhwi(TREE_OPERAND(m, 1)) != DP_PD_SLOT_OFFSET + 8 * (n - caller->first_css))
-			return -1;
-		return (long)n;
+		long site = direct_slow_site(c, tu);
+		if (site >= 0)
+			return slot_load(phi, c, site) ? site : -1;
 	}
 	return -1;
 }
@@ -157,7 +173,7 @@ static bool exits_of(gimple *s, const vec<tree> &slots)
 		return false;
 	tree lhs = gimple_assign_lhs(s);
 	if (TREE_CODE(lhs) != MEM_REF || TREE_TYPE(TREE_OPERAND(lhs, 1)) != dp_roots[DPR_RT_PTR] ||
-	    !tree_fits_uhwi_p(TREE_OPERAND(lhs, 1)) || tree_to_uhwi(TREE_OPERAND(lhs, 1)) != DP_CSD_EXITS_OFFSET)
+	    !tree_fits_uhwi_p(TREE_OPERAND(lhs, 1)) || tree_to_uhwi(TREE_OPERAND(lhs, 1)) != DP_CSD_EXITS)
 		return false;
 	gimple *l = def_of(TREE_OPERAND(lhs, 0));
 	if (!l || !gimple_assign_single_p(l))
@@ -168,30 +184,23 @@ static bool exits_of(gimple *s, const vec<tree> &slots)
 	return false;
 }
 
-/* SLOW is the dp_abi_call_slow of a leaf site: the load of its slot that
- * a PHI joins with SLOW's result (the site's csd), else NULL. */
-static tree slot_of(gcall *slow)
+/* SLOW is the dp_abi_call_slow of leaf site SITE: the load of its slot
+ * that a PHI joins with SLOW's result, else NULL. */
+static tree slot_of(gcall *slow, long site)
 {
-	tree r = gimple_call_lhs(slow), pd = gimple_call_arg(slow, 3);
+	tree r = gimple_call_lhs(slow);
 	if (!r || TREE_CODE(r) != SSA_NAME)
 		return NULL_TREE;
 	use_operand_p use;
 	imm_use_iterator it;
-	FOR_EACH_IMM_USE_FAST(use, it, r) {
-		gphi *phi = dyn_cast<gphi *>(USE_STMT(use));
-		if (!phi || gimple_phi_num_args(phi) != 2)
-			continue;
-		for (unsigned i = 0; i < 2; i++) {
-			gimple *l = def_of(gimple_phi_arg_def(phi, i));
-			tree m = l && gimple_assign_single_p(l) ? gimple_assign_rhs1(l) : NULL_TREE;
-			if (m && TREE_CODE(m) == MEM_REF && TREE_OPERAND(m, 0) == pd)
+	FOR_EACH_IMM_USE_FAST(use, it, r)
+		if (gphi *phi = dyn_cast<gphi *>(USE_STMT(use)))
+			if (tree m = slot_load(phi, slow, site))
 				return m;
-		}
-	}
 	return NULL_TREE;
 }
 
-static bool strip_leaf_sites(function *fun, tree tu, tree cur)
+static void strip_leaf_sites(function *fun, tree tu, tree cur)
 {
 	auto_vec<gimple *> dead;
 	auto_vec<tree> slots;
@@ -204,25 +213,20 @@ static bool strip_leaf_sites(function *fun, tree tu, tree cur)
 				dead.safe_push(s);      /* the store that tags (if DSE left it) */
 				continue;
 			}
-			gcall *c = dyn_cast<gcall *>(s);
-			if (!c || gimple_call_fndecl(c) != dp_roots[DPR_CALL_SLOW] ||
-			    gimple_call_num_args(c) != 4 || !is_tu_addr(gimple_call_arg(c, 0), tu) ||
-			    !integer_zerop(gimple_call_arg(c, 2)) || !tree_fits_uhwi_p(gimple_call_arg(c, 1)) ||
-			    tree_to_uhwi(gimple_call_arg(c, 1)) >= dp_n_sites ||
-			    !leaf_site((long)tree_to_uhwi(gimple_call_arg(c, 1))))
+			long site = direct_slow_site(s, tu);
+			if (!leaf_site(site))
 				continue;
-			if (tree m = slot_of(c))
+			if (tree m = slot_of(as_a<gcall *>(s), site))
 				slots.safe_push(m);
 		}
 	if (!dp_roots[DPR_RT_PTR] || (slots.is_empty() && dead.is_empty()))
-		return false;
+		return;
 	FOR_EACH_BB_FN(bb, fun)
 		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g))
 			if (exits_of(gsi_stmt(g), slots))
 				dead.safe_push(gsi_stmt(g));
 	for (unsigned i = 0; i < dead.length(); i++)
 		remove_stmt(dead[i]);
-	return true;
 }
 
 namespace {

@@ -101,6 +101,16 @@ enum dp_root {
 };
 extern tree dp_roots[DPR_N];
 
+/* Offsets in the runtime's structs that the inline path reads and writes
+ * (deepprof-abi.h; testrt asserts them): inline_path.cc, inlined.cc. */
+#define DP_CSD_CALLS    0
+#define DP_CSD_LOOP     8
+#define DP_CSD_CALLEE   16
+#define DP_CSD_TARGET   24
+#define DP_CSD_EXITS    40
+#define DP_PD_PS        0
+#define DP_PD_SLOT      16
+
 /* tables.cc */
 tree dp_tu_decl(void);                  /* created on first use */
 tree dp_tu_addr(void);                  /* a fresh &tu */

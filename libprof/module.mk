@@ -22,13 +22,22 @@ all: $(LIBPROF_A) $(LIBPROF_SO) $(LIBPROF_PC) $(LIBPROF_INC)
 .PHONY: libprof install-libprof
 libprof: $(LIBPROF_A) $(LIBPROF_SO) $(LIBPROF_PC) $(LIBPROF_INC)
 
-$(OBJ_DIR)/libprof/%.o: libprof/%.c
+# Every object's code goes to one section, deepprof_text, whose bounds the
+# linker names (__start_/__stop_deepprof_text): a clock tick there is the
+# runtime's own time, charged apart from the program's (timer.c).
+OBJCOPY ?= objcopy
+LIBPROF_TEXT := $(foreach s,.text .text.unlikely .text.hot .text.startup .text.exit, \
+	--rename-section $(s)=deepprof_text)
+
+$(OBJ_DIR)/libprof/%.o: libprof/%.c libprof/module.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBPROF_CFLAGS) -c -o $@ $<
+	$(OBJCOPY) $(LIBPROF_TEXT) $@ || { rm -f $@; exit 1; }
 
-$(OBJ_DIR)/libprof/pic/%.o: libprof/%.c
+$(OBJ_DIR)/libprof/pic/%.o: libprof/%.c libprof/module.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBPROF_CFLAGS) -fPIC -c -o $@ $<
+	$(OBJCOPY) $(LIBPROF_TEXT) $@ || { rm -f $@; exit 1; }
 
 $(LIBPROF_A): $(LIBPROF_OBJS)
 	@mkdir -p $(dir $@)

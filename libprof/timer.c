@@ -16,13 +16,60 @@ void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
 /*
+ * The runtime's own code: libprof/module.mk puts every libprof object's
+ * text in the section deepprof_text, whose bounds the linker names. A tick
+ * whose pc lies there is the profiler's own time (the hooks, the slow
+ * paths, the allocation wrappers): it is charged to a node of its own,
+ * deepprof_runtime, under the current context, not to the context's
+ * procedure, so a profile shows what profiling cost it and where, apart
+ * from the program's own time (as gprof's flat profile shows mcount).
+ * Weak: objects built without the section (the tests' stress builds of
+ * libprof) link, the bounds are 0 and no tick is the runtime's.
+ */
+extern const char __start_deepprof_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_deepprof_text[] __attribute__((weak, visibility("hidden")));
+
+/* Never called: its address names the runtime's ticks in profiles (a
+ * sampled procedure, symbolized like any other). noipa: never folded with
+ * another empty function. */
+DP_EXPORT __attribute__((noipa)) void deepprof_runtime(void)
+{
+	__asm__ volatile("");
+}
+
+static bool in_runtime(uintptr_t pc)
+{
+	return pc >= (uintptr_t)__start_deepprof_text && pc < (uintptr_t)__stop_deepprof_text;
+}
+
+/* The csd of deepprof_runtime under the current context of t (not busy,
+ * not holding dp_rt.lock); NULL when there is no context to hang it from
+ * (t's sink, or a v2 site whose callee has not entered) or out of memory. */
+static struct dp_csd *runtime_csd(struct dp_thread *t)
+{
+	struct dp_csd *cur = dp_cur_csd(t);
+	struct dp_pd *pd = cur->callee;
+	if (cur == &t->outside || !pd)
+		return NULL;
+	dp_busy_on(t);
+	struct dp_csd *c = dp_graph_sample_step(t, &pd, 1, (uintptr_t)deepprof_runtime,
+						(uintptr_t)deepprof_runtime, NULL, DP_SITE_SAMPLED);
+	if (!c)
+		t->lost++;
+	dp_busy_off(t);
+	return c;
+}
+
+/*
  * DEEPPROF_UNWIND=1: a tick whose pc is not in the innermost instrumented
  * activation f (a -finstrument-functions frame) lies in code that f called
  * without hooks (libc, libm): unwind to f and charge the tick to those
  * frames, as csds of sampled frames under f's pd (css kind external, calls
- * unknown: 0; keyed apart from the hooks' csds). NULL: charge f's csd as
- * before (the pc is in f, f is beyond BELOW_MAX frames, or the tick is in
- * a hook or in an instrumented function that has not entered yet).
+ * unknown: 0; keyed apart from the hooks' csds); a pc in an instrumented
+ * function f called, outside its hooks, to that call's csd. NULL: charge
+ * f's csd as before (the pc is in f, f is beyond BELOW_MAX frames, or the
+ * tick is in a hook or in the first call of an instrumented function
+ * before its enter hook made its csd).
  */
 static struct dp_csd *below(struct dp_thread *t, void *uc)
 {
@@ -38,6 +85,14 @@ static struct dp_csd *below(struct dp_thread *t, void *uc)
 		k++;
 	if (k == 0 || k == n)
 		return NULL;
+	const struct dp_ps *ps0 = dp_graph_ps_find(fr[0].fn);
+	if (ps0 && ps0->kind != DP_PS_SAMPLED)
+		/* the pc is in an instrumented function that f called (at
+		 * fr[1].ip, maybe through uninstrumented code: a callback),
+		 * outside its hooks: its prologue before the enter hook or its
+		 * epilogue after the exit hook. Its own time: its csd under f's
+		 * pd, if that call was made before (else f's, as before) */
+		return dp_graph_tab_find(f->pd, fr[1].ip, fr[0].fn);
 	for (int i = 0; i < k; i++) {
 		if (fr[i].fn == (uintptr_t)__cyg_profile_func_enter ||
 		    fr[i].fn == (uintptr_t)__cyg_profile_func_exit)
@@ -88,6 +143,16 @@ static struct dp_csd *hang(struct dp_thread *t, struct dp_pd *pd, const struct d
  * libprof or the dynamic loader; no call into uninstrumented code found;
  * or the frames do not reach instrumented code).
  */
+static uintptr_t pc_of(void *uc)
+{
+#if defined(__x86_64__)
+	return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#else
+	(void)uc;
+	return 0;
+#endif
+}
+
 static struct dp_csd *outside(struct dp_thread *t, void *uc, bool v2)
 {
 #if defined(__x86_64__)
@@ -116,7 +181,8 @@ static struct dp_csd *outside(struct dp_thread *t, void *uc, bool v2)
 }
 
 /* Charge one tick: to the current csd, or to the thread's outside sink when
- * no activation is current or the runtime itself is busy; a tick in
+ * no activation is current or the runtime itself is busy; a tick in the
+ * runtime's code to deepprof_runtime under the current context, a tick in
  * uninstrumented code to the frames it lies in (outside(), below()),
  * unless the thread holds dp_rt.lock, which making their nodes takes; then
  * let split.c count the recursive activations on the interrupted stack. */
@@ -127,7 +193,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	struct dp_thread *t = dp_self;
 	if (t) {
 		struct dp_csd *c = NULL;
-		if (DP_LOAD(&dp_rt.unwind) && !t->h->stop && !dp_locked)
+		if (!t->h->stop && !dp_locked && in_runtime(pc_of(uc)))
+			c = runtime_csd(t);
+		else if (DP_LOAD(&dp_rt.unwind) && !t->h->stop && !dp_locked)
 			c = DP_LOAD(&dp_rt.abi2) ? outside(t, uc, true) :
 			    DP_LOAD(&dp_rt.abi1) ? outside(t, uc, false) :
 			    dp_rt.unwind_cyg ? below(t, uc) : NULL;

@@ -455,8 +455,12 @@ int dpa_export_callgrind(FILE *out, const struct dpa_deep *d, enum dpa_xmeasure 
 			put_name(out, "cob", ob_done, ob_id(p, a->callee), ps_object(p, a->callee));
 			put_name(out, "cfi", fl_done, a->callee, ps_file(p, a->callee));
 			put_name(out, "cfn", fn_done, a->callee, dpa_ps_name_buf(p, a->callee, name));
+			/* an arc without calls (a sampled profile's, ticks in
+			 * uninstrumented code or in deepprof_runtime): callgrind's
+			 * format has none, and callgrind_annotate counts the cost
+			 * line after calls=0 as the caller's own: written as 1 */
 			put_str(out, "calls=");
-			put_u64(out, a->calls);
+			put_u64(out, a->calls ? a->calls : 1);
 			fputc_unlocked(' ', out);
 			put_u64(out, dpa_src_get(p, DPA_PS_LINE, a->callee));
 			fputc_unlocked('\n', out);

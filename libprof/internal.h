@@ -405,7 +405,16 @@ static inline void dp_unlock(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	dp_locked--;
 }
-extern __thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec")));
+/* libprof.a's objects (compiled for an executable, -fPIE or not PIC) reach
+ * dp_hot with one %fs-relative access (local-exec); libprof.so's (-fPIC)
+ * through the offset the loader put in the GOT (initial-exec). So libprof.a
+ * links into executables only: a shared library uses libprof.so. */
+#if defined(__PIC__) && !defined(__PIE__)
+#define DP_TLS_HOT __attribute__((tls_model("initial-exec")))
+#else
+#define DP_TLS_HOT __attribute__((tls_model("local-exec")))
+#endif
+extern __thread struct dp_hot dp_hot DP_TLS_HOT;
 #define dp_self (dp_hot.t)
 
 /* ==== ABI v2 (plugin2.c) ================================================= */

@@ -22,6 +22,10 @@ all: $(LIBPROF_A) $(LIBPROF_SO) $(LIBPROF_PC) $(LIBPROF_INC)
 .PHONY: libprof install-libprof
 libprof: $(LIBPROF_A) $(LIBPROF_SO) $(LIBPROF_PC) $(LIBPROF_INC)
 
+# The -finstrument-functions hooks run at every call: no frame pointer
+# (three instructions per hook; their call frame information is exact).
+$(OBJ_DIR)/libprof/cyg.o $(OBJ_DIR)/libprof/pic/cyg.o: LIBPROF_CFLAGS += -fomit-frame-pointer
+
 $(OBJ_DIR)/libprof/%.o: libprof/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBPROF_CFLAGS) -c -o $@ $<

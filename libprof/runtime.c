@@ -21,7 +21,7 @@ struct dp_runtime dp_rt = { .lock = PTHREAD_MUTEX_INITIALIZER };
 __thread uint32_t dp_locked __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's hot state; dp_hot.t is NULL until its first hook. */
-__thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec"))) = { .stop = DP_UNINIT };
+__thread struct dp_hot dp_hot DP_TLS_HOT = { .stop = DP_UNINIT };
 
 /* Set while this thread builds its state, and forever if that failed. */
 static __thread int initializing __attribute__((tls_model("initial-exec")));

@@ -247,14 +247,14 @@ struct dp_thread *dp_thread_init(void)
 	t->outer_cap = cap;
 	/* The root pd is the first of the thread's pd list: pd_new is reached
 	 * through csd creation, so build it by hand here. */
-	struct dp_pd *root = dp_mem_thread(t, sizeof *root + 4 * sizeof(struct dp_csd *));
+	struct dp_pd *root = dp_mem_thread(t, sizeof *root + dp_tab_words(3, 0) * sizeof(struct dp_csd *));
 	if (!t->h->outer || !root) {
 		dp_log("out of memory: a thread is not profiled", NULL, NULL);
 		DP_ADD(&dp_rt.lost, 1);
 		errno = saved_errno;
 		return NULL;
 	}
-	root->tab = (struct dp_csd **)(root + 1);
+	root->tab = dp_tab_init(root + 1, 3);
 	root->mask = 3;
 	root->ps = dp_rt.root_ps;
 	t->root = t->pd_head = t->pd_tail = root;
@@ -264,7 +264,6 @@ struct dp_thread *dp_thread_init(void)
 	stack[0].csd = &t->outside;
 	stack[0].pd = root;
 	stack[0].tab = root->tab;
-	stack[0].mask = root->mask;
 
 	dp_lock();
 	if (dp_rt.threads_tail)

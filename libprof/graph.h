@@ -92,7 +92,8 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 			c = tab[i];
 		} while (!c || c->site != site || c->fn != fn);
 	}
-	uintptr_t sp = hook_sp + c->off;
+	uint32_t off = c->off;                      /* kept in a register over the barriers */
+	uintptr_t sp = hook_sp + off;
 	if (unlikely(((const uintptr_t *)sp)[-1] != site) && !c->guess)
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* fn's frame is laid out otherwise this time */
 	if (unlikely(f->sp <= sp) && dp_frame_stale(f, site, sp, at))
@@ -104,7 +105,7 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = c->callee;
-	f[1].off = c->off;
+	f[1].off = off;
 	f[1].tab = c->ctab;
 	f[1].at = at;
 	__asm__ volatile("" ::: "memory");          /* the frame is complete before a signal handler can see it */
@@ -117,21 +118,28 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 }
 
 /*
- * The return of fn (hook_sp as for dp_graph_enter). tail: the hook was
- * tail-called after fn's frame was popped (GCC does that at -O2), so hook_sp
- * is already fn's frame address. The common case pops the top frame; a top
- * frame of another function, or one deeper than fn's frame, means frames
- * were left by longjmp: dp_graph_exit_slow() resynchronises.
+ * The return of fn (hook_sp as for dp_graph_enter; ret: the exit hook's
+ * return address). ret == site: the hook was tail-called after fn's frame
+ * was popped (GCC does that at -O2), so hook_sp is already fn's frame
+ * address. The common case pops the top frame; a top frame of another
+ * function, or one deeper than fn's frame, means frames were left by
+ * longjmp (or the top is a slot being filled, DP_SP_DEAD):
+ * dp_graph_exit_slow() resynchronises.
  */
 static inline __attribute__((always_inline))
-void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
+void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t ret)
 {
 	struct dp_hot *h = &dp_hot;
 	if (unlikely(h->stop))
-		return dp_graph_exit_slow(fn, site, hook_sp, tail);
+		goto slow;
 	struct dp_frame *f = h->top;
-	if (unlikely(f->fn != fn || f->sp < (tail ? hook_sp : hook_sp + f->off)))
-		return dp_graph_exit_slow(fn, site, hook_sp, tail);
+	if (unlikely(f->fn != fn))
+		goto slow;
+	uintptr_t off = f->off;
+	if (ret == site)
+		off = 0;                            /* a tail call: a conditional move */
+	if (unlikely(f->sp < hook_sp + off))
+		goto slow;
 	struct dp_csd *c = f->csd;                  /* read before the slot is given up */
 	DP_STRESS_AT(DP_ST_EXIT);
 	h->top = f - 1;
@@ -139,6 +147,9 @@ void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 	DP_STRESS_AT(DP_ST_POPPED);
 	f->sp = DP_SP_DEAD;                         /* see DP_SP_DEAD (internal.h) */
 	c->exits++;
+	return;
+slow:
+	dp_graph_exit_slow(fn, site, hook_sp, ret == site);
 }
 
 #endif

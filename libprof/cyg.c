@@ -17,7 +17,7 @@ DP_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 DP_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
 	/* At -O2 GCC may jump to this hook after popping fn's frame: then our
-	 * return address is fn's own. */
+	 * return address is fn's own (dp_graph_exit). */
 	dp_graph_exit((uintptr_t)fn, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa(),
-		      __builtin_return_address(0) == call_site);
+		      (uintptr_t)__builtin_return_address(0));
 }

@@ -230,10 +230,11 @@ struct dp_css *dp_graph_css_get(uintptr_t site, struct dp_ps *caller, const stru
  * from a plugin table gets one slot per site. */
 struct dp_pd *dp_graph_pd_new(struct dp_thread *t, struct dp_ps *ps)
 {
-	struct dp_pd *pd = dp_mem_thread(t, sizeof *pd + (PD_TAB_INIT + ps->n_css) * sizeof(struct dp_csd *));
+	struct dp_pd *pd = dp_mem_thread(t, sizeof *pd + dp_tab_words(PD_TAB_INIT - 1, ps->n_css) *
+					 sizeof(struct dp_csd *));
 	if (!pd)
 		return NULL;
-	pd->tab = (struct dp_csd **)(pd + 1);
+	pd->tab = dp_tab_init(pd + 1, PD_TAB_INIT - 1);
 	if (ps->n_css)
 		pd->slot = pd->tab + PD_TAB_INIT;
 	pd->mask = PD_TAB_INIT - 1;
@@ -307,7 +308,6 @@ bool dp_graph_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp)
 	f[1].pd = c->callee;
 	f[1].off = 0;
 	f[1].tab = c->ctab = c->callee->tab;
-	f[1].mask = c->cmask = c->callee->mask;
 	f[1].at = DP_FR_REGION;
 	__asm__ volatile("" ::: "memory");
 	h->top = f + 1;
@@ -363,9 +363,10 @@ int dp_graph_tab_insert(struct dp_thread *t, struct dp_pd *pd, struct dp_csd *c)
 {
 	if ((pd->n + 1) * 2 > pd->mask + 1) {
 		uintptr_t nmask = pd->mask * 2 + 1;
-		struct dp_csd **nt = dp_mem_thread(t, (nmask + 1) * sizeof *nt);
-		if (!nt)
+		void *mem = dp_mem_thread(t, dp_tab_words(nmask, 0) * sizeof(struct dp_csd *));
+		if (!mem)
 			return -1;
+		struct dp_csd **nt = dp_tab_init(mem, nmask);
 		for (uintptr_t i = 0; i <= pd->mask; i++) {
 			struct dp_csd *e = pd->tab[i];
 			if (!e)
@@ -433,7 +434,6 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	c->fn = fn;
 	c->callee = callee;
 	c->ctab = callee->tab;
-	c->cmask = callee->mask;
 	c->psi = ps->idx;
 	c->off = off;
 	c->css = css;
@@ -507,7 +507,6 @@ struct dp_csd *dp_graph_sample_step(struct dp_thread *t, struct dp_pd *const *pa
 	c->fn = fn;
 	c->callee = callee;
 	c->ctab = callee->tab;
-	c->cmask = callee->mask;
 	c->psi = ps->idx;
 	c->css = css;
 	c->caller = pd;
@@ -798,11 +797,8 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	struct dp_pd *pd = p->pd;
 	if (p->tab != pd->tab) {    /* refresh caches left stale by table growth */
 		p->tab = pd->tab;
-		p->mask = pd->mask;
-		if (p->csd->callee == pd) {
+		if (p->csd->callee == pd)
 			p->csd->ctab = pd->tab;
-			p->csd->cmask = pd->mask;
-		}
 	}
 	struct dp_csd *c = pd->tab[dp_hash(site, fn) & pd->mask];
 	if (!c || c->site != site || c->fn != fn) {
@@ -812,11 +808,8 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 			return;
 		}
 		p->tab = pd->tab;
-		p->mask = pd->mask;
-		if (p->csd->callee == pd) {
+		if (p->csd->callee == pd)
 			p->csd->ctab = pd->tab;
-			p->csd->cmask = pd->mask;
-		}
 	}
 	c->guess = ((const uintptr_t *)sp)[-1] != site;    /* no CFI, and a frame too big to search */
 	c->off = (uint32_t)(sp - hook_sp);  /* the layout seen last is the likeliest next */
@@ -827,7 +820,6 @@ DP_COLD void dp_graph_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp
 	f[1].pd = c->callee;
 	f[1].off = (uint32_t)(sp - hook_sp);
 	f[1].tab = c->ctab = c->callee->tab;
-	f[1].mask = c->cmask = c->callee->mask;
 	f[1].at = at;
 	__asm__ volatile("" ::: "memory");
 	DP_STRESS_AT(DP_ST_SLOW_FILLED);
@@ -854,9 +846,8 @@ DP_COLD void dp_graph_refill(struct dp_frame *f, uintptr_t sp, uintptr_t fn, str
 	f->csd = c;
 	f->pd = c->callee;
 	f->off = c->off;
-	DP_STRESS_AT(DP_ST_REFILL);
 	f->tab = c->ctab;
-	f->mask = c->cmask;
+	DP_STRESS_AT(DP_ST_REFILL);     /* a handler's hook probes this tab (graph.h) */
 	f->at = at;
 	__asm__ volatile("" ::: "memory");
 	f->sp = sp;                 /* last: the frame is complete */

@@ -23,7 +23,8 @@ enum dp_stress_point {
 	DP_ST_PUSHED = 2,           /* enter: pushed, not yet checked */
 	DP_ST_SLOW_FILLED = 3,      /* the same two in dp_graph_enter_slow */
 	DP_ST_SLOW_PUSHED = 4,
-	DP_ST_REFILL = 5,           /* dp_graph_refill: the frame half written again */
+	DP_ST_REFILL = 5,           /* dp_graph_refill: the frame half written again (its tab,
+	                               not its at; its sp still DP_SP_DEAD) */
 	DP_ST_POPPED = 6,           /* exit: popped, not yet counted */
 	DP_ST_EXIT = 7,             /* exit: checked, not yet popped */
 	DP_ST_V1_PUSH = 8,          /* plugin ABI v1 (plugin.c): a call's frame half written */
@@ -49,7 +50,8 @@ void dp_stress(unsigned point);
  * container's own return address as site (so the same sp), from an enter
  * hook call of its own (so another at); the same site and the same at mean
  * the same call made again, after a longjmp out of the first. The root
- * frame (sp = UINTPTR_MAX) is never stale.
+ * frame (sp = UINTPTR_MAX) is never stale; a slot being filled (DP_SP_DEAD,
+ * 0) always is, which sends the enter hook's fast path to the slow one.
  */
 static inline bool dp_frame_stale(const struct dp_frame *f, uintptr_t site, uintptr_t sp, uintptr_t at)
 {
@@ -73,24 +75,29 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 	struct dp_hot *h = &dp_hot;
 	if (unlikely(h->stop))
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* first hook, busy, stopped */
+	/* f may be a slot being filled (DP_SP_DEAD: this hook runs in a
+	 * signal handler that interrupted a push). Its tab is one word, some
+	 * frame's whole table, so the probe is safe; the stale test below
+	 * then takes the slow path. */
 	struct dp_frame *f = h->top;
-	if (unlikely(f->sp == DP_SP_DEAD))
-		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* in a handler that interrupted a push */
-	uintptr_t i = dp_hash(site, fn) & f->mask;
-	struct dp_csd *c = f->tab[i];
+	struct dp_csd *const *tab = f->tab;
+	uintptr_t mask = dp_tab_mask(tab);
+	uintptr_t i = dp_hash(site, fn) & mask;
+	struct dp_csd *c = tab[i];
 	if (unlikely(!c || c->site != site || c->fn != fn)) {
 		do {                                        /* a collision: probe on */
 			if (!c)
 				return dp_graph_enter_slow(fn, site, hook_sp, at);  /* a new csd */
-			i = (i + 1) & f->mask;
-			c = f->tab[i];
+			i = (i + 1) & mask;
+			c = tab[i];
 		} while (!c || c->site != site || c->fn != fn);
 	}
-	uintptr_t sp = hook_sp + c->off;
+	uint32_t off = c->off;                      /* kept in a register over the barriers */
+	uintptr_t sp = hook_sp + off;
 	if (unlikely(((const uintptr_t *)sp)[-1] != site) && !c->guess)
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* fn's frame is laid out otherwise this time */
 	if (unlikely(f->sp <= sp) && dp_frame_stale(f, site, sp, at))
-		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* stale frames (longjmp) */
+		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* stale frames (longjmp), a push in progress */
 	if (unlikely(f == h->stack_last))
 		return dp_graph_enter_slow(fn, site, hook_sp, at);  /* a full stack */
 	f[1].sp = sp;                               /* first: a signal handler's push overwrites it */
@@ -98,9 +105,8 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 	f[1].fn = fn;
 	f[1].csd = c;
 	f[1].pd = c->callee;
-	f[1].off = c->off;
+	f[1].off = off;
 	f[1].tab = c->ctab;
-	f[1].mask = c->cmask;
 	f[1].at = at;
 	__asm__ volatile("" ::: "memory");          /* the frame is complete before a signal handler can see it */
 	DP_STRESS_AT(DP_ST_FILLED);
@@ -112,21 +118,28 @@ void dp_graph_enter(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t a
 }
 
 /*
- * The return of fn (hook_sp as for dp_graph_enter). tail: the hook was
- * tail-called after fn's frame was popped (GCC does that at -O2), so hook_sp
- * is already fn's frame address. The common case pops the top frame; a top
- * frame of another function, or one deeper than fn's frame, means frames
- * were left by longjmp: dp_graph_exit_slow() resynchronises.
+ * The return of fn (hook_sp as for dp_graph_enter; ret: the exit hook's
+ * return address). ret == site: the hook was tail-called after fn's frame
+ * was popped (GCC does that at -O2), so hook_sp is already fn's frame
+ * address. The common case pops the top frame; a top frame of another
+ * function, or one deeper than fn's frame, means frames were left by
+ * longjmp (or the top is a slot being filled, DP_SP_DEAD):
+ * dp_graph_exit_slow() resynchronises.
  */
 static inline __attribute__((always_inline))
-void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
+void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, uintptr_t ret)
 {
 	struct dp_hot *h = &dp_hot;
 	if (unlikely(h->stop))
-		return dp_graph_exit_slow(fn, site, hook_sp, tail);
+		goto slow;
 	struct dp_frame *f = h->top;
-	if (unlikely(f->fn != fn || f->sp < (tail ? hook_sp : hook_sp + f->off)))
-		return dp_graph_exit_slow(fn, site, hook_sp, tail);
+	if (unlikely(f->fn != fn))
+		goto slow;
+	uintptr_t off = f->off;
+	if (ret == site)
+		off = 0;                            /* a tail call: a conditional move */
+	if (unlikely(f->sp < hook_sp + off))
+		goto slow;
 	struct dp_csd *c = f->csd;                  /* read before the slot is given up */
 	DP_STRESS_AT(DP_ST_EXIT);
 	h->top = f - 1;
@@ -134,6 +147,9 @@ void dp_graph_exit(uintptr_t fn, uintptr_t site, uintptr_t hook_sp, bool tail)
 	DP_STRESS_AT(DP_ST_POPPED);
 	f->sp = DP_SP_DEAD;                         /* see DP_SP_DEAD (internal.h) */
 	c->exits++;
+	return;
+slow:
+	dp_graph_exit_slow(fn, site, hook_sp, ret == site);
 }
 
 #endif

@@ -104,8 +104,9 @@ struct dp_pd;
  */
 struct dp_csd {
 	uintptr_t site, fn;         /* the key in the caller pd's table */
-	struct dp_csd **ctab;       /* callee->tab and callee->mask, copied here to shorten the */
-	uintptr_t cmask;            /* hot path's chain of loads; refreshed when found stale */
+	struct dp_csd **ctab;       /* callee->tab (its mask in its header word), copied here to
+	                               shorten the hot path's chain of loads; refreshed when
+	                               found stale */
 	struct dp_pd *callee;
 	uint32_t psi;               /* callee->ps->idx, kept here for the hot path */
 	uint32_t off;               /* fn's frame offset (see dp_frame) when called from site */
@@ -140,7 +141,10 @@ struct dp_csd {
 /*
  * pd: a procedure in one calling context of one thread. tab is a small
  * open-addressing table of the csds called from here, keyed by (site, fn);
- * its size is a power of two (mask + 1), kept at most half full.
+ * its size is a power of two (mask + 1), kept at most half full. The word
+ * before tab[0] holds mask too (dp_tab_mask), so that one pointer, which a
+ * signal handler never sees half written, is the whole table for the hot
+ * path: a frame's tab, even in a slot being filled, is always safe to probe.
  */
 struct dp_pd {
 	struct dp_csd **tab;
@@ -177,8 +181,11 @@ struct dp_frame {
 	                               ps idx to restore it at; -finstrument-functions frames
 	                               leave both unwritten (dp_frame_restore_outer) */
 	uint32_t off;               /* fn's frame offset: sp = the hook's stack pointer + off */
-	struct dp_csd **tab;        /* pd's table and mask, cached for the next call's lookup; */
-	uintptr_t mask;             /* may be stale after growth: then the slow path finds the csd */
+	struct dp_csd **tab;        /* pd's table (mask in its header), cached for the next call's
+	                               lookup; may be stale after growth: then the slow path finds
+	                               the csd. -finstrument-functions and region frames have one;
+	                               plugin (ABI v1) frames leave it as it was */
+	uintptr_t mask;             /* plugin frames (ABI v1): the base of their tail records */
 	uintptr_t at;               /* -finstrument-functions frames: where the enter hook was
 	                               called from (its return address, never with bit 63 set);
 	                               plugin frames: DP_FR_PLUGIN | enum dp_fr_flags */
@@ -194,7 +201,9 @@ struct dp_frame {
  * dead slot is the top: a hook of a second handler landing then must see a
  * push in progress (its caller is the frame below; the slot is neither a
  * stale frame to pop nor a caller to read), not the first handler's old
- * frame, which would look stale to it. Real frames never have sp 0.
+ * frame, which would look stale to it. Real frames never have sp 0, so
+ * the enter hook's fast path takes a dead top for a stale frame (graph.h,
+ * dp_frame_stale) and leaves it to the slow path.
  */
 #define DP_SP_DEAD ((uintptr_t)0)
 
@@ -405,7 +414,16 @@ static inline void dp_unlock(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	dp_locked--;
 }
-extern __thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec")));
+/* libprof.a's objects (compiled for an executable, -fPIE or not PIC) reach
+ * dp_hot with one %fs-relative access (local-exec); libprof.so's (-fPIC)
+ * through the offset the loader put in the GOT (initial-exec). So libprof.a
+ * links into executables only: a shared library uses libprof.so. */
+#if defined(__PIC__) && !defined(__PIE__)
+#define DP_TLS_HOT __attribute__((tls_model("initial-exec")))
+#else
+#define DP_TLS_HOT __attribute__((tls_model("local-exec")))
+#endif
+extern __thread struct dp_hot dp_hot DP_TLS_HOT;
 #define dp_self (dp_hot.t)
 
 /* ==== ABI v2 (plugin2.c) ================================================= */
@@ -654,6 +672,22 @@ uint32_t dp_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* fmt helpers (runtime.c): async-signal-safe number formatting */
 char *dp_fmt_u64(char *out, uint64_t v);   /* writes digits + NUL, returns the end */
+
+/*
+ * A pd's table (internal.h, struct dp_pd): mask in the header word, then
+ * mask + 1 slots. dp_tab_words: the words to allocate for it and extra
+ * slots after it; dp_tab_init: the table in mem (zeroed), header set.
+ */
+static inline uintptr_t dp_tab_mask(struct dp_csd *const *tab)
+{
+	return ((const uintptr_t *)tab)[-1];
+}
+#define dp_tab_words(mask, extra) ((mask) + 2 + (extra))
+static inline struct dp_csd **dp_tab_init(void *mem, uintptr_t mask)
+{
+	*(uintptr_t *)mem = mask;
+	return (struct dp_csd **)mem + 1;
+}
 
 /*
  * The hot hash of a (site, fn) key into a pd's table (masked by the caller).

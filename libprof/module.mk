@@ -29,6 +29,10 @@ OBJCOPY ?= objcopy
 LIBPROF_TEXT := $(foreach s,.text .text.unlikely .text.hot .text.startup .text.exit, \
 	--rename-section $(s)=deepprof_text)
 
+# The -finstrument-functions hooks run at every call: no frame pointer
+# (three instructions per hook; their call frame information is exact).
+$(OBJ_DIR)/libprof/cyg.o $(OBJ_DIR)/libprof/pic/cyg.o: LIBPROF_CFLAGS += -fomit-frame-pointer
+
 $(OBJ_DIR)/libprof/%.o: libprof/%.c libprof/module.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBPROF_CFLAGS) -c -o $@ $<

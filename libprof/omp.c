@@ -166,7 +166,6 @@ static struct dp_csd *region_csd(struct dp_thread *t, struct dp_pd *q, uintptr_t
 	c->callee = pd;
 	c->psi = ps->idx;
 	c->ctab = pd->tab;
-	c->cmask = pd->mask;
 	dp_graph_csd_publish(t, c);
 	return c;
 }
@@ -195,7 +194,6 @@ static struct dp_csd *mirror_csd(struct dp_thread *t, struct dp_pd *q, const str
 	m->callee = pd;
 	m->psi = pd->ps->idx;
 	m->ctab = pd->tab;
-	m->cmask = pd->mask;
 	if (pd->hot)
 		m->hot.callee = pd->hot;
 	if (dp_graph_tab_insert(t, q, m) < 0)

@@ -21,7 +21,7 @@ struct dp_runtime dp_rt = { .lock = PTHREAD_MUTEX_INITIALIZER };
 __thread uint32_t dp_locked __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's hot state; dp_hot.t is NULL until its first hook. */
-__thread struct dp_hot dp_hot __attribute__((tls_model("initial-exec"))) = { .stop = DP_UNINIT };
+__thread struct dp_hot dp_hot DP_TLS_HOT = { .stop = DP_UNINIT };
 
 /* Set while this thread builds its state, and forever if that failed. */
 static __thread int initializing __attribute__((tls_model("initial-exec")));
@@ -247,14 +247,14 @@ struct dp_thread *dp_thread_init(void)
 	t->outer_cap = cap;
 	/* The root pd is the first of the thread's pd list: pd_new is reached
 	 * through csd creation, so build it by hand here. */
-	struct dp_pd *root = dp_mem_thread(t, sizeof *root + 4 * sizeof(struct dp_csd *));
+	struct dp_pd *root = dp_mem_thread(t, sizeof *root + dp_tab_words(3, 0) * sizeof(struct dp_csd *));
 	if (!t->h->outer || !root) {
 		dp_log("out of memory: a thread is not profiled", NULL, NULL);
 		DP_ADD(&dp_rt.lost, 1);
 		errno = saved_errno;
 		return NULL;
 	}
-	root->tab = (struct dp_csd **)(root + 1);
+	root->tab = dp_tab_init(root + 1, 3);
 	root->mask = 3;
 	root->ps = dp_rt.root_ps;
 	t->root = t->pd_head = t->pd_tail = root;
@@ -264,7 +264,6 @@ struct dp_thread *dp_thread_init(void)
 	stack[0].csd = &t->outside;
 	stack[0].pd = root;
 	stack[0].tab = root->tab;
-	stack[0].mask = root->mask;
 
 	dp_lock();
 	if (dp_rt.threads_tail)

@@ -35,9 +35,10 @@ def stress_objects(ctx):
     return objs
 
 
-def profile(ctx, exe, points):
+def profile(ctx, exe, points, grow=False):
     mask = sum(1 << p for p in points)
-    r = ctx.run(exe, [str(N)], env={"DEEPPROF_HZ": "0", "DEEPPROF_STRESS": str(mask)})
+    r = ctx.run(exe, [str(N)] + (["grow"] if grow else []),
+                env={"DEEPPROF_HZ": "0", "DEEPPROF_STRESS": str(mask)})
     p = ctx.dump()
     p.check_invariants()                # lost == 0: no hook may be dropped
     eq(p.counts("main", "loop"), (1, 1, 0), "main -> loop")
@@ -71,6 +72,15 @@ def run(ctx):
     eq(runs, 2 * (N - 1), "handler runs")
     eq(by_caller(p), {"main": 0, "loop": 2 * (N - 1), "work": 0}, "on_sig calls by caller")
 
+    # the same with loop's csd table grown twice before work's csd is made
+    # (a table's mask lives in its header word, graph.h): every call of work
+    # after the first still takes the fast path, whose points fire
+    p, runs = profile(ctx, exe, [FILLED, PUSHED], grow=True)
+    for g in ("grow1", "grow2", "grow3", "grow4"):
+        eq(p.counts("loop", g), (1, 1, 0), "loop -> " + g)
+    eq(runs, 2 * (N - 1), "handler runs (grown table)")
+    eq(by_caller(p), {"main": 0, "loop": 2 * (N - 1), "work": 0}, "on_sig calls by caller (grown table)")
+
     # the same windows of the slow path: loop's first call and work's first
     p, runs = profile(ctx, exe, [SLOW_FILLED, SLOW_PUSHED, REFILL])
     # each slow enter: filled (caller on top), pushed (push in progress:
@@ -81,7 +91,10 @@ def run(ctx):
     # and refill, all charged to loop), each exit 2 (before the pop: the
     # returning function; after: its caller); loop's enter and work's
     # first enter take the slow path (3 each), loop's exit 2. main returns
-    # after the handler is gone.
+    # after the handler is gone. A refill's handler lands with the dead
+    # slot's tab already work's table, where the exit handlers' on_sig csd
+    # is: the fast path finds it, and the dead slot must still send it to
+    # the slow path (else on_sig hangs from work).
     p, runs = profile(ctx, exe, range(1, 8))
     eq(by_caller(p), {"main": 3 + 1, "loop": 3 + 3 * (N - 1) + N + 1, "work": N},
        "on_sig calls by caller (every point)")

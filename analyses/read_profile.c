@@ -1164,11 +1164,10 @@ static int store_ps(struct reader *r, uint32_t id, const struct ps_fields *f, bo
 	if ((id >= r->cap_ps && reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), id) < 0) ||
 	    dpa_src_set(p, DPA_PS_NAME, id, f->name) < 0 ||
 	    dpa_src_set(p, DPA_PS_FILE, id, f->file) < 0 ||
-	    dpa_src_set(p, DPA_PS_LINE, id, f->line) < 0)
+	    dpa_src_set(p, DPA_PS_LINE, id, f->line) < 0 ||
+	    dpa_ps_set_offset(p, id, f->offset) < 0)
 		return quiet ? -1 : no_memory(r);
-	memset(&p->ps[id], 0, sizeof(p->ps[id]));
 	p->ps[id].module = f->module;
-	p->ps[id].offset = f->offset;
 	p->n_ps = id;
 	return 0;
 }
@@ -1191,13 +1190,12 @@ static int store_css(struct reader *r, uint32_t id, const struct css_fields *f, 
 	if ((id >= r->cap_css && reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), id) < 0) ||
 	    dpa_src_set(p, DPA_CSS_FILE, id, f->file) < 0 ||
 	    dpa_src_set(p, DPA_CSS_LINE, id, f->line) < 0 ||
-	    dpa_src_set(p, DPA_CSS_COL, id, f->col) < 0)
+	    dpa_src_set(p, DPA_CSS_COL, id, f->col) < 0 ||
+	    dpa_css_set_offset(p, id, f->offset) < 0)
 		return quiet ? -1 : no_memory(r);
 	s = &p->css[id];
-	memset(s, 0, sizeof(*s));
 	s->caller_ps = f->caller_ps;
 	s->module = f->module;  /* n_module <= DPA_MAX_MODULES (read_module) */
-	s->offset = f->offset;
 	s->kind = f->kind;
 	s->callee_ps = f->callee_ps;
 	p->n_css = id;

@@ -416,7 +416,7 @@ json_t *dpa_diff_json(const struct dpa_diff *d, enum dpa_diff_measure sort, size
 		json_object_set_new(j, "name", dpa_json_string(dpa_merge_ps_label(o, row->id, label, sizeof(label))));
 		json_object_set_new(j, "resolved", json_boolean(dpa_src_get(o, DPA_PS_NAME, row->id) != 0));
 		json_object_set_new(j, "module", s->module ? dpa_json_string(o->module[s->module].path) : json_null());
-		json_object_set_new(j, "offset", json_integer((json_int_t)s->offset));
+		json_object_set_new(j, "offset", json_integer((json_int_t)dpa_ps_offset(o, row->id)));
 		json_object_set_new(j, "status", json_string(status_names[row->status]));
 		add_compare(j, row->old, row->new_, "");
 		if (d->inherited)

@@ -468,7 +468,7 @@ static void css_cells(struct build *b, uint32_t css)
 	if (file)
 		put_s(b, loc(b, dpa_str(b->p, file), dpa_src_get(b->p, DPA_CSS_LINE, css)));
 	else
-		put_s(b, in_fn ? dpa_str(b->p, in_fn) : dpa_addr_name(b->p, s->module, s->offset));
+		put_s(b, in_fn ? dpa_str(b->p, in_fn) : dpa_addr_name(b->p, s->module, dpa_css_offset(b->p, css)));
 }
 
 static void proc(struct build *b)

@@ -389,7 +389,7 @@ static int ps_key(struct merger *mg, uint32_t i, uint32_t s, struct tkey *k)
 	}
 	k->a = PS_BY_ADDR;
 	k->b = mg->mod_gid[i][ps->module];
-	k->c = ps->offset;
+	k->c = dpa_ps_offset(p, s);
 	return 1;
 }
 
@@ -403,14 +403,16 @@ static void css_key(struct merger *mg, uint32_t i, uint32_t c, struct tkey *k)
 	const struct dpa_ps *caller = &p->ps[cs->caller_ps];
 	const uint32_t *gid = mg->ps_gid[i];
 
+	const uint64_t off = dpa_css_offset(p, c), caller_off = dpa_ps_offset(p, cs->caller_ps);
+
 	k->a = gid[cs->caller_ps] | (uint64_t)(cs->callee_ps ? gid[cs->callee_ps] : 0) << 32;
 	if (dpa_src_get(p, DPA_PS_NAME, cs->caller_ps) && caller->module && cs->module == caller->module &&
-	    cs->offset >= caller->offset) {
+	    off >= caller_off) {
 		k->b = (uint64_t)cs->kind << 32 | 1ULL << 40;
-		k->c = cs->offset - caller->offset;
+		k->c = off - caller_off;
 	} else {
 		k->b = (cs->module ? mg->mod_gid[i][cs->module] : 0) | (uint64_t)cs->kind << 32;
-		k->c = cs->offset;
+		k->c = off;
 	}
 }
 
@@ -979,15 +981,16 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 			if (!seen_ps[id]) {
 				seen_ps[id] = true;
 				s->module = x->module ? mg->mod_out[mg->mod_gid[i][x->module]] : 0;
-				s->offset = x->offset;
-				if (dpa_src_set(o, DPA_PS_LINE, id, dpa_src_get(p, DPA_PS_LINE, k)) < 0 ||
+				if (dpa_ps_set_offset(o, id, dpa_ps_offset(p, k)) < 0 ||
+				    dpa_src_set(o, DPA_PS_LINE, id, dpa_src_get(p, DPA_PS_LINE, k)) < 0 ||
 				    copy_src_str(o, id, p, k, DPA_PS_NAME) < 0 ||
 				    copy_src_str(o, id, p, k, DPA_PS_FILE) < 0)
 					goto out;
 				continue;
 			}
-			if (x->offset < s->offset)
-				s->offset = x->offset;
+			if (dpa_ps_offset(p, k) < dpa_ps_offset(o, id) &&
+			    dpa_ps_set_offset(o, id, dpa_ps_offset(p, k)) < 0)
+				goto out;
 			if (max_src(o, id, DPA_PS_LINE, dpa_src_get(p, DPA_PS_LINE, k)) < 0)
 				goto out;
 			if (!dpa_src_get(o, DPA_PS_FILE, id) && copy_src_str(o, id, p, k, DPA_PS_FILE) < 0)
@@ -1001,18 +1004,19 @@ static int build_statics(struct dpa_merged *out, struct merger *mg)
 				seen_css[id] = true;
 				c->caller_ps = mg->ps_out[mg->ps_gid[i][x->caller_ps]];
 				c->module = x->module ? mg->mod_out[mg->mod_gid[i][x->module]] : 0;
-				c->offset = x->offset;
 				c->kind = x->kind;
 				c->callee_ps = x->callee_ps ? mg->ps_out[mg->ps_gid[i][x->callee_ps]] : 0;
-				if (dpa_src_set(o, DPA_CSS_LINE, id, dpa_src_get(p, DPA_CSS_LINE, k)) < 0 ||
+				if (dpa_css_set_offset(o, id, dpa_css_offset(p, k)) < 0 ||
+				    dpa_src_set(o, DPA_CSS_LINE, id, dpa_src_get(p, DPA_CSS_LINE, k)) < 0 ||
 				    dpa_src_set(o, DPA_CSS_COL, id, dpa_src_get(p, DPA_CSS_COL, k)) < 0 ||
 				    copy_src_str(o, id, p, k, DPA_CSS_FILE) < 0 ||
 				    copy_src_str(o, id, p, k, DPA_CSS_IN_FN) < 0)
 					goto out;
 				continue;
 			}
-			if (x->offset < c->offset)
-				c->offset = x->offset;
+			if (dpa_css_offset(p, k) < dpa_css_offset(o, id) &&
+			    dpa_css_set_offset(o, id, dpa_css_offset(p, k)) < 0)
+				goto out;
 			if (max_src(o, id, DPA_CSS_LINE, dpa_src_get(p, DPA_CSS_LINE, k)) < 0 ||
 			    max_src(o, id, DPA_CSS_COL, dpa_src_get(p, DPA_CSS_COL, k)) < 0)
 				goto out;
@@ -1606,7 +1610,7 @@ const char *dpa_merge_ps_label(const struct dpa_profile *p, uint32_t ps, char *b
 	if (dpa_src_get(p, DPA_PS_NAME, ps))
 		snprintf(buf, n, "%s", dpa_src_str(p, DPA_PS_NAME, ps));
 	else if (s->module && s->module <= p->n_module)
-		snprintf(buf, n, "0x%llx in %s", (unsigned long long)s->offset,
+		snprintf(buf, n, "0x%llx in %s", (unsigned long long)dpa_ps_offset(p, ps),
 			 base_name(p->module[s->module].path));
 	else
 		snprintf(buf, n, "<ps %u>", ps);
@@ -1680,7 +1684,8 @@ char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
 	}
 	for (k = 1; k <= p->n_ps; k++) {
 		const struct dpa_ps *s = &p->ps[k];
-		fprintf(f, "ps %u module=%u offset=%llx name=", k, s->module, (unsigned long long)s->offset);
+		fprintf(f, "ps %u module=%u offset=%llx name=", k, s->module,
+			(unsigned long long)dpa_ps_offset(p, k));
 		put_str(f, dpa_src_str(p, DPA_PS_NAME, k));
 		fprintf(f, " file=");
 		put_str(f, dpa_src_str(p, DPA_PS_FILE, k));
@@ -1689,7 +1694,7 @@ char *dpa_merged_canon(const struct dpa_merged *m, struct dpa_error *err)
 	for (k = 1; k <= p->n_css; k++) {
 		const struct dpa_css *c = &p->css[k];
 		fprintf(f, "css %u caller_ps=%u module=%u offset=%llx kind=%u callee_ps=%u file=", k,
-			c->caller_ps, c->module, (unsigned long long)c->offset, c->kind, c->callee_ps);
+			c->caller_ps, c->module, (unsigned long long)dpa_css_offset(p, k), c->kind, c->callee_ps);
 		put_str(f, dpa_src_str(p, DPA_CSS_FILE, k));
 		fprintf(f, " line=%u col=%u\n", dpa_src_get(p, DPA_CSS_LINE, k), dpa_src_get(p, DPA_CSS_COL, k));
 	}

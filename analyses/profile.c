@@ -102,7 +102,7 @@ const char *dpa_ps_name_buf(const struct dpa_profile *p, uint32_t ps, char *buf)
 		return "?";
 	if (dpa_src_get(p, DPA_PS_NAME, ps))
 		return dpa_src_str(p, DPA_PS_NAME, ps);
-	return addr_name(p, p->ps[ps].module, p->ps[ps].offset, buf) < 0 ? "?" : buf;
+	return addr_name(p, p->ps[ps].module, dpa_ps_offset(p, ps), buf) < 0 ? "?" : buf;
 }
 
 const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps)
@@ -111,7 +111,7 @@ const char *dpa_ps_name(const struct dpa_profile *p, uint32_t ps)
 		return "?";
 	if (dpa_src_get(p, DPA_PS_NAME, ps))
 		return dpa_src_str(p, DPA_PS_NAME, ps);
-	return dpa_addr_name(p, p->ps[ps].module, p->ps[ps].offset);
+	return dpa_addr_name(p, p->ps[ps].module, dpa_ps_offset(p, ps));
 }
 
 /* ---- source columns ---- */
@@ -182,7 +182,7 @@ void dpa_src_trim(struct dpa_profile *p)
 {
 	for (int f = 0; f < DPA_NSRC; f++) {
 		struct dpa_src_col *c = &p->src[f];
-		uint32_t n = (f <= DPA_PS_LINE ? p->n_ps : p->n_css) + 1;
+		uint32_t n = (f <= DPA_PS_OFF_HI ? p->n_ps : p->n_css) + 1;
 		void *a;
 
 		if (c->n > n && (a = realloc(c->v, (size_t)n * c->width))) {

@@ -1986,16 +1986,17 @@ static void map_css(struct dpa_progreps *s, uint32_t m, Elf *elf, const struct t
 		uint64_t lo, tu_id;
 		uint32_t site;
 		struct dpa_pr_tu *tu;
+		const uint64_t off = dpa_css_offset(p, c);
 
 		if (css->module != m)
 			continue;
 		/* With a symbol table, the offset must be a record of a table;
 		 * without one (stripped of local symbols), the data there must
 		 * name a TU and site of this module's progrep. */
-		if (t->n_css && (!in_ranges(t->css, t->n_css, css->offset, CSS_SIZE, &lo) ||
-				 (css->offset - lo) % CSS_SIZE))
+		if (t->n_css && (!in_ranges(t->css, t->n_css, off, CSS_SIZE, &lo) ||
+				 (off - lo) % CSS_SIZE))
 			continue;
-		if (read_at(elf, css->offset, rec, sizeof(rec)) < 0)
+		if (read_at(elf, off, rec, sizeof(rec)) < 0)
 			continue;
 		site = (uint32_t)load_le(rec + CSS_INDEX_AT, 4, big);
 		tu_id = load_le(rec + CSS_TUID_AT, 8, big);
@@ -2052,15 +2053,14 @@ static int map_ps(struct dpa_progreps *s, uint32_t m, const struct tables *t)
 		struct dpa_pr_fn *best = NULL, **cand, *only;
 		int best_score = 0, ties = 0;
 		uint32_t lo_i = 0, hi_i = 0, index = 0;
-		uint64_t lo;
+		uint64_t lo, off = dpa_ps_offset(p, i);
 		bool in_table;
 
 		if (ps->module != m)
 			continue;
-		in_table = in_ranges(t->ps, t->n_ps, ps->offset, PS_SIZE, &lo) &&
-			   (ps->offset - lo) % PS_SIZE == 0;
+		in_table = in_ranges(t->ps, t->n_ps, off, PS_SIZE, &lo) && (off - lo) % PS_SIZE == 0;
 		if (in_table)
-			index = (uint32_t)((ps->offset - lo) / PS_SIZE);
+			index = (uint32_t)((off - lo) / PS_SIZE);
 		if (dpa_src_get(p, DPA_PS_NAME, i)) {         /* the functions of that name: sorted[lo_i .. hi_i) */
 			uint32_t a = 0, b = pr->n_fn;
 

@@ -1,8 +1,9 @@
 /*
- * read_profile.c — dpa_profile_read(): stream a Deep.data file through
- * msgpack-c's unpacker in chunks, validate every invariant of
- * schemas/deep-data.md as records arrive, and build struct dpa_profile
- * (arrays by id, the CSR call lists, each pd's thread).
+ * read_profile.c — dpa_profile_read(): decode a Deep.data file in place
+ * from a read-only map of it (or, for a pipe, stream it through msgpack-c's
+ * unpacker in chunks), validate every invariant of schemas/deep-data.md as
+ * records arrive, and build struct dpa_profile (arrays by id, the CSR call
+ * lists, each pd's thread).
  * Part of deepprof's analyses library. MIT licence.
  */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +26,8 @@
 /* ---- private types ---- */
 
 #define CHUNK_SIZE      (1024 * 1024)   /* bytes read per read(2) */
+#define MAP_WINDOW      (8u << 20)      /* bytes of a mapped file decoded before
+					 * its pages behind are given back */
 #define MAX_RECORD_LEN  16              /* longest record array in v1 is 12 */
 #define MAX_HEADER_KEYS 65536
 #define MAX_DEPTH       16              /* containers in containers (v1 needs 2) */
@@ -33,9 +37,12 @@ enum {  /* record kind tags (schemas/deep-data.md) */
 };
 
 /*
- * The reader's state while streaming one file. Offsets are bytes from the
- * start of the file. Invariant: the unpacker's unconsumed bytes
- * [u.off, u.used) are the file's bytes [consumed, fed).
+ * The reader's state while reading one file. Offsets are bytes from the
+ * start of the file. A regular file is mapped (map: its map_size bytes,
+ * decoded in place, not copied); anything else is streamed through the
+ * unpacker. Invariant while streaming: the unpacker's unconsumed bytes
+ * [u.off, u.used) are the file's bytes [consumed, fed). Read them with
+ * unread() and unread_n(), and pass them with advance().
  */
 struct reader {
 	const char *path;
@@ -43,7 +50,12 @@ struct reader {
 	int fd;
 	uint64_t file_size;     /* from fstat; UINT64_MAX when not a regular file */
 	bool eof;
-	msgpack_unpacker u;
+	msgpack_unpacker u;     /* streaming only */
+	const unsigned char *map;       /* the mapped file, or NULL: streaming */
+	size_t map_size;
+	uint64_t map_dropped;   /* map[0 .. map_dropped) given back (madvise) */
+	uint64_t map_next;      /* consumed offset at which the next window is due */
+	msgpack_zone zone;      /* mapped: the general path's objects */
 	msgpack_object obj;     /* the object next_object() found; lives in u's zone
 				 * (or in fast[]) until the next call */
 	msgpack_object fast[MAX_RECORD_LEN];    /* a record of uints decoded by hand */
@@ -107,6 +119,47 @@ static int no_memory(struct reader *r)
 
 /* ---- reading bytes ---- */
 
+/* The file's bytes not yet consumed that are at hand: unread_n(r) of them
+ * from unread(r) (the whole rest of a mapped file). */
+static inline const unsigned char *unread(const struct reader *r)
+{
+	return r->map ? r->map + r->consumed : (const unsigned char *)r->u.buffer + r->u.off;
+}
+
+static inline size_t unread_n(const struct reader *r)
+{
+	return r->map ? r->map_size - r->consumed : r->u.used - r->u.off;
+}
+
+/* Consume the next n bytes (an object's). */
+static inline void advance(struct reader *r, size_t n)
+{
+	if (!r->map)
+		r->u.off += n;
+	r->consumed += n;
+}
+
+/*
+ * A mapped file, between two records, once another window of it is
+ * decoded: bring the crc32 up to here and give back the pages behind
+ * (nothing points into them any more), so that the file's pages do not add
+ * up in the resident set. The kernel maps the pages ahead a few at a
+ * fault; mapping each window in one call (MADV_POPULATE_READ) took as
+ * much system time. A failure of madvise() only leaves pages mapped.
+ */
+static void map_window(struct reader *r)
+{
+	uint64_t done = r->consumed & ~(uint64_t)4095;  /* whole pages */
+
+	if (r->stage < 7)       /* END not read yet */
+		crc_upto(r, r->consumed);
+	if (done > r->map_dropped) {
+		madvise((void *)(r->map + r->map_dropped), done - r->map_dropped, MADV_DONTNEED);
+		r->map_dropped = done;
+	}
+	r->map_next = r->consumed + MAP_WINDOW;
+}
+
 /*
  * Read up to r->read_size more bytes into the unpacker. Returns 1 when bytes
  * were added, 0 at end of file, -1 on error.
@@ -115,8 +168,8 @@ static int feed(struct reader *r)
 {
 	ssize_t n;
 
-	if (r->eof)
-		return 0;
+	if (r->eof || r->map)
+		return 0;       /* a mapped file is all at hand */
 	if (r->stage < 7)        /* END not read yet */
 		crc_upto(r, r->consumed);       /* before the buffer can move */
 	if (!msgpack_unpacker_reserve_buffer(&r->u, r->read_size))
@@ -329,6 +382,26 @@ static int64_t fast_record(struct reader *r, const unsigned char *buf, size_t si
 	return (int64_t)pos;
 }
 
+/* next_object() of a mapped file: msgpack-c decodes the object skim()
+ * measured, size bytes at r->consumed, into r->zone (cleared per object). */
+static int map_object(struct reader *r, size_t size)
+{
+	size_t off = 0;
+	msgpack_unpack_return rc;
+
+	msgpack_zone_clear(&r->zone);
+	rc = msgpack_unpack((const char *)unread(r), size, &off, &r->zone, &r->obj);
+	if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
+		return no_memory(r);
+	if ((rc != MSGPACK_UNPACK_SUCCESS && rc != MSGPACK_UNPACK_EXTRA_BYTES) || off != size) {
+		if (!r->have_header)
+			return fail(r, "not a Deep.data file");
+		return corrupt(r, "invalid MessagePack");
+	}
+	advance(r, size);
+	return 1;
+}
+
 /*
  * Make the next complete object available in r->obj. Returns 1 when there
  * is one, 0 at a clean end of file (no byte left), -1 on error (truncated,
@@ -341,19 +414,19 @@ static int next_object(struct reader *r)
 	int rc;
 
 	r->read_size = CHUNK_SIZE;
+	if (r->map && r->consumed >= r->map_next)
+		map_window(r);
 	for (;;) {
-		size_t avail = r->u.used - r->u.off;
+		size_t avail = unread_n(r);
 		uint64_t left = r->file_size == UINT64_MAX ? UINT64_MAX : r->file_size - r->consumed;
 
 		r->obj_start = r->consumed;
-		if (avail && r->have_header &&
-		    (size = fast_record(r, (const unsigned char *)r->u.buffer + r->u.off, avail)) > 0) {
-			r->u.off += size;
-			r->consumed += size;
+		if (avail && r->have_header && (size = fast_record(r, unread(r), avail)) > 0) {
+			advance(r, size);
 			return 1;
 		}
 		if (avail) {
-			size = skim(r, (const unsigned char *)r->u.buffer + r->u.off, avail, left);
+			size = skim(r, unread(r), avail, left);
 			if (size < 0)
 				return -1;
 			if (size > 0)
@@ -371,6 +444,8 @@ static int next_object(struct reader *r)
 			r->read_size *= 2;      /* one object spans chunks: read more at once */
 	}
 
+	if (r->map)
+		return map_object(r, (size_t)size);
 	/* The zone is cleared per object, not replaced (msgpack_unpacker_next
 	 * would malloc a new one for every record). */
 	if (r->u.z)     /* msgpack-c makes the zone on first use */
@@ -394,14 +469,14 @@ static int next_object(struct reader *r)
 
 /*
  * Bring the running crc32 up to file offset `upto` (<= r->consumed). The
- * bytes [r->crc_pos, r->consumed) are still in the unpacker's buffer, just
- * before u.off: feed() calls this before the buffer can move, and END's
- * check calls it with END's own offset, so END is never included.
+ * bytes [r->crc_pos, r->consumed) are still at hand, just before unread():
+ * feed() (map_window()) calls this before the buffer can move (the pages
+ * are dropped), and END's check calls it with END's own offset, so END is
+ * never included.
  */
 static void crc_upto(struct reader *r, uint64_t upto)
 {
-	const unsigned char *start =
-		(const unsigned char *)r->u.buffer + r->u.off - (r->consumed - r->crc_pos);
+	const unsigned char *start = unread(r) - (r->consumed - r->crc_pos);
 	uint64_t size = upto - r->crc_pos;
 
 	r->crc_pos = upto;
@@ -1089,11 +1164,10 @@ static int store_ps(struct reader *r, uint32_t id, const struct ps_fields *f, bo
 	if ((id >= r->cap_ps && reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), id) < 0) ||
 	    dpa_src_set(p, DPA_PS_NAME, id, f->name) < 0 ||
 	    dpa_src_set(p, DPA_PS_FILE, id, f->file) < 0 ||
-	    dpa_src_set(p, DPA_PS_LINE, id, f->line) < 0)
+	    dpa_src_set(p, DPA_PS_LINE, id, f->line) < 0 ||
+	    dpa_ps_set_offset(p, id, f->offset) < 0)
 		return quiet ? -1 : no_memory(r);
-	memset(&p->ps[id], 0, sizeof(p->ps[id]));
 	p->ps[id].module = f->module;
-	p->ps[id].offset = f->offset;
 	p->n_ps = id;
 	return 0;
 }
@@ -1116,13 +1190,12 @@ static int store_css(struct reader *r, uint32_t id, const struct css_fields *f, 
 	if ((id >= r->cap_css && reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), id) < 0) ||
 	    dpa_src_set(p, DPA_CSS_FILE, id, f->file) < 0 ||
 	    dpa_src_set(p, DPA_CSS_LINE, id, f->line) < 0 ||
-	    dpa_src_set(p, DPA_CSS_COL, id, f->col) < 0)
+	    dpa_src_set(p, DPA_CSS_COL, id, f->col) < 0 ||
+	    dpa_css_set_offset(p, id, f->offset) < 0)
 		return quiet ? -1 : no_memory(r);
 	s = &p->css[id];
-	memset(s, 0, sizeof(*s));
 	s->caller_ps = f->caller_ps;
 	s->module = f->module;  /* n_module <= DPA_MAX_MODULES (read_module) */
-	s->offset = f->offset;
 	s->kind = f->kind;
 	s->callee_ps = f->callee_ps;
 	p->n_css = id;
@@ -1532,9 +1605,11 @@ static size_t direct_css(struct reader *r, const unsigned char *b, size_t avail)
  */
 static int direct_record(struct reader *r)
 {
-	const unsigned char *b = (const unsigned char *)r->u.buffer + r->u.off;
-	size_t avail = r->u.used - r->u.off, size;
+	const unsigned char *b = unread(r);
+	size_t avail = unread_n(r), size;
 
+	if (r->map && r->consumed >= r->map_next)
+		return 0;       /* next_object() moves the window on */
 	if (avail < DIRECT_NEED)
 		return 0;
 	switch (b[0] << 8 | b[1]) {
@@ -1547,8 +1622,7 @@ static int direct_record(struct reader *r)
 	if (!size)
 		return 0;
 	r->obj_start = r->consumed;
-	r->u.off += size;
-	r->consumed += size;
+	advance(r, size);
 	return 1;
 }
 
@@ -1802,7 +1876,7 @@ static int read_all(struct reader *r)
 			break;
 	}
 	/* nothing may follow END */
-	rc = r->u.used - r->u.off > 0 ? 1 : feed(r);
+	rc = unread_n(r) > 0 ? 1 : feed(r);
 	if (rc < 0)
 		return -1;
 	if (rc > 0) {
@@ -1845,8 +1919,22 @@ int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *
 	}
 	r.file_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
 	r.crc = 0;     /* crc32's initial value */
-	if (!msgpack_unpacker_init(&r.u, CHUNK_SIZE)) {
+	if (r.file_size && r.file_size != UINT64_MAX && r.file_size <= SIZE_MAX) {
+		/* a file system that cannot map it is read as a stream */
+		void *m = mmap(NULL, (size_t)r.file_size, PROT_READ, MAP_PRIVATE, r.fd, 0);
+
+		if (m != MAP_FAILED) {
+			r.map = m;
+			r.map_size = (size_t)r.file_size;
+			r.fed = r.file_size;
+			r.eof = true;
+		}
+	}
+	if (r.map ? !msgpack_zone_init(&r.zone, MSGPACK_ZONE_CHUNK_SIZE) :
+		    !msgpack_unpacker_init(&r.u, CHUNK_SIZE)) {
 		no_memory(&r);
+		if (r.map)
+			munmap((void *)r.map, r.map_size);
 		close(r.fd);
 		return -1;
 	}
@@ -1857,7 +1945,12 @@ int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *
 		no_memory(&r);
 	else
 		rc = read_all(&r);
-	msgpack_unpacker_destroy(&r.u);
+	if (r.map) {
+		msgpack_zone_destroy(&r.zone);
+		munmap((void *)r.map, r.map_size);
+	} else {
+		msgpack_unpacker_destroy(&r.u);
+	}
 	free(r.queue);
 	close(r.fd);
 	if (rc < 0)

@@ -159,7 +159,7 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 				break;  /* no module can name the rest (their files are gone) */
 			continue;
 		}
-		addr = p->module[ps->module].base + ps->offset;
+		addr = p->module[ps->module].base + dpa_ps_offset(p, i);
 		if (!name)
 			dpa_src_set(p, DPA_PS_NAME, i, function_at(p, mod, addr));
 		if (!file) {
@@ -189,7 +189,7 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 		if (!(mod = module_for(p, mods, s->module, &n_bad)))
 			continue;
 		/* offset is the return address: the call itself is just before it */
-		addr = p->module[s->module].base + s->offset - (s->offset > 0);
+		addr = p->module[s->module].base + dpa_css_offset(p, i) - (dpa_css_offset(p, i) > 0);
 		if (!in_fn) {
 			in_fn = function_at(p, mod, addr);
 			if (!in_fn && data_at(mod, addr))   /* a plugin callback's record */

@@ -284,7 +284,7 @@ static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
 		msgpack_pack_uint32(pk, TAG_PS);
 		msgpack_pack_uint32(pk, i);
 		msgpack_pack_uint32(pk, s->module);
-		msgpack_pack_uint64(pk, s->offset);
+		msgpack_pack_uint64(pk, dpa_ps_offset(p, i));
 		pack_cstr(pk, dpa_src_str(p, DPA_PS_NAME, i));
 		pack_cstr(pk, dpa_src_str(p, DPA_PS_FILE, i));
 		msgpack_pack_uint32(pk, dpa_src_get(p, DPA_PS_LINE, i));
@@ -296,7 +296,7 @@ static int pack_records(msgpack_packer *pk, const struct dpa_profile *p,
 		msgpack_pack_uint32(pk, i);
 		msgpack_pack_uint32(pk, c->caller_ps);
 		msgpack_pack_uint32(pk, c->module);
-		msgpack_pack_uint64(pk, c->offset);
+		msgpack_pack_uint64(pk, dpa_css_offset(p, i));
 		msgpack_pack_uint32(pk, c->kind);
 		msgpack_pack_uint32(pk, c->callee_ps);
 		pack_cstr(pk, dpa_src_str(p, DPA_CSS_FILE, i));

@@ -114,7 +114,7 @@ static void ps_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 
 	fmt_u(c[0], i);
 	fmt_u(c[1], ps->module);
-	snprintf(c[2], CELL, "0x%" PRIx64, ps->offset);
+	snprintf(c[2], CELL, "0x%" PRIx64, dpa_ps_offset(p, i));
 	fmt_loc(c[3], dpa_src_str(p, DPA_PS_FILE, i), dpa_src_get(p, DPA_PS_LINE, i), 0);
 	snprintf(c[4], CELL, "%s", dpa_ps_name(p, i));
 }
@@ -125,12 +125,12 @@ static void css_row(const struct dpa_profile *p, uint32_t i, char c[][CELL])
 
 	fmt_u(c[0], i);
 	fmt_u(c[1], s->module);
-	snprintf(c[2], CELL, "0x%" PRIx64, s->offset);
+	snprintf(c[2], CELL, "0x%" PRIx64, dpa_css_offset(p, i));
 	snprintf(c[3], CELL, "%s", dpa_css_kind_name(s->kind));
 	fmt_loc(c[4], dpa_src_str(p, DPA_CSS_FILE, i), dpa_src_get(p, DPA_CSS_LINE, i),
 		dpa_src_get(p, DPA_CSS_COL, i));
 	snprintf(c[5], CELL, "%s", dpa_src_get(p, DPA_CSS_IN_FN, i) ? dpa_src_str(p, DPA_CSS_IN_FN, i)
-		 : dpa_addr_name(p, s->module, s->offset));
+		 : dpa_addr_name(p, s->module, dpa_css_offset(p, i)));
 	snprintf(c[6], CELL, "%" PRIu32 " %s", s->caller_ps, ps_name_text(p, s->caller_ps));
 	if (s->callee_ps)
 		snprintf(c[7], CELL, "%" PRIu32 " %s", s->callee_ps, ps_name_text(p, s->callee_ps));
@@ -440,7 +440,7 @@ static json_t *ps_json_obj(const struct dpa_profile *p, uint32_t i)
 	put(o, "file", js(dpa_src_str(p, DPA_PS_FILE, i)));
 	put(o, "line", ju(dpa_src_get(p, DPA_PS_LINE, i)));
 	put(o, "module", ju(ps->module));
-	put(o, "offset", ju(ps->offset));
+	put(o, "offset", ju(dpa_ps_offset(p, i)));
 	return o;
 }
 
@@ -458,7 +458,7 @@ static json_t *css_json(const struct dpa_profile *p, uint32_t i)
 	put(o, "line", ju(dpa_src_get(p, DPA_CSS_LINE, i)));
 	put(o, "col", ju(dpa_src_get(p, DPA_CSS_COL, i)));
 	put(o, "module", ju(s->module));
-	put(o, "offset", ju(s->offset));
+	put(o, "offset", ju(dpa_css_offset(p, i)));
 	return o;
 }
 

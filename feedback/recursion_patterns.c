@@ -491,7 +491,7 @@ static bool css_before(const struct dpa_profile *p, uint32_t a, uint32_t b)
 		return xl < yl;
 	if (xl == yl && xc != yc)
 		return xc < yc;
-	return p->css[a].offset < p->css[b].offset;
+	return dpa_css_offset(p, a) < dpa_css_offset(p, b);
 }
 
 /*

@@ -46,7 +46,7 @@ static const char *ps_name(const struct dpa_profile *p, uint32_t ps, char *buf, 
 
 	if (p->ps[ps].module == 1)
 		for (i = 0; i < nsyms; i++)
-			if (syms[i].addr == p->ps[ps].offset)
+			if (syms[i].addr == dpa_ps_offset(p, ps))
 				return syms[i].name;
 	return dpa_merge_ps_label(p, ps, buf, n);
 }

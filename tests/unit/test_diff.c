@@ -87,7 +87,7 @@ static int diff_cleanup(void)
 static const struct dpa_diff_row *proc_at(const struct dpa_diff *d, uint64_t off)
 {
 	for (uint32_t r = 0; r < d->n_procs; r++)
-		if (d->m.prof.ps[d->procs[r].id].offset == off)
+		if (dpa_ps_offset(&d->m.prof, d->procs[r].id) == off)
 			return &d->procs[r];
 	return NULL;
 }
@@ -184,10 +184,10 @@ static void test_diff_rows(void)
 
 	/* order by |delta calls|: g (6), f (3), h (1), main (0) */
 	dpa_diff_sort(&d, DPA_DIFF_CALLS);
-	CU_ASSERT_EQUAL(d.m.prof.ps[d.procs[0].id].offset, G);
-	CU_ASSERT_EQUAL(d.m.prof.ps[d.procs[1].id].offset, F);
-	CU_ASSERT_EQUAL(d.m.prof.ps[d.procs[2].id].offset, H);
-	CU_ASSERT_EQUAL(d.m.prof.ps[d.procs[3].id].offset, MAIN);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&d.m.prof, d.procs[0].id), G);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&d.m.prof, d.procs[1].id), F);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&d.m.prof, d.procs[2].id), H);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&d.m.prof, d.procs[3].id), MAIN);
 	/* contexts: main>f>g (3), main>f (3, new 5 > 1), main>g (3, new 0) ... */
 	{
 		char *s0 = dpa_diff_context_name(&d, d.ctx[0].id);

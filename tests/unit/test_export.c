@@ -584,8 +584,8 @@ static void test_unnamed(void)
 	char *out;
 
 	build(&p, 3, pd_ps, unnamed, 3, 1, roots, arcs, 2);
-	p.ps[2].offset = 0x1120;
-	p.ps[3].offset = 0x1130;
+	dpa_ps_set_offset(&p, 2, 0x1120);
+	dpa_ps_set_offset(&p, 3, 0x1130);
 	CU_ASSERT_EQUAL_FATAL(dpa_deep_init(&d, &p, &err), 0);
 	out = run_export(1, &d, DPA_XM_CALLS);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);

@@ -120,12 +120,12 @@ uint32_t tmb_fn(struct tmb *b, uint64_t off)
 	uint32_t k;
 
 	for (k = 2; k <= p->n_ps; k++)
-		if (p->ps[k].offset == off)
+		if (dpa_ps_offset(p, k) == off)
 			return k;
 	CU_ASSERT_FATAL(p->n_ps < TB_CAP);
 	k = ++p->n_ps;
 	p->ps[k].module = 1;
-	p->ps[k].offset = off;
+	CU_ASSERT_FATAL(dpa_ps_set_offset(p, k, off) == 0);
 	return k;
 }
 
@@ -154,14 +154,14 @@ static uint32_t tmb_site(struct tmb *b, uint32_t caller_ps, uint64_t site)
 	uint32_t k, module = caller_ps == 1 ? 2 : 1;
 
 	for (k = 1; k <= p->n_css; k++)
-		if (p->css[k].caller_ps == caller_ps && p->css[k].offset == site &&
+		if (p->css[k].caller_ps == caller_ps && dpa_css_offset(p, k) == site &&
 		    p->css[k].module == module)
 			return k;
 	CU_ASSERT_FATAL(p->n_css < TB_CAP);
 	k = ++p->n_css;
 	p->css[k].caller_ps = caller_ps;
 	p->css[k].module = module;
-	p->css[k].offset = site;
+	CU_ASSERT_FATAL(dpa_css_set_offset(p, k, site) == 0);
 	p->css[k].kind = caller_ps == 1 ? DPA_CSS_CALLBACK : DPA_CSS_DYNAMIC;
 	return k;
 }
@@ -220,7 +220,7 @@ uint32_t tmb_find(const struct dpa_profile *p, uint32_t t, const uint64_t *path,
 		uint32_t next = 0;
 		for (k = 1; k <= p->n_csd && !next; k++)
 			if (p->csd[k].caller_pd == cur && p->ps[p->pd[p->csd[k].callee_pd].ps].module &&
-			    p->ps[p->pd[p->csd[k].callee_pd].ps].offset == path[i])
+			    dpa_ps_offset(p, p->pd[p->csd[k].callee_pd].ps) == path[i])
 				next = p->csd[k].callee_pd;
 		if (!next)
 			return 0;
@@ -516,7 +516,7 @@ static void name_all(struct tmb *b, uint64_t shift)
 
 	for (uint32_t k = 2; k <= p->n_ps; k++)
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (p->ps[k].offset == names[i].off + shift) {
+			if (dpa_ps_offset(p, k) == names[i].off + shift) {
 				CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_NAME, k, dpa_str_id(p, names[i].name)) == 0);
 				CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_FILE, k, dpa_str_id(p, "prog.c")) == 0);
 			}
@@ -609,7 +609,7 @@ static void sim_run(struct sim *s, uint32_t pd, unsigned k)
 		s->budget--;
 		for (c = 1; c <= p->n_csd; c++)
 			if (p->csd[c].caller_pd == pd && p->pd[p->csd[c].callee_pd].ps == ps &&
-			    p->css[p->csd[c].css].offset == site)
+			    dpa_css_offset(p, p->csd[c].css) == site)
 				break;
 		if (c <= p->n_csd) {
 			dpa_csd_add(p, c, DPA_CALLS, 1);

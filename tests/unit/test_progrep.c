@@ -744,19 +744,28 @@ static void test_map_profile(void)
 	p.n_ps = 4;
 	p.ps = ps;
 	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 1, dpa_str_id(&p, "<root>")) == 0);
-	ps[2] = (struct dpa_ps){ .module = 1, .offset = f };
+	ps[2] = (struct dpa_ps){ .module = 1 };
+	CU_ASSERT_FATAL(dpa_ps_set_offset(&p, 2, f) == 0);
 	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 2, dpa_str_id(&p, "f")) == 0);
-	ps[3] = (struct dpa_ps){ .module = 1, .offset = g };          /* unnamed: by its site */
-	ps[4] = (struct dpa_ps){ .module = 1, .offset = g };          /* no such function: */
+	ps[3] = (struct dpa_ps){ .module = 1 };          /* unnamed: by its site */
+	CU_ASSERT_FATAL(dpa_ps_set_offset(&p, 3, g) == 0);
+	ps[4] = (struct dpa_ps){ .module = 1 };          /* no such function: */
+	CU_ASSERT_FATAL(dpa_ps_set_offset(&p, 4, g) == 0);
 	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 4, dpa_str_id(&p, "h")) == 0);
 	p.n_css = 6;
 	p.css = css;
-	css[1] = (struct dpa_css){ .caller_ps = 2, .module = 1, .offset = tab };
-	css[2] = (struct dpa_css){ .caller_ps = 2, .module = 1, .offset = tab + 48 };
-	css[3] = (struct dpa_css){ .caller_ps = 3, .module = 1, .offset = tab + 96 };
-	css[4] = (struct dpa_css){ .caller_ps = 2, .module = 1, .offset = tab + 8 };   /* mid-record */
-	css[5] = (struct dpa_css){ .caller_ps = 2, .module = 1, .offset = f + 4 };     /* in .text */
-	css[6] = (struct dpa_css){ .caller_ps = 2, .module = 3, .offset = tab };       /* stale build */
+	css[1] = (struct dpa_css){ .caller_ps = 2, .module = 1 };
+	CU_ASSERT_FATAL(dpa_css_set_offset(&p, 1, tab) == 0);
+	css[2] = (struct dpa_css){ .caller_ps = 2, .module = 1 };
+	CU_ASSERT_FATAL(dpa_css_set_offset(&p, 2, tab + 48) == 0);
+	css[3] = (struct dpa_css){ .caller_ps = 3, .module = 1 };
+	CU_ASSERT_FATAL(dpa_css_set_offset(&p, 3, tab + 96) == 0);
+	css[4] = (struct dpa_css){ .caller_ps = 2, .module = 1 };   /* mid-record */
+	CU_ASSERT_FATAL(dpa_css_set_offset(&p, 4, tab + 8) == 0);
+	css[5] = (struct dpa_css){ .caller_ps = 2, .module = 1 };     /* in .text */
+	CU_ASSERT_FATAL(dpa_css_set_offset(&p, 5, f + 4) == 0);
+	css[6] = (struct dpa_css){ .caller_ps = 2, .module = 3 };       /* stale build */
+	CU_ASSERT_FATAL(dpa_css_set_offset(&p, 6, tab) == 0);
 
 	CU_ASSERT_EQUAL_FATAL(dpa_progreps_load(&s, &p, &err), 0);
 	CU_ASSERT_EQUAL(s.mod[1].state, DPA_PR_LOADED);
@@ -858,11 +867,13 @@ static void test_map_profile_lazy(void)
 	p.n_ps = 2;
 	p.ps = ps;
 	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 1, dpa_str_id(&p, "<root>")) == 0);
-	ps[2] = (struct dpa_ps){ .module = 1, .offset = f };
+	ps[2] = (struct dpa_ps){ .module = 1 };
+	CU_ASSERT_FATAL(dpa_ps_set_offset(&p, 2, f) == 0);
 	CU_ASSERT_FATAL(dpa_src_set(&p, DPA_PS_NAME, 2, dpa_str_id(&p, "f")) == 0);
 	p.n_css = 1;
 	p.css = css;
-	css[1] = (struct dpa_css){ .caller_ps = 2, .module = 1, .offset = tab };
+	css[1] = (struct dpa_css){ .caller_ps = 2, .module = 1 };
+	CU_ASSERT_FATAL(dpa_css_set_offset(&p, 1, tab) == 0);
 
 	/* a full read rejects the section */
 	CU_ASSERT_EQUAL(dpa_progreps_load(&s, &p, &err), -1);

@@ -164,13 +164,13 @@ static void test_chain_exact(void)
 	CU_ASSERT_PTR_NULL(p.module[1].build_id);
 	CU_ASSERT_STRING_EQUAL(dpa_src_str(&p, DPA_PS_NAME, 1), "<root>");
 	CU_ASSERT_EQUAL(p.ps[1].module, 0);
-	CU_ASSERT_EQUAL(p.ps[3].offset, 0x1030);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&p, 3), 0x1030);
 	CU_ASSERT_EQUAL(dpa_src_get(&p, DPA_PS_NAME, 3), 0);
 	CU_ASSERT_EQUAL(p.css[1].kind, DPA_CSS_DYNAMIC);
 	CU_ASSERT_EQUAL(p.css[2].kind, DPA_CSS_NORMAL);
 	CU_ASSERT_EQUAL(p.css[2].caller_ps, 2);
 	CU_ASSERT_EQUAL(p.css[2].callee_ps, 3);
-	CU_ASSERT_EQUAL(p.css[2].offset, 0x8010);
+	CU_ASSERT_EQUAL(dpa_css_offset(&p, 2), 0x8010);
 	/* chain: csd i goes from pd i to pd i+1; pd i is a pd of ps i */
 	for (uint32_t i = 1; i <= 5; i++) {
 		CU_ASSERT_EQUAL(p.csd[i].css, i);
@@ -425,6 +425,37 @@ static void test_threads_layout(void)
 			CU_ASSERT_EQUAL(dpa_pd_thread(&p, i), i <= 2 ? 2 : 1);
 		dpa_profile_release(&p);
 	}
+}
+
+/* Offsets of 2^32 or more keep all their bits through a write and a read
+ * (their high halves are a column of their own, profile.h), and the
+ * others stay as they were. */
+static void test_wide_offsets(void)
+{
+	static const char *const names[] = { "<root>", "main", "f" };
+	static const uint32_t pd_ps[] = { 0, 1, 2, 3 }, roots[] = { 1 };
+	static const struct dpt_arc arcs[] = {
+		{ .caller = 1, .callee = 2, .css = 1, .calls = 1, .cscs = 1 },
+		{ .caller = 2, .callee = 3, .css = 2, .calls = 2, .cscs = 2 },
+	};
+	const char *path = dpa_test_path("wide-offsets.dp");
+	struct dpa_profile b, p;
+	struct dpa_error err;
+
+	dpt_build_profile(&b, 3, pd_ps, names, 3, 1, roots, arcs, 2, 0, 0);
+	CU_ASSERT_FATAL(dpa_ps_set_offset(&b, 2, 0x1040) == 0);
+	CU_ASSERT_FATAL(dpa_ps_set_offset(&b, 3, 0x7f0012345678ull) == 0);
+	CU_ASSERT_FATAL(dpa_css_set_offset(&b, 1, 0xffffffffull) == 0);
+	CU_ASSERT_FATAL(dpa_css_set_offset(&b, 2, UINT64_MAX) == 0);
+	CU_ASSERT_EQUAL_FATAL(dpa_profile_write(&b, path, &err), 0);
+	dpt_free_profile(&b);
+	read_ok(&p, path);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&p, 1), 0);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&p, 2), 0x1040);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&p, 3), 0x7f0012345678ull);
+	CU_ASSERT_EQUAL(dpa_css_offset(&p, 1), 0xffffffffull);
+	CU_ASSERT_EQUAL(dpa_css_offset(&p, 2), UINT64_MAX);
+	dpa_profile_release(&p);
 }
 
 static void test_large(void)
@@ -759,6 +790,7 @@ DPA_TEST_SUITE(read_profile,
 	       DPA_TEST(test_tree_csr),
 	       DPA_TEST(test_recursive_and_mutual),
 	       DPA_TEST(test_threads),
+	       DPA_TEST(test_wide_offsets),
 	       DPA_TEST(test_large),
 	       DPA_TEST(test_compact),
 	       DPA_TEST(test_corruptions),

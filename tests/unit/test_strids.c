@@ -66,30 +66,42 @@ static void test_growth(void)
 	dpa_profile_release(&p);
 }
 
-/* The node layouts: ps 12 bytes, css 20 (kind and module share a word
- * without disturbing each other), pd 12, offsets keeping all 64 bits; the
- * source fields are columns as narrow as their values allow,
- * widened in place when a larger value comes, 0 beyond what was set. */
+/* The node layouts: ps 8 bytes, css 16 (kind and module share a word
+ * without disturbing each other), pd 12, offsets keeping all 64 bits (the
+ * high half a column, stored only once one is not 0); the source fields
+ * are columns as narrow as their values allow, widened in place when a
+ * larger value comes, 0 beyond what was set. */
 static void test_layout(void)
 {
 	struct dpa_profile p;
-	struct dpa_css s[2];
-	struct dpa_ps q;
+	struct dpa_css s[3];
+	struct dpa_ps q[3];
 
-	CU_ASSERT_EQUAL(sizeof(struct dpa_ps), 12);
-	CU_ASSERT_EQUAL(sizeof(struct dpa_css), 20);
+	CU_ASSERT_EQUAL(sizeof(struct dpa_ps), 8);
+	CU_ASSERT_EQUAL(sizeof(struct dpa_css), 16);
 	CU_ASSERT_EQUAL(sizeof(struct dpa_pd), 12);
+	memset(&p, 0, sizeof(p));
 	memset(s, 0, sizeof(s));
+	memset(q, 0, sizeof(q));
+	p.css = s;
+	p.ps = q;
+	p.n_css = p.n_ps = 2;
 	s[1].module = DPA_MAX_MODULES;
 	s[1].kind = DPA_CSS_CALLBACK;
-	s[1].offset = 0x123456789abcdef0ull;
+	CU_ASSERT_EQUAL(dpa_css_set_offset(&p, 2, 0xfffffff0u), 0);
+	CU_ASSERT_PTR_NULL(p.src[DPA_CSS_OFF_HI].v);    /* 32 bits: no column */
+	CU_ASSERT_EQUAL(dpa_css_set_offset(&p, 1, 0x123456789abcdef0ull), 0);
 	CU_ASSERT_EQUAL(s[1].module, (1u << 29) - 1);
 	CU_ASSERT_EQUAL(s[1].kind, DPA_CSS_CALLBACK);
-	CU_ASSERT_EQUAL(s[1].offset, 0x123456789abcdef0ull);
-	CU_ASSERT_EQUAL(s[0].offset, 0);
-	memset(&q, 0, sizeof(q));
-	q.offset = UINT64_MAX;
-	CU_ASSERT_EQUAL(q.offset, UINT64_MAX);
+	CU_ASSERT_EQUAL(dpa_css_offset(&p, 1), 0x123456789abcdef0ull);
+	CU_ASSERT_EQUAL(dpa_css_offset(&p, 2), 0xfffffff0u);
+	CU_ASSERT_EQUAL(dpa_css_offset(&p, 0), 0);
+	CU_ASSERT_EQUAL(dpa_ps_set_offset(&p, 2, UINT64_MAX), 0);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&p, 2), UINT64_MAX);
+	CU_ASSERT_EQUAL(dpa_ps_offset(&p, 1), 0);
+	CU_ASSERT_EQUAL(dpa_ps_set_offset(&p, 2, 0x1040), 0);   /* back below 2^32 */
+	CU_ASSERT_EQUAL(dpa_ps_offset(&p, 2), 0x1040);
+	dpa_src_release(&p);
 
 	memset(&p, 0, sizeof(p));
 	CU_ASSERT_EQUAL(dpa_src_set(&p, DPA_CSS_LINE, 1000, 0), 0);     /* 0: nothing stored */

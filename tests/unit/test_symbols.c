@@ -61,14 +61,14 @@ static void make_profile(struct dpa_profile *p, const char *prog, uint64_t prog_
 	p->module[2].base = 0x7f1234560000ull;
 	CU_ASSERT_FATAL(dpa_src_set(p, DPA_PS_NAME, 1, dpa_str_id(p, "<root>")) == 0);
 	p->ps[2].module = 1;
-	p->ps[2].offset = s[0].offset;
+	CU_ASSERT_FATAL(dpa_ps_set_offset(p, 2, s[0].offset) == 0);
 	p->ps[3].module = 2;
-	p->ps[3].offset = s[2].offset;
+	CU_ASSERT_FATAL(dpa_ps_set_offset(p, 3, s[2].offset) == 0);
 	p->css[1].module = 1;
-	p->css[1].offset = s[1].offset;
+	CU_ASSERT_FATAL(dpa_css_set_offset(p, 1, s[1].offset) == 0);
 	p->css[1].caller_ps = 2;
 	p->css[2].module = 2;
-	p->css[2].offset = s[3].offset;
+	CU_ASSERT_FATAL(dpa_css_set_offset(p, 2, s[3].offset) == 0);
 	p->css[2].caller_ps = 3;
 }
 

@@ -669,7 +669,7 @@ static int write_page(struct site *s, const char *name, const char *title,
 		goto out;
 	}
 	if (!(f = fdopen(fd, "w"))) {
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", tmp, strerror(errno));
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", tmp ? tmp : path, strerror(errno));
 		close(fd);
 		goto out;
 	}
@@ -702,7 +702,7 @@ static int write_page(struct site *s, const char *name, const char *title,
 		goto out;
 	}
 	f = NULL;
-	if (rename(tmp, path) < 0) {
+	if (dpa_temp_commit(tmp, path) < 0) {
 		snprintf(err->msg, sizeof(err->msg), "%s: cannot rename %s into place: %s", path, tmp,
 			 strerror(errno));
 		goto out;
@@ -712,7 +712,7 @@ out:
 	if (f)
 		fclose(f);
 	if (rc < 0 && tmp)
-		unlink(tmp);
+		dpa_temp_discard(tmp);
 	free(tmp);
 	free(path);
 	while (built-- > 0) {

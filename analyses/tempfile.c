@@ -3,6 +3,8 @@
  * (tempfile.h). Part of deepprof's analyses library. MIT licence.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +20,11 @@ int dpa_temp_create(const char *path, char **tmp)
 	int fd, e;
 
 	*tmp = NULL;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(t);
+		return open(path, O_WRONLY | O_CLOEXEC);
+	}
 	if (!t) {
 		errno = ENOMEM;
 		return -1;
@@ -44,4 +51,15 @@ int dpa_temp_create(const char *path, char **tmp)
 	}
 	*tmp = t;
 	return fd;
+}
+
+int dpa_temp_commit(const char *tmp, const char *path)
+{
+	return tmp ? rename(tmp, path) : 0;
+}
+
+void dpa_temp_discard(const char *tmp)
+{
+	if (tmp)
+		unlink(tmp);
 }

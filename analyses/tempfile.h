@@ -10,7 +10,17 @@
 
 /* Create "<path>.tmpXXXXXX" (mkstemp) with mode 0666 & ~umask: its open
  * fd, and its name in *tmp (malloc'ed; the caller frees it). -1 with errno
- * set and *tmp NULL when it cannot be made (ENOMEM included). */
+ * set and *tmp NULL when it cannot be made (ENOMEM included). A path that
+ * exists and is not a regular file (/dev/null, a FIFO, /dev/stdout on a
+ * pipe) is opened for writing in place instead, *tmp NULL: renaming over it
+ * would replace the device with a regular file. */
 int dpa_temp_create(const char *path, char **tmp);
+
+/* The second half: rename tmp over path (0), or nothing when the file was
+ * written in place (tmp NULL); -1 with errno set. */
+int dpa_temp_commit(const char *tmp, const char *path);
+
+/* On failure: remove tmp, if there is one. */
+void dpa_temp_discard(const char *tmp);
 
 #endif

@@ -390,7 +390,7 @@ int dpa_profile_write(const struct dpa_profile *p, const char *path, struct dpa_
 		werror(err, "%s: write failed: %s", path, strerror(s.err_no));
 		goto cleanup;
 	}
-	if (fflush(s.f) != 0 || fsync(fileno(s.f)) != 0) {
+	if (fflush(s.f) != 0 || (tmp && fsync(fileno(s.f)) != 0)) {
 		werror(err, "%s: write failed: %s", path, strerror(errno));
 		goto cleanup;
 	}
@@ -400,7 +400,7 @@ int dpa_profile_write(const struct dpa_profile *p, const char *path, struct dpa_
 		goto cleanup;
 	}
 	s.f = NULL;
-	if (rename(tmp, path) < 0) {
+	if (dpa_temp_commit(tmp, path) < 0) {
 		werror(err, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
 		goto cleanup;
 	}
@@ -410,7 +410,7 @@ cleanup:
 	if (s.f)
 		fclose(s.f);
 	if (ret < 0)
-		unlink(tmp);
+		dpa_temp_discard(tmp);
 	free(tmp);
 	return ret;
 }

@@ -1131,7 +1131,7 @@ static void make_outdir(struct batch *b)
 	if (fd < 0)
 		bad("%s: cannot write: %s", d, strerror(errno));
 	close(fd);
-	unlink(tmp);
+	dpa_temp_discard(tmp);
 	free(tmp);
 	free(probe);
 }

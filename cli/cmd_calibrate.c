@@ -139,13 +139,13 @@ static void write_atomically(json_t *doc, const char *path)
 			fclose(f);
 		else
 			close(fd);
-		unlink(tmp);
+		dpa_temp_discard(tmp);
 		die("calibrate: cannot write %s: %s", path, strerror(e ? e : EIO));
 	}
-	if (fclose(f) == EOF || rename(tmp, path) < 0) {
+	if (fclose(f) == EOF || dpa_temp_commit(tmp, path) < 0) {
 		int e = errno;
 
-		unlink(tmp);
+		dpa_temp_discard(tmp);
 		die("calibrate: cannot write %s: %s", path, strerror(e));
 	}
 	free(tmp);
@@ -215,7 +215,7 @@ int cmd_calibrate(int argc, char **argv)
 		if (fd < 0)
 			die("calibrate: cannot write %s: %s", out, strerror(errno));
 		close(fd);
-		unlink(tmp);
+		dpa_temp_discard(tmp);
 		free(tmp);
 	}
 

@@ -113,7 +113,7 @@ static FILE *open_temp(const char *out, char **tmp)
 		int e = errno;
 
 		close(fd);
-		unlink(*tmp);
+		dpa_temp_discard(*tmp);
 		die("%s: cannot write: %s", out, strerror(e));
 	}
 	return f;
@@ -192,13 +192,13 @@ int cmd_export(int argc, char **argv)
 				strerror(errno));
 			status = DP_EXIT_USAGE;
 		}
-		if (status == DP_EXIT_OK && rename(tmp, out) < 0) {
+		if (status == DP_EXIT_OK && dpa_temp_commit(tmp, out) < 0) {
 			fprintf(stderr, "%s: %s: cannot write: %s\n", dp_progname, out,
 				strerror(errno));
 			status = DP_EXIT_USAGE;
 		}
 		if (status != DP_EXIT_OK)
-			unlink(tmp);
+			dpa_temp_discard(tmp);
 		free(tmp);
 	} else if (status == DP_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
 		fprintf(stderr, "%s: error writing the output\n", dp_progname);

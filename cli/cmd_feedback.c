@@ -645,7 +645,7 @@ void fb_write_atomic(const char *out, const char *buf, size_t len)
 		goto fail;
 	}
 	fd = -1;
-	if (rename(tmp, out) < 0)
+	if (dpa_temp_commit(tmp, out) < 0)
 		goto fail;
 	free(tmp);
 	return;
@@ -653,7 +653,7 @@ fail:
 	e = errno;
 	if (fd >= 0)
 		close(fd);
-	unlink(tmp);
+	dpa_temp_discard(tmp);
 	die("%s: cannot write: %s", out, strerror(e));
 }
 

@@ -114,22 +114,22 @@ static void write_output(const char *path, const struct dpa_display *dp,
 		int e = errno;
 
 		close(fd);
-		unlink(tmp);
+		dpa_temp_discard(tmp);
 		die_status(DP_EXIT_FAIL, "report: %s: %s", path, strerror(e));
 	}
 	errno = 0;
-	if (render(dp, f) < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+	if (render(dp, f) < 0 || fflush(f) != 0 || (tmp && fsync(fileno(f)) != 0)) {
 		int e = errno;
 
 		fclose(f);
-		unlink(tmp);
+		dpa_temp_discard(tmp);
 		die_status(DP_EXIT_FAIL, "report: %s: write failed: %s", path,
 			   e ? strerror(e) : "I/O error");
 	}
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+	if (fclose(f) != 0 || dpa_temp_commit(tmp, path) < 0) {
 		int e = errno;
 
-		unlink(tmp);
+		dpa_temp_discard(tmp);
 		die_status(DP_EXIT_FAIL, "report: %s: cannot write: %s", path, strerror(e));
 	}
 	free(tmp);

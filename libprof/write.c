@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <elf.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <msgpack.h>
 #include "internal.h"
@@ -541,9 +542,15 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 
 	if (!in_signal || !modules_cover(n_ps, n_css))
 		modules_scan();
-	out.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A file that is not a regular one (/dev/null, a FIFO, a terminal) is
+	 * written in place: renaming over it would replace the device with a
+	 * regular file (as root, /dev/null itself) */
+	struct stat st;
+	bool direct = stat(dst, &st) == 0 && !S_ISREG(st.st_mode);
+	out.fd = direct ? open(dst, O_WRONLY | O_CLOEXEC)
+			: open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out.fd < 0) {
-		dp_log(tmp, "cannot create:", strerror(errno));
+		dp_log(direct ? dst : tmp, "cannot create:", strerror(errno));
 		goto done;
 	}
 	out.err = 0;
@@ -670,11 +677,12 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 	if (close(out.fd) != 0 && !out.err)
 		out.err = errno;
 	if (out.err) {
-		dp_log(tmp, "write failed:", strerror(out.err));
-		unlink(tmp);
+		dp_log(direct ? dst : tmp, "write failed:", strerror(out.err));
+		if (!direct)
+			unlink(tmp);
 		goto done;
 	}
-	if (rename(tmp, dst) != 0) {
+	if (!direct && rename(tmp, dst) != 0) {
 		dp_log(dst, "cannot rename the profile into place:", strerror(errno));
 		unlink(tmp);
 		goto done;

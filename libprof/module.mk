@@ -24,7 +24,8 @@ libprof: $(LIBPROF_A) $(LIBPROF_SO) $(LIBPROF_PC) $(LIBPROF_INC)
 
 # Every object's code goes to one section, deepprof_text, whose bounds the
 # linker names (__start_/__stop_deepprof_text): a clock tick there is the
-# runtime's own time, charged apart from the program's (timer.c).
+# runtime's own time, charged apart from the program's (timer.c). The
+# compiler's object is $@.tmp, so that a failed objcopy leaves no $@.
 OBJCOPY ?= objcopy
 LIBPROF_TEXT := $(foreach s,.text .text.unlikely .text.hot .text.startup .text.exit, \
 	--rename-section $(s)=deepprof_text)
@@ -35,13 +36,15 @@ $(OBJ_DIR)/libprof/cyg.o $(OBJ_DIR)/libprof/pic/cyg.o: LIBPROF_CFLAGS += -fomit-
 
 $(OBJ_DIR)/libprof/%.o: libprof/%.c libprof/module.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(LIBPROF_CFLAGS) -c -o $@ $<
-	$(OBJCOPY) $(LIBPROF_TEXT) $@ || { rm -f $@; exit 1; }
+	$(CC) $(LIBPROF_CFLAGS) -MT $@ -MF $(@:.o=.d) -c -o $@.tmp $<
+	$(OBJCOPY) $(LIBPROF_TEXT) $@.tmp $@
+	rm -f $@.tmp
 
 $(OBJ_DIR)/libprof/pic/%.o: libprof/%.c libprof/module.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(LIBPROF_CFLAGS) -fPIC -c -o $@ $<
-	$(OBJCOPY) $(LIBPROF_TEXT) $@ || { rm -f $@; exit 1; }
+	$(CC) $(LIBPROF_CFLAGS) -fPIC -MT $@ -MF $(@:.o=.d) -c -o $@.tmp $<
+	$(OBJCOPY) $(LIBPROF_TEXT) $@.tmp $@
+	rm -f $@.tmp
 
 $(LIBPROF_A): $(LIBPROF_OBJS)
 	@mkdir -p $(dir $@)

@@ -14,17 +14,17 @@
 
 int dpa_temp_create(const char *path, char **tmp)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*tmp = NULL;
+		return open(path, O_WRONLY | O_CLOEXEC);
+	}
 	size_t n = strlen(path);
 	char *t = malloc(n + sizeof(".tmpXXXXXX"));
 	mode_t mask;
 	int fd, e;
 
 	*tmp = NULL;
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		free(t);
-		return open(path, O_WRONLY | O_CLOEXEC);
-	}
 	if (!t) {
 		errno = ENOMEM;
 		return -1;

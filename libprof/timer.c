@@ -37,6 +37,17 @@ DP_EXPORT __attribute__((noipa)) void deepprof_runtime(void)
 	__asm__ volatile("");
 }
 
+/* The interrupted pc (0 where this port does not know it). */
+static uintptr_t pc_of(void *uc)
+{
+#if defined(__x86_64__)
+	return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#else
+	(void)uc;
+	return 0;
+#endif
+}
+
 static bool in_runtime(uintptr_t pc)
 {
 	return pc >= (uintptr_t)__start_deepprof_text && pc < (uintptr_t)__stop_deepprof_text;
@@ -143,20 +154,10 @@ static struct dp_csd *hang(struct dp_thread *t, struct dp_pd *pd, const struct d
  * libprof or the dynamic loader; no call into uninstrumented code found;
  * or the frames do not reach instrumented code).
  */
-static uintptr_t pc_of(void *uc)
-{
-#if defined(__x86_64__)
-	return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
-#else
-	(void)uc;
-	return 0;
-#endif
-}
-
 static struct dp_csd *outside(struct dp_thread *t, void *uc, bool v2)
 {
 #if defined(__x86_64__)
-	uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	uintptr_t pc = pc_of(uc);
 	uintptr_t sp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
 #else
 	uintptr_t pc = 0, sp = 0;
@@ -193,9 +194,10 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	struct dp_thread *t = dp_self;
 	if (t) {
 		struct dp_csd *c = NULL;
-		if (!t->h->stop && !dp_locked && in_runtime(pc_of(uc)))
+		bool can_make = !t->h->stop && !dp_locked;     /* nodes, if need be */
+		if (can_make && in_runtime(pc_of(uc)))
 			c = runtime_csd(t);
-		else if (DP_LOAD(&dp_rt.unwind) && !t->h->stop && !dp_locked)
+		else if (can_make && DP_LOAD(&dp_rt.unwind))
 			c = DP_LOAD(&dp_rt.abi2) ? outside(t, uc, true) :
 			    DP_LOAD(&dp_rt.abi1) ? outside(t, uc, false) :
 			    dp_rt.unwind_cyg ? below(t, uc) : NULL;

@@ -28,8 +28,10 @@ Part of deepprof's tests. MIT licence.
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
+import threading
 
 import jsonschema
 
@@ -318,6 +320,38 @@ def test_progress(suite):
     p, tty = dptest.run_stderr_on_tty([DEEPPROF, "batch", "--jobs=2", suite, "-o", out("tty-out")])
     check(p.returncode == 0 and b"] 5/5 profiles" in tty and b"\x1b[K" in tty and
           p.stdout.startswith("program "), "progress bar on a terminal: %r" % tty[-200:])
+
+
+def test_fifo_summary(suite, direct):
+    """A summary.json that is a FIFO gets the summary, written in place:
+    the output directory's writability probe does not open it (an open
+    with no reader blocks; with one, the reader got an empty file)."""
+    o = out("fifo-out")
+    shutil.rmtree(o, ignore_errors=True)
+    os.makedirs(o)
+    fifo = os.path.join(o, "summary.json")
+    os.mkfifo(fifo)
+    got = []
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    try:
+        p = subprocess.run([DEEPPROF, "batch", suite, "-o", o], capture_output=True, text=True,
+                           timeout=60)
+    except subprocess.TimeoutExpired:
+        check(False, "batch with a FIFO summary.json returns (blocked for 60 s)")
+        with open(fifo, "rb"):   # let the blocked writer go, if it is still there
+            pass
+        return
+    t.join(10)
+    with open(os.path.join(direct, "summary.json"), "rb") as f:
+        want = f.read()
+    check(p.returncode == 0 and got == [want] and stat.S_ISFIFO(os.stat(fifo).st_mode),
+          "a FIFO summary.json gets the summary and stays a FIFO (rc %d %r, read %r)"
+          % (p.returncode, p.stderr, [g[:60] for g in got]))
 
 
 # ---------------------------------------------------------------- manifests
@@ -663,6 +697,7 @@ def main():
     if r:
         suite, direct, rows = r
         test_progress(suite)
+        test_fifo_summary(suite, direct)
         test_emit("make", suite, direct, [x["name"] for x in rows])
         if shutil.which("ninja"):
             test_emit("ninja", suite, direct, [x["name"] for x in rows])

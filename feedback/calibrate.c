@@ -332,6 +332,7 @@ int dpf_calibrate(struct dpf_calibration *c, unsigned runs, bool quick, char *er
 	struct samples s = { { NULL }, { 0 } };
 	unsigned nmed[DPF_OV_N] = { 0 };
 	struct slot *slots = NULL;
+	double *run_clk = NULL;         /* the clock's cost, run by run */
 	double t_start = now_ns(), clk;
 	int threads = omp_get_max_threads();
 	int rc = -1;
@@ -345,9 +346,9 @@ int dpf_calibrate(struct dpf_calibration *c, unsigned runs, bool quick, char *er
 	c->quick = quick;
 	c->threads = threads;
 	c->openmp = _OPENMP;
-	c->clock_ns = clk = clock_cost();
+	run_clk = malloc(runs * sizeof(double));
 	slots = aligned_alloc(_Alignof(struct slot), NSLOTS * sizeof(*slots));
-	if (!slots)
+	if (!slots || !run_clk)
 		goto oom;
 	for (int i = 0; i < DPF_OV_N; i++) {
 		s.v[i] = malloc(reps[i] * sizeof(double));
@@ -364,6 +365,10 @@ int dpf_calibrate(struct dpf_calibration *c, unsigned runs, bool quick, char *er
 		double t = now_ns();
 
 		memset(s.n, 0, sizeof(s.n));
+		/* the clock's cost in this run: read once at the start, a slow
+		 * moment (a frequency step, a busy neighbour) was subtracted from
+		 * every run, and a taskwait's ~40 ns came out as 0 */
+		run_clk[run] = clk = clock_cost();
 #pragma omp parallel num_threads(threads) default(none) \
 	shared(s, slots, spawn_reps, batch_reps, wake_reps, clk, t, budget, run_end)
 #pragma omp single
@@ -384,6 +389,7 @@ int dpf_calibrate(struct dpf_calibration *c, unsigned runs, bool quick, char *er
 			run_med[i][nmed[i]++] = median(s.v[i], s.n[i]);
 		}
 	}
+	c->clock_ns = median(run_clk, runs);
 	for (int i = 0; i < DPF_OV_N; i++) {
 		if (!nmed[i]) {
 			snprintf(err, errlen, "calibrate: no second thread ran a task within "
@@ -407,5 +413,6 @@ out:
 		free(run_med[i]);
 	}
 	free(slots);
+	free(run_clk);
 	return rc;
 }

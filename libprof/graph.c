@@ -544,6 +544,32 @@ static void pop_nonlocal(struct dp_thread *t)
 	c->nonlocal++;
 }
 
+/* Pop the top frame, ended below a -finstrument-functions function that
+ * returns: a plugin (ABI v1) callback frame, which that function's code
+ * called (v1 has no exit hook for a callback: the next hook at or above it
+ * shows that it ended), returned; anything else was left without
+ * returning. */
+static void pop_under_exit(struct dp_thread *t)
+{
+	struct dp_frame *f = t->h->top;
+	uintptr_t fl = dp_frflags(f);
+	if (!(fl & DP_FR_CB)) {
+		pop_nonlocal(t);
+		return;
+	}
+	if (fl & DP_FR_TAILS) {         /* tail calls replaced the callback: they returned too */
+		uint64_t n = t->n_tails;
+		dp_graph_tails_end(t, (uint32_t)f->mask, (uint32_t)n, true, true);
+		dp_cas_local(&t->n_tails, n, f->mask);
+	}
+	dp_frame_restore_outer(t->h, f);
+	t->h->top = f - 1;
+	__asm__ volatile("" ::: "memory");
+	struct dp_csd *c = f->csd;
+	f->sp = DP_SP_DEAD;
+	c->exits++;
+}
+
 /*
  * The frame a hook of the function whose frame address is sp hangs from
  * when t's top is a slot being filled (DP_SP_DEAD, internal.h): the
@@ -915,7 +941,7 @@ DP_COLD void dp_graph_exit_slow(uintptr_t fn, uintptr_t site, uintptr_t hook_sp,
 	if (!nested) {
 		struct dp_frame *floor = t->alt_from ? alt_floor(t, sp) : t->stack + 1;
 		while (t->h->top >= floor && t->h->top->sp < sp && t->h->top->sp != DP_SP_DEAD)
-			pop_nonlocal(t);
+			pop_under_exit(t);
 		(void)push_in_progress(t, sp, &nested);
 	}
 	struct dp_frame *f = t->h->top;

@@ -227,6 +227,10 @@ struct dp_frame {
  * keep outer[]; -finstrument-functions frames never touch it. */
 #define dp_frame_restore_outer(h, f) \
 	do { if ((f)->at & DP_FR_PLUGIN) (h)->outer[(f)->psi] = (f)->saved; } while (0)
+/* A frame's flags (enum dp_fr_flags below): none on a -finstrument-functions
+ * frame, whose `at` is a return address (its low bits are no flags). An
+ * object built without the plugin puts such frames among plugin ones. */
+#define dp_frflags(f) ((f)->at & DP_FR_PLUGIN ? (f)->at : 0)
 enum dp_fr_flags {
 	DP_FR_PENDING = 1,          /* call made, callee not entered (yet, or never: uninstrumented) */
 	DP_FR_CB = 2,               /* a callback activation */

@@ -351,7 +351,8 @@ static void pop_stale(struct dp_thread *t)
 	struct dp_hot *h = t->h;
 	struct dp_frame *f = h->top;
 	struct dp_csd *c = f->csd;
-	uintptr_t at = f->at;
+	uintptr_t at = dp_frflags(f);   /* 0: a -finstrument-functions frame (longjmp'd over) */
+	bool plugin = f->at & DP_FR_PLUGIN;
 	uint32_t base = (uint32_t)f->mask, psi = f->psi;
 	struct dp_pd *saved = f->saved;
 	if (f == t->cb_slot) {
@@ -362,15 +363,17 @@ static void pop_stale(struct dp_thread *t)
 		psi = t->cb_psi;
 		saved = t->cb_saved;
 		base = t->cb_base;
+		plugin = true;
 	}
 	bool ret = ended_by_return(at);
 	if (!set_top(h, f, f - 1))
 		return;         /* a handler's frame came on top: the caller pops it first */
 	if (f == t->cb_slot)
 		t->cb_slot = NULL;
-	if ((at & DP_FR_CB) && (f[-1].at & DP_FR_PENDING))
+	if ((at & DP_FR_CB) && (dp_frflags(f - 1) & DP_FR_PENDING))
 		settle(h);      /* a library's callback: the ticks since the last hook are its own */
-	h->outer[psi] = saved;
+	if (plugin)
+		h->outer[psi] = saved;
 	if (at & DP_FR_TAILS) {
 		uint64_t n = t->n_tails;
 		dp_graph_tails_end(t, base, (uint32_t)n, ret, true);
@@ -430,6 +433,8 @@ DP_COLD static void reclaim(struct dp_hot *h, struct dp_frame *f)
 static inline __attribute__((always_inline))
 bool push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, struct dp_csd *c, uintptr_t at)
 {
+	/* an empty table: mask 0 in its header, one slot, never filled */
+	static struct dp_csd *const empty_tab[2] = { NULL, NULL };
 	struct dp_pd *callee = c->callee;
 	uint32_t psi = c->psi;          /* 0 while unbound: outer[0] is never used */
 	struct dp_pd *old = h->outer[psi];
@@ -438,6 +443,11 @@ bool push(struct dp_hot *h, struct dp_frame *f, uintptr_t sp, uintptr_t fn, stru
 	DP_STRESS_AT(DP_ST_V1_PUSH);
 	f[1].csd = c;
 	f[1].pd = callee;
+	/* a -finstrument-functions hook (an object built without the plugin)
+	 * probes the top frame's table: this pd's, or one that finds nothing
+	 * (the slow path then) while the call is unbound. A slot never used
+	 * before held NULL, and the probe crashed. */
+	f[1].tab = callee ? callee->tab : (struct dp_csd **)&empty_tab[1];
 	f[1].saved = old;
 	f[1].psi = psi;
 	f[1].at = at;
@@ -764,21 +774,22 @@ DP_COLD static void enter_slow(struct dp_tu *tu, uint32_t psn, uintptr_t sp)
 		goto lost;
 again:
 	for (struct dp_frame *f; (f = h->top) != t->stack;) {
-		if ((f->at & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL) &&
+		uintptr_t fl = dp_frflags(f);
+		if ((fl & (DP_FR_PENDING | DP_FR_TAIL)) == (DP_FR_PENDING | DP_FR_TAIL) &&
 		    f->csd != &t->outside && expects(f->csd, ps))
 			break;          /* a tail call: the caller's frame is gone, not stale */
-		if ((f->at & DP_FR_PENDING) && sp == f->sp && f->csd != &t->outside && expects(f->csd, ps))
+		if ((fl & DP_FR_PENDING) && sp == f->sp && f->csd != &t->outside && expects(f->csd, ps))
 			break;          /* an inlined callee (its hooks run in the caller's
 			                   frame), or a leaf whose body is its enter hook jumps
 			                   to it (a sibling call): the hook has the caller's sp */
-		if (sp == f->sp && (f->at & DP_FR_INL))
+		if (sp == f->sp && (fl & DP_FR_INL))
 			break;
 		/* A callback on top, made by uninstrumented code still running
 		 * (a call pending below it), has returned to it when another
 		 * enter comes (no exit hook tells): libraries call back one at a
 		 * time, at any depth (glibc's qsort recurses). A callback from
 		 * nothing (main, a thread's start, a signal handler) has not. */
-		if (sp + 1 < f->sp && !((f->at & DP_FR_CB) && (f[-1].at & DP_FR_PENDING)))
+		if (sp + 1 < f->sp && !((fl & DP_FR_CB) && (dp_frflags(f - 1) & DP_FR_PENDING)))
 			break;  /* (call frames' sp are even: this is sp < f->sp) */
 		pop_stale(t);
 	}
@@ -787,7 +798,7 @@ again:
 		goto lost;
 	struct dp_frame *f = h->top;
 	struct dp_pd *parent = f->pd ? f->pd : t->root;
-	if ((f->at & DP_FR_PENDING) && f->csd != &t->outside) {
+	if ((dp_frflags(f) & DP_FR_PENDING) && f->csd != &t->outside) {
 		struct dp_csd *c = f->csd;
 		if (expects(c, ps)) {
 			if (!c->callee) {
@@ -862,11 +873,12 @@ DP_COLD static void call_slow(struct dp_tu *tu, uint32_t site, uintptr_t fn, uin
 	int saved_errno = errno;
 	struct dp_hot *h = t->h;
 again:
-	while (h->top != t->stack && sp >= h->top->sp && !(sp == h->top->sp && (h->top->at & DP_FR_INL)))
+	while (h->top != t->stack && sp >= h->top->sp &&
+	       !(sp == h->top->sp && (dp_frflags(h->top) & DP_FR_INL)))
 		pop_stale(t);
 	settle(h);
 	struct dp_frame *f = h->top;
-	if ((f->at & DP_FR_PENDING) && f->csd != &t->outside && !f->csd->callee) {
+	if ((dp_frflags(f) & DP_FR_PENDING) && f->csd != &t->outside && !f->csd->callee) {
 		/* instrumented code running below a call that entered none: the
 		 * callee is uninstrumented (an enter hook was lost otherwise) */
 		struct dp_csd *pc = f->csd;

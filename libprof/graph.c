@@ -532,8 +532,8 @@ void dp_graph_tails_end(struct dp_thread *t, uint32_t base, uint32_t upto, bool 
 	}
 }
 
-/* Pop the top frame as left without returning. */
-static void pop_nonlocal(struct dp_thread *t)
+/* Pop the top frame: its call returned, or was left without returning. */
+static void pop_top(struct dp_thread *t, bool returned)
 {
 	struct dp_frame *f = t->h->top;
 	dp_frame_restore_outer(t->h, f);
@@ -541,7 +541,16 @@ static void pop_nonlocal(struct dp_thread *t)
 	__asm__ volatile("" ::: "memory");
 	struct dp_csd *c = f->csd;
 	f->sp = DP_SP_DEAD;
-	c->nonlocal++;
+	if (returned)
+		c->exits++;
+	else
+		c->nonlocal++;
+}
+
+/* Pop the top frame as left without returning. */
+static void pop_nonlocal(struct dp_thread *t)
+{
+	pop_top(t, false);
 }
 
 /* Pop the top frame, ended below a -finstrument-functions function that
@@ -553,21 +562,12 @@ static void pop_under_exit(struct dp_thread *t)
 {
 	struct dp_frame *f = t->h->top;
 	uintptr_t fl = dp_frflags(f);
-	if (!(fl & DP_FR_CB)) {
-		pop_nonlocal(t);
-		return;
-	}
-	if (fl & DP_FR_TAILS) {         /* tail calls replaced the callback: they returned too */
-		uint64_t n = t->n_tails;
+	if ((fl & DP_FR_CB) && (fl & DP_FR_TAILS)) {    /* tail calls replaced the callback: */
+		uint64_t n = t->n_tails;                  /* they returned too */
 		dp_graph_tails_end(t, (uint32_t)f->mask, (uint32_t)n, true, true);
 		dp_cas_local(&t->n_tails, n, f->mask);
 	}
-	dp_frame_restore_outer(t->h, f);
-	t->h->top = f - 1;
-	__asm__ volatile("" ::: "memory");
-	struct dp_csd *c = f->csd;
-	f->sp = DP_SP_DEAD;
-	c->exits++;
+	pop_top(t, fl & DP_FR_CB);
 }
 
 /*

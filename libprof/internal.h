@@ -183,8 +183,9 @@ struct dp_frame {
 	uint32_t off;               /* fn's frame offset: sp = the hook's stack pointer + off */
 	struct dp_csd **tab;        /* pd's table (mask in its header), cached for the next call's
 	                               lookup; may be stale after growth: then the slow path finds
-	                               the csd. -finstrument-functions and region frames have one;
-	                               plugin (ABI v1) frames leave it as it was */
+	                               the csd. Every frame has one: a plugin (ABI v1) frame's
+	                               is its callee pd's, or an empty one while the call is
+	                               unbound (a -finstrument-functions hook may probe it) */
 	uintptr_t mask;             /* plugin frames (ABI v1): the base of their tail records */
 	uintptr_t at;               /* -finstrument-functions frames: where the enter hook was
 	                               called from (its return address, never with bit 63 set);

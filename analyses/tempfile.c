@@ -53,6 +53,22 @@ int dpa_temp_create(const char *path, char **tmp)
 	return fd;
 }
 
+int dpa_temp_probe(const char *path)
+{
+	struct stat st;
+	char *tmp;
+	int fd;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return access(path, W_OK);
+	if ((fd = dpa_temp_create(path, &tmp)) < 0)
+		return -1;
+	close(fd);
+	dpa_temp_discard(tmp);
+	free(tmp);
+	return 0;
+}
+
 int dpa_temp_commit(const char *tmp, const char *path)
 {
 	return tmp ? rename(tmp, path) : 0;

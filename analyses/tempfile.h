@@ -16,6 +16,12 @@
  * would replace the device with a regular file. */
 int dpa_temp_create(const char *path, char **tmp);
 
+/* Whether path can be written as dpa_temp_create would: 0, or -1 with
+ * errno set (ENOMEM included). A path written in place is only checked
+ * with access(), never opened: opening a FIFO would wait for a reader, and
+ * closing it hand that reader an empty file. */
+int dpa_temp_probe(const char *path);
+
 /* The second half: rename tmp over path (0), or nothing when the file was
  * written in place (tmp NULL); -1 with errno set. */
 int dpa_temp_commit(const char *tmp, const char *path);

@@ -29,6 +29,7 @@
 #include "feedback_cli.h"
 #include "feedback_file.h"
 #include "profile.h"
+#include "tempfile.h"
 
 static const char batch_usage[] =
 	"usage: deepprof batch [options] [feedback options] INPUT -o DIR\n"
@@ -1115,7 +1116,6 @@ static void make_outdir(struct batch *b)
 	const char *d = b->outdir_arg;
 	struct stat st;
 	char *probe, *r;
-	int fd;
 
 	if (mkdir(d, 0777) < 0 && errno != EEXIST)
 		bad("%s: cannot make the output directory: %s", d, strerror(errno));
@@ -1125,14 +1125,9 @@ static void make_outdir(struct batch *b)
 	if (!r)
 		bad("%s: cannot write: %s", d, strerror(errno));
 	b->outdir = r;
-	/* a file of its own, not summary.json's temporary: a summary.json
-	 * that is a FIFO would be opened in place, and block for a reader */
-	probe = xasprintf("%s/.deepprof-batch-XXXXXX", r);
-	fd = mkstemp(probe);
-	if (fd < 0)
+	probe = xasprintf("%s/summary.json", r);
+	if (dpa_temp_probe(probe) < 0)
 		bad("%s: cannot write: %s", d, strerror(errno));
-	close(fd);
-	unlink(probe);
 	free(probe);
 }
 

@@ -204,19 +204,11 @@ int cmd_calibrate(int argc, char **argv)
 	if (!runs)
 		runs = quick ? 3 : 5;
 
-	/* find out now, not after the measuring, that out cannot be written:
-	 * the same temporary file the write makes */
-	{
-		char *tmp;
-		int fd = dpa_temp_create(out, &tmp);
-
-		if (fd < 0 && errno == ENOMEM)
+	/* find out now, not after the measuring, that out cannot be written */
+	if (dpa_temp_probe(out) < 0) {
+		if (errno == ENOMEM)
 			die_status(DP_EXIT_FAIL, "calibrate: out of memory");
-		if (fd < 0)
-			die("calibrate: cannot write %s: %s", out, strerror(errno));
-		close(fd);
-		dpa_temp_discard(tmp);
-		free(tmp);
+		die("calibrate: cannot write %s: %s", out, strerror(errno));
 	}
 
 	if (dpf_calibrate(&c, runs, quick, err, sizeof(err)) < 0)

@@ -20,8 +20,10 @@ Part of deepprof's tests. MIT licence.
 import json
 import math
 import os
+import stat
 import subprocess
 import sys
+import threading
 import time
 
 import jsonschema
@@ -168,6 +170,7 @@ def test_calibrate():
             d2 = json.load(f)
         check(d2["runs"] == 2 and all(d2["overheads"][k]["samples"] > 0 for k in OVERHEADS),
               "--runs=2: two runs, samples of every overhead")
+    test_calibrate_fifo()
     p = run([DEEPPROF, "help", "calibrate"])
     check(p.returncode == 0 and "usage: deepprof calibrate" in p.stdout, "help calibrate")
 
@@ -189,6 +192,42 @@ def test_calibrate():
     p = run([DEEPPROF, "calibrate", "--quick", "-o", notdir])
     one_line_error(p, 2, [notdir, "Not a directory"], "calibrate under a file")
     return cal
+
+
+def test_calibrate_fifo():
+    """-o a FIFO: the calibration is written in place, once. The check that
+    the output can be written, made before measuring, must not open it: it
+    handed the reader an empty file, and the write then waited for a reader
+    that never came."""
+    fifo = out("cal.fifo")
+    if os.path.lexists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    got = []
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    try:
+        p = subprocess.run([DEEPPROF, "calibrate", "--quick", "-o", fifo], capture_output=True,
+                           text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        check(False, "calibrate -o FIFO returns (blocked for 60 s)")
+        with open(fifo, "rb"):   # let a blocked writer go
+            pass
+        return
+    t.join(10)
+    doc = None
+    try:
+        doc = json.loads(got[0]) if got else None
+    except ValueError:
+        pass
+    check(p.returncode == 0 and doc is not None and doc.get("format") == "deepprof-calibration"
+          and stat.S_ISFIFO(os.stat(fifo).st_mode),
+          "calibrate -o FIFO: the reader gets the calibration, the FIFO stays one "
+          "(rc %d %r, read %r)" % (p.returncode, p.stderr, [g[:60] for g in got]))
 
 
 def test_feedback_calibration_errors(cal, data):

@@ -31,7 +31,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import threading
 
 import jsonschema
 
@@ -324,29 +323,15 @@ def test_progress(suite):
 
 def test_fifo_summary(suite, direct):
     """A summary.json that is a FIFO gets the summary, written in place:
-    the output directory's writability probe does not open it (an open
+    the output directory's writability check does not open it (an open
     with no reader blocks; with one, the reader got an empty file)."""
     o = out("fifo-out")
     shutil.rmtree(o, ignore_errors=True)
     os.makedirs(o)
     fifo = os.path.join(o, "summary.json")
-    os.mkfifo(fifo)
-    got = []
-
-    def reader():
-        with open(fifo, "rb") as f:
-            got.append(f.read())
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    try:
-        p = subprocess.run([DEEPPROF, "batch", suite, "-o", o], capture_output=True, text=True,
-                           timeout=60)
-    except subprocess.TimeoutExpired:
-        check(False, "batch with a FIFO summary.json returns (blocked for 60 s)")
-        with open(fifo, "rb"):   # let the blocked writer go, if it is still there
-            pass
+    p, got = dptest.run_into_fifo([DEEPPROF, "batch", suite, "-o", o], fifo)
+    if not check(p is not None, "batch with a FIFO summary.json returns (blocked for 60 s)"):
         return
-    t.join(10)
     with open(os.path.join(direct, "summary.json"), "rb") as f:
         want = f.read()
     check(p.returncode == 0 and got == [want] and stat.S_ISFIFO(os.stat(fifo).st_mode),

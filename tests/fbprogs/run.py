@@ -23,12 +23,13 @@ import os
 import stat
 import subprocess
 import sys
-import threading
 import time
 
 import jsonschema
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import dptest  # noqa: E402  (tests/lib: run_into_fifo)
 ROOT = os.path.dirname(os.path.dirname(HERE))
 ACC = os.path.join(ROOT, "bench", "accuracy")
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
@@ -202,23 +203,9 @@ def test_calibrate_fifo():
     fifo = out("cal.fifo")
     if os.path.lexists(fifo):
         os.unlink(fifo)
-    os.mkfifo(fifo)
-    got = []
-
-    def reader():
-        with open(fifo, "rb") as f:
-            got.append(f.read())
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    try:
-        p = subprocess.run([DEEPPROF, "calibrate", "--quick", "-o", fifo], capture_output=True,
-                           text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        check(False, "calibrate -o FIFO returns (blocked for 60 s)")
-        with open(fifo, "rb"):   # let a blocked writer go
-            pass
+    p, got = dptest.run_into_fifo([DEEPPROF, "calibrate", "--quick", "-o", fifo], fifo)
+    if not check(p is not None, "calibrate -o FIFO returns (blocked for 60 s)"):
         return
-    t.join(10)
     doc = None
     try:
         doc = json.loads(got[0]) if got else None

@@ -157,6 +157,29 @@ def run_stderr_on_tty(args, timeout=120):
     return p, tty
 
 
+def run_into_fifo(args, fifo, timeout=60):
+    """Make the FIFO fifo, and run args (which write into it) with a
+    reader on it: (the CompletedProcess, or None when args ran past
+    timeout seconds, and the list of what the reader read: one bytes
+    object once it saw end of file)."""
+    import threading
+    os.mkfifo(fifo)
+    got = []
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+    # a daemon: a reader that never sees end of file must not hold the suite
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, got        # (args was killed: no writer is left blocked)
+    t.join(10)
+    return p, got
+
+
 def build_suite_main(suite, tests):
     """The main() of a suite of tests that build in BUILD/SUITE/NAME:
     `run.py [--build DIR] [TEST...]`; tests are (name, fn(args, name)),

@@ -2,7 +2,8 @@
 """run.py BUILD — the check-fbprogs suite.
 
 1. `deepprof calibrate`: --quick under a second, the file valid against
-   schemas/calibration.schema.json, every overhead positive and sane, the
+   schemas/calibration.schema.json, every overhead positive (barrier_cost: not
+   negative) and sane, the
    table, --runs, no temporary file left; bad options and an unwritable
    output each one line and exit 2; `deepprof feedback --calibration=` with
    a missing or bad file one line naming it.
@@ -156,7 +157,13 @@ def test_calibrate():
     check("libgomp" in (doc["libgomp"]["path"] or ""), "libgomp's path names libgomp")
     for k in OVERHEADS:
         o = doc["overheads"][k]
-        check(0 < o["ns"] < SANE_MAX[k], "%s positive and sane: %r ns" % (k, o["ns"]))
+        # a taskwait whose child is done costs about one clock reading
+        # (~40 ns against ~30): on a busy machine its median is below the
+        # clock's own noise, and 0 (CI, twice); every other overhead is
+        # well above it
+        low = 0 <= o["ns"] if k == "barrier_cost" else 0 < o["ns"]
+        check(low and o["ns"] < SANE_MAX[k], "%s positive (barrier_cost: not negative) and "
+              "sane: %r ns" % (k, o["ns"]))
         check(o["min"] <= o["ns"] <= o["max"], "%s: min <= median <= max" % k)
         check(abs(o["spread"] - (o["max"] - o["min"])) < 1e-6, "%s: spread = max - min" % k)
     # (no relation between measured overheads is asserted: spawn_delay,

@@ -651,6 +651,8 @@ struct dp_csd *dp_graph_sample_step(struct dp_thread *t, struct dp_pd *const *pa
 /* timer.c */
 void dp_timer_install(void);
 void dp_timer_start(struct dp_thread *t);
+const sigset_t *dp_sigmask_keep_prof(int how, const sigset_t *set, sigset_t *copy,
+				     void (*ours)(int, siginfo_t *, void *));
 void dp_timer_stop(struct dp_thread *t);
 
 /* split.c: at a clock tick on t (the interrupted thread, uc its ucontext),

@@ -58,9 +58,10 @@ $(LIBPROF_SO): $(LIBPROF_PICS)
 # libprof-record.so: the runtime plus record.c, for LD_PRELOAD into an
 # unmodified program (cli/cmd_record.c finds it as ../lib/ from deepprof);
 # without alloc.c and omp.c, whose malloc and GOMP_* wrappers would add
-# frames and cost to every sampled program (record.c stubs dp_alloc_link).
+# frames and cost to every sampled program (record.c stubs dp_alloc_link),
+# and sigmask.c, whose wrappers record.c has with its own checks.
 LIBPROF_REC_SO := $(LIB_DIR)/libprof-record.so
-LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o,$(LIBPROF_PICS)) $(OBJ_DIR)/libprof/pic/record.o
+LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o,$(LIBPROF_PICS)) $(OBJ_DIR)/libprof/pic/record.o
 all: $(LIBPROF_REC_SO)
 $(LIBPROF_REC_SO): $(LIBPROF_REC_PICS)
 	@mkdir -p $(dir $@)

@@ -284,10 +284,20 @@ static void check_handler(int sig, const void *h)
 		disturbed(DP_REC_HANDLER, "installs its own SIGPROF handler");
 }
 
-static void check_mask(int how, const sigset_t *set)
+/* The set to pass on for the program's mask call: SIGPROF kept
+ * deliverable (dp_sigmask_keep_prof), said once on stderr; a mask that
+ * still blocks it (the program's own handler has taken SIGPROF) adds
+ * nothing to that handler's mark. */
+static const sigset_t *check_mask(int how, const sigset_t *set, sigset_t *copy)
 {
-	if (set && how != SIG_UNBLOCK && !in_tick && sigismember(set, SIGPROF) == 1)
-		disturbed(DP_REC_BLOCKED, "blocks SIGPROF");
+	static int noted;
+	if (in_tick)
+		return set;
+	const sigset_t *r = dp_sigmask_keep_prof(how, set, copy, on_tick);
+	if (r != set && dp_rt.sampling && !__atomic_exchange_n(&noted, 1, __ATOMIC_RELAXED))
+		dp_log("record: note: the program blocks SIGPROF;",
+		       "it is kept unblocked, so every thread is still sampled", NULL);
+	return r;
 }
 
 DP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -319,7 +329,8 @@ DP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 			sigemptyset(old);
 		return 0;
 	}
-	check_mask(how, set);
+	sigset_t copy;
+	set = check_mask(how, set, &copy);
 	return f ? f(how, set, old) : (errno = ENOSYS, -1);
 }
 
@@ -327,7 +338,8 @@ DP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	static void *r;
 	int (*f)(int, const sigset_t *, sigset_t *) = real("pthread_sigmask", &r);
-	check_mask(how, set);
+	sigset_t copy;
+	set = check_mask(how, set, &copy);
 	return f ? f(how, set, old) : ENOSYS;
 }
 

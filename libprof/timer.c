@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include "internal.h"
 
 #define BELOW_MAX 64     /* uninstrumented frames looked at below an activation */
@@ -219,6 +221,38 @@ void dp_timer_install(void)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGPROF, &sa, NULL) != 0)
 		dp_log("cannot install the SIGPROF handler: no clock ticks", NULL, NULL);
+}
+
+/*
+ * What a call of sigprocmask or pthread_sigmask that the program makes
+ * should pass on: set itself, or *copy, set without SIGPROF, when the call
+ * would block SIGPROF (SIG_BLOCK or SIG_SETMASK) while ours (the runtime's
+ * handler, or deepprof record's) takes the ticks. A thread that blocks
+ * SIGPROF is never sampled, and programs block every signal in their
+ * worker threads: liblzma does, so `xz -T2` had 10 ticks for 37 s of CPU.
+ * The handler runs anywhere, so SIGPROF kept deliverable changes nothing
+ * else the program sees. A handler of the program's own is left its mask.
+ */
+const sigset_t *dp_sigmask_keep_prof(int how, const sigset_t *set, sigset_t *copy,
+				     void (*ours)(int, siginfo_t *, void *))
+{
+	struct sigaction cur;
+	if (!set || how == SIG_UNBLOCK || sigismember(set, SIGPROF) != 1)
+		return set;
+	if (sigaction(SIGPROF, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) ||
+	    cur.sa_sigaction != (ours ? ours : on_sigprof))
+		return set;
+	/* blocked now: in a signal handler, ours (libunwind masks signals
+	 * around its cache lock while a tick unwinds) or the program's, where
+	 * a SIG_SETMASK without it would let a tick interrupt the handler */
+	sigset_t now;
+	sigemptyset(&now);
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &now, _NSIG / 8) != 0 ||
+	    sigismember(&now, SIGPROF) == 1)
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGPROF);
+	return copy;
 }
 
 /* Start t's CPU timer; t must be the calling thread. */

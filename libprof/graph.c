@@ -206,6 +206,8 @@ struct dp_css *dp_graph_css_get(uintptr_t site, struct dp_ps *caller, const stru
 			css->file = str_copy(init->file);
 			css->line = init->line;
 			css->col = init->col;
+			css->sflags = init->sflags;
+			css->callee_name = str_copy(init->callee_name);
 		}
 		uint32_t h = hash_ptr(site, (uintptr_t)caller) & dp_rt.css_hmask;
 		css->hnext = dp_rt.css_hash[h];

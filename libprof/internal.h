@@ -87,6 +87,11 @@ struct dp_css {
 	struct dp_ps *callee;       /* the static callee, or NULL */
 	const char *file;           /* a copy, or NULL */
 	uint32_t line, col;
+	/* a plugin site's: its static record's flags and callee name (a
+	 * copy), read here and never there: a library's tables are gone
+	 * once it is dlclose'd, its csds not */
+	uint32_t sflags;
+	const char *callee_name;
 	struct dp_css *hnext;
 	struct dp_css *next;
 };

@@ -173,7 +173,8 @@ static struct dp_css *site_css(struct dp_tu *tu, uint32_t site, struct dp_ps *ca
 	bool own = caller->fn == (uintptr_t)&tu->ps[s->caller];
 	if (own && cache && DP_LOAD_ACQ(&cache[site]))
 		return cache[site];
-	struct dp_css init = { .kind = s->kind, .file = s->file, .line = s->line, .col = s->col };
+	struct dp_css init = { .kind = s->kind, .file = s->file, .line = s->line, .col = s->col,
+			       .sflags = s->flags, .callee_name = s->callee };
 	if (s->callee_ps)
 		init.callee = static_ps(tu, s->callee_ps - 1);
 	else if (s->kind == DP_CSS_KIND_EXTERNAL)
@@ -224,7 +225,7 @@ struct dp_ps *dp_plugin_uninstrumented_ps(const struct dp_csd *c)
 		struct dp_ps init = { .kind = DP_PS_ADDR, .uninstrumented = true };
 		return dp_graph_ps_get(c->fn, &init);
 	}
-	return external_ps(((const struct dp_css_static *)c->site)->callee);
+	return external_ps(c->css->callee_name);
 }
 
 /* Bind c, whose call returned (or was left) without entering instrumented
@@ -465,10 +466,9 @@ static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
 {
 	if (c->callee)
 		return c->callee->ps == ps;
-	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
-	if (s->kind == DP_CSS_KIND_INDIRECT)
+	if (c->css->kind == DP_CSS_KIND_INDIRECT)
 		return true;
-	return s->callee && ps->name && strcmp(s->callee, ps->name) == 0;
+	return c->css->callee_name && ps->name && strcmp(c->css->callee_name, ps->name) == 0;
 }
 
 /* Room for one more tail record; -1 when out of memory. */

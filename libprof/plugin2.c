@@ -183,7 +183,7 @@ static enum how how(const struct dp_csd *c)
 		return BY_CHAIN;                /* no hook sees a callback return */
 	if (DP_CSS_IS_REGION(c->css->kind))
 		return BY_COUNT;                /* omp.c counts a region's runs and returns */
-	uint16_t f = ((const struct dp_css_static *)c->site)->flags;
+	uint32_t f = c->css->sflags;
 	return f & DP_CSS_NORETURN ? NORET : f & DP_CSS_LEAF_CALLEE ? LEAF : f & DP_CSS_TAIL ? TAIL : BY_COUNT;
 }
 
@@ -353,10 +353,9 @@ static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
 {
 	if (DP_CSS_IS_REGION(c->css->kind))
 		return true;                    /* omp.c's: its site is no table record */
-	const struct dp_css_static *s = (const struct dp_css_static *)c->site;
-	if (s->kind == DP_CSS_KIND_INDIRECT)
+	if (c->css->kind == DP_CSS_KIND_INDIRECT)
 		return true;
-	return s->callee && ps->name && strcmp(s->callee, ps->name) == 0;
+	return c->css->callee_name && ps->name && strcmp(c->css->callee_name, ps->name) == 0;
 }
 
 /* ==== ticks outside instrumented code (timer.c) =========================== */

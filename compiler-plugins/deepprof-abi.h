@@ -172,6 +172,10 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
  * forgets the calls it left and sets dp_cur to me. Out of line: setjmp
  * costs more than this call. */
 void dp_abi_land(struct dp_tu *tu, void *me);
+/* Right before a call of _exit or _Exit (both ABIs): the process ends
+ * without exit's destructors, so the runtime writes the final profile
+ * now (not in a vfork child). */
+void dp_abi_exiting(void);
 
 #ifdef __cplusplus
 }

@@ -297,6 +297,18 @@ unsigned int inst_pass::execute(function *fun)
 		gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)), enter);
 		gsi_commit_edge_inserts();
 	}
+	/* _exit and _Exit end the process without exit's destructors, where
+	 * the runtime writes the profile: it is told right before (after the
+	 * site's own code, so the call is counted, as one left running) */
+	for (unsigned i = 0; i < calls.length(); i++) {
+		tree fn = gimple_call_fndecl(calls[i]);
+		if (fn && (fndecl_built_in_p(fn, BUILT_IN__EXIT) || fndecl_built_in_p(fn, BUILT_IN__EXIT2))) {
+			gcall *tell = gimple_build_call(dp_hook_decl(DPR_EXITING), 0);
+			gimple_set_location(tell, gimple_location(calls[i]));
+			gimple_stmt_iterator g = gsi_for_stmt(calls[i]);
+			gsi_insert_before(&g, tell, GSI_SAME_STMT);
+		}
+	}
 	struct dp_fn_rec *f = &dp_fns[ps];
 	f->n_css = calls.length();
 	f->n_backedges = n_back;

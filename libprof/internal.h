@@ -376,6 +376,8 @@ struct dp_runtime {
 	int argc;
 	char **argv;
 	pid_t fork_of;
+	pid_t pid;                  /* this process's, set at start and in a forked child (a
+	                               vfork child, which shares our memory, has another) */
 	pthread_key_t key;
 	uint32_t stopped;           /* set once the final profile is written */
 	uint32_t final_done;

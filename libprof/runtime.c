@@ -31,6 +31,7 @@ static pid_t pid_at_prepare;
 
 /* --- private prototypes --- */
 static void runtime_init_once(void);
+static void on_quick_exit(void);
 static void thread_key_dtor(void *arg);
 static void on_fatal_signal(int sig);
 static void fork_prepare(void);
@@ -101,6 +102,7 @@ static void runtime_init_once(void)
 	}
 	dp_rt.start_ns = dp_now_ns(CLOCK_REALTIME);
 	dp_rt.start_mono_ns = dp_now_ns(CLOCK_MONOTONIC);
+	dp_rt.pid = getpid();
 
 	const char *hz = getenv("DEEPPROF_HZ");
 	dp_rt.timer_hz = 1000;
@@ -118,6 +120,8 @@ static void runtime_init_once(void)
 	if (pthread_key_create(&dp_rt.key, thread_key_dtor) != 0)
 		dp_log("cannot create a thread key: thread ends will not be seen", NULL, NULL);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* registered first, so run last: after the program's own handlers */
+	at_quick_exit(on_quick_exit);
 
 	static const int fatal[] = { SIGINT, SIGTERM };
 	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
@@ -187,6 +191,31 @@ static void dp_dtor(void)
 	dp_rt.normal_end = 1;
 	dp_write_profile(NULL, true, false);
 	errno = saved_errno;
+}
+
+/* The final profile when the process ends without exit's handlers and
+ * destructors: quick_exit() (after the program's at_quick_exit handlers),
+ * and _exit() or _Exit() called from a plugin build's code (the plugin
+ * calls dp_abi_exiting() right before). Not in a vfork child: it shares
+ * the parent's memory, and the parent's profile is the parent's to write. */
+static void final_write(void)
+{
+	int saved_errno = errno;
+	if (dp_rt.pid && (pid_t)syscall(SYS_getpid) == dp_rt.pid) {
+		dp_rt.normal_end = 1;
+		dp_write_profile(NULL, true, false);
+	}
+	errno = saved_errno;
+}
+
+static void on_quick_exit(void)
+{
+	final_write();
+}
+
+DP_EXPORT void dp_abi_exiting(void)
+{
+	final_write();
 }
 
 /* ==== threads ============================================================== */
@@ -364,6 +393,7 @@ static void fork_child(void)
 	int saved_errno = errno;
 	dp_unlock();
 	dp_rt.fork_of = pid_at_prepare;
+	dp_rt.pid = getpid();
 	dp_rt.start_ns = dp_now_ns(CLOCK_REALTIME);
 	dp_rt.start_mono_ns = dp_now_ns(CLOCK_MONOTONIC);
 	dp_rt.allocs_outside = dp_rt.bytes_outside = dp_rt.lost = 0;

@@ -203,7 +203,9 @@ static void final_write(void)
 	int saved_errno = errno;
 	if (dp_rt.pid && (pid_t)syscall(SYS_getpid) == dp_rt.pid) {
 		dp_rt.normal_end = 1;
-		dp_write_profile(NULL, true, false);
+		/* as from a signal handler, where both are often called: the
+		 * module list is scanned only if a node lies in no module of it */
+		dp_write_profile(NULL, true, true);
 	}
 	errno = saved_errno;
 }

@@ -176,6 +176,9 @@ void dp_abi_land(struct dp_tu *tu, void *me);
  * without exit's destructors, so the runtime writes the final profile
  * now (not in a vfork child). */
 void dp_abi_exiting(void);
+/* Right before a call of an exec function (execve & co, both ABIs): the
+ * runtime writes the profile as a snapshot (the exec may fail). */
+void dp_abi_exec(void);
 
 #ifdef __cplusplus
 }

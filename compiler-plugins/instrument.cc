@@ -8,7 +8,22 @@
 #include "plugin.h"
 
 /* --- private prototypes --- */
+/* One of libc's exec functions (a file-scope declaration of that name). */
+static bool is_exec(tree fn)
+{
+	static const char *const names[] = { "execv", "execve", "execvp", "execvpe", "execl",
+					     "execle", "execlp", "fexecve", "execveat" };
+	if (!TREE_PUBLIC(fn) || (DECL_CONTEXT(fn) && TREE_CODE(DECL_CONTEXT(fn)) == FUNCTION_DECL))
+		return false;
+	const char *n = dp_decl_name(fn);
+	for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(n, names[i]))
+			return true;
+	return false;
+}
+
 static bool is_site(gimple *stmt);
+static bool is_exec(tree fn);
 static unsigned site_kind(tree fndecl);
 static bool in_tail_position(gimple *call);
 static gimple_seq tick_sequence(void);
@@ -298,12 +313,18 @@ unsigned int inst_pass::execute(function *fun)
 		gsi_commit_edge_inserts();
 	}
 	/* _exit and _Exit end the process without exit's destructors, where
-	 * the runtime writes the profile: it is told right before (after the
-	 * site's own code, so the call is counted, as one left running) */
+	 * the runtime writes the profile, and an exec function replaces it:
+	 * the runtime is told right before (after the site's own code, so the
+	 * call is counted, as one left running) */
 	for (unsigned i = 0; i < calls.length(); i++) {
 		tree fn = gimple_call_fndecl(calls[i]);
-		if (fn && (fndecl_built_in_p(fn, BUILT_IN__EXIT) || fndecl_built_in_p(fn, BUILT_IN__EXIT2))) {
-			gcall *tell = gimple_build_call(dp_hook_decl(DPR_EXITING), 0);
+		enum dp_root hook = DPR_N;
+		if (fn && (fndecl_built_in_p(fn, BUILT_IN__EXIT) || fndecl_built_in_p(fn, BUILT_IN__EXIT2)))
+			hook = DPR_EXITING;
+		else if (fn && is_exec(fn))
+			hook = DPR_EXEC;
+		if (hook != DPR_N) {
+			gcall *tell = gimple_build_call(dp_hook_decl(hook), 0);
 			gimple_set_location(tell, gimple_location(calls[i]));
 			gimple_stmt_iterator g = gsi_for_stmt(calls[i]);
 			gsi_insert_before(&g, tell, GSI_SAME_STMT);

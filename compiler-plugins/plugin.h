@@ -91,6 +91,7 @@ enum dp_root {
 	DPR_ENTER_SLOW, DPR_CALL_SLOW,  /* abi=2 */
 	DPR_LAND,               /* abi=2: after each setjmp & co returns */
 	DPR_EXITING,            /* before each call of _exit or _Exit */
+	DPR_EXEC,               /* before each call of an exec function */
 	DPR_CUR,                /* abi=2: the thread-local dp_cur */
 	DPR_RT_PTR,             /* abi=2: pointer to the runtime's memory, its own alias set */
 	DPR_GUARD, DPR_DEPTH,   /* parallel.cc: __deepprof_guard, __deepprof_depth */

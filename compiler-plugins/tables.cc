@@ -192,6 +192,9 @@ tree dp_hook_decl(enum dp_root which)
 	case DPR_EXITING:
 		d = make_hook("dp_abi_exiting", build_function_type_list(v, NULL_TREE));
 		break;
+	case DPR_EXEC:
+		d = make_hook("dp_abi_exec", build_function_type_list(v, NULL_TREE));
+		break;
 	default:
 		gcc_unreachable();
 	}
@@ -247,7 +250,8 @@ bool dp_is_hook(tree fndecl)
 		if (dp_roots[i] == fndecl)
 			return true;
 	if (fndecl == dp_roots[DPR_ENTER_SLOW] || fndecl == dp_roots[DPR_CALL_SLOW] ||
-	    fndecl == dp_roots[DPR_LAND] || fndecl == dp_roots[DPR_EXITING])
+	    fndecl == dp_roots[DPR_LAND] || fndecl == dp_roots[DPR_EXITING] ||
+	    fndecl == dp_roots[DPR_EXEC])
 		return true;
 	/* the use build's parallel code asks these (parallel.cc): not the program's calls */
 	if (fndecl == dp_roots[DPR_GUARD] || fndecl == dp_roots[DPR_IN_PARALLEL] ||

@@ -220,6 +220,18 @@ DP_EXPORT void dp_abi_exiting(void)
 	final_write();
 }
 
+/* Before an exec function, from a plugin build's code: the image that
+ * replaces this one runs no destructor of ours, so its profile is written
+ * now, as a snapshot (not final: if the exec fails, the program goes on
+ * and its final profile replaces this one). Not in a vfork child. */
+DP_EXPORT void dp_abi_exec(void)
+{
+	int saved_errno = errno;
+	if (dp_rt.pid && (pid_t)syscall(SYS_getpid) == dp_rt.pid)
+		dp_write_profile(NULL, false, true);
+	errno = saved_errno;
+}
+
 /* ==== threads ============================================================== */
 
 extern void *__libc_stack_end;

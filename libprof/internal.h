@@ -376,6 +376,9 @@ struct dp_runtime {
 	int argc;
 	char **argv;
 	pid_t fork_of;
+	const char *start_dir;      /* the working directory at start, or NULL: a relative
+	                               DEEPPROF_FILE (or Deep.data) is written there, whatever
+	                               directory the program has moved to since */
 	pid_t pid;                  /* this process's, set at start and in a forked child (a
 	                               vfork child, which shares our memory, has another) */
 	pthread_key_t key;

@@ -116,6 +116,9 @@ static void runtime_init_once(void)
 	}
 	const char *file = getenv("DEEPPROF_FILE");
 	dp_rt.file_env = (file && *file) ? file : NULL;
+	static char start_dir[4096];
+	if (getcwd(start_dir, sizeof start_dir) && start_dir[0] == '/')
+		dp_rt.start_dir = start_dir;
 
 	if (pthread_key_create(&dp_rt.key, thread_key_dtor) != 0)
 		dp_log("cannot create a thread key: thread ends will not be seen", NULL, NULL);

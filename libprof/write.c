@@ -237,8 +237,16 @@ static int resolve_path(char *dst, size_t size, const char *path)
 	dp_fmt_u64(pid, (uint64_t)getpid());
 	char *p = dst, *end = dst + size - 1;
 	bool had_pid = false;
-	if (!path)
+	if (!path) {
+		/* the program may have moved (a daemon to /, fts to the tree
+		 * it walks): a relative name is the start directory's */
 		path = dp_rt.file_env ? dp_rt.file_env : "Deep.data";
+		if (path[0] != '/' && dp_rt.start_dir) {
+			p = append(p, end, dp_rt.start_dir);
+			if (p > dst && p[-1] != '/')
+				p = append(p, end, "/");
+		}
+	}
 	for (const char *s = path; *s && p < end; s++) {
 		if (s[0] == '%' && s[1] == 'p') {
 			p = append(p, end, pid);

@@ -479,6 +479,12 @@ int main(int argc, char **argv)
 		}
 		args[n++] = rt;
 		args[n++] = "-Wl,--export-dynamic-symbol=dp_*,--export-dynamic-symbol=__cyg_profile_func_*";
+		/* the program's sigaction and signal pass through libprof's
+		 * (libprof/sigwrap.c): taking SIGPROF stops the clock first,
+		 * or the runtime's next tick would end a program that resets
+		 * it to SIG_DFL */
+		if (!o.runtime || !*o.runtime)
+			args[n++] = "-Wl,--wrap=sigaction,--wrap=signal";
 		if (o.openmp) {
 			/* libprof's wrappers of GOMP_parallel & co (libprof/omp.c)
 			 * call libgomp's own: keep it linked even when they were

@@ -371,7 +371,9 @@ struct dp_runtime {
 	uint64_t allocs_outside, bytes_outside;  /* atomic: allocations with no thread state */
 	uint64_t lost;              /* atomic */
 	uint64_t start_ns, start_mono_ns;
-	unsigned timer_hz;
+	unsigned timer_hz;          /* 0: no clock ticks (DEEPPROF_HZ=0, or the program took SIGPROF) */
+	uint64_t given_up_cpu_ns;   /* the process's CPU time when the program took SIGPROF (0: never):
+	                               the ticks counted cover that much */
 	const char *file_env;       /* $DEEPPROF_FILE or NULL */
 	int argc;
 	char **argv;
@@ -664,6 +666,8 @@ void dp_timer_start(struct dp_thread *t);
 const sigset_t *dp_sigmask_keep_prof(int how, const sigset_t *set, sigset_t *copy,
 				     void (*ours)(int, siginfo_t *, void *));
 void dp_timer_stop(struct dp_thread *t);
+bool dp_timer_handler_is_ours(const struct sigaction *act, void (*ours)(int, siginfo_t *, void *));
+void dp_timer_give_up(void);
 
 /* split.c: at a clock tick on t (the interrupted thread, uc its ucontext),
  * add to each recursive csd the activations through it on t's stack. */

@@ -30,6 +30,10 @@ OBJCOPY ?= objcopy
 LIBPROF_TEXT := $(foreach s,.text .text.unlikely .text.hot .text.startup .text.exit, \
 	--rename-section $(s)=deepprof_text)
 
+# sigwrap.c: libprof.a's __wrap_sigaction and __wrap_signal (deepprof-cc
+# links with --wrap), libprof.so's sigaction and signal themselves.
+$(OBJ_DIR)/libprof/pic/sigwrap.o: LIBPROF_CFLAGS += -DDP_SIGWRAP_SHARED
+
 # The -finstrument-functions hooks run at every call: no frame pointer
 # (three instructions per hook; their call frame information is exact).
 $(OBJ_DIR)/libprof/cyg.o $(OBJ_DIR)/libprof/pic/cyg.o: LIBPROF_CFLAGS += -fomit-frame-pointer
@@ -59,9 +63,10 @@ $(LIBPROF_SO): $(LIBPROF_PICS)
 # unmodified program (cli/cmd_record.c finds it as ../lib/ from deepprof);
 # without alloc.c and omp.c, whose malloc and GOMP_* wrappers would add
 # frames and cost to every sampled program (record.c stubs dp_alloc_link),
-# and sigmask.c, whose wrappers record.c has with its own checks.
+# and sigmask.c and sigwrap.c, whose wrappers record.c has with its own checks.
 LIBPROF_REC_SO := $(LIB_DIR)/libprof-record.so
-LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o,$(LIBPROF_PICS)) $(OBJ_DIR)/libprof/pic/record.o
+LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o %/sigwrap.o,$(LIBPROF_PICS)) \
+	$(OBJ_DIR)/libprof/pic/record.o
 all: $(LIBPROF_REC_SO)
 $(LIBPROF_REC_SO): $(LIBPROF_REC_PICS)
 	@mkdir -p $(dir $@)

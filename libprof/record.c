@@ -280,8 +280,12 @@ static void disturbed(unsigned flag, const char *what)
 
 static void check_handler(int sig, const void *h)
 {
-	if (sig == SIGPROF && h != (const void *)on_tick)
+	if (sig == SIGPROF && h != (const void *)on_tick) {
 		disturbed(DP_REC_HANDLER, "installs its own SIGPROF handler");
+		/* before the program's disposition is set: SIG_DFL would end
+		 * the process at our next tick, its handler would get them */
+		dp_timer_give_up();
+	}
 }
 
 /* The set to pass on for the program's mask call: SIGPROF kept

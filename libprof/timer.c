@@ -282,6 +282,40 @@ void dp_timer_start(struct dp_thread *t)
 	t->has_timer = true;
 }
 
+/* Whether a disposition for SIGPROF is ours (ours NULL: the runtime's
+ * handler, else deepprof record's). */
+bool dp_timer_handler_is_ours(const struct sigaction *act, void (*ours)(int, siginfo_t *, void *))
+{
+	return act && (act->sa_flags & SA_SIGINFO) && act->sa_sigaction == (ours ? ours : on_sigprof);
+}
+
+/*
+ * The program takes SIGPROF (its own handler, SIG_IGN, or SIG_DFL, whose
+ * action would end the process at our next tick: a daemon resetting every
+ * signal was killed, "Profiling timer expired"): every thread's CPU timer
+ * is deleted before the program's disposition is set, no thread starts
+ * one again, and clock ticks stop (calls and CSCs are still counted).
+ * Called from the program's sigaction and signal (sigwrap.c, record.c).
+ */
+void dp_timer_give_up(void)
+{
+	static uint32_t given_up;
+	if (!dp_rt.timer_hz || __atomic_exchange_n(&given_up, 1, __ATOMIC_ACQ_REL))
+		return;
+	dp_rt.given_up_cpu_ns = dp_now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	dp_rt.timer_hz = 0;
+	uint32_t n = DP_LOAD_ACQ(&dp_rt.n_threads);
+	struct dp_thread *t = DP_LOAD_ACQ(&dp_rt.threads);
+	for (uint32_t i = 0; i < n && t; i++, t = DP_LOAD_ACQ(&t->next))
+		if (t->has_timer) {
+			t->has_timer = false;
+			timer_delete(t->timer);
+		}
+	if (!dp_rt.sampling)
+		dp_log("the program takes SIGPROF for itself:",
+		       "clock ticks stop here (calls and call sequence counts go on)", NULL);
+}
+
 void dp_timer_stop(struct dp_thread *t)
 {
 	if (!t->has_timer)

@@ -545,7 +545,11 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 		tot[8] = mem_bytes;
 		tot[9] += DP_LOAD(&dp_rt.lost);
 	}
-	double ns_per_tick = tot[1] ? (double)tot[0] / (double)tot[1]
+	/* the CPU time the ticks stand for: all of it, or what had run when
+	 * the program took SIGPROF and the ticks stopped */
+	uint64_t ticked_ns = dp_rt.given_up_cpu_ns && dp_rt.given_up_cpu_ns < tot[0] ? dp_rt.given_up_cpu_ns
+										       : tot[0];
+	double ns_per_tick = tot[1] ? (double)ticked_ns / (double)tot[1]
 				    : (dp_rt.timer_hz ? 1e9 / dp_rt.timer_hz : 0.0);
 
 	if (!in_signal || !modules_cover(n_ps, n_css))

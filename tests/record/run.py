@@ -417,6 +417,12 @@ def t_disturbed(s):
         check(p.h["record_flags"] & flag, "record_flags %d has %d (%s)" % (p.h["record_flags"], flag, how))
         t = s.report(out)
         check("warning:" in t and "times may be wrong" in t, "report warns (%s):\n%s" % (how, t))
+    # SIG_DFL for every signal (a daemon's start): the clock stops before
+    # it is set, or the next tick would end the program
+    takeprof = s.cc(os.path.join("..", "e2e", "s-takeprof.c"), "takeprof")
+    r = s.record(["-o", "dfl.data", takeprof, "dfl"])
+    eq(r.stdout, "survived\n", "a program that resets SIGPROF to SIG_DFL runs to its end")
+    check(s.dump("dfl.data").h["record_flags"] & 1, "and its profile is marked")
     r = s.record(["-o", "quiet.data", s.exe("ab")])
     check("warning" not in r.stderr, "no warning for a quiet program: " + r.stderr)
     eq(s.dump("quiet.data").h["record_flags"], 0, "no mark")

@@ -482,9 +482,10 @@ int main(int argc, char **argv)
 		/* the program's sigaction and signal pass through libprof's
 		 * (libprof/sigwrap.c): taking SIGPROF stops the clock first,
 		 * or the runtime's next tick would end a program that resets
-		 * it to SIG_DFL */
+		 * it to SIG_DFL; and its dlclose (dlwrap.c): the library's
+		 * module is listed before it goes */
 		if (!o.runtime || !*o.runtime)
-			args[n++] = "-Wl,--wrap=sigaction,--wrap=signal";
+			args[n++] = "-Wl,--wrap=sigaction,--wrap=signal,--wrap=dlclose";
 		if (o.openmp) {
 			/* libprof's wrappers of GOMP_parallel & co (libprof/omp.c)
 			 * call libgomp's own: keep it linked even when they were

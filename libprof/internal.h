@@ -680,7 +680,7 @@ void dp_alloc_link(void);
 /* write.c */
 int dp_write_profile(const char *path, bool final, bool in_signal);
 /* Scan the loaded modules once at start-up, outside any signal handler. */
-void dp_write_modules_init(void);
+void dp_write_modules_scan(void);    /* add the modules loaded now to the writer's list */
 void dp_write_reset_child(void);   /* a forked child: forget a write in progress */
 /* The writer lock: held while a profile is written, and by a thread while it
  * ends, so the writer never reads the TLS of a thread that is going away.

@@ -33,6 +33,8 @@ LIBPROF_TEXT := $(foreach s,.text .text.unlikely .text.hot .text.startup .text.e
 # sigwrap.c: libprof.a's __wrap_sigaction and __wrap_signal (deepprof-cc
 # links with --wrap), libprof.so's sigaction and signal themselves.
 $(OBJ_DIR)/libprof/pic/sigwrap.o: LIBPROF_CFLAGS += -DDP_SIGWRAP_SHARED
+# dlwrap.c: the same for dlclose (libprof.a's __wrap_dlclose, libprof.so's dlclose).
+$(OBJ_DIR)/libprof/pic/dlwrap.o: LIBPROF_CFLAGS += -DDP_DLWRAP_SHARED
 
 # The -finstrument-functions hooks run at every call: no frame pointer
 # (three instructions per hook; their call frame information is exact).
@@ -63,9 +65,10 @@ $(LIBPROF_SO): $(LIBPROF_PICS)
 # unmodified program (cli/cmd_record.c finds it as ../lib/ from deepprof);
 # without alloc.c and omp.c, whose malloc and GOMP_* wrappers would add
 # frames and cost to every sampled program (record.c stubs dp_alloc_link),
-# and sigmask.c and sigwrap.c, whose wrappers record.c has with its own checks.
+# and sigmask.c and sigwrap.c, whose wrappers record.c has with its own
+# checks, and dlwrap.c (record's writes rescan the modules).
 LIBPROF_REC_SO := $(LIB_DIR)/libprof-record.so
-LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o %/sigwrap.o,$(LIBPROF_PICS)) \
+LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o %/sigwrap.o %/dlwrap.o,$(LIBPROF_PICS)) \
 	$(OBJ_DIR)/libprof/pic/record.o
 all: $(LIBPROF_REC_SO)
 $(LIBPROF_REC_SO): $(LIBPROF_REC_PICS)

@@ -285,6 +285,14 @@ static struct dp_csd *site_csd(struct dp_thread *t, struct dp_pd *pd, struct dp_
 		     (s->flags & DP_CSS_NORETURN ? DP_FR_NORET : 0);
 	if (css->callee && bind(t, c, css->callee) < 0)
 		return NULL;
+	/* an indirect call into code without a TU of ours (a plugin
+	 * library's function): its callee is known now, as a library
+	 * call's is, and a callback from it hangs from it */
+	if (!css->callee && s->kind == DP_CSS_KIND_INDIRECT && fn && !dp_code_instrumented(fn)) {
+		struct dp_ps *ups = dp_plugin_uninstrumented_ps(c);
+		if (!ups || bind(t, c, ups) < 0)
+			return NULL;
+	}
 	if (slotted) {
 		if (head) {
 			c->thead = head->thead;
@@ -466,8 +474,9 @@ static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
 {
 	if (c->callee)
 		return c->callee->ps == ps;
-	if (c->css->kind == DP_CSS_KIND_INDIRECT)
-		return true;
+	if (c->css->kind == DP_CSS_KIND_INDIRECT)   /* a target outside instrumented code
+						       calls ps back (a plugin's function) */
+		return !c->fn || dp_code_instrumented(c->fn);
 	return c->css->callee_name && ps->name && strcmp(c->css->callee_name, ps->name) == 0;
 }
 

@@ -353,8 +353,9 @@ static bool expects(const struct dp_csd *c, const struct dp_ps *ps)
 {
 	if (DP_CSS_IS_REGION(c->css->kind))
 		return true;                    /* omp.c's: its site is no table record */
-	if (c->css->kind == DP_CSS_KIND_INDIRECT)
-		return true;
+	if (c->css->kind == DP_CSS_KIND_INDIRECT)   /* a target outside instrumented code
+						       calls ps back (a plugin's function) */
+		return !c->fn || dp_code_instrumented(c->fn);
 	return c->css->callee_name && ps->name && strcmp(c->css->callee_name, ps->name) == 0;
 }
 

@@ -181,7 +181,7 @@ static void dp_ctor(int argc, char **argv, char **envp)
 	dp_rt.argc = argc;
 	dp_rt.argv = argv;
 	dp_runtime_init();
-	dp_write_modules_init();
+	dp_write_modules_scan();
 	if (dp_rt.sampling)
 		dp_thread_init();   /* no hooks will: the main thread's timer starts now */
 }

@@ -26,12 +26,13 @@
 static pid_t writer_owner;      /* tid of the thread writing, 0 = none */
 
 /*
- * The loaded modules, as of the last scan. A scan (dl_iterate_phdr) takes the
- * loader's lock, so a write from a signal handler must not scan unless it has
- * to: the list is scanned at start-up and by every write outside a handler,
- * and a handler's write rescans only when a node's address lies in no module
- * of the list (a library loaded since). Paths and build ids are copied, so
- * the list stays valid after a dlclose.
+ * The modules loaded at some scan (the list only grows). A scan
+ * (dl_iterate_phdr) takes the loader's lock, so a write from a signal
+ * handler must not scan unless it has to: the list is scanned at start-up,
+ * by every write outside a handler, before each dlclose the program makes
+ * (dlwrap.c), and by a handler's write only when a node's address lies in
+ * no module of the list (a library loaded since). Paths and build ids are
+ * copied, so the list stays valid after a dlclose.
  */
 struct module {
 	const char *path;           /* in mod_pool */
@@ -115,12 +116,16 @@ static void pack_key(msgpack_packer *pk, const char *k)
 
 static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-	(void)size; (void)data;
+	(void)size;
+	uint32_t *seen = data;          /* the objects this scan has been given */
 	const char *name = info->dlpi_name;
-	if (n_modules == 0 && (!name || !*name))
+	if ((*seen)++ == 0 && (!name || !*name))
 		name = exe_path;
 	else if (!name || name[0] != '/')
 		return 0;       /* the vdso, or an object without a usable path */
+	for (uint32_t i = 0; i < n_modules; i++)
+		if (modules[i].base == info->dlpi_addr && !strcmp(modules[i].path, name))
+			return 0;       /* listed by an earlier scan */
 	if (n_modules >= MAX_MODULES)
 		return 1;
 	struct module *m = &modules[n_modules];
@@ -169,18 +174,21 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* Scan the loaded modules (takes the loader's lock). Call with the writer
- * lock held. */
+/* Scan the loaded modules (takes the loader's lock) and add those not
+ * listed yet: a module unloaded since (dlclose) stays listed, so that the
+ * nodes made while it was loaded still name it. Call with the writer lock
+ * held. */
 static void modules_scan(void)
 {
-	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
-	exe_path[n > 0 ? n : 0] = 0;
-	n_modules = 0;
-	mod_pool_used = 0;
-	dl_iterate_phdr(module_cb, NULL);
+	if (!n_modules) {
+		ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+		exe_path[n > 0 ? n : 0] = 0;
+	}
+	uint32_t seen = 0;
+	dl_iterate_phdr(module_cb, &seen);
 }
 
-void dp_write_modules_init(void)
+void dp_write_modules_scan(void)
 {
 	if (dp_write_lock() < 0)
 		return;
@@ -188,10 +196,11 @@ void dp_write_modules_init(void)
 	dp_write_unlock();
 }
 
-/* The module id (1-based) holding addr and its offset; 0 when none does. */
+/* The module id (1-based) holding addr and its offset; 0 when none does.
+ * The latest listed first: a library loaded where an unloaded one was. */
 static uint32_t module_of(uintptr_t addr, uint64_t *off)
 {
-	for (uint32_t i = 0; i < n_modules; i++) {
+	for (uint32_t i = n_modules; i-- > 0;) {
 		const struct module *m = &modules[i];
 		if (addr >= m->base + m->lo && addr < m->base + m->hi) {
 			*off = addr - m->base;

@@ -19,11 +19,7 @@ typedef int close_fn(void *);
 DP_EXPORT int dlclose(void *handle)
 {
 	static void *r;
-	close_fn *f = DP_LOAD_ACQ(&r);
-	if (!f) {
-		f = (close_fn *)dlsym(RTLD_NEXT, "dlclose");
-		DP_STORE_REL(&r, (void *)f);
-	}
+	close_fn *f = (close_fn *)dp_next_sym("dlclose", &r);
 	dp_write_modules_scan();
 	return f ? f(handle) : -1;
 }

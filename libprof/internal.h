@@ -616,6 +616,7 @@ struct dp_thread *dp_thread_init(void);
 void dp_thread_end(struct dp_thread *t);
 uint64_t dp_thread_cpu_ns(struct dp_thread *t);
 uint64_t dp_now_ns(clockid_t clk);
+void *dp_next_sym(const char *name, void **cache);   /* the next definition after ours, or NULL */
 void dp_log(const char *a, const char *b, const char *c);  /* "deepprof: a b c" on stderr */
 
 /* record.c, linked only into libprof-record.so: these are weak, NULL in

@@ -70,15 +70,11 @@ static void run(const struct ctx *x, omp_fn fn, void *data);
  * calls one has libgomp loaded; without it there is nothing to call. */
 static void *real(const char *name, void **cache)
 {
-	void *f = DP_LOAD_ACQ(cache);
-	if (likely(f))
-		return f;
-	f = dlsym(RTLD_NEXT, name);
-	if (!f) {
+	void *f = dp_next_sym(name, cache);
+	if (unlikely(!f)) {
 		dp_log("OpenMP:", name, "is not found in any library after libprof (link libgomp after it)");
 		abort();
 	}
-	DP_STORE_REL(cache, f);
 	return f;
 }
 

@@ -14,6 +14,8 @@
 #include <sys/time.h>
 #include "internal.h"
 
+#define real dp_next_sym    /* the wrapped function: libc's */
+
 /* The deepest stack a tick unwinds; a deeper one keeps its innermost
  * REC_DEPTH frames, hung from the synthetic "<truncated>" procedure. */
 #define REC_DEPTH 1024
@@ -37,7 +39,6 @@ static __thread int in_tick __attribute__((tls_model("initial-exec")));
 /* --- private prototypes --- */
 static void on_tick(int sig, siginfo_t *si, void *uc);
 static void charge(struct dp_thread *t, struct rec_buf *b, int n, bool truncated);
-static void *real(const char *name, void **cache);
 static void disturbed(unsigned flag, const char *what);
 
 /* ==== set-up =============================================================== */
@@ -256,15 +257,6 @@ DP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 
 /* ==== what disturbs the sampling =========================================== */
 
-static void *real(const char *name, void **cache)
-{
-	void *f = DP_LOAD_ACQ(cache);
-	if (!f) {
-		f = dlsym(RTLD_NEXT, name);
-		DP_STORE_REL(cache, f);
-	}
-	return f;
-}
 
 /* The program did something that makes ticks go missing (or come from
  * elsewhere): one warning line per kind, and a mark in the profile. */

@@ -4,6 +4,7 @@
  * the public dp_write().
  * Part of deepprof's libprof. MIT licence.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <sys/auxv.h>
 #include <stdlib.h>
@@ -194,6 +195,20 @@ static void dp_dtor(void)
 	dp_rt.normal_end = 1;
 	dp_write_profile(NULL, true, false);
 	errno = saved_errno;
+}
+
+/* The next definition of name after libprof's (libc's, a sanitizer's
+ * interceptor, libgomp's), looked up once into *cache; NULL when there is
+ * none (a static program has no next object). For the wrappers of libc
+ * and libgomp functions. */
+void *dp_next_sym(const char *name, void **cache)
+{
+	void *f = DP_LOAD_ACQ(cache);
+	if (!f) {
+		f = dlsym(RTLD_NEXT, name);
+		DP_STORE_REL(cache, f);
+	}
+	return f;
 }
 
 /* The final profile when the process ends without exit's handlers and

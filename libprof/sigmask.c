@@ -5,7 +5,6 @@
  * signal is still sampled. deepprof record's runtime has its own (record.c).
  * Part of deepprof's libprof. MIT licence.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -26,12 +25,7 @@ extern mask_fn __pthread_sigmask __attribute__((weak));
  */
 static mask_fn *real(const char *name, mask_fn *local, void **cache)
 {
-	void *f = DP_LOAD_ACQ(cache);
-	if (!f) {
-		f = local ? (void *)local : dlsym(RTLD_NEXT, name);
-		DP_STORE_REL(cache, f);
-	}
-	return (mask_fn *)f;
+	return local ? local : (mask_fn *)dp_next_sym(name, cache);
 }
 
 /* The system call, as libc makes it: its two internal signals (32, 33:

@@ -11,7 +11,6 @@
  * record's runtime has its own (record.c).
  * Part of deepprof's libprof. MIT licence.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include "internal.h"
 
@@ -28,20 +27,10 @@ static void check(int sig, const struct sigaction *act)
 
 #ifdef DP_SIGWRAP_SHARED
 
-static void *real(const char *name, void **cache)
-{
-	void *f = DP_LOAD_ACQ(cache);
-	if (!f) {
-		f = dlsym(RTLD_NEXT, name);
-		DP_STORE_REL(cache, f);
-	}
-	return f;
-}
-
 DP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	static void *r;
-	action_fn *f = (action_fn *)real("sigaction", &r);
+	action_fn *f = (action_fn *)dp_next_sym("sigaction", &r);
 	check(sig, act);
 	return f ? f(sig, act, old) : (errno = ENOSYS, -1);
 }
@@ -49,7 +38,7 @@ DP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 DP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
 	static void *r;
-	signal_fn *f = (signal_fn *)real("signal", &r);
+	signal_fn *f = (signal_fn *)dp_next_sym("signal", &r);
 	struct sigaction sa = { .sa_handler = h };
 	check(sig, &sa);
 	return f ? f(sig, h) : SIG_ERR;

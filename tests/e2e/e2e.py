@@ -196,3 +196,24 @@ def died_of(sig):
 
 
 SIGTERM = signal.SIGTERM
+
+
+def takeprof_runs(ctx, exe, check_profile):
+    """Run s-takeprof.c's exe each way it takes SIGPROF (SIG_DFL for every
+    signal, SIG_IGN, a handler of its own): it runs to its end, its handler
+    gets no tick, one line says the clock stopped, the header's timer_hz
+    is 0 and calls are counted; check_profile(p) checks the rest."""
+    for how in ("dfl", "ign", "handler"):
+        r = ctx.run(exe, [how])
+        eq(r.stdout.splitlines()[-1], "survived", "the program ran to its end (%s)" % how)
+        if how == "handler":
+            eq(r.stdout.splitlines()[0], "SIGPROFs: 0", "no tick reached the program's handler")
+        eq([ln for ln in r.stderr.splitlines() if "SIGPROF" in ln],
+           ["deepprof: the program takes SIGPROF for itself: clock ticks stop here "
+            "(calls and call sequence counts go on)"], "one line on stderr (%s)" % how)
+        p = ctx.dump()
+        check_profile(p)
+        eq(p.total(caller="main", callee="burn"), 2, "main -> burn (%s)" % how)
+        eq(p.h["timer_hz"], 0, "the header says the clock stopped (%s)" % how)
+        check(p.h["ticks"] < 40, "few ticks, from before the program took SIGPROF (%s): %d"
+              % (how, p.h["ticks"]))

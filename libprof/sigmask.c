@@ -41,10 +41,19 @@ static int raw_mask(int how, const sigset_t *set, sigset_t *old)
 	return syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) == 0 ? 0 : errno;
 }
 
+static void *r_proc, *r_thread;     /* the real functions, once looked up */
+
+/* Looked up at start, not at the first call: that may come in a signal
+ * handler, where dlsym (which takes the loader's lock) must not run. */
+__attribute__((constructor)) static void prime(void)
+{
+	real("sigprocmask", __sigprocmask, &r_proc);
+	real("pthread_sigmask", __pthread_sigmask, &r_thread);
+}
+
 DP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	static void *r;
-	mask_fn *f = real("sigprocmask", __sigprocmask, &r);
+	mask_fn *f = real("sigprocmask", __sigprocmask, &r_proc);
 	sigset_t copy;
 	set = dp_sigmask_keep_prof(how, set, &copy, NULL);
 	if (f)
@@ -57,8 +66,7 @@ DP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 
 DP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	static void *r;
-	mask_fn *f = real("pthread_sigmask", __pthread_sigmask, &r);
+	mask_fn *f = real("pthread_sigmask", __pthread_sigmask, &r_thread);
 	sigset_t copy;
 	set = dp_sigmask_keep_prof(how, set, &copy, NULL);
 	return f ? f(how, set, old) : raw_mask(how, set, old);

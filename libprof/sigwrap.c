@@ -27,18 +27,25 @@ static void check(int sig, const struct sigaction *act)
 
 #ifdef DP_SIGWRAP_SHARED
 
+static void *r_action, *r_signal;   /* libc's, once looked up */
+
+/* at start: a first call in a signal handler must not run dlsym */
+__attribute__((constructor)) static void prime(void)
+{
+	dp_next_sym("sigaction", &r_action);
+	dp_next_sym("signal", &r_signal);
+}
+
 DP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	static void *r;
-	action_fn *f = (action_fn *)dp_next_sym("sigaction", &r);
+	action_fn *f = (action_fn *)dp_next_sym("sigaction", &r_action);
 	check(sig, act);
 	return f ? f(sig, act, old) : (errno = ENOSYS, -1);
 }
 
 DP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
-	static void *r;
-	signal_fn *f = (signal_fn *)dp_next_sym("signal", &r);
+	signal_fn *f = (signal_fn *)dp_next_sym("signal", &r_signal);
 	struct sigaction sa = { .sa_handler = h };
 	check(sig, &sa);
 	return f ? f(sig, h) : SIG_ERR;

@@ -8,6 +8,14 @@
 #include "plugin.h"
 
 /* --- private prototypes --- */
+static bool is_site(gimple *stmt);
+static bool is_exec(tree fn);
+static unsigned site_kind(tree fndecl);
+static bool in_tail_position(gimple *call);
+static gimple_seq tick_sequence(void);
+static void add_fn(tree fndecl, function *fun);
+static unsigned add_site(gimple *call, unsigned caller);
+
 /* One of libc's exec functions (a file-scope declaration of that name). */
 static bool is_exec(tree fn)
 {
@@ -21,14 +29,6 @@ static bool is_exec(tree fn)
 			return true;
 	return false;
 }
-
-static bool is_site(gimple *stmt);
-static bool is_exec(tree fn);
-static unsigned site_kind(tree fndecl);
-static bool in_tail_position(gimple *call);
-static gimple_seq tick_sequence(void);
-static void add_fn(tree fndecl, function *fun);
-static unsigned add_site(gimple *call, unsigned caller);
 
 static bool is_site(gimple *stmt)
 {

@@ -9,7 +9,6 @@
  * Part of deepprof's libprof. MIT licence.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include "internal.h"
 
 typedef int close_fn(void *);

@@ -680,8 +680,9 @@ void dp_alloc_link(void);
 
 /* write.c */
 int dp_write_profile(const char *path, bool final, bool in_signal);
-/* Scan the loaded modules once at start-up, outside any signal handler. */
-void dp_write_modules_scan(void);    /* add the modules loaded now to the writer's list */
+/* Add the modules loaded now to the writer's list (which only grows), outside
+ * any signal handler: at start-up and before each dlclose (dlwrap.c). */
+void dp_write_modules_scan(void);
 void dp_write_reset_child(void);   /* a forked child: forget a write in progress */
 /* The writer lock: held while a profile is written, and by a thread while it
  * ends, so the writer never reads the TLS of a thread that is going away.

@@ -14,8 +14,6 @@
 #include <sys/time.h>
 #include "internal.h"
 
-#define real dp_next_sym    /* the wrapped function: libc's */
-
 /* The deepest stack a tick unwinds; a deeper one keeps its innermost
  * REC_DEPTH frames, hung from the synthetic "<truncated>" procedure. */
 #define REC_DEPTH 1024
@@ -122,7 +120,7 @@ void dp_record_install(void)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	static void *r;
-	int (*f)(int, const struct sigaction *, struct sigaction *) = real("sigaction", &r);
+	int (*f)(int, const struct sigaction *, struct sigaction *) = dp_next_sym("sigaction", &r);
 	if (!f || f(SIGPROF, &sa, NULL) != 0)
 		dp_log("record: cannot install the SIGPROF handler: no samples", NULL, NULL);
 }
@@ -241,7 +239,7 @@ static void *thread_start(void *p)
 DP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	static void *r;
-	int (*f)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) = real("pthread_create", &r);
+	int (*f)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) = dp_next_sym("pthread_create", &r);
 	if (!f)
 		return EAGAIN;
 	struct start *s;
@@ -299,7 +297,7 @@ static const sigset_t *check_mask(int how, const sigset_t *set, sigset_t *copy)
 DP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	static void *r;
-	int (*f)(int, const struct sigaction *, struct sigaction *) = real("sigaction", &r);
+	int (*f)(int, const struct sigaction *, struct sigaction *) = dp_next_sym("sigaction", &r);
 	if (act)
 		check_handler(sig, (const void *)act->sa_handler);
 	return f ? f(sig, act, old) : (errno = ENOSYS, -1);
@@ -308,7 +306,7 @@ DP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 DP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
 	static void *r;
-	sighandler_t (*f)(int, sighandler_t) = real("signal", &r);
+	sighandler_t (*f)(int, sighandler_t) = dp_next_sym("signal", &r);
 	check_handler(sig, (const void *)h);
 	return f ? f(sig, h) : SIG_ERR;
 }
@@ -316,7 +314,7 @@ DP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 DP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	static void *r;
-	int (*f)(int, const sigset_t *, sigset_t *) = real("sigprocmask", &r);
+	int (*f)(int, const sigset_t *, sigset_t *) = dp_next_sym("sigprocmask", &r);
 	/* libunwind masks every signal around its global cache's lock, two
 	 * system calls a frame; in the tick handler (SIGPROF already blocked,
 	 * and no other handler here unwinds with libunwind) both are skipped */
@@ -333,7 +331,7 @@ DP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 DP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	static void *r;
-	int (*f)(int, const sigset_t *, sigset_t *) = real("pthread_sigmask", &r);
+	int (*f)(int, const sigset_t *, sigset_t *) = dp_next_sym("pthread_sigmask", &r);
 	sigset_t copy;
 	set = check_mask(how, set, &copy);
 	return f ? f(how, set, old) : ENOSYS;
@@ -343,7 +341,7 @@ DP_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *restrict
 			 struct itimerval *restrict old)
 {
 	static void *r;
-	int (*f)(__itimer_which_t, const struct itimerval *, struct itimerval *) = real("setitimer", &r);
+	int (*f)(__itimer_which_t, const struct itimerval *, struct itimerval *) = dp_next_sym("setitimer", &r);
 	if (which == ITIMER_PROF && v && (v->it_value.tv_sec || v->it_value.tv_usec))
 		disturbed(DP_REC_ITIMER, "starts an ITIMER_PROF timer (SIGPROF from elsewhere)");
 	return f ? f(which, v, old) : (errno = ENOSYS, -1);
@@ -354,7 +352,7 @@ DP_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *restrict
 void dp_record_check(void)
 {
 	static void *r;
-	int (*f)(int, const struct sigaction *, struct sigaction *) = real("sigaction", &r);
+	int (*f)(int, const struct sigaction *, struct sigaction *) = dp_next_sym("sigaction", &r);
 	struct sigaction cur;
 	if (f && f(SIGPROF, NULL, &cur) == 0 && cur.sa_sigaction != on_tick)
 		disturbed(DP_REC_HANDLER, "replaced the SIGPROF handler");
@@ -405,7 +403,7 @@ extern char **environ;
 DP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	static void *r;
-	int (*f)(const char *, char *const[], char *const[]) = real("execve", &r);
+	int (*f)(const char *, char *const[], char *const[]) = dp_next_sym("execve", &r);
 	char buf[64];
 	char **e = before_exec(envp, buf, sizeof buf);
 	int ret = f ? f(path, argv, e) : (errno = ENOSYS, -1);
@@ -424,7 +422,7 @@ DP_EXPORT int execv(const char *path, char *const argv[])
 DP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	static void *r;
-	int (*f)(const char *, char *const[], char *const[]) = real("execvpe", &r);
+	int (*f)(const char *, char *const[], char *const[]) = dp_next_sym("execvpe", &r);
 	char buf[64];
 	char **e = before_exec(envp, buf, sizeof buf);
 	int ret = f ? f(file, argv, e) : (errno = ENOSYS, -1);

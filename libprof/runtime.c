@@ -216,10 +216,15 @@ void *dp_next_sym(const char *name, void **cache)
  * and _exit() or _Exit() called from a plugin build's code (the plugin
  * calls dp_abi_exiting() right before). Not in a vfork child: it shares
  * the parent's memory, and the parent's profile is the parent's to write. */
+static bool own_process(void)
+{
+	return dp_rt.pid && (pid_t)syscall(SYS_getpid) == dp_rt.pid;
+}
+
 static void final_write(void)
 {
 	int saved_errno = errno;
-	if (dp_rt.pid && (pid_t)syscall(SYS_getpid) == dp_rt.pid) {
+	if (own_process()) {
 		dp_rt.normal_end = 1;
 		/* as from a signal handler, where both are often called: the
 		 * module list is scanned only if a node lies in no module of it */
@@ -245,7 +250,7 @@ DP_EXPORT void dp_abi_exiting(void)
 DP_EXPORT void dp_abi_exec(void)
 {
 	int saved_errno = errno;
-	if (dp_rt.pid && (pid_t)syscall(SYS_getpid) == dp_rt.pid)
+	if (own_process())
 		dp_write_profile(NULL, false, true);
 	errno = saved_errno;
 }

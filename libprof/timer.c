@@ -239,8 +239,7 @@ const sigset_t *dp_sigmask_keep_prof(int how, const sigset_t *set, sigset_t *cop
 	struct sigaction cur;
 	if (!set || how == SIG_UNBLOCK || sigismember(set, SIGPROF) != 1)
 		return set;
-	if (sigaction(SIGPROF, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) ||
-	    cur.sa_sigaction != (ours ? ours : on_sigprof))
+	if (sigaction(SIGPROF, NULL, &cur) != 0 || !dp_timer_handler_is_ours(&cur, ours))
 		return set;
 	/* blocked now: in a signal handler, ours (libunwind masks signals
 	 * around its cache lock while a tick unwinds) or the program's, where

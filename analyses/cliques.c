@@ -89,13 +89,13 @@ static inline int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 
 	/* zeroed by hand: the search reads each entry before it writes it,
 	 * which on calloc's fresh pages would fault each page twice */
-	rindex = cl->pd_clique = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	rindex = cl->pd_clique = dpa_malloc_huge(((size_t)n + 1) * sizeof(uint32_t));
 	if (rindex)
 		memset(rindex, 0, ((size_t)n + 1) * sizeof(uint32_t));
-	cl->member = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	cl->member = dpa_malloc_huge(((size_t)n + 1) * sizeof(uint32_t));
 	/* at most n cliques: entry (and first, when made) sized for that,
 	 * shrunk by finish() */
-	cl->entry = malloc(((size_t)n + 2) * sizeof(uint32_t));
+	cl->entry = dpa_malloc_huge(((size_t)n + 2) * sizeof(uint32_t));
 	if (!rindex || !cl->member || !cl->entry)
 		goto oom;
 	cl->n_pd = n;
@@ -155,7 +155,7 @@ static inline int find_sccs(struct dpa_cliques *cl, const struct dpa_profile *p,
 			if (fpos & NOT_ROOT) {
 				if (!cl->first) {
 					/* the k cliques so far have one member each */
-					cl->first = malloc(((size_t)n + 2) * sizeof(uint32_t));
+					cl->first = dpa_malloc_huge(((size_t)n + 2) * sizeof(uint32_t));
 					if (!cl->first)
 						goto oom;
 					for (uint32_t i = 0; i <= k; i++)

@@ -75,7 +75,7 @@ static void *copy_as(const struct dpa_profile *p, enum dpa_measure m, uint8_t ki
 {
 	struct dpa_col tmp = { .kind = kind };
 
-	tmp.v = malloc((p->csd_cap > n ? p->csd_cap : n ? n : 1) * width(kind));
+	tmp.v = dpa_malloc_huge((p->csd_cap > n ? p->csd_cap : n ? n : 1) * width(kind));
 	if (!tmp.v)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
@@ -102,14 +102,14 @@ static int materialize(struct dpa_profile *p, enum dpa_measure m, uint64_t also)
 	if (width(c->kind) >= width(kind))
 		return 0;
 	if (c->kind == DPA_COL_ZERO) {
-		v = calloc(p->csd_cap ? p->csd_cap : 1, width(kind));
+		v = dpa_calloc_huge(p->csd_cap ? p->csd_cap : 1, width(kind));
 	} else if (width(c->kind)) {
 		/* widen in place, from the end so no value is overwritten early */
 		unsigned w = width(c->kind);
 		size_t n = p->csd_init;
 		struct dpa_col wide = { .kind = kind };
 
-		v = realloc(c->v, (p->csd_cap ? p->csd_cap : 1) * width(kind));
+		v = dpa_realloc_huge(c->v, (p->csd_cap ? p->csd_cap : 1) * width(kind));
 		if (!v)
 			return -1;
 		c->v = v;
@@ -151,7 +151,7 @@ int dpa_csd_reserve(struct dpa_profile *p, uint32_t n)
 		ncap = cap ? cap * 2 : 64;
 		while (ncap <= n)
 			ncap *= 2;
-		q = realloc(p->csd, ncap * sizeof(*p->csd));
+		q = dpa_realloc_huge(p->csd, ncap * sizeof(*p->csd));
 		if (!q)
 			return -1;
 		p->csd = q;
@@ -160,7 +160,7 @@ int dpa_csd_reserve(struct dpa_profile *p, uint32_t n)
 
 			if (!width(c->kind))
 				continue;
-			q = realloc(c->v, ncap * width(c->kind));
+			q = dpa_realloc_huge(c->v, ncap * width(c->kind));
 			if (!q)
 				return -1;      /* cap unchanged: larger blocks do no harm */
 			c->v = q;

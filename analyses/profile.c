@@ -8,9 +8,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "profile.h"
 #include "strtab.h"
+
+void *dpa_huge(void *p, size_t bytes)
+{
+	/* the whole pages around the block: a large block is a mapping of
+	 * its own (its header is on the first page), and flagging only part
+	 * of it would split it, and then realloc could no longer grow it in
+	 * place (mremap) but would copy it */
+	const uintptr_t page = 4096;
+	uintptr_t lo = (uintptr_t)p & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
+
+	if (p && bytes >= ((size_t)4 << 20))
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	return p;
+}
 
 static const char *const measure_names[DPA_NMEASURES] = {
 	[DPA_CALLS] = "calls",
@@ -154,12 +170,12 @@ int dpa_src_set_slow(struct dpa_profile *p, enum dpa_src f, uint32_t id, uint32_
 			n = (uint64_t)id + 1;
 	}
 	if (w == c->width) {
-		a = realloc(c->v, n * w);
+		a = dpa_realloc_huge(c->v, n * w);
 		if (!a)
 			return -1;
 		memset((char *)a + (size_t)c->n * w, 0, (n - c->n) * w);
 	} else {
-		a = calloc(n, w);
+		a = dpa_calloc_huge(n, w);
 		if (!a)
 			return -1;
 		for (uint32_t i = 0; i < c->n; i++)

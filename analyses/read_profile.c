@@ -1030,7 +1030,7 @@ static int reserve(struct reader *r, void **arr, size_t *cap, size_t elem, uint3
 	ncap = *cap ? *cap * 2 : 64;
 	while (ncap <= id)
 		ncap *= 2;
-	n = realloc(*arr, ncap * elem);
+	n = dpa_realloc_huge(*arr, ncap * elem);
 	if (!n)
 		return no_memory(r);
 	if (*cap == 0)
@@ -1659,7 +1659,7 @@ static int build_csr(struct reader *r)
 		pd[q].in_first += pd[q - 1].in_first;
 	}
 	if (!by_caller) {
-		if (!(p->out_perm = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
+		if (!(p->out_perm = dpa_malloc_huge(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
 			return no_memory(r);
 		for (uint32_t i = 1; i <= p->n_csd; i++)
 			p->out_perm[pd[p->csd[i].caller_pd].out_first++] = i;
@@ -1668,7 +1668,7 @@ static int build_csr(struct reader *r)
 		pd[1].out_first = 0;
 	}
 	if (!by_callee) {
-		if (!(p->in_perm = malloc(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
+		if (!(p->in_perm = dpa_malloc_huge(((size_t)p->n_csd + 1) * sizeof(uint32_t))))
 			return no_memory(r);
 		for (uint32_t i = 1; i <= p->n_csd; i++)
 			p->in_perm[pd[p->csd[i].callee_pd].in_first++] = i;
@@ -1767,13 +1767,13 @@ static int assign_threads(struct reader *r)
 
 	if (threads_by_range(p))
 		return 0;
-	if (!(th = calloc((size_t)p->n_pd + 1, sizeof(*th))))
+	if (!(th = dpa_calloc_huge((size_t)p->n_pd + 1, sizeof(*th))))
 		return no_memory(r);
 	p->pd_thread = th;
 	if (threads_in_order(p, th))
 		return 0;
 	memset(th, 0, ((size_t)p->n_pd + 1) * sizeof(*th));
-	queue = malloc(((size_t)p->n_pd + 1) * sizeof(*queue));
+	queue = dpa_malloc_huge(((size_t)p->n_pd + 1) * sizeof(*queue));
 	if (!queue)
 		return no_memory(r);
 	r->queue = queue;       /* freed with the reader */

@@ -317,7 +317,7 @@ static bool *mark_procs(struct dpa_report *r, struct dpa_error *err)
 	} else if (dpa_names_find(r->p, r->o.name, &r->procs, &r->n_procs, err) < 0) {
 		return NULL;
 	}
-	mark = calloc((size_t)r->p->n_ps + 1, sizeof(bool));
+	mark = dpa_calloc_huge((size_t)r->p->n_ps + 1, sizeof(bool));
 	if (!mark) {
 		oom(r, err);
 		return NULL;
@@ -485,14 +485,14 @@ static int proc(struct dpa_report *r, struct dpa_error *err)
 	keep_init(r, &kc);
 	/* every context told apart: how many call sites of its path, nearest
 	 * first, no other context of the procedure shares */
-	uint32_t npd = 0, *pds = malloc(((size_t)p->n_pd + 1) * sizeof(*pds)), *depth;
+	uint32_t npd = 0, *pds = dpa_malloc_huge(((size_t)p->n_pd + 1) * sizeof(*pds)), *depth;
 
 	if (!pds)
 		goto fail;
 	for (uint32_t k = 1; k <= p->n_pd; k++)
 		if (mark[p->pd[k].ps])
 			pds[npd++] = k;
-	depth = malloc(((size_t)npd + 1) * sizeof(*depth));
+	depth = dpa_malloc_huge(((size_t)npd + 1) * sizeof(*depth));
 	if (!depth || dpa_ctx_distinguish(r->d, pds, npd, depth) < 0) {
 		free(depth);
 		free(pds);
@@ -534,7 +534,7 @@ static int proc(struct dpa_report *r, struct dpa_error *err)
 	free(pds);
 	keep_finish(r, ctx, &kc);
 	sites = new_section(r, "call_sites");
-	keys = malloc(((size_t)p->n_csd + 1) * sizeof(*keys));
+	keys = dpa_malloc_huge(((size_t)p->n_csd + 1) * sizeof(*keys));
 	if (!keys)
 		goto fail;
 	for (uint32_t x = 1; x <= p->n_csd; x++)
@@ -628,7 +628,7 @@ static int clique(struct dpa_report *r, struct dpa_error *err)
 	mem = new_section(r, "members");
 	sites = new_section(r, "call_sites");
 	kids = new_section(r, "children");
-	kid_row = calloc((size_t)cl->n + 1, sizeof(uint32_t));
+	kid_row = dpa_calloc_huge((size_t)cl->n + 1, sizeof(uint32_t));
 	if (!kid_row)
 		goto fail;
 	keep_init(r, &km);
@@ -755,7 +755,7 @@ static int site(struct dpa_report *r, struct dpa_error *err)
 	}
 	r->self.calls = r->self.c.own[DPA_CALLS];
 	s = new_section(r, "callees");
-	keys = malloc(((size_t)p->n_csd + 1) * sizeof(*keys));
+	keys = dpa_malloc_huge(((size_t)p->n_csd + 1) * sizeof(*keys));
 	if (!keys)
 		return oom(r, err);
 	for (uint32_t x = 1; x <= p->n_csd; x++)

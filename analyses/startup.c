@@ -114,7 +114,7 @@ static struct dpa_deep_wide *wides_new(struct dpa_deep *d, uint32_t ns, uint32_t
 	if (!a)
 		return NULL;
 	for (uint32_t s = 0; s < ns; s++) {
-		a[s].lo = calloc((size_t)n + 1, sizeof(uint32_t));
+		a[s].lo = dpa_calloc_huge((size_t)n + 1, sizeof(uint32_t));
 		if (!a[s].lo) {
 			for (uint32_t t = 0; t < s; t++)
 				wide_release(&a[t]);
@@ -934,7 +934,7 @@ static int dense_sums_new(struct dpa_deep *d)
 	if (!d->n_slots || nps > DENSE_SUM_MAX || ncss > DENSE_SUM_MAX || d->general_walk)
 		return 0;
 	for (int i = 0; i < 4; i++)
-		if (!(d->sum[i] = calloc(i < 2 ? nps : ncss, sizeof(uint64_t))))
+		if (!(d->sum[i] = dpa_calloc_huge(i < 2 ? nps : ncss, sizeof(uint64_t))))
 			return -1;
 	return 0;
 }
@@ -1248,9 +1248,9 @@ static int walk_tree(struct dpa_deep *d, uint32_t *active_ps, uint32_t *active_c
 	uint32_t nst = 0, capst = 0;
 	int ret = -1;
 
-	cfirst = calloc((size_t)n + 2, sizeof(*cfirst));
-	child = malloc(((size_t)n + 1) * sizeof(*child));
-	par = malloc(((size_t)n + 1) * sizeof(*par));
+	cfirst = dpa_calloc_huge((size_t)n + 2, sizeof(*cfirst));
+	child = dpa_malloc_huge(((size_t)n + 1) * sizeof(*child));
+	par = dpa_malloc_huge(((size_t)n + 1) * sizeof(*par));
 	if (!cfirst || !child || !par)
 		goto out;
 	for (uint32_t c = 1; c <= n; c++) {
@@ -1313,7 +1313,7 @@ static int count_pds(struct dpa_deep *d)
 {
 	const struct dpa_profile *p = d->p;
 
-	d->ps_npd = calloc((size_t)d->n_ps_multi + 1, sizeof(uint32_t));
+	d->ps_npd = dpa_calloc_huge((size_t)d->n_ps_multi + 1, sizeof(uint32_t));
 	if (!d->ps_npd)
 		return -1;
 	d->bytes += ((size_t)d->n_ps_multi + 1) * sizeof(uint32_t);
@@ -1350,13 +1350,13 @@ static int make_refs(struct dpa_deep *d)
 	/* zeroed by hand: read before written below, calloc's fresh pages
 	 * would each be faulted in twice */
 	if (!ps_affine) {
-		if (!(d->ps_ref = malloc(((size_t)p->n_ps + 1) * sizeof(uint32_t))))
+		if (!(d->ps_ref = dpa_malloc_huge(((size_t)p->n_ps + 1) * sizeof(uint32_t))))
 			return -1;
 		memset(d->ps_ref, 0, ((size_t)p->n_ps + 1) * sizeof(uint32_t));
 		d->bytes += ((size_t)p->n_ps + 1) * sizeof(uint32_t);
 	}
 	if (!css_affine) {
-		if (!(d->css_ref = malloc(((size_t)p->n_css + 1) * sizeof(uint32_t))))
+		if (!(d->css_ref = dpa_malloc_huge(((size_t)p->n_css + 1) * sizeof(uint32_t))))
 			return -1;
 		memset(d->css_ref, 0, ((size_t)p->n_css + 1) * sizeof(uint32_t));
 		d->bytes += ((size_t)p->n_css + 1) * sizeof(uint32_t);
@@ -1430,8 +1430,8 @@ static int walk_prepare(struct dpa_deep *d)
 {
 	if (make_refs(d))
 		return -1;
-	d->active_ps = calloc((size_t)d->n_ps_multi + 1, sizeof(*d->active_ps));
-	d->active_css = calloc((size_t)d->n_css_multi + 1, sizeof(*d->active_css));
+	d->active_ps = dpa_calloc_huge((size_t)d->n_ps_multi + 1, sizeof(*d->active_ps));
+	d->active_css = dpa_calloc_huge((size_t)d->n_css_multi + 1, sizeof(*d->active_css));
 	if (!d->active_ps || !d->active_css || new_sums(d) || dense_sums_new(d))
 		return -1;
 	/* nothing to sum (every ps and css derived) unless there are
@@ -1619,7 +1619,7 @@ static int startup(struct dpa_deep *d, bool precise, struct dpa_error *err)
 	if (!d->stored || !d->stored_rank || !d->link)
 		return dpa_fail(err, p, "out of memory computing inherited costs");
 	for (uint32_t s = 0; s < d->n_slots; s++) {
-		d->tier[s].lo = calloc((size_t)p->n_pd + 1, sizeof(uint32_t));
+		d->tier[s].lo = dpa_calloc_huge((size_t)p->n_pd + 1, sizeof(uint32_t));
 		if (!d->tier[s].lo)
 			return dpa_fail(err, p, "out of memory computing inherited costs");
 	}

@@ -1019,6 +1019,8 @@ void dp_graph_unwind_all(struct dp_thread *t, bool returned)
 bool dp_graph_frames(struct dp_thread *t, struct dp_frame **lo, struct dp_frame **hi)
 {
 	struct dp_frame *base = DP_LOAD_ACQ(&t->stack);
+	if (!base)
+		return false;   /* an ended thread's (runtime.c: keep_spare) */
 	size_t cap = base[0].psi;
 	struct dp_frame *top = DP_LOAD(&t->h->top);
 	if (top <= base || top >= base + cap)

@@ -366,6 +366,12 @@ struct dp_runtime {
 	struct dp_css **css_hash; uint32_t css_hmask;
 	struct dp_css *css_head, *css_tail; uint32_t n_css;
 	struct dp_thread *threads, *threads_tail; uint32_t n_threads;
+	/* the shadow stacks and outer[] arrays of ended threads, their pages
+	 * given back, for the next threads to start with (runtime.c) */
+	struct dp_spare { struct dp_frame *stack; size_t stack_cap;
+	                  struct dp_pd **outer; uint32_t outer_cap;
+	                  struct dp_pd **seen; uint32_t seen_cap; } spare[64];
+	uint32_t n_spare;
 	char *arena, *arena_end;
 	uint64_t mem_bytes;         /* atomic: bytes mmap'ed by the runtime */
 	uint64_t allocs_outside, bytes_outside;  /* atomic: allocations with no thread state */

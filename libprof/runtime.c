@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include "internal.h"
 #include "deepprof.h"
@@ -40,6 +41,7 @@ static void fork_parent(void);
 static void fork_child(void);
 
 #define STACK_INIT 1024
+#define FIRST_SLAB 2048         /* bytes of a thread's first nodes, from the global arena */
 
 /* ==== small async-signal-safe helpers ====================================== */
 
@@ -285,32 +287,51 @@ struct dp_thread *dp_thread_init(void)
 		errno = saved_errno;
 		return NULL;
 	}
-	struct dp_thread *t = dp_mem_map(sizeof *t);
-	struct dp_frame *stack = dp_mem_map(STACK_INIT * sizeof *stack);
-	if (!t || !stack) {
+	/* The thread's record and the first nodes of its graph are carved
+	 * from the global arena: they stay for the write, and a thread that
+	 * lives briefly (one per request) then costs a few hundred bytes, not
+	 * pages of its own. Its shadow stack and outer[] are an ended
+	 * thread's when one is spare (thread_key_dtor). */
+	struct dp_spare sp = { 0 };
+	dp_lock();
+	uint32_t n_ps = dp_rt.n_ps;
+	struct dp_thread *t = dp_mem_global(sizeof *t);
+	char *slab = t ? dp_mem_global(FIRST_SLAB) : NULL;
+	if (slab && dp_rt.n_spare)
+		sp = dp_rt.spare[--dp_rt.n_spare];
+	dp_unlock();
+	struct dp_frame *stack = sp.stack ? sp.stack : slab ? dp_mem_map(STACK_INIT * sizeof *stack) : NULL;
+	if (!stack) {
 		dp_log("out of memory: a thread is not profiled", NULL, NULL);
 		DP_ADD(&dp_rt.lost, 1);
 		errno = saved_errno;
 		return NULL;
 	}
+	size_t stack_cap = sp.stack ? sp.stack_cap : STACK_INIT;
+	t->arena = slab;
+	t->arena_end = slab + FIRST_SLAB;
 	t->h = &dp_hot;
 	t->loop_ticks = &dp_loop_ticks;
 	t->cur = &dp_cur;
 	t->stack = stack;
-	t->stack_cap = STACK_INIT;
-	t->h->stack_last = stack + STACK_INIT - 1;
+	t->stack_cap = stack_cap;
+	t->h->stack_last = stack + stack_cap - 1;
 	t->h->top = stack;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	t->self = pthread_self();
 	t->stack_hi = stack_top(t);
-	dp_lock();
-	uint32_t n_ps = dp_rt.n_ps;
-	dp_unlock();
 	uint32_t cap = 1024;
 	while (cap <= n_ps * 2)
 		cap *= 2;
-	t->h->outer = dp_mem_map(cap * sizeof *t->h->outer);
-	t->outer_cap = cap;
+	t->seen = sp.seen;              /* plugin2.c's search: mapped at its first use */
+	t->seen_cap = sp.seen_cap;
+	if (sp.outer) {                 /* grown on demand (graph.c) if it is short */
+		t->h->outer = sp.outer;
+		t->outer_cap = sp.outer_cap;
+	} else {
+		t->h->outer = dp_mem_map(cap * sizeof *t->h->outer);
+		t->outer_cap = cap;
+	}
 	/* The root pd is the first of the thread's pd list: pd_new is reached
 	 * through csd creation, so build it by hand here. */
 	struct dp_pd *root = dp_mem_thread(t, sizeof *root + dp_tab_words(3, 0) * sizeof(struct dp_csd *));
@@ -326,7 +347,7 @@ struct dp_thread *dp_thread_init(void)
 	t->root = t->pd_head = t->pd_tail = root;
 	t->n_pd = 1;
 	stack[0].sp = UINTPTR_MAX;
-	stack[0].psi = STACK_INIT;  /* the array's capacity: see dp_graph_frames */
+	stack[0].psi = (uint32_t)stack_cap;  /* the array's capacity: see dp_graph_frames */
 	stack[0].csd = &t->outside;
 	stack[0].pd = root;
 	stack[0].tab = root->tab;
@@ -379,6 +400,58 @@ void dp_thread_end(struct dp_thread *t)
 	__atomic_fetch_and(&t->h->stop, ~(uint32_t)DP_BUSY, __ATOMIC_RELAXED);
 }
 
+/* Give an array's pages back (zero when next touched), or with gone unmap it. */
+static void drop_pages(void *p, size_t bytes, bool gone)
+{
+	bytes = (bytes + 4095) & ~(size_t)4095;
+	if (!p || !bytes)
+		return;
+	if (!gone) {
+		madvise(p, bytes, MADV_DONTNEED);
+	} else if (munmap(p, bytes) == 0) {
+		DP_ADD(&dp_rt.mem_bytes, -(uint64_t)bytes);
+	}
+}
+
+/*
+ * An ended thread's shadow stack, outer[] and search stack are no longer
+ * read (the writer reads only running threads' stacks, and the thread's
+ * own hooks stop at DP_EXITED): their pages go back to the kernel, and
+ * the arrays, zero again, wait for the next thread (at most 64 sets; the
+ * others are unmapped). A program that starts a thread per request then
+ * keeps, per ended thread, only its record and its graph. Called with the
+ * write lock held, so that no snapshot is reading them.
+ */
+static void keep_spare(struct dp_thread *t)
+{
+	struct dp_spare sp = { t->stack, t->stack_cap, t->h->outer, t->outer_cap, t->seen, t->seen_cap };
+	bool kept = false;
+	if (!sp.stack || !sp.outer)
+		return;
+	t->stack = NULL;
+	t->stack_cap = 0;
+	t->h->outer = NULL;
+	t->outer_cap = 0;
+	t->h->top = t->h->stack_last = NULL;
+	t->seen = NULL;
+	t->seen_cap = 0;
+	/* pages dropped before another thread can take them */
+	drop_pages(sp.stack, sp.stack_cap * sizeof *sp.stack, false);
+	drop_pages(sp.outer, sp.outer_cap * sizeof *sp.outer, false);
+	drop_pages(sp.seen, sp.seen_cap * sizeof *sp.seen, false);
+	dp_lock();
+	if (dp_rt.n_spare < sizeof dp_rt.spare / sizeof dp_rt.spare[0]) {
+		dp_rt.spare[dp_rt.n_spare++] = sp;
+		kept = true;
+	}
+	dp_unlock();
+	if (!kept) {
+		drop_pages(sp.stack, sp.stack_cap * sizeof *sp.stack, true);
+		drop_pages(sp.outer, sp.outer_cap * sizeof *sp.outer, true);
+		drop_pages(sp.seen, sp.seen_cap * sizeof *sp.seen, true);
+	}
+}
+
 static void thread_key_dtor(void *arg)
 {
 	struct dp_thread *t = arg;
@@ -386,8 +459,10 @@ static void thread_key_dtor(void *arg)
 	if (t && t == dp_self && !(t->h->stop & DP_EXITED) && !DP_LOAD(&dp_rt.final_done)) {
 		int locked = dp_write_lock() == 0;
 		dp_thread_end(t);
-		if (locked)
+		if (locked) {
+			keep_spare(t);
 			dp_write_unlock();
+		}
 	}
 	errno = saved_errno;
 }

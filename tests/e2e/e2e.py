@@ -217,3 +217,54 @@ def takeprof_runs(ctx, exe, check_profile):
         eq(p.h["timer_hz"], 0, "the header says the clock stopped (%s)" % how)
         check(p.h["ticks"] < 40, "few ticks, from before the program took SIGPROF (%s): %d"
               % (how, p.h["ticks"]))
+
+
+CHURN_N, CHURN_K, CHURN_RSS_MAX = 3000, 4, 24     # threads, at a time, MB
+
+
+def churn_runs(ctx, exe, check_profile):
+    """Run s-churn.c's exe (CHURN_N threads, CHURN_K at a time) in its own
+    process, for its peak RSS: its output, one graph per thread with exact
+    counts, at most 48 MB mapped by the runtime and CHURN_RSS_MAX MB
+    resident; check_profile(p) checks the rest."""
+    N, K, RSS_MAX = CHURN_N, CHURN_K, CHURN_RSS_MAX
+    env = dict(os.environ)
+    for k in ("DEEPPROF_FILE", "DEEPPROF_HZ"):
+        env.pop(k, None)
+    out_path, err_path = ctx.path("out.txt"), ctx.path("err.txt")
+    with open(out_path, "w") as o, open(err_path, "w") as e:
+        pid = os.fork()
+        if pid == 0:    # the child: its own rusage, from wait4
+            try:
+                os.chdir(ctx.dir)
+                os.dup2(o.fileno(), 1)
+                os.dup2(e.fileno(), 2)
+                os.execve(exe, [exe, str(N), str(K)], env)
+            finally:
+                os._exit(127)
+    _, status, ru = os.wait4(pid, 0)
+    with open(err_path) as e:
+        eq(os.waitstatus_to_exitcode(status), 0, "exit status (stderr: %s)" % e.read()[-400:])
+    want = sum(sum(i * 7 + 1 for i in range(100 + j)) for j in range(K)) * (N // K)
+    with open(out_path) as o:
+        eq(int(o.read()), want, "the program's output")
+    prof = ctx.dump()
+    check_profile(prof)
+    eq(len(prof.threads), N + 1, "threads")
+    eq(sum(t["exited"] for t in prof.threads), N, "ended threads")
+    runs = prof.csds("<root>", "run")
+    eq(len(runs), N, "<root> -> run csds (one per thread)")
+    eq({(c["calls"], c["exits"]) for c in runs}, {(1, 1)}, "calls, exits of <root> -> run")
+    eq(sum(c["calls"] for c in prof.csds("run", "work")), N, "run -> work calls")
+    leaves = prof.csds("work", "leaf")
+    eq(len(leaves), N, "work -> leaf csds")
+    eq(sum(c["calls"] for c in leaves), sum(100 + j for j in range(K)) * (N // K),
+       "work -> leaf calls")
+    eq(sorted({c["calls"] for c in leaves}), [100 + j for j in range(K)], "leaf calls per thread")
+    # mapped by the runtime: the threads' records and graphs, and a few
+    # shadow stacks (72 KB each) and outer[] arrays; one of each per thread
+    # was 3000 x 80 KB = 240 MB
+    mb = prof.h["mem_bytes"] / 2**20
+    check(mb < 48, "the runtime mapped %.1f MB for %d threads (at most 48)" % (mb, N))
+    rss = ru.ru_maxrss / 1024
+    check(rss < RSS_MAX, "peak RSS %.1f MB for %d threads (at most %d)" % (rss, N, RSS_MAX))

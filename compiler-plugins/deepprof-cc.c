@@ -486,6 +486,12 @@ int main(int argc, char **argv)
 		 * module is listed before it goes */
 		if (!o.runtime || !*o.runtime)
 			args[n++] = "-Wl,--wrap=sigaction,--wrap=signal,--wrap=dlclose";
+		/* -finstrument-functions hooks see no call into libc: _exit and
+		 * the exec functions pass through libprof's (procwrap.c), which
+		 * write the profile first (a plugin build's code does it itself) */
+		if ((!o.runtime || !*o.runtime) && o.mode == MODE_CYG)
+			args[n++] = "-Wl,--wrap=_exit,--wrap=_Exit,--wrap=execve,--wrap=execv,--wrap=execvp,"
+				    "--wrap=execvpe,--wrap=execl,--wrap=execlp,--wrap=execle,--wrap=fexecve";
 		if (o.openmp) {
 			/* libprof's wrappers of GOMP_parallel & co (libprof/omp.c)
 			 * call libgomp's own: keep it linked even when they were

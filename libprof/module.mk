@@ -35,6 +35,16 @@ LIBPROF_TEXT := $(foreach s,.text .text.unlikely .text.hot .text.startup .text.e
 $(OBJ_DIR)/libprof/pic/sigwrap.o: LIBPROF_CFLAGS += -DDP_SIGWRAP_SHARED
 # dlwrap.c: the same for dlclose (libprof.a's __wrap_dlclose, libprof.so's dlclose).
 $(OBJ_DIR)/libprof/pic/dlwrap.o: LIBPROF_CFLAGS += -DDP_DLWRAP_SHARED
+# procwrap.c: _exit, _Exit and the exec functions (libprof.a's __wrap_ ones for
+# deepprof-cc --deepprof-mode=cyg, libprof.so's own); deepprof record's
+# runtime has _exit and _Exit from a third build (record.c has the execs).
+$(OBJ_DIR)/libprof/pic/procwrap.o: LIBPROF_CFLAGS += -DDP_PROCWRAP_SHARED
+$(OBJ_DIR)/libprof/pic/procwrap-rec.o: LIBPROF_CFLAGS += -DDP_PROCWRAP_SHARED -DDP_PROCWRAP_NO_EXEC
+$(OBJ_DIR)/libprof/pic/procwrap-rec.o: libprof/procwrap.c libprof/module.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBPROF_CFLAGS) -fPIC -MT $@ -MF $(@:.o=.d) -c -o $@.tmp $<
+	$(OBJCOPY) $(LIBPROF_TEXT) $@.tmp $@
+	rm -f $@.tmp
 
 # The -finstrument-functions hooks run at every call: no frame pointer
 # (three instructions per hook; their call frame information is exact).
@@ -68,8 +78,8 @@ $(LIBPROF_SO): $(LIBPROF_PICS)
 # and sigmask.c and sigwrap.c, whose wrappers record.c has with its own
 # checks, and dlwrap.c (record's writes rescan the modules).
 LIBPROF_REC_SO := $(LIB_DIR)/libprof-record.so
-LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o %/sigwrap.o %/dlwrap.o,$(LIBPROF_PICS)) \
-	$(OBJ_DIR)/libprof/pic/record.o
+LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o %/sigwrap.o %/dlwrap.o %/procwrap.o,$(LIBPROF_PICS)) \
+	$(OBJ_DIR)/libprof/pic/record.o $(OBJ_DIR)/libprof/pic/procwrap-rec.o
 all: $(LIBPROF_REC_SO)
 $(LIBPROF_REC_SO): $(LIBPROF_REC_PICS)
 	@mkdir -p $(dir $@)

@@ -25,7 +25,7 @@ def stress_objects(ctx):
     top = os.path.abspath(os.path.join(ctx.srcdir, "..", ".."))
     objs = []
     for src in sorted(glob.glob(os.path.join(top, "libprof", "*.c"))):
-        if os.path.basename(src) in ("record.c", "sigwrap.c", "dlwrap.c"):  # the last two: --wrap
+        if os.path.basename(src) in ("record.c", "sigwrap.c", "dlwrap.c", "procwrap.c"):  # the rest: --wrap
             continue
         obj = ctx.path(os.path.basename(src)[:-2] + ".o")
         cmd = [ctx.a.cc, "-std=gnu11", "-g", "-O2", "-D_GNU_SOURCE", "-DDP_STRESS",

@@ -337,6 +337,21 @@ def t_exec(s):
     eq(self_ticks(q, "parent_work"), 0, "the exec'd image starts from zero")
 
 
+def t_exits(s):
+    """A program that ends by _exit or _Exit (no destructor runs) still
+    leaves its final profile (libprof/procwrap.c in deepprof record's
+    runtime); a vfork child's _exit writes none. It left none before."""
+    exe = s.cc(os.path.join(HERE, "..", "e2e", "s-exits.c"), "exits")
+    for how, rc in (("_exit", 3), ("_Exit", 6)):
+        name = "xe%s.data" % how
+        s.record(["-o", name, exe, how], rc=rc)
+        p = s.dump(name)
+        eq(p.h["final"], True, "final (%s)" % how)
+    s.record(["-o", "xv.data", exe, "vfork"])
+    eq(sorted(f for f in os.listdir(s.dir) if f.startswith("xv.data")), ["xv.data"],
+       "no profile from the vfork child")
+
+
 def t_spawn(s):
     """The execs glibc makes inside system() and posix_spawn(), which no
     wrapper of the program's own execve sees: with --follow-exec each new
@@ -705,7 +720,7 @@ def t_reader(s):
 
 
 TESTS = [t_shares, t_frequency, t_vs_instrumented, t_recursion, t_threads, t_fork, t_exec,
-         t_spawn, t_signals, t_disturbed, t_blocked, t_bad, t_unwind, t_unwind_plugin, t_reader]
+         t_exits, t_spawn, t_signals, t_disturbed, t_blocked, t_bad, t_unwind, t_unwind_plugin, t_reader]
 
 
 def main():

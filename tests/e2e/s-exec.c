@@ -1,7 +1,8 @@
 /* s-exec.c — calls leaf() 10 times, then as argv[1] says: "ok" execs
- * /bin/true (execv); "fail" execs a file that does not exist, calls leaf()
- * once more and returns; "vfork" a vfork child execs /bin/true (execvp)
- * while the parent waits, then returns. */
+ * /bin/true (execv), "ok-l" with execl, "ok-le" with execle, "ok-lp" "true"
+ * with execlp; "fail" execs a file that does not exist, calls leaf() once
+ * more and returns; "vfork" a vfork child execs /bin/true (execvp) while
+ * the parent waits, then returns. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,14 @@ int main(int argc, char **argv)
 	char *args[] = { "true", NULL };
 	if (!strcmp(how, "ok"))
 		execv("/bin/true", args);
+	if (!strcmp(how, "ok-l"))
+		execl("/bin/true", "true", (char *)NULL);
+	if (!strcmp(how, "ok-le")) {
+		char *env[] = { "A=1", NULL };
+		execle("/bin/true", "true", (char *)NULL, env);
+	}
+	if (!strcmp(how, "ok-lp"))
+		execlp("true", "true", (char *)NULL);
 	if (!strcmp(how, "fail")) {
 		execv("/nonexistent/deepprof-test", args);
 		sink += leaf(10);

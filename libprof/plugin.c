@@ -19,7 +19,11 @@
  *
  * KNOWN: under a flood of instrumented signal handlers (one every 50 us,
  * tests/plugin-rt t014) about one run in fifteen loses or misfiles one call
- * of millions. One window that does it (a stress build shows it every time:
+ * of millions; on a VM whose 50 us timer is precise (2026-11-27: 3,500 to
+ * 12,000 handler runs in a run), 0 to 20 handler runs in one are lost,
+ * each counted instead as one more call of the interrupted site (loop ->
+ * work), left as a non-local exit. Blocking signals in reclaim() did not
+ * change that: the window is elsewhere. One window that does it (a stress build shows it every time:
  * DEEPPROF_STRESS=0x4300 DEEPPROF_STRESS_TWICE=1, see graph.h): a second
  * handler landing in reclaim() after its check pushes its own callback frame
  * and overwrites the single cb_* record, so reclaim counts the second

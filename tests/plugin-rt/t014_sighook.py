@@ -27,7 +27,9 @@ def run(ctx):
         invariants(p)
         # ABI v1 drops a handler's three hooks together; v2's inline code
         # drops only what reaches the runtime (seen: 2), so no multiple of 3
-        check(lost <= 30, "handlers dropped: %d" % (lost // 3))
+        # (up to 2% of the handler runs: on a VM with a precise 50 us
+        # timer, 1.3% of about 1,000 were dropped, lost 33)
+        check(lost <= max(30, 3 * n // 50), "handlers dropped: %d of %d" % (lost // 3, n))
         got = n - lost // 3
         race = max(RACE, n // RACE_V1_PER) if ctx.a.abi == 1 else RACE
         eq(p.counts("main", "loop"), (1, 1, 0), "main -> loop")
@@ -49,11 +51,19 @@ def run(ctx):
             check(other <= race, "other non-local exits: %d" % other)
         else:
             eq(other, 0, "other non-local exits")
+        rooted = 0
         for c in p.csds(callee="on_tick"):
             # a handler that interrupts libprof's hook right after another
             # handler can hang from the earlier one (v1 has no function exit hook)
+            if c["caller"] == "<root>" and ctx.a.abi != 1:
+                rooted += c["calls"]    # below
+                continue
             check(c["caller"] in ("loop", "work", "main", "setitimer", "atol", "on_tick", "tick_leaf"),
                   "on_tick called back from %s" % c["caller"])
+        # ABI v2: a handler run whose prologue finds no activation of the
+        # thread in dp_cur's chain hangs from <root> (the same VM: in 2 runs
+        # of 40, 3 calls each); its calls are counted all the same
+        check(rooted <= race, "on_tick called back from <root>: %d calls" % rooted)
         # 1 call + 3000000 back-edges; a handler running in the middle of a
         # hook or of an increment of dp_loop_ticks may move a few ticks to
         # its own csd (rare: a handler every 50 us, several thousand in all)

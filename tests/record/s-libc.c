@@ -1,7 +1,7 @@
 /* s-libc.c — an instrumented program (tests/record builds it with
  * -finstrument-functions and libprof) whose time is mostly in libc:
- * clear() in memset, sorting() in qsort (calling back cmp, instrumented),
- * own() in its own loop. With DEEPPROF_UNWIND=1 the ticks in libc go to
+ * clear() in memset, sorting() in qsort (calling back cmp, instrumented)
+ * on an array that filled() made, own() in its own loop. With DEEPPROF_UNWIND=1 the ticks in libc go to
  * libc's frames under clear and sorting. argv[1]: the number sorted. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,16 +20,22 @@ int cmp(const void *a, const void *b)
 	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
 	return (x > y) - (x < y);
 }
-__attribute__((noinline)) void sorting(unsigned n)
+/* the array to sort, filled apart from sorting(): its first touch is
+ * page faults, whose system time (much of it on some VMs) would otherwise
+ * be sorting's own */
+__attribute__((noinline)) unsigned *filled(unsigned n)
 {
 	unsigned *v = malloc(n * sizeof *v);
 	if (!v)
 		exit(1);
 	for (unsigned i = 0; i < n; i++)
 		v[i] = i * 2654435761u;
+	return v;
+}
+__attribute__((noinline)) void sorting(unsigned *v, unsigned n)
+{
 	qsort(v, n, sizeof *v, cmp);
 	sink += v[n / 2];
-	free(v);
 }
 __attribute__((noinline)) void own(unsigned long n)
 {
@@ -41,7 +47,10 @@ __attribute__((noinline)) void own(unsigned long n)
 int main(int argc, char **argv)
 {
 	clear(4000);
-	sorting(argc > 1 ? (unsigned)atoi(argv[1]) : 300000);
+	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 300000;
+	unsigned *v = filled(n);
+	sorting(v, n);
+	free(v);
 	own(100000000ul);
 	printf("%lu\n", sink & 1);
 	return 0;

@@ -23,7 +23,16 @@ void *dpa_huge(void *p, size_t bytes)
 	uintptr_t lo = (uintptr_t)p & ~(page - 1);
 	uintptr_t hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
 
-	if (p && bytes >= ((size_t)4 << 20))
+	/* DEEPPROF_HUGEPAGES=0: no such request (where the kernel would
+	 * compact memory for every huge page, at a cost above what it saves) */
+	static int asked = -1;
+	int on = __atomic_load_n(&asked, __ATOMIC_RELAXED);
+	if (on < 0) {
+		const char *e = getenv("DEEPPROF_HUGEPAGES");
+		on = !(e && !strcmp(e, "0"));
+		__atomic_store_n(&asked, on, __ATOMIC_RELAXED);
+	}
+	if (p && on && bytes >= ((size_t)4 << 20))
 		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 	return p;
 }

@@ -2,11 +2,15 @@
  * test_csd_columns.c — the csd measure columns (analyses/csd_columns.c):
  * widths chosen from the data, zero and derived measures stored in no
  * bytes, values unchanged by widening, packing and later sets, and the same
- * through a write and a read of a Deep.data file.
+ * through a write and a read of a Deep.data file; and the large arrays'
+ * request for transparent huge pages (dpa_huge).
  * Part of deepprof's tests. MIT licence.
  */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -312,5 +316,63 @@ static void test_read_gen(void)
 	dpa_profile_release(&p);
 }
 
+/* The VmFlags of the mapping holding address a (/proc/self/smaps), or "". */
+static void vm_flags(const void *a, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+
+	out[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)a >= lo && (uintptr_t)a < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			snprintf(out, n, "%s", line + 8);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* Large arrays ask for transparent huge pages (dpa_huge), the whole
+ * mapping flagged: a block grown by realloc stays one mapping, flagged,
+ * and keeps its contents; a small one is left alone. */
+static void test_huge(void)
+{
+	char flags[512];
+	size_t big = (size_t)8 << 20;
+	unsigned char *a, *b;
+
+	const char *e = getenv("DEEPPROF_HUGEPAGES");
+
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0 || (e && !strcmp(e, "0")))
+		return;         /* a kernel without THP, or not asked: nothing to see */
+	a = dpa_calloc_huge(big, 1);
+	CU_ASSERT_FATAL(a != NULL);
+	a[0] = 1;
+	a[big - 1] = 2;
+	vm_flags(a + big / 2, flags, sizeof(flags));
+	CU_ASSERT_PTR_NOT_NULL(strstr(flags, " hg"));
+	a = dpa_realloc_huge(a, 4 * big);
+	CU_ASSERT_FATAL(a != NULL);
+	CU_ASSERT(a[0] == 1 && a[big - 1] == 2);
+	vm_flags(a + 3 * big, flags, sizeof(flags));
+	CU_ASSERT_PTR_NOT_NULL(strstr(flags, " hg"));
+	vm_flags(a, flags, sizeof(flags));
+	CU_ASSERT_PTR_NOT_NULL(strstr(flags, " hg"));   /* the block's first page too: one mapping */
+	b = dpa_malloc_huge(4096);
+	CU_ASSERT_FATAL(b != NULL);
+	vm_flags(b, flags, sizeof(flags));
+	CU_ASSERT_PTR_NULL(strstr(flags, " hg"));
+	free(b);
+	free(a);
+}
+
 DPA_TEST_SUITE(csd_columns, DPA_TEST(test_widen), DPA_TEST(test_pack), DPA_TEST(test_diff),
-	       DPA_TEST(test_derive), DPA_TEST(test_write_read), DPA_TEST(test_read_gen));
+	       DPA_TEST(test_derive), DPA_TEST(test_write_read), DPA_TEST(test_read_gen),
+	       DPA_TEST(test_huge));

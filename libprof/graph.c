@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <unwind.h>
 #include "graph.h"
 
@@ -902,6 +904,13 @@ void dp_stress(unsigned point)
 		return;                 /* v1 retries a push that a handler hit: not again */
 	struct sigaction sa;
 	if (sigaction(SIGALRM, NULL, &sa) != 0 || sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+		return;
+	/* not where SIGALRM is blocked (in the handler itself, or in a window
+	 * the runtime closes to signals): the signal would wait, and come
+	 * after stress_in is cleared, from a handler whose hooks raise it
+	 * again, without end */
+	sigset_t now;
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &now, _NSIG / 8) != 0 || sigismember(&now, SIGALRM))
 		return;
 	int saved_errno = errno;
 	stress_in = 1;

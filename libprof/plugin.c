@@ -18,25 +18,26 @@
  * frame at or above theirs ends them, as an exit.
  *
  * KNOWN: under a flood of instrumented signal handlers (one every 50 us,
- * tests/plugin-rt t014) about one run in fifteen loses or misfiles one call
- * of millions; on a VM whose 50 us timer is precise (2026-11-27: 3,500 to
- * 12,000 handler runs in a run), 0 to 20 handler runs in one are lost,
- * each counted instead as one more call of the interrupted site (loop ->
- * work), left as a non-local exit. Blocking signals in reclaim() did not
- * change that: the window is elsewhere. One window that does it (a stress build shows it every time:
- * DEEPPROF_STRESS=0x4300 DEEPPROF_STRESS_TWICE=1, see graph.h): a second
- * handler landing in reclaim() after its check pushes its own callback frame
- * and overwrites the single cb_* record, so reclaim counts the second
- * callback, drops both frames (top = f) and the first goes uncounted; its
- * callers are then misfiled (on_sig called from sig_leaf). A fix needs a
- * record per callback slot and a cmpxchg in reclaim. (The -finstrument-
- * functions route's race, a handler's dead frame taken for a stale one, is
- * another cause: v1 publishes a push with set_top, never a written-over slot.)
+ * tests/plugin-rt t014) some handler runs are lost, each counted instead
+ * as one more call of the interrupted site (loop -> work), left as a
+ * non-local exit: on a VM whose 50 us timer is precise (2026-11-27: about
+ * 5,000 handler runs in a run) 0 to 14 in a run. The window that did it
+ * every time in a stress build (a second handler in reclaim() wrote its
+ * record over the first's: DEEPPROF_STRESS=0x4100) is closed, reclaim()
+ * runs with signals blocked (tests/plugin-rt t033 tries every v1 point);
+ * the one left was not found: no v1 stress point, alone or with others,
+ * reproduces it (the slow paths, which a flood sends hooks through, have
+ * none). (The -finstrument-functions route's
+ * race, a handler's dead frame taken for a stale one, is another cause:
+ * v1 publishes a push with set_top, never a written-over slot.)
  * A callee inlined at -O2 shares its caller's frame (DP_FR_INL), so a
  * longjmp back into that very frame is not seen until a shallower hook.
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "graph.h"
 #include "deepprof-abi.h"
 
@@ -426,7 +427,18 @@ static inline bool set_top(struct dp_hot *h, struct dp_frame *from, struct dp_fr
 DP_COLD static void reclaim(struct dp_hot *h, struct dp_frame *f)
 {
 	struct dp_thread *t = h->t;
-	if (t && h->top == f + 1 && t->cb_slot == f + 1) {
+	if (!t || h->top != f + 1 || t->cb_slot != f + 1)
+		return;
+	/* Signals blocked from the check to the end (a failed push is rare):
+	 * a second handler landing here pushed its own callback frame above
+	 * f + 1 and its record over cb_*, and this reclaim then counted the
+	 * second callback, dropped both frames and lost the first (the stress
+	 * build's V1_RECLAIM point: one handler run lost per visit). Raw
+	 * system calls: the program's sigprocmask is wrapped (sigmask.c). */
+	sigset_t all, old;
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, _NSIG / 8);
+	if (h->top == f + 1 && t->cb_slot == f + 1) {
 		DP_STRESS_AT(DP_ST_V1_RECLAIM);
 		t->cb_slot = NULL;
 		h->top = f;
@@ -438,6 +450,7 @@ DP_COLD static void reclaim(struct dp_hot *h, struct dp_frame *f)
 			dp_cas_local(&t->n_tails, n, t->cb_base);
 		}
 	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
 }
 
 /* Push a frame for a call through c on top of f (not the last slot).

@@ -4,6 +4,7 @@ program with libprof, run it, read its Deep.data through `deepprof dump
 Part of deepprof's end-to-end tests. MIT licence.
 """
 
+import glob
 import json
 import os
 import shlex
@@ -268,3 +269,24 @@ def churn_runs(ctx, exe, check_profile):
     check(mb < 48, "the runtime mapped %.1f MB for %d threads (at most 48)" % (mb, N))
     rss = ru.ru_maxrss / 1024
     check(rss < RSS_MAX, "peak RSS %.1f MB for %d threads (at most %d)" % (rss, N, RSS_MAX))
+
+
+def stress_objects(ctx):
+    """libprof built with -DDP_STRESS into the scratch dir, as objects: the
+    sources of libprof.a (not record.c, which only deepprof record's
+    libprof-record.so has: its signal-mask wrappers are sigmask.c's)."""
+    top = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    objs = []
+    for src in sorted(glob.glob(os.path.join(top, "libprof", "*.c"))):
+        if os.path.basename(src) in ("record.c", "sigwrap.c", "dlwrap.c", "procwrap.c"):  # the rest: --wrap
+            continue
+        obj = ctx.path(os.path.basename(src)[:-2] + ".o")
+        cmd = [ctx.a.cc, "-std=gnu11", "-g", "-O2", "-D_GNU_SOURCE", "-DDP_STRESS",
+               "-fvisibility=hidden", "-fno-builtin", "-fno-omit-frame-pointer",
+               "-ftls-model=initial-exec", "-I" + os.path.join(top, "compiler-plugins")]
+        cmd += shlex.split(ctx.a.cflags) + ["-c", src, "-o", obj]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise Fail("stress build of %s failed:\n%s" % (src, r.stderr.strip()))
+        objs.append(obj)
+    return objs

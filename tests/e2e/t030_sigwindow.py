@@ -7,36 +7,12 @@ handler's dead frame there for a stale one and popped it (a phantom
 non-local exit of on_sig, the pushed call of work lost, a hook lost).
 Each handler's call is charged to the frame on top when it lands; one that
 lands while a push is in progress hangs from that call's caller."""
-import glob
-import os
-import shlex
-import subprocess
 
-from e2e import eq, check, Fail
+import e2e
+from e2e import eq, check
 
 N = 1000                                # loop -> work calls
 FILLED, PUSHED, SLOW_FILLED, SLOW_PUSHED, REFILL, POPPED, EXIT = range(1, 8)
-
-
-def stress_objects(ctx):
-    """libprof built with -DDP_STRESS into the scratch dir, as objects: the
-    sources of libprof.a (not record.c, which only deepprof record's
-    libprof-record.so has: its signal-mask wrappers are sigmask.c's)."""
-    top = os.path.abspath(os.path.join(ctx.srcdir, "..", ".."))
-    objs = []
-    for src in sorted(glob.glob(os.path.join(top, "libprof", "*.c"))):
-        if os.path.basename(src) in ("record.c", "sigwrap.c", "dlwrap.c", "procwrap.c"):  # the rest: --wrap
-            continue
-        obj = ctx.path(os.path.basename(src)[:-2] + ".o")
-        cmd = [ctx.a.cc, "-std=gnu11", "-g", "-O2", "-D_GNU_SOURCE", "-DDP_STRESS",
-               "-fvisibility=hidden", "-fno-builtin", "-fno-omit-frame-pointer",
-               "-ftls-model=initial-exec", "-I" + os.path.join(top, "compiler-plugins")]
-        cmd += shlex.split(ctx.a.cflags) + ["-c", src, "-o", obj]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise Fail("stress build of %s failed:\n%s" % (src, r.stderr.strip()))
-        objs.append(obj)
-    return objs
 
 
 def profile(ctx, exe, points, grow=False):
@@ -62,7 +38,7 @@ def by_caller(p):
 
 
 def run(ctx):
-    objs = stress_objects(ctx)
+    objs = e2e.stress_objects(ctx)
     exe = ctx.compile("s-sigwindow.c", extra=objs)
 
     # no stress points: no signal at all

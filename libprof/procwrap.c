@@ -206,17 +206,21 @@ DP_EXPORT int __wrap_fexecve(int fd, char *const argv[], char *const envp[])
 
 #ifdef EXECL
 
-/* The list forms: their arguments as an array, then the array form above
- * (which writes the snapshot). */
+/* The list forms: their arguments as an array argv (on the stack), then
+ * the array form above (which writes the snapshot). LIST_ARGV leaves ap
+ * after the list's NULL, where execle's envp is; the caller ends it. */
+#define LIST_ARGV(argv, arg0, ap)                       \
+	va_start(ap, arg0);                             \
+	size_t n_args = count_args(arg0, ap);           \
+	va_end(ap);                                     \
+	char *argv[n_args + 1];                         \
+	va_start(ap, arg0);                             \
+	fill_args(argv, arg0, ap)
+
 DP_EXPORT int EXECL(const char *path, const char *arg0, ...)
 {
 	va_list ap;
-	va_start(ap, arg0);
-	size_t n = count_args(arg0, ap);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg0);
-	fill_args(argv, arg0, ap);
+	LIST_ARGV(argv, arg0, ap);
 	va_end(ap);
 	return REAL_EXECV(path, argv);
 }
@@ -224,12 +228,7 @@ DP_EXPORT int EXECL(const char *path, const char *arg0, ...)
 DP_EXPORT int EXECLP(const char *file, const char *arg0, ...)
 {
 	va_list ap;
-	va_start(ap, arg0);
-	size_t n = count_args(arg0, ap);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg0);
-	fill_args(argv, arg0, ap);
+	LIST_ARGV(argv, arg0, ap);
 	va_end(ap);
 	return REAL_EXECVP(file, argv);
 }
@@ -237,13 +236,8 @@ DP_EXPORT int EXECLP(const char *file, const char *arg0, ...)
 DP_EXPORT int EXECLE(const char *path, const char *arg0, ...)
 {
 	va_list ap;
-	va_start(ap, arg0);
-	size_t n = count_args(arg0, ap);
+	LIST_ARGV(argv, arg0, ap);
 	char *const *envp = va_arg(ap, char *const *);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg0);
-	fill_args(argv, arg0, ap);
 	va_end(ap);
 	return REAL_EXECVE(path, argv, envp);
 }

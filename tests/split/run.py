@@ -114,13 +114,22 @@ def split_of(name, how, doc, fn):
     return a / (a + b), b / (a + b), a, b, samples
 
 
+MIN_TICKS = 120     # fib's samples for its ±0.04
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     fib_v2 = None
     for how, fib_n, rounds in (("v2", "37", "24"), ("cyg", "36", "8")):
-        # fib: phi : 1
+        # fib: phi : 1. The tolerance wants ~150 ticks: where CPU timers
+        # tick slower than asked (250 Hz on some VMs: 47 ticks, a share
+        # of 0.666 seen), a longer fib (n + 2: 2.6 times the work) again
         exe = build("fib", how)
         r = exe and profile(exe, [fib_n])
+        for more in (2, 3):
+            if not r or r[1]["header"].get("inside_samples", 0) >= MIN_TICKS:
+                break
+            r = profile(exe, [str(int(fib_n) + more)])
         if r:
             if how == "v2":
                 fib_v2 = r[0]

@@ -21,9 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
-
-void dp_abi_exiting(void);
-void dp_abi_exec(void);
+#include "deepprof-abi.h"   /* dp_abi_exiting, dp_abi_exec (runtime.c) */
 
 typedef void exit_fn(int);
 typedef int execve_fn(const char *, char *const[], char *const[]);

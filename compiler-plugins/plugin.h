@@ -50,6 +50,8 @@ struct dp_options {
 	bool remarks;           /* also print the use build's remarks on stderr */
 	const char *parallelize;    /* "safe" (default), "checked", "none" or candidate ids "1,2" */
 	const char *check;      /* the check build's feedback files, ':'-separated (check.cc), or NULL */
+	bool inline_discount;   /* take the instrumentation's size out of GCC's function
+	                           summaries (inline-cost=plain, the default; inline_cost.cc) */
 };
 extern struct dp_options dp_opt;
 
@@ -144,6 +146,8 @@ opt_pass *dp_make_instrument_pass(gcc::context *ctxt);
 opt_pass *dp_make_progrep_pass(gcc::context *ctxt);
 opt_pass *dp_make_surviving_pass(gcc::context *ctxt);
 opt_pass *dp_make_inlined_pass(gcc::context *ctxt);     /* inlined.cc */
+opt_pass *dp_make_inline_cost_pass(gcc::context *ctxt); /* inline_cost.cc: after local-fnsummary */
+opt_pass *dp_make_inline_cost_ipa_pass(gcc::context *ctxt);    /* ... and after IPA fnsummary */
 void dp_keep_call_locations(void *gcc_data, void *user_data);  /* PLUGIN_PRE_GENERICIZE */
 /* escapes.cc: whether code other than the TU's direct calls may enter fndecl */
 void dp_note_taken_addresses(void *gcc_data, void *user_data); /* PLUGIN_PRE_GENERICIZE */

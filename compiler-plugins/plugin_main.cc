@@ -12,7 +12,7 @@ int plugin_is_GPL_compatible;
 
 /* abi 2 (the inline fast path) is the default; calls=surviving selects abi 1
  * unless abi is given (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, 2, NULL, true, NULL, false, "safe", NULL };
+struct dp_options dp_opt = { true, true, false, true, false, 2, NULL, true, NULL, false, "safe", NULL, true };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -129,6 +129,16 @@ static bool parse_args(const struct plugin_name_args *info)
 				      "expected %<source%> or %<surviving%>", a->value ? a->value : "");
 				ok = false;
 			}
+		} else if (!strcmp(a->key, "inline-cost")) {
+			if (a->value && !strcmp(a->value, "plain")) {
+				dp_opt.inline_discount = true;
+			} else if (a->value && !strcmp(a->value, "counted")) {
+				dp_opt.inline_discount = false;
+			} else {
+				error("deepprof plugin: %<-fplugin-arg-deepprof-inline-cost=%s%>: "
+				      "expected %<plain%> or %<counted%>", a->value ? a->value : "");
+				ok = false;
+			}
 		} else if (!strcmp(a->key, "instrument")) {
 			ok &= parse_bool(a, &dp_opt.instrument);
 		} else if (!strcmp(a->key, "remarks")) {
@@ -157,7 +167,7 @@ static bool parse_args(const struct plugin_name_args *info)
 			dp_opt.check = a->value;
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
-			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, instrument, "
+			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, inline-cost, instrument, "
 			      "use, remarks, parallelize, check)", a->key);
 			ok = false;
 		}
@@ -239,6 +249,19 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	/* abi 2: inlined callees' prologues, at the same place */
 	sv.pass = dp_make_inlined_pass(g);
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
+
+	/* GCC's inliner weighs the program's code only: after each summary
+	 * of a function (early), and after the IPA summaries of all */
+	struct register_pass_info ic;
+	ic.pass = dp_make_inline_cost_pass(g);
+	ic.reference_pass_name = "local-fnsummary";
+	ic.ref_pass_instance_number = 0;        /* every instance */
+	ic.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ic);
+	ic.pass = dp_make_inline_cost_ipa_pass(g);
+	ic.reference_pass_name = "fnsummary";
+	ic.ref_pass_instance_number = 1;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ic);
 
 	if (!dp_use_init())
 		return 0;       /* the errors fail the compilation; nothing more to set up */

@@ -561,6 +561,60 @@ def test_late_leaf():
               tag + ": counts %s" % (got,))
 
 
+INLINED = re.compile(r"Inlin(?:ing|ed) (\S+) into (\S+?)\.?(?:\s|$)")
+
+
+def inlined_pairs(text):
+    """(callee, caller) of every inlining GCC's -fopt-info-inline-optimized
+    reports, clone suffixes dropped; without a function's inlining of its
+    own split part (fnsplit: X.part.0 into X), which is a shape of code
+    rather than a call the program makes."""
+    def base(name):
+        return re.sub(r"\.(part|constprop|isra)(\.\d+)?", "", name.split("/")[0])
+    pairs = set()
+    for m in INLINED.finditer(text):
+        callee, caller = base(m.group(1)), base(m.group(2))
+        if callee != caller:
+            pairs.add((callee, caller))
+    return pairs
+
+
+def test_inline_cost():
+    """GCC's inliner weighs the program's code, not the instrumentation
+    (inline_cost.cc): on inl.c, the shapes of calls plain GCC inlines in an
+    interpreter (a cold argument check, a wrapper passed as a function
+    pointer, a pop with a check, an accessor), the plugin build inlines
+    every call the plain build does, with either ABI; with
+    inline-cost=counted (GCC's own summaries, our code included) ABI v2
+    inlines fewer, which is what the default prevents. Source-level counts
+    are the same either way."""
+    c = src("inl.c")
+    info = ["-O2", "-c", c, "-fopt-info-inline-optimized"]
+    plain = inlined_pairs(must(["gcc"] + info + ["-o", out("inl-plain.o")]).stderr)
+    check(len(plain) >= 8, "inline cost: plain gcc inlined only %r" % sorted(plain))
+    for abi in (2, 1):
+        got = inlined_pairs(cc(info + ["-o", out("inl.o")], link=False, abi=abi).stderr)
+        check(plain <= got, "inline cost, abi %d: plain inlines %r, the plugin build not" %
+              (abi, sorted(plain - got)))
+    counted = inlined_pairs(cc(["--deepprof-arg=inline-cost=counted"] + info + ["-o", out("inl.o")],
+                               link=False, abi=2).stderr)
+    check(not plain <= counted, "inline cost: inline-cost=counted inlines all plain does: %r" %
+          sorted(counted))
+    for extra in ([], ["--deepprof-arg=inline-cost=counted"]):
+        tag = "inline cost %s" % (extra or "default")
+        exe = out("inl")
+        cc(extra + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        check(stdout == "HELLO, WORLD 9 50 50\n", tag + ": output %r" % stdout)
+        t = tus.get("inl.c", {"enter": {}, "site": {}})
+        want = {"main": 1, "do_upper": 1, "do_first": 1, "do_sum": 1, "check_args": 3,
+                "change_case": 1, "is_low": 12, "to_up": 9, "pop": 3}
+        check(t["enter"] == want, tag + ": entries %r" % t["enter"])
+        # value is a leaf without a prologue: its sites count it
+        leaf = sum(n for (edge, loc), (n, r) in t["site"].items() if edge.endswith("->value"))
+        check(leaf == 3, tag + ": calls of value %d" % leaf)
+
+
 # ---------------------------------------------------------------- options, modes, errors
 
 def test_modes():
@@ -665,6 +719,8 @@ def test_errors():
     expect_error("bad calls=", g + ["-fplugin-arg-deepprof-calls=fast"] + c, nz,
                  "expected 'source' or 'surviving'")
     expect_error("bad abi=", g + ["-fplugin-arg-deepprof-abi=3"] + c, nz, "expected 1 or 2")
+    expect_error("bad inline-cost=", g + ["-fplugin-arg-deepprof-inline-cost=free"] + c, nz,
+                 "expected 'plain' or 'counted'")
     expect_error("abi=2 and calls=surviving",
                  g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1'")
@@ -694,7 +750,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_late_leaf, test_modes, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_late_leaf, test_inline_cost, test_modes, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

@@ -28,7 +28,9 @@ static struct plugin_info dp_info = {
 	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1|call (call: abi 1)\n"
 	"           -fplugin-arg-deepprof-tailcalls=0|1 -fplugin-arg-deepprof-progrep-file=PATH\n"
 	"           -fplugin-arg-deepprof-calls=source|surviving (surviving: abi 1)\n"
-	"           -fplugin-arg-deepprof-abi=1|2 (default 2: the inline fast path)"
+	"           -fplugin-arg-deepprof-abi=1|2 (default 2: the inline fast path)\n"
+	"           -fplugin-arg-deepprof-inline-cost=plain|counted (default plain: the inliner\n"
+	"           does not count the instrumentation's code)"
 };
 
 /* ================= utilities shared by the passes ================= */

@@ -34,7 +34,11 @@ enum dp_css_flags {
 	DP_CSS_TAIL        = 1u << 0,  /* in tail position: no dp_abi_return follows */
 	DP_CSS_LEAF_CALLEE = 1u << 1,  /* the callee is a leaf of this TU (DP_PS_LEAF) */
 	DP_CSS_NORETURN    = 1u << 2,  /* the callee never returns (exit, abort, longjmp) */
-	DP_CSS_SAME_LOC    = 1u << 3   /* another site has the same file:line:col */
+	DP_CSS_SAME_LOC    = 1u << 3,  /* another site has the same file:line:col */
+	DP_CSS_RETURNS     = 1u << 4   /* kind external, its callee declared leaf (glibc's
+	                                  __THROW): it cannot reach this program's code,
+	                                  so it returns to the site; ABI v2 counts no exits
+	                                  there, and the runtime takes its calls for exits */
 };
 
 /* dp_ps_static.flags (bits) */
@@ -142,7 +146,8 @@ struct dp_csd_hot {
 	const void *target;         /* indirect sites: the function this csd is for */
 	struct dp_csd_hot *next;    /* indirect sites: csds of other targets (the runtime's) */
 	uint64_t exits;             /* calls that returned normally to a site that is not
-	                               DP_CSS_TAIL, DP_CSS_NORETURN nor DP_CSS_LEAF_CALLEE */
+	                               DP_CSS_TAIL, DP_CSS_NORETURN, DP_CSS_LEAF_CALLEE
+	                               nor DP_CSS_RETURNS */
 };
 struct dp_pd_hot {
 	const struct dp_ps_static *ps;  /* compared by the prologue with &tu->ps[PS] */

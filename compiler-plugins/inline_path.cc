@@ -203,17 +203,18 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 		return;
 
 	/* the call returned: a longjmp, exit() or pthread_exit over it never
-	 * gets here, so the runtime has calls - exits non-local exits */
+	 * gets here, so the runtime has calls - exits non-local exits (but
+	 * for a library function declared leaf, which always returns here) */
 	gimple_seq restore = NULL;
 	add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
-	if (!fn) {
+	if (fn) {
+		add_increment(&restore, csd, DP_CSD_EXITS, loc);
+	} else if (!(r->flags & DP_CSS_RETURNS)) {
 		/* a direct site's slot never changes once set (the runtime's
 		 * rule): reloading it keeps csd out of a callee-saved register */
 		tree again = reg(ptr_type_node, "dp_csd");
 		add(&restore, gimple_build_assign(again, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
 		add_increment(&restore, again, DP_CSD_EXITS, loc);
-	} else {
-		add_increment(&restore, csd, DP_CSD_EXITS, loc);
 	}
 	if (!stmt_ends_bb_p(call)) {
 		gsi = gsi_for_stmt(call);

@@ -160,6 +160,11 @@ static unsigned add_site(gimple *call, unsigned caller)
 		s->flags |= DP_CSS_NORETURN;
 	else if (dp_opt.tailcalls && in_tail_position(call))
 		s->flags |= DP_CSS_TAIL;
+	/* a library function declared leaf returns here: it may not call
+	 * back into the unit nor longjmp into it (GCC's leaf attribute) */
+	if (s->kind == DP_CSS_KIND_EXTERNAL && fn && !(s->flags & DP_CSS_NORETURN) &&
+	    (gimple_call_flags(call) & ECF_LEAF) && !(gimple_call_flags(call) & ECF_RETURNS_TWICE))
+		s->flags |= DP_CSS_RETURNS;
 	return dp_n_sites++;
 }
 

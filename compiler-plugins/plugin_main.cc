@@ -83,6 +83,18 @@ static bool parse_bool(const struct plugin_argument *a, bool *out)
 	return false;
 }
 
+/* KEY=OFF or KEY=ON: *out false or true */
+static bool parse_choice(const struct plugin_argument *a, const char *off, const char *on, bool *out)
+{
+	if (a->value && (!strcmp(a->value, off) || !strcmp(a->value, on))) {
+		*out = !strcmp(a->value, on);
+		return true;
+	}
+	error("deepprof plugin: %<-fplugin-arg-deepprof-%s=%s%>: expected %qs or %qs",
+	      a->key, a->value ? a->value : "", off, on);
+	return false;
+}
+
 static bool parse_args(const struct plugin_name_args *info)
 {
 	bool ok = true;
@@ -122,25 +134,9 @@ static bool parse_args(const struct plugin_name_args *info)
 				ok = false;
 			}
 		} else if (!strcmp(a->key, "calls")) {
-			if (a->value && !strcmp(a->value, "source")) {
-				dp_opt.surviving = false;
-			} else if (a->value && !strcmp(a->value, "surviving")) {
-				dp_opt.surviving = true;
-			} else {
-				error("deepprof plugin: %<-fplugin-arg-deepprof-calls=%s%>: "
-				      "expected %<source%> or %<surviving%>", a->value ? a->value : "");
-				ok = false;
-			}
+			ok &= parse_choice(a, "source", "surviving", &dp_opt.surviving);
 		} else if (!strcmp(a->key, "inline-cost")) {
-			if (a->value && !strcmp(a->value, "plain")) {
-				dp_opt.inline_discount = true;
-			} else if (a->value && !strcmp(a->value, "counted")) {
-				dp_opt.inline_discount = false;
-			} else {
-				error("deepprof plugin: %<-fplugin-arg-deepprof-inline-cost=%s%>: "
-				      "expected %<plain%> or %<counted%>", a->value ? a->value : "");
-				ok = false;
-			}
+			ok &= parse_choice(a, "counted", "plain", &dp_opt.inline_discount);
 		} else if (!strcmp(a->key, "instrument")) {
 			ok &= parse_bool(a, &dp_opt.instrument);
 		} else if (!strcmp(a->key, "remarks")) {

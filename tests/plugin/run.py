@@ -720,7 +720,7 @@ def test_errors():
                  "expected 'source' or 'surviving'")
     expect_error("bad abi=", g + ["-fplugin-arg-deepprof-abi=3"] + c, nz, "expected 1 or 2")
     expect_error("bad inline-cost=", g + ["-fplugin-arg-deepprof-inline-cost=free"] + c, nz,
-                 "expected 'plain' or 'counted'")
+                 "expected 'counted' or 'plain'")
     expect_error("abi=2 and calls=surviving",
                  g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1'")

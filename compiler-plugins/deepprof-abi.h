@@ -38,7 +38,9 @@ enum dp_css_flags {
 	DP_CSS_RETURNS     = 1u << 4   /* kind external, its callee declared leaf (glibc's
 	                                  __THROW): it cannot reach this program's code,
 	                                  so it returns to the site; ABI v2 counts no exits
-	                                  there, and the runtime takes its calls for exits */
+	                                  there, and the runtime takes its calls for exits.
+	                                  Never with DP_CSS_TAIL or DP_CSS_NORETURN, nor
+	                                  for an exec function */
 };
 
 /* dp_ps_static.flags (bits) */

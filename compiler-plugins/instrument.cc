@@ -161,9 +161,12 @@ static unsigned add_site(gimple *call, unsigned caller)
 	else if (dp_opt.tailcalls && in_tail_position(call))
 		s->flags |= DP_CSS_TAIL;
 	/* a library function declared leaf returns here: it may not call
-	 * back into the unit nor longjmp into it (GCC's leaf attribute) */
-	if (s->kind == DP_CSS_KIND_EXTERNAL && fn && !(s->flags & DP_CSS_NORETURN) &&
-	    (gimple_call_flags(call) & ECF_LEAF) && !(gimple_call_flags(call) & ECF_RETURNS_TWICE))
+	 * back into the unit nor longjmp into it (GCC's leaf attribute). Not
+	 * an exec function, which does not return when it works, nor a tail
+	 * site, which counts no exits anyway and ends with its caller. */
+	if (s->kind == DP_CSS_KIND_EXTERNAL && fn && !(s->flags & (DP_CSS_NORETURN | DP_CSS_TAIL)) &&
+	    (gimple_call_flags(call) & ECF_LEAF) && !(gimple_call_flags(call) & ECF_RETURNS_TWICE) &&
+	    !is_exec(fn))
 		s->flags |= DP_CSS_RETURNS;
 	return dp_n_sites++;
 }

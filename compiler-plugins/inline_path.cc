@@ -237,13 +237,11 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
  * which finds dp_cur still naming me on the first return, and after a
  * longjmp to it the csd current where the longjmp was made (the runtime
  * then resynchronises: schemas/plugin-abi.md, "longjmp"). */
-static void emit_land(gimple *call, tree me, tree bk)
+static void emit_land(gimple *call, tree me)
 {
 	location_t loc = gimple_location(call);
 	gimple_seq s = NULL;
 	add(&s, gimple_build_call(dp_hook_decl(DPR_LAND), 2, dp_tu_addr(), me), loc);
-	if (bk)         /* flushed before setjmp; after a longjmp its value is indeterminate */
-		add(&s, gimple_build_assign(bk, build_int_cst(uint64_type_node, 0)), loc);
 	if (!stmt_ends_bb_p(call)) {
 		gimple_stmt_iterator gsi = gsi_for_stmt(call);
 		gsi_insert_seq_after(&gsi, s, GSI_NEW_STMT);
@@ -259,49 +257,6 @@ static void emit_land(gimple *call, tree me, tree bk)
 		}
 	if (n == 1)
 		gsi_insert_seq_on_edge(normal, s);
-}
-
-/* me->loop_cscs += bk; bk = 0: the back-edge ticks counted in the local
- * bk since the last flush go to the activation's csd (dp_emit_inline). */
-static gimple_seq flush_ticks(tree me, tree bk, location_t loc)
-{
-	gimple_seq s = NULL;
-	tree a = reg(uint64_type_node, "dp_n"), b = reg(uint64_type_node, "dp_n");
-	add(&s, gimple_build_assign(a, mem(me, DP_CSD_LOOP, uint64_type_node)), loc);
-	add(&s, gimple_build_assign(b, PLUS_EXPR, a, bk), loc);
-	add(&s, gimple_build_assign(mem(me, DP_CSD_LOOP, uint64_type_node), b), loc);
-	add(&s, gimple_build_assign(bk, build_int_cst(uint64_type_node, 0)), loc);
-	return s;
-}
-
-/* Whether the loop that back-edge E closes holds no call of CALLED (a
- * block index set): its blocks are those that reach E's source without
- * passing its destination. False also when the walk reaches the entry
- * (an irreducible loop, whose header does not dominate it). */
-static bool loop_without_calls(function *fun, edge e, const_sbitmap called)
-{
-	basic_block header = e->dest;
-	if (bitmap_bit_p(called, header->index))
-		return false;
-	auto_vec<basic_block> work;
-	auto_sbitmap seen(last_basic_block_for_fn(fun));
-	bitmap_clear(seen);
-	bitmap_set_bit(seen, header->index);
-	work.safe_push(e->src);
-	bitmap_set_bit(seen, e->src->index);
-	while (!work.is_empty()) {
-		basic_block b = work.pop();
-		if (b == ENTRY_BLOCK_PTR_FOR_FN(fun) || bitmap_bit_p(called, b->index))
-			return false;
-		edge p;
-		edge_iterator ei;
-		FOR_EACH_EDGE(p, ei, b->preds)
-			if (!bitmap_bit_p(seen, p->src->index)) {
-				bitmap_set_bit(seen, p->src->index);
-				work.safe_push(p->src);
-			}
-	}
-	return true;
 }
 
 /* Emits the v2 code for one function whose sites are dp_sites[first ..]
@@ -346,72 +301,15 @@ void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> 
 		pd.safe_push(create_tmp_var(ptr_type_node, "dp_pd"));
 	}
 	unsigned first = dp_fns[ps].first_css;
-	/* Back-edge ticks. Those of a loop that makes no call (and when the
-	 * function has no OpenMP region) are counted in a local (bk, a
-	 * register) and added to me->loop_cscs before every call and every
-	 * return: the count then stays in a register even where GCC cannot
-	 * prove the counter apart from the program's memory (a loop reading
-	 * chars, which alias everything, kept a load-add-store on memory in
-	 * every iteration, a chain through memory). GCC drops the flushes where
-	 * bk is known to be 0. Calls flush first, so a longjmp or exit from a
-	 * callee loses no tick; only a signal that ends the process in a loop
-	 * that calls nothing does. A loop with calls increments
-	 * me->loop_cscs on its back-edge, as it would flush there anyway; so
-	 * does every loop of a function with OpenMP regions (a local would be
-	 * shared with the outlined region). */
-	tree bk = NULL_TREE;
-	auto_vec<bool> local;       /* back[i] ticks bk (else me->loop_cscs) */
-	if (n_scope == 1) {
-		auto_sbitmap called(last_basic_block_for_fn(fun));
-		bitmap_clear(called);
-		for (unsigned i = 0; i < calls.length(); i++)
-			bitmap_set_bit(called, gimple_bb(calls[i])->index);
-		for (unsigned i = 0; i < lands.length(); i++)
-			bitmap_set_bit(called, gimple_bb(lands[i])->index);
-		for (unsigned i = 0; i < back.length(); i++) {
-			local.safe_push(loop_without_calls(fun, back[i], called));
-			if (local[i] && !bk)
-				bk = create_tmp_var(uint64_type_node, "dp_bk");
-		}
-	}
-	if (bk) {
-		bk = create_tmp_var(uint64_type_node, "dp_bk");
-		location_t loc = DECL_SOURCE_LOCATION(fun->decl);
-		for (unsigned i = 0; i < calls.length(); i++) {
-			gimple_stmt_iterator gsi = gsi_for_stmt(calls[i]);
-			gsi_insert_seq_before(&gsi, flush_ticks(me[0], bk, gimple_location(calls[i])),
-					      GSI_SAME_STMT);
-		}
-		for (unsigned i = 0; i < lands.length(); i++) {
-			gimple_stmt_iterator gsi = gsi_for_stmt(lands[i]);
-			gsi_insert_seq_before(&gsi, flush_ticks(me[0], bk, gimple_location(lands[i])),
-					      GSI_SAME_STMT);
-		}
-		edge e;
-		edge_iterator ei;
-		FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
-			gimple_stmt_iterator gsi = gsi_last_bb(e->src);
-			if (!gsi_end_p(gsi) && gimple_code(gsi_stmt(gsi)) == GIMPLE_RETURN)
-				gsi_insert_seq_before(&gsi, flush_ticks(me[0], bk, gimple_location(gsi_stmt(gsi))),
-						      GSI_SAME_STMT);
-		}
-		gimple_seq z = NULL;
-		add(&z, gimple_build_assign(bk, build_int_cst(uint64_type_node, 0)), loc);
-		gsi_insert_seq_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)), z);
-	}
 	for (unsigned i = 0; i < back.length(); i++) {
 		gimple_seq t = NULL;
-		if (bk && local[i])
-			add(&t, gimple_build_assign(bk, PLUS_EXPR, bk, build_int_cst(uint64_type_node, 1)),
-			    back[i]->goto_locus);
-		else
-			add_increment(&t, me[back_scope[i]], DP_CSD_LOOP, back[i]->goto_locus);
+		add_increment(&t, me[back_scope[i]], DP_CSD_LOOP, back[i]->goto_locus);
 		gsi_insert_seq_on_edge(back[i], t);
 	}
 	for (unsigned i = 0; i < calls.length(); i++)
 		emit_site(calls[i], first + i, i, me[site_scope[i]], pd[site_scope[i]]);
 	for (unsigned i = 0; i < lands.length(); i++)
-		emit_land(lands[i], me[land_scope[i]], bk);
+		emit_land(lands[i], me[land_scope[i]]);
 	for (unsigned k = 1; k < n_scope; k++) {
 		const struct dp_omp_region &r = regions[k - 1];
 		emit_prologue(fun, ps, me[k], pd[k], r.after, r.first);

@@ -165,8 +165,7 @@ static unsigned add_site(gimple *call, unsigned caller)
 	 * an exec function, which does not return when it works, nor a tail
 	 * site, which counts no exits anyway and ends with its caller. */
 	if (s->kind == DP_CSS_KIND_EXTERNAL && fn && !(s->flags & (DP_CSS_NORETURN | DP_CSS_TAIL)) &&
-	    (gimple_call_flags(call) & ECF_LEAF) && !(gimple_call_flags(call) & ECF_RETURNS_TWICE) &&
-	    !is_exec(fn))
+	    (gimple_call_flags(call) & ECF_LEAF) && !is_exec(fn))
 		s->flags |= DP_CSS_RETURNS;
 	return dp_n_sites++;
 }

@@ -119,7 +119,8 @@ extern tree dp_roots[DPR_N];
 tree dp_tu_decl(void);                  /* created on first use */
 tree dp_tu_addr(void);                  /* a fresh &tu */
 tree dp_hook_decl(enum dp_root which);  /* the runtime entry points */
-bool dp_is_hook(tree fndecl);
+bool dp_is_hook(tree fndecl);                /* the runtime's, the check's, the parallel code's */
+bool dp_is_probe(tree fndecl);               /* ... the runtime's and the check's only */
 tree dp_ticks_decl(void);               /* extern __thread uint64_t dp_loop_ticks */
 tree dp_cur_decl(void);                 /* extern __thread uintptr_t dp_cur */
 tree dp_tu_ps_ref(void);                /* __deepprof_tu.ps */

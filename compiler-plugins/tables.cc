@@ -242,7 +242,8 @@ tree dp_tu_ps_ref(void)
 	return build3(COMPONENT_REF, ptr_type_node, tu, field(TREE_TYPE(tu), 6), NULL_TREE);
 }
 
-bool dp_is_hook(tree fndecl)
+/* The instrumentation's own entry points: the runtime's and the check's. */
+bool dp_is_probe(tree fndecl)
 {
 	if (!fndecl)
 		return false;
@@ -253,11 +254,15 @@ bool dp_is_hook(tree fndecl)
 	    fndecl == dp_roots[DPR_LAND] || fndecl == dp_roots[DPR_EXITING] ||
 	    fndecl == dp_roots[DPR_EXEC])
 		return true;
-	/* the use build's parallel code asks these (parallel.cc): not the program's calls */
-	if (fndecl == dp_roots[DPR_GUARD] || fndecl == dp_roots[DPR_IN_PARALLEL] ||
-	    fndecl == dp_roots[DPR_MAX_THREADS])
-		return true;
 	return dp_check_is_hook(fndecl);
+}
+
+bool dp_is_hook(tree fndecl)
+{
+	/* the use build's parallel code asks these (parallel.cc): not the program's calls */
+	return dp_is_probe(fndecl) ||
+	       (fndecl && (fndecl == dp_roots[DPR_GUARD] || fndecl == dp_roots[DPR_IN_PARALLEL] ||
+			   fndecl == dp_roots[DPR_MAX_THREADS]));
 }
 
 /* ================= finishing the tables ================= */

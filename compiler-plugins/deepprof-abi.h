@@ -55,8 +55,11 @@ enum dp_tu_flags {
 	DP_TU_BACKEDGES     = 1u << 0,  /* back-edges are ticked: Deep.data clock "calls+loops" */
 	DP_TU_SOURCE_CALLS  = 1u << 1,  /* sites are source-level calls, instrumented before inlining */
 	DP_TU_PROGREP       = 1u << 2,  /* the object has .deepprof.progrep records for this TU */
-	DP_TU_TICK_CALLS    = 1u << 3   /* back-edges call dp_abi_backedge() (backedges=call)
+	DP_TU_TICK_CALLS    = 1u << 3,  /* back-edges call dp_abi_backedge() (backedges=call)
 	                                   instead of incrementing dp_loop_ticks */
+	DP_TU_EXTRA_SLOTS   = 1u << 4   /* ABI v2, calls=surviving: dp_tu.extra lists, per
+	                                   procedure, the sites of functions inlined into it
+	                                   that have a slot of its pd (below) */
 };
 
 /* A procedure (ProcStatic). 32 bytes. */
@@ -96,6 +99,12 @@ struct dp_tu {
 	const struct dp_ps_static *ps;
 	const struct dp_css_static *css;
 	void *runtime[4];
+	/* Only with DP_TU_EXTRA_SLOTS (older tables end before it): extra[i] ..
+	 * extra[i + 1] - 1 (i < n_ps) index extra[n_ps + 1 ..], the sites whose
+	 * csds have slots n_css, n_css + 1, ... of a pd of procedure i, after
+	 * its own sites' (sites of functions GCC inlined into it, called from
+	 * its activation: ABI v2 with calls=surviving) */
+	const uint32_t *extra;
 };
 
 /* ---- registration: emitted constructor / destructor of every TU ----

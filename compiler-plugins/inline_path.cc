@@ -8,9 +8,10 @@
 
 /* ================= building blocks ================= */
 
+/* A temporary: an SSA name when lower.cc emits after inlining. */
 static tree reg(tree type, const char *name)
 {
-	return create_tmp_reg(type, name);
+	return gimple_in_ssa_p(cfun) ? make_ssa_name(type) : create_tmp_reg(type, name);
 }
 
 /* The type through which the inline path reaches the runtime's csds and
@@ -83,8 +84,11 @@ static void add_set_cur(gimple_seq *seq, tree ptr, int tag, bool vol, location_t
 
 /* Inserts COND_SEQ (ending in a GIMPLE_COND) before the statement at *GSI
  * and THEN_SEQ in a new block run when the condition holds (unlikely);
- * the statement then starts the block where both paths join. */
-static void insert_if_then(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gimple_seq then_seq)
+ * the statement then starts the block where both paths join. In SSA form,
+ * RESULT (if any) becomes the PHI there of FAST (the value without the
+ * THEN block) and SLOW (the value it sets). */
+static void insert_if_then(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gimple_seq then_seq,
+			   tree result = NULL_TREE, tree fast = NULL_TREE, tree slow = NULL_TREE)
 {
 	gimple *at = gsi_stmt(*gsi);
 	gimple *cond = gimple_seq_last_stmt(cond_seq);
@@ -102,38 +106,79 @@ static void insert_if_then(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gimpl
 	make_single_succ_edge(then_bb, join, EDGE_FALLTHRU);
 	gimple_stmt_iterator tg = gsi_start_bb(then_bb);
 	gsi_insert_seq_after(&tg, then_seq, GSI_NEW_STMT);
+	if (result) {
+		gphi *phi = create_phi_node(result, join);
+		add_phi_arg(phi, fast, fall, UNKNOWN_LOCATION);
+		add_phi_arg(phi, slow, single_succ_edge(then_bb), UNKNOWN_LOCATION);
+	}
 	*gsi = gsi_for_stmt(at);
 }
 
 /* ================= the emitted code ================= */
 
-/* The prologue of function PS: find my csd (me) and pd, at the function's
- * entry or, for an OpenMP region GCC will outline, at the start of its first
- * block AT_BB, after its statement AT if there is one. */
-static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *at, basic_block at_bb)
+/* The one normal (not abnormal, not EH) successor edge of CALL's block,
+ * or NULL (none, or several). */
+static edge normal_succ(gimple *call)
 {
-	location_t loc = at ? gimple_location(at) : DECL_SOURCE_LOCATION(fun->decl);
-	gimple *load_pd = gimple_build_assign(pd, mem(me, DP_CSD_CALLEE, ptr_type_node));
-	gimple_set_location(load_pd, loc);
+	edge e, normal = NULL;
+	edge_iterator ei;
+	int n = 0;
+	FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
+		if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
+			normal = e;
+			n++;
+		}
+	return n == 1 ? normal : NULL;
+}
+
+/* Inserts G after statement AT or, without one, at the start of block
+ * AT_BB, or, without either, in a block of its own after the function's
+ * entry (in the function's outermost scope). */
+static void place_after(function *fun, gimple *g, gimple *at, basic_block at_bb)
+{
 	gimple_stmt_iterator gsi;
 	if (at) {
 		gsi = gsi_for_stmt(at);
-		gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
+		gsi_insert_after(&gsi, g, GSI_NEW_STMT);
 	} else if (at_bb) {
 		gsi = gsi_after_labels(at_bb);
 		if (gsi_end_p(gsi)) {
 			gsi = gsi_last_bb(at_bb);
-			gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
+			gsi_insert_after(&gsi, g, GSI_NEW_STMT);
 		} else {
-			gsi_insert_before(&gsi, load_pd, GSI_NEW_STMT);
+			gsi_insert_before(&gsi, g, GSI_NEW_STMT);
 		}
 	} else {
 		basic_block bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
 		if (DECL_INITIAL(fun->decl) && TREE_CODE(DECL_INITIAL(fun->decl)) == BLOCK)
-			gimple_set_block(load_pd, DECL_INITIAL(fun->decl));
+			gimple_set_block(g, DECL_INITIAL(fun->decl));
 		gsi = gsi_start_bb(bb);
-		gsi_insert_after(&gsi, load_pd, GSI_NEW_STMT);
+		gsi_insert_after(&gsi, g, GSI_NEW_STMT);
 	}
+}
+
+void dp_v2_place_after(gimple *g, gimple *at, basic_block at_bb)
+{
+	place_after(cfun, g, at, at_bb);
+}
+
+/* The prologue of function PS: find my csd (*ME) and pd (*PD), placed as
+ * place_after places. Before SSA *ME and *PD are the variables to set; in
+ * SSA form they are made here. */
+static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimple *at, basic_block at_bb)
+{
+	bool ssa = gimple_in_ssa_p(fun);
+	if (ssa) {
+		*mep = make_ssa_name(ptr_type_node);
+		*pdp = make_ssa_name(ptr_type_node);
+	}
+	tree me = *mep, pd = *pdp;
+	tree me_fast = ssa ? make_ssa_name(ptr_type_node) : me;
+	tree me_slow = ssa ? make_ssa_name(ptr_type_node) : me;
+	location_t loc = at ? gimple_location(at) : DECL_SOURCE_LOCATION(fun->decl);
+	gimple *load_pd = gimple_build_assign(pd, mem(me, DP_CSD_CALLEE, ptr_type_node));
+	gimple_set_location(load_pd, loc);
+	place_after(fun, load_pd, at, at_bb);
 
 	tree up = pointer_sized_int_node;
 	tree c = reg(up, "dp_c"), mi = reg(up, "dp_c"), tag = reg(up, "dp_c");
@@ -145,11 +190,11 @@ static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *
 	add(&s, gimple_build_assign(c, dp_cur_decl()), loc);
 	add(&s, gimple_build_assign(mi, BIT_AND_EXPR, c, build_int_cst(up, -2)), loc);
 	add(&s, gimple_build_assign(tag, BIT_AND_EXPR, c, build_int_cst(up, 1)), loc);
-	add(&s, gimple_build_assign(me, NOP_EXPR, mi), loc);
+	add(&s, gimple_build_assign(me_fast, NOP_EXPR, mi), loc);
 	/* No dp_cur = me here: while the activation makes no call, dp_cur
 	 * still names me, tagged, which the runtime reads as the same csd
 	 * (a store here cost fib(38) 25%: 0.69 s against 0.54 s). */
-	add(&s, gimple_build_assign(pd0, mem(me, DP_CSD_CALLEE, ptr_type_node)), loc);
+	add(&s, gimple_build_assign(pd0, mem(me_fast, DP_CSD_CALLEE, ptr_type_node)), loc);
 	add(&s, gimple_build_assign(pps, mem(pd0, DP_PD_PS, ptr_type_node)), loc);
 	add(&s, gimple_build_assign(tps, dp_tu_ps_ref()), loc);
 	add(&s, gimple_build_assign(exp, POINTER_PLUS_EXPR, tps,
@@ -162,44 +207,90 @@ static void emit_prologue(function *fun, unsigned ps, tree me, tree pd, gimple *
 	gimple_seq slow = NULL;
 	gcall *call = gimple_build_call(dp_hook_decl(DPR_ENTER_SLOW), 3, dp_tu_addr(),
 					build_int_cst(uint32_type_node, ps), c);
-	gimple_call_set_lhs(call, me);
+	gimple_call_set_lhs(call, me_slow);
 	add(&slow, call, loc);
-	gsi = gsi_for_stmt(load_pd);
-	insert_if_then(&gsi, s, slow);
+	gimple_stmt_iterator gsi = gsi_for_stmt(load_pd);
+	if (ssa)
+		insert_if_then(&gsi, s, slow, me, me_fast, me_slow);
+	else
+		insert_if_then(&gsi, s, slow);
 }
 
-/* Site SITE, slot SLOT of the caller's pd, at CALL. */
-static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree pd)
+void dp_v2_prologue(function *fun, unsigned ps, gimple *at, tree *me, tree *pd)
+{
+	emit_prologue(fun, ps, me, pd, at, NULL);
+}
+
+/* Code that runs inside an activation whose prologue ran elsewhere (a part
+ * GCC split off a function): my csd is dp_cur's, tagged or not. */
+void dp_v2_continuation(function *fun, tree *me, tree *pd)
+{
+	tree up = pointer_sized_int_node;
+	tree c = reg(up, "dp_c"), mi = reg(up, "dp_c");
+	*me = reg(ptr_type_node, "dp_me");
+	*pd = reg(ptr_type_node, "dp_pd");
+	location_t loc = DECL_SOURCE_LOCATION(fun->decl);
+	gimple_seq s = NULL;
+	add(&s, gimple_build_assign(c, dp_cur_decl()), loc);
+	add(&s, gimple_build_assign(mi, BIT_AND_EXPR, c, build_int_cst(up, -2)), loc);
+	add(&s, gimple_build_assign(*me, NOP_EXPR, mi), loc);
+	add(&s, gimple_build_assign(*pd, mem(*me, DP_CSD_CALLEE, ptr_type_node)), loc);
+	basic_block bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	gimple_stmt_iterator gsi = gsi_start_bb(bb);
+	gsi_insert_seq_after(&gsi, s, GSI_NEW_STMT);
+}
+
+/* Site SITE at CALL, its pre-call code before POS (CALL itself but in
+ * lower.cc, which puts it where the call hook was): slot SLOT of the
+ * caller's pd, or with -1 none (the slow path finds the csd every time);
+ * FN the target of an indirect site, else NULL_TREE. */
+static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn)
 {
 	struct dp_site_rec *r = &dp_sites[site];
 	location_t loc = gimple_location(call);
-	tree fn = gimple_call_fndecl(call) ? NULL_TREE : gimple_call_fn(call);
+	bool ssa = gimple_in_ssa_p(cfun);
 	tree csd = reg(ptr_type_node, "dp_csd");
-	gimple_seq s = NULL;
-	add(&s, gimple_build_assign(csd, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
-	if (fn) {       /* slots of indirect sites never hold NULL (the runtime's rule) */
-		tree tgt = reg(ptr_type_node, "dp_tgt");
-		add(&s, gimple_build_assign(tgt, mem(csd, DP_CSD_TARGET, ptr_type_node)), loc);
-		add(&s, gimple_build_cond(NE_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
-	} else {
-		add(&s, gimple_build_cond(EQ_EXPR, csd, null_pointer_node, NULL_TREE, NULL_TREE), loc);
-	}
-	gimple_seq slow = NULL;
+	tree fast = ssa ? make_ssa_name(ptr_type_node) : csd;
+	tree slow_csd = ssa && slot >= 0 ? make_ssa_name(ptr_type_node) : csd;
 	gcall *sc = gimple_build_call(dp_hook_decl(DPR_CALL_SLOW), 4, dp_tu_addr(),
 				      build_int_cst(uint32_type_node, site),
 				      fn ? fn : null_pointer_node, pd);
-	gimple_call_set_lhs(sc, csd);
-	add(&slow, sc, loc);
-	gimple_stmt_iterator gsi = gsi_for_stmt(call);
-	insert_if_then(&gsi, s, slow);
+	gimple_call_set_lhs(sc, slow_csd);
+	gimple_set_location(sc, loc);
+	gimple_stmt_iterator gsi = gsi_for_stmt(pos);
+	if (slot < 0) {
+		gsi_insert_before(&gsi, sc, GSI_SAME_STMT);
+	} else {
+		gimple_seq s = NULL;
+		add(&s, gimple_build_assign(fast, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
+		if (fn) {       /* slots of indirect sites never hold NULL (the runtime's rule) */
+			tree tgt = reg(ptr_type_node, "dp_tgt");
+			add(&s, gimple_build_assign(tgt, mem(fast, DP_CSD_TARGET, ptr_type_node)), loc);
+			add(&s, gimple_build_cond(NE_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
+		} else {
+			add(&s, gimple_build_cond(EQ_EXPR, fast, null_pointer_node, NULL_TREE, NULL_TREE), loc);
+		}
+		gimple_seq slow = NULL;
+		gimple_seq_add_stmt(&slow, sc);
+		if (ssa)
+			insert_if_then(&gsi, s, slow, csd, fast, slow_csd);
+		else
+			insert_if_then(&gsi, s, slow);
+	}
 
-	gimple_seq fast = NULL;
-	add_increment(&fast, csd, DP_CSD_CALLS, loc);
+	gimple_seq pre = NULL;
+	add_increment(&pre, csd, DP_CSD_CALLS, loc);
 	bool leaf = r->flags & DP_CSS_LEAF_CALLEE;
 	if (!leaf)
-		add_set_cur(&fast, csd, 1, r->kind == DP_CSS_KIND_EXTERNAL, loc);
-	gsi_insert_seq_before(&gsi, fast, GSI_SAME_STMT);
+		add_set_cur(&pre, csd, 1, r->kind == DP_CSS_KIND_EXTERNAL, loc);
+	gsi_insert_seq_before(&gsi, pre, GSI_SAME_STMT);
 	if (leaf || (r->flags & (DP_CSS_TAIL | DP_CSS_NORETURN)))
+		return;
+	/* (after inlining, GCC may have found that it never returns, which
+	 * it did not know when the site was made: statements after it would
+	 * be in the middle of a block. It counts a non-local exit, as where
+	 * GCC removes the restore it cannot reach.) */
+	if (gimple_call_noreturn_p(call))
 		return;
 
 	/* the call returned: a longjmp, exit() or pthread_exit over it never
@@ -207,7 +298,7 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 	 * for a library function declared leaf, which always returns here) */
 	gimple_seq restore = NULL;
 	add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
-	if (fn) {
+	if (fn || slot < 0) {
 		add_increment(&restore, csd, DP_CSD_EXITS, loc);
 	} else if (!(r->flags & DP_CSS_RETURNS)) {
 		/* a direct site's slot never changes once set (the runtime's
@@ -221,42 +312,43 @@ static void emit_site(gimple *call, unsigned site, unsigned slot, tree me, tree 
 		gsi_insert_seq_after(&gsi, restore, GSI_NEW_STMT);
 		return;
 	}
-	edge e, normal = NULL;
-	edge_iterator ei;
-	int n = 0;
-	FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
-		if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
-			normal = e;
-			n++;
-		}
-	if (n == 1)
+	if (edge normal = normal_succ(call))
 		gsi_insert_seq_on_edge(normal, restore);
+}
+
+void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn)
+{
+	emit_site(pos, call, site, slot, me, pd, fn);
+}
+
+void dp_v2_tick(gimple_stmt_iterator *gsi, tree me, location_t loc)
+{
+	gimple_seq t = NULL;
+	add_increment(&t, me, DP_CSD_LOOP, loc);
+	gsi_insert_seq_before(gsi, t, GSI_SAME_STMT);
 }
 
 /* After CALL, a call of setjmp & co (returns_twice): dp_abi_land(&tu, me),
  * which finds dp_cur still naming me on the first return, and after a
  * longjmp to it the csd current where the longjmp was made (the runtime
- * then resynchronises: schemas/plugin-abi.md, "longjmp"). */
+ * then resynchronises: schemas/plugin-abi.md, "longjmp"). ME NULL_TREE:
+ * lower.cc's marker, dp_abi_land(&tu, 0), whose argument it sets. */
 static void emit_land(gimple *call, tree me)
 {
 	location_t loc = gimple_location(call);
 	gimple_seq s = NULL;
-	add(&s, gimple_build_call(dp_hook_decl(DPR_LAND), 2, dp_tu_addr(), me), loc);
+	add(&s, gimple_build_call(dp_hook_decl(DPR_LAND), 2, dp_tu_addr(), me ? me : null_pointer_node), loc);
 	if (!stmt_ends_bb_p(call)) {
 		gimple_stmt_iterator gsi = gsi_for_stmt(call);
 		gsi_insert_seq_after(&gsi, s, GSI_NEW_STMT);
-		return;
-	}
-	edge e, normal = NULL;
-	edge_iterator ei;
-	int n = 0;
-	FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
-		if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
-			normal = e;
-			n++;
-		}
-	if (n == 1)
+	} else if (edge normal = normal_succ(call)) {
 		gsi_insert_seq_on_edge(normal, s);
+	}
+}
+
+void dp_v2_land_marker(gimple *call)
+{
+	emit_land(call, NULL_TREE);
 }
 
 /* Emits the v2 code for one function whose sites are dp_sites[first ..]
@@ -307,14 +399,15 @@ void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> 
 		gsi_insert_seq_on_edge(back[i], t);
 	}
 	for (unsigned i = 0; i < calls.length(); i++)
-		emit_site(calls[i], first + i, i, me[site_scope[i]], pd[site_scope[i]]);
+		emit_site(calls[i], calls[i], first + i, i, me[site_scope[i]], pd[site_scope[i]],
+			  gimple_call_fndecl(calls[i]) ? NULL_TREE : gimple_call_fn(calls[i]));
 	for (unsigned i = 0; i < lands.length(); i++)
 		emit_land(lands[i], me[land_scope[i]]);
 	for (unsigned k = 1; k < n_scope; k++) {
 		const struct dp_omp_region &r = regions[k - 1];
-		emit_prologue(fun, ps, me[k], pd[k], r.after, r.first);
+		emit_prologue(fun, ps, &me[k], &pd[k], r.after, r.first);
 	}
-	emit_prologue(fun, ps, me[0], pd[0], NULL, NULL);
+	emit_prologue(fun, ps, &me[0], &pd[0], NULL, NULL);
 	if (current_loops)
 		loops_state_set(LOOPS_NEED_FIXUP);
 }

@@ -242,7 +242,7 @@ public:
 	/* the site records are this compilation's: not in an LTO link */
 	bool gate(function *) override
 	{
-		return dp_opt.abi == 2 && !in_lto_p && !seen_error() && dp_n_sites &&
+		return dp_opt.abi == 2 && !dp_opt.late && !in_lto_p && !seen_error() && dp_n_sites &&
 		       dp_roots[DPR_TU_DECL] && dp_roots[DPR_ENTER_SLOW] && dp_roots[DPR_CALL_SLOW] &&
 		       dp_roots[DPR_CUR];
 	}

@@ -134,6 +134,9 @@ static void add_fn(tree fndecl, function *fun)
 	f->n_css = 0;
 	f->n_backedges = 0;
 	f->uid = DECL_UID(fndecl);
+	f->v2_entry = false;
+	f->extra = NULL;
+	f->n_extra = 0;
 }
 
 static unsigned add_site(gimple *call, unsigned caller)
@@ -233,7 +236,9 @@ unsigned int inst_pass::execute(function *fun)
 					back.safe_push(e);
 		}
 	}
-	if (dp_opt.abi == 2) {
+	if (dp_opt.late)        /* lowered after inlining: the same choice for leaves */
+		dp_fns[ps].v2_entry = dp_may_be_entered(fndecl);
+	if (dp_opt.abi == 2 && !dp_opt.late) {
 		for (unsigned i = 0; i < calls.length(); i++)
 			add_site(calls[i], ps);
 		/* A leaf that only its TU's sites call is counted by them; one that
@@ -246,7 +251,7 @@ unsigned int inst_pass::execute(function *fun)
 	} else {
 		if (dp_opt.backedges) {
 			for (unsigned i = 0; i < back.length(); i++) {
-				if (dp_opt.tick_call) {
+				if (dp_opt.tick_call || dp_opt.late) {     /* late: lower.cc's marker */
 					gcall *tick = gimple_build_call(dp_hook_decl(DPR_BACKEDGE), 0);
 					gimple_set_location(tick, back[i]->goto_locus);
 					gsi_insert_on_edge(back[i], tick);
@@ -269,6 +274,18 @@ unsigned int inst_pass::execute(function *fun)
 		for (unsigned i = 0; i < calls.length(); i++)
 			in_region.safe_push(scope[gimple_bb(calls[i])->index] != 0);
 		XDELETEVEC(scope);
+		/* late: each region GCC will outline gets an enter hook of the
+		 * procedure where inline_path.cc puts its prologue (lower.cc
+		 * makes it one), and each setjmp & co a dp_abi_land(tu, 0), whose
+		 * second argument lower.cc makes the function's csd */
+		for (unsigned k = 0; dp_opt.late && k < regions.length(); k++) {
+			gcall *enter = gimple_build_call(dp_hook_decl(DPR_ENTER), 2, dp_tu_addr(),
+							 build_int_cst(uint32_type_node, ps));
+			gimple_set_location(enter, gimple_location(regions[k].stmt));
+			dp_v2_place_after(enter, regions[k].after, regions[k].first);
+		}
+		for (unsigned k = 0; dp_opt.late && k < lands.length(); k++)
+			dp_v2_land_marker(lands[k]);
 		free_dominance_info(CDI_DOMINATORS);
 		for (unsigned i = 0; i < calls.length(); i++) {
 			gimple *call = calls[i];

@@ -42,6 +42,9 @@ struct dp_options {
 	                           incrementing dp_loop_ticks (backedges=call) */
 	bool tailcalls;         /* keep tail calls: no return hook after a call in tail position */
 	bool surviving;         /* count only the calls that survive inlining (calls=surviving) */
+	bool late;              /* calls=surviving on abi 2: the instrumentation pass emits abi 1's
+	                           hooks, surviving.cc removes the inlined ones, lower.cc turns the
+	                           rest into the inline path; the tables are made after IPA */
 	int abi;                /* 1: out-of-line hooks; 2: the inline fast path (abi=2) */
 	const char *progrep_file;  /* also append the records to this file, or NULL */
 	bool instrument;        /* emit hooks, tables and progrep (default on; a use build
@@ -69,6 +72,8 @@ struct dp_fn_rec {
 	bool v2_entry;          /* abi=2: may be entered from code that is not its TU's
 	                           call sites (public, address taken, constructor): it
 	                           gets a prologue even as a leaf */
+	unsigned *extra, n_extra;   /* dp_opt.late: the sites of other functions that its
+	                           pds have slots for (after its own n_css), lower.cc */
 };
 struct dp_site_rec {
 	char *callee, *file;    /* callee NULL: indirect */
@@ -126,7 +131,29 @@ tree dp_cur_decl(void);                 /* extern __thread uintptr_t dp_cur */
 tree dp_tu_ps_ref(void);                /* __deepprof_tu.ps */
 void dp_emit_inline(function *fun, unsigned ps, vec<gimple *> &calls, vec<edge> &back,
 		    vec<gimple *> &lands, bool entry);
-void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START */
+void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASSES_START (END: late) */
+
+/* inline_path.cc's pieces, for lower.cc (SSA form): the prologue of
+ * procedure ps after statement at (sets *me, *pd); a continuation's me and
+ * pd (dp_cur's csd, no check) at the function's start; site's code, the
+ * pre-call part before pos, around call, using slot of pd (-1: none, the
+ * slow path every time) and fn (the target of an indirect site, else
+ * NULL_TREE); a back-edge tick at *gsi. */
+void dp_v2_prologue(function *fun, unsigned ps, gimple *at, tree *me, tree *pd);
+void dp_v2_continuation(function *fun, tree *me, tree *pd);
+void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn);
+void dp_v2_tick(gimple_stmt_iterator *gsi, tree me, location_t loc);
+/* before SSA, for the instrumentation pass's late mode: g placed where a
+ * prologue goes (after at, else at the start of at_bb, else at the
+ * function's entry); dp_abi_land(&tu, 0) after call (setjmp & co) */
+void dp_v2_place_after(gimple *g, gimple *at, basic_block at_bb);
+void dp_v2_land_marker(gimple *call);
+/* lower.cc: dp_opt.late */
+opt_pass *dp_make_lower_pass(gcc::context *ctxt);
+void dp_late_extras(void);              /* the extra slots, before the tables (IPA end) */
+enum dp_hook_kind { DPH_NONE, DPH_ENTER, DPH_CALL, DPH_RETURN, DPH_BACKEDGE, DPH_LAND, DPH_OTHER };
+enum dp_hook_kind dp_hook_of(gimple *s);    /* by name: works in ltrans too */
+bool dp_from_inlined_body(gimple *s);
 
 /* omp_regions.cc: the OpenMP regions of fun that GCC will outline into
  * functions of their own (parallel, task, host teams, offloaded target),

@@ -10,9 +10,10 @@
  * GPL-compatible. */
 int plugin_is_GPL_compatible;
 
-/* abi 2 (the inline fast path) is the default; calls=surviving selects abi 1
- * unless abi is given (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, 2, NULL, true, NULL, false, "safe", NULL, true };
+/* abi 2 (the inline fast path) is the default; backedges=call selects abi 1
+ * unless abi is given, and so does calls=surviving under -flto or in a
+ * use or check build (plugin_init) */
+struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -27,7 +28,7 @@ static struct plugin_info dp_info = {
 	"program representation (.deepprof.progrep).\n"
 	"Arguments: -fplugin-arg-deepprof-progrep=0|1  -fplugin-arg-deepprof-backedges=0|1|call (call: abi 1)\n"
 	"           -fplugin-arg-deepprof-tailcalls=0|1 -fplugin-arg-deepprof-progrep-file=PATH\n"
-	"           -fplugin-arg-deepprof-calls=source|surviving (surviving: abi 1)\n"
+	"           -fplugin-arg-deepprof-calls=source|surviving (surviving: abi 1 under -flto)\n"
 	"           -fplugin-arg-deepprof-abi=1|2 (default 2: the inline fast path)\n"
 	"           -fplugin-arg-deepprof-inline-cost=plain|counted (default plain: the inliner\n"
 	"           does not count the instrumentation's code)"
@@ -185,18 +186,26 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	}
 	if (!parse_args(info))
 		return 1;
-	/* calls=surviving removes hooks after inlining, and backedges=call
-	 * ticks through dp_abi_backedge(): only abi 1's out-of-line hooks
-	 * allow either. Each selects abi 1 by itself; with an explicit abi=2
-	 * it is an error. */
+	/* backedges=call ticks through dp_abi_backedge(), which only abi 1
+	 * has. calls=surviving removes hooks after inlining: on abi 2 the
+	 * hooks are then lowered to the inline path (lower.cc), which needs
+	 * the inliner's decisions before the tables are made, so not under
+	 * -flto (the tables are streamed before them), and not in the use
+	 * and check builds, whose own passes read the inline path's code.
+	 * Each selects abi 1 by itself; with an explicit abi=2 it is an error. */
 	bool tick_call = dp_opt.backedges && dp_opt.tick_call;
-	if ((dp_opt.surviving || tick_call) && !abi_given)
+	bool surv1 = dp_opt.surviving && (flag_lto || in_lto_p || dp_opt.use || dp_opt.check);
+	if ((surv1 || tick_call) && !abi_given)
 		dp_opt.abi = 1;
-	if (dp_opt.abi == 2 && (dp_opt.surviving || tick_call)) {
-		error("deepprof plugin: %<-fplugin-arg-deepprof-%s%> needs %<abi=1%>",
-		      dp_opt.surviving ? "calls=surviving" : "backedges=call");
+	if (dp_opt.abi == 2 && (surv1 || tick_call)) {
+		if (tick_call)
+			error("deepprof plugin: %<-fplugin-arg-deepprof-backedges=call%> needs %<abi=1%>");
+		else
+			error("deepprof plugin: %<-fplugin-arg-deepprof-calls=surviving%> needs %<abi=1%> "
+			      "under %<-flto%> and in use and check builds");
 		return 1;
 	}
+	dp_opt.late = dp_opt.abi == 2 && dp_opt.surviving;
 	/* GCC splits -fplugin-arg-NAME-KEY at the first '-', so arguments reach
 	 * the plugin only when it is loaded under the name "deepprof"
 	 * (build/lib/gcc-plugin/deepprof.so, a link to deepprof-plugin.so). */
@@ -238,13 +247,17 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	/* after inlining: early in all_passes. (Instance numbers other than 1
 	 * are not assigned yet when plugins register, so "fixup_cfg" 3 cannot
 	 * be named; "ehdisp" follows it and has one instance.) */
+	/* Each goes right after ehdisp, so before those registered earlier:
+	 * the surviving pass, then (calls=surviving on abi 2) the inline path
+	 * made of what it left; abi 2: inlined callees' prologues. */
 	struct register_pass_info sv;
-	sv.pass = dp_make_surviving_pass(g);
+	sv.pass = dp_make_lower_pass(g);
 	sv.reference_pass_name = "ehdisp";
 	sv.ref_pass_instance_number = 1;
 	sv.pos_op = PASS_POS_INSERT_AFTER;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
-	/* abi 2: inlined callees' prologues, at the same place */
+	sv.pass = dp_make_surviving_pass(g);
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 	sv.pass = dp_make_inlined_pass(g);
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 
@@ -281,7 +294,7 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	}
 	register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_keep_call_locations, NULL);
 	register_callback(info->base_name, PLUGIN_PRE_GENERICIZE, dp_note_taken_addresses, NULL);
-	register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_START,
+	register_callback(info->base_name, dp_opt.late ? PLUGIN_ALL_IPA_PASSES_END : PLUGIN_ALL_IPA_PASSES_START,
 			  dp_tables_finish, NULL);
 	return 0;
 }

@@ -5,38 +5,34 @@
  */
 #include "plugin.h"
 
-enum hook { H_NONE, H_ENTER, H_CALL, H_RETURN };
-
 /* By name: under -flto this runs in ltrans, where the hook decls are not
  * the trees tables.cc made. */
-static enum hook hook_of(gimple *s)
+enum dp_hook_kind dp_hook_of(gimple *s)
 {
 	if (!is_gimple_call(s))
-		return H_NONE;
+		return DPH_NONE;
 	tree fn = gimple_call_fndecl(s);
 	if (!fn || !DECL_NAME(fn))
-		return H_NONE;
+		return DPH_NONE;
 	const char *n = IDENTIFIER_POINTER(DECL_NAME(fn));
 	if (strncmp(n, "dp_abi_", 7))
-		return H_NONE;
-	if (!strcmp(n + 7, "enter"))
-		return H_ENTER;
-	if (!strcmp(n + 7, "call"))
-		return H_CALL;
-	if (!strcmp(n + 7, "return"))
-		return H_RETURN;
-	return H_NONE;
+		return DPH_NONE;
+	n += 7;
+	return !strcmp(n, "enter") ? DPH_ENTER : !strcmp(n, "call") ? DPH_CALL :
+	       !strcmp(n, "return") ? DPH_RETURN : !strcmp(n, "backedge") ? DPH_BACKEDGE :
+	       !strcmp(n, "land") ? DPH_LAND : DPH_OTHER;
 }
 
 static bool real_call(gimple *s)
 {
-	return is_gimple_call(s) && !gimple_call_internal_p(s) && hook_of(s) == H_NONE &&
-	       !(gimple_call_fndecl(s) && !strcmp(dp_decl_name(gimple_call_fndecl(s)), "dp_abi_backedge"));
+	enum dp_hook_kind k = dp_hook_of(s);
+	return is_gimple_call(s) && !gimple_call_internal_p(s) && k != DPH_ENTER && k != DPH_CALL &&
+	       k != DPH_RETURN && k != DPH_BACKEDGE && k != DPH_LAND;
 }
 
 /* A statement copied from an inlined body sits in (a block nested in) the
  * block the inliner made for that call. */
-static bool from_inlined_body(gimple *s)
+bool dp_from_inlined_body(gimple *s)
 {
 	for (tree b = gimple_block(s); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
 		if (inlined_function_outer_scope_p(b))
@@ -93,16 +89,16 @@ unsigned int surviving_pass::execute(function *fun)
 	FOR_EACH_BB_FN(bb, fun)
 		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
 			gimple *s = gsi_stmt(g);
-			switch (hook_of(s)) {
-			case H_ENTER:
-				if (from_inlined_body(s))
+			switch (dp_hook_of(s)) {
+			case DPH_ENTER:
+				if (dp_from_inlined_body(s))
 					dead.safe_push(s);
 				break;
-			case H_CALL:
+			case DPH_CALL:
 				if (!call_survived(g))
 					dead.safe_push(s);
 				break;
-			case H_RETURN:
+			case DPH_RETURN:
 				if (!return_survived(g))
 					dead.safe_push(s);
 				break;

@@ -50,9 +50,9 @@ static void build_types(void)
 	dp_roots[DPR_CSS_TYPE] = build_record("dp_css_static", css_n, css_t, 10);
 
 	static const char *const tu_n[] = { "abi_version", "flags", "tu_id", "file", "n_ps",
-		"n_css", "ps", "css", "runtime" };
-	tree tu_t[] = { u32, u32, u64, p, u32, u32, p, p, build_array_type_nelts(p, 4) };
-	dp_roots[DPR_TU_TYPE] = build_record("dp_tu", tu_n, tu_t, 9);
+		"n_css", "ps", "css", "runtime", "extra" };
+	tree tu_t[] = { u32, u32, u64, p, u32, u32, p, p, build_array_type_nelts(p, 4), p };
+	dp_roots[DPR_TU_TYPE] = build_record("dp_tu", tu_n, tu_t, 10);
 }
 
 static tree field(tree type, int i)
@@ -314,16 +314,37 @@ static void resolve_callees(void)
 				dp_sites[j].flags |= DP_CSS_SAME_LOC;
 }
 
+/* dp_tu.extra (DP_TU_EXTRA_SLOTS): each procedure's extra sites. */
+static tree emit_extra(void)
+{
+	vec<constructor_elt, va_gc> *v = NULL;
+	unsigned n = 0, at = 0;
+	for (unsigned i = 0; i <= dp_n_fns; i++) {
+		CONSTRUCTOR_APPEND_ELT(v, build_int_cst(size_type_node, n++), build_int_cst(uint32_type_node, at));
+		if (i < dp_n_fns)
+			at += dp_fns[i].n_extra;
+	}
+	for (unsigned i = 0; i < dp_n_fns; i++)
+		for (unsigned j = 0; j < dp_fns[i].n_extra; j++)
+			CONSTRUCTOR_APPEND_ELT(v, build_int_cst(size_type_node, n++),
+					       build_int_cst(uint32_type_node, dp_fns[i].extra[j]));
+	return emit_array("__deepprof_extra", uint32_type_node, v, n);
+}
+
 /* PLUGIN_ALL_IPA_PASSES_START: every function has been through the
  * instrumentation pass (it runs with the lowering passes), nothing has been
  * streamed for LTO or output yet. Build the arrays, give the TU variable
- * its initialiser and emit the constructor and destructor. */
+ * its initialiser and emit the constructor and destructor. With dp_opt.late
+ * at PLUGIN_ALL_IPA_PASSES_END instead (never under LTO): the inliner has
+ * decided, which the extra slots and the tail flags depend on. */
 void dp_tables_finish(void *, void *)
 {
 	static bool done;
 	if (done || in_lto_p || seen_error() || !dp_roots[DPR_TU_DECL])
 		return;
 	done = true;
+	if (dp_opt.late)
+		dp_late_extras();
 	resolve_callees();
 
 	tree pst = dp_roots[DPR_PS_TYPE], csst = dp_roots[DPR_CSS_TYPE], tut = dp_roots[DPR_TU_TYPE];
@@ -365,7 +386,7 @@ void dp_tables_finish(void *, void *)
 
 	unsigned tflags = (dp_opt.surviving ? 0 : DP_TU_SOURCE_CALLS) | (dp_opt.backedges ? DP_TU_BACKEDGES : 0) |
 			  (dp_opt.backedges && dp_opt.tick_call ? DP_TU_TICK_CALLS : 0) |
-			  (dp_opt.progrep ? DP_TU_PROGREP : 0);
+			  (dp_opt.progrep ? DP_TU_PROGREP : 0) | (dp_opt.late ? DP_TU_EXTRA_SLOTS : 0);
 	vec<constructor_elt, va_gc> *tv = NULL;
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 0), build_int_cst(uint32_type_node, dp_opt.abi));
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 1), build_int_cst(uint32_type_node, tflags));
@@ -375,6 +396,8 @@ void dp_tables_finish(void *, void *)
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 5), build_int_cst(uint32_type_node, dp_n_sites));
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 6), ps_addr);
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 7), css_addr);
+	if (dp_opt.late)
+		CONSTRUCTOR_APPEND_ELT(tv, field(tut, 9), emit_extra());
 	tree tu = dp_roots[DPR_TU_DECL];
 	DECL_INITIAL(tu) = build_constructor(tut, tv);
 	TREE_STATIC(DECL_INITIAL(tu)) = 1;

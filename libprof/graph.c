@@ -131,6 +131,8 @@ struct dp_ps *dp_graph_ps_get(uintptr_t fn, const struct dp_ps *init)
 			ps->line = init->line;
 			ps->first_css = init->first_css;
 			ps->n_css = init->n_css;
+			ps->n_extra = init->n_extra;
+			ps->extra = init->extra;
 			ps->tu = init->tu;
 			ps->layout = init->layout;
 			ps->uninstrumented = init->uninstrumented;

@@ -59,6 +59,8 @@ struct dp_ps {
 	uint32_t line;
 	uint32_t first_css, n_css;  /* static procedures: the table's site range; pds of
 	                               this ps get n_css slots (plugin.c) */
+	uint32_t n_extra;           /* ABI v2, calls=surviving: and n_extra more, for the */
+	const uint32_t *extra;      /* sites extra[0 .. n_extra) (deepprof-abi.h's dp_tu.extra) */
 	const void *tu;             /* static procedures: the struct dp_tu of the table */
 	bool uninstrumented;        /* calls into it never see an enter hook (external, or
 	                               an indirect target that was not entered) */

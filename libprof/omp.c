@@ -115,6 +115,8 @@ static struct dp_ps *region_ps(uintptr_t fn, const struct dp_ps *parent)
 		init.tu = parent->tu;
 		init.first_css = parent->first_css;
 		init.n_css = parent->n_css;
+		init.n_extra = parent->n_extra;
+		init.extra = parent->extra;
 		init.layout = parent->kind == DP_PS_STATIC ? (const struct dp_ps_static *)parent->fn
 			      : parent->layout;
 	}

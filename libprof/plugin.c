@@ -42,7 +42,7 @@
 #include "deepprof-abi.h"
 
 _Static_assert(sizeof(struct dp_css_static) == 48, "dp_css_static layout");
-_Static_assert(sizeof(struct dp_tu) == 80, "dp_tu layout");
+_Static_assert(sizeof(struct dp_tu) == 88, "dp_tu layout");     /* 80 without extra */
 
 /*
  * Back-edge ticks (deepprof-abi.h): incremented inline by instrumented
@@ -152,6 +152,11 @@ static struct dp_ps *static_ps(struct dp_tu *tu, uint32_t i)
 		.kind = DP_PS_STATIC, .name = s->name, .file = s->file, .line = s->line,
 		.first_css = s->first_css, .n_css = s->n_css, .tu = tu,
 	};
+	if ((tu->flags & DP_TU_EXTRA_SLOTS) && tu->abi_version == 2 && tu->extra) {
+		const uint32_t *x = tu->extra;
+		init.n_extra = x[i + 1] - x[i];
+		init.extra = x + tu->n_ps + 1 + x[i];
+	}
 	ps = dp_graph_ps_get((uintptr_t)s, &init);
 	if (ps)
 		DP_STORE_REL(&map[i], ps);

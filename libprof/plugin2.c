@@ -95,9 +95,10 @@ static int ensure(struct dp_tu *tu)
 	if (likely(DP_LOAD_ACQ(&tu->runtime[TU_V2])))
 		return 0;
 	uint32_t n = 1;
+	const uint32_t *x = tu->flags & DP_TU_EXTRA_SLOTS ? tu->extra : NULL;
 	for (uint32_t i = 0; i < tu->n_ps; i++)
-		if (tu->ps[i].n_css > n)
-			n = tu->ps[i].n_css;
+		if (tu->ps[i].n_css + (x ? x[i + 1] - x[i] : 0) > n)
+			n = tu->ps[i].n_css + (x ? x[i + 1] - x[i] : 0);
 	int r = 0;
 	dp_lock();
 	if (n > sink_slots) {
@@ -151,13 +152,32 @@ struct dp_csd *dp_plugin2_csd(uintptr_t cur)
 	return c->v2 ? c : NULL;
 }
 
+/* The site whose csds slot i of a pd of static ps holds. */
+static uint32_t slot_site(const struct dp_ps *ps, uint32_t i)
+{
+	return i < ps->n_css ? ps->first_css + i : ps->extra[i - ps->n_css];
+}
+
+/* The slot of site in a pd of ps (its own sites', then the extra ones), or
+ * UINT32_MAX. */
+static uint32_t site_slot(const struct dp_ps *ps, uint32_t site)
+{
+	uint32_t i = site - ps->first_css;
+	if (i < ps->n_css)
+		return i;
+	for (uint32_t j = 0; j < ps->n_extra; j++)
+		if (ps->extra[j] == site)
+			return ps->n_css + j;
+	return UINT32_MAX;
+}
+
 /* A pd of ps made by csd parent, with its hot part: the slots of an
  * instrumented procedure's indirect sites hold null_csd, the others NULL. */
 static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_csd *parent)
 {
 	/* an OpenMP region of a plugin function has the function's sites */
 	bool st = ps->kind == DP_PS_STATIC || (ps->kind == DP_PS_REGION && ps->layout);
-	uint32_t n = st ? ps->n_css : 0;
+	uint32_t n = st ? ps->n_css + ps->n_extra : 0;
 	struct pd2 *h = dp_mem_thread(t, sizeof *h + n * sizeof(struct dp_csd_hot *));
 	struct dp_pd *pd = h ? dp_graph_pd_new(t, ps) : NULL;
 	if (!pd)
@@ -167,7 +187,7 @@ static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_cs
 	h->hot.n_slot = n;
 	const struct dp_tu *tu = ps->tu;
 	for (uint32_t i = 0; i < n; i++)
-		if (tu->css[ps->first_css + i].kind == DP_CSS_KIND_INDIRECT)
+		if (tu->css[slot_site(ps, i)].kind == DP_CSS_KIND_INDIRECT)
 			h->hot.slot[i] = &null_csd.hot;
 	pd->hot = &h->hot;
 	pd->parent = parent;
@@ -542,10 +562,16 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 	if (pdh->ps == NULL)
 		return &sink_csd.hot;       /* the sink's pd: every slot is the sink */
 	struct dp_pd *pd = PD2(pdh)->pd;
-	uint32_t i = site - pd->ps->first_css;
-	if (pd->ps->tu != tu || i >= pdh->n_slot || site >= tu->n_css)
-		return &sink_csd.hot;       /* not this pd's site: cannot happen */
 	struct dp_thread *t = NULL;
+	uint32_t i = pd->ps->tu == tu && site < tu->n_css ? site_slot(pd->ps, site) : UINT32_MAX;
+	if (i >= pdh->n_slot) {
+		/* not this pd's site: code GCC split off a function inlined
+		 * elsewhere, or inlined into code built without the plugin
+		 * (calls=surviving) */
+		if ((t = ready()))
+			t->lost++;
+		return &sink_csd.hot;
+	}
 	if (ensure(tu) < 0 || !(t = ready()))
 		goto lost;
 	struct dp_csd_hot *head = pdh->slot[i];

@@ -383,8 +383,7 @@ def test_p3():
         for v in VARIANTS:
             tag = "p3 %s %s" % (mode, " ".join(v))
             exe = out("p3_%s%s" % (mode, "".join(v).replace("-", "_")))
-            cc(["--deepprof-arg=calls=" + mode] + v + [src("p3.c"), "-o", exe],
-               abi=0 if mode == "surviving" else 1)
+            cc(["--deepprof-arg=calls=" + mode] + v + [src("p3.c"), "-o", exe])
             tus, cyg, stdout = run_prog(exe)
             tu = tus.get("p3.c")
             if not check(tu is not None and tu["abi"] == 1, tag + ": no abi 1 table"):
@@ -595,10 +594,11 @@ def test_inline_cost():
     # under -fsanitize=undefined (the suite's sanitizer run) GCC weighs the
     # two builds' checks differently (pop is not inlined in the plugin
     # build): the comparison is for the builds people profile
-    for abi in (() if any("-fsanitize" in f for f in EXTRA) else (2, 1)):
-        got = inlined_pairs(cc(info + ["-o", out("inl.o")], link=False, abi=abi).stderr)
-        check(plain <= got, "inline cost, abi %d: plain inlines %r, the plugin build not" %
-              (abi, sorted(plain - got)))
+    builds = ((2, []), (1, []), (2, ["--deepprof-arg=calls=surviving"]))
+    for abi, more in (() if any("-fsanitize" in f for f in EXTRA) else builds):
+        got = inlined_pairs(cc(more + info + ["-o", out("inl.o")], link=False, abi=abi).stderr)
+        check(plain <= got, "inline cost, abi %d %s: plain inlines %r, the plugin build not" %
+              (abi, more, sorted(plain - got)))
     counted = inlined_pairs(cc(["--deepprof-arg=inline-cost=counted"] + info + ["-o", out("inl.o")],
                                link=False, abi=2).stderr)
     check(not plain <= counted, "inline cost: inline-cost=counted inlines all plain does: %r" %
@@ -724,9 +724,9 @@ def test_errors():
     expect_error("bad abi=", g + ["-fplugin-arg-deepprof-abi=3"] + c, nz, "expected 1 or 2")
     expect_error("bad inline-cost=", g + ["-fplugin-arg-deepprof-inline-cost=free"] + c, nz,
                  "expected 'counted' or 'plain'")
-    expect_error("abi=2 and calls=surviving",
-                 g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
-                 "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1'")
+    expect_error("abi=2 and calls=surviving under -flto",
+                 g + ["-flto", "-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
+                 "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1' under '-flto'")
     expect_error("abi=2 and backedges=call",
                  g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-backedges=call"] + c, nz,
                  "'-fplugin-arg-deepprof-backedges=call' needs 'abi=1'")

@@ -14,7 +14,7 @@
 
 _Static_assert(sizeof(struct dp_ps_static) == 32, "ps layout");
 _Static_assert(sizeof(struct dp_css_static) == 48, "css layout");
-_Static_assert(sizeof(struct dp_tu) == 80, "tu layout");
+_Static_assert(sizeof(struct dp_tu) == 88, "tu layout");
 /* deep-data.md tells readers where these are in a module file */
 _Static_assert(offsetof(struct dp_css_static, index) == 36, "css index offset");
 _Static_assert(offsetof(struct dp_css_static, tu_id) == 40, "css tu_id offset");

@@ -161,7 +161,12 @@ static unsigned add_site(gimple *call, unsigned caller)
 				s->flags |= DP_CSS_LEAF_CALLEE;
 	if (gimple_call_noreturn_p(call))
 		s->flags |= DP_CSS_NORETURN;
-	else if (dp_opt.tailcalls && in_tail_position(call))
+	/* (calls=surviving on abi 1: a site in tail position of a function
+	 * GCC inlines is not in tail position where its copy runs, and its
+	 * return hook would be missing there: no tail sites. On abi 2 the
+	 * tables wait for the inliner, which clears the flag of those sites
+	 * only: lower.cc.) */
+	else if (dp_opt.tailcalls && !(dp_opt.surviving && dp_opt.abi == 1) && in_tail_position(call))
 		s->flags |= DP_CSS_TAIL;
 	/* a library function declared leaf returns here: it may not call
 	 * back into the unit nor longjmp into it (GCC's leaf attribute). Not

@@ -2,14 +2,18 @@
  * and must not (noinline), with loops, an indirect call, a longjmp out of
  * an inlined body's callee, a tail call and one that stops being one when
  * inlined. Each inlined body's calls and back-edges belong to the
- * activation it was inlined into. */
+ * activation it was inlined into. leaf and other store to a volatile,
+ * so that no build may drop a call of theirs (a const function's calls
+ * can be merged: the plain build's would not be the instrumented one's,
+ * whose functions write dp_cur). */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static jmp_buf jb;
-__attribute__((noinline)) int leaf(int x) { return x + 1; }
-__attribute__((noinline)) int other(int x) { return x * 3; }
+volatile int seen;
+__attribute__((noinline)) int leaf(int x) { seen = x; return x + 1; }
+__attribute__((noinline)) int other(int x) { seen = x; return x * 3; }
 int (*volatile fp)(int) = other;
 
 static inline __attribute__((always_inline)) int wrap(int x)

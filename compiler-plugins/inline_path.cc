@@ -250,7 +250,7 @@ static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree m
 	location_t loc = gimple_location(call);
 	bool ssa = gimple_in_ssa_p(cfun);
 	tree csd = reg(ptr_type_node, "dp_csd");
-	tree fast = ssa ? make_ssa_name(ptr_type_node) : csd;
+	tree fast = ssa && slot >= 0 ? make_ssa_name(ptr_type_node) : csd;
 	tree slow_csd = ssa && slot >= 0 ? make_ssa_name(ptr_type_node) : csd;
 	gcall *sc = gimple_build_call(dp_hook_decl(DPR_CALL_SLOW), 4, dp_tu_addr(),
 				      build_int_cst(uint32_type_node, site),

@@ -15,7 +15,8 @@ extern "C" {
 
 /* dp_tu.abi_version is what the TU's code calls: 2, the inline fast path
  * (the plugin's default, DP_ABI_VERSION), or 1, the out-of-line hooks
- * (-fplugin-arg-deepprof-abi=1, and what calls=surviving selects);
+ * (-fplugin-arg-deepprof-abi=1, and what backedges=call selects, or
+ * calls=surviving under -flto);
  * the tables below are the same for both. A runtime ignores (counting it as
  * lost) a table whose abi_version it does not implement. */
 #define DP_ABI_VERSION          2
@@ -99,11 +100,11 @@ struct dp_tu {
 	const struct dp_ps_static *ps;
 	const struct dp_css_static *css;
 	void *runtime[4];
-	/* Only with DP_TU_EXTRA_SLOTS (older tables end before it): extra[i] ..
-	 * extra[i + 1] - 1 (i < n_ps) index extra[n_ps + 1 ..], the sites whose
-	 * csds have slots n_css, n_css + 1, ... of a pd of procedure i, after
-	 * its own sites' (sites of functions GCC inlined into it, called from
-	 * its activation: ABI v2 with calls=surviving) */
+	/* Only with DP_TU_EXTRA_SLOTS (older tables end before it): procedure
+	 * i's pds have slots n_css, n_css + 1, ... after its own sites', for
+	 * the sites extra[n_ps + 1 + k], k from extra[i] to extra[i + 1]
+	 * (exclusive): sites of functions GCC inlined into it, which run in
+	 * its activation (ABI v2 with calls=surviving) */
 	const uint32_t *extra;
 };
 

@@ -150,6 +150,7 @@ void dp_v2_place_after(gimple *g, gimple *at, basic_block at_bb);
 void dp_v2_land_marker(gimple *call);
 /* lower.cc: dp_opt.late */
 opt_pass *dp_make_lower_pass(gcc::context *ctxt);
+opt_pass *dp_make_ticks_pass(gcc::context *ctxt);       /* ticks.cc */
 void dp_late_extras(void);              /* the extra slots, before the tables (IPA end) */
 enum dp_hook_kind { DPH_NONE, DPH_ENTER, DPH_CALL, DPH_RETURN, DPH_BACKEDGE, DPH_LAND, DPH_OTHER };
 enum dp_hook_kind dp_hook_of(gimple *s);    /* by name: works in ltrans too */

@@ -251,10 +251,12 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	 * the surviving pass, then (calls=surviving on abi 2) the inline path
 	 * made of what it left; abi 2: inlined callees' prologues. */
 	struct register_pass_info sv;
-	sv.pass = dp_make_lower_pass(g);
+	sv.pass = dp_make_ticks_pass(g);          /* abi 2: last, ticks.cc */
 	sv.reference_pass_name = "ehdisp";
 	sv.ref_pass_instance_number = 1;
 	sv.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
+	sv.pass = dp_make_lower_pass(g);
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 	sv.pass = dp_make_surviving_pass(g);
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);

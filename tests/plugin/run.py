@@ -520,6 +520,52 @@ def test_vectorized():
     check(t["back"].get("sum") == 64, "abi2 vectorized: sum's back-edges %r" % t["back"])
 
 
+UPCASE_SRC = """#include <stdio.h>
+__attribute__((noinline)) long up(char *d, const char *s)
+{
+	long n = 0;
+	for (; *s; s++, d++, n++)
+		*d = *s >= 'a' && *s <= 'z' ? *s - 32 : *s;
+	*d = 0;
+	return n;
+}
+int main(void)
+{
+	char d[64];
+	long n = up(d, "hello, world") + up(d, "abc");
+	printf("%s %ld\\n", d, n);
+	return 0;
+}
+"""
+
+
+def test_tick_register():
+    """A loop that makes no call and stores chars, which may alias the
+    back-edge counter: its tick loads the count once where the loop is
+    entered and stores it each iteration (ticks.cc), no add to memory in
+    the loop (a chain through memory per iteration), in both ways of
+    counting calls; the counts stay exact."""
+    c = out("upcase.c")
+    with open(c, "w") as f:
+        f.write(UPCASE_SRC)
+    for more in ([], ["--deepprof-arg=calls=surviving"]):
+        tag = "tick register %s" % (more or "")
+        asm = out("upcase.s")
+        cc(more + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
+        with open(asm) as f:
+            text = f.read()
+        body = text[text.index("\nup:"):]
+        body = body[:body.index(".size\tup")]
+        check(not re.search(r"\baddq\t\$1, 8\(%r", body) and re.search(r"\bmovq\t%r\w+, 8\(%r", body),
+              "%s: up's loop adds to memory or stores no count:\n%s" % (tag, body))
+        exe = out("upcase")
+        cc(more + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        check(stdout == "ABC 15\n", tag + ": output %r" % stdout)
+        t = tus.get("upcase.c", {"back": {}})
+        check(t["back"].get("up") == 15, "%s: up's back-edges %r" % (tag, t["back"]))
+
+
 LATE_LEAF_SRC = """static int leafy(int x);
 __attribute__((noinline)) static int mid(int x) { return leafy(x) + leafy(x + 1); }
 __attribute__((noinline)) static int leafy(int x) { return x * 7; }
@@ -753,7 +799,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_late_leaf, test_inline_cost, test_modes, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_inline_cost, test_modes, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

@@ -131,6 +131,16 @@ static edge normal_succ(gimple *call)
 	return n == 1 ? normal : NULL;
 }
 
+void dp_insert_after_call(gimple *call, gimple_seq seq)
+{
+	if (!stmt_ends_bb_p(call)) {
+		gimple_stmt_iterator gsi = gsi_for_stmt(call);
+		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+	} else if (edge normal = normal_succ(call)) {
+		gsi_insert_seq_on_edge(normal, seq);
+	}
+}
+
 /* Inserts G after statement AT or, without one, at the start of block
  * AT_BB, or, without either, in a block of its own after the function's
  * entry (in the function's outermost scope). */
@@ -307,13 +317,7 @@ static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree m
 		add(&restore, gimple_build_assign(again, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
 		add_increment(&restore, again, DP_CSD_EXITS, loc);
 	}
-	if (!stmt_ends_bb_p(call)) {
-		gsi = gsi_for_stmt(call);
-		gsi_insert_seq_after(&gsi, restore, GSI_NEW_STMT);
-		return;
-	}
-	if (edge normal = normal_succ(call))
-		gsi_insert_seq_on_edge(normal, restore);
+	dp_insert_after_call(call, restore);
 }
 
 void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn)
@@ -338,12 +342,7 @@ static void emit_land(gimple *call, tree me)
 	location_t loc = gimple_location(call);
 	gimple_seq s = NULL;
 	add(&s, gimple_build_call(dp_hook_decl(DPR_LAND), 2, dp_tu_addr(), me ? me : null_pointer_node), loc);
-	if (!stmt_ends_bb_p(call)) {
-		gimple_stmt_iterator gsi = gsi_for_stmt(call);
-		gsi_insert_seq_after(&gsi, s, GSI_NEW_STMT);
-	} else if (edge normal = normal_succ(call)) {
-		gsi_insert_seq_on_edge(normal, s);
-	}
+	dp_insert_after_call(call, s);
 }
 
 void dp_v2_land_marker(gimple *call)

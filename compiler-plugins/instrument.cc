@@ -313,22 +313,7 @@ unsigned int inst_pass::execute(function *fun)
 				gimple_asm_set_volatile(keep, true);
 				gimple_seq_add_stmt(&after, keep);
 			}
-			if (!stmt_ends_bb_p(call)) {
-				gsi_insert_seq_after(&g, after, GSI_NEW_STMT);
-				continue;
-			}
-			/* The call ends its block (abnormal or EH edges): the return
-			 * hook goes on its one normal successor edge. */
-			edge e, normal = NULL;
-			edge_iterator ei;
-			int n = 0;
-			FOR_EACH_EDGE(e, ei, gimple_bb(call)->succs)
-				if (!(e->flags & (EDGE_ABNORMAL | EDGE_EH))) {
-					normal = e;
-					n++;
-				}
-			if (n == 1)
-				gsi_insert_seq_on_edge(normal, after);
+			dp_insert_after_call(call, after);
 		}
 
 		gcall *enter = gimple_build_call(dp_hook_decl(DPR_ENTER), 2, dp_tu_addr(),

@@ -147,6 +147,9 @@ void dp_v2_tick(gimple_stmt_iterator *gsi, tree me, location_t loc);
  * prologue goes (after at, else at the start of at_bb, else at the
  * function's entry); dp_abi_land(&tu, 0) after call (setjmp & co) */
 void dp_v2_place_after(gimple *g, gimple *at, basic_block at_bb);
+/* seq right after call: in its block or, when the call ends it (abnormal
+ * or EH edges), on its one normal successor edge (nowhere if none) */
+void dp_insert_after_call(gimple *call, gimple_seq seq);
 void dp_v2_land_marker(gimple *call);
 /* lower.cc: dp_opt.late */
 opt_pass *dp_make_lower_pass(gcc::context *ctxt);

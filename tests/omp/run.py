@@ -2,7 +2,7 @@
 """run.py — OpenMP programs and a library's thread pool under every route:
 the plugin's inline path (ABI v2, the default), its out-of-line hooks (ABI
 v1) and -finstrument-functions (cyg), at -O0 and -O2 (cyg at -O0: its hooks
-follow GCC's inlining). Each program has a known call structure; the
+follow GCC's inlining), and the inline path with calls=surviving at -O0. Each program has a known call structure; the
 checks are exact counts summed over threads, and the shape OpenMP regions
 must have in every thread's graph (schemas/deep-data.md, "OpenMP"): a run
 of a region is a call through a css of kind parallel or task, at the
@@ -32,6 +32,10 @@ from prt import eq, check, Fail  # noqa: E402
 ROUTES = [
     ("v2", [], ("-O0", "-O2")),
     ("v1", ["--deepprof-arg=abi=1"], ("-O0", "-O2")),
+    # calls=surviving: the inline path placed after inlining, each region's
+    # prologue from its enter hook (lower.cc); at -O0, where nothing is
+    # inlined, the same counts (at -O2 the programs' helpers are inlined)
+    ("v2-surviving", ["--deepprof-arg=calls=surviving"], ("-O0",)),
     ("cyg", ["--deepprof-mode=cyg"], ("-O0",)),
 ]
 

@@ -101,6 +101,7 @@ enum dp_root {
 	DPR_EXEC,               /* before each call of an exec function */
 	DPR_CUR,                /* abi=2: the thread-local dp_cur */
 	DPR_RT_PTR,             /* abi=2: pointer to the runtime's memory, its own alias set */
+	DPR_PS_DECL,            /* __deepprof_ps, once the tables are made */
 	DPR_GUARD, DPR_DEPTH,   /* parallel.cc: __deepprof_guard, __deepprof_depth */
 	DPR_IN_PARALLEL, DPR_MAX_THREADS,   /* parallel.cc: omp_in_parallel, omp_get_max_threads */
 	DPR_CHK_BEGIN, DPR_CHK_END, DPR_CHK_RD, DPR_CHK_WR, DPR_CHK_CALL,  /* check.cc */

@@ -361,6 +361,7 @@ void dp_tables_finish(void *, void *)
 		CONSTRUCTOR_APPEND_ELT(pv, build_int_cst(size_type_node, i), build_constructor(pst, e));
 	}
 	tree ps_addr = emit_array("__deepprof_ps", pst, pv, dp_n_fns);
+	dp_roots[DPR_PS_DECL] = TREE_OPERAND(TREE_OPERAND(ps_addr, 0), 0);     /* (void *) &decl */
 
 	tree css_addr = null_pointer_node;
 	if (dp_n_sites) {

@@ -20,7 +20,8 @@ drift in the machine's load spreads over all of them:
               ABI v2: the call path inline)
   plugin-abi1 deepprof-cc -O2 --deepprof-arg=abi=1       out-of-line hooks; its
               Deep.data must have plugin's call total
-  plugin-surv deepprof-cc -O2 --deepprof-arg=calls=surviving   (ABI v1 too)
+  plugin-surv deepprof-cc -O2 --deepprof-arg=calls=surviving   (ABI v2 placed after
+              inlining: only the calls that survive it)
   callgrind   the plain binary under valgrind --tool=callgrind (real programs
               only), on 1/CG_SHRINK of the input, CG_RUNS times, against plain
               on that same small input; its seconds are scaled back to the full

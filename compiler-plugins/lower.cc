@@ -133,17 +133,14 @@ static void remove_stmt(gimple *s)
 	release_defs(s);
 }
 
-/* The call that the call hook H stands before: the next call in its block
- * that is not one of ours. */
+/* The call that the call hook H stands before (surviving.cc kept H: the
+ * next call but _exit's and exec's notices). */
 static gimple *call_after(gimple *h)
 {
-	gimple_stmt_iterator g = gsi_for_stmt(h);
-	for (gsi_next(&g); !gsi_end_p(g); gsi_next(&g)) {
-		gimple *s = gsi_stmt(g);
-		if (is_gimple_call(s) && !gimple_call_internal_p(s) && dp_hook_of(s) == DPH_NONE)
-			return s;
-	}
-	return NULL;
+	gimple *c = dp_next_call(h);
+	while (c && dp_hook_of(c) == DPH_OTHER)
+		c = dp_next_call(c);
+	return c && dp_hook_of(c) == DPH_NONE ? c : NULL;
 }
 
 namespace {

@@ -159,6 +159,11 @@ void dp_late_extras(void);              /* the extra slots, before the tables (I
 enum dp_hook_kind { DPH_NONE, DPH_ENTER, DPH_CALL, DPH_RETURN, DPH_BACKEDGE, DPH_LAND, DPH_OTHER };
 enum dp_hook_kind dp_hook_of(gimple *s);    /* by name: works in ltrans too */
 bool dp_from_inlined_body(gimple *s);
+/* The first call after statement h that is not an internal call nor a
+ * sanitizer's report, on the path taken when no sanitizer check fails
+ * (a call hook and its call may end up in two blocks with a check of the
+ * call's arguments between them); NULL if none (surviving.cc). */
+gimple *dp_next_call(gimple *h);
 
 /* omp_regions.cc: the OpenMP regions of fun that GCC will outline into
  * functions of their own (parallel, task, host teams, offloaded target),

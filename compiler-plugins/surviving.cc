@@ -40,16 +40,59 @@ bool dp_from_inlined_body(gimple *s)
 	return false;
 }
 
-/* The call hook of a site that survived is followed, in its block, by the
- * call itself before any other call. */
+/* A sanitizer's report (__ubsan_handle_*, __asan_report_*...): the
+ * sanitizers check a call's arguments between its call hook and the call. */
+static bool sanitizer_call(gimple *s)
+{
+	tree fn = is_gimple_call(s) ? gimple_call_fndecl(s) : NULL_TREE;
+	const char *n = fn && DECL_NAME(fn) ? IDENTIFIER_POINTER(DECL_NAME(fn)) : "";
+	return strstr(n, "__ubsan_") || strstr(n, "__asan_") || strstr(n, "__tsan_");
+}
+
+static bool sanitizer_block(basic_block bb)
+{
+	for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g))
+		if (sanitizer_call(gsi_stmt(g)))
+			return true;
+	return false;
+}
+
+gimple *dp_next_call(gimple *h)
+{
+	basic_block bb = gimple_bb(h);
+	gimple_stmt_iterator g = gsi_for_stmt(h);
+	gsi_next(&g);
+	for (int hops = 0; hops < 8; hops++) {
+		for (; !gsi_end_p(g); gsi_next(&g)) {
+			gimple *s = gsi_stmt(g);
+			if (is_gimple_call(s) && !gimple_call_internal_p(s) && !sanitizer_call(s))
+				return s;
+		}
+		basic_block next = NULL;
+		if (single_succ_p(bb) && !(single_succ_edge(bb)->flags & (EDGE_ABNORMAL | EDGE_EH))) {
+			next = single_succ(bb);
+		} else if (EDGE_COUNT(bb->succs) == 2) {
+			basic_block a = EDGE_SUCC(bb, 0)->dest, b = EDGE_SUCC(bb, 1)->dest;
+			if (sanitizer_block(a) != sanitizer_block(b))
+				next = sanitizer_block(a) ? b : a;
+		}
+		if (!next || next == EXIT_BLOCK_PTR_FOR_FN(cfun))
+			return NULL;
+		bb = next;
+		g = gsi_start_bb(bb);
+	}
+	return NULL;
+}
+
+/* The call hook of a site that survived is followed by the call itself
+ * before any other call (but _exit's and exec's notices, dp_next_call's
+ * sanitizer checks). */
 static bool call_survived(gimple_stmt_iterator g)
 {
-	for (gsi_next(&g); !gsi_end_p(g); gsi_next(&g)) {
-		gimple *s = gsi_stmt(g);
-		if (is_gimple_call(s))
-			return real_call(s);
-	}
-	return false;
+	gimple *c = dp_next_call(gsi_stmt(g));
+	while (c && dp_hook_of(c) == DPH_OTHER)
+		c = dp_next_call(c);
+	return c && real_call(c);
 }
 
 /* The return hook of a site that survived follows the call, in its block

@@ -556,7 +556,9 @@ def test_tick_register():
             text = f.read()
         body = text[text.index("\nup:"):]
         body = body[:body.index(".size\tup")]
-        check(not re.search(r"\baddq\t\$1, 8\(%r", body) and re.search(r"\bmovq\t%r\w+, 8\(%r", body),
+        # (under the sanitizers the loop calls their reports: not this case)
+        check(any("-fsanitize" in f for f in EXTRA) or
+              not re.search(r"\baddq\t\$1, 8\(%r", body) and re.search(r"\bmovq\t%r\w+, 8\(%r", body),
               "%s: up's loop adds to memory or stores no count:\n%s" % (tag, body))
         exe = out("upcase")
         cc(more + ["-O2", c, "-o", exe], abi=2)

@@ -38,11 +38,6 @@ static gimple *reaching_store(gimple *load, tree cur)
 	return NULL;
 }
 
-static gimple *def_of(tree t)
-{
-	return t && TREE_CODE(t) == SSA_NAME ? SSA_NAME_DEF_STMT(t) : NULL;
-}
-
 static bool is_tu_addr(tree a, tree tu)
 {
 	return a && TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == tu;
@@ -69,9 +64,9 @@ static tree slot_load(gphi *phi, gimple *slow, long site)
 		return NULL_TREE;
 	const struct dp_fn_rec *caller = &dp_fns[dp_sites[site].caller];
 	for (unsigned i = 0; i < 2; i++) {
-		if (def_of(gimple_phi_arg_def(phi, i)) != slow)
+		if (dp_def_of(gimple_phi_arg_def(phi, i)) != slow)
 			continue;
-		gimple *l = def_of(gimple_phi_arg_def(phi, 1 - i));
+		gimple *l = dp_def_of(gimple_phi_arg_def(phi, 1 - i));
 		tree m = l && gimple_assign_single_p(l) ? gimple_assign_rhs1(l) : NULL_TREE;
 		if (m && TREE_CODE(m) == MEM_REF && TREE_OPERAND(m, 0) == gimple_call_arg(slow, 3) &&
 		    tree_fits_uhwi_p(TREE_OPERAND(m, 1)) && (unsigned long)site >= caller->first_css &&
@@ -85,18 +80,18 @@ static tree slot_load(gphi *phi, gimple *slow, long site)
  * dp_abi_call_slow: that site's index, else -1. */
 static long tagged_site(tree v, tree tu)
 {
-	gimple *o = def_of(v);
+	gimple *o = dp_def_of(v);
 	if (!o || !is_gimple_assign(o) || gimple_assign_rhs_code(o) != BIT_IOR_EXPR ||
 	    !integer_onep(gimple_assign_rhs2(o)))
 		return -1;
-	gimple *cv = def_of(gimple_assign_rhs1(o));
+	gimple *cv = dp_def_of(gimple_assign_rhs1(o));
 	if (!cv || !is_gimple_assign(cv) || !CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(cv)))
 		return -1;
-	gphi *phi = dyn_cast<gphi *>(def_of(gimple_assign_rhs1(cv)));
+	gphi *phi = dyn_cast<gphi *>(dp_def_of(gimple_assign_rhs1(cv)));
 	if (!phi || gimple_phi_num_args(phi) != 2)
 		return -1;
 	for (unsigned i = 0; i < 2; i++) {
-		gimple *c = def_of(gimple_phi_arg_def(phi, i));
+		gimple *c = dp_def_of(gimple_phi_arg_def(phi, i));
 		long site = direct_slow_site(c, tu);
 		if (site >= 0)
 			return slot_load(phi, c, site) ? site : -1;
@@ -116,7 +111,7 @@ static bool fold_prologue(gcall *slow, tree tu, tree cur)
 	 * value itself where the early passes forwarded it (a callee that
 	 * the early inliner copied in before them) */
 	tree v = gimple_call_arg(slow, 2);
-	gimple *load = def_of(v);
+	gimple *load = dp_def_of(v);
 	if (load && gimple_assign_single_p(load) && gimple_assign_rhs1(load) == cur) {
 		gimple *st = reaching_store(load, cur);
 		v = st && gimple_assign_single_p(st) ? gimple_assign_rhs1(st) : NULL_TREE;
@@ -158,14 +153,6 @@ static bool leaf_site(long site)
 	       (dp_sites[site].flags & DP_CSS_LEAF_CALLEE);
 }
 
-static void remove_stmt(gimple *s)
-{
-	gimple_stmt_iterator g = gsi_for_stmt(s);
-	unlink_stmt_vdef(s);
-	gsi_remove(&g, true);
-	release_defs(s);
-}
-
 /* MEM[a + exits] = ..., with a the reload of one of SLOTS: exits++. */
 static bool exits_of(gimple *s, const vec<tree> &slots)
 {
@@ -175,7 +162,7 @@ static bool exits_of(gimple *s, const vec<tree> &slots)
 	if (TREE_CODE(lhs) != MEM_REF || TREE_TYPE(TREE_OPERAND(lhs, 1)) != dp_roots[DPR_RT_PTR] ||
 	    !tree_fits_uhwi_p(TREE_OPERAND(lhs, 1)) || tree_to_uhwi(TREE_OPERAND(lhs, 1)) != DP_CSD_EXITS)
 		return false;
-	gimple *l = def_of(TREE_OPERAND(lhs, 0));
+	gimple *l = dp_def_of(TREE_OPERAND(lhs, 0));
 	if (!l || !gimple_assign_single_p(l))
 		return false;
 	for (unsigned i = 0; i < slots.length(); i++)
@@ -226,7 +213,7 @@ static void strip_leaf_sites(function *fun, tree tu, tree cur)
 			if (exits_of(gsi_stmt(g), slots))
 				dead.safe_push(gsi_stmt(g));
 	for (unsigned i = 0; i < dead.length(); i++)
-		remove_stmt(dead[i]);
+		dp_remove_stmt(dead[i]);
 }
 
 namespace {

@@ -125,14 +125,6 @@ void dp_late_extras(void)
 
 /* ================= the pass ================= */
 
-static void remove_stmt(gimple *s)
-{
-	gimple_stmt_iterator g = gsi_for_stmt(s);
-	unlink_stmt_vdef(s);
-	gsi_remove(&g, true);
-	release_defs(s);
-}
-
 /* The call that the call hook H stands before (surviving.cc kept H: the
  * next call but _exit's and exec's notices). */
 static gimple *call_after(gimple *h)
@@ -220,15 +212,15 @@ unsigned int lower_pass::execute(function *fun)
 		}
 
 	for (unsigned i = 0; i < enters.length(); i++)
-		remove_stmt(enters[i]);
+		dp_remove_stmt(enters[i]);
 	for (unsigned i = 0; i < calls.length(); i++)
-		remove_stmt(calls[i]);
+		dp_remove_stmt(calls[i]);
 	for (unsigned i = 0; i < returns.length(); i++)
-		remove_stmt(returns[i]);
+		dp_remove_stmt(returns[i]);
 	for (unsigned i = 0; i < backs.length(); i++)
-		remove_stmt(backs[i]);
+		dp_remove_stmt(backs[i]);
 	for (unsigned i = 0; !me && i < lands.length(); i++)
-		remove_stmt(lands[i]);
+		dp_remove_stmt(lands[i]);
 	gsi_commit_edge_inserts();
 	mark_virtual_operands_for_renaming(fun);
 	if (current_loops)

@@ -53,6 +53,19 @@ const char *dp_decl_name(tree decl)
 	return IDENTIFIER_POINTER(DECL_NAME(decl));
 }
 
+gimple *dp_def_of(tree t)
+{
+	return t && TREE_CODE(t) == SSA_NAME ? SSA_NAME_DEF_STMT(t) : NULL;
+}
+
+void dp_remove_stmt(gimple *s)
+{
+	gimple_stmt_iterator g = gsi_for_stmt(s);
+	unlink_stmt_vdef(s);
+	gsi_remove(&g, true);
+	release_defs(s);
+}
+
 /* After gimplification DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT is set on
  * every function (NOTES.md), so look at the attribute itself. */
 bool dp_skip_function(tree fndecl)

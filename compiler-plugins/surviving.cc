@@ -149,12 +149,8 @@ unsigned int surviving_pass::execute(function *fun)
 				break;
 			}
 		}
-	for (unsigned i = 0; i < dead.length(); i++) {
-		gimple_stmt_iterator g = gsi_for_stmt(dead[i]);
-		unlink_stmt_vdef(dead[i]);
-		gsi_remove(&g, true);
-		release_defs(dead[i]);
-	}
+	for (unsigned i = 0; i < dead.length(); i++)
+		dp_remove_stmt(dead[i]);
 	return 0;
 }
 

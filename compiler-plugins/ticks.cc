@@ -24,11 +24,6 @@
 #include "tree-into-ssa.h"
 #include "gimplify.h"
 
-static gimple *def_of(tree t)
-{
-	return t && TREE_CODE(t) == SSA_NAME ? SSA_NAME_DEF_STMT(t) : NULL;
-}
-
 /* S is MEM[B + loop_cscs] = X + 1 with X loaded from the same place: the
  * tick of csd B. */
 static bool is_tick(gimple *s, tree *base)
@@ -41,11 +36,11 @@ static bool is_tick(gimple *s, tree *base)
 	    !tree_fits_uhwi_p(TREE_OPERAND(lhs, 1)) || tree_to_uhwi(TREE_OPERAND(lhs, 1)) != DP_CSD_LOOP ||
 	    TREE_CODE(TREE_OPERAND(lhs, 0)) != SSA_NAME)
 		return false;
-	gimple *add = def_of(gimple_assign_rhs1(s));
+	gimple *add = dp_def_of(gimple_assign_rhs1(s));
 	if (!add || !is_gimple_assign(add) || gimple_assign_rhs_code(add) != PLUS_EXPR ||
 	    !integer_onep(gimple_assign_rhs2(add)))
 		return false;
-	gimple *load = def_of(gimple_assign_rhs1(add));
+	gimple *load = dp_def_of(gimple_assign_rhs1(add));
 	if (!load || !gimple_assign_single_p(load) || !operand_equal_p(gimple_assign_rhs1(load), lhs, 0))
 		return false;
 	*base = TREE_OPERAND(lhs, 0);

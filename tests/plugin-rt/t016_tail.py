@@ -14,8 +14,10 @@ def check(p, n):
     eq(p.counts("is_even", "is_odd"), (n // 2, n // 2, 0), "is_even -> is_odd")
     eq(p.counts("is_odd", "is_even"), (n // 2, n // 2, 0), "is_odd -> is_even")
     eq((len(p.pds("count")), len(p.pds("is_even")), len(p.pds("is_odd"))), (1, 1, 1), "pds")
-    eq(len([c for c in p.csd if c["callee"] != "deepprof_runtime"]), 8,
-       "csds (with main's calls of atol and printf; the runtime's own ticks apart)")
+    # a clock tick that lands in libc makes csds of no calls for the frames
+    # it finds there (printf -> __vfprintf_internal: seen under load)
+    eq(len([c for c in p.csd if c["callee"] != "deepprof_runtime" and c["calls"]]), 8,
+       "csds (with main's calls of atol and printf; ticks in the runtime and libc apart)")
 
 
 def run(ctx):

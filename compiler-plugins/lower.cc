@@ -203,7 +203,7 @@ unsigned int lower_pass::execute(function *fun)
 			continue;
 		unsigned site = (unsigned)tree_to_uhwi(gimple_call_arg(h, 1));
 		tree fn = dp_sites[site].kind == DP_CSS_KIND_INDIRECT ? gimple_call_arg(h, 2) : NULL_TREE;
-		dp_v2_site(h, call, site, slot_of(me && enter ? p : -1, site), me, pd, fn);
+		dp_v2_site(h, call, site, slot_of(enter ? p : -1, site), me, pd, fn);
 	}
 	for (unsigned i = 0; i < lands.length(); i++)
 		if (me) {

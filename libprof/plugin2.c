@@ -96,9 +96,11 @@ static int ensure(struct dp_tu *tu)
 		return 0;
 	uint32_t n = 1;
 	const uint32_t *x = tu->flags & DP_TU_EXTRA_SLOTS ? tu->extra : NULL;
-	for (uint32_t i = 0; i < tu->n_ps; i++)
-		if (tu->ps[i].n_css + (x ? x[i + 1] - x[i] : 0) > n)
-			n = tu->ps[i].n_css + (x ? x[i + 1] - x[i] : 0);
+	for (uint32_t i = 0; i < tu->n_ps; i++) {
+		uint32_t slots = tu->ps[i].n_css + (x ? x[i + 1] - x[i] : 0);
+		if (slots > n)
+			n = slots;
+	}
 	int r = 0;
 	dp_lock();
 	if (n > sink_slots) {

@@ -300,6 +300,8 @@ struct dp_hot {
  * Per-thread state, mmap'ed at the thread's first hook and never freed (the
  * writer reads it after the thread ends). Only the owning thread writes it.
  */
+#define DP_CALLMEMO 128            /* entries of dp_thread.callmemo, a power of 2 */
+
 struct dp_thread {
 	struct dp_hot *h;           /* the owner's dp_hot */
 	uint32_t outer_cap;
@@ -324,6 +326,13 @@ struct dp_thread {
 	uintptr_t memo_cur;
 	const struct dp_ps_static *memo_ps;
 	struct dp_csd *memo_r;
+	/* ABI v2 (plugin2.c): what the call slow path found lately, by
+	 * (pd, site, target): an indirect site whose target changes, and a
+	 * site of code GCC split off a function, come back here every call */
+	struct dp_callmemo {
+		const void *pd, *site, *fn;
+		struct dp_csd_hot *csd, **slot;
+	} callmemo[DP_CALLMEMO];
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
 	uint64_t n_tails;           /* 64 bits: truncated with dp_cas_local */
 	uint32_t tails_cap;

@@ -555,6 +555,28 @@ out:
 	return &r->hot;
 }
 
+/* The entry of t->callmemo for (pd, site, target). */
+static inline struct dp_callmemo *callmemo(struct dp_thread *t, const void *pd, const void *site,
+					   const void *fn)
+{
+	uintptr_t h = ((uintptr_t)pd >> 4) ^ ((uintptr_t)site >> 3) ^ ((uintptr_t)fn >> 2) * 0x9e3779b1u;
+	return &t->callmemo[(h ^ h >> 11) & (DP_CALLMEMO - 1)];
+}
+
+/* Remember that call() found (or made) csd x for fn in slot of pdh: a
+ * csd's target and its place in a pd never change, so the memo is right
+ * for as long as it stays. */
+static void memo_call(struct dp_thread *t, struct dp_tu *tu, uint32_t site, void *fn,
+		      struct dp_pd_hot *pdh, struct dp_csd_hot **slot, struct dp_csd_hot *x)
+{
+	struct dp_callmemo *m = callmemo(t, pdh, &tu->css[site], fn);
+	m->pd = pdh;
+	m->site = &tu->css[site];
+	m->fn = fn;
+	m->csd = x;
+	m->slot = slot;
+}
+
 /* What a call site could not do: a first call through it in this pd, or an
  * indirect call to another target than last time. A direct site's slot is
  * set for good (the inline code reloads it after the call): to the sink if
@@ -581,6 +603,7 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 	for (struct dp_csd *x = first; x; x = x->tnext)
 		if (x->fn == (uintptr_t)fn) {
 			pdh->slot[i] = &x->hot;       /* the last target first */
+			memo_call(t, tu, site, fn, pdh, &pdh->slot[i], &x->hot);
 			return &x->hot;
 		}
 	dp_busy_on(t);
@@ -606,6 +629,7 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 			c->thead = c;
 		}
 		DP_STORE_REL(&pdh->slot[i], &c->hot);
+		memo_call(t, tu, site, fn, pdh, &pdh->slot[i], &c->hot);
 	}
 	dp_busy_off(t);
 	if (c)
@@ -638,12 +662,28 @@ DP_EXPORT void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur)
 	return r;
 }
 
-DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd)
+__attribute__((noinline)) static void *call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd)
 {
 	int saved_errno = errno;
 	struct dp_csd_hot *r = call(tu, site, fn, pd);
 	errno = saved_errno;
 	return r;
+}
+
+DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd)
+{
+	/* what call() found for this (pd, site, target) before, if it is
+	 * still remembered: no errno, no search, no frame (call_slow has
+	 * the rest) */
+	struct dp_thread *t = dp_self;
+	if (likely(t && !t->h->stop)) {
+		struct dp_callmemo *m = callmemo(t, pd, &tu->css[site], fn);
+		if (m->pd == pd && m->site == &tu->css[site] && m->fn == fn) {
+			*m->slot = m->csd;       /* the last target first, as call() does */
+			return m->csd;
+		}
+	}
+	return call_slow(tu, site, fn, pd);
 }
 
 DP_EXPORT void dp_abi_land(struct dp_tu *tu, void *me)

@@ -43,10 +43,7 @@ static bool is_site(gimple *stmt)
 		return false;
 	if (fndecl_built_in_p(fn, BUILT_IN_MD) || fndecl_built_in_p(fn, BUILT_IN_FRONTEND))
 		return false;
-	/* Builtins spelled __builtin_* (expect, unreachable, va_*, alloca,
-	 * constant_p ...) are not calls; printf, memcpy & co are. */
-	if (fndecl_built_in_p(fn, BUILT_IN_NORMAL) &&
-	    !strncmp(dp_decl_name(fn), "__builtin_", 10))
+	if (dp_builtin_op(fn))
 		return false;
 	return true;
 }

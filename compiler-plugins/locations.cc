@@ -10,7 +10,7 @@
 static bool builtin_spelled(tree call)
 {
 	tree fn = get_callee_fndecl(call);
-	return fn && fndecl_built_in_p(fn) && !strncmp(dp_decl_name(fn), "__builtin_", 10);
+	return fn && dp_builtin_op(fn);
 }
 
 static tree wrap_nested(tree *tp, int *walk_subtrees, void *)

@@ -234,6 +234,7 @@ uint64_t dp_source_checksum(const char *file, unsigned from, unsigned to);
 uint64_t dp_fnv1a(uint64_t h, const void *p, size_t n);
 bool dp_skip_function(tree fndecl);     /* not instrumented: artificial, no_instrument_function, system header */
 const char *dp_decl_name(tree decl);
+bool dp_builtin_op(tree fn);           /* a builtin that is no call: __builtin_*, __atomic_*, __sync_* */
 gimple *dp_def_of(tree t);              /* an SSA name's defining statement, else NULL */
 void dp_remove_stmt(gimple *s);         /* in SSA form, its virtual definition unlinked */
 

@@ -53,6 +53,19 @@ const char *dp_decl_name(tree decl)
 	return IDENTIFIER_POINTER(DECL_NAME(decl));
 }
 
+/* A builtin that is an operation, not a call of a function: those spelled
+ * __builtin_* (expect, unreachable, va_*, alloca, constant_p ...) and the
+ * atomic ones (__atomic_*, __sync_*: C11's atomic_load & co), which GCC
+ * expands in place (neither gprof nor callgrind sees a call). printf,
+ * memcpy & co are calls. */
+bool dp_builtin_op(tree fn)
+{
+	if (!fndecl_built_in_p(fn))
+		return false;
+	const char *n = dp_decl_name(fn);
+	return !strncmp(n, "__builtin_", 10) || !strncmp(n, "__atomic_", 9) || !strncmp(n, "__sync_", 7);
+}
+
 gimple *dp_def_of(tree t)
 {
 	return t && TREE_CODE(t) == SSA_NAME ? SSA_NAME_DEF_STMT(t) : NULL;

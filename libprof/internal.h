@@ -328,11 +328,12 @@ struct dp_thread {
 	struct dp_csd *memo_r;
 	/* ABI v2 (plugin2.c): what the call slow path found lately, by
 	 * (pd, site, target): an indirect site whose target changes, and a
-	 * site of code GCC split off a function, come back here every call */
+	 * site of code GCC split off a function, come back here every call.
+	 * DP_CALLMEMO entries, mapped at the first use. */
 	struct dp_callmemo {
 		const void *pd, *site, *fn;
 		struct dp_csd_hot *csd, **slot;
-	} callmemo[DP_CALLMEMO];
+	} *callmemo;
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
 	uint64_t n_tails;           /* 64 bits: truncated with dp_cas_local */
 	uint32_t tails_cap;
@@ -381,7 +382,8 @@ struct dp_runtime {
 	 * given back, for the next threads to start with (runtime.c) */
 	struct dp_spare { struct dp_frame *stack; size_t stack_cap;
 	                  struct dp_pd **outer; uint32_t outer_cap;
-	                  struct dp_pd **seen; uint32_t seen_cap; } spare[64];
+	                  struct dp_pd **seen; uint32_t seen_cap;
+	                  struct dp_callmemo *callmemo; } spare[64];
 	uint32_t n_spare;
 	char *arena, *arena_end;
 	uint64_t mem_bytes;         /* atomic: bytes mmap'ed by the runtime */

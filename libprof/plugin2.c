@@ -569,6 +569,8 @@ static inline struct dp_callmemo *callmemo(struct dp_thread *t, const void *pd, 
 static void memo_call(struct dp_thread *t, struct dp_tu *tu, uint32_t site, void *fn,
 		      struct dp_pd_hot *pdh, struct dp_csd_hot **slot, struct dp_csd_hot *x)
 {
+	if (!t->callmemo && !(t->callmemo = dp_mem_map(DP_CALLMEMO * sizeof *t->callmemo)))
+		return;
 	struct dp_callmemo *m = callmemo(t, pdh, &tu->css[site], fn);
 	m->pd = pdh;
 	m->site = &tu->css[site];
@@ -676,7 +678,7 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 	 * still remembered: no errno, no search, no frame (call_slow has
 	 * the rest) */
 	struct dp_thread *t = dp_self;
-	if (likely(t && !t->h->stop)) {
+	if (likely(t && t->callmemo && !t->h->stop)) {
 		struct dp_callmemo *m = callmemo(t, pd, &tu->css[site], fn);
 		if (m->pd == pd && m->site == &tu->css[site] && m->fn == fn) {
 			*m->slot = m->csd;       /* the last target first, as call() does */

@@ -325,6 +325,7 @@ struct dp_thread *dp_thread_init(void)
 		cap *= 2;
 	t->seen = sp.seen;              /* plugin2.c's search: mapped at its first use */
 	t->seen_cap = sp.seen_cap;
+	t->callmemo = sp.callmemo;      /* plugin2.c's too */
 	if (sp.outer) {                 /* grown on demand (graph.c) if it is short */
 		t->h->outer = sp.outer;
 		t->outer_cap = sp.outer_cap;
@@ -414,17 +415,18 @@ static void drop_pages(void *p, size_t bytes, bool gone)
 }
 
 /*
- * An ended thread's shadow stack, outer[] and search stack are no longer
- * read (the writer reads only running threads' stacks, and the thread's
- * own hooks stop at DP_EXITED): their pages go back to the kernel, and
- * the arrays, zero again, wait for the next thread (at most 64 sets; the
- * others are unmapped). A program that starts a thread per request then
+ * An ended thread's shadow stack, outer[], search stack and call memo
+ * are no longer read (the writer reads only running threads' stacks, and
+ * the thread's own hooks stop at DP_EXITED): their pages go back to the
+ * kernel, and the arrays, zero again, wait for the next thread (at most 64
+ * sets; the others are unmapped). A program that starts a thread per request then
  * keeps, per ended thread, only its record and its graph. Called with the
  * write lock held, so that no snapshot is reading them.
  */
 static void keep_spare(struct dp_thread *t)
 {
-	struct dp_spare sp = { t->stack, t->stack_cap, t->h->outer, t->outer_cap, t->seen, t->seen_cap };
+	struct dp_spare sp = { t->stack, t->stack_cap, t->h->outer, t->outer_cap, t->seen, t->seen_cap,
+			       t->callmemo };
 	bool kept = false;
 	if (!sp.stack || !sp.outer)
 		return;
@@ -435,10 +437,12 @@ static void keep_spare(struct dp_thread *t)
 	t->h->top = t->h->stack_last = NULL;
 	t->seen = NULL;
 	t->seen_cap = 0;
-	/* pages dropped before another thread can take them */
+	t->callmemo = NULL;
+	/* pages dropped (zero again) before another thread can take them */
 	drop_pages(sp.stack, sp.stack_cap * sizeof *sp.stack, false);
 	drop_pages(sp.outer, sp.outer_cap * sizeof *sp.outer, false);
 	drop_pages(sp.seen, sp.seen_cap * sizeof *sp.seen, false);
+	drop_pages(sp.callmemo, DP_CALLMEMO * sizeof *sp.callmemo, false);
 	dp_lock();
 	if (dp_rt.n_spare < sizeof dp_rt.spare / sizeof dp_rt.spare[0]) {
 		dp_rt.spare[dp_rt.n_spare++] = sp;
@@ -449,6 +453,7 @@ static void keep_spare(struct dp_thread *t)
 		drop_pages(sp.stack, sp.stack_cap * sizeof *sp.stack, true);
 		drop_pages(sp.outer, sp.outer_cap * sizeof *sp.outer, true);
 		drop_pages(sp.seen, sp.seen_cap * sizeof *sp.seen, true);
+		drop_pages(sp.callmemo, DP_CALLMEMO * sizeof *sp.callmemo, true);
 	}
 }
 

@@ -775,6 +775,12 @@ def test_errors():
     expect_error("abi=2 and calls=surviving under -flto",
                  g + ["-flto", "-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1' under '-flto'")
+    for k in ("use", "check"):
+        expect_error("abi=2 and calls=surviving in a %s build" % k,
+                     g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving",
+                          "-fplugin-arg-deepprof-%s=%s" % (k, src("p2help.c"))] + c, nz,
+                     "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1' under '-flto' and in use "
+                     "and check builds")
     expect_error("abi=2 and backedges=call",
                  g + ["-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-backedges=call"] + c, nz,
                  "'-fplugin-arg-deepprof-backedges=call' needs 'abi=1'")

@@ -334,6 +334,7 @@ struct dp_thread {
 		const void *pd, *site, *fn;
 		struct dp_csd_hot *csd, **slot;
 	} *callmemo;
+	uint64_t callmemo_gen;      /* + 1 after each write of callmemo */
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */
 	uint64_t n_tails;           /* 64 bits: truncated with dp_cas_local */
 	uint32_t tails_cap;

@@ -565,7 +565,10 @@ static inline struct dp_callmemo *callmemo(struct dp_thread *t, const void *pd, 
 
 /* Remember that call() found (or made) csd x for fn in slot of pdh: a
  * csd's target and its place in a pd never change, so the memo is right
- * for as long as it stays. */
+ * for as long as it stays. Called busy: a signal handler's slow path
+ * then does not read the memo while it is half written (ready() turns
+ * it away), and the generation tells a read this one interrupted that the
+ * memo changed under it. */
 static void memo_call(struct dp_thread *t, struct dp_tu *tu, uint32_t site, void *fn,
 		      struct dp_pd_hot *pdh, struct dp_csd_hot **slot, struct dp_csd_hot *x)
 {
@@ -577,6 +580,8 @@ static void memo_call(struct dp_thread *t, struct dp_tu *tu, uint32_t site, void
 	m->fn = fn;
 	m->csd = x;
 	m->slot = slot;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->callmemo_gen++;
 }
 
 /* What a call site could not do: a first call through it in this pd, or an
@@ -605,7 +610,9 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 	for (struct dp_csd *x = first; x; x = x->tnext)
 		if (x->fn == (uintptr_t)fn) {
 			pdh->slot[i] = &x->hot;       /* the last target first */
+			dp_busy_on(t);
 			memo_call(t, tu, site, fn, pdh, &pdh->slot[i], &x->hot);
+			dp_busy_off(t);
 			return &x->hot;
 		}
 	dp_busy_on(t);
@@ -676,13 +683,20 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 {
 	/* what call() found for this (pd, site, target) before, if it is
 	 * still remembered: no errno, no search, no frame (call_slow has
-	 * the rest) */
+	 * the rest); not while the thread is busy (a signal handler's call
+	 * in the middle of the runtime's work), nor when a handler wrote the
+	 * memo between the loads (memo_call) */
 	struct dp_thread *t = dp_self;
 	if (likely(t && t->callmemo && !t->h->stop)) {
-		struct dp_callmemo *m = callmemo(t, pd, &tu->css[site], fn);
-		if (m->pd == pd && m->site == &tu->css[site] && m->fn == fn) {
-			*m->slot = m->csd;       /* the last target first, as call() does */
-			return m->csd;
+		uint64_t gen = t->callmemo_gen;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		const struct dp_callmemo *m = callmemo(t, pd, &tu->css[site], fn);
+		const void *mpd = m->pd, *msite = m->site, *mfn = m->fn;
+		struct dp_csd_hot *csd = m->csd, **slot = m->slot;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (mpd == pd && msite == &tu->css[site] && mfn == fn && t->callmemo_gen == gen) {
+			*slot = csd;             /* the last target first, as call() does */
+			return csd;
 		}
 	}
 	return call_slow(tu, site, fn, pd);

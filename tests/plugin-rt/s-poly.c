@@ -26,7 +26,7 @@ static int __attribute__((noinline)) apply(int (*op)(int), int x)
 	return op(x);
 }
 
-volatile int sink;
+volatile unsigned sink;           /* unsigned: it wraps (UBSan) */
 
 static void __attribute__((noinline)) pairs(void)        /* f0 f1 f0 f1 ... 1000 calls */
 {
@@ -63,13 +63,13 @@ static int rare(int x)
 static void __attribute__((noinline)) split(void)        /* rare's tail: 70 of 490 */
 {
 	for (int i = 0; i < 490; i++)
-		sink += rare(i);
+		sink += (unsigned)rare(i);
 }
 
 static void __attribute__((noinline)) split2(void)       /* and 10 of 70 */
 {
 	for (int i = 0; i < 70; i++)
-		sink += rare(i);
+		sink += (unsigned)rare(i);
 }
 
 static void *work(void *arg)
@@ -89,6 +89,6 @@ int main(void)
 		return 1;
 	pthread_join(th, NULL);
 	work(NULL);
-	printf("%d\n", sink);
+	printf("%u\n", sink);
 	return 0;
 }

@@ -574,9 +574,10 @@ static void memo_call(struct dp_thread *t, struct dp_tu *tu, uint32_t site, void
 {
 	if (!t->callmemo && !(t->callmemo = dp_mem_map(DP_CALLMEMO * sizeof *t->callmemo)))
 		return;
-	struct dp_callmemo *m = callmemo(t, pdh, &tu->css[site], fn);
+	const struct dp_css_static *s = &tu->css[site];
+	struct dp_callmemo *m = callmemo(t, pdh, s, fn);
 	m->pd = pdh;
-	m->site = &tu->css[site];
+	m->site = s;
 	m->fn = fn;
 	m->csd = x;
 	m->slot = slot;

@@ -419,9 +419,9 @@ static void drop_pages(void *p, size_t bytes, bool gone)
  * are no longer read (the writer reads only running threads' stacks, and
  * the thread's own hooks stop at DP_EXITED): their pages go back to the
  * kernel, and the arrays, zero again, wait for the next thread (at most 64
- * sets; the others are unmapped). A program that starts a thread per request then
- * keeps, per ended thread, only its record and its graph. Called with the
- * write lock held, so that no snapshot is reading them.
+ * sets; the others are unmapped). A program that starts a thread per
+ * request then keeps, per ended thread, only its record and its graph.
+ * Called with the write lock held, so that no snapshot is reading them.
  */
 static void keep_spare(struct dp_thread *t)
 {

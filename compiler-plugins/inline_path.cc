@@ -103,6 +103,9 @@ static void insert_if_then(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gimpl
 	edge t = make_edge(cond_bb, then_bb, EDGE_TRUE_VALUE);
 	t->probability = profile_probability::very_unlikely();
 	fall->probability = t->probability.invert();
+	/* after GCC's profile estimate (lower.cc): the new block's count,
+	 * or the passes after take the function's profile for unknown */
+	then_bb->count = cond_bb->count.apply_probability(t->probability);
 	make_single_succ_edge(then_bb, join, EDGE_FALLTHRU);
 	gimple_stmt_iterator tg = gsi_start_bb(then_bb);
 	gsi_insert_seq_after(&tg, then_seq, GSI_NEW_STMT);

@@ -183,6 +183,13 @@ void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 /* Site's slow path: the csd for (pd, site, fn) — fn the target of an
  * indirect call, else NULL — made if new, stored in pd's slot, returned. */
 void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
+/* A part GCC split off procedure `ps` (f.part.0) runs in the activation
+ * that called it, whose csd dp_cur names; when dp_cur's csd does not run
+ * `ps` (a signal handler ran since the activation last set it, and left
+ * its own), the part asks here: the activation of `ps` found up the
+ * thread's chain from `cur`, or the sink. Sets dp_cur to it (untagged)
+ * and returns it. */
+void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 /* After each return of a call of setjmp & co (returns_twice) in a function
  * with a prologue: `me` is that function's csd (what its prologue found).
  * dp_cur naming another csd means a longjmp landed here: the runtime

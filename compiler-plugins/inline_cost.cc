@@ -36,7 +36,8 @@
 
 static bool our_decl(tree t)
 {
-	return t && (t == dp_roots[DPR_CUR] || t == dp_roots[DPR_TICKS] || t == dp_roots[DPR_TU_DECL]);
+	return t && (t == dp_roots[DPR_CUR] || t == dp_roots[DPR_TICKS] || t == dp_roots[DPR_TU_DECL] ||
+		     t == dp_roots[DPR_PS_DECL]);
 }
 
 /* A memory reference or address that is ours: of one of our variables,

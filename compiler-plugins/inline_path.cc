@@ -177,8 +177,11 @@ void dp_v2_place_after(gimple *g, gimple *at, basic_block at_bb)
 
 /* The prologue of function PS: find my csd (*ME) and pd (*PD), placed as
  * place_after places. Before SSA *ME and *PD are the variables to set; in
- * SSA form they are made here. */
-static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimple *at, basic_block at_bb)
+ * SSA form they are made here. RESUME: the code of a part GCC split off
+ * PS, which runs in the activation that called it: dp_cur's csd, tagged or
+ * not, if its pd runs PS, else dp_abi_resume's. */
+static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimple *at, basic_block at_bb,
+			  bool resume = false)
 {
 	bool ssa = gimple_in_ssa_p(fun);
 	if (ssa) {
@@ -194,15 +197,15 @@ static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimp
 	place_after(fun, load_pd, at, at_bb);
 
 	tree up = pointer_sized_int_node;
-	tree c = reg(up, "dp_c"), mi = reg(up, "dp_c"), tag = reg(up, "dp_c");
+	tree c = reg(up, "dp_c"), mi = reg(up, "dp_c");
+	tree tag = resume ? NULL_TREE : reg(up, "dp_c");     /* (an SSA name must be set) */
 	tree pd0 = reg(ptr_type_node, "dp_pd"), pps = reg(ptr_type_node, "dp_ps");
 	tree exp = reg(ptr_type_node, "dp_ps");
-	tree b1 = reg(boolean_type_node, "dp_b"), b2 = reg(boolean_type_node, "dp_b");
-	tree b = reg(boolean_type_node, "dp_b");
 	gimple_seq s = NULL;
 	add(&s, gimple_build_assign(c, dp_cur_decl()), loc);
 	add(&s, gimple_build_assign(mi, BIT_AND_EXPR, c, build_int_cst(up, -2)), loc);
-	add(&s, gimple_build_assign(tag, BIT_AND_EXPR, c, build_int_cst(up, 1)), loc);
+	if (tag)
+		add(&s, gimple_build_assign(tag, BIT_AND_EXPR, c, build_int_cst(up, 1)), loc);
 	add(&s, gimple_build_assign(me_fast, NOP_EXPR, mi), loc);
 	/* No dp_cur = me here: while the activation makes no call, dp_cur
 	 * still names me, tagged, which the runtime reads as the same csd
@@ -219,13 +222,19 @@ static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimp
 		add(&s, gimple_build_assign(exp, POINTER_PLUS_EXPR, tps,
 					    size_int(ps * sizeof(struct dp_ps_static))), loc);
 	}
-	add(&s, gimple_build_assign(b1, EQ_EXPR, tag, build_int_cst(up, 0)), loc);
-	add(&s, gimple_build_assign(b2, NE_EXPR, pps, exp), loc);
-	add(&s, gimple_build_assign(b, BIT_IOR_EXPR, b1, b2), loc);
-	add(&s, gimple_build_cond(NE_EXPR, b, boolean_false_node, NULL_TREE, NULL_TREE), loc);
+	if (resume) {
+		add(&s, gimple_build_cond(NE_EXPR, pps, exp, NULL_TREE, NULL_TREE), loc);
+	} else {
+		tree b1 = reg(boolean_type_node, "dp_b"), b2 = reg(boolean_type_node, "dp_b");
+		tree b = reg(boolean_type_node, "dp_b");
+		add(&s, gimple_build_assign(b1, EQ_EXPR, tag, build_int_cst(up, 0)), loc);
+		add(&s, gimple_build_assign(b2, NE_EXPR, pps, exp), loc);
+		add(&s, gimple_build_assign(b, BIT_IOR_EXPR, b1, b2), loc);
+		add(&s, gimple_build_cond(NE_EXPR, b, boolean_false_node, NULL_TREE, NULL_TREE), loc);
+	}
 
 	gimple_seq slow = NULL;
-	gcall *call = gimple_build_call(dp_hook_decl(DPR_ENTER_SLOW), 3, dp_tu_addr(),
+	gcall *call = gimple_build_call(dp_hook_decl(resume ? DPR_RESUME : DPR_ENTER_SLOW), 3, dp_tu_addr(),
 					build_int_cst(uint32_type_node, ps), c);
 	gimple_call_set_lhs(call, me_slow);
 	add(&slow, call, loc);
@@ -239,6 +248,21 @@ static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimp
 void dp_v2_prologue(function *fun, unsigned ps, gimple *at, tree *me, tree *pd)
 {
 	emit_prologue(fun, ps, me, pd, at, NULL);
+}
+
+void dp_v2_resume(function *fun, unsigned ps, gimple *before, tree *me, tree *pd)
+{
+	gimple *at = NULL;
+	basic_block at_bb = NULL;
+	if (before) {           /* after the statement before it, or at its block's start */
+		gimple_stmt_iterator g = gsi_for_stmt(before);
+		gsi_prev(&g);
+		if (!gsi_end_p(g) && gimple_code(gsi_stmt(g)) != GIMPLE_LABEL)
+			at = gsi_stmt(g);
+		else
+			at_bb = gimple_bb(before);
+	}
+	emit_prologue(fun, ps, me, pd, at, at_bb, true);
 }
 
 /* Code that runs inside an activation whose prologue ran elsewhere (a part
@@ -260,14 +284,13 @@ void dp_v2_continuation(function *fun, tree *me, tree *pd)
 	gsi_insert_seq_after(&gsi, s, GSI_NEW_STMT);
 }
 
-/* Site SITE at CALL, its pre-call code before POS (CALL itself but in
- * lower.cc, which puts it where the call hook was): slot SLOT of the
- * caller's pd, or with -1 none (the slow path finds the csd every time);
- * FN the target of an indirect site, else NULL_TREE. */
-static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn)
+/* Site SITE's code before the call, placed before POS (the call itself,
+ * or where lower.cc found the call hook): slot SLOT of the caller's pd,
+ * or with -1 none (the slow path finds the csd every time); FN the target
+ * of an indirect site, else NULL_TREE. Returns the site's csd. */
+static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, location_t loc)
 {
 	struct dp_site_rec *r = &dp_sites[site];
-	location_t loc = gimple_location(call);
 	bool ssa = gimple_in_ssa_p(cfun);
 	tree csd = reg(ptr_type_node, "dp_csd");
 	tree fast = ssa && slot >= 0 ? make_ssa_name(ptr_type_node) : csd;
@@ -300,39 +323,72 @@ static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree m
 
 	gimple_seq pre = NULL;
 	add_increment(&pre, csd, DP_CSD_CALLS, loc);
-	bool leaf = r->flags & DP_CSS_LEAF_CALLEE;
-	if (!leaf)
+	if (!(r->flags & DP_CSS_LEAF_CALLEE))
 		add_set_cur(&pre, csd, 1, r->kind == DP_CSS_KIND_EXTERNAL, loc);
 	gsi_insert_seq_before(&gsi, pre, GSI_SAME_STMT);
-	if (leaf || (r->flags & (DP_CSS_TAIL | DP_CSS_NORETURN)))
-		return;
-	/* (after inlining, GCC may have found that it never returns, which
-	 * it did not know when the site was made: statements after it would
-	 * be in the middle of a block. It counts a non-local exit, as where
-	 * GCC removes the restore it cannot reach.) */
-	if (gimple_call_noreturn_p(call))
-		return;
+	return csd;
+}
 
+/* Site SITE's code after its call returned: the restore of dp_cur and the
+ * exits of CSD, or (CSD NULL_TREE) of what slot SLOT of PD holds; nothing
+ * where no call returns (leaf-callee, tail and noreturn sites). */
+static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, location_t loc)
+{
+	struct dp_site_rec *r = &dp_sites[site];
+	if (r->flags & (DP_CSS_LEAF_CALLEE | DP_CSS_TAIL | DP_CSS_NORETURN))
+		return NULL;
 	/* the call returned: a longjmp, exit() or pthread_exit over it never
 	 * gets here, so the runtime has calls - exits non-local exits (but
 	 * for a library function declared leaf, which always returns here) */
 	gimple_seq restore = NULL;
 	add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
-	if (fn || slot < 0) {
+	if (csd) {
 		add_increment(&restore, csd, DP_CSD_EXITS, loc);
-	} else if (!(r->flags & DP_CSS_RETURNS)) {
+	} else if (slot >= 0 && !(r->flags & DP_CSS_RETURNS)) {
 		/* a direct site's slot never changes once set (the runtime's
 		 * rule): reloading it keeps csd out of a callee-saved register */
 		tree again = reg(ptr_type_node, "dp_csd");
 		add(&restore, gimple_build_assign(again, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
 		add_increment(&restore, again, DP_CSD_EXITS, loc);
 	}
-	dp_insert_after_call(call, restore);
+	return restore;
+}
+
+/* Site SITE at CALL, its pre-call code before POS (CALL itself but in
+ * lower.cc, which puts it where the call hook was). */
+static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn)
+{
+	location_t loc = gimple_location(call);
+	tree csd = emit_pre(pos, site, slot, pd, fn, loc);
+	/* (after inlining, GCC may have found that it never returns, which
+	 * it did not know when the site was made: statements after it would
+	 * be in the middle of a block. It counts a non-local exit, as where
+	 * GCC removes the restore it cannot reach.) */
+	if (gimple_call_noreturn_p(call))
+		return;
+	/* an indirect site's slot may have changed during the call */
+	gimple_seq restore = post_seq(site, slot, me, pd, fn || slot < 0 ? csd : NULL_TREE, loc);
+	if (restore)
+		dp_insert_after_call(call, restore);
 }
 
 void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn)
 {
 	emit_site(pos, call, site, slot, me, pd, fn);
+}
+
+void dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn)
+{
+	emit_pre(pos, site, slot, pd, fn, gimple_location(pos));
+}
+
+void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd)
+{
+	gimple_seq restore = post_seq(site, slot, me, pd, NULL_TREE, gimple_location(pos));
+	if (restore) {
+		gimple_stmt_iterator gsi = gsi_for_stmt(pos);
+		gsi_insert_seq_before(&gsi, restore, GSI_SAME_STMT);
+	}
 }
 
 void dp_v2_tick(gimple_stmt_iterator *gsi, tree me, location_t loc)

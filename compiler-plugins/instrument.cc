@@ -132,6 +132,7 @@ static void add_fn(tree fndecl, function *fun)
 	f->n_backedges = 0;
 	f->uid = DECL_UID(fndecl);
 	f->v2_entry = false;
+	f->hooks = dp_opt.abi == 1;
 	f->extra = NULL;
 	f->n_extra = 0;
 }
@@ -173,6 +174,36 @@ static unsigned add_site(gimple *call, unsigned caller)
 	    (gimple_call_flags(call) & ECF_LEAF) && !is_exec(fn))
 		s->flags |= DP_CSS_RETURNS;
 	return dp_n_sites++;
+}
+
+/* abi 2 without calls=surviving: this function gets abi 1's hooks now,
+ * which lower.cc turns into the inline path after inlining, where GCC's
+ * optimisations run for the function (optimised, not under -flto, whose
+ * link-time units have no site records to lower with). Until then GCC sees
+ * calls where the inline path will be: its passes before inlining have
+ * less code to work on, and its function splitting measured a function's
+ * head with the prologue in it and could not pass the prologue's csd and
+ * pd to the part it splits off (it passes parameters only): the plugin
+ * build split almost no function (gawk: 1 part against plain's 51) and
+ * GCC's inliner spent its growth budget on whole bodies instead of heads.
+ * Not in use and check builds, whose passes read the inline path's code. */
+static bool lowered_after_ipa(void)
+{
+	return dp_opt.abi == 2 && !dp_opt.late && !dp_opt.use && !dp_opt.check && dp_opt.inline_discount &&
+	       optimize > 0 && !flag_lto;
+}
+
+/* A hook with no scope gets the scope of the statements before it (lower.cc
+ * tells the bodies inlined before it runs apart by scope). */
+static void give_scope(gimple *hook, basic_block bb)
+{
+	if (gimple_block(hook))
+		return;
+	for (gimple_stmt_iterator g = gsi_last_bb(bb); !gsi_end_p(g); gsi_prev(&g))
+		if (tree b = gimple_block(gsi_stmt(g))) {
+			gimple_set_block(hook, b);
+			return;
+		}
 }
 
 /* ================= the pass ================= */
@@ -238,9 +269,12 @@ unsigned int inst_pass::execute(function *fun)
 					back.safe_push(e);
 		}
 	}
-	if (dp_opt.late)        /* lowered after inlining: the same choice for leaves */
+	/* v2 code made of hooks by lower.cc after inlining */
+	bool v2hooks = dp_opt.late || lowered_after_ipa();
+	dp_fns[ps].hooks = dp_opt.abi == 1 || v2hooks;
+	if (v2hooks)            /* lowered later: the same choice for leaves */
 		dp_fns[ps].v2_entry = dp_may_be_entered(fndecl);
-	if (dp_opt.abi == 2 && !dp_opt.late) {
+	if (dp_opt.abi == 2 && !v2hooks) {
 		for (unsigned i = 0; i < calls.length(); i++)
 			add_site(calls[i], ps);
 		/* A leaf that only its TU's sites call is counted by them; one that
@@ -253,9 +287,10 @@ unsigned int inst_pass::execute(function *fun)
 	} else {
 		if (dp_opt.backedges) {
 			for (unsigned i = 0; i < back.length(); i++) {
-				if (dp_opt.tick_call || dp_opt.late) {     /* late: lower.cc's marker */
+				if (dp_opt.tick_call || v2hooks) {     /* v2hooks: lower.cc's marker */
 					gcall *tick = gimple_build_call(dp_hook_decl(DPR_BACKEDGE), 0);
 					gimple_set_location(tick, back[i]->goto_locus);
+					give_scope(tick, back[i]->src);
 					gsi_insert_on_edge(back[i], tick);
 				} else {
 					gsi_insert_seq_on_edge(back[i], tick_sequence());
@@ -276,17 +311,17 @@ unsigned int inst_pass::execute(function *fun)
 		for (unsigned i = 0; i < calls.length(); i++)
 			in_region.safe_push(scope[gimple_bb(calls[i])->index] != 0);
 		XDELETEVEC(scope);
-		/* late: each region GCC will outline gets an enter hook of the
+		/* v2hooks: each region GCC will outline gets an enter hook of the
 		 * procedure where inline_path.cc puts its prologue (lower.cc
 		 * makes it one), and each setjmp & co a dp_abi_land(tu, 0), whose
 		 * second argument lower.cc makes the function's csd */
-		for (unsigned k = 0; dp_opt.late && k < regions.length(); k++) {
+		for (unsigned k = 0; v2hooks && k < regions.length(); k++) {
 			gcall *enter = gimple_build_call(dp_hook_decl(DPR_ENTER), 2, dp_tu_addr(),
 							 build_int_cst(uint32_type_node, ps));
 			gimple_set_location(enter, gimple_location(regions[k].stmt));
 			dp_v2_place_after(enter, regions[k].after, regions[k].first);
 		}
-		for (unsigned k = 0; dp_opt.late && k < lands.length(); k++)
+		for (unsigned k = 0; v2hooks && k < lands.length(); k++)
 			dp_v2_land_marker(lands[k]);
 		free_dominance_info(CDI_DOMINATORS);
 		for (unsigned i = 0; i < calls.length(); i++) {

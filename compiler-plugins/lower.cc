@@ -1,7 +1,10 @@
 /*
- * lower.cc — calls=surviving on ABI v2 (dp_opt.late): the inline fast path
- * placed after inlining.
+ * lower.cc — ABI v2's inline fast path made of ABI v1's hooks after
+ * inlining: by default (lower_bodies, below: every call counted, each
+ * inlined body its own activation), and with calls=surviving
+ * (dp_opt.late), from the hooks of the calls that survived inlining.
  *
+ * calls=surviving:
  * The instrumentation pass emits ABI v1's hooks (instrument.cc), which are
  * calls GCC keeps in order and copies with the bodies it inlines; after
  * inlining surviving.cc removes those of the calls that are gone and the
@@ -228,9 +231,318 @@ unsigned int lower_pass::execute(function *fun)
 	return TODO_update_ssa_only_virtuals | TODO_cleanup_cfg;
 }
 
+/* ================= abi 2 by default: after inlining ================= */
+
+/*
+ * Without calls=surviving every source-level call counts, inlined or not;
+ * but GCC's inliner and function splitting are best left to see calls
+ * where the inline path will be (instrument.cc, lowered_after_ipa). Here,
+ * after inlining, each body's hooks become the code inline_path.cc emits
+ * before inlining, body by body: the function's own and each body GCC
+ * inlined into it, told apart by scope (the inliner nests an inlined body's
+ * scopes under a block of its own). A body's enter hook becomes its
+ * prologue (an inlined one's check is folded by inlined.cc), and its sites
+ * use its pd. A body with no enter hook is a part GCC split off a function
+ * (f.part.0), or a piece of an inlined body that function splitting moved
+ * away from the body's entry: it runs in the activation of the function it
+ * comes from, which dp_cur names; its code finds me and pd from dp_cur
+ * where it starts, checked (dp_abi_resume when a signal handler left
+ * dp_cur naming another csd).
+ */
+
+/* The body statement S is in: the block the inliner made for the inlined
+ * call around it, the innermost; NULL_TREE for the function's own code. */
+static tree body_of_stmt(gimple *s)
+{
+	for (tree b = gimple_block(s); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+		if (inlined_function_outer_scope_p(b))
+			return b;
+	return NULL_TREE;
+}
+
+/* The call return hook R follows, in its body: the last statement before
+ * R, in its block or ending the one block before it. */
+static gimple *call_before(gimple *r)
+{
+	gimple *last = NULL;
+	gimple_stmt_iterator g = gsi_for_stmt(r);
+	for (gsi_prev(&g); !gsi_end_p(g) && !last; gsi_prev(&g))
+		if (!is_gimple_debug(gsi_stmt(g)))
+			last = gsi_stmt(g);
+	if (!last && single_pred_p(gimple_bb(r)))
+		last = last_stmt(single_pred(gimple_bb(r)));
+	if (!last || !is_gimple_call(last) || gimple_call_internal_p(last) || dp_hook_of(last) != DPH_NONE ||
+	    body_of_stmt(last) != body_of_stmt(r))
+		return NULL;
+	return last;
+}
+
+/* The procedure of function DECL's source (a clone's, a part's: their
+ * origin's), or -1. */
+static int ps_of_decl(tree decl)
+{
+	if (!decl || TREE_CODE(decl) != FUNCTION_DECL)
+		return -1;
+	tree o = DECL_ORIGIN(decl);
+	for (unsigned i = 0; i < dp_n_fns; i++)
+		if (dp_fns[i].uid == (int)DECL_UID(o))
+			return (int)i;
+	return -1;
+}
+
+/* Statement A comes before B on every path (B's block is dominated by A's,
+ * or it is A's block and B follows A). Dominators computed. */
+static bool before_all(gimple *a, gimple *b)
+{
+	if (gimple_bb(a) != gimple_bb(b))
+		return dominated_by_p(CDI_DOMINATORS, gimple_bb(b), gimple_bb(a));
+	for (gimple_stmt_iterator g = gsi_for_stmt(a); !gsi_end_p(g); gsi_next(&g))
+		if (gsi_stmt(g) == b)
+			return true;
+	return false;
+}
+
+/* One body's hooks (above). */
+struct body {
+	tree key;
+	gimple *enter;
+	int ps;                 /* its procedure, -1 unknown */
+	bool work;              /* it has sites or back-edges */
+	gimple *first;          /* no enter hook: its site or tick that comes
+	                           before all its hooks (dominates them), if any */
+	tree me, pd;
+	bool checked;           /* pd is known to run ps: direct slots */
+};
+
+static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, tree key)
+{
+	tree k = key ? key : error_mark_node;   /* (a hash_map key is never NULL) */
+	if (unsigned *i = index.get(k))
+		return *i;
+	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE, false };
+	bodies.safe_push(b);
+	index.put(k, bodies.length() - 1);
+	return bodies.length() - 1;
+}
+
+static unsigned int lower_bodies(function *fun)
+{
+	auto_vec<gimple *> hooks;
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+			gimple *s = gsi_stmt(g);
+			enum dp_hook_kind k = dp_hook_of(s);
+			/* (a landing emitted with its csd is no marker: code
+			 * instrument.cc emitted as the inline path, at -O0) */
+			if (k != DPH_NONE && k != DPH_OTHER &&
+			    (k != DPH_LAND || integer_zerop(gimple_call_arg(s, 1))))
+				hooks.safe_push(s);
+		}
+	if (hooks.is_empty())
+		return 0;
+
+	/* which body each hook is in, and (before any code is added) which
+	 * sites' calls are still there: a call hook's call follows it in the
+	 * same body, a return hook follows its call */
+	calculate_dominance_info(CDI_DOMINATORS);
+	auto_vec<body> bodies;
+	hash_map<tree, unsigned> index;
+	auto_vec<unsigned> of;
+	auto_vec<gimple *> call_of;
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		gimple *h = hooks[i];
+		tree key = body_of_stmt(h);
+		unsigned b = body_index(bodies, index, key);
+		of.safe_push(b);
+		enum dp_hook_kind k = dp_hook_of(h);
+		gimple *c = NULL;
+		if (k == DPH_CALL) {
+			c = call_after(h);
+			if (c && body_of_stmt(c) != key)
+				c = NULL;
+		} else if (k == DPH_RETURN) {
+			c = call_before(h);
+		}
+		call_of.safe_push(c);
+		if (k == DPH_ENTER && !bodies[b].enter && tree_fits_uhwi_p(gimple_call_arg(h, 1)) &&
+		    tree_to_uhwi(gimple_call_arg(h, 1)) < dp_n_fns) {
+			bodies[b].enter = h;
+			bodies[b].ps = (int)tree_to_uhwi(gimple_call_arg(h, 1));
+		}
+		if (k == DPH_CALL || k == DPH_BACKEDGE)
+			bodies[b].work = true;
+	}
+	/* a body without an enter hook (few, and small): one of its sites or
+	 * ticks before all its hooks, where dp_cur names its activation; if
+	 * none, each return hook's call hook, where the site's code finds me
+	 * for the code after the call */
+	auto_vec<int> paired;
+	for (unsigned i = 0; i < hooks.length(); i++)
+		paired.safe_push(-1);
+	for (unsigned i = 0; i < bodies.length(); i++) {
+		body &b = bodies[i];
+		if (b.enter || !b.key)
+			continue;
+		auto_vec<unsigned> mine;
+		for (unsigned j = 0; j < hooks.length(); j++)
+			if (of[j] == i)
+				mine.safe_push(j);
+		for (unsigned j : mine) {
+			enum dp_hook_kind k = dp_hook_of(hooks[j]);
+			bool all = k == DPH_CALL || k == DPH_BACKEDGE;
+			for (unsigned m = 0; m < mine.length() && all; m++)
+				all = mine[m] == j || before_all(hooks[j], hooks[mine[m]]);
+			if (all) {
+				b.first = hooks[j];
+				break;
+			}
+		}
+		for (unsigned r : mine) {
+			if (b.first || dp_hook_of(hooks[r]) != DPH_RETURN || call_of[r])
+				continue;
+			for (unsigned j : mine)
+				if (dp_hook_of(hooks[j]) == DPH_CALL &&
+				    operand_equal_p(gimple_call_arg(hooks[j], 1), gimple_call_arg(hooks[r], 1), 0) &&
+				    before_all(hooks[j], hooks[r]))
+					paired[r] = (int)j;
+		}
+	}
+	free_dominance_info(CDI_DOMINATORS);
+	free_dominance_info(CDI_POST_DOMINATORS);
+
+	for (unsigned i = 0; i < bodies.length(); i++) {
+		body &b = bodies[i];
+		const struct dp_fn_rec *f = b.enter ? &dp_fns[b.ps] : NULL;
+		if (f && (b.work || !(f->flags & DP_PS_LEAF) || f->v2_entry)) {
+			dp_v2_prologue(fun, (unsigned)b.ps, b.enter, &b.me, &b.pd);
+			b.checked = true;
+		}
+	}
+	for (unsigned i = 0; i < bodies.length(); i++) {
+		body &b = bodies[i];
+		if (b.enter || !b.work)
+			continue;
+		b.ps = ps_of_decl(b.key ? BLOCK_ABSTRACT_ORIGIN(b.key) : fun->decl);
+		if (b.ps < 0)
+			continue;
+		/* a part inlined where its head was (into the head, or into
+		 * where the head was inlined): the head's activation */
+		tree up = b.key ? BLOCK_SUPERCONTEXT(b.key) : NULL_TREE;
+		while (up && TREE_CODE(up) == BLOCK && !inlined_function_outer_scope_p(up))
+			up = BLOCK_SUPERCONTEXT(up);
+		if (b.key) {
+			tree outer = up && TREE_CODE(up) == BLOCK ? up : NULL_TREE;
+			for (unsigned j = 0; j < bodies.length(); j++)
+				if (bodies[j].key == outer && bodies[j].enter && bodies[j].ps == b.ps &&
+				    bodies[j].me) {
+					b.me = bodies[j].me;
+					b.pd = bodies[j].pd;
+					b.checked = true;
+				}
+		}
+		if (!b.me && (!b.key || b.first)) {
+			dp_v2_resume(fun, (unsigned)b.ps, b.first, &b.me, &b.pd);
+			b.checked = true;
+		}
+	}
+	/* the hooks of a body with no such place: each site and tick finds
+	 * its activation itself, and a return hook where its call hook did */
+	auto_vec<tree> hme, hpd;
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		const body &b = bodies[of[i]];
+		tree me = b.me, pd = b.pd;
+		enum dp_hook_kind k = dp_hook_of(hooks[i]);
+		if (!b.enter && b.key && !b.first && b.ps >= 0 && (k == DPH_CALL || k == DPH_BACKEDGE))
+			dp_v2_resume(fun, (unsigned)b.ps, hooks[i], &me, &pd);
+		hme.safe_push(me);
+		hpd.safe_push(pd);
+	}
+	for (unsigned i = 0; i < hooks.length(); i++)
+		if (!hme[i] && paired[i] >= 0) {
+			hme[i] = hme[paired[i]];
+			hpd[i] = hpd[paired[i]];
+		}
+
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		gimple *h = hooks[i];
+		const body &b = bodies[of[i]];
+		tree me = hme[i], pd = hpd[i];
+		bool checked = b.checked || (me && b.ps >= 0);
+		switch (dp_hook_of(h)) {
+		case DPH_BACKEDGE:
+			if (me) {
+				gimple_stmt_iterator g = gsi_for_stmt(h);
+				dp_v2_tick(&g, me, gimple_location(h));
+			}
+			break;
+		case DPH_LAND:
+			if (me) {
+				gimple_call_set_arg(h, 1, me);
+				update_stmt(h);
+			}
+			break;
+		case DPH_CALL:
+		case DPH_RETURN: {
+			if (!pd || !tree_fits_uhwi_p(gimple_call_arg(h, 1)) ||
+			    tree_to_uhwi(gimple_call_arg(h, 1)) >= dp_n_sites)
+				break;
+			unsigned site = (unsigned)tree_to_uhwi(gimple_call_arg(h, 1));
+			int slot = checked && dp_sites[site].caller == (unsigned)b.ps ?
+				   (int)(site - dp_fns[b.ps].first_css) : -1;
+			bool indirect = dp_sites[site].kind == DP_CSS_KIND_INDIRECT;
+			tree fn = indirect ? gimple_call_arg(h, 2) : NULL_TREE;
+			if (dp_hook_of(h) == DPH_CALL && call_of[i]) {
+				/* the call is there: the code around it (its return
+				 * hook goes) */
+				dp_v2_site(h, call_of[i], site, slot, me, pd, fn);
+			} else if (dp_hook_of(h) == DPH_CALL) {
+				/* GCC inlined the callee's body: the call's code
+				 * before the body, the return's after (an indirect
+				 * site's exits go to what its slot holds then) */
+				dp_v2_site_pre(h, site, slot, pd, fn);
+			} else if (!call_of[i]) {
+				dp_v2_site_post(h, site, slot, me, pd);
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	for (unsigned i = 0; i < hooks.length(); i++)
+		if (dp_hook_of(hooks[i]) != DPH_LAND || !hme[i])
+			dp_remove_stmt(hooks[i]);
+	gsi_commit_edge_inserts();
+	mark_virtual_operands_for_renaming(fun);
+	if (current_loops)
+		loops_state_set(LOOPS_NEED_FIXUP);
+	return TODO_update_ssa_only_virtuals | TODO_cleanup_cfg;
+}
+
+const pass_data lower_inlined_pass_data = {
+	GIMPLE_PASS, "deepprof_lower_inlined", OPTGROUP_NONE, TV_NONE,
+	PROP_cfg | PROP_ssa, 0, 0, 0, 0
+};
+
+class lower_inlined_pass : public gimple_opt_pass {
+public:
+	lower_inlined_pass(gcc::context *ctxt) : gimple_opt_pass(lower_inlined_pass_data, ctxt) {}
+	bool gate(function *) override
+	{
+		return dp_opt.abi == 2 && !dp_opt.late && !in_lto_p && !seen_error() && dp_roots[DPR_TU_DECL];
+	}
+	unsigned int execute(function *fun) override { return lower_bodies(fun); }
+};
+
 } /* namespace */
 
 opt_pass *dp_make_lower_pass(gcc::context *ctxt)
 {
 	return new lower_pass(ctxt);
+}
+
+opt_pass *dp_make_lower_inlined_pass(gcc::context *ctxt)
+{
+	return new lower_inlined_pass(ctxt);
 }

@@ -72,6 +72,9 @@ struct dp_fn_rec {
 	bool v2_entry;          /* abi=2: may be entered from code that is not its TU's
 	                           call sites (public, address taken, constructor): it
 	                           gets a prologue even as a leaf */
+	bool hooks;             /* its sites were given abi 1's hooks (abi 1, dp_opt.late,
+	                           and abi 2 where lower.cc lowers them after GCC's
+	                           function splitting) */
 	unsigned *extra, n_extra;   /* dp_opt.late: the sites of other functions that its
 	                           pds have slots for (after its own n_css), lower.cc */
 };
@@ -96,6 +99,7 @@ enum dp_root {
 	DPR_CALL, DPR_RETURN, DPR_ENTER, DPR_BACKEDGE, DPR_REGISTER, DPR_UNREGISTER,
 	DPR_TICKS,              /* the thread-local dp_loop_ticks */
 	DPR_ENTER_SLOW, DPR_CALL_SLOW,  /* abi=2 */
+	DPR_RESUME,             /* abi=2: a split part's activation, when dp_cur lost it */
 	DPR_LAND,               /* abi=2: after each setjmp & co returns */
 	DPR_EXITING,            /* before each call of _exit or _Exit */
 	DPR_EXEC,               /* before each call of an exec function */
@@ -142,6 +146,14 @@ void dp_tables_finish(void *gcc_data, void *user_data);   /* PLUGIN_ALL_IPA_PASS
  * NULL_TREE); a back-edge tick at *gsi. */
 void dp_v2_prologue(function *fun, unsigned ps, gimple *at, tree *me, tree *pd);
 void dp_v2_continuation(function *fun, tree *me, tree *pd);
+/* code of procedure ps with no prologue of its own (a part GCC split off
+ * it), right before statement before (NULL: at the function's entry):
+ * dp_cur's csd, checked (dp_abi_resume) */
+void dp_v2_resume(function *fun, unsigned ps, gimple *before, tree *me, tree *pd);
+/* a site whose call GCC inlined before lower.cc ran: the code before it
+ * (before pos, the call hook), and after it (before pos, a return hook) */
+void dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn);
+void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd);
 void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn);
 void dp_v2_tick(gimple_stmt_iterator *gsi, tree me, location_t loc);
 /* before SSA, for the instrumentation pass's late mode: g placed where a
@@ -154,6 +166,8 @@ void dp_insert_after_call(gimple *call, gimple_seq seq);
 void dp_v2_land_marker(gimple *call);
 /* lower.cc: dp_opt.late */
 opt_pass *dp_make_lower_pass(gcc::context *ctxt);
+/* lower.cc: abi 2's default where instrument.cc gave hooks, after inlining */
+opt_pass *dp_make_lower_inlined_pass(gcc::context *ctxt);
 opt_pass *dp_make_ticks_pass(gcc::context *ctxt);       /* ticks.cc */
 void dp_late_extras(void);              /* the extra slots, before the tables (IPA end) */
 enum dp_hook_kind { DPH_NONE, DPH_ENTER, DPH_CALL, DPH_RETURN, DPH_BACKEDGE, DPH_LAND, DPH_OTHER };

@@ -288,6 +288,8 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 	sv.pass = dp_make_inlined_pass(g);
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
+	sv.pass = dp_make_lower_inlined_pass(g);    /* abi 2's default: first */
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 
 	/* GCC's inliner weighs the program's code only: after each summary
 	 * of a function (early), and after the IPA summaries of all */

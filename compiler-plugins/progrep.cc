@@ -1059,7 +1059,7 @@ unsigned int progrep_pass::execute(function *fun)
 			}
 			if (dp_is_hook(fn) || gimple_call_internal_p(s))
 				continue;
-			if (dp_opt.abi == 2 && !dp_opt.late) {  /* no marker: the call itself was recorded */
+			if (!f->hooks) {  /* no marker: the call itself was recorded */
 				for (unsigned k = 0; k < c.n; k++)
 					if (dp_sites[c.first + k].stmt == s) {
 						c.site_stmt[k] = s;

@@ -186,6 +186,10 @@ tree dp_hook_decl(enum dp_root which)
 	case DPR_CALL_SLOW:
 		d = make_hook("dp_abi_call_slow", build_function_type_list(p, p, u32, p, p, NULL_TREE));
 		break;
+	case DPR_RESUME:
+		d = make_hook("dp_abi_resume", build_function_type_list(p, p, u32,
+								  pointer_sized_int_node, NULL_TREE));
+		break;
 	case DPR_LAND:
 		d = make_hook("dp_abi_land", build_function_type_list(v, p, p, NULL_TREE));
 		break;
@@ -251,7 +255,7 @@ bool dp_is_probe(tree fndecl)
 		if (dp_roots[i] == fndecl)
 			return true;
 	if (fndecl == dp_roots[DPR_ENTER_SLOW] || fndecl == dp_roots[DPR_CALL_SLOW] ||
-	    fndecl == dp_roots[DPR_LAND] || fndecl == dp_roots[DPR_EXITING] ||
+	    fndecl == dp_roots[DPR_RESUME] || fndecl == dp_roots[DPR_LAND] || fndecl == dp_roots[DPR_EXITING] ||
 	    fndecl == dp_roots[DPR_EXEC])
 		return true;
 	return dp_check_is_hook(fndecl);

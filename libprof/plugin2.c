@@ -672,6 +672,31 @@ DP_EXPORT void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur)
 	return r;
 }
 
+DP_EXPORT void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur)
+{
+	/* dp_cur names another procedure's csd: a signal handler ran since
+	 * the activation of ps last set it, and left its own (or the
+	 * runtime's sink). The handler's callback hangs below that
+	 * activation: up the chain (the csd that made each pd) */
+	struct dp_thread *t = dp_self;
+	struct dp_csd *c = dp_plugin2_csd(cur);
+	if (t && ps < tu->n_ps) {
+		const void *want = &tu->ps[ps];
+		for (int hops = 0; c && hops < 256; hops++) {
+			struct dp_pd_hot *pdh = DP_LOAD(&c->hot.callee);
+			if (pdh && pdh->ps == want) {
+				dp_cur = (uintptr_t)&c->hot;
+				return &c->hot;
+			}
+			c = c->caller ? c->caller->parent : NULL;
+		}
+		if (!(t->h->stop & (DP_STOPPED | DP_EXITED)))
+			t->lost++;
+	}
+	dp_cur = (uintptr_t)&sink_csd.hot;
+	return &sink_csd.hot;
+}
+
 __attribute__((noinline)) static void *call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd)
 {
 	int saved_errno = errno;

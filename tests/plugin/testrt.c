@@ -311,6 +311,16 @@ void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t psi, uintptr_t cur)
 	return &c->hot;
 }
 
+/* A part GCC split off procedure psi found dp_cur naming a csd of another
+ * procedure: only a signal handler can make that happen, and no program of
+ * this suite has one, so it is the plugin's mistake. */
+void *dp_abi_resume(struct dp_tu *tu, uint32_t psi, uintptr_t cur)
+{
+	fprintf(stderr, "testrt: dp_abi_resume(%s, ps %u, %#lx): a part ran outside its activation\n",
+		tu->file ? tu->file : "?", psi, (unsigned long)cur);
+	exit(3);
+}
+
 /* After setjmp & co returned: a longjmp landed when dp_cur names another
  * csd than me; the test runtime only puts dp_cur back. */
 void dp_abi_land(struct dp_tu *tu, void *me)

@@ -186,7 +186,9 @@ static unsigned add_site(gimple *call, unsigned caller)
  * pd to the part it splits off (it passes parameters only): the plugin
  * build split almost no function (gawk: 1 part against plain's 51) and
  * GCC's inliner spent its growth budget on whole bodies instead of heads.
- * Not in use and check builds, whose passes read the inline path's code. */
+ * Not in use and check builds, whose passes read the inline path's code,
+ * nor with inline-cost=counted, which asks GCC to weigh the inline path as
+ * the code it is (the hooks would weigh less). */
 static bool lowered_after_ipa(void)
 {
 	return dp_opt.abi == 2 && !dp_opt.late && !dp_opt.use && !dp_opt.check && dp_opt.inline_discount &&

@@ -310,8 +310,7 @@ struct body {
 	bool work;              /* it has sites or back-edges */
 	gimple *first;          /* no enter hook: its site or tick that comes
 	                           before all its hooks (dominates them), if any */
-	tree me, pd;
-	bool checked;           /* pd is known to run ps: direct slots */
+	tree me, pd;            /* found and checked: its sites use their slots */
 };
 
 static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, tree key)
@@ -319,7 +318,7 @@ static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, t
 	tree k = key ? key : error_mark_node;   /* (a hash_map key is never NULL) */
 	if (unsigned *i = index.get(k))
 		return *i;
-	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE, false };
+	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE };
 	bodies.safe_push(b);
 	index.put(k, bodies.length() - 1);
 	return bodies.length() - 1;
@@ -414,10 +413,8 @@ static unsigned int lower_bodies(function *fun)
 	for (unsigned i = 0; i < bodies.length(); i++) {
 		body &b = bodies[i];
 		const struct dp_fn_rec *f = b.enter ? &dp_fns[b.ps] : NULL;
-		if (f && (b.work || !(f->flags & DP_PS_LEAF) || f->v2_entry)) {
+		if (f && (b.work || !(f->flags & DP_PS_LEAF) || f->v2_entry))
 			dp_v2_prologue(fun, (unsigned)b.ps, b.enter, &b.me, &b.pd);
-			b.checked = true;
-		}
 	}
 	for (unsigned i = 0; i < bodies.length(); i++) {
 		body &b = bodies[i];
@@ -428,23 +425,18 @@ static unsigned int lower_bodies(function *fun)
 			continue;
 		/* a part inlined where its head was (into the head, or into
 		 * where the head was inlined): the head's activation */
-		tree up = b.key ? BLOCK_SUPERCONTEXT(b.key) : NULL_TREE;
-		while (up && TREE_CODE(up) == BLOCK && !inlined_function_outer_scope_p(up))
-			up = BLOCK_SUPERCONTEXT(up);
 		if (b.key) {
-			tree outer = up && TREE_CODE(up) == BLOCK ? up : NULL_TREE;
-			for (unsigned j = 0; j < bodies.length(); j++)
-				if (bodies[j].key == outer && bodies[j].enter && bodies[j].ps == b.ps &&
-				    bodies[j].me) {
-					b.me = bodies[j].me;
-					b.pd = bodies[j].pd;
-					b.checked = true;
-				}
+			tree up = BLOCK_SUPERCONTEXT(b.key);
+			while (up && TREE_CODE(up) == BLOCK && !inlined_function_outer_scope_p(up))
+				up = BLOCK_SUPERCONTEXT(up);
+			unsigned *o = index.get(up && TREE_CODE(up) == BLOCK ? up : error_mark_node);
+			if (o && bodies[*o].enter && bodies[*o].ps == b.ps) {
+				b.me = bodies[*o].me;
+				b.pd = bodies[*o].pd;
+			}
 		}
-		if (!b.me && (!b.key || b.first)) {
+		if (!b.me && (!b.key || b.first))
 			dp_v2_resume(fun, (unsigned)b.ps, b.first, &b.me, &b.pd);
-			b.checked = true;
-		}
 	}
 	/* the hooks of a body with no such place: each site and tick finds
 	 * its activation itself, and a return hook where its call hook did */
@@ -453,7 +445,7 @@ static unsigned int lower_bodies(function *fun)
 		const body &b = bodies[of[i]];
 		tree me = b.me, pd = b.pd;
 		enum dp_hook_kind k = dp_hook_of(hooks[i]);
-		if (!b.enter && b.key && !b.first && b.ps >= 0 && (k == DPH_CALL || k == DPH_BACKEDGE))
+		if (!me && !b.enter && b.ps >= 0 && (k == DPH_CALL || k == DPH_BACKEDGE))
 			dp_v2_resume(fun, (unsigned)b.ps, hooks[i], &me, &pd);
 		hme.safe_push(me);
 		hpd.safe_push(pd);
@@ -468,7 +460,6 @@ static unsigned int lower_bodies(function *fun)
 		gimple *h = hooks[i];
 		const body &b = bodies[of[i]];
 		tree me = hme[i], pd = hpd[i];
-		bool checked = b.checked || (me && b.ps >= 0);
 		switch (dp_hook_of(h)) {
 		case DPH_BACKEDGE:
 			if (me) {
@@ -488,7 +479,7 @@ static unsigned int lower_bodies(function *fun)
 			    tree_to_uhwi(gimple_call_arg(h, 1)) >= dp_n_sites)
 				break;
 			unsigned site = (unsigned)tree_to_uhwi(gimple_call_arg(h, 1));
-			int slot = checked && dp_sites[site].caller == (unsigned)b.ps ?
+			int slot = dp_sites[site].caller == (unsigned)b.ps ?
 				   (int)(site - dp_fns[b.ps].first_css) : -1;
 			bool indirect = dp_sites[site].kind == DP_CSS_KIND_INDIRECT;
 			tree fn = indirect ? gimple_call_arg(h, 2) : NULL_TREE;

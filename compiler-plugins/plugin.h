@@ -72,9 +72,8 @@ struct dp_fn_rec {
 	bool v2_entry;          /* abi=2: may be entered from code that is not its TU's
 	                           call sites (public, address taken, constructor): it
 	                           gets a prologue even as a leaf */
-	bool hooks;             /* its sites were given abi 1's hooks (abi 1, dp_opt.late,
-	                           and abi 2 where lower.cc lowers them after GCC's
-	                           function splitting) */
+	bool hooks;             /* its sites were given abi 1's hooks (abi 1, and abi 2
+	                           where lower.cc lowers them after inlining) */
 	unsigned *extra, n_extra;   /* dp_opt.late: the sites of other functions that its
 	                           pds have slots for (after its own n_css), lower.cc */
 };

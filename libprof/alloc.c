@@ -39,17 +39,21 @@ void dp_alloc_link(void)
 }
 
 /* Inside a candidate call of a check build (check.c): the block is the call's. */
-static inline void *checked(void *p, size_t n)
+static __attribute__((noinline, cold)) void *checked(void *p, size_t n)
 {
-	if (unlikely(dp_ck_on))
-		dp_check_alloc(p, n);
+	dp_check_alloc(p, n);
 	return p;
 }
+
+/* The block CALL allocates: checked inside a check build's candidate call,
+ * else glibc's call itself, a tail call (dp_ck_on is the thread's own:
+ * the allocation does not change it). */
+#define ALLOC(call, n) (unlikely(dp_ck_on) ? checked((call), (n)) : (call))
 
 DP_ALLOC_FN void *malloc(size_t n)
 {
 	count(n);
-	return checked(__libc_malloc(n), n);
+	return ALLOC(__libc_malloc(n), n);
 }
 
 DP_ALLOC_FN void *calloc(size_t nmemb, size_t size)
@@ -57,7 +61,7 @@ DP_ALLOC_FN void *calloc(size_t nmemb, size_t size)
 	size_t n = 0;
 	if (!__builtin_mul_overflow(nmemb, size, &n))
 		count(n);
-	return checked(__libc_calloc(nmemb, size), n);
+	return ALLOC(__libc_calloc(nmemb, size), n);
 }
 
 /* realloc counts one allocation of the new size, except realloc(p, 0), which frees. */
@@ -67,7 +71,7 @@ DP_ALLOC_FN void *realloc(void *p, size_t n)
 		count(n);
 	if (unlikely(dp_ck_on) && p)
 		dp_check_free(p);
-	return checked(__libc_realloc(p, n), n);
+	return ALLOC(__libc_realloc(p, n), n);
 }
 
 DP_ALLOC_FN void free(void *p)
@@ -80,7 +84,7 @@ DP_ALLOC_FN void free(void *p)
 DP_ALLOC_FN void *memalign(size_t align, size_t n)
 {
 	count(n);
-	return checked(__libc_memalign(align, n), n);
+	return ALLOC(__libc_memalign(align, n), n);
 }
 
 DP_ALLOC_FN void *aligned_alloc(size_t align, size_t n)

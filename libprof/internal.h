@@ -468,7 +468,11 @@ extern __thread struct dp_hot dp_hot DP_TLS_HOT;
 extern __thread uintptr_t dp_cur __attribute__((tls_model("initial-exec")));
 /* The csd dp_cur names (the running activation's, or the call being made),
  * or NULL when it is one of the runtime's placeholders. */
-struct dp_csd *dp_plugin2_csd(uintptr_t cur);
+static inline struct dp_csd *dp_plugin2_csd(uintptr_t cur)
+{
+	struct dp_csd *c = (struct dp_csd *)((char *)(cur & ~(uintptr_t)1) - offsetof(struct dp_csd, hot));
+	return c->v2 ? c : NULL;
+}
 /* The csd costs go to now on t: the top frame's, ABI v2's dp_cur, or t's sink. */
 static inline struct dp_csd *dp_cur_csd(struct dp_thread *t)
 {

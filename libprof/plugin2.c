@@ -148,12 +148,6 @@ static struct dp_thread *ready(void)
 	return t;
 }
 
-struct dp_csd *dp_plugin2_csd(uintptr_t cur)
-{
-	struct dp_csd *c = CSD2(cur & ~(uintptr_t)1);
-	return c->v2 ? c : NULL;
-}
-
 /* The site whose csds slot i of a pd of static ps holds. */
 static uint32_t slot_site(const struct dp_ps *ps, uint32_t i)
 {

@@ -224,7 +224,52 @@ public:
 	unsigned int execute(function *) override { return 0; }
 };
 
+/*
+ * GCC's branch prediction (profile_estimate, in the early passes) takes a
+ * branch that guards a call for not taken ("call" heuristic, 67%): with
+ * our hooks, a call GCC's early inliner inlined is still a call there, and
+ * so is a back-edge's tick, and the branches to them are guessed
+ * otherwise than in the plain build, whose frequencies then differ, and
+ * with them what GCC inlines, splits, lays out and keeps in registers
+ * (gawk: the POP_SCALAR of its interpreter's jump-if-false, inlined by the
+ * plain build, was left a call). The heuristic skips the calls GCC deems
+ * inexpensive, which are the internal ones and the target's builtins; so
+ * while profile_estimate runs, and only then, the hooks' declarations say
+ * they are target builtins (class BUILT_IN_MD): nothing else looks at
+ * them before the pass right after it makes them plain functions again.
+ * (Declaring them pure instead would leave their statements' virtual
+ * operands out of date, which -fchecking reports.)
+ */
+static void hooks_inexpensive(bool on)
+{
+	for (int i = DPR_CALL; i <= DPR_BACKEDGE; i++)
+		if (tree d = dp_roots[i])
+			set_decl_built_in_function(d, on ? BUILT_IN_MD : NOT_BUILT_IN, 0);
+}
+
+const pass_data estimate_data = {
+	GIMPLE_PASS, "deepprof_estimate", OPTGROUP_NONE, TV_NONE,
+	PROP_cfg, 0, 0, 0, 0
+};
+
+class estimate_pass : public gimple_opt_pass {
+	bool before;
+public:
+	estimate_pass(gcc::context *ctxt, bool b) : gimple_opt_pass(estimate_data, ctxt), before(b) {}
+	bool gate(function *) override { return dp_opt.instrument; }
+	unsigned int execute(function *) override
+	{
+		hooks_inexpensive(before);
+		return 0;
+	}
+};
+
 } /* namespace */
+
+opt_pass *dp_make_estimate_pass(gcc::context *ctxt, bool before)
+{
+	return new estimate_pass(ctxt, before);
+}
 
 opt_pass *dp_make_inline_cost_pass(gcc::context *ctxt)
 {

@@ -199,6 +199,9 @@ opt_pass *dp_make_surviving_pass(gcc::context *ctxt);
 opt_pass *dp_make_inlined_pass(gcc::context *ctxt);     /* inlined.cc */
 opt_pass *dp_make_inline_cost_pass(gcc::context *ctxt); /* inline_cost.cc: after local-fnsummary */
 opt_pass *dp_make_inline_cost_ipa_pass(gcc::context *ctxt);    /* ... and after IPA fnsummary */
+/* inline_cost.cc: the hooks inexpensive while profile_estimate runs
+ * (before: the pass before it, else the one after) */
+opt_pass *dp_make_estimate_pass(gcc::context *ctxt, bool before);
 void dp_keep_call_locations(void *gcc_data, void *user_data);  /* PLUGIN_PRE_GENERICIZE */
 /* escapes.cc: whether code other than the TU's direct calls may enter fndecl */
 void dp_note_taken_addresses(void *gcc_data, void *user_data); /* PLUGIN_PRE_GENERICIZE */

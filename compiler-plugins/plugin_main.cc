@@ -304,6 +304,17 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	ic.ref_pass_instance_number = 1;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &ic);
 
+	/* GCC's branch prediction guesses the program's branches, not ours */
+	struct register_pass_info es;
+	es.pass = dp_make_estimate_pass(g, true);
+	es.reference_pass_name = "profile_estimate";
+	es.ref_pass_instance_number = 1;
+	es.pos_op = PASS_POS_INSERT_BEFORE;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &es);
+	es.pass = dp_make_estimate_pass(g, false);
+	es.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &es);
+
 	if (!dp_use_init())
 		return 0;       /* the errors fail the compilation; nothing more to set up */
 	if (dp_opt.use) {

@@ -608,6 +608,48 @@ def test_late_leaf():
               tag + ": counts %s" % (got,))
 
 
+ESTIMATE_SRC = """extern int g(int);
+static int h(int x) { return x * 3 + 1; }
+int f(const int *a, int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++) {
+		if (a[i] > 10)
+			s += h(a[i]);
+		else
+			s -= a[i];
+	}
+	if (s > 100)
+		s = g(s);
+	return s;
+}
+"""
+
+
+def heuristics(path):
+    with open(path) as f:
+        return [l.strip() for l in f if "heuristics" in l]
+
+
+def test_estimate():
+    """GCC guesses the program's branches as in the plain build: its
+    "call" heuristic (a branch guarding a call is not taken) does not see
+    the hooks of a call its early inliner inlined (h: the branch to it is
+    50%, not 33%), with either ABI (inline_cost.cc)."""
+    c = out("estimate.c")
+    with open(c, "w") as f:
+        f.write(ESTIMATE_SRC)
+    dump = out("estimate.txt")
+    must(["gcc", "-O2", "-c", c, "-o", out("estimate.o"), "-fdump-tree-profile_estimate-details=" + dump])
+    plain = heuristics(dump)
+    check("no prediction heuristics: 50.00%" in plain, "estimate: plain gcc's guesses %r" % plain)
+    for abi in (2, 1):
+        cc(["-O2", "-c", c, "-o", out("estimate.o"), "-fdump-tree-profile_estimate-details=" + dump],
+           link=False, abi=abi)
+        got = heuristics(dump)
+        check(got == plain, "estimate abi %d: %r, plain gcc %r" % (abi, got, plain))
+
+
 INLINED = re.compile(r"Inlin(?:ing|ed) (\S+) into (\S+?)\.?(?:\s|$)")
 
 
@@ -807,7 +849,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_inline_cost, test_modes, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_estimate, test_inline_cost, test_modes, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

@@ -288,7 +288,8 @@ void dp_v2_continuation(function *fun, tree *me, tree *pd)
  * or where lower.cc found the call hook): slot SLOT of the caller's pd,
  * or with -1 none (the slow path finds the csd every time); FN the target
  * of an indirect site, else NULL_TREE. Returns the site's csd. */
-static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, location_t loc)
+static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, location_t loc,
+		     bool lean = false)
 {
 	struct dp_site_rec *r = &dp_sites[site];
 	bool ssa = gimple_in_ssa_p(cfun);
@@ -323,7 +324,7 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 
 	gimple_seq pre = NULL;
 	add_increment(&pre, csd, DP_CSD_CALLS, loc);
-	if (!(r->flags & DP_CSS_LEAF_CALLEE))
+	if (!(r->flags & DP_CSS_LEAF_CALLEE) && !lean)
 		add_set_cur(&pre, csd, 1, r->kind == DP_CSS_KIND_EXTERNAL, loc);
 	gsi_insert_seq_before(&gsi, pre, GSI_SAME_STMT);
 	return csd;
@@ -331,8 +332,10 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 
 /* Site SITE's code after its call returned: the restore of dp_cur and the
  * exits of CSD, or (CSD NULL_TREE) of what slot SLOT of PD holds; nothing
- * where no call returns (leaf-callee, tail and noreturn sites). */
-static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, location_t loc)
+ * where no call returns (leaf-callee, tail and noreturn sites). LEAN: the
+ * exits only (an inlined body that changed no dp_cur, lower.cc). */
+static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, location_t loc,
+			   bool lean = false)
 {
 	struct dp_site_rec *r = &dp_sites[site];
 	if (r->flags & (DP_CSS_LEAF_CALLEE | DP_CSS_TAIL | DP_CSS_NORETURN))
@@ -341,7 +344,8 @@ static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, 
 	 * gets here, so the runtime has calls - exits non-local exits (but
 	 * for a library function declared leaf, which always returns here) */
 	gimple_seq restore = NULL;
-	add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
+	if (!lean)
+		add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
 	if (csd) {
 		add_increment(&restore, csd, DP_CSD_EXITS, loc);
 	} else if (slot >= 0 && !(r->flags & DP_CSS_RETURNS)) {
@@ -377,14 +381,14 @@ void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tre
 	emit_site(pos, call, site, slot, me, pd, fn);
 }
 
-void dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn)
+void dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool lean)
 {
-	emit_pre(pos, site, slot, pd, fn, gimple_location(pos));
+	emit_pre(pos, site, slot, pd, fn, gimple_location(pos), lean);
 }
 
-void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd)
+void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd, bool lean)
 {
-	gimple_seq restore = post_seq(site, slot, me, pd, NULL_TREE, gimple_location(pos));
+	gimple_seq restore = post_seq(site, slot, me, pd, NULL_TREE, gimple_location(pos), lean);
 	if (restore) {
 		gimple_stmt_iterator gsi = gsi_for_stmt(pos);
 		gsi_insert_seq_before(&gsi, restore, GSI_SAME_STMT);

@@ -311,6 +311,10 @@ struct body {
 	gimple *first;          /* no enter hook: its site or tick that comes
 	                           before all its hooks (dominates them), if any */
 	tree me, pd;            /* found and checked: its sites use their slots */
+	bool calls;             /* it makes a call that is no hook, or holds a
+	                           body without an enter hook (a part of it) */
+	int from;               /* inlined: the call hook of its site, if one is
+	                           found (-2: several), else -1 */
 };
 
 static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, tree key)
@@ -318,10 +322,90 @@ static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, t
 	tree k = key ? key : error_mark_node;   /* (a hash_map key is never NULL) */
 	if (unsigned *i = index.get(k))
 		return *i;
-	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE };
+	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE, false, -1 };
 	bodies.safe_push(b);
 	index.put(k, bodies.length() - 1);
 	return bodies.length() - 1;
+}
+
+/* The nearest body around body KEY (NULL_TREE: the function's own). */
+static tree outer_body(tree key)
+{
+	for (tree b = BLOCK_SUPERCONTEXT(key); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+		if (inlined_function_outer_scope_p(b))
+			return b;
+	return NULL_TREE;
+}
+
+/*
+ * Lean sites. A site whose call GCC inlined, into a body that has no site,
+ * no tick and no call of its own, changes no dp_cur: the body runs no
+ * code that reads it (its prologue, folded, would read only what the
+ * site stored) and calls nothing that could. Its code then leaves dp_cur
+ * alone: no tagging store before the body, no restore after it, only
+ * calls and exits counted (a body that makes no call returns; a longjmp
+ * from a signal handler over it counts as a return, as over a leaf). A
+ * clock tick in the body goes to the caller's csd, as in a leaf without a
+ * prologue (schemas/plugin-abi.md, "Leaves"). The body is the site's if
+ * it is inlined right in the call hook's body, runs the site's static
+ * callee and was inlined at the hook's location, and no other hook
+ * matches it. LEAN[i]: hook i is such a site's call hook, or a return
+ * hook of such a site (every call hook of its site in its body lean).
+ */
+static void lean_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, const vec<gimple *> &call_of,
+		       vec<body> &bodies, vec<bool> &lean)
+{
+	for (unsigned i = 0; i < hooks.length(); i++)
+		lean.safe_push(false);
+	auto_vec<int> found;
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		gimple *h = hooks[i];
+		found.safe_push(-1);
+		if (dp_hook_of(h) != DPH_CALL || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(h, 1)) ||
+		    tree_to_uhwi(gimple_call_arg(h, 1)) >= dp_n_sites)
+			continue;
+		const struct dp_site_rec *r = &dp_sites[tree_to_uhwi(gimple_call_arg(h, 1))];
+		if (r->kind != DP_CSS_KIND_NORMAL || r->callee_uid > -2)
+			continue;
+		int callee = -2 - r->callee_uid;
+		location_t at = LOCATION_LOCUS(gimple_location(h));
+		for (unsigned j = 0; j < bodies.length(); j++) {
+			body &b = bodies[j];
+			if (!b.enter || !b.key || b.ps != callee || outer_body(b.key) != bodies[of[i]].key ||
+			    LOCATION_LOCUS(BLOCK_SOURCE_LOCATION(b.key)) != at)
+				continue;
+			if (found[i] != -1) {
+				found[i] = -2;
+				break;
+			}
+			found[i] = (int)j;
+		}
+		if (found[i] >= 0) {
+			body &b = bodies[found[i]];
+			b.from = b.from == -1 ? (int)i : -2;
+		}
+	}
+	/* by (body, site): every call hook lean (1), or not (0) */
+	hash_map<int_hash<HOST_WIDE_INT, -1, -2>, int> all;
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		if (dp_hook_of(hooks[i]) != DPH_CALL || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
+			continue;
+		const body *b = found[i] >= 0 ? &bodies[found[i]] : NULL;
+		lean[i] = b && b->from == (int)i && !b->work && !b->calls;
+		HOST_WIDE_INT k = (HOST_WIDE_INT)of[i] * dp_n_sites + (HOST_WIDE_INT)tree_to_uhwi(gimple_call_arg(hooks[i], 1));
+		int *v = all.get(k);
+		if (!v)
+			all.put(k, lean[i]);
+		else
+			*v &= lean[i];
+	}
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		if (dp_hook_of(hooks[i]) != DPH_RETURN || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
+			continue;
+		HOST_WIDE_INT k = (HOST_WIDE_INT)of[i] * dp_n_sites + (HOST_WIDE_INT)tree_to_uhwi(gimple_call_arg(hooks[i], 1));
+		int *v = all.get(k);
+		lean[i] = v && *v;
+	}
 }
 
 static unsigned int lower_bodies(function *fun)
@@ -372,6 +456,34 @@ static unsigned int lower_bodies(function *fun)
 		if (k == DPH_CALL || k == DPH_BACKEDGE)
 			bodies[b].work = true;
 	}
+	/* the bodies that make a call of their own (not a hook's) */
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+			gimple *s = gsi_stmt(g);
+			enum dp_hook_kind k = dp_hook_of(s);
+			if (!is_gimple_call(s) || gimple_call_internal_p(s) || k == DPH_ENTER ||
+			    k == DPH_RETURN)
+				continue;
+			tree key = body_of_stmt(s);
+			if (unsigned *b = index.get(key ? key : error_mark_node))
+				bodies[*b].calls = true;
+		}
+	/* a part GCC split off a body and inlined back within it runs in the
+	 * body's activation, which it finds in dp_cur or the body's me */
+	for (unsigned i = 0; i < bodies.length(); i++) {
+		if (bodies[i].enter || !bodies[i].key)
+			continue;
+		for (tree up = outer_body(bodies[i].key); up; up = outer_body(up)) {
+			unsigned *o = index.get(up);
+			if (o && bodies[*o].enter) {
+				bodies[*o].calls = true;
+				break;
+			}
+		}
+	}
+	auto_vec<bool> lean;
+	lean_sites(hooks, of, call_of, bodies, lean);
+
 	/* a body without an enter hook (few, and small): one of its sites or
 	 * ticks before all its hooks, where dp_cur names its activation; if
 	 * none, each return hook's call hook, where the site's code finds me
@@ -413,7 +525,8 @@ static unsigned int lower_bodies(function *fun)
 	for (unsigned i = 0; i < bodies.length(); i++) {
 		body &b = bodies[i];
 		const struct dp_fn_rec *f = b.enter ? &dp_fns[b.ps] : NULL;
-		if (f && (b.work || !(f->flags & DP_PS_LEAF) || f->v2_entry))
+		if (f && (b.work || !(f->flags & DP_PS_LEAF) || f->v2_entry) &&
+		    !(b.from >= 0 && lean[b.from]))
 			dp_v2_prologue(fun, (unsigned)b.ps, b.enter, &b.me, &b.pd);
 	}
 	for (unsigned i = 0; i < bodies.length(); i++) {
@@ -491,9 +604,9 @@ static unsigned int lower_bodies(function *fun)
 				/* GCC inlined the callee's body: the call's code
 				 * before the body, the return's after (an indirect
 				 * site's exits go to what its slot holds then) */
-				dp_v2_site_pre(h, site, slot, pd, fn);
+				dp_v2_site_pre(h, site, slot, pd, fn, lean[i]);
 			} else if (!call_of[i]) {
-				dp_v2_site_post(h, site, slot, me, pd);
+				dp_v2_site_post(h, site, slot, me, pd, lean[i]);
 			}
 			break;
 		}

@@ -150,9 +150,10 @@ void dp_v2_continuation(function *fun, tree *me, tree *pd);
  * dp_cur's csd, checked (dp_abi_resume) */
 void dp_v2_resume(function *fun, unsigned ps, gimple *before, tree *me, tree *pd);
 /* a site whose call GCC inlined before lower.cc ran: the code before it
- * (before pos, the call hook), and after it (before pos, a return hook) */
-void dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn);
-void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd);
+ * (before pos, the call hook), and after it (before pos, a return hook);
+ * lean: neither stores to dp_cur (a body that makes no call, lower.cc) */
+void dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool lean);
+void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd, bool lean);
 void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn);
 void dp_v2_tick(gimple_stmt_iterator *gsi, tree me, location_t loc);
 /* before SSA, for the instrumentation pass's late mode: g placed where a

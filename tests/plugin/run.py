@@ -608,6 +608,68 @@ def test_late_leaf():
               tag + ": counts %s" % (got,))
 
 
+LEAN_SRC = """#include <stdio.h>
+int sq(int x) { return x * x; }
+__attribute__((noinline)) int bump(int x) { return x + 1; }
+int chk(int x) { return x < 0 ? bump(x) : x; }
+__attribute__((noinline)) int f1(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += sq(i);
+	return s;
+}
+__attribute__((noinline)) int f2(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += chk(i - 3);
+	return s;
+}
+int main(void)
+{
+	printf("%d %d\\n", f1(10), f2(10));
+	return 0;
+}
+"""
+
+TLS_STORE = re.compile(r"\bmov\w*\s+%\w+,\s*%fs:")
+
+
+def fn_asm(text, name):
+    body = text[text.index("\n%s:" % name):]
+    return body[:body.index(".size\t%s" % name)]
+
+
+def test_lean_sites():
+    """A call GCC inlined into a body that makes no call (sq, public, so
+    it has a prologue where it is not inlined) leaves dp_cur alone
+    (lower.cc, "lean sites"): f1's loop stores nothing to thread-local
+    memory, where chk's inlined body, which calls bump, keeps the site's
+    stores in f2. Calls are counted as before (their exits: plugin-rt
+    t040, with libprof)."""
+    c = out("lean.c")
+    with open(c, "w") as f:
+        f.write(LEAN_SRC)
+    asm = out("lean.s")
+    cc(["-O2", "-S", c, "-o", asm], link=False, abi=2)
+    with open(asm) as f:
+        text = f.read()
+    f1, f2 = fn_asm(text, "f1"), fn_asm(text, "f2")
+    check("call\tsq" not in f1 and "call\tchk" not in f2,
+          "lean sites: sq or chk is not inlined: the test shows nothing")
+    check(not TLS_STORE.search(f1), "lean sites: f1 stores to dp_cur around the inlined sq:\n" + f1)
+    check(TLS_STORE.search(f2), "lean sites: f2 does not tag dp_cur for chk, which calls bump:\n" + f2)
+    exe = out("lean")
+    cc(["-O2", c, "-o", exe], abi=2)
+    tus, cyg, stdout = run_prog(exe)
+    check(stdout == "285 18\n", "lean sites: output %r" % stdout)
+    t = tus.get("lean.c", {"site": {}})
+    got = {edge: c_ for (edge, loc), (c_, r) in t["site"].items()}
+    check(got.get("f1->sq") == 10 and got.get("f2->chk") == 10 and got.get("chk->bump") == 3,
+          "lean sites: counts %r" % got)
+
+
 ESTIMATE_SRC = """extern int g(int);
 static int h(int x) { return x * 3 + 1; }
 int f(const int *a, int n)
@@ -849,7 +911,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_estimate, test_inline_cost, test_modes, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_estimate, test_inline_cost, test_modes, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

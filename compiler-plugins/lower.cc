@@ -311,10 +311,8 @@ struct body {
 	gimple *first;          /* no enter hook: its site or tick that comes
 	                           before all its hooks (dominates them), if any */
 	tree me, pd;            /* found and checked: its sites use their slots */
-	bool calls;             /* it makes a call that is no hook, or holds a
-	                           body without an enter hook (a part of it) */
-	int from;               /* inlined: the call hook of its site, if one is
-	                           found (-2: several), else -1 */
+	int from;               /* the call hook of a lean site into it (-2:
+	                           several), else -1 */
 };
 
 static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, tree key)
@@ -322,19 +320,64 @@ static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, t
 	tree k = key ? key : error_mark_node;   /* (a hash_map key is never NULL) */
 	if (unsigned *i = index.get(k))
 		return *i;
-	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE, false, -1 };
+	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE, -1 };
 	bodies.safe_push(b);
 	index.put(k, bodies.length() - 1);
 	return bodies.length() - 1;
 }
 
-/* The nearest body around body KEY (NULL_TREE: the function's own). */
-static tree outer_body(tree key)
+/* The enter hook on the paths from call hook H to the return hooks of its
+ * site (index SITE), when nothing else there is a call, a hook or an asm:
+ * its index in the hooks (AT), else -1. Every path must reach such a
+ * return hook within a few hundred statements. */
+static int lean_region(gimple *h, unsigned long site, hash_map<gimple *, unsigned> &at)
 {
-	for (tree b = BLOCK_SUPERCONTEXT(key); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
-		if (inlined_function_outer_scope_p(b))
-			return b;
-	return NULL_TREE;
+	auto_vec<basic_block, 16> todo;
+	auto_bitmap seen;
+	int enter = -1, budget = 256;
+	basic_block bb = gimple_bb(h);
+	gimple_stmt_iterator g = gsi_for_stmt(h);
+	gsi_next(&g);
+	for (;;) {
+		bool ended = false;     /* at the site's return hook */
+		for (; !gsi_end_p(g) && !ended; gsi_next(&g)) {
+			gimple *s = gsi_stmt(g);
+			if (is_gimple_debug(s) || gimple_code(s) == GIMPLE_LABEL)
+				continue;
+			if (--budget < 0 || gimple_code(s) == GIMPLE_ASM)
+				return -1;
+			if (!is_gimple_call(s) || gimple_call_internal_p(s))
+				continue;
+			enum dp_hook_kind k = dp_hook_of(s);
+			if (k == DPH_RETURN && tree_fits_uhwi_p(gimple_call_arg(s, 1)) &&
+			    tree_to_uhwi(gimple_call_arg(s, 1)) == site) {
+				ended = true;
+			} else if (k == DPH_ENTER && enter < 0) {
+				unsigned *i = at.get(s);
+				if (!i)
+					return -1;
+				enter = (int)*i;
+			} else {
+				return -1;
+			}
+		}
+		if (!ended) {
+			edge e;
+			edge_iterator ei;
+			if (EDGE_COUNT(bb->succs) == 0)
+				return -1;
+			FOR_EACH_EDGE(e, ei, bb->succs) {
+				if (e->dest == EXIT_BLOCK_PTR_FOR_FN(cfun) || (e->flags & (EDGE_ABNORMAL | EDGE_EH)))
+					return -1;
+				if (bitmap_set_bit(seen, e->dest->index))
+					todo.safe_push(e->dest);
+			}
+		}
+		if (todo.is_empty())
+			return enter;
+		bb = todo.pop();
+		g = gsi_start_bb(bb);
+	}
 }
 
 /*
@@ -346,17 +389,23 @@ static tree outer_body(tree key)
  * calls and exits counted (a body that makes no call returns; a longjmp
  * from a signal handler over it counts as a return, as over a leaf). A
  * clock tick in the body goes to the caller's csd, as in a leaf without a
- * prologue (schemas/plugin-abi.md, "Leaves"). The body is the site's if
- * it is inlined right in the call hook's body, runs the site's static
- * callee and was inlined at the hook's location, and no other hook
- * matches it. LEAN[i]: hook i is such a site's call hook, or a return
- * hook of such a site (every call hook of its site in its body lean).
+ * prologue (schemas/plugin-abi.md, "Leaves"). Which code is the body's is
+ * told by the paths from the call hook to the site's return hooks: they
+ * must hold the callee's enter hook and nothing else that is a hook, a
+ * call or an asm (a part GCC split off the body, inlined or not, a call
+ * whose statement has no scope, as an OpenMP construct's GOMP_parallel:
+ * each is a hook or a call there). LEAN[i]: hook i is such a site's call
+ * hook, or a return hook of such a site (every call hook of its site in
+ * its body lean); the body gets no prologue.
  */
 static void lean_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, const vec<gimple *> &call_of,
 		       vec<body> &bodies, vec<bool> &lean)
 {
-	for (unsigned i = 0; i < hooks.length(); i++)
+	hash_map<gimple *, unsigned> at;
+	for (unsigned i = 0; i < hooks.length(); i++) {
 		lean.safe_push(false);
+		at.put(hooks[i], i);
+	}
 	auto_vec<int> found;
 	for (unsigned i = 0; i < hooks.length(); i++) {
 		gimple *h = hooks[i];
@@ -364,34 +413,25 @@ static void lean_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, cons
 		if (dp_hook_of(h) != DPH_CALL || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(h, 1)) ||
 		    tree_to_uhwi(gimple_call_arg(h, 1)) >= dp_n_sites)
 			continue;
-		const struct dp_site_rec *r = &dp_sites[tree_to_uhwi(gimple_call_arg(h, 1))];
+		unsigned long site = tree_to_uhwi(gimple_call_arg(h, 1));
+		const struct dp_site_rec *r = &dp_sites[site];
 		if (r->kind != DP_CSS_KIND_NORMAL || r->callee_uid > -2)
 			continue;
-		int callee = -2 - r->callee_uid;
-		location_t at = LOCATION_LOCUS(gimple_location(h));
-		for (unsigned j = 0; j < bodies.length(); j++) {
-			body &b = bodies[j];
-			if (!b.enter || !b.key || b.ps != callee || outer_body(b.key) != bodies[of[i]].key ||
-			    LOCATION_LOCUS(BLOCK_SOURCE_LOCATION(b.key)) != at)
-				continue;
-			if (found[i] != -1) {
-				found[i] = -2;
-				break;
-			}
-			found[i] = (int)j;
-		}
-		if (found[i] >= 0) {
-			body &b = bodies[found[i]];
-			b.from = b.from == -1 ? (int)i : -2;
-		}
+		int e = lean_region(h, site, at);
+		if (e < 0)
+			continue;
+		body &b = bodies[of[e]];
+		if (b.enter != hooks[e] || b.ps != -2 - r->callee_uid || b.work)
+			continue;
+		found[i] = (int)of[e];
+		b.from = b.from == -1 ? (int)i : -2;
 	}
 	/* by (body, site): every call hook lean (1), or not (0) */
 	hash_map<int_hash<HOST_WIDE_INT, -1, -2>, int> all;
 	for (unsigned i = 0; i < hooks.length(); i++) {
 		if (dp_hook_of(hooks[i]) != DPH_CALL || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
 			continue;
-		const body *b = found[i] >= 0 ? &bodies[found[i]] : NULL;
-		lean[i] = b && b->from == (int)i && !b->work && !b->calls;
+		lean[i] = found[i] >= 0 && bodies[found[i]].from == (int)i;
 		HOST_WIDE_INT k = (HOST_WIDE_INT)of[i] * dp_n_sites + (HOST_WIDE_INT)tree_to_uhwi(gimple_call_arg(hooks[i], 1));
 		int *v = all.get(k);
 		if (!v)
@@ -455,31 +495,6 @@ static unsigned int lower_bodies(function *fun)
 		}
 		if (k == DPH_CALL || k == DPH_BACKEDGE)
 			bodies[b].work = true;
-	}
-	/* the bodies that make a call of their own (not a hook's) */
-	FOR_EACH_BB_FN(bb, fun)
-		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
-			gimple *s = gsi_stmt(g);
-			enum dp_hook_kind k = dp_hook_of(s);
-			if (!is_gimple_call(s) || gimple_call_internal_p(s) || k == DPH_ENTER ||
-			    k == DPH_RETURN)
-				continue;
-			tree key = body_of_stmt(s);
-			if (unsigned *b = index.get(key ? key : error_mark_node))
-				bodies[*b].calls = true;
-		}
-	/* a part GCC split off a body and inlined back within it runs in the
-	 * body's activation, which it finds in dp_cur or the body's me */
-	for (unsigned i = 0; i < bodies.length(); i++) {
-		if (bodies[i].enter || !bodies[i].key)
-			continue;
-		for (tree up = outer_body(bodies[i].key); up; up = outer_body(up)) {
-			unsigned *o = index.get(up);
-			if (o && bodies[*o].enter) {
-				bodies[*o].calls = true;
-				break;
-			}
-		}
 	}
 	auto_vec<bool> lean;
 	lean_sites(hooks, of, call_of, bodies, lean);

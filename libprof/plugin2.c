@@ -72,6 +72,19 @@ static uint32_t sink_slots;         /* sink_pd's slots (under dp_rt.lock) */
  * allocation hooks on it, and by the final writer. */
 DP_EXPORT __thread uintptr_t dp_cur __attribute__((tls_model("initial-exec"))) = (uintptr_t)&root_csd.hot;
 
+/*
+ * After the program's constructors, before main: a constructor is a
+ * callback of the thread's root that has returned, but dp_cur still names
+ * its csd, and main would hang below it. In a static link libprof.a's
+ * constructors run after the program's (the linker lays .init_array out
+ * in link order, libprof.a last); where they run first (libprof.so) this
+ * changes nothing.
+ */
+__attribute__((constructor)) static void after_constructors(void)
+{
+	dp_cur = (uintptr_t)&root_csd.hot;
+}
+
 /* tu->runtime[3]: the TU's v2 state is ready (sink_pd big enough). */
 enum { TU_V2 = 3 };
 

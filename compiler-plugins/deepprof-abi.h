@@ -41,7 +41,8 @@ enum dp_css_flags {
 	                                  so it returns to the site; ABI v2 counts no exits
 	                                  there, and the runtime takes its calls for exits.
 	                                  Never with DP_CSS_TAIL or DP_CSS_NORETURN, nor
-	                                  for an exec function */
+	                                  for an exec function; on ABI v2 in tail
+	                                  position too (no tail call then) */
 };
 
 /* dp_ps_static.flags (bits) */

@@ -40,9 +40,10 @@ enum dp_css_flags {
 	                                  __THROW): it cannot reach this program's code,
 	                                  so it returns to the site; ABI v2 counts no exits
 	                                  there, and the runtime takes its calls for exits.
-	                                  Never with DP_CSS_TAIL or DP_CSS_NORETURN, nor
-	                                  for an exec function; on ABI v2 in tail
-	                                  position too (no tail call then) */
+	                                  Never with DP_CSS_NORETURN, nor for an exec
+	                                  function; with DP_CSS_TAIL in tail position
+	                                  (no restore: the runtime knows the call has
+	                                  returned when a prologue finds its csd) */
 };
 
 /* dp_ps_static.flags (bits) */

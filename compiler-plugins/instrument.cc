@@ -157,31 +157,25 @@ static unsigned add_site(gimple *call, unsigned caller)
 			if (dp_fns[i].uid == s->callee_uid && (dp_fns[i].flags & DP_PS_LEAF) &&
 			    !dp_fns[i].v2_entry)
 				s->flags |= DP_CSS_LEAF_CALLEE;
-	/* a library function declared leaf returns here: it may not call
-	 * back into the unit nor longjmp into it (GCC's leaf attribute). Not
-	 * an exec function, which does not return when it works. Such a call
-	 * in tail position is no tail site: it returns here, and dp_cur is
-	 * restored after it. As a tail call it left dp_cur naming its csd,
-	 * tagged, after its caller had returned too: into uninstrumented code
-	 * (a constructor's runner, a library calling back) whose next
-	 * callback then hung below the library function (jq's main below the
-	 * free() that ends a constructor). (ABI v1 keeps the tail call: its
-	 * return hook, a call, would become a sibling call itself, which the
-	 * runtime's check of the stack pointer takes for a frame left.) */
 	/* (calls=surviving on abi 1: a site in tail position of a function
 	 * GCC inlines is not in tail position where its copy runs, and its
 	 * return hook would be missing there: no tail sites. On abi 2 the
 	 * tables wait for the inliner, which clears the flag of those sites
 	 * only: lower.cc.) */
 	bool tail = dp_opt.tailcalls && !(dp_opt.surviving && dp_opt.abi == 1) && in_tail_position(call);
-	bool returns = s->kind == DP_CSS_KIND_EXTERNAL && fn && (gimple_call_flags(call) & ECF_LEAF) &&
-		       !is_exec(fn) && (dp_opt.abi == 2 || !tail);
+	/* a library function declared leaf returns here: it may not call
+	 * back into the unit nor longjmp into it (GCC's leaf attribute). Not
+	 * an exec function, which does not return when it works. In tail
+	 * position it is both: a tail call (no restore follows), which the
+	 * runtime knows has returned when a prologue finds its csd in dp_cur
+	 * (libprof/plugin2.c, enter). */
 	if (gimple_call_noreturn_p(call))
 		s->flags |= DP_CSS_NORETURN;
-	else if (returns)
-		s->flags |= DP_CSS_RETURNS;
 	else if (tail)
 		s->flags |= DP_CSS_TAIL;
+	if (s->kind == DP_CSS_KIND_EXTERNAL && fn && !(s->flags & DP_CSS_NORETURN) &&
+	    (gimple_call_flags(call) & ECF_LEAF) && !is_exec(fn))
+		s->flags |= DP_CSS_RETURNS;
 	return dp_n_sites++;
 }
 

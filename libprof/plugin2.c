@@ -217,6 +217,14 @@ static enum how how(const struct dp_csd *c)
 	       f & DP_CSS_TAIL ? TAIL : BY_COUNT;
 }
 
+/* c is a tail call of a library function declared leaf (DP_CSS_TAIL and
+ * DP_CSS_RETURNS): its calls all return (LEAF), but no restore follows
+ * them, so its tag outlives the call, and its caller's activation too. */
+static bool leaf_tail(const struct dp_csd *c)
+{
+	return (c->css->sflags & (DP_CSS_TAIL | DP_CSS_RETURNS)) == (DP_CSS_TAIL | DP_CSS_RETURNS);
+}
+
 /*
  * Whether calls through c may still be running: it counts exits inline
  * (BY_COUNT) and has calls that neither returned nor are known to have
@@ -512,7 +520,19 @@ DP_COLD static struct dp_csd_hot *enter(struct dp_tu *tu, uint32_t psn, uintptr_
 		goto out;
 	struct dp_csd *c = dp_plugin2_csd(cur);
 	struct dp_pd *parent = t->root;
-	if (c && (cur & 1)) {
+	bool tagged = cur & 1;
+	/* a tail call of a library function declared leaf (DP_CSS_TAIL and
+	 * DP_CSS_RETURNS) cannot call back: a prologue that finds its csd has
+	 * been entered after it returned, and its caller with it, into code
+	 * that restored no dp_cur (a constructor's runner, exit running its
+	 * handlers, a library calling back): as if dp_cur named the caller's
+	 * activation, which has returned too */
+	if (c && tagged && leaf_tail(c)) {
+		c = c->caller ? c->caller->parent : NULL;
+		c = c && c->v2 ? c : NULL;
+		tagged = false;
+	}
+	if (c && tagged) {
 		if (c->hot.callee == &unbound_pd && expects(c, ps)) {
 			if (bind2(t, c, ps) == 0)
 				r = c;
@@ -803,14 +823,14 @@ void dp_plugin2_unwind(struct dp_thread *t, bool returned)
 	if (self)
 		bind_pending(t);
 	struct dp_csd *c = dp_plugin2_csd(cur);
-	if (c && (cur & 1) && how(c) != TAIL)
+	if (c && (cur & 1) && how(c) != TAIL && !leaf_tail(c))
 		returned = false;       /* a call still being made: exit(), pthread_exit (a tail
 		                           call's tag outlives its return: no restore follows) */
 	for (; c && c->callee; c = c->caller->parent) {
 		if (c->ctx)
 			continue;       /* omp.c's copy of another thread's context */
 		enum how w = how(c);
-		if (w != BY_CHAIN && w != TAIL)
+		if (w != BY_CHAIN && w != TAIL && !leaf_tail(c))
 			returned = false;       /* a call that would have counted its return */
 		if ((w == BY_CHAIN || w == TAIL) && !returned)
 			dp_add_local(&c->nonlocal, 1);

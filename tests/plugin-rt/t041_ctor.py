@@ -1,26 +1,21 @@
 """Code libc runs between instrumented calls (s-ctor.c): a constructor,
 then main, which registers two exit handlers and calls exit(); the
 constructor and each handler end in a call of free (a library function
-declared leaf) in tail position. With ABI v2 dp_cur names no activation
-after such code has returned, only the last csd it set: main hung below
-the constructor's free (jq's profile: main under jv_mem_uninit_setup ->
-free), and the second handler below the first one's free. Now a leaf
-library call in tail position is no tail call (dp_cur is restored after
-it: compiler-plugins/instrument.cc) and the runtime sets dp_cur back to
-the root after the program's constructors (libprof/plugin2.c): main hangs
-from <root>, both handlers from exit. ABI v1 keeps the tail calls; its
-shadow stack places main below the constructor's free, a known limit
-(the test checks v1's counts only)."""
-import subprocess
-
+declared leaf, which cannot call back) in tail position. With ABI v2 no
+restore follows a tail call, and dp_cur still named free's csd, tagged,
+after the handler had returned: the second handler hung below the first
+one's free, and main below the constructor's (jq's profile: main under
+jv_mem_uninit_setup -> free). Now the runtime knows such a call has
+returned (DP_CSS_TAIL with DP_CSS_RETURNS: libprof/plugin2.c, enter) and
+sets dp_cur back to the root after the program's constructors: main hangs
+from <root>, both handlers from exit, every call of free returned. ABI v1's
+shadow stack still places main below the constructor's free, a known
+limit (the test checks v1's counts only)."""
 from prt import eq, invariants
 
 
 def run(ctx):
-    src = ctx.src("s-ctor.c")
-    plain = ctx.path("ctor-plain")
-    subprocess.run(["gcc", "-std=gnu11", "-O2", src, "-o", plain], check=True)
-    want = subprocess.run([plain], capture_output=True, text=True, check=True).stdout
+    want = ctx.plain_output("s-ctor.c")
     for opt in ("-O0", "-O2"):
         exe = ctx.build(["s-ctor.c"], "ctor" + opt, opt=opt)
         r = ctx.run(exe, env={"DEEPPROF_HZ": "0"})

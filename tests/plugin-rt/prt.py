@@ -56,6 +56,12 @@ class Ctx(e2e.Ctx):
     def compile(self, src, out=None, link="static", extra=(), opt="-O0"):
         return self.build([src], out or os.path.splitext(src)[0], opt=opt, extra=extra)
 
+    def plain_output(self, name, args=()):
+        """What plain gcc -O2's build of source NAME prints, run with args."""
+        exe = self.path(os.path.splitext(name)[0] + "-plain")
+        subprocess.run(["gcc", "-std=gnu11", "-O2", self.src(name), "-o", exe], check=True)
+        return subprocess.run([exe] + list(args), capture_output=True, text=True, check=True).stdout
+
 
 def invariants(p, lost=0):
     """What every plugin-mode profile satisfies (e2e's, for clock calls+loops);

@@ -25,9 +25,7 @@ def parts(path):
 def run(ctx):
     sanitized = "-fsanitize" in (ctx.a.cflags or "")
     src = ctx.src("s-split.c")
-    plain = ctx.path("split-plain")
-    subprocess.run(["gcc", "-std=gnu11", "-O2", src, "-o", plain], check=True)
-    want = subprocess.run([plain], capture_output=True, text=True, check=True).stdout
+    want = ctx.plain_output("s-split.c")
     for opt in ("-O0", "-O2"):
         exe = ctx.build(["s-split.c"], "split" + opt, opt=opt)
         if opt == "-O2" and ctx.a.abi != 1 and not sanitized:

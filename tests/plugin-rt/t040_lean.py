@@ -3,16 +3,11 @@ inlines into f1 leave dp_cur alone (sq's inlined body makes no call), and
 still count exact calls and exits; chk's inlined body calls bump on a path
 and keeps its site's stores. -O0 (nothing inlined) and -O2, both ABIs:
 the same counts, the plain build's output."""
-import subprocess
-
 from prt import eq, invariants
 
 
 def run(ctx):
-    src = ctx.src("s-lean.c")
-    plain = ctx.path("lean-plain")
-    subprocess.run(["gcc", "-std=gnu11", "-O2", src, "-o", plain], check=True)
-    want = subprocess.run([plain, "1000"], capture_output=True, text=True, check=True).stdout
+    want = ctx.plain_output("s-lean.c", ["1000"])
     for opt in ("-O0", "-O2"):
         exe = ctx.build(["s-lean.c"], "lean" + opt, opt=opt)
         r = ctx.run(exe, ["1000"], env={"DEEPPROF_HZ": "0"})

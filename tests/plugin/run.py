@@ -608,31 +608,6 @@ def test_late_leaf():
               tag + ": counts %s" % (got,))
 
 
-LEAN_SRC = """#include <stdio.h>
-int sq(int x) { return x * x; }
-__attribute__((noinline)) int bump(int x) { return x + 1; }
-int chk(int x) { return x < 0 ? bump(x) : x; }
-__attribute__((noinline)) int f1(int n)
-{
-	int s = 0;
-	for (int i = 0; i < n; i++)
-		s += sq(i);
-	return s;
-}
-__attribute__((noinline)) int f2(int n)
-{
-	int s = 0;
-	for (int i = 0; i < n; i++)
-		s += chk(i - 3);
-	return s;
-}
-int main(void)
-{
-	printf("%d %d\\n", f1(10), f2(10));
-	return 0;
-}
-"""
-
 TLS_STORE = re.compile(r"\bmov\w*\s+%\w+,\s*%fs:")
 
 
@@ -646,11 +621,9 @@ def test_lean_sites():
     it has a prologue where it is not inlined) leaves dp_cur alone
     (lower.cc, "lean sites"): f1's loop stores nothing to thread-local
     memory, where chk's inlined body, which calls bump, keeps the site's
-    stores in f2. Calls are counted as before (their exits: plugin-rt
-    t040, with libprof)."""
-    c = out("lean.c")
-    with open(c, "w") as f:
-        f.write(LEAN_SRC)
+    stores in f2 (tests/plugin-rt/s-lean.c). Calls are counted as before
+    (their exits: plugin-rt t040, with libprof)."""
+    c = os.path.join(HERE, "..", "plugin-rt", "s-lean.c")
     asm = out("lean.s")
     cc(["-O2", "-S", c, "-o", asm], link=False, abi=2)
     with open(asm) as f:
@@ -663,10 +636,11 @@ def test_lean_sites():
     exe = out("lean")
     cc(["-O2", c, "-o", exe], abi=2)
     tus, cyg, stdout = run_prog(exe)
-    check(stdout == "285 18\n", "lean sites: output %r" % stdout)
-    t = tus.get("lean.c", {"site": {}})
+    check(stdout == "285 18 100\n", "lean sites: output %r" % stdout)
+    t = tus.get("s-lean.c", {"site": {}})
     got = {edge: c_ for (edge, loc), (c_, r) in t["site"].items()}
-    check(got.get("f1->sq") == 10 and got.get("f2->chk") == 10 and got.get("chk->bump") == 3,
+    check(got.get("f1->sq") == 10 and got.get("main->sq") == 1 and got.get("f2->chk") == 10 and
+          got.get("chk->bump") == 3,
           "lean sites: counts %r" % got)
 
 

@@ -398,6 +398,12 @@ static int lean_region(gimple *h, unsigned long site, hash_map<gimple *, unsigne
  * hook, or a return hook of such a site (every call hook of its site in
  * its body lean); the body gets no prologue.
  */
+/* A key for (body B, the site of call or return hook H). */
+static HOST_WIDE_INT body_site(unsigned b, gimple *h)
+{
+	return (HOST_WIDE_INT)b * dp_n_sites + (HOST_WIDE_INT)tree_to_uhwi(gimple_call_arg(h, 1));
+}
+
 static void lean_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, const vec<gimple *> &call_of,
 		       vec<body> &bodies, vec<bool> &lean)
 {
@@ -432,7 +438,7 @@ static void lean_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, cons
 		if (dp_hook_of(hooks[i]) != DPH_CALL || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
 			continue;
 		lean[i] = found[i] >= 0 && bodies[found[i]].from == (int)i;
-		HOST_WIDE_INT k = (HOST_WIDE_INT)of[i] * dp_n_sites + (HOST_WIDE_INT)tree_to_uhwi(gimple_call_arg(hooks[i], 1));
+		HOST_WIDE_INT k = body_site(of[i], hooks[i]);
 		int *v = all.get(k);
 		if (!v)
 			all.put(k, lean[i]);
@@ -442,8 +448,7 @@ static void lean_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, cons
 	for (unsigned i = 0; i < hooks.length(); i++) {
 		if (dp_hook_of(hooks[i]) != DPH_RETURN || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
 			continue;
-		HOST_WIDE_INT k = (HOST_WIDE_INT)of[i] * dp_n_sites + (HOST_WIDE_INT)tree_to_uhwi(gimple_call_arg(hooks[i], 1));
-		int *v = all.get(k);
+		int *v = all.get(body_site(of[i], hooks[i]));
 		lean[i] = v && *v;
 	}
 }

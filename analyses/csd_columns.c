@@ -138,34 +138,47 @@ static int materialize(struct dpa_profile *p, enum dpa_measure m, uint64_t also)
 	return 0;
 }
 
+/* Room for ncap csd ids (> csd_cap) in p->csd and every stored column,
+ * without touching the new memory: a big block's pages then cost nothing
+ * until a csd is put there. 0 or -1 (out of memory; csd_cap unchanged). */
+static int grow(struct dpa_profile *p, size_t ncap)
+{
+	void *q = dpa_realloc_huge(p->csd, ncap * sizeof(*p->csd));
+
+	if (!q)
+		return -1;
+	p->csd = q;
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		struct dpa_col *c = &p->col[m];
+
+		if (!width(c->kind))
+			continue;
+		q = dpa_realloc_huge(c->v, ncap * width(c->kind));
+		if (!q)
+			return -1;      /* cap unchanged: larger blocks do no harm */
+		c->v = q;
+	}
+	p->csd_cap = ncap;
+	return 0;
+}
+
+int dpa_csd_expect(struct dpa_profile *p, uint32_t n)
+{
+	return (size_t)n < p->csd_cap ? 0 : grow(p, (size_t)n + 1);
+}
+
 int dpa_csd_reserve(struct dpa_profile *p, uint32_t n)
 {
 	size_t cap = p->csd_cap, ncap, from = p->csd_init;
-	void *q;
 
 	if (n < from)
 		return 0;
 	if (n >= cap) {
-		/* grow without touching the new memory: a big block's pages
-		 * then cost nothing until a csd is put there */
 		ncap = cap ? cap * 2 : 64;
 		while (ncap <= n)
 			ncap *= 2;
-		q = dpa_realloc_huge(p->csd, ncap * sizeof(*p->csd));
-		if (!q)
+		if (grow(p, ncap) < 0)
 			return -1;
-		p->csd = q;
-		for (int m = 0; m < DPA_NMEASURES; m++) {
-			struct dpa_col *c = &p->col[m];
-
-			if (!width(c->kind))
-				continue;
-			q = dpa_realloc_huge(c->v, ncap * width(c->kind));
-			if (!q)
-				return -1;      /* cap unchanged: larger blocks do no harm */
-			c->v = q;
-		}
-		p->csd_cap = ncap;
 	}
 	if (n == from) {
 		/* one more csd (the reader's case): no memset calls */
@@ -435,12 +448,12 @@ void dpa_csd_pack(struct dpa_profile *p)
 	}
 	refs_update(p);
 shrink:
-	if ((q = realloc(p->csd, n * sizeof(*p->csd))))
+	if (p->csd_cap > n && (q = realloc(p->csd, n * sizeof(*p->csd))))
 		p->csd = q;
 	for (int m = 0; m < DPA_NMEASURES; m++) {
 		struct dpa_col *c = &p->col[m];
 
-		if (width(c->kind) && (q = realloc(c->v, n * width(c->kind))))
+		if (width(c->kind) && p->csd_cap > n && (q = realloc(c->v, n * width(c->kind))))
 			c->v = q;
 	}
 	p->csd_cap = p->csd_init = n;

@@ -536,6 +536,12 @@ static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum d
  * is the next one (p->csd_init, the reader's case). Returns 0 or -1 (out of
  * memory).
  *
+ * dpa_csd_expect: room for csd ids 0 .. n (n + 1 of them) in p->csd and
+ * every stored column, none of it touched or made usable: for a builder
+ * that knows how many csds come (the reader, from END), so that the
+ * blocks are made once instead of grown by doubling. Returns 0 or -1 (out
+ * of memory; nothing changed).
+ *
  * dpa_csd_derive: before any csd is reserved, measure m is taken to be
  * measure a (kind DPA_COL_SAME) or a - b (DPA_COL_DIFF) on every csd, a and
  * b being ZERO still: dpa_csd_append() then stores nothing for m while the
@@ -549,6 +555,7 @@ static inline uint64_t dpa_own(const struct dpa_profile *p, uint32_t csd, enum d
  * the larger block); values are unchanged. Setting later is allowed.
  */
 int dpa_csd_reserve(struct dpa_profile *p, uint32_t n);
+int dpa_csd_expect(struct dpa_profile *p, uint32_t n);
 int dpa_csd_set_slow(struct dpa_profile *p, uint32_t csd, enum dpa_measure m, uint64_t v);
 int dpa_csd_append(struct dpa_profile *p, uint32_t id, const struct dpa_csd *c,
 		   const uint64_t v[DPA_NMEASURES]);

@@ -1,9 +1,8 @@
 /*
- * read_profile.c — dpa_profile_read(): decode a Deep.data file in place
- * from a read-only map of it (or, for a pipe, stream it through msgpack-c's
- * unpacker in chunks), validate every invariant of schemas/deep-data.md as
- * records arrive, and build struct dpa_profile (arrays by id, the CSR call
- * lists, each pd's thread).
+ * read_profile.c — dpa_profile_read(): stream a Deep.data file through
+ * msgpack-c's unpacker in chunks, validate every invariant of
+ * schemas/deep-data.md as records arrive, and build struct dpa_profile
+ * (arrays by id, the CSR call lists, each pd's thread).
  * Part of deepprof's analyses library. MIT licence.
  */
 #include <errno.h>
@@ -13,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,8 +24,6 @@
 /* ---- private types ---- */
 
 #define CHUNK_SIZE      (1024 * 1024)   /* bytes read per read(2) */
-#define MAP_WINDOW      (8u << 20)      /* bytes of a mapped file decoded before
-					 * its pages behind are given back */
 #define MAX_RECORD_LEN  16              /* longest record array in v1 is 12 */
 #define MAX_HEADER_KEYS 65536
 #define MAX_DEPTH       16              /* containers in containers (v1 needs 2) */
@@ -37,12 +33,9 @@ enum {  /* record kind tags (schemas/deep-data.md) */
 };
 
 /*
- * The reader's state while reading one file. Offsets are bytes from the
- * start of the file. A regular file is mapped (map: its map_size bytes,
- * decoded in place, not copied); anything else is streamed through the
- * unpacker. Invariant while streaming: the unpacker's unconsumed bytes
- * [u.off, u.used) are the file's bytes [consumed, fed). Read them with
- * unread() and unread_n(), and pass them with advance().
+ * The reader's state while streaming one file. Offsets are bytes from the
+ * start of the file. Invariant: the unpacker's unconsumed bytes
+ * [u.off, u.used) are the file's bytes [consumed, fed).
  */
 struct reader {
 	const char *path;
@@ -50,12 +43,7 @@ struct reader {
 	int fd;
 	uint64_t file_size;     /* from fstat; UINT64_MAX when not a regular file */
 	bool eof;
-	msgpack_unpacker u;     /* streaming only */
-	const unsigned char *map;       /* the mapped file, or NULL: streaming */
-	size_t map_size;
-	uint64_t map_dropped;   /* map[0 .. map_dropped) given back (madvise) */
-	uint64_t map_next;      /* consumed offset at which the next window is due */
-	msgpack_zone zone;      /* mapped: the general path's objects */
+	msgpack_unpacker u;
 	msgpack_object obj;     /* the object next_object() found; lives in u's zone
 				 * (or in fast[]) until the next call */
 	msgpack_object fast[MAX_RECORD_LEN];    /* a record of uints decoded by hand */
@@ -71,6 +59,8 @@ struct reader {
 	struct dpa_strtab *st;
 	/* capacities of the id-indexed arrays in *p (element 0 included) */
 	size_t cap_module, cap_ps, cap_css, cap_pd, cap_thread;
+	/* the capacities END's counts ask for (peek_end; 0: no hint) */
+	size_t want_module, want_ps, want_css, want_pd, want_thread, want_csd;
 	uint32_t *queue;        /* assign_threads()' breadth-first queue, or NULL */
 };
 
@@ -119,45 +109,23 @@ static int no_memory(struct reader *r)
 
 /* ---- reading bytes ---- */
 
-/* The file's bytes not yet consumed that are at hand: unread_n(r) of them
- * from unread(r) (the whole rest of a mapped file). */
+/* The file's bytes read but not yet consumed: unread_n(r) of them from
+ * unread(r). */
 static inline const unsigned char *unread(const struct reader *r)
 {
-	return r->map ? r->map + r->consumed : (const unsigned char *)r->u.buffer + r->u.off;
+	return (const unsigned char *)r->u.buffer + r->u.off;
 }
 
 static inline size_t unread_n(const struct reader *r)
 {
-	return r->map ? r->map_size - r->consumed : r->u.used - r->u.off;
+	return r->u.used - r->u.off;
 }
 
 /* Consume the next n bytes (an object's). */
 static inline void advance(struct reader *r, size_t n)
 {
-	if (!r->map)
-		r->u.off += n;
+	r->u.off += n;
 	r->consumed += n;
-}
-
-/*
- * A mapped file, between two records, once another window of it is
- * decoded: bring the crc32 up to here and give back the pages behind
- * (nothing points into them any more), so that the file's pages do not add
- * up in the resident set. The kernel maps the pages ahead a few at a
- * fault; mapping each window in one call (MADV_POPULATE_READ) took as
- * much system time. A failure of madvise() only leaves pages mapped.
- */
-static void map_window(struct reader *r)
-{
-	uint64_t done = r->consumed & ~(uint64_t)4095;  /* whole pages */
-
-	if (r->stage < 7)       /* END not read yet */
-		crc_upto(r, r->consumed);
-	if (done > r->map_dropped) {
-		madvise((void *)(r->map + r->map_dropped), done - r->map_dropped, MADV_DONTNEED);
-		r->map_dropped = done;
-	}
-	r->map_next = r->consumed + MAP_WINDOW;
 }
 
 /*
@@ -168,8 +136,8 @@ static int feed(struct reader *r)
 {
 	ssize_t n;
 
-	if (r->eof || r->map)
-		return 0;       /* a mapped file is all at hand */
+	if (r->eof)
+		return 0;
 	if (r->stage < 7)        /* END not read yet */
 		crc_upto(r, r->consumed);       /* before the buffer can move */
 	if (!msgpack_unpacker_reserve_buffer(&r->u, r->read_size))
@@ -382,26 +350,6 @@ static int64_t fast_record(struct reader *r, const unsigned char *buf, size_t si
 	return (int64_t)pos;
 }
 
-/* next_object() of a mapped file: msgpack-c decodes the object skim()
- * measured, size bytes at r->consumed, into r->zone (cleared per object). */
-static int map_object(struct reader *r, size_t size)
-{
-	size_t off = 0;
-	msgpack_unpack_return rc;
-
-	msgpack_zone_clear(&r->zone);
-	rc = msgpack_unpack((const char *)unread(r), size, &off, &r->zone, &r->obj);
-	if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
-		return no_memory(r);
-	if ((rc != MSGPACK_UNPACK_SUCCESS && rc != MSGPACK_UNPACK_EXTRA_BYTES) || off != size) {
-		if (!r->have_header)
-			return fail(r, "not a Deep.data file");
-		return corrupt(r, "invalid MessagePack");
-	}
-	advance(r, size);
-	return 1;
-}
-
 /*
  * Make the next complete object available in r->obj. Returns 1 when there
  * is one, 0 at a clean end of file (no byte left), -1 on error (truncated,
@@ -414,14 +362,13 @@ static int next_object(struct reader *r)
 	int rc;
 
 	r->read_size = CHUNK_SIZE;
-	if (r->map && r->consumed >= r->map_next)
-		map_window(r);
 	for (;;) {
 		size_t avail = unread_n(r);
 		uint64_t left = r->file_size == UINT64_MAX ? UINT64_MAX : r->file_size - r->consumed;
 
 		r->obj_start = r->consumed;
-		if (avail && r->have_header && (size = fast_record(r, unread(r), avail)) > 0) {
+		if (avail && r->have_header &&
+		    (size = fast_record(r, unread(r), avail)) > 0) {
 			advance(r, size);
 			return 1;
 		}
@@ -444,8 +391,6 @@ static int next_object(struct reader *r)
 			r->read_size *= 2;      /* one object spans chunks: read more at once */
 	}
 
-	if (r->map)
-		return map_object(r, (size_t)size);
 	/* The zone is cleared per object, not replaced (msgpack_unpacker_next
 	 * would malloc a new one for every record). */
 	if (r->u.z)     /* msgpack-c makes the zone on first use */
@@ -469,10 +414,9 @@ static int next_object(struct reader *r)
 
 /*
  * Bring the running crc32 up to file offset `upto` (<= r->consumed). The
- * bytes [r->crc_pos, r->consumed) are still at hand, just before unread():
- * feed() (map_window()) calls this before the buffer can move (the pages
- * are dropped), and END's check calls it with END's own offset, so END is
- * never included.
+ * bytes [r->crc_pos, r->consumed) are still in the unpacker's buffer, just
+ * before u.off: feed() calls this before the buffer can move, and END's
+ * check calls it with END's own offset, so END is never included.
  */
 static void crc_upto(struct reader *r, uint64_t upto)
 {
@@ -1017,17 +961,81 @@ static int read_header(struct reader *r, const msgpack_object *o)
 	return 0;
 }
 
+/* ---- sizes ahead ---- */
+
+/*
+ * The counts END promises, read from a regular file's last bytes before
+ * anything else, so that each id-indexed array is made once at its size.
+ * Grown by doubling from 64, the arrays of a 10^7-csd profile moved
+ * (mremap) up to 18 times each, and on the VM of README's "Benchmarks" the
+ * first touch of a page after a move costs a quarter of a fresh page's (the
+ * first pass over the csd array after reading: 0.19 s, the next 0.01 s;
+ * `report top` of every 10^7 shape took 1.0-1.5 s less with the arrays
+ * made once). Only a hint: END is
+ * checked as ever when the decoding reaches it, an array still grows past a
+ * count that was too small, and a count no file of this size could hold
+ * (every record takes at least 4 bytes) is not believed.
+ */
+static void peek_end(struct reader *r)
+{
+	unsigned char b[2 + 7 * 9];     /* END: [9, 6 counts, crc32], each a uint */
+	/* END's order; what each array takes beyond the count: element 0,
+	 * pd's sentinel too; dpa_csd_expect() takes the last csd id */
+	size_t n = sizeof(b), *want[6] = {
+		&r->want_module, &r->want_ps, &r->want_css, &r->want_pd, &r->want_csd,
+		&r->want_thread,
+	};
+	static const unsigned extra[6] = { 1, 1, 1, 2, 0, 1 };
+
+	if (r->file_size == UINT64_MAX || r->file_size < 16)
+		return;
+	if (r->file_size < n)
+		n = (size_t)r->file_size;
+	if (pread(r->fd, b, n, (off_t)(r->file_size - n)) != (ssize_t)n)
+		return;
+	for (size_t i = 0; i + 9 <= n; i++) {
+		uint64_t v[7];
+		size_t pos = i + 2;
+		int k;
+
+		if (b[i] != 0x98 || b[i + 1] != K_END)
+			continue;
+		for (k = 0; k < 7 && pos < n; k++) {
+			size_t len = b[pos] <= 0x7f ? 0 : b[pos] == 0xcc ? 1 : b[pos] == 0xcd ? 2 :
+				     b[pos] == 0xce ? 4 : b[pos] == 0xcf ? 8 : 9;
+
+			if (len == 9 || pos + 1 + len > n)
+				break;
+			v[k] = len ? 0 : b[pos];
+			for (size_t j = 1; j <= len; j++)
+				v[k] = v[k] << 8 | b[pos + j];
+			pos += 1 + len;
+		}
+		if (k < 7 || pos != n)
+			continue;
+		for (k = 0; k < 6; k++)
+			if (v[k] > r->file_size / 4 || v[k] >= UINT32_MAX - 2)
+				return;
+		for (k = 0; k < 6; k++)
+			*want[k] = (size_t)v[k] + extra[k];
+		return;
+	}
+}
+
 /* ---- records ---- */
 
-/* Grow an id-indexed array so that element `id` exists; new elements zeroed. */
-static int reserve(struct reader *r, void **arr, size_t *cap, size_t elem, uint32_t id)
+/* Grow an id-indexed array so that element `id` exists; new elements
+ * zeroed. Its first block has room for `want` elements (END's count, from
+ * peek_end()) when that is more than 64. */
+static int reserve(struct reader *r, void **arr, size_t *cap, size_t elem, uint32_t id,
+		   size_t want)
 {
 	size_t ncap;
 	void *n;
 
 	if (id < *cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 64;
+	ncap = *cap ? *cap * 2 : want > 64 ? want : 64;
 	while (ncap <= id)
 		ncap *= 2;
 	n = dpa_realloc_huge(*arr, ncap * elem);
@@ -1118,7 +1126,7 @@ static int read_module(struct reader *r, struct rec *c, uint32_t id)
 
 	if (id > DPA_MAX_MODULES)       /* a css keeps 29 bits of module id */
 		return corrupt(r, "more than %u modules", DPA_MAX_MODULES);
-	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*m), id) < 0)
+	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*m), id, r->want_module) < 0)
 		return -1;
 	m = &p->module[id];
 	memset(m, 0, sizeof(*m));
@@ -1161,7 +1169,8 @@ static int store_ps(struct reader *r, uint32_t id, const struct ps_fields *f, bo
 	if (id == 1 && (f->module != 0 || strcmp(dpa_str(p, f->name), "<root>")))
 		return quiet ? -1 : corrupt(r, "ps 1 is not the synthetic <root> (module 0, name "
 					    "\"<root>\")");
-	if ((id >= r->cap_ps && reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), id) < 0) ||
+	if ((id >= r->cap_ps &&
+	     reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), id, r->want_ps) < 0) ||
 	    dpa_src_set(p, DPA_PS_NAME, id, f->name) < 0 ||
 	    dpa_src_set(p, DPA_PS_FILE, id, f->file) < 0 ||
 	    dpa_src_set(p, DPA_PS_LINE, id, f->line) < 0 ||
@@ -1187,7 +1196,8 @@ static int store_css(struct reader *r, uint32_t id, const struct css_fields *f, 
 					    DPA_CSS_NKINDS - 1);
 	if (f->col >= (1u << 29))       /* the limit profile.h promises (struct dpa_src) */
 		return quiet ? -1 : corrupt(r, "css col %u is not below 2^29", f->col);
-	if ((id >= r->cap_css && reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), id) < 0) ||
+	if ((id >= r->cap_css &&
+	     reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), id, r->want_css) < 0) ||
 	    dpa_src_set(p, DPA_CSS_FILE, id, f->file) < 0 ||
 	    dpa_src_set(p, DPA_CSS_LINE, id, f->line) < 0 ||
 	    dpa_src_set(p, DPA_CSS_COL, id, f->col) < 0 ||
@@ -1206,7 +1216,7 @@ static int store_pd(struct reader *r, uint32_t id, uint32_t ps, bool quiet)
 {
 	struct dpa_profile *p = r->p;
 
-	if (id >= r->cap_pd && reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), id) < 0)
+	if (id >= r->cap_pd && reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), id, r->want_pd) < 0)
 		return quiet ? -1 : no_memory(r);
 	p->pd[id] = (struct dpa_pd){ .ps = ps };
 	p->n_pd = id;
@@ -1219,6 +1229,8 @@ static int store_csd(struct reader *r, uint32_t id, const struct dpa_csd *c,
 {
 	if (r->p->hdr.sampled && (v[DPA_CALLS] || v[DPA_EXITS] || v[DPA_NONLOCAL] || v[DPA_CSCS]))
 		return quiet ? -1 : corrupt(r, "csd %u of a sampled profile counts calls, exits or cscs", id);
+	if (id == 1 && r->want_csd)     /* a hint: appending says if memory is short */
+		(void)dpa_csd_expect(r->p, (uint32_t)r->want_csd);
 	if (dpa_csd_append(r->p, id, c, v) < 0)
 		return quiet ? -1 : no_memory(r);
 	r->p->n_csd = id;
@@ -1289,7 +1301,7 @@ static int read_thread(struct reader *r, struct rec *c, uint32_t id)
 	struct dpa_profile *p = r->p;
 	struct dpa_thread *t;
 
-	if (reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*t), id) < 0)
+	if (reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*t), id, r->want_thread) < 0)
 		return -1;
 	t = &p->thread[id];
 	memset(t, 0, sizeof(*t));
@@ -1608,8 +1620,6 @@ static int direct_record(struct reader *r)
 	const unsigned char *b = unread(r);
 	size_t avail = unread_n(r), size;
 
-	if (r->map && r->consumed >= r->map_next)
-		return 0;       /* next_object() moves the window on */
 	if (avail < DIRECT_NEED)
 		return 0;
 	switch (b[0] << 8 | b[1]) {
@@ -1830,11 +1840,11 @@ static int finish_arrays(struct reader *r)
 {
 	struct dpa_profile *p = r->p;
 
-	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*p->module), 0) < 0 ||
-	    reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), 0) < 0 ||
-	    reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), 0) < 0 ||
-	    reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), p->n_pd + 1) < 0 ||
-	    reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*p->thread), 0) < 0)
+	if (reserve(r, (void **)&p->module, &r->cap_module, sizeof(*p->module), 0, 0) < 0 ||
+	    reserve(r, (void **)&p->ps, &r->cap_ps, sizeof(*p->ps), 0, 0) < 0 ||
+	    reserve(r, (void **)&p->css, &r->cap_css, sizeof(*p->css), 0, 0) < 0 ||
+	    reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), p->n_pd + 1, 0) < 0 ||
+	    reserve(r, (void **)&p->thread, &r->cap_thread, sizeof(*p->thread), 0, 0) < 0)
 		return -1;
 	shrink((void **)&p->module, &r->cap_module, sizeof(*p->module), p->n_module);
 	shrink((void **)&p->ps, &r->cap_ps, sizeof(*p->ps), p->n_ps);
@@ -1917,24 +1927,16 @@ int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *
 		close(r.fd);
 		return -1;
 	}
+	/* A regular file too is read(2) in chunks, not mapped: the kernel
+	 * copies it into one buffer, whose pages stay mapped, where a mapping
+	 * took a fault per few pages and the MADV_DONTNEED behind the decoding
+	 * (`report top` of 10^7 csds, median of 5 alternating runs: chain
+	 * 3.50 -> 2.94 s of CPU, wide 2.87 -> 2.70 s) */
 	r.file_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
 	r.crc = 0;     /* crc32's initial value */
-	if (r.file_size && r.file_size != UINT64_MAX && r.file_size <= SIZE_MAX) {
-		/* a file system that cannot map it is read as a stream */
-		void *m = mmap(NULL, (size_t)r.file_size, PROT_READ, MAP_PRIVATE, r.fd, 0);
-
-		if (m != MAP_FAILED) {
-			r.map = m;
-			r.map_size = (size_t)r.file_size;
-			r.fed = r.file_size;
-			r.eof = true;
-		}
-	}
-	if (r.map ? !msgpack_zone_init(&r.zone, MSGPACK_ZONE_CHUNK_SIZE) :
-		    !msgpack_unpacker_init(&r.u, CHUNK_SIZE)) {
+	peek_end(&r);
+	if (!msgpack_unpacker_init(&r.u, CHUNK_SIZE)) {
 		no_memory(&r);
-		if (r.map)
-			munmap((void *)r.map, r.map_size);
 		close(r.fd);
 		return -1;
 	}
@@ -1945,12 +1947,7 @@ int dpa_profile_read(struct dpa_profile *p, const char *path, struct dpa_error *
 		no_memory(&r);
 	else
 		rc = read_all(&r);
-	if (r.map) {
-		msgpack_zone_destroy(&r.zone);
-		munmap((void *)r.map, r.map_size);
-	} else {
-		msgpack_unpacker_destroy(&r.u);
-	}
+	msgpack_unpacker_destroy(&r.u);
 	free(r.queue);
 	close(r.fd);
 	if (rc < 0)

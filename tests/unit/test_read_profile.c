@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <msgpack.h>
@@ -473,6 +474,154 @@ static void test_large(void)
 	dpa_profile_release(&p);
 }
 
+/* Read `path` through a FIFO that a child process copies it into: the
+ * streamed path, which has no file size and so no END counts ahead. */
+static void read_fifo(struct dpa_profile *p, const char *path)
+{
+	char fifo[4096 + 256];
+	int status;
+	pid_t pid;
+
+	snprintf(fifo, sizeof(fifo), "%s", dpa_test_path("hint.fifo"));
+	unlink(fifo);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		char buf[65536];
+		int in = open(path, O_RDONLY), out = open(fifo, O_WRONLY);
+		ssize_t n;
+
+		while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n)
+				_exit(1);
+		_exit(in >= 0 && out >= 0 ? 0 : 1);
+	}
+	read_ok(p, fifo);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	unlink(fifo);
+}
+
+/* Every record, call list and thread of a equals b's. */
+static void assert_same_profile(const struct dpa_profile *a, const struct dpa_profile *b)
+{
+	CU_ASSERT_EQUAL_FATAL(a->n_module, b->n_module);
+	CU_ASSERT_EQUAL_FATAL(a->n_ps, b->n_ps);
+	CU_ASSERT_EQUAL_FATAL(a->n_css, b->n_css);
+	CU_ASSERT_EQUAL_FATAL(a->n_pd, b->n_pd);
+	CU_ASSERT_EQUAL_FATAL(a->n_csd, b->n_csd);
+	CU_ASSERT_EQUAL_FATAL(a->n_thread, b->n_thread);
+	CU_ASSERT_EQUAL(a->file_crc32, b->file_crc32);
+	CU_ASSERT(!memcmp(a->ps, b->ps, (a->n_ps + 1) * sizeof(*a->ps)));
+	CU_ASSERT(!memcmp(a->css, b->css, (a->n_css + 1) * sizeof(*a->css)));
+	CU_ASSERT(!memcmp(a->pd, b->pd, (a->n_pd + 2) * sizeof(*a->pd)));
+	CU_ASSERT(!memcmp(a->csd, b->csd, (a->n_csd + 1) * sizeof(*a->csd)));
+	for (int m = 0; m < DPA_NMEASURES; m++) {
+		uint32_t differ = 0;
+
+		CU_ASSERT_EQUAL(a->col[m].kind, b->col[m].kind);
+		for (uint32_t i = 0; i <= a->n_csd; i++)
+			differ += dpa_own(a, i, (enum dpa_measure)m) != dpa_own(b, i, (enum dpa_measure)m);
+		CU_ASSERT_EQUAL(differ, 0);
+	}
+	for (uint32_t i = 0; i < a->n_csd; i++) {
+		CU_ASSERT_EQUAL(dpa_out_csd(a, i), dpa_out_csd(b, i));
+		CU_ASSERT_EQUAL(dpa_in_csd(a, i), dpa_in_csd(b, i));
+	}
+	for (uint32_t q = 1; q <= a->n_pd; q++)
+		CU_ASSERT_EQUAL(dpa_pd_thread(a, q), dpa_pd_thread(b, q));
+	for (uint32_t t = 1; t <= a->n_thread; t++) {
+		CU_ASSERT_EQUAL(a->thread[t].tid, b->thread[t].tid);
+		CU_ASSERT_EQUAL(a->thread[t].root_pd, b->thread[t].root_pd);
+		CU_ASSERT_EQUAL(a->thread[t].cpu_ns, b->thread[t].cpu_ns);
+	}
+}
+
+/* `path` with its END record replaced by one whose count number `which`
+ * (0 modules .. 4 csd, 5 threads) is v; returns END's offset. */
+static size_t rewrite_end(const char *path, int which, uint64_t v)
+{
+	size_t len, end = 0, off = 0;
+	char *buf = slurp(path, &len);
+	msgpack_unpacked u;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	FILE *f;
+
+	CU_ASSERT_FATAL(buf != NULL && len > 80);
+	msgpack_unpacked_init(&u);
+	/* END is the array [9, ...] of 8 uints that ends the file */
+	for (end = len - 80; end < len; end++) {
+		off = end;
+		if ((unsigned char)buf[end] == 0x98 && buf[end + 1] == 9 &&
+		    msgpack_unpack_next(&u, buf, len, &off) == MSGPACK_UNPACK_SUCCESS && off == len)
+			break;
+	}
+	CU_ASSERT_FATAL(end < len);
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 8);
+	for (uint32_t i = 0; i < 8; i++)
+		msgpack_pack_uint64(&pk, i == (uint32_t)which + 1 ? v : u.data.via.array.ptr[i].via.u64);
+	f = fopen(path, "wb");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT(fwrite(buf, 1, end, f) == end);
+	CU_ASSERT(fwrite(sb.data, 1, sb.size, f) == sb.size);
+	fclose(f);
+	msgpack_sbuffer_destroy(&sb);
+	msgpack_unpacked_destroy(&u);
+	free(buf);
+	return end;
+}
+
+/*
+ * A regular file's arrays are made at the sizes its END gives, read ahead
+ * from the file's last bytes (peek_end): the profile is the one a stream
+ * (no size known, arrays grown by doubling) gives; an END whose counts are
+ * too small, too large or past what the file could hold is only a hint,
+ * read safely to END's own error.
+ */
+static void test_end_hint(void)
+{
+	static const struct {
+		int which;
+		uint64_t v;
+		const char *name;
+	} lies[] = {
+		{ 4, 1000, "csd" }, { 3, 1000, "pd" }, { 2, 3, "css" }, { 1, 2, "ps" },
+		{ 4, 600000, "csd" }, { 3, 900000, "pd" }, { 5, 5, "threads" },
+		{ 4, (uint64_t)1 << 31, "csd" }, { 3, UINT32_MAX, "pd" },
+	};
+	struct dpa_profile a, b;
+	struct dpg_stats st;
+	const char *path = gen("hint.dp", DPG_TREE, 300000, 2, DPG_OK, &st);
+	char msg[512], copy[4096 + 256];
+
+	read_ok(&a, path);
+	read_fifo(&b, path);
+	assert_same_profile(&a, &b);
+	dpa_profile_release(&b);
+	path = gen("hint.dp", DPG_RECURSIVE, 100000, 1, DPG_OK, NULL);
+	snprintf(copy, sizeof(copy), "%s", path);
+	read_fifo(&b, copy);
+	read_ok(&a, copy);
+	assert_same_profile(&a, &b);
+	dpa_profile_release(&b);
+	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		const uint32_t have[6] = { a.n_module, a.n_ps, a.n_css, a.n_pd, a.n_csd, a.n_thread };
+		size_t end;
+
+		gen("hint.dp", DPG_RECURSIVE, 100000, 1, DPG_OK, NULL);
+		end = rewrite_end(copy, lies[i].which, lies[i].v);
+
+		snprintf(msg, sizeof(msg), "corrupt: record at byte %zu: END says %" PRIu64
+			 " %s, the file has %u", end, lies[i].v, lies[i].name, have[lies[i].which]);
+		expect_error(copy, msg);
+	}
+	dpa_profile_release(&a);
+}
+
 /* dpa_profile_compact keeps pd_thread unless every thread's pds are one
  * range of ids in thread order, and keeps a permutation unless it is the
  * identity. */
@@ -792,6 +941,7 @@ DPA_TEST_SUITE(read_profile,
 	       DPA_TEST(test_threads),
 	       DPA_TEST(test_wide_offsets),
 	       DPA_TEST(test_large),
+	       DPA_TEST(test_end_hint),
 	       DPA_TEST(test_compact),
 	       DPA_TEST(test_corruptions),
 	       DPA_TEST(test_record_defects),

@@ -10,8 +10,10 @@ procedures, the shape of a real program's many contexts of few procedures;
 and `wide`, main calling one procedure per csd through one site, where
 every csd is its own procedure, so the callgrind export has one function per
 csd (callgrind_annotate's worst case; it is not run at 10^7). At 10^7 the
-other shapes too (`threads`, `chain`, `recursive`, `mutual`: one run, the
-report only), since the target holds for every shape.
+other shapes too (`threads`, `chain`, `recursive`, `mutual`: the report
+only), since the target (issue 14: at most 2 s of CPU and 700 MiB) holds
+for every shape; every 10^7 row is a median of --runs runs, as one run on
+a shared VM can take half as long again.
 
 Each child is timed with wait4: CPU (user+sys), wall, and its own peak
 resident set (ru_maxrss), so no `time` package is needed. Files go under
@@ -19,7 +21,7 @@ BUILD/bench/analyses and are deleted once measured (10^7 csds is ~370 MB).
 
 Used by run.py (`--only analyses`); runnable alone:
     analyses.py --deepprof BIN --dpgen BIN --dir DIR [--quick | --targets] [--runs N]
---targets: only the 10^7 report of every shape, one run each (the target rows).
+--targets: only the 10^7 report of every shape (the target rows).
 """
 
 import argparse
@@ -30,8 +32,8 @@ import subprocess
 import sys
 import time
 
-TARGET_S = 5.0                 # 10^7 tree csds read, cliqued and reported within
-TARGET_MIB = 1024.0            # ... using at most this much memory at peak
+TARGET_S = 2.0                 # 10^7 csds of every shape read, cliqued and reported
+TARGET_MIB = 700.0             # ... within this much CPU and memory at peak (issue 14)
 TIMEOUT = 900
 
 
@@ -110,7 +112,7 @@ def plan(a):
     """[(shape, n, runs, annotate, export)]: annotate True or the reason it is
     not run; export False: the report only."""
     if getattr(a, "targets", False):
-        return [(shape, 10 ** 7, 1, "not run: --targets", False)
+        return [(shape, 10 ** 7, a.runs, "not run: --targets", False)
                 for shape in ("tree", "wide", "threads", "chain", "recursive", "mutual")]
     if a.quick:
         return [("tree", 10 ** 4, 1, True, True), ("tree", 10 ** 5, 1, True, True),
@@ -120,8 +122,8 @@ def plan(a):
     return [("tree", 10 ** 5, a.runs, True, True), ("tree", 10 ** 6, a.runs, True, True),
             ("tree", 10 ** 7, a.runs, True, True),
             ("wide", 10 ** 5, a.runs, True, True), ("wide", 10 ** 6, a.runs, True, True),
-            ("wide", 10 ** 7, 1, skip, True)] + [
-            (shape, 10 ** 7, 1, only, False)
+            ("wide", 10 ** 7, a.runs, skip, True)] + [
+            (shape, 10 ** 7, a.runs, only, False)
             for shape in ("threads", "chain", "recursive", "mutual")]
 
 
@@ -178,10 +180,10 @@ def table(a, rows):
                 "linear" if g <= 1.3 else "NOT linear (more than 1.3x)"))
     for r in [r for r in rows if r.n == 10 ** 7]:
         cpu, wall, mib = med(r.report, 0), med(r.report, 1), max(x[2] for x in r.report)
-        L.append("  target (%s): 10^7 csds read, cliqued and reported in < %.0f s with < %.0f MiB: "
+        L.append("  target (%s): 10^7 csds read, cliqued and reported in <= %.0f s CPU with <= %.0f MiB: "
                  "%.2f s CPU (wall %.2f s at load %.1f), %.0f MiB: %s" % (
                      r.shape, TARGET_S, TARGET_MIB, cpu, wall, os.getloadavg()[0], mib,
-                     "met" if cpu < TARGET_S and mib < TARGET_MIB else "MISSED"))
+                     "met" if cpu <= TARGET_S and mib <= TARGET_MIB else "MISSED"))
         L.append("    %s: user %.2f s + sys %.2f s, %d minor page faults (sys is mostly the "
                  "kernel zeroing fresh pages)" % (r.shape, med(r.report, 3), med(r.report, 4),
                                                  int(med(r.report, 5))))
@@ -214,7 +216,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--targets", action="store_true",
-                    help="only the 10^7 report of every shape, one run each")
+                    help="only the 10^7 report of every shape")
     a = ap.parse_args()
     try:
         lines = run(a)

@@ -944,6 +944,27 @@ lost:
 	errno = saved_errno;
 }
 
+/*
+ * After the program's constructors (this one runs after theirs: libprof.a
+ * comes last in a static link, as for plugin2.c's after_constructors): a
+ * constructor whose last call, in tail position, went into a library
+ * function (free) left that call's frame on the shadow stack, since no hook
+ * follows a tail call, and main, entered with no call pending, was taken
+ * for a callback from it (tests/plugin-rt t041). Every frame above the
+ * root has ended by now: they are popped as the next shallower hook would.
+ */
+__attribute__((constructor)) static void v1_after_constructors(void)
+{
+	struct dp_thread *t = dp_self;
+	if (!t || (t->h->stop & ~(uint32_t)DP_MAKING))
+		return;
+	int saved_errno = errno;
+	while (t->h->top != t->stack)
+		pop_stale(t);
+	settle(t->h);
+	errno = saved_errno;
+}
+
 /* dp_abi_return's rare cases: frames above the call's (longjmp, ended
  * callbacks, tail calls into uninstrumented code), a callee that was never
  * entered (bind it as uninstrumented), a call whose frame was never pushed. */

@@ -601,6 +601,7 @@ static void test_end_hint(void)
 	read_ok(&a, path);
 	read_fifo(&b, path);
 	assert_same_profile(&a, &b);
+	dpa_profile_release(&a);
 	dpa_profile_release(&b);
 	path = gen("hint.dp", DPG_RECURSIVE, 100000, 1, DPG_OK, NULL);
 	snprintf(copy, sizeof(copy), "%s", path);

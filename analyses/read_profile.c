@@ -367,8 +367,7 @@ static int next_object(struct reader *r)
 		uint64_t left = r->file_size == UINT64_MAX ? UINT64_MAX : r->file_size - r->consumed;
 
 		r->obj_start = r->consumed;
-		if (avail && r->have_header &&
-		    (size = fast_record(r, unread(r), avail)) > 0) {
+		if (avail && r->have_header && (size = fast_record(r, unread(r), avail)) > 0) {
 			advance(r, size);
 			return 1;
 		}
@@ -961,67 +960,6 @@ static int read_header(struct reader *r, const msgpack_object *o)
 	return 0;
 }
 
-/* ---- sizes ahead ---- */
-
-/*
- * The counts END promises, read from a regular file's last bytes before
- * anything else, so that each id-indexed array is made once at its size.
- * Grown by doubling from 64, the arrays of a 10^7-csd profile moved
- * (mremap) up to 18 times each, and on the VM of README's "Benchmarks" the
- * first touch of a page after a move costs a quarter of a fresh page's (the
- * first pass over the csd array after reading: 0.19 s, the next 0.01 s;
- * `report top` of every 10^7 shape took 1.0-1.5 s less with the arrays
- * made once). Only a hint: END is
- * checked as ever when the decoding reaches it, an array still grows past a
- * count that was too small, and a count no file of this size could hold
- * (every record takes at least 4 bytes) is not believed.
- */
-static void peek_end(struct reader *r)
-{
-	unsigned char b[2 + 7 * 9];     /* END: [9, 6 counts, crc32], each a uint */
-	/* END's order; what each array takes beyond the count: element 0,
-	 * pd's sentinel too; dpa_csd_expect() takes the last csd id */
-	size_t n = sizeof(b), *want[6] = {
-		&r->want_module, &r->want_ps, &r->want_css, &r->want_pd, &r->want_csd,
-		&r->want_thread,
-	};
-	static const unsigned extra[6] = { 1, 1, 1, 2, 0, 1 };
-
-	if (r->file_size == UINT64_MAX || r->file_size < 16)
-		return;
-	if (r->file_size < n)
-		n = (size_t)r->file_size;
-	if (pread(r->fd, b, n, (off_t)(r->file_size - n)) != (ssize_t)n)
-		return;
-	for (size_t i = 0; i + 9 <= n; i++) {
-		uint64_t v[7];
-		size_t pos = i + 2;
-		int k;
-
-		if (b[i] != 0x98 || b[i + 1] != K_END)
-			continue;
-		for (k = 0; k < 7 && pos < n; k++) {
-			size_t len = b[pos] <= 0x7f ? 0 : b[pos] == 0xcc ? 1 : b[pos] == 0xcd ? 2 :
-				     b[pos] == 0xce ? 4 : b[pos] == 0xcf ? 8 : 9;
-
-			if (len == 9 || pos + 1 + len > n)
-				break;
-			v[k] = len ? 0 : b[pos];
-			for (size_t j = 1; j <= len; j++)
-				v[k] = v[k] << 8 | b[pos + j];
-			pos += 1 + len;
-		}
-		if (k < 7 || pos != n)
-			continue;
-		for (k = 0; k < 6; k++)
-			if (v[k] > r->file_size / 4 || v[k] >= UINT32_MAX - 2)
-				return;
-		for (k = 0; k < 6; k++)
-			*want[k] = (size_t)v[k] + extra[k];
-		return;
-	}
-}
-
 /* ---- records ---- */
 
 /* Grow an id-indexed array so that element `id` exists; new elements
@@ -1216,7 +1154,8 @@ static int store_pd(struct reader *r, uint32_t id, uint32_t ps, bool quiet)
 {
 	struct dpa_profile *p = r->p;
 
-	if (id >= r->cap_pd && reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), id, r->want_pd) < 0)
+	if (id >= r->cap_pd &&
+	    reserve(r, (void **)&p->pd, &r->cap_pd, sizeof(*p->pd), id, r->want_pd) < 0)
 		return quiet ? -1 : no_memory(r);
 	p->pd[id] = (struct dpa_pd){ .ps = ps };
 	p->n_pd = id;
@@ -1856,6 +1795,60 @@ static int finish_arrays(struct reader *r)
 	dpa_csd_pack(p);
 	shrink((void **)&p->thread, &r->cap_thread, sizeof(*p->thread), p->n_thread);
 	return 0;
+}
+
+/* ---- sizes ahead ---- */
+
+/*
+ * The counts END promises, read from a regular file's last bytes before
+ * anything else, so that each id-indexed array is made once at its size.
+ * Grown by doubling from 64, the arrays of a 10^7-csd profile moved
+ * (mremap) up to 18 times each, and on the VM of README's "Benchmarks" the
+ * first touch of a page after a move costs a quarter of a fresh page's (the
+ * first pass over the csd array after reading: 0.19 s, the next 0.01 s;
+ * `report top` of every 10^7 shape took 1.0-1.5 s less with the arrays
+ * made once). Only a hint: END is
+ * checked as ever when the decoding reaches it, an array still grows past a
+ * count that was too small, and a count no file of this size could hold
+ * (every record takes at least 4 bytes) is not believed.
+ */
+static void peek_end(struct reader *r)
+{
+	/* END: [9, 6 counts, crc32], each a uint of at most 9 bytes; 9 zero
+	 * bytes after the file's last let take_uint() read past it */
+	unsigned char b[2 + 7 * 9 + 9] = { 0 };
+	/* END's order; what each array takes beyond the count: element 0,
+	 * pd's sentinel too; dpa_csd_expect() takes the last csd id */
+	size_t n = 2 + 7 * 9, *want[6] = {
+		&r->want_module, &r->want_ps, &r->want_css, &r->want_pd, &r->want_csd,
+		&r->want_thread,
+	};
+	static const unsigned extra[6] = { 1, 1, 1, 2, 0, 1 };
+
+	if (r->file_size == UINT64_MAX || r->file_size < 16)
+		return;
+	if (r->file_size < n)
+		n = (size_t)r->file_size;
+	if (pread(r->fd, b, n, (off_t)(r->file_size - n)) != (ssize_t)n)
+		return;
+	for (size_t i = 0; i + 9 <= n; i++) {
+		uint64_t v[7];
+		size_t pos = i + 2;
+		int k;
+
+		if (b[i] != 0x98 || b[i + 1] != K_END)
+			continue;
+		for (k = 0; k < 7 && pos < n && take_uint(b, &pos, &v[k]); k++)
+			;
+		if (k < 7 || pos != n)
+			continue;
+		for (k = 0; k < 6; k++)
+			if (v[k] > r->file_size / 4 || v[k] >= UINT32_MAX - 2)
+				return;
+		for (k = 0; k < 6; k++)
+			*want[k] = (size_t)v[k] + extra[k];
+		return;
+	}
 }
 
 /* ---- the whole file ---- */

@@ -591,7 +591,7 @@ static void test_end_hint(void)
 	} lies[] = {
 		{ 4, 1000, "csd" }, { 3, 1000, "pd" }, { 2, 3, "css" }, { 1, 2, "ps" },
 		{ 4, 600000, "csd" }, { 3, 900000, "pd" }, { 5, 5, "threads" },
-		{ 4, (uint64_t)1 << 31, "csd" }, { 3, UINT32_MAX, "pd" },
+		{ 4, (uint64_t)1 << 31, "csd" }, { 3, UINT32_MAX, "pd" }, { 0, 3, "modules" },
 	};
 	struct dpa_profile a, b;
 	struct dpg_stats st;

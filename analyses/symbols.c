@@ -190,13 +190,16 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 			continue;
 		/* offset is the return address: the call itself is just before it */
 		addr = p->module[s->module].base + dpa_css_offset(p, i) - (dpa_css_offset(p, i) > 0);
+		/* a plugin callback's record: data, with no source line to look
+		 * up (looking would load the module's whole DWARF for nothing) */
+		bool record = data_at(mod, addr);
 		if (!in_fn) {
 			in_fn = function_at(p, mod, addr);
-			if (!in_fn && data_at(mod, addr))   /* a plugin callback's record */
+			if (!in_fn && record)
 				in_fn = dpa_src_get(p, DPA_PS_NAME, s->caller_ps);
 			dpa_src_set(p, DPA_CSS_IN_FN, i, in_fn);
 		}
-		{
+		if (!record) {
 			uint32_t line = dpa_src_get(p, DPA_CSS_LINE, i), col = dpa_src_get(p, DPA_CSS_COL, i);
 
 			file = source_at(p, mod, addr, &line, &col);

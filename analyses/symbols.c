@@ -131,6 +131,18 @@ static uint32_t source_at(struct dpa_profile *p, Dwfl_Module *mod, GElf_Addr add
 	return intern(p, file);
 }
 
+/* Site i's offset is its callee's entry in the same module: a site no call
+ * instruction made (libprof's deepprof_runtime, under which the runtime's
+ * own ticks go: deep-data.md), so it has no return address to look up. */
+static bool names_no_call(const struct dpa_profile *p, uint32_t i)
+{
+	const struct dpa_css *s = &p->css[i];
+	uint32_t callee = s->callee_ps;
+
+	return callee && callee <= p->n_ps && s->module && p->ps[callee].module == s->module &&
+	       dpa_ps_offset(p, callee) == dpa_css_offset(p, i);
+}
+
 int dpa_profile_symbolize(struct dpa_profile *p)
 {
 	struct symmod *mods;
@@ -179,10 +191,11 @@ int dpa_profile_symbolize(struct dpa_profile *p)
 
 		if (in_fn && file)
 			continue;
-		if (file) {
+		if (file || names_no_call(p, i)) {
 			/* from a plugin table (deep-data.md, "Plugin builds"): the
 			 * offset is the table record, not a return address, and
-			 * the site lies in its caller */
+			 * the site lies in its caller; likewise a site at its
+			 * callee's entry, which no call made */
 			dpa_src_set(p, DPA_CSS_IN_FN, i, dpa_src_get(p, DPA_PS_NAME, s->caller_ps));
 			continue;
 		}

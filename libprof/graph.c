@@ -497,7 +497,10 @@ struct dp_csd *dp_graph_sample_step(struct dp_thread *t, struct dp_pd *const *pa
 	 * root; below an instrumented activation, a call into uninstrumented
 	 * code */
 	struct dp_css cinit = { .kind = !site || pd == t->root ? DP_CSS_CALLBACK
-				: tag ? DP_CSS_EXTERNAL : DP_CSS_DYNAMIC };
+				: tag ? DP_CSS_EXTERNAL : DP_CSS_DYNAMIC,
+				/* a site at its callee's entry (the runtime's own
+				 * ticks, timer.c) names that callee, not a call */
+				.callee = site && site == fn ? ps : NULL };
 	struct dp_css *css = ps ? dp_graph_css_get(site, pd->ps, &cinit) : NULL;
 	if (!css)
 		return NULL;

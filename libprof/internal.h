@@ -686,6 +686,7 @@ struct dp_csd *dp_graph_sample_step(struct dp_thread *t, struct dp_pd *const *pa
 				    uintptr_t site, uintptr_t fn, struct dp_ps *known, uintptr_t tag);
 
 /* timer.c */
+bool dp_runtime_ps(uintptr_t fn, const char **name, const char **file, uint32_t *line);
 void dp_timer_install(void);
 void dp_timer_start(struct dp_thread *t);
 const sigset_t *dp_sigmask_keep_prof(int how, const sigset_t *set, sigset_t *copy,

@@ -31,12 +31,27 @@ void __cyg_profile_func_exit(void *fn, void *site);
 extern const char __start_deepprof_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_deepprof_text[] __attribute__((weak, visibility("hidden")));
 
+static const uint32_t runtime_line = __LINE__ + 5;     /* deepprof_runtime's, below */
+
 /* Never called: its address names the runtime's ticks in profiles (a
- * sampled procedure, symbolized like any other). noipa: never folded with
+ * sampled procedure, named by the writer). noipa: never folded with
  * another empty function. */
 DP_EXPORT __attribute__((noipa)) void deepprof_runtime(void)
 {
 	__asm__ volatile("");
+}
+
+/* deepprof_runtime's procedure as the writer names it: its name, file and
+ * line, so that no reader looks them up in the debug information (which
+ * loads the whole module's line table for one procedure). */
+bool dp_runtime_ps(uintptr_t fn, const char **name, const char **file, uint32_t *line)
+{
+	if (fn != (uintptr_t)deepprof_runtime)
+		return false;
+	*name = "deepprof_runtime";
+	*file = __FILE__;
+	*line = runtime_line;
+	return true;
 }
 
 /* The interrupted pc (0 where this port does not know it). */

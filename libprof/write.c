@@ -610,9 +610,13 @@ int dp_write_profile(const char *path, bool final, bool in_signal)
 			msgpack_pack_uint64(&pk, ps->idx);
 			msgpack_pack_uint64(&pk, mod);
 			msgpack_pack_uint64(&pk, synth ? 0 : off);
-			pack_cstr(&pk, ps->name ? ps->name : mod ? NULL : "<unknown>");
-			pack_cstr(&pk, ps->file);
-			msgpack_pack_uint64(&pk, ps->line);
+			const char *name = ps->name, *file = ps->file;
+			uint32_t line = ps->line;
+			if (!name && !synth)
+				dp_runtime_ps(ps->fn, &name, &file, &line);
+			pack_cstr(&pk, name ? name : mod ? NULL : "<unknown>");
+			pack_cstr(&pk, file);
+			msgpack_pack_uint64(&pk, line);
 		}
 	}
 	{

@@ -4,9 +4,14 @@ context, not to the context's procedure. calls() only calls an empty
 function, so most of its ticks are the hooks'; loop() calls nothing, so
 none of its are. Statically and dynamically linked (the section's bounds
 are the executable's, then libprof.so's)."""
+import os
+
 from e2e import eq, check
 
 RT = "deepprof_runtime"
+# the line of its definition
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "libprof", "timer.c")) as f:
+    DEF_LINE = next(i for i, l in enumerate(f, 1) if " void deepprof_runtime(void)" in l)
 
 
 def run(ctx):
@@ -19,6 +24,15 @@ def run(ctx):
         check(rt, "%s: a csd of %s" % (link, RT))
         for c in rt:
             eq(c["calls"], 0, "%s: calls of %s" % (link, RT))
+            # no call made the site: the writer names it and the site's
+            # callee, and a reader looks no line up (symbols.c)
+            s = p.css_of(c)
+            eq(s["in"], c["caller"], "%s: the function of %s's site" % (link, RT))
+            eq((s["file"], s["line"]), (None, 0), "%s: %s's site has no line" % (link, RT))
+        ps = [x for x in p.j["ps"] if x["name"] == RT]
+        eq(len(ps), 1, "%s: procedures named %s" % (link, RT))
+        eq((ps[0]["file"], ps[0]["line"]), ("libprof/timer.c", DEF_LINE),
+           "%s: %s's file and line, from the writer" % (link, RT))
         under = {}
         for c in rt:
             under[c["caller"]] = under.get(c["caller"], 0) + c["ticks"]

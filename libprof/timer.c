@@ -31,11 +31,11 @@ void __cyg_profile_func_exit(void *fn, void *site);
 extern const char __start_deepprof_text[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_deepprof_text[] __attribute__((weak, visibility("hidden")));
 
-static const uint32_t runtime_line = __LINE__ + 5;     /* deepprof_runtime's, below */
-
 /* Never called: its address names the runtime's ticks in profiles (a
- * sampled procedure, named by the writer). noipa: never folded with
- * another empty function. */
+ * sampled procedure, named by the writer, with the line of its definition:
+ * the line after runtime_line's). noipa: never folded with another empty
+ * function. */
+static const uint32_t runtime_line = __LINE__ + 1;
 DP_EXPORT __attribute__((noipa)) void deepprof_runtime(void)
 {
 	__asm__ volatile("");

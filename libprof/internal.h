@@ -23,6 +23,8 @@
 #define likely(x)       __builtin_expect(!!(x), 1)
 #define unlikely(x)     __builtin_expect(!!(x), 0)
 
+#define DP_LINE         64      /* a cache line: mem.c starts objects this big on one */
+
 #define DP_LOAD_ACQ(p)      __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define DP_STORE_REL(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define DP_LOAD(p)          __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -110,6 +112,13 @@ struct dp_pd;
  * calls == exits + nonlocal holds even when a signal interrupts a hook.
  */
 struct dp_csd {
+	/* ABI v2 (plugin2.c): what the inline fast path counts; a v2 csd's
+	 * calls are hot.calls and its exits calls - nonlocal; dp_cur points
+	 * at hot. First and on a cache line of its own (mem.c starts an
+	 * object of a line or more on a line): at offset 184 of a 16-aligned
+	 * csd three in four straddled two lines, so a call touched both
+	 * (calls at 0, callee at 16, exits at 40). */
+	_Alignas(DP_LINE) struct dp_csd_hot hot;
 	uintptr_t site, fn;         /* the key in the caller pd's table */
 	struct dp_csd **ctab;       /* callee->tab (its mask in its header word), copied here to
 	                               shorten the hot path's chain of loads; refreshed when
@@ -131,10 +140,7 @@ struct dp_csd {
 	 * site's csds, one per target fn, are chained from thead by tnext. */
 	struct dp_csd *thead, *tnext;
 	uintptr_t frflags;          /* the `at` word of a frame pushed for a call through it */
-	/* ABI v2 (plugin2.c): what the inline fast path counts; a v2 csd's
-	 * calls are hot.calls and its exits calls - nonlocal; dp_cur points
-	 * at hot. v2 is 0 for every other csd. */
-	uint32_t v2;
+	uint32_t v2;                /* ABI v2's csd (plugin2.c); 0 for every other csd */
 	uint32_t inherited;         /* v2, a forked child: calls through it were running at the fork */
 	uint32_t snap;              /* v2: how the write under way counts the calls not seen
 	                               returning (dp_plugin2_prepare, plugin2.c) */
@@ -142,7 +148,6 @@ struct dp_csd {
 	uint32_t ctx;               /* omp.c: a context-only copy, in the graph of a thread that
 	                               ran an OpenMP region, of a csd of the thread that made the
 	                               region: it counts nothing (fn has DP_CTX_FN set) */
-	struct dp_csd_hot hot;
 };
 
 /*

@@ -25,10 +25,15 @@ void *dp_mem_map(size_t size)
 	return p;
 }
 
+/* Objects of DP_LINE bytes or more start on a cache line (a csd's hot
+ * part, the inline fast path's counters, is its first line: internal.h),
+ * smaller ones on 16 bytes. */
 static void *bump(char **cur, char **end, size_t size)
 {
+	size_t align = size >= DP_LINE ? DP_LINE : 16;
 	size = (size + 15) & ~(size_t)15;
-	if ((size_t)(*end - *cur) < size) {
+	*cur = (char *)(((uintptr_t)*cur + align - 1) & ~(uintptr_t)(align - 1));
+	if (*cur > *end || (size_t)(*end - *cur) < size) {
 		size_t chunk = size > CHUNK / 4 ? page_round(size) : CHUNK;
 		char *p = dp_mem_map(chunk);
 		if (!p)

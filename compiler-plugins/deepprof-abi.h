@@ -138,8 +138,9 @@ void dp_abi_return(struct dp_tu *tu, uint32_t site);
 void dp_abi_backedge(void);
 
 /* Back-edge ticks of this thread not yet charged: every TU without
- * DP_TU_TICK_CALLS increments it on each back-edge (initial-exec TLS, so
- * the runtime defining it must be loaded at startup). Each hook, and the
+ * DP_TU_TICK_CALLS increments it on each back-edge (local-exec TLS in an
+ * executable's code, initial-exec in a shared library's: schemas/plugin-
+ * abi.md "TLS"; the runtime defining it must be loaded at startup). Each hook, and the
  * timer, first charges it to the csd that was current and zeroes it:
  * between two hooks the current csd does not change. */
 extern __thread uint64_t dp_loop_ticks;
@@ -175,7 +176,7 @@ struct dp_pd_hot {
  * and whether it is that call (a callback from uninstrumented code finds
  * bit 0 clear, or a csd meant for another procedure). The prologue does
  * not clear it (a store on every call): until the activation's first call
- * the tagged csd is the running one. Initial-exec TLS. */
+ * the tagged csd is the running one. TLS as dp_loop_ticks. */
 extern __thread uintptr_t dp_cur;
 
 /* Prologue's slow path: `cur` is dp_cur as the prologue found it. Binds an

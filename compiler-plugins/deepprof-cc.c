@@ -117,6 +117,17 @@ static bool file_exists(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A runtime given as a shared object (lib.so, lib.so.1), not an archive
+ * or object file linked into the program. */
+static bool shared_object(const char *rt)
+{
+	if (!rt || !*rt)
+		return false;
+	const char *base = strrchr(rt, '/') ? strrchr(rt, '/') + 1 : rt;
+	size_t len = strlen(base);
+	return strstr(base, ".so.") || (len > 3 && !strcmp(base + len - 3, ".so"));
+}
+
 /* The directory this program lives in (resolved), e.g. .../build/bin. */
 static void self_dir(char *buf, size_t n)
 {
@@ -421,6 +432,11 @@ int main(int argc, char **argv)
 			die("out of memory");
 		sprintf(p, "-fplugin=%s", o.plugin);
 		args[n++] = owned[n_owned++] = p;
+		/* an executable's code reaches dp_cur by local-exec, which only
+		 * a runtime linked into it (libprof.a) can satisfy: a shared one
+		 * is reached through the GOT (the user's tls= comes after) */
+		if (shared_object(o.runtime))
+			args[n++] = "-fplugin-arg-deepprof-tls=initial-exec";
 		for (int i = 0; i < o.n_plugin_args; i++) {
 			char *q = malloc(strlen(o.plugin_args[i]) + 32);
 			if (!q)

@@ -55,6 +55,9 @@ struct dp_options {
 	const char *check;      /* the check build's feedback files, ':'-separated (check.cc), or NULL */
 	bool inline_discount;   /* take the instrumentation's size out of GCC's function
 	                           summaries (inline-cost=plain, the default; inline_cost.cc) */
+	int tls;                /* how the code reaches dp_cur and dp_loop_ticks (tls=):
+	                           -1 not given (local-exec unless compiling for a shared
+	                           library), 0 initial-exec, 1 local-exec */
 };
 extern struct dp_options dp_opt;
 

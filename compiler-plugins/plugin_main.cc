@@ -13,7 +13,7 @@ int plugin_is_GPL_compatible;
 /* abi 2 (the inline fast path) is the default; backedges=call selects abi 1
  * unless abi is given, and so does calls=surviving under -flto or in a
  * use or check build (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true };
+struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, -1 };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -31,7 +31,9 @@ static struct plugin_info dp_info = {
 	"           -fplugin-arg-deepprof-calls=source|surviving (surviving: abi 1 under -flto)\n"
 	"           -fplugin-arg-deepprof-abi=1|2 (default 2: the inline fast path)\n"
 	"           -fplugin-arg-deepprof-inline-cost=plain|counted (default plain: the inliner\n"
-	"           does not count the instrumentation's code)"
+	"           does not count the instrumentation's code)\n"
+	"           -fplugin-arg-deepprof-tls=local-exec|initial-exec (default local-exec for an\n"
+	"           executable's code, initial-exec with -fPIC or -shared)"
 };
 
 /* ================= utilities shared by the passes ================= */
@@ -164,6 +166,10 @@ static bool parse_args(const struct plugin_name_args *info)
 			ok &= parse_choice(a, "source", "surviving", &dp_opt.surviving);
 		} else if (!strcmp(a->key, "inline-cost")) {
 			ok &= parse_choice(a, "counted", "plain", &dp_opt.inline_discount);
+		} else if (!strcmp(a->key, "tls")) {
+			bool le = false;
+			ok &= parse_choice(a, "initial-exec", "local-exec", &le);
+			dp_opt.tls = le;
 		} else if (!strcmp(a->key, "instrument")) {
 			ok &= parse_bool(a, &dp_opt.instrument);
 		} else if (!strcmp(a->key, "remarks")) {
@@ -192,7 +198,7 @@ static bool parse_args(const struct plugin_name_args *info)
 			dp_opt.check = a->value;
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
-			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, inline-cost, instrument, "
+			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, inline-cost, tls, instrument, "
 			      "use, remarks, parallelize, check)", a->key);
 			ok = false;
 		}

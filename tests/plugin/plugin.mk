@@ -9,7 +9,8 @@ $(PLUGIN_TEST_DIR)/libtestrt.so: tests/plugin/testrt.c compiler-plugins/deepprof
 	$(CC) -std=gnu11 -g -O1 $(WARN) $(SAN_PROF) -fPIC -shared -Icompiler-plugins $< -o $@
 
 .PHONY: check-plugin
-check-plugin: $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC) $(PLUGIN_TEST_DIR)/libtestrt.so
+check-plugin: $(PLUGIN_SO) $(PLUGIN_LINK) $(DEEPPROF_CC) $(PLUGIN_TEST_DIR)/libtestrt.so \
+		$(LIB_DIR)/libprof.a $(LIBPROF_INC) $(BIN_DIR)/deepprof
 	DP_TEST_CFLAGS="$(SAN_PROF)" $(PYTHON) tests/plugin/run.py $(BUILD)
 
 CHECKS += check-plugin

@@ -22,6 +22,7 @@ OUT = os.path.join(BUILD, "tests", "plugin")
 DPCC = os.path.join(BUILD, "bin", "deepprof-cc")
 PLUGIN = os.path.join(BUILD, "lib", "gcc-plugin", "deepprof.so")
 RT = os.path.join(OUT, "libtestrt.so")
+DEEPPROF = os.path.join(BUILD, "bin", "deepprof")
 EXTRA = os.environ.get("DP_TEST_CFLAGS", "").split()
 with open(os.path.join(HERE, "..", "..", "schemas", "progrep.schema.json")) as _f:
     SCHEMA = json.load(_f)
@@ -797,6 +798,58 @@ def test_modes():
           "mode=off adds instrumentation")
 
 
+def tls_relocs(obj):
+    """The relocation types of obj's references to dp_cur: {type: count}."""
+    kinds = {}
+    for l in must(["readelf", "-rW", obj]).stdout.splitlines():
+        f = l.split()
+        if len(f) >= 5 and f[4] == "dp_cur":
+            kinds[f[2]] = kinds.get(f[2], 0) + 1
+    return kinds
+
+
+def test_tls():
+    """ABI v2 reaches dp_cur by local-exec in an executable's code (one
+    %fs-relative access, libprof.a linked in), by initial-exec (the GOT) in
+    a shared library's (-fPIC) and where deepprof-cc links a shared runtime;
+    tls= chooses."""
+    le, ie = "R_X86_64_TPOFF32", "R_X86_64_GOTTPOFF"
+    c = ["-O2", "-g", "-c", src("p2help.c")]
+    cases = [("executable (-fPIE, libprof.a)", [DPCC] + EXTRA + c, le),
+             ("-fno-pie", [DPCC, "-fno-pie"] + EXTRA + c, le),
+             ("shared library (-fPIC)", [DPCC, "-fPIC"] + EXTRA + c, ie),
+             ("a shared runtime", [DPCC, "--deepprof-runtime=" + RT] + EXTRA + c, ie),
+             ("a shared runtime, tls=local-exec", [DPCC, "--deepprof-runtime=" + RT,
+                                                   "--deepprof-arg=tls=local-exec"] + EXTRA + c, le),
+             ("-fPIC, tls=local-exec", [DPCC, "-fPIC", "--deepprof-arg=tls=local-exec"] + EXTRA + c, le),
+             ("tls=initial-exec", [DPCC, "--deepprof-arg=tls=initial-exec"] + EXTRA + c, ie)]
+    for i, (tag, cmd, want) in enumerate(cases):
+        obj = out("tls%d.o" % i)
+        must(cmd + ["-o", obj])
+        got = tls_relocs(obj)
+        check(list(got) == [want],
+              "tls, %s: dp_cur's relocations %r, want only %s" % (tag, got, want))
+    # both at once, with libprof: an executable's local-exec code and a
+    # shared library's initial-exec code (p2lib.c calls back cb 4 times)
+    # count on the same dp_cur
+    lib, exe, data = out("libtlsp2.so"), out("tls-p2"), out("tls-p2.data")
+    must([DPCC, "-O2", "-g", "-shared", "-fPIC"] + EXTRA + ["-o", lib, src("p2lib.c")])
+    must([DPCC, "-O2", "-g"] + EXTRA + ["-o", exe, src("p2main.c"), src("p2help.c"), lib,
+                                        "-Wl,-rpath," + OUT])
+    check(list(tls_relocs(lib)) == ["R_X86_64_TPOFF64"],
+          "tls: the library reaches dp_cur through the GOT (a dynamic TPOFF64: %r)" % tls_relocs(lib))
+    if os.path.exists(data):
+        os.unlink(data)
+    p = run([exe], env={"DEEPPROF_FILE": data, "DEEPPROF_HZ": "0"})
+    if check(p.returncode == 0 and os.path.exists(data),
+             "tls: the mixed build runs and writes Deep.data (%d: %s)" % (p.returncode, p.stderr[-300:])):
+        doc = json.loads(must([DEEPPROF, "dump", "--json", data]).stdout)
+        calls = {(c["caller"], c["callee"]): c["calls"] for c in doc["csd"]}
+        check(calls.get(("lib_sum", "cb")) == 4 and calls.get(("cb", "helper")) == 4 and
+              calls.get(("main", "lib_sum")) == 1,
+              "tls: main -> lib_sum 1, lib_sum -> cb 4, cb -> helper 4 (%r)" % calls)
+
+
 def test_make_project():
     """`make CC=deepprof-cc` on a tiny project, cyg mode, the real libprof and deepprof dump."""
     libprof = os.path.join(BUILD, "lib", "libprof.a")
@@ -850,6 +903,8 @@ def test_errors():
     expect_error("bad abi=", g + ["-fplugin-arg-deepprof-abi=3"] + c, nz, "expected 1 or 2")
     expect_error("bad inline-cost=", g + ["-fplugin-arg-deepprof-inline-cost=free"] + c, nz,
                  "expected 'counted' or 'plain'")
+    expect_error("bad tls=", g + ["-fplugin-arg-deepprof-tls=global-dynamic"] + c, nz,
+                 "expected 'initial-exec' or 'local-exec'")
     expect_error("abi=2 and calls=surviving under -flto",
                  g + ["-flto", "-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1' under '-flto'")
@@ -885,7 +940,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_estimate, test_inline_cost, test_modes, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

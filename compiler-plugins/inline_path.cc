@@ -197,21 +197,32 @@ static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimp
 	place_after(fun, load_pd, at, at_bb);
 
 	tree up = pointer_sized_int_node;
-	tree c = reg(up, "dp_c"), mi = reg(up, "dp_c");
-	tree tag = resume ? NULL_TREE : reg(up, "dp_c");     /* (an SSA name must be set) */
-	tree pd0 = reg(ptr_type_node, "dp_pd"), pps = reg(ptr_type_node, "dp_ps");
+	tree c = reg(up, "dp_c");
+	tree pps = reg(ptr_type_node, "dp_ps");
 	tree exp = reg(ptr_type_node, "dp_ps");
 	gimple_seq s = NULL;
 	add(&s, gimple_build_assign(c, dp_cur_decl()), loc);
-	add(&s, gimple_build_assign(mi, BIT_AND_EXPR, c, build_int_cst(up, -2)), loc);
-	if (tag)
-		add(&s, gimple_build_assign(tag, BIT_AND_EXPR, c, build_int_cst(up, 1)), loc);
-	add(&s, gimple_build_assign(me_fast, NOP_EXPR, mi), loc);
 	/* No dp_cur = me here: while the activation makes no call, dp_cur
 	 * still names me, tagged, which the runtime reads as the same csd
 	 * (a store here cost fib(38) 25%: 0.69 s against 0.54 s). */
-	add(&s, gimple_build_assign(pd0, mem(me_fast, DP_CSD_CALLEE, ptr_type_node)), loc);
-	add(&s, gimple_build_assign(pps, mem(pd0, DP_PD_PS, ptr_type_node)), loc);
+	if (resume) {
+		/* me = c & ~1 (tagged or not); its pd must run PS */
+		tree mi = reg(up, "dp_c"), pd0 = reg(ptr_type_node, "dp_pd");
+		add(&s, gimple_build_assign(mi, BIT_AND_EXPR, c, build_int_cst(up, -2)), loc);
+		add(&s, gimple_build_assign(me_fast, NOP_EXPR, mi), loc);
+		add(&s, gimple_build_assign(pd0, mem(me_fast, DP_CSD_CALLEE, ptr_type_node)), loc);
+		add(&s, gimple_build_assign(pps, mem(pd0, DP_PD_PS, ptr_type_node)), loc);
+	} else {
+		/* one load checks both that the call came through a site (c
+		 * tagged: c - 1 is the csd) and that its csd is bound to PS:
+		 * the word at c + 55 is the csd's callee_ps when c is tagged,
+		 * and when it is not, a word whose low byte is DP_CSD_MAGIC's
+		 * top byte (0xff), never a ps record's (deepprof-abi.h) */
+		tree cp = reg(ptr_type_node, "dp_cp");
+		add(&s, gimple_build_assign(cp, NOP_EXPR, c), loc);
+		add(&s, gimple_build_assign(pps, mem(cp, DP_CSD_CALLEE_PS - 1, ptr_type_node)), loc);
+		add(&s, gimple_build_assign(me_fast, POINTER_PLUS_EXPR, cp, size_int(-1)), loc);
+	}
 	if (tree psd = dp_roots[DPR_PS_DECL]) {
 		/* the tables exist (lower.cc, after them): a link-time constant */
 		tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(psd)), psd, size_int(ps), NULL_TREE, NULL_TREE);
@@ -222,16 +233,7 @@ static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimp
 		add(&s, gimple_build_assign(exp, POINTER_PLUS_EXPR, tps,
 					    size_int(ps * sizeof(struct dp_ps_static))), loc);
 	}
-	if (resume) {
-		add(&s, gimple_build_cond(NE_EXPR, pps, exp, NULL_TREE, NULL_TREE), loc);
-	} else {
-		tree b1 = reg(boolean_type_node, "dp_b"), b2 = reg(boolean_type_node, "dp_b");
-		tree b = reg(boolean_type_node, "dp_b");
-		add(&s, gimple_build_assign(b1, EQ_EXPR, tag, build_int_cst(up, 0)), loc);
-		add(&s, gimple_build_assign(b2, NE_EXPR, pps, exp), loc);
-		add(&s, gimple_build_assign(b, BIT_IOR_EXPR, b1, b2), loc);
-		add(&s, gimple_build_cond(NE_EXPR, b, boolean_false_node, NULL_TREE, NULL_TREE), loc);
-	}
+	add(&s, gimple_build_cond(NE_EXPR, pps, exp, NULL_TREE, NULL_TREE), loc);
 
 	gimple_seq slow = NULL;
 	gcall *call = gimple_build_call(dp_hook_decl(resume ? DPR_RESUME : DPR_ENTER_SLOW), 3, dp_tu_addr(),

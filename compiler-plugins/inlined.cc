@@ -4,14 +4,14 @@
  *
  * A v2 call site stores dp_cur = csd | 1, csd from its slot in the
  * caller's pd (or from dp_abi_call_slow), and the callee's prologue loads
- * dp_cur and takes the slow path unless the tag is set and csd's callee pd
- * runs the callee's procedure (inline_path.cc). When GCC has inlined the
+ * dp_cur and takes the slow path unless the tag is set and csd is bound to
+ * the callee's procedure (one load, of callee_ps: inline_path.cc). When GCC has inlined the
  * callee, that load reads the value the site stored a few statements
  * before; and a direct site's csd is always bound to the site's static
  * callee (the runtime binds it when it makes it: dp_abi_call_slow), or is
  * the sink, which records nothing either way. So the check cannot fail,
- * and the pass folds its condition: the slow call, its block and the two
- * loads feeding the check go, in code size and in time, once per inlined
+ * and the pass folds its condition: the slow call, its block and the
+ * load feeding the check go, in code size and in time, once per inlined
  * call. Only direct sites of this TU whose static callee is the inlined
  * procedure qualify, and only when the store reaches the load through
  * statements that cannot change dp_cur (no call, no join).

@@ -124,6 +124,7 @@ extern tree dp_roots[DPR_N];
 #define DP_CSD_CALLEE   16
 #define DP_CSD_TARGET   24
 #define DP_CSD_EXITS    40
+#define DP_CSD_CALLEE_PS 56
 #define DP_PD_PS        0
 #define DP_PD_SLOT      16
 

@@ -431,7 +431,7 @@ struct dp_csd *dp_graph_csd_miss(struct dp_thread *t, struct dp_pd *pd, uintptr_
 	bool made = !callee;
 	if (!callee && !(callee = pd_new(t, ps)))
 		goto fail;
-	c = dp_mem_thread(t, sizeof *c);
+	c = dp_csd_new(t);
 	if (!c)
 		goto fail;
 	if (made)
@@ -508,7 +508,7 @@ struct dp_csd *dp_graph_sample_step(struct dp_thread *t, struct dp_pd *const *pa
 	bool made = !callee;
 	if (!callee && !(callee = dp_graph_pd_new(t, ps)))
 		return NULL;
-	if (!(c = dp_mem_thread(t, sizeof *c)))
+	if (!(c = dp_csd_new(t)))
 		return NULL;
 	if (made)
 		callee->parent = c;

@@ -576,6 +576,24 @@ static inline uint64_t dp_loops_take(struct dp_hot *h, uint64_t now)
 void *dp_mem_map(size_t size);
 void *dp_mem_thread(struct dp_thread *t, size_t size);
 void *dp_mem_global(size_t size);       /* caller holds dp_rt.lock */
+/* A zeroed csd of thread t, its hot part's magic set (deepprof-abi.h); NULL
+ * when out of memory. Every csd is made here or is a static one with the
+ * same magic. */
+static inline struct dp_csd *dp_csd_new(struct dp_thread *t)
+{
+	struct dp_csd *c = dp_mem_thread(t, sizeof *c);
+	if (c)
+		c->hot.magic = DP_CSD_MAGIC;
+	return c;
+}
+/* Bind csd hot part h to callee pd hot part p (ABI v2): callee first, then
+ * the callee_ps a prologue checks, so that one interrupted between them
+ * (a signal handler's) finds the csd unbound and goes slow. */
+static inline void dp_csd_bind_hot(struct dp_csd_hot *h, struct dp_pd_hot *p)
+{
+	DP_STORE_REL(&h->callee, p);
+	DP_STORE_REL(&h->callee_ps, p->ps);
+}
 
 /* Only the owning thread calls these; the final writer may set DP_STOPPED at the same time. */
 static inline void dp_busy_on(struct dp_thread *t)  { __atomic_fetch_or(&t->h->stop, DP_BUSY, __ATOMIC_RELAXED); }

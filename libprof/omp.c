@@ -143,7 +143,7 @@ static struct dp_csd *region_csd(struct dp_thread *t, struct dp_pd *q, uintptr_t
 		return NULL;
 	struct dp_css init = { .kind = kind, .callee = ps };
 	struct dp_css *css = dp_graph_css_get(site, q->ps, &init);
-	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
+	if (!css || !(c = dp_csd_new(t)))
 		return NULL;
 	c->site = site;
 	c->fn = fn;
@@ -179,7 +179,7 @@ static struct dp_csd *mirror_csd(struct dp_thread *t, struct dp_pd *q, const str
 	struct dp_csd *m = dp_graph_tab_find(q, c->site, fn);
 	if (m)
 		return m;
-	if (!(m = dp_mem_thread(t, sizeof *m)))
+	if (!(m = dp_csd_new(t)))
 		return NULL;
 	m->site = c->site;
 	m->fn = fn;
@@ -193,7 +193,7 @@ static struct dp_csd *mirror_csd(struct dp_thread *t, struct dp_pd *q, const str
 	m->psi = pd->ps->idx;
 	m->ctab = pd->tab;
 	if (pd->hot)
-		m->hot.callee = pd->hot;
+		dp_csd_bind_hot(&m->hot, pd->hot);
 	if (dp_graph_tab_insert(t, q, m) < 0)
 		return NULL;
 	dp_graph_csd_publish(t, m);

@@ -285,7 +285,7 @@ static struct dp_csd *site_csd(struct dp_thread *t, struct dp_pd *pd, struct dp_
 		return NULL;
 	const struct dp_css_static *s = &tu->css[site];
 	struct dp_css *css = site_css(tu, site, p);
-	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
+	if (!css || !(c = dp_csd_new(t)))
 		return NULL;
 	c->site = key;
 	c->fn = fn;
@@ -333,7 +333,7 @@ static struct dp_csd *callback_csd(struct dp_thread *t, struct dp_pd *parent, st
 		return NULL;
 	struct dp_css init = { .kind = DP_CSS_CALLBACK, .callee = ps };
 	struct dp_css *css = dp_graph_css_get(key, parent->ps, &init);
-	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
+	if (!css || !(c = dp_csd_new(t)))
 		return NULL;
 	c->site = key;
 	c->css = css;

@@ -36,6 +36,8 @@ _Static_assert(offsetof(struct dp_csd_hot, loop_cscs) == 8, "csd loop_cscs");
 _Static_assert(offsetof(struct dp_csd_hot, callee) == 16, "csd callee");
 _Static_assert(offsetof(struct dp_csd_hot, target) == 24, "csd target");
 _Static_assert(offsetof(struct dp_csd_hot, exits) == 40, "csd exits");
+_Static_assert(offsetof(struct dp_csd_hot, callee_ps) == 56, "csd callee_ps");
+_Static_assert(sizeof(struct dp_csd_hot) <= DP_LINE, "a csd's hot part is one line");
 _Static_assert(offsetof(struct dp_pd_hot, ps) == 0, "pd ps");
 _Static_assert(offsetof(struct dp_pd_hot, slot) == 16, "pd slot");
 
@@ -61,9 +63,9 @@ struct pd2 {
  *   slots as any registered procedure has sites, every one sink_csd.
  */
 static struct dp_pd_hot unbound_pd;
-static struct dp_csd root_csd = { .hot = { .callee = &unbound_pd } };
-static struct dp_csd null_csd = { .hot = { .callee = &unbound_pd } };
-static struct dp_csd sink_csd = { .hot = { .callee = &unbound_pd } };
+static struct dp_csd root_csd = { .hot = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC } };
+static struct dp_csd null_csd = { .hot = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC } };
+static struct dp_csd sink_csd = { .hot = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC } };
 static uint32_t sink_slots;         /* sink_pd's slots (under dp_rt.lock) */
 
 /* The running activation's csd, bit 0 set from a call site until the
@@ -124,7 +126,7 @@ static int ensure(struct dp_tu *tu)
 			s->hot.n_slot = n;
 			sink_slots = n;
 			/* the old one stays mapped: code may still be reading it */
-			DP_STORE_REL(&sink_csd.hot.callee, &s->hot);
+			dp_csd_bind_hot(&sink_csd.hot, &s->hot);
 		} else {
 			r = -1;
 		}
@@ -348,7 +350,7 @@ static int bind2(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 	c->callee = pd;
 	c->in_next = pd->in_head;
 	pd->in_head = c;
-	DP_STORE_REL(&c->hot.callee, pd->hot);
+	dp_csd_bind_hot(&c->hot, pd->hot);
 	dp_graph_csd_publish(t, c);
 	return 0;
 }
@@ -374,7 +376,7 @@ static struct dp_csd *callback2(struct dp_thread *t, struct dp_pd *parent, struc
 	}
 	struct dp_css init = { .kind = DP_CSS_CALLBACK, .callee = ps };
 	struct dp_css *css = dp_graph_css_get(key, parent->ps, &init);
-	if (!css || !(c = dp_mem_thread(t, sizeof *c)))
+	if (!css || !(c = dp_csd_new(t)))
 		return NULL;
 	c->site = key;
 	c->css = css;
@@ -645,7 +647,7 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 		}
 	dp_busy_on(t);
 	struct dp_css *css = dp_plugin_site_css(tu, site, pd->ps);
-	struct dp_csd *c = css ? dp_mem_thread(t, sizeof *c) : NULL;
+	struct dp_csd *c = css ? dp_csd_new(t) : NULL;
 	if (c) {
 		c->site = (uintptr_t)&tu->css[site];
 		c->fn = (uintptr_t)fn;

@@ -349,6 +349,7 @@ struct dp_thread *dp_thread_init(void)
 	t->n_pd = 1;
 	stack[0].sp = UINTPTR_MAX;
 	stack[0].psi = (uint32_t)stack_cap;  /* the array's capacity: see dp_graph_frames */
+	t->outside.hot.magic = DP_CSD_MAGIC;
 	stack[0].csd = &t->outside;
 	stack[0].pd = root;
 	stack[0].tab = root->tab;
@@ -530,6 +531,7 @@ static void fork_child(void)
 		for (uint32_t i = 0; i < n && c; i++, c = c->next)
 			c->exits = c->nonlocal = c->ticks = c->allocs = c->bytes = c->loops = c->inside = 0;
 		memset(&t->outside, 0, sizeof t->outside);
+		t->outside.hot.magic = DP_CSD_MAGIC;
 		dp_plugin2_fork_child(t);
 		for (struct dp_frame *f = t->h->top; f > t->stack; f--)
 			f->csd = &t->outside;

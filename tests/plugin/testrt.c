@@ -218,8 +218,8 @@ struct csdx {
 };
 
 static struct dp_pd_hot unbound_pd, external_pd;   /* ps NULL: never match */
-static struct dp_csd_hot root_csd = { .callee = &unbound_pd };
-static struct dp_csd_hot null_csd = { .callee = &unbound_pd };
+static struct dp_csd_hot root_csd = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC };
+static struct dp_csd_hot null_csd = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC };
 __thread uintptr_t dp_cur = (uintptr_t)&root_csd;
 static struct csdx *all_csds;
 
@@ -239,6 +239,13 @@ static struct pdx *new_pd(struct dp_tu *tu, uint32_t psi)
 	return p;
 }
 
+/* The ABI's rule: callee_ps follows callee (a prologue checks it). */
+static void bind(struct dp_csd_hot *h, struct dp_pd_hot *p)
+{
+	h->callee = p;
+	h->callee_ps = p->ps;
+}
+
 static struct csdx *new_csd(struct dp_tu *tu, uint32_t site, const void *target)
 {
 	struct csdx *c = calloc(1, sizeof *c);
@@ -247,7 +254,8 @@ static struct csdx *new_csd(struct dp_tu *tu, uint32_t site, const void *target)
 	c->tu = tu;
 	c->site = site;
 	c->hot.target = target;
-	c->hot.callee = tu && tu->css[site].kind == DP_CSS_KIND_EXTERNAL ? &external_pd : &unbound_pd;
+	c->hot.magic = DP_CSD_MAGIC;
+	bind(&c->hot, tu && tu->css[site].kind == DP_CSS_KIND_EXTERNAL ? &external_pd : &unbound_pd);
 	c->all = all_csds;
 	all_csds = c;
 	return c;
@@ -277,7 +285,7 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
 	const struct dp_css_static *cs = &tu->css[site];
 	if (!fn && cs->kind == DP_CSS_KIND_NORMAL && cs->callee_ps &&
 	    !(cs->flags & DP_CSS_LEAF_CALLEE)) {
-		c->hot.callee = &new_pd(tu, cs->callee_ps - 1)->hot;
+		bind(&c->hot, &new_pd(tu, cs->callee_ps - 1)->hot);
 		v2_binds++;
 	}
 	pd->hot.slot[slot] = &c->hot;
@@ -288,7 +296,7 @@ void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t psi, uintptr_t cur)
 {
 	struct dp_csd_hot *me = (struct dp_csd_hot *)(cur & ~(uintptr_t)1);
 	if ((cur & 1) && me->callee == &unbound_pd && me != &root_csd) {
-		me->callee = &new_pd(tu, psi)->hot;     /* first call through this csd */
+		bind(me, &new_pd(tu, psi)->hot);        /* first call through this csd */
 		v2_binds++;
 		dp_cur = (uintptr_t)me;
 		return me;
@@ -304,7 +312,7 @@ void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t psi, uintptr_t cur)
 		}
 	struct csdx *c = new_csd(NULL, 0, NULL);
 	c->cb_from = me;
-	c->hot.callee = &new_pd(tu, psi)->hot;
+	bind(&c->hot, &new_pd(tu, psi)->hot);
 	c->hot.calls = 1;
 	dp_cur = (uintptr_t)&c->hot;
 	v2_callbacks++;

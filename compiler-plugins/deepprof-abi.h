@@ -178,7 +178,9 @@ struct dp_pd_hot {
 	const struct dp_ps_static *ps;  /* compared by the prologue with &tu->ps[PS] */
 	uint32_t n_slot;
 	uint32_t active;            /* for the runtime: activations on this thread's stack */
-	struct dp_csd_hot *slot[];  /* one per site of ps, by site index - ps->first_css */
+	uintptr_t slot[];           /* one per site of ps, by site index - ps->first_css:
+	                               a csd's hot part | 1, the value a site stores in
+	                               dp_cur as it is, or 0 */
 };
 
 /* The running activation's csd, packed with a flag: bit 0 is set by a call
@@ -194,7 +196,8 @@ extern __thread uintptr_t dp_cur;
  * to the csd of the new activation (untagged) and returns it. */
 void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 /* Site's slow path: the csd for (pd, site, fn) — fn the target of an
- * indirect call, else NULL — made if new, stored in pd's slot, returned. */
+ * indirect call, else NULL — made if new, stored in pd's slot, returned as
+ * the slot holds it (its hot part | 1). */
 void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
 /* A part GCC split off procedure `ps` (f.part.0) runs in the activation
  * that called it, whose csd dp_cur names; when dp_cur's csd does not run

@@ -2,8 +2,8 @@
  * inlined.cc — ABI v2: after inlining, the prologue of a callee copied
  * into its caller no longer checks what the call site just told it.
  *
- * A v2 call site stores dp_cur = csd | 1, csd from its slot in the
- * caller's pd (or from dp_abi_call_slow), and the callee's prologue loads
+ * A v2 call site stores dp_cur = csd | 1, as its slot in the caller's pd
+ * holds it (or as dp_abi_call_slow returns it), and the callee's prologue loads
  * dp_cur and takes the slow path unless the tag is set and csd is bound to
  * the callee's procedure (one load, of callee_ps: inline_path.cc). When GCC has inlined the
  * callee, that load reads the value the site stored a few statements
@@ -76,15 +76,12 @@ static tree slot_load(gphi *phi, gimple *slow, long site)
 	return NULL_TREE;
 }
 
-/* V is (uintptr) csd | 1 with csd the PHI of a direct site's slot and its
- * dp_abi_call_slow: that site's index, else -1. */
+/* V is (uintptr) csd with csd the PHI of a direct site's slot and its
+ * dp_abi_call_slow (both tagged: a slot holds csd | 1): that site's index,
+ * else -1. */
 static long tagged_site(tree v, tree tu)
 {
-	gimple *o = dp_def_of(v);
-	if (!o || !is_gimple_assign(o) || gimple_assign_rhs_code(o) != BIT_IOR_EXPR ||
-	    !integer_onep(gimple_assign_rhs2(o)))
-		return -1;
-	gimple *cv = dp_def_of(gimple_assign_rhs1(o));
+	gimple *cv = dp_def_of(v);
 	if (!cv || !is_gimple_assign(cv) || !CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(cv)))
 		return -1;
 	gphi *phi = dyn_cast<gphi *>(dp_def_of(gimple_assign_rhs1(cv)));
@@ -153,14 +150,15 @@ static bool leaf_site(long site)
 	       (dp_sites[site].flags & DP_CSS_LEAF_CALLEE);
 }
 
-/* MEM[a + exits] = ..., with a the reload of one of SLOTS: exits++. */
+/* MEM[a + exits - 1] = ..., with a the reload of one of SLOTS (tagged):
+ * exits++. */
 static bool exits_of(gimple *s, const vec<tree> &slots)
 {
 	if (!gimple_assign_single_p(s))
 		return false;
 	tree lhs = gimple_assign_lhs(s);
 	if (TREE_CODE(lhs) != MEM_REF || TREE_TYPE(TREE_OPERAND(lhs, 1)) != dp_roots[DPR_RT_PTR] ||
-	    !tree_fits_uhwi_p(TREE_OPERAND(lhs, 1)) || tree_to_uhwi(TREE_OPERAND(lhs, 1)) != DP_CSD_EXITS)
+	    !tree_fits_uhwi_p(TREE_OPERAND(lhs, 1)) || tree_to_uhwi(TREE_OPERAND(lhs, 1)) != DP_CSD_EXITS - 1)
 		return false;
 	gimple *l = dp_def_of(TREE_OPERAND(lhs, 0));
 	if (!l || !gimple_assign_single_p(l))

@@ -337,7 +337,7 @@ struct dp_thread {
 	 * DP_CALLMEMO entries, mapped at the first use. */
 	struct dp_callmemo {
 		const void *pd, *site, *fn;
-		struct dp_csd_hot *csd, **slot;
+		uintptr_t csd, *slot;   /* tagged, as slots hold csds */
 	} *callmemo;
 	uint64_t callmemo_gen;      /* + 1 after each write of callmemo */
 	struct dp_tailrec *tails;   /* see struct dp_tailrec; n_tails in use, tails_cap mapped */

@@ -49,6 +49,10 @@ struct pd2 {
 };
 #define PD2(h)  ((struct pd2 *)((char *)(h) - offsetof(struct pd2, hot)))
 #define CSD2(h) ((struct dp_csd *)((char *)(h) - offsetof(struct dp_csd, hot)))
+/* A slot's value: a csd's hot part, tagged as a site stores it in dp_cur
+ * (deepprof-abi.h), and back */
+#define SLOTV(h)  ((uintptr_t)(h) | 1)
+#define SLOT_HOT(v) ((struct dp_csd_hot *)((v) & ~(uintptr_t)1))
 
 /*
  * Placeholders (deepprof-abi.h's runtime rules). None is a v2 csd (v2 == 0),
@@ -122,7 +126,7 @@ static int ensure(struct dp_tu *tu)
 		struct pd2 *s = dp_mem_map(sizeof *s + n * sizeof(struct dp_csd_hot *));
 		if (s) {
 			for (uint32_t i = 0; i < n; i++)
-				s->hot.slot[i] = &sink_csd.hot;
+				s->hot.slot[i] = SLOTV(&sink_csd.hot);
 			s->hot.n_slot = n;
 			sink_slots = n;
 			/* the old one stays mapped: code may still be reading it */
@@ -199,7 +203,7 @@ static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_cs
 	const struct dp_tu *tu = ps->tu;
 	for (uint32_t i = 0; i < n; i++)
 		if (tu->css[slot_site(ps, i)].kind == DP_CSS_KIND_INDIRECT)
-			h->hot.slot[i] = &null_csd.hot;
+			h->hot.slot[i] = SLOTV(&null_csd.hot);
 	pd->hot = &h->hot;
 	pd->parent = parent;
 	return pd;
@@ -599,7 +603,7 @@ static inline struct dp_callmemo *callmemo(struct dp_thread *t, const void *pd, 
  * it away), and the generation tells a read this one interrupted that the
  * memo changed under it. */
 static void memo_call(struct dp_thread *t, struct dp_tu *tu, uint32_t site, void *fn,
-		      struct dp_pd_hot *pdh, struct dp_csd_hot **slot, struct dp_csd_hot *x)
+		      struct dp_pd_hot *pdh, uintptr_t *slot, uintptr_t x)
 {
 	if (!t->callmemo && !(t->callmemo = dp_mem_map(DP_CALLMEMO * sizeof *t->callmemo)))
 		return;
@@ -635,13 +639,13 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 	}
 	if (ensure(tu) < 0 || !(t = ready()))
 		goto lost;
-	struct dp_csd_hot *head = pdh->slot[i];
+	struct dp_csd_hot *head = SLOT_HOT(pdh->slot[i]);
 	struct dp_csd *first = head && head != &null_csd.hot ? CSD2(head)->thead : NULL;
 	for (struct dp_csd *x = first; x; x = x->tnext)
 		if (x->fn == (uintptr_t)fn) {
-			pdh->slot[i] = &x->hot;       /* the last target first */
+			pdh->slot[i] = SLOTV(&x->hot);        /* the last target first */
 			dp_busy_on(t);
-			memo_call(t, tu, site, fn, pdh, &pdh->slot[i], &x->hot);
+			memo_call(t, tu, site, fn, pdh, &pdh->slot[i], SLOTV(&x->hot));
 			dp_busy_off(t);
 			return &x->hot;
 		}
@@ -667,8 +671,8 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 		} else {
 			c->thead = c;
 		}
-		DP_STORE_REL(&pdh->slot[i], &c->hot);
-		memo_call(t, tu, site, fn, pdh, &pdh->slot[i], &c->hot);
+		DP_STORE_REL(&pdh->slot[i], SLOTV(&c->hot));
+		memo_call(t, tu, site, fn, pdh, &pdh->slot[i], SLOTV(&c->hot));
 	}
 	dp_busy_off(t);
 	if (c)
@@ -677,7 +681,7 @@ lost:
 	if (t)
 		t->lost++;
 	if (!fn && !pdh->slot[i])
-		DP_STORE_REL(&pdh->slot[i], &sink_csd.hot);
+		DP_STORE_REL(&pdh->slot[i], SLOTV(&sink_csd.hot));
 	return &sink_csd.hot;
 }
 
@@ -731,7 +735,7 @@ __attribute__((noinline)) static void *call_slow(struct dp_tu *tu, uint32_t site
 	int saved_errno = errno;
 	struct dp_csd_hot *r = call(tu, site, fn, pd);
 	errno = saved_errno;
-	return r;
+	return (void *)SLOTV(r);
 }
 
 DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd)
@@ -747,11 +751,11 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		const struct dp_callmemo *m = callmemo(t, pd, &tu->css[site], fn);
 		const void *mpd = m->pd, *msite = m->site, *mfn = m->fn;
-		struct dp_csd_hot *csd = m->csd, **slot = m->slot;
+		uintptr_t csd = m->csd, *slot = m->slot;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (mpd == pd && msite == &tu->css[site] && mfn == fn && t->callmemo_gen == gen) {
 			*slot = csd;             /* the last target first, as call() does */
-			return csd;
+			return (void *)csd;
 		}
 	}
 	return call_slow(tu, site, fn, pd);
@@ -787,7 +791,7 @@ static void each_slot_csd(struct dp_thread *t, void (*fn)(struct dp_thread *, st
 		if (!pd->hot)
 			continue;
 		for (uint32_t i = 0; i < pd->hot->n_slot; i++) {
-			struct dp_csd_hot *h = pd->hot->slot[i];
+			struct dp_csd_hot *h = SLOT_HOT(pd->hot->slot[i]);
 			if (!h || h == &null_csd.hot || h == &sink_csd.hot)
 				continue;
 			for (struct dp_csd *x = CSD2(h)->thead; x; x = x->tnext)

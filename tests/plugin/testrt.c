@@ -235,7 +235,7 @@ static struct pdx *new_pd(struct dp_tu *tu, uint32_t psi)
 	p->hot.n_slot = ps->n_css;
 	for (uint32_t i = 0; i < ps->n_css; i++)     /* indirect slots never hold NULL */
 		if (tu->css[ps->first_css + i].kind == DP_CSS_KIND_INDIRECT)
-			p->hot.slot[i] = &null_csd;
+			p->hot.slot[i] = (uintptr_t)&null_csd | 1;
 	return p;
 }
 
@@ -268,12 +268,13 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
 	struct pdx *pd = PDX(pd_hot);
 	v2_call_slow++;
 	uint32_t slot = site - tu->ps[pd->psi].first_css;
-	struct dp_csd_hot *head = pd->hot.slot[slot];
+	/* a slot holds its csd | 1, which the site stores in dp_cur as it is */
+	struct dp_csd_hot *head = (struct dp_csd_hot *)(pd->hot.slot[slot] & ~(uintptr_t)1);
 	if (fn) {
 		for (struct dp_csd_hot *c = head; c && c != &null_csd; c = c->next)
 			if (c->target == fn) {
-				pd->hot.slot[slot] = c;         /* the last target first */
-				return c;
+				pd->hot.slot[slot] = (uintptr_t)c | 1;  /* the last target first */
+				return (void *)pd->hot.slot[slot];
 			}
 	}
 	struct csdx *c = new_csd(tu, site, fn);
@@ -288,8 +289,8 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
 		bind(&c->hot, &new_pd(tu, cs->callee_ps - 1)->hot);
 		v2_binds++;
 	}
-	pd->hot.slot[slot] = &c->hot;
-	return &c->hot;
+	pd->hot.slot[slot] = (uintptr_t)&c->hot | 1;
+	return (void *)pd->hot.slot[slot];
 }
 
 void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t psi, uintptr_t cur)

@@ -152,7 +152,7 @@ extern __thread uint64_t dp_loop_ticks;
  * cannot go on. schemas/plugin-abi.md, "The inline fast path", says what
  * each does. Runtime rules: a csd's callee is never NULL (a dummy pd whose
  * ps is NULL until bound), and its callee_ps is its callee's ps, set after
- * callee (or NULL); every csd's magic is DP_CSD_MAGIC; a slot of an
+ * callee (or NULL); every csd's magic has DP_CSD_MAGIC's top byte; a slot of an
  * indirect site is never NULL (a dummy csd whose target is NULL); dp_cur
  * is never 0 (initialise it to a dummy csd). */
 #define DP_CSD_MAGIC (~(uint64_t)0)
@@ -166,9 +166,10 @@ struct dp_csd_hot {
 	uint64_t exits;             /* calls that returned normally to a site that is not
 	                               DP_CSS_TAIL, DP_CSS_NORETURN, DP_CSS_LEAF_CALLEE
 	                               nor DP_CSS_RETURNS */
-	uint64_t magic;             /* DP_CSD_MAGIC: its top byte, right before callee_ps,
-	                               is what a prologue's one load finds when dp_cur is
-	                               untagged (below), never a ps's low byte */
+	uint64_t magic;             /* DP_CSD_MAGIC's top byte (0xff; the rest is the
+	                               runtime's): right before callee_ps, it is what a
+	                               prologue's one load finds when dp_cur is untagged
+	                               (below), never a ps's low byte */
 	const struct dp_ps_static *callee_ps;  /* callee->ps (NULL while unbound): a
 	                               prologue loads the word at dp_cur + 55, which is
 	                               this when dp_cur is tagged (csd | 1), and compares

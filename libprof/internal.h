@@ -149,6 +149,11 @@ struct dp_csd {
 	                               ran an OpenMP region, of a csd of the thread that made the
 	                               region: it counts nothing (fn has DP_CTX_FN set) */
 };
+/* A v2 csd's magic: DP_CSD_MAGIC less its low bit (the ABI wants only its
+ * top byte 0xff), so that dp_plugin2_csd() tells a v2 csd from the
+ * runtime's placeholders by its hot line, where the fast path has been,
+ * not its cold part's v2 (an allocation's count read it: another line) */
+#define DP_CSD_MAGIC_V2 (DP_CSD_MAGIC - 1)
 
 /*
  * pd: a procedure in one calling context of one thread. tab is a small
@@ -476,7 +481,7 @@ extern __thread uintptr_t dp_cur __attribute__((tls_model("initial-exec")));
 static inline struct dp_csd *dp_plugin2_csd(uintptr_t cur)
 {
 	struct dp_csd *c = (struct dp_csd *)((char *)(cur & ~(uintptr_t)1) - offsetof(struct dp_csd, hot));
-	return c->v2 ? c : NULL;
+	return c->hot.magic == DP_CSD_MAGIC_V2 ? c : NULL;   /* c->v2, from the hot line */
 }
 /* The csd costs go to now on t: the top frame's, ABI v2's dp_cur, or t's sink. */
 static inline struct dp_csd *dp_cur_csd(struct dp_thread *t)
@@ -579,6 +584,11 @@ void *dp_mem_global(size_t size);       /* caller holds dp_rt.lock */
 /* A zeroed csd of thread t, its hot part's magic set (deepprof-abi.h); NULL
  * when out of memory. Every csd is made here or is a static one with the
  * same magic. */
+static inline void dp_csd_set_v2(struct dp_csd *c)
+{
+	c->v2 = 1;
+	c->hot.magic = DP_CSD_MAGIC_V2;
+}
 static inline struct dp_csd *dp_csd_new(struct dp_thread *t)
 {
 	struct dp_csd *c = dp_mem_thread(t, sizeof *c);

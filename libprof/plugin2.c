@@ -385,7 +385,7 @@ static struct dp_csd *callback2(struct dp_thread *t, struct dp_pd *parent, struc
 	c->site = key;
 	c->css = css;
 	c->caller = parent;
-	c->v2 = 1;
+	dp_csd_set_v2(c);
 	c->hot.callee = &unbound_pd;
 	if (dp_graph_tab_insert(t, parent, c) < 0 || bind2(t, c, ps) < 0)
 		return NULL;
@@ -462,7 +462,7 @@ struct dp_pd *dp_plugin2_context(struct dp_thread *t)
 
 int dp_plugin2_region_bind(struct dp_thread *t, struct dp_csd *c, struct dp_ps *ps)
 {
-	c->v2 = 1;
+	dp_csd_set_v2(c);
 	c->hot.callee = &unbound_pd;
 	return bind2(t, c, ps);
 }
@@ -657,7 +657,7 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 		c->fn = (uintptr_t)fn;
 		c->css = css;
 		c->caller = pd;
-		c->v2 = 1;
+		dp_csd_set_v2(c);
 		c->hot.callee = &unbound_pd;
 		c->hot.target = fn;
 		if (css->callee && bind2(t, c, css->callee) < 0)

@@ -60,9 +60,14 @@ enum dp_tu_flags {
 	DP_TU_PROGREP       = 1u << 2,  /* the object has .deepprof.progrep records for this TU */
 	DP_TU_TICK_CALLS    = 1u << 3,  /* back-edges call dp_abi_backedge() (backedges=call)
 	                                   instead of incrementing dp_loop_ticks */
-	DP_TU_EXTRA_SLOTS   = 1u << 4   /* ABI v2, calls=surviving: dp_tu.extra lists, per
+	DP_TU_EXTRA_SLOTS   = 1u << 4,  /* ABI v2, calls=surviving: dp_tu.extra lists, per
 	                                   procedure, the sites of functions inlined into it
 	                                   that have a slot of its pd (below) */
+	DP_TU_V2_TAGGED     = 1u << 5   /* ABI v2 code whose slots hold csds tagged and whose
+	                                   prologues check callee_ps (below), set by every
+	                                   plugin since; a runtime refuses a v2 TU without it,
+	                                   an older plugin's, whose code would count at the
+	                                   wrong addresses */
 };
 
 /* A procedure (ProcStatic). 32 bytes. */

@@ -399,7 +399,8 @@ void dp_tables_finish(void *, void *)
 
 	unsigned tflags = (dp_opt.surviving ? 0 : DP_TU_SOURCE_CALLS) | (dp_opt.backedges ? DP_TU_BACKEDGES : 0) |
 			  (dp_opt.backedges && dp_opt.tick_call ? DP_TU_TICK_CALLS : 0) |
-			  (dp_opt.progrep ? DP_TU_PROGREP : 0) | (dp_opt.late ? DP_TU_EXTRA_SLOTS : 0);
+			  (dp_opt.progrep ? DP_TU_PROGREP : 0) | (dp_opt.late ? DP_TU_EXTRA_SLOTS : 0) |
+			  (dp_opt.abi == 2 ? DP_TU_V2_TAGGED : 0);
 	vec<constructor_elt, va_gc> *tv = NULL;
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 0), build_int_cst(uint32_type_node, dp_opt.abi));
 	CONSTRUCTOR_APPEND_ELT(tv, field(tut, 1), build_int_cst(uint32_type_node, tflags));

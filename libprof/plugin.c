@@ -110,14 +110,20 @@ DP_EXPORT void dp_register_tu(struct dp_tu *tu)
 {
 	int saved_errno = errno;
 	dp_code_note(tu);       /* its module holds instrumented code (timer.c) */
-	if (tu->abi_version == 2)
+	bool old_v2 = tu->abi_version == 2 && !(tu->flags & DP_TU_V2_TAGGED);
+	if (tu->abi_version == 2 && !old_v2)
 		dp_plugin2_register(tu);
 	else if (tu->abi_version != 1) {
 		if (!tu->runtime[2]) {
 			tu->runtime[2] = (void *)1;
 			DP_ADD(&dp_rt.lost, 1);
-			dp_log(tu->file ? tu->file : "?", ": compiled for a plugin ABI this libprof does not implement",
-			       "(rebuild with --deepprof-arg=abi=1)");
+			if (old_v2)
+				dp_log(tu->file ? tu->file : "?", ": compiled by an older deepprof plugin "
+				       "whose inline code this libprof does not run",
+				       "(rebuild it with this deepprof-cc): its calls are not recorded");
+			else
+				dp_log(tu->file ? tu->file : "?", ": compiled for a plugin ABI this libprof "
+				       "does not implement", "(rebuild with --deepprof-arg=abi=1)");
 		}
 		errno = saved_errno;
 		return;

@@ -581,14 +581,15 @@ static inline uint64_t dp_loops_take(struct dp_hot *h, uint64_t now)
 void *dp_mem_map(size_t size);
 void *dp_mem_thread(struct dp_thread *t, size_t size);
 void *dp_mem_global(size_t size);       /* caller holds dp_rt.lock */
-/* A zeroed csd of thread t, its hot part's magic set (deepprof-abi.h); NULL
- * when out of memory. Every csd is made here or is a static one with the
- * same magic. */
+/* Mark c a v2 csd (ABI v2's, plugin2.c): its v2 and its magic */
 static inline void dp_csd_set_v2(struct dp_csd *c)
 {
 	c->v2 = 1;
 	c->hot.magic = DP_CSD_MAGIC_V2;
 }
+/* A zeroed csd of thread t, its hot part's magic set (deepprof-abi.h); NULL
+ * when out of memory. Every csd is made here or is a static one with the
+ * same magic. */
 static inline struct dp_csd *dp_csd_new(struct dp_thread *t)
 {
 	struct dp_csd *c = dp_mem_thread(t, sizeof *c);

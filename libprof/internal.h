@@ -112,13 +112,6 @@ struct dp_pd;
  * calls == exits + nonlocal holds even when a signal interrupts a hook.
  */
 struct dp_csd {
-	/* ABI v2 (plugin2.c): what the inline fast path counts; a v2 csd's
-	 * calls are hot.calls and its exits calls - nonlocal; dp_cur points
-	 * at hot. First and on a cache line of its own (mem.c starts an
-	 * object of a line or more on a line): at offset 184 of a 16-aligned
-	 * csd three in four straddled two lines, so a call touched both
-	 * (calls at 0, callee at 16, exits at 40). */
-	_Alignas(DP_LINE) struct dp_csd_hot hot;
 	uintptr_t site, fn;         /* the key in the caller pd's table */
 	struct dp_csd **ctab;       /* callee->tab (its mask in its header word), copied here to
 	                               shorten the hot path's chain of loads; refreshed when
@@ -148,6 +141,17 @@ struct dp_csd {
 	uint32_t ctx;               /* omp.c: a context-only copy, in the graph of a thread that
 	                               ran an OpenMP region, of a csd of the thread that made the
 	                               region: it counts nothing (fn has DP_CTX_FN set) */
+	/* ABI v2 (plugin2.c): what the inline fast path counts; a v2 csd's
+	 * calls are hot.calls and its exits calls - nonlocal; dp_cur points
+	 * at hot. On a cache line of its own (mem.c starts an object of a
+	 * line or more on a line): at offset 184 of a 16-aligned csd three in
+	 * four straddled two lines, so a call touched both (calls at 0,
+	 * callee at 16, exits at 40). Last, not first: split.c counts the
+	 * stack words equal to &hot, and the runtime's own frames (the timer
+	 * handler's, the slow paths') leave csd pointers below the program's,
+	 * which a later frame's unwritten pad keeps: at offset 0 they were
+	 * &hot too, and fib's v2 split came out 0.64-0.66 instead of 0.63. */
+	_Alignas(DP_LINE) struct dp_csd_hot hot;
 };
 /* A v2 csd's magic: DP_CSD_MAGIC less its low bit (the ABI wants only its
  * top byte 0xff), so that dp_plugin2_csd() tells a v2 csd from the

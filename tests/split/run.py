@@ -11,13 +11,11 @@ v2 (deepprof-cc: the machine stack scanned for the csds' addresses) and
              and inner activations cost alike or up to 3:1 move it 0.618 ..
              0.622); the tolerance, ±0.04, covers the sampling noise of
              200+ ticks (measured 0.62–0.64 in v2 runs of 136–392 ticks)
-             and, since session 22's leaner prologue, a bias of the v2
-             stack scan: fib's frame has an 8-byte pad that no code
-             writes, which keeps a csd address a slow path left there,
-             counted at every tick (0.635–0.653 in runs of ~205 ticks,
-             against 0.627–0.640 for the code before and 0.628–0.633 for
-             today's built with tls=initial-exec, whose frames have no
-             pad: the register the offset takes fills it)
+             (0.627-0.640 in v2 runs of ~210 ticks in session 22, the
+             stack scan's own bias included). A csd's hot part first in
+             the csd made the runtime's csd pointers, which its frames
+             leave below the program's and a later frame's unwritten pad
+             keeps, equal to &hot: 0.64-0.66 then, so it went last
   s-msort.c  mergesort of 2^18 ints: equal halves, share 0.5 ± 0.05, with
              240+ ticks (more rounds until then)
   s-deep.c   a 30000-deep linear recursion alternating two sites, spinning
@@ -122,8 +120,7 @@ def split_of(name, how, doc, fn):
     return a / (a + b), b / (a + b), a, b, samples
 
 
-MIN_TICKS = 200     # fib's samples for its ±0.04 (127 ticks of fib(37) gave 0.629-0.661
-                    # in session 22, whose v2 frames also hold a stale word: below)
+MIN_TICKS = 200     # fib's samples for its ±0.04
 MSORT_TICKS = 240   # msort's for its ±0.05 (one standard deviation ~0.011)
 
 

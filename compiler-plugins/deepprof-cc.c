@@ -117,15 +117,22 @@ static bool file_exists(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* A runtime given as a shared object (lib.so, lib.so.1), not an archive
- * or object file linked into the program. */
+/* A runtime given as a shared object (lib.so, lib.so.1.2), not an archive
+ * or object file linked into the program (lib.a, even lib.so.a). */
 static bool shared_object(const char *rt)
 {
 	if (!rt || !*rt)
 		return false;
 	const char *base = strrchr(rt, '/') ? strrchr(rt, '/') + 1 : rt;
-	size_t len = strlen(base);
-	return strstr(base, ".so.") || (len > 3 && !strcmp(base + len - 3, ".so"));
+	for (const char *so = strstr(base, ".so"); so; so = strstr(so + 1, ".so")) {
+		const char *v = so + 3;         /* then nothing, or .N.N... */
+		while (*v == '.' && v[1] >= '0' && v[1] <= '9')
+			for (v++; *v >= '0' && *v <= '9'; v++)
+				;
+		if (!*v)
+			return true;
+	}
+	return false;
 }
 
 /* The directory this program lives in (resolved), e.g. .../build/bin. */

@@ -33,7 +33,7 @@ static tree rt_ptr(void)
 }
 
 /* A load or store of TYPE at BASE + OFF in the runtime's memory. An odd
- * OFF reaches a field through a tagged pointer (csd | 1: SLOTV below, and
+ * OFF reaches a field through a tagged pointer (csd | 1: TAGGED_OFF below, and
  * the prologue's one load), whose base is not aligned, nor, when dp_cur is
  * untagged, the prologue's address: the access is typed unaligned, which
  * costs nothing on x86-64 and keeps -fsanitize=alignment (which checks
@@ -47,7 +47,7 @@ static tree mem(tree base, int off, tree type)
 
 /* A slot holds its csd tagged (csd | 1, what the site stores in dp_cur):
  * the csd's field at OFF is at slot value + OFF - 1. */
-#define SLOTV(off) ((int)(off) - 1)
+#define TAGGED_OFF(off) ((int)(off) - 1)
 
 static void add(gimple_seq *seq, gimple *g, location_t loc)
 {
@@ -322,7 +322,7 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 		add(&s, gimple_build_assign(fast, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
 		if (fn) {       /* slots of indirect sites never hold NULL (the runtime's rule) */
 			tree tgt = reg(ptr_type_node, "dp_tgt");
-			add(&s, gimple_build_assign(tgt, mem(fast, SLOTV(DP_CSD_TARGET), ptr_type_node)), loc);
+			add(&s, gimple_build_assign(tgt, mem(fast, TAGGED_OFF(DP_CSD_TARGET), ptr_type_node)), loc);
 			add(&s, gimple_build_cond(NE_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
 		} else {
 			add(&s, gimple_build_cond(EQ_EXPR, fast, null_pointer_node, NULL_TREE, NULL_TREE), loc);
@@ -336,7 +336,7 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 	}
 
 	gimple_seq pre = NULL;
-	add_increment(&pre, csd, SLOTV(DP_CSD_CALLS), loc);
+	add_increment(&pre, csd, TAGGED_OFF(DP_CSD_CALLS), loc);
 	if (!(r->flags & DP_CSS_LEAF_CALLEE) && !lean)
 		add_set_cur(&pre, csd, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);   /* tagged already */
 	gsi_insert_seq_before(&gsi, pre, GSI_SAME_STMT);
@@ -360,13 +360,13 @@ static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, 
 	if (!lean)
 		add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
 	if (csd) {
-		add_increment(&restore, csd, SLOTV(DP_CSD_EXITS), loc);
+		add_increment(&restore, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
 	} else if (slot >= 0 && !(r->flags & DP_CSS_RETURNS)) {
 		/* a direct site's slot never changes once set (the runtime's
 		 * rule): reloading it keeps csd out of a callee-saved register */
 		tree again = reg(ptr_type_node, "dp_csd");
 		add(&restore, gimple_build_assign(again, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
-		add_increment(&restore, again, SLOTV(DP_CSD_EXITS), loc);
+		add_increment(&restore, again, TAGGED_OFF(DP_CSD_EXITS), loc);
 	}
 	return restore;
 }

@@ -123,7 +123,7 @@ static int ensure(struct dp_tu *tu)
 	int r = 0;
 	dp_lock();
 	if (n > sink_slots) {
-		struct pd2 *s = dp_mem_map(sizeof *s + n * sizeof(struct dp_csd_hot *));
+		struct pd2 *s = dp_mem_map(sizeof *s + n * sizeof(uintptr_t));     /* its slots */
 		if (s) {
 			for (uint32_t i = 0; i < n; i++)
 				s->hot.slot[i] = SLOTV(&sink_csd.hot);
@@ -193,7 +193,7 @@ static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_cs
 	/* an OpenMP region of a plugin function has the function's sites */
 	bool st = ps->kind == DP_PS_STATIC || (ps->kind == DP_PS_REGION && ps->layout);
 	uint32_t n = st ? ps->n_css + ps->n_extra : 0;
-	struct pd2 *h = dp_mem_thread(t, sizeof *h + n * sizeof(struct dp_csd_hot *));
+	struct pd2 *h = dp_mem_thread(t, sizeof *h + n * sizeof(uintptr_t));     /* its slots */
 	struct dp_pd *pd = h ? dp_graph_pd_new(t, ps) : NULL;
 	if (!pd)
 		return NULL;

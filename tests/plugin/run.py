@@ -23,6 +23,7 @@ DPCC = os.path.join(BUILD, "bin", "deepprof-cc")
 PLUGIN = os.path.join(BUILD, "lib", "gcc-plugin", "deepprof.so")
 RT = os.path.join(OUT, "libtestrt.so")
 DEEPPROF = os.path.join(BUILD, "bin", "deepprof")
+LIBPROF_A = os.path.join(BUILD, "lib", "libprof.a")
 EXTRA = os.environ.get("DP_TEST_CFLAGS", "").split()
 with open(os.path.join(HERE, "..", "..", "schemas", "progrep.schema.json")) as _f:
     SCHEMA = json.load(_f)
@@ -819,10 +820,17 @@ def test_tls():
              ("-fno-pie", [DPCC, "-fno-pie"] + EXTRA + c, le),
              ("shared library (-fPIC)", [DPCC, "-fPIC"] + EXTRA + c, ie),
              ("a shared runtime", [DPCC, "--deepprof-runtime=" + RT] + EXTRA + c, ie),
+             ("a shared runtime named lib.so.1", [DPCC, "--deepprof-runtime=" + RT + ".1"] + EXTRA + c, ie),
+             ("an archive runtime named lib.so.a", [DPCC, "--deepprof-runtime=" + out("libtls.so.a")]
+              + EXTRA + c, le),
              ("a shared runtime, tls=local-exec", [DPCC, "--deepprof-runtime=" + RT,
                                                    "--deepprof-arg=tls=local-exec"] + EXTRA + c, le),
              ("-fPIC, tls=local-exec", [DPCC, "-fPIC", "--deepprof-arg=tls=local-exec"] + EXTRA + c, le),
              ("tls=initial-exec", [DPCC, "--deepprof-arg=tls=initial-exec"] + EXTRA + c, ie)]
+    for name, target in ((RT + ".1", RT), (out("libtls.so.a"), LIBPROF_A)):
+        if os.path.lexists(name):
+            os.unlink(name)
+        os.symlink(target, name)
     for i, (tag, cmd, want) in enumerate(cases):
         obj = out("tls%d.o" % i)
         must(cmd + ["-o", obj])

@@ -1,0 +1,28 @@
+"""Non-local exits through inlined bodies: at -O2 GCC inlines force and
+DEREF (DEREF also within force), each calling out on a path, and a
+longjmp from r_unref leaves them: every csd's calls, exits and non-local
+exits are exact and the same at -O0 (nothing inlined), in both ABIs."""
+from prt import eq, invariants
+
+
+def counts(p, caller, callee):
+    return sorted((c["calls"], c["exits"], c["nonlocal_exits"]) for c in p.csds(caller, callee))
+
+
+def run(ctx):
+    want = ctx.plain_output("s-inljmp.c", [])
+    eq(want.strip(), "10 6", "plain output")
+    for opt in ("-O0", "-O2"):
+        exe = ctx.build(["s-inljmp.c"], "inljmp" + opt, opt=opt)
+        r = ctx.run(exe, [], env={"DEEPPROF_HZ": "0"})
+        eq(r.stdout, want, "output " + opt)
+        p = ctx.dump()
+        invariants(p)
+        eq(counts(p, "main", "f"), [(1, 0, 1), (1, 0, 1), (10, 10, 0)], "main -> f " + opt)
+        eq(counts(p, "f", "force"), [(1, 0, 1), (1, 1, 0), (10, 10, 0)], "f -> force " + opt)
+        eq(counts(p, "f", "DEREF"), [(1, 0, 1), (10, 10, 0)], "f -> DEREF " + opt)
+        eq(counts(p, "force", "DEREF"), [(1, 0, 1), (1, 1, 0), (5, 5, 0)], "force -> DEREF " + opt)
+        eq(counts(p, "force", "fix"), [(1, 1, 0), (1, 1, 0), (5, 5, 0)], "force -> fix " + opt)
+        eq(counts(p, "DEREF", "r_unref"), [(1, 0, 1), (1, 0, 1), (1, 1, 0), (5, 5, 0)],
+           "DEREF -> r_unref " + opt)
+        eq(counts(p, "r_unref", "longjmp"), [(1, 0, 1), (1, 0, 1)], "r_unref -> longjmp " + opt)

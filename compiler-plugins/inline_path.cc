@@ -55,12 +55,12 @@ static void add(gimple_seq *seq, gimple *g, location_t loc)
 	gimple_seq_add_stmt(seq, g);
 }
 
-/* MEM[base + off] += 1 (uint64) */
-static void add_increment(gimple_seq *seq, tree base, int off, location_t loc)
+/* MEM[base + off] += delta (uint64) */
+static void add_increment(gimple_seq *seq, tree base, int off, location_t loc, int delta = 1)
 {
 	tree a = reg(uint64_type_node, "dp_n"), b = reg(uint64_type_node, "dp_n");
 	add(seq, gimple_build_assign(a, mem(base, off, uint64_type_node)), loc);
-	add(seq, gimple_build_assign(b, PLUS_EXPR, a, build_int_cst(uint64_type_node, 1)), loc);
+	add(seq, gimple_build_assign(b, PLUS_EXPR, a, build_int_cst(uint64_type_node, delta)), loc);
 	add(seq, gimple_build_assign(mem(base, off, uint64_type_node), b), loc);
 }
 
@@ -337,28 +337,40 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 
 	gimple_seq pre = NULL;
 	add_increment(&pre, csd, TAGGED_OFF(DP_CSD_CALLS), loc);
-	if (!(r->flags & DP_CSS_LEAF_CALLEE) && !lean)
+	if (lean)       /* a quiet body's return, counted before it (lower.cc) */
+		add_increment(&pre, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
+	else if (!(r->flags & DP_CSS_LEAF_CALLEE))
 		add_set_cur(&pre, csd, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);   /* tagged already */
 	gsi_insert_seq_before(&gsi, pre, GSI_SAME_STMT);
 	return csd;
 }
 
-/* Site SITE's code after its call returned: the restore of dp_cur and the
- * exits of CSD, or (CSD NULL_TREE) of what slot SLOT of PD holds; nothing
- * where no call returns (leaf-callee, tail and noreturn sites). LEAN: the
- * exits only (an inlined body that changed no dp_cur, lower.cc). */
+/* Site SITE's code after its call returned: the restore of dp_cur to ME
+ * and the exits of CSD, or (CSD NULL_TREE) of what slot SLOT of PD holds;
+ * nothing where no call returns (leaf-callee, tail and noreturn sites).
+ * PENDING: the csds of the quiet bodies the site is in (lower.cc), whose
+ * returns were counted before them: one less while the call runs, so that
+ * a longjmp over the call leaves the bodies' exits uncounted too. */
 static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, location_t loc,
-			   bool lean = false)
+			   const vec<tree> *pending = NULL)
 {
 	struct dp_site_rec *r = &dp_sites[site];
-	if (r->flags & (DP_CSS_LEAF_CALLEE | DP_CSS_TAIL | DP_CSS_NORETURN))
+	/* (a site in tail position where it was written, in a quiet body
+	 * inlined elsewhere: its call returns into the body, whose return
+	 * and whose owner's dp_cur come back here; the runtime counts its
+	 * own exits as a tail call's whatever the code does) */
+	if (r->flags & (DP_CSS_LEAF_CALLEE | DP_CSS_NORETURN) || (r->flags & DP_CSS_TAIL && !pending))
 		return NULL;
 	/* the call returned: a longjmp, exit() or pthread_exit over it never
 	 * gets here, so the runtime has calls - exits non-local exits (but
 	 * for a library function declared leaf, which always returns here) */
 	gimple_seq restore = NULL;
-	if (!lean)
-		add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
+	add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
+	if (pending)
+		for (tree p : *pending)
+			add_increment(&restore, p, DP_CSD_EXITS, loc);
+	if (r->flags & DP_CSS_TAIL)
+		return restore;
 	if (csd) {
 		add_increment(&restore, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
 	} else if (slot >= 0 && !(r->flags & DP_CSS_RETURNS)) {
@@ -372,11 +384,20 @@ static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, 
 }
 
 /* Site SITE at CALL, its pre-call code before POS (CALL itself but in
- * lower.cc, which puts it where the call hook was). */
-static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn)
+ * lower.cc, which puts it where the call hook was); ME is what dp_cur
+ * names again after the call; PENDING as post_seq's. */
+static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn,
+		      const vec<tree> *pending = NULL)
 {
 	location_t loc = gimple_location(call);
 	tree csd = emit_pre(pos, site, slot, pd, fn, loc);
+	if (pending && !(dp_sites[site].flags & DP_CSS_LEAF_CALLEE)) {   /* (a leaf returns) */
+		gimple_seq p = NULL;
+		for (tree x : *pending)
+			add_increment(&p, x, DP_CSD_EXITS, loc, -1);
+		gimple_stmt_iterator gsi = gsi_for_stmt(pos);
+		gsi_insert_seq_before(&gsi, p, GSI_SAME_STMT);
+	}
 	/* (after inlining, GCC may have found that it never returns, which
 	 * it did not know when the site was made: statements after it would
 	 * be in the middle of a block. It counts a non-local exit, as where
@@ -384,28 +405,77 @@ static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree m
 	if (gimple_call_noreturn_p(call))
 		return;
 	/* an indirect site's slot may have changed during the call */
-	gimple_seq restore = post_seq(site, slot, me, pd, fn || slot < 0 ? csd : NULL_TREE, loc);
+	gimple_seq restore = post_seq(site, slot, me, pd, fn || slot < 0 ? csd : NULL_TREE, loc, pending);
 	if (restore)
 		dp_insert_after_call(call, restore);
 }
 
-void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn)
+void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn,
+		const vec<tree> *pending)
 {
-	emit_site(pos, call, site, slot, me, pd, fn);
+	emit_site(pos, call, site, slot, me, pd, fn, pending);
 }
 
-void dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool lean)
+tree dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool quiet)
 {
-	emit_pre(pos, site, slot, pd, fn, gimple_location(pos), lean);
+	return emit_pre(pos, site, slot, pd, fn, gimple_location(pos), quiet);
 }
 
-void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd, bool lean)
+void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd)
 {
-	gimple_seq restore = post_seq(site, slot, me, pd, NULL_TREE, gimple_location(pos), lean);
+	gimple_seq restore = post_seq(site, slot, me, pd, NULL_TREE, gimple_location(pos));
 	if (restore) {
 		gimple_stmt_iterator gsi = gsi_for_stmt(pos);
 		gsi_insert_seq_before(&gsi, restore, GSI_SAME_STMT);
 	}
+}
+
+/* Around CALL, a call in a quiet body ME of a part GCC split off the
+ * body's function (lower.cc), which finds its activation in dp_cur: ME
+ * there, and the exits of the quiet bodies it is in (PENDING) taken back
+ * while the part runs; OWNER's after. */
+void dp_v2_quiet_part(gimple *call, tree me, tree owner, const vec<tree> &pending)
+{
+	location_t loc = gimple_location(call);
+	gimple_seq s = NULL;
+	add_set_cur(&s, me, 0, false, loc);
+	for (tree p : pending)
+		add_increment(&s, p, DP_CSD_EXITS, loc, -1);
+	gimple_stmt_iterator gsi = gsi_for_stmt(call);
+	gsi_insert_seq_before(&gsi, s, GSI_SAME_STMT);
+	if (gimple_call_noreturn_p(call))
+		return;
+	gimple_seq r = NULL;
+	add_set_cur(&r, owner, 0, false, loc);
+	for (tree p : pending)
+		add_increment(&r, p, DP_CSD_EXITS, loc);
+	dp_insert_after_call(call, r);
+}
+
+/* A quiet body's me (lower.cc), from CSD, its site's csd as the slot
+ * holds it (tagged), before POS. */
+tree dp_v2_quiet_body(gimple *pos, tree csd)
+{
+	tree me = make_ssa_name(ptr_type_node);
+	gimple *g = gimple_build_assign(me, POINTER_PLUS_EXPR, csd, size_int(-1));
+	gimple_set_location(g, gimple_location(pos));
+	gimple_stmt_iterator gsi = gsi_for_stmt(pos);
+	gsi_insert_before(&gsi, g, GSI_SAME_STMT);
+	return me;
+}
+
+/* Its pd, loaded before POS, a site of it (mostly on a path that is
+ * seldom taken: not loaded where the body starts): the csd is bound to
+ * the body's procedure (a direct site's, the runtime's rule), as a
+ * folded prologue would find. */
+tree dp_v2_quiet_pd(gimple *pos, tree me)
+{
+	tree pd = make_ssa_name(ptr_type_node);
+	gimple *g = gimple_build_assign(pd, mem(me, DP_CSD_CALLEE, ptr_type_node));
+	gimple_set_location(g, gimple_location(pos));
+	gimple_stmt_iterator gsi = gsi_for_stmt(pos);
+	gsi_insert_before(&gsi, g, GSI_SAME_STMT);
+	return pd;
 }
 
 void dp_v2_tick(gimple_stmt_iterator *gsi, tree me, location_t loc)

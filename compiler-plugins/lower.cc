@@ -260,6 +260,15 @@ static tree body_of_stmt(gimple *s)
 	return NULL_TREE;
 }
 
+/* The body block K is in, past K itself (body_of_stmt's next). */
+static tree body_of_stmt_above(tree k)
+{
+	for (tree b = BLOCK_SUPERCONTEXT(k); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+		if (inlined_function_outer_scope_p(b))
+			return b;
+	return NULL_TREE;
+}
+
 /* The call return hook R follows, in its body: the last statement before
  * R, in its block or ending the one block before it. */
 static gimple *call_before(gimple *r)
@@ -311,8 +320,10 @@ struct body {
 	gimple *first;          /* no enter hook: its site or tick that comes
 	                           before all its hooks (dominates them), if any */
 	tree me, pd;            /* found and checked: its sites use their slots */
-	int from;               /* the call hook of a lean site into it (-2:
+	int from;               /* the call hook of a quiet site into it (-2:
 	                           several), else -1 */
+	int head;               /* a part of the quiet body of this index, GCC
+	                           inlined into it: runs in its activation */
 };
 
 static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, tree key)
@@ -320,21 +331,46 @@ static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, t
 	tree k = key ? key : error_mark_node;   /* (a hash_map key is never NULL) */
 	if (unsigned *i = index.get(k))
 		return *i;
-	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE, -1 };
+	body b = { key, NULL, -1, false, NULL, NULL_TREE, NULL_TREE, -1, -1 };
 	bodies.safe_push(b);
 	index.put(k, bodies.length() - 1);
 	return bodies.length() - 1;
 }
 
-/* The enter hook on the paths from call hook H to the return hooks of its
- * site (index SITE), when nothing else there is a call, a hook or an asm:
- * its index in the hooks (AT), else -1. Every path must reach such a
- * return hook within a few hundred statements. */
-static int lean_region(gimple *h, unsigned long site, hash_map<gimple *, unsigned> &at)
+/* Block KEY is OUTER or in it. */
+static bool nested_in(tree key, tree outer)
 {
+	for (tree b = key; b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+		if (b == outer)
+			return true;
+	return false;
+}
+
+/* The most statements a quiet body has, with the bodies inlined within
+ * it: a clock tick in its code goes to its owner's csd, a small error
+ * only where the body is small (and it has no loop). */
+#define QUIET_MAX 128
+
+/* The enter hook on the paths from call hook H to the return hooks of its
+ * site (index SITE; a site in tail position has none: to where the scope
+ * the body was inlined into resumes, or the function's exit): its index
+ * in the hooks (AT), else -1. On those paths the other hooks (INNER gets
+ * their indexes: sites', ticks', the enter hooks of bodies inlined
+ * within) and calls (CALLS) are left for the caller to check; an asm,
+ * another hook, an abnormal or EH edge or (but for a tail site) the
+ * function's exit fail. Every path must end so within QUIET_MAX
+ * statements in all, or in a block that ends the function (a call that
+ * does not return). */
+static int body_region(gimple *h, unsigned long site, hash_map<gimple *, unsigned> &at,
+		       hash_set<int_hash<int, -1, -2>> &inner, hash_set<gimple *> &calls)
+{
+	/* a site in tail position has no return hook: the body ends the
+	 * function */
+	bool tail = dp_sites[site].flags & DP_CSS_TAIL;
+	tree key = NULL_TREE;
 	auto_vec<basic_block, 16> todo;
 	auto_bitmap seen;
-	int enter = -1, budget = 256;
+	int enter = -1, budget = QUIET_MAX;
 	basic_block bb = gimple_bb(h);
 	gimple_stmt_iterator g = gsi_for_stmt(h);
 	gsi_next(&g);
@@ -346,27 +382,42 @@ static int lean_region(gimple *h, unsigned long site, hash_map<gimple *, unsigne
 				continue;
 			if (--budget < 0 || gimple_code(s) == GIMPLE_ASM)
 				return -1;
+			/* (a tail site's body ends where the code of the
+			 * scope it was inlined into resumes) */
+			if (tail && key && gimple_block(s) && !nested_in(gimple_block(s), key)) {
+				ended = true;
+				break;
+			}
 			if (!is_gimple_call(s) || gimple_call_internal_p(s))
 				continue;
 			enum dp_hook_kind k = dp_hook_of(s);
 			if (k == DPH_RETURN && tree_fits_uhwi_p(gimple_call_arg(s, 1)) &&
 			    tree_to_uhwi(gimple_call_arg(s, 1)) == site) {
 				ended = true;
-			} else if (k == DPH_ENTER && enter < 0) {
+			} else if (k == DPH_NONE) {
+				if (!gimple_call_builtin_p(s, BUILT_IN_UNREACHABLE) &&
+				    !gimple_call_builtin_p(s, BUILT_IN_TRAP))
+					calls.add(s);
+			} else {
 				unsigned *i = at.get(s);
 				if (!i)
 					return -1;
-				enter = (int)*i;
-			} else {
-				return -1;
+				if (k == DPH_ENTER && enter < 0) {
+					enter = (int)*i;
+					key = body_of_stmt(s);
+				}
+				else if (k == DPH_ENTER || k == DPH_CALL || k == DPH_RETURN || k == DPH_BACKEDGE)
+					inner.add((int)*i);
+				else
+					return -1;
 			}
 		}
 		if (!ended) {
 			edge e;
 			edge_iterator ei;
-			if (EDGE_COUNT(bb->succs) == 0)
-				return -1;
 			FOR_EACH_EDGE(e, ei, bb->succs) {
+				if (e->dest == EXIT_BLOCK_PTR_FOR_FN(cfun) && tail && !(e->flags & (EDGE_ABNORMAL | EDGE_EH)))
+					continue;
 				if (e->dest == EXIT_BLOCK_PTR_FOR_FN(cfun) || (e->flags & (EDGE_ABNORMAL | EDGE_EH)))
 					return -1;
 				if (bitmap_set_bit(seen, e->dest->index))
@@ -381,22 +432,33 @@ static int lean_region(gimple *h, unsigned long site, hash_map<gimple *, unsigne
 }
 
 /*
- * Lean sites. A site whose call GCC inlined, into a body that has no site,
- * no tick and no call of its own, changes no dp_cur: the body runs no
- * code that reads it (its prologue, folded, would read only what the
- * site stored) and calls nothing that could. Its code then leaves dp_cur
- * alone: no tagging store before the body, no restore after it, only
- * calls and exits counted (a body that makes no call returns; a longjmp
- * from a signal handler over it counts as a return, as over a leaf). A
- * clock tick in the body goes to the caller's csd, as in a leaf without a
- * prologue (schemas/plugin-abi.md, "Leaves"). Which code is the body's is
- * told by the paths from the call hook to the site's return hooks: they
- * must hold the callee's enter hook and nothing else that is a hook, a
- * call or an asm (a part GCC split off the body, inlined or not, a call
- * whose statement has no scope, as an OpenMP construct's GOMP_parallel:
- * each is a hook or a call there). LEAN[i]: hook i is such a site's call
- * hook, or a return hook of such a site (every call hook of its site in
- * its body lean); the body gets no prologue.
+ * Quiet bodies (schemas/plugin-abi.md). A small body GCC inlined at a
+ * direct site (no loop, QUIET_MAX statements at most), whose code calls
+ * nothing but through its own sites and the parts GCC split off its
+ * function (no setjmp, no asm), with every body inlined within it quiet
+ * too, leaves dp_cur to the code it was inlined into (its
+ * owner: the nearest code around it that is not a quiet body). The site
+ * counts the call and its return before the body (one load of the slot;
+ * no tagging store before the body, no restore and no reload of the slot
+ * after it); the body's me is the site's csd, bound to the body's
+ * procedure (the runtime's rule for direct sites, as a folded prologue
+ * relies on), its pd is loaded at each of its sites; its sites restore
+ * dp_cur to the owner's me, and take the exits of the quiet bodies they
+ * are in back while their calls run (exits - 1 before, + 1 after), so a
+ * longjmp, exit or pthread_exit over a call leaves those bodies' calls
+ * non-local exits, as before; a call of a part gets dp_cur = me around
+ * it (the part finds its activation there). A clock tick in the body's
+ * own code goes to the owner's csd, as in a leaf without a prologue
+ * (hence small bodies without loops only). A body that makes no call (a
+ * lean site, before) needs no me.
+ *
+ * Which code is the body's is told by the paths from the site's call
+ * hook to its return hooks (body_region; a site in tail position has
+ * none: to where the scope it was inlined into resumes): they must hold
+ * the callee's enter hook, every hook and call of the body and of the
+ * bodies inlined within it (quiet_body), and no other. LEAN[i]: hook i is
+ * such a site's call hook, or a return hook of such a site (every call
+ * hook of its site in its body quiet).
  */
 /* A key for (body B, the site of call or return hook H). */
 static HOST_WIDE_INT body_site(unsigned b, gimple *h)
@@ -404,15 +466,177 @@ static HOST_WIDE_INT body_site(unsigned b, gimple *h)
 	return (HOST_WIDE_INT)b * dp_n_sites + (HOST_WIDE_INT)tree_to_uhwi(gimple_call_arg(h, 1));
 }
 
-static void lean_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, const vec<gimple *> &call_of,
-		       vec<body> &bodies, vec<bool> &lean)
+/* The body in which GCC inlined body P, a part it split off a function
+ * (no enter hook), when that is where the part's head is: an index, or
+ * -1. */
+static int head_of_part(const vec<body> &bodies, hash_map<tree, unsigned> &index, unsigned p)
 {
+	const body &b = bodies[p];
+	if (b.enter || !b.key)
+		return -1;
+	tree up = BLOCK_SUPERCONTEXT(b.key);
+	while (up && TREE_CODE(up) == BLOCK && !inlined_function_outer_scope_p(up))
+		up = BLOCK_SUPERCONTEXT(up);
+	unsigned *o = up && TREE_CODE(up) == BLOCK ? index.get(up) : NULL;
+	if (!o || !bodies[*o].enter || bodies[*o].ps != ps_of_decl(BLOCK_ABSTRACT_ORIGIN(b.key)))
+		return -1;
+	return (int)*o;
+}
+
+/* The procedure of body B's code (a part's: its function's). */
+static int ps_of_body(const vec<body> &bodies, unsigned b)
+{
+	return bodies[b].enter ? bodies[b].ps : bodies[b].key ? ps_of_decl(BLOCK_ABSTRACT_ORIGIN(bodies[b].key)) : -1;
+}
+
+/* A quiet body's candidate (quiet_sites): what makes it quiet if the
+ * bodies inlined within it are. */
+struct quiet_cand {
+	unsigned body;
+	auto_vec<unsigned> nested;      /* bodies with an enter hook within it */
+	auto_vec<unsigned> bare;        /* hooks of sites within it with no call */
+	auto_vec<unsigned> part_bodies; /* parts GCC inlined within it */
+	auto_vec<gimple *> part_calls;  /* calls of parts within it */
+};
+
+/* The hooks and calls body_region found within body B (C->body) leave it
+ * a candidate (C filled), if the bodies within it turn out quiet. */
+static bool quiet_body(const vec<gimple *> &hooks, const vec<unsigned> &of, const vec<gimple *> &call_of,
+		       const vec<body> &bodies, hash_map<tree, unsigned> &index, const vec<unsigned> &n_calls,
+		       hash_set<int_hash<int, -1, -2>> &inner, hash_set<gimple *> &calls, quiet_cand *c)
+{
+	unsigned b = c->body;
+	hash_set<gimple *> sites;
+	unsigned mine = 0;
+	for (unsigned j = 0; j < hooks.length(); j++) {
+		unsigned o = of[j];
+		if (hooks[j] == bodies[b].enter || !bodies[o].key || !nested_in(bodies[o].key, bodies[b].key))
+			continue;
+		mine++;
+		if (!inner.contains((int)j))
+			return false;
+		if (o != b && !bodies[o].enter) {
+			/* a part inlined within: of a function whose body is
+			 * the candidate or within it (it runs in that one's
+			 * activation) */
+			int h = head_of_part(bodies, index, o);
+			if (h < 0 || !nested_in(bodies[h].key, bodies[b].key))
+				return false;
+			if (!c->part_bodies.contains(o))
+				c->part_bodies.safe_push(o);
+		}
+		enum dp_hook_kind k = dp_hook_of(hooks[j]);
+		if (k == DPH_BACKEDGE)
+			return false;   /* a loop: its time stays its own */
+		if (k == DPH_ENTER) {
+			if (hooks[j] != bodies[o].enter)
+				return false;
+			c->nested.safe_push(o);
+			continue;
+		}
+		if ((k != DPH_CALL && k != DPH_RETURN) || !tree_fits_uhwi_p(gimple_call_arg(hooks[j], 1)) ||
+		    tree_to_uhwi(gimple_call_arg(hooks[j], 1)) >= dp_n_sites)
+			return false;
+		if (!call_of[j])
+			c->bare.safe_push(j);   /* a body inlined there: quiet, below */
+		else if (k == DPH_CALL)
+			sites.add(call_of[j]);
+	}
+	if (inner.elements() != mine)
+		return false;
+	/* every call of its code on the paths walked (none that GCC moved
+	 * elsewhere, or that the walk of a tail site's body did not reach):
+	 * as many as its bodies have */
+	unsigned want = 0, seen = 0;
+	for (unsigned o = 0; o < bodies.length(); o++)
+		if (bodies[o].key && nested_in(bodies[o].key, bodies[b].key))
+			want += n_calls[o];
+	for (hash_set<gimple *>::iterator i = calls.begin(); i != calls.end(); ++i) {
+		tree k = body_of_stmt(*i);
+		seen += k && nested_in(k, bodies[b].key);
+	}
+	if (seen != want)
+		return false;
+	for (hash_set<gimple *>::iterator i = calls.begin(); i != calls.end(); ++i) {
+		if (sites.contains(*i))
+			continue;
+		/* a part GCC split off the function of the body the call is
+		 * in, which runs in that body's activation (dp_v2_quiet_part) */
+		tree fn = gimple_call_fndecl(*i);
+		cgraph_node *n = fn ? cgraph_node::get(fn) : NULL;
+		unsigned *o = index.get(body_of_stmt(*i) ? body_of_stmt(*i) : error_mark_node);
+		if (!n || !n->split_part || !o || ps_of_decl(fn) != ps_of_body(bodies, *o))
+			return false;
+		c->part_calls.safe_push(*i);
+	}
+	return true;
+}
+
+/* LEAN (above) from the candidates still in Q (by body: its candidate's
+ * index, or -1): a call hook is quiet when its body is, and the hooks of
+ * a site in a body are when all its call hooks are. */
+static void quiet_hooks(const vec<gimple *> &hooks, const vec<unsigned> &of, const vec<gimple *> &call_of,
+			const vec<body> &bodies, const vec<int> &found, const vec<int> &q, vec<bool> &lean)
+{
+	hash_map<int_hash<HOST_WIDE_INT, -1, -2>, int> all;
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		if (dp_hook_of(hooks[i]) != DPH_CALL || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
+			continue;
+		bool ok = found[i] >= 0 && q[found[i]] >= 0 && bodies[found[i]].from == (int)i;
+		HOST_WIDE_INT k = body_site(of[i], hooks[i]);
+		int *v = all.get(k);
+		if (!v)
+			all.put(k, ok);
+		else
+			*v &= ok;
+	}
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		lean[i] = false;
+		enum dp_hook_kind k = dp_hook_of(hooks[i]);
+		if ((k != DPH_RETURN && k != DPH_CALL) || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
+			continue;
+		int *v = all.get(body_site(of[i], hooks[i]));
+		lean[i] = v && *v;
+	}
+}
+
+/* Which bodies are quiet: LEAN (above); each quiet body's from, its
+ * parts' head; PARTS: the calls of parts in quiet bodies (to the body
+ * whose activation they run in). */
+static void quiet_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, const vec<gimple *> &call_of,
+			vec<body> &bodies, hash_map<tree, unsigned> &index, vec<bool> &lean,
+			hash_map<gimple *, unsigned> &parts)
+{
+	/* by body: its calls that are no hooks (as body_region counts them) */
+	auto_vec<unsigned> n_calls;
+	n_calls.safe_grow_cleared(bodies.length());
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, cfun)
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+			gimple *s = gsi_stmt(g);
+			if (!is_gimple_call(s) || gimple_call_internal_p(s) || dp_hook_of(s) != DPH_NONE ||
+			    gimple_call_builtin_p(s, BUILT_IN_UNREACHABLE) || gimple_call_builtin_p(s, BUILT_IN_TRAP))
+				continue;
+			/* (code of a function inlined without hooks is its
+			 * nearest body's that has them) */
+			for (tree k = body_of_stmt(s); k; k = body_of_stmt_above(k))
+				if (unsigned *o = index.get(k)) {
+					n_calls[*o]++;
+					break;
+				}
+		}
 	hash_map<gimple *, unsigned> at;
 	for (unsigned i = 0; i < hooks.length(); i++) {
 		lean.safe_push(false);
 		at.put(hooks[i], i);
 	}
-	auto_vec<int> found;
+	auto_vec<quiet_cand *> cands;
+	auto_vec<int> found, q;
+	auto_vec<bool> claimed;
+	for (unsigned i = 0; i < bodies.length(); i++) {
+		q.safe_push(-1);
+		claimed.safe_push(false);
+	}
 	for (unsigned i = 0; i < hooks.length(); i++) {
 		gimple *h = hooks[i];
 		found.safe_push(-1);
@@ -423,33 +647,70 @@ static void lean_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, cons
 		const struct dp_site_rec *r = &dp_sites[site];
 		if (r->kind != DP_CSS_KIND_NORMAL || r->callee_uid > -2)
 			continue;
-		int e = lean_region(h, site, at);
+		hash_set<int_hash<int, -1, -2>> inner;
+		hash_set<gimple *> calls;
+		int e = body_region(h, site, at, inner, calls);
 		if (e < 0)
 			continue;
 		body &b = bodies[of[e]];
-		if (b.enter != hooks[e] || b.ps != -2 - r->callee_uid || b.work)
+		if (b.enter != hooks[e] || b.ps != -2 - r->callee_uid || !b.key)
 			continue;
+		if (claimed[of[e]]) {   /* reached from two call hooks: not quiet */
+			if (b.from >= 0)
+				found[b.from] = -1;
+			b.from = -2;
+			q[of[e]] = -1;
+			continue;
+		}
+		claimed[of[e]] = true;
+		quiet_cand *c = new quiet_cand;
+		c->body = of[e];
+		if (!quiet_body(hooks, of, call_of, bodies, index, n_calls, inner, calls, c)) {
+			delete c;
+			continue;
+		}
 		found[i] = (int)of[e];
-		b.from = b.from == -1 ? (int)i : -2;
+		b.from = (int)i;
+		q[of[e]] = (int)cands.length();
+		cands.safe_push(c);
 	}
-	/* by (body, site): every call hook lean (1), or not (0) */
-	hash_map<int_hash<HOST_WIDE_INT, -1, -2>, int> all;
-	for (unsigned i = 0; i < hooks.length(); i++) {
-		if (dp_hook_of(hooks[i]) != DPH_CALL || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
-			continue;
-		lean[i] = found[i] >= 0 && bodies[found[i]].from == (int)i;
-		HOST_WIDE_INT k = body_site(of[i], hooks[i]);
-		int *v = all.get(k);
-		if (!v)
-			all.put(k, lean[i]);
-		else
-			*v &= lean[i];
+	/* a candidate stays quiet while its own site's hooks are and every
+	 * body inlined within it is */
+	for (bool changed = true; changed;) {
+		changed = false;
+		quiet_hooks(hooks, of, call_of, bodies, found, q, lean);
+		for (unsigned k = 0; k < cands.length(); k++) {
+			quiet_cand *c = cands[k];
+			if (q[c->body] < 0)
+				continue;
+			bool ok = lean[bodies[c->body].from];
+			for (unsigned n : c->nested)
+				ok &= q[n] >= 0;
+			for (unsigned j : c->bare)
+				ok &= lean[j];
+			if (!ok) {
+				q[c->body] = -1;
+				changed = true;
+			}
+		}
 	}
-	for (unsigned i = 0; i < hooks.length(); i++) {
-		if (dp_hook_of(hooks[i]) != DPH_RETURN || call_of[i] || !tree_fits_uhwi_p(gimple_call_arg(hooks[i], 1)))
-			continue;
-		int *v = all.get(body_site(of[i], hooks[i]));
-		lean[i] = v && *v;
+	for (unsigned k = 0; k < cands.length(); k++) {
+		quiet_cand *c = cands[k];
+		body &b = bodies[c->body];
+		if (q[c->body] >= 0 && b.from >= 0) {
+			if (c->nested.length() || c->part_bodies.length() || c->part_calls.length())
+				b.work = true;          /* its me, within */
+			for (unsigned p : c->part_bodies)
+				bodies[p].head = head_of_part(bodies, index, p);
+			for (gimple *g : c->part_calls)
+				if (!parts.get(g)) {
+					unsigned o = *index.get(body_of_stmt(g) ? body_of_stmt(g) : error_mark_node);
+					parts.put(g, bodies[o].head >= 0 ? (unsigned)bodies[o].head : o);
+				}
+		} else if (b.from >= 0) {
+			b.from = -1;
+		}
+		delete c;
 	}
 }
 
@@ -502,7 +763,8 @@ static unsigned int lower_bodies(function *fun)
 			bodies[b].work = true;
 	}
 	auto_vec<bool> lean;
-	lean_sites(hooks, of, call_of, bodies, lean);
+	hash_map<gimple *, unsigned> parts;     /* calls of parts in quiet bodies */
+	quiet_sites(hooks, of, call_of, bodies, index, lean, parts);
 
 	/* a body without an enter hook (few, and small): one of its sites or
 	 * ticks before all its hooks, where dp_cur names its activation; if
@@ -554,7 +816,7 @@ static unsigned int lower_bodies(function *fun)
 		if (b.enter || !b.work)
 			continue;
 		b.ps = ps_of_decl(b.key ? BLOCK_ABSTRACT_ORIGIN(b.key) : fun->decl);
-		if (b.ps < 0)
+		if (b.ps < 0 || b.head >= 0)    /* (a quiet body's part: its me and pd, below) */
 			continue;
 		/* a part inlined where its head was (into the head, or into
 		 * where the head was inlined): the head's activation */
@@ -578,7 +840,7 @@ static unsigned int lower_bodies(function *fun)
 		const body &b = bodies[of[i]];
 		tree me = b.me, pd = b.pd;
 		enum dp_hook_kind k = dp_hook_of(hooks[i]);
-		if (!me && !b.enter && b.ps >= 0 && (k == DPH_CALL || k == DPH_BACKEDGE))
+		if (!me && !b.enter && b.ps >= 0 && b.head < 0 && (k == DPH_CALL || k == DPH_BACKEDGE))
 			dp_v2_resume(fun, (unsigned)b.ps, hooks[i], &me, &pd);
 		hme.safe_push(me);
 		hpd.safe_push(pd);
@@ -589,10 +851,87 @@ static unsigned int lower_bodies(function *fun)
 			hpd[i] = hpd[paired[i]];
 		}
 
+	/* quiet bodies with work, the outer ones first: their site's code
+	 * before them, for their me; their sites restore dp_cur to the me of
+	 * the code they were inlined into (OWNER: the first not quiet out
+	 * from them) and take the exits of the quiet bodies they are in
+	 * back while their calls run (PENDING); each site in them loads
+	 * their pd. Without a me and pd at its site (none found for the code
+	 * around, not quiet), a body is not quiet after all: a prologue. */
+	auto_vec<tree> owner;
+	auto_vec<int> pend_of, up;
+	auto_vec<bool> done;
+	for (unsigned i = 0; i < hooks.length(); i++) {
+		owner.safe_push(hme[i]);
+		pend_of.safe_push(-1);
+		done.safe_push(false);
+	}
+	auto_vec<unsigned> order;
+	auto_vec<int> depth;
+	for (unsigned bi = 0; bi < bodies.length(); bi++) {
+		int d = 0;
+		for (tree k = bodies[bi].key; k && TREE_CODE(k) == BLOCK; k = BLOCK_SUPERCONTEXT(k))
+			d++;
+		depth.safe_push(d);
+		up.safe_push(-1);
+		if (bodies[bi].from >= 0 && lean[bodies[bi].from] && bodies[bi].work)
+			order.safe_push(bi);
+	}
+	for (unsigned x = 1; x < order.length(); x++)     /* by depth, stable */
+		for (unsigned y = x; y > 0 && depth[order[y - 1]] > depth[order[y]]; y--)
+			std::swap(order[y - 1], order[y]);
+	auto_vec<bool> quiet;
+	for (unsigned bi = 0; bi < bodies.length(); bi++)
+		quiet.safe_push(false);
+	for (unsigned bi : order) {
+		body &b = bodies[bi];
+		unsigned i = (unsigned)b.from;
+		unsigned site = (unsigned)tree_to_uhwi(gimple_call_arg(hooks[i], 1));
+		unsigned ei = bodies[of[i]].head >= 0 ? (unsigned)bodies[of[i]].head : of[i];
+		auto_vec<tree> pend;
+		if (!hme[i] || !hpd[i]) {
+			for (unsigned r = 0; r < hooks.length(); r++)
+				if (of[r] == of[i] && dp_hook_of(hooks[r]) == DPH_RETURN && !call_of[r] &&
+				    tree_fits_uhwi_p(gimple_call_arg(hooks[r], 1)) &&
+				    tree_to_uhwi(gimple_call_arg(hooks[r], 1)) == site)
+					lean[r] = false;
+			lean[i] = false;
+			dp_v2_prologue(fun, (unsigned)b.ps, b.enter, &b.me, &b.pd);
+		} else {
+			const body &e = bodies[of[i]];
+			int ps = e.ps;
+			int slot = ps >= 0 && dp_sites[site].caller == (unsigned)ps ? (int)(site - dp_fns[ps].first_css) : -1;
+			tree csd = dp_v2_site_pre(hooks[i], site, slot, hpd[i], NULL_TREE, true);
+			b.me = dp_v2_quiet_body(hooks[i], csd);
+			done[i] = true;
+			quiet[bi] = true;
+			up[bi] = quiet[ei] ? (int)ei : -1;
+			for (int u = (int)bi; u >= 0; u = up[u])
+				pend.safe_push(bodies[u].me);
+			tree own = quiet[ei] ? owner[i] : hme[i];
+			for (hash_map<gimple *, unsigned>::iterator p = parts.begin(); p != parts.end(); ++p)
+				if ((*p).second == bi)
+					dp_v2_quiet_part((*p).first, b.me, own, pend);
+		}
+		for (unsigned j = 0; j < hooks.length(); j++)
+			if (of[j] == bi || bodies[of[j]].head == (int)bi) {
+				hme[j] = owner[j] = b.me;
+				hpd[j] = b.pd;
+				if (quiet[bi]) {
+					owner[j] = quiet[ei] ? owner[i] : hme[i];
+					pend_of[j] = (int)bi;
+					if (dp_hook_of(hooks[j]) == DPH_CALL)
+						hpd[j] = dp_v2_quiet_pd(hooks[j], b.me);
+				}
+			}
+	}
+
 	for (unsigned i = 0; i < hooks.length(); i++) {
 		gimple *h = hooks[i];
 		const body &b = bodies[of[i]];
 		tree me = hme[i], pd = hpd[i];
+		if (done[i])
+			continue;
 		switch (dp_hook_of(h)) {
 		case DPH_BACKEDGE:
 			if (me) {
@@ -619,14 +958,17 @@ static unsigned int lower_bodies(function *fun)
 			if (dp_hook_of(h) == DPH_CALL && call_of[i]) {
 				/* the call is there: the code around it (its return
 				 * hook goes) */
-				dp_v2_site(h, call_of[i], site, slot, me, pd, fn);
+				auto_vec<tree> pend;
+				for (int u = pend_of[i]; u >= 0; u = up[u])
+					pend.safe_push(bodies[u].me);
+				dp_v2_site(h, call_of[i], site, slot, owner[i], pd, fn, pend_of[i] >= 0 ? &pend : NULL);
 			} else if (dp_hook_of(h) == DPH_CALL) {
 				/* GCC inlined the callee's body: the call's code
 				 * before the body, the return's after (an indirect
 				 * site's exits go to what its slot holds then) */
 				dp_v2_site_pre(h, site, slot, pd, fn, lean[i]);
-			} else if (!call_of[i]) {
-				dp_v2_site_post(h, site, slot, me, pd, lean[i]);
+			} else if (!call_of[i] && !lean[i]) {
+				dp_v2_site_post(h, site, slot, me, pd);
 			}
 			break;
 		}

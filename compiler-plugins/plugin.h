@@ -154,11 +154,20 @@ void dp_v2_continuation(function *fun, tree *me, tree *pd);
  * dp_cur's csd, checked (dp_abi_resume) */
 void dp_v2_resume(function *fun, unsigned ps, gimple *before, tree *me, tree *pd);
 /* a site whose call GCC inlined before lower.cc ran: the code before it
- * (before pos, the call hook), and after it (before pos, a return hook);
- * lean: neither stores to dp_cur (a body that makes no call, lower.cc) */
-void dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool lean);
-void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd, bool lean);
-void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn);
+ * (before pos, the call hook; returns the site's csd, tagged), and after
+ * it (before pos, a return hook); quiet: the code before counts the call
+ * and its return and stores no dp_cur, and there is none after (a quiet
+ * body, lower.cc), whose me dp_v2_quiet_body gives from the csd, and
+ * pd dp_v2_quiet_pd from me before each of its sites;
+ * pending: the mes of the quiet bodies a site is in, whose exits it
+ * takes back while its call runs */
+tree dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool quiet);
+void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd);
+tree dp_v2_quiet_body(gimple *pos, tree csd);
+tree dp_v2_quiet_pd(gimple *pos, tree me);
+void dp_v2_quiet_part(gimple *call, tree me, tree owner, const vec<tree> &pending);
+void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tree pd, tree fn,
+		const vec<tree> *pending = NULL);
 void dp_v2_tick(gimple_stmt_iterator *gsi, tree me, location_t loc);
 /* before SSA, for the instrumentation pass's late mode: g placed where a
  * prologue goes (after at, else at the start of at_bb, else at the

@@ -300,9 +300,11 @@ void dp_v2_continuation(function *fun, tree *me, tree *pd)
 /* Site SITE's code before the call, placed before POS (the call itself,
  * or where lower.cc found the call hook): slot SLOT of the caller's pd,
  * or with -1 none (the slow path finds the csd every time); FN the target
- * of an indirect site, else NULL_TREE. Returns the site's csd. */
+ * of an indirect site, else NULL_TREE; QUIET: a quiet body's site (lower.cc),
+ * which counts the return too and leaves dp_cur alone. Returns the site's
+ * csd. */
 static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, location_t loc,
-		     bool lean = false)
+		     bool quiet = false)
 {
 	struct dp_site_rec *r = &dp_sites[site];
 	bool ssa = gimple_in_ssa_p(cfun);
@@ -337,7 +339,7 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 
 	gimple_seq pre = NULL;
 	add_increment(&pre, csd, TAGGED_OFF(DP_CSD_CALLS), loc);
-	if (lean)       /* a quiet body's return, counted before it (lower.cc) */
+	if (quiet)      /* a quiet body's return, counted before it (lower.cc) */
 		add_increment(&pre, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
 	else if (!(r->flags & DP_CSS_LEAF_CALLEE))
 		add_set_cur(&pre, csd, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);   /* tagged already */

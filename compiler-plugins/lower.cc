@@ -714,6 +714,15 @@ static void quiet_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, con
 	}
 }
 
+/* The mes of quiet body B and of the quiet bodies it is in (UP: the one
+ * each is in, -1 none), whose exits a site in B takes back around its
+ * call. */
+static void pending_mes(const vec<body> &bodies, const vec<int> &up, int b, vec<tree> &out)
+{
+	for (int u = b; u >= 0; u = up[u])
+		out.safe_push(bodies[u].me);
+}
+
 static unsigned int lower_bodies(function *fun)
 {
 	auto_vec<gimple *> hooks;
@@ -888,7 +897,7 @@ static unsigned int lower_bodies(function *fun)
 		unsigned i = (unsigned)b.from;
 		unsigned site = (unsigned)tree_to_uhwi(gimple_call_arg(hooks[i], 1));
 		unsigned ei = bodies[of[i]].head >= 0 ? (unsigned)bodies[of[i]].head : of[i];
-		auto_vec<tree> pend;
+		tree own = NULL_TREE;
 		if (!hme[i] || !hpd[i]) {
 			for (unsigned r = 0; r < hooks.length(); r++)
 				if (of[r] == of[i] && dp_hook_of(hooks[r]) == DPH_RETURN && !call_of[r] &&
@@ -906,9 +915,9 @@ static unsigned int lower_bodies(function *fun)
 			done[i] = true;
 			quiet[bi] = true;
 			up[bi] = quiet[ei] ? (int)ei : -1;
-			for (int u = (int)bi; u >= 0; u = up[u])
-				pend.safe_push(bodies[u].me);
-			tree own = quiet[ei] ? owner[i] : hme[i];
+			own = quiet[ei] ? owner[i] : hme[i];
+			auto_vec<tree> pend;
+			pending_mes(bodies, up, (int)bi, pend);
 			for (hash_map<gimple *, unsigned>::iterator p = parts.begin(); p != parts.end(); ++p)
 				if ((*p).second == bi)
 					dp_v2_quiet_part((*p).first, b.me, own, pend);
@@ -918,7 +927,7 @@ static unsigned int lower_bodies(function *fun)
 				hme[j] = owner[j] = b.me;
 				hpd[j] = b.pd;
 				if (quiet[bi]) {
-					owner[j] = quiet[ei] ? owner[i] : hme[i];
+					owner[j] = own;
 					pend_of[j] = (int)bi;
 					if (dp_hook_of(hooks[j]) == DPH_CALL)
 						hpd[j] = dp_v2_quiet_pd(hooks[j], b.me);
@@ -959,8 +968,7 @@ static unsigned int lower_bodies(function *fun)
 				/* the call is there: the code around it (its return
 				 * hook goes) */
 				auto_vec<tree> pend;
-				for (int u = pend_of[i]; u >= 0; u = up[u])
-					pend.safe_push(bodies[u].me);
+				pending_mes(bodies, up, pend_of[i], pend);
 				dp_v2_site(h, call_of[i], site, slot, owner[i], pd, fn, pend_of[i] >= 0 ? &pend : NULL);
 			} else if (dp_hook_of(h) == DPH_CALL) {
 				/* GCC inlined the callee's body: the call's code

@@ -27,9 +27,12 @@ $(OBJ_DIR)/tests/unit/%.o: tests/unit/%.c
 	$(CC) $(TOOL_CFLAGS) -Ianalyses -Ifeedback -Itests/unit -Itests/gen \
 	  -DDPA_UNIT_DIR='"$(abspath $(UNIT_DIR))"' -c -o $@ $<
 
-$(UNIT_BIN): $(UNIT_OBJS) $(DPG_OBJ) $(DPF_LIB) $(DPA_LIB)
+# libprof's CRC-32 (test_libprof_crc.c checks it against libdeflate's)
+UNIT_LIBPROF := $(OBJ_DIR)/libprof/crc32.o
+
+$(UNIT_BIN): $(UNIT_OBJS) $(DPG_OBJ) $(UNIT_LIBPROF) $(DPF_LIB) $(DPA_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_LDFLAGS) -o $@ $(UNIT_OBJS) $(DPG_OBJ) $(DPF_LIBS) -lcunit
+	$(CC) $(TOOL_LDFLAGS) -o $@ $(UNIT_OBJS) $(DPG_OBJ) $(UNIT_LIBPROF) $(DPF_LIBS) -lcunit
 
 # Symbol fixtures: a PIE program, the same as a non-PIE one, and a shared
 # library, all with debug info, no sanitizers (they are data for libdw).

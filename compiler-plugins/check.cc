@@ -17,7 +17,8 @@
  *    pointer or of a global gets __deepprof_chk_rd/wr(address, size,
  *    "file:line:col<TAB>name") before it: the function's own locals are
  *    its task's and skipped. memcpy, memmove and memset become the ranges
- *    they touch; the malloc family is followed by the runtime; a call into
+ *    they touch; the malloc family is followed by the runtime, and free
+ *    by __deepprof_chk_free(p, place) before it; a call into
  *    a function the check cannot see (no body in the unit, not const, not
  *    an allocator) is __deepprof_chk_call(NAME, place): its call is not
  *    checked, and the profile says so.
@@ -78,6 +79,10 @@ static tree hook(enum dp_root which)
 		name = which == DPR_CHK_RD ? "__deepprof_chk_rd" : "__deepprof_chk_wr";
 		type = build_function_type_list(void_type_node, cvoid, size_type_node, cstr, NULL_TREE);
 		break;
+	case DPR_CHK_FREE:
+		name = "__deepprof_chk_free";
+		type = build_function_type_list(void_type_node, cvoid, cstr, NULL_TREE);
+		break;
 	case DPR_CHK_BACK:
 	case DPR_CHK_ENTRY:
 		name = which == DPR_CHK_BACK ? "__deepprof_chk_back" : "__deepprof_chk_entry";
@@ -105,7 +110,7 @@ static tree hook(enum dp_root which)
 
 bool dp_check_is_hook(tree fndecl)
 {
-	for (int i = DPR_CHK_BEGIN; i <= DPR_CHK_LOOP_END; i++)
+	for (int i = DPR_CHK_BEGIN; i <= DPR_CHK_FREE; i++)
 		if (dp_roots[i] && dp_roots[i] == fndecl)
 			return true;
 	return false;
@@ -594,6 +599,18 @@ static void call_of(gimple_stmt_iterator *gsi, gcall *call, tree fndecl)
 		default:
 			break;
 		}
+	}
+	/* free(p): the block is the call's (it was allocated in it) or a
+	 * write of all of it; libprof does not interpose free() */
+	if (fn && fndecl_built_in_p(fn, BUILT_IN_FREE) && gimple_call_num_args(call) == 1) {
+		tree p = gimple_call_arg(call, 0);
+		tree loc = place(call, p);
+		p = force_gimple_operand_gsi(gsi, fold_convert(ptr_type_node, p), true, NULL_TREE,
+					     true, GSI_SAME_STMT);
+		gcall *c = gimple_build_call(hook(DPR_CHK_FREE), 2, p, loc);
+		gimple_set_location(c, gimple_location(call));
+		gsi_insert_before(gsi, c, GSI_SAME_STMT);
+		return;
 	}
 	if (fn && allocator(fn))
 		return;

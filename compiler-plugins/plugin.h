@@ -113,6 +113,7 @@ enum dp_root {
 	DPR_CHK_BEGIN, DPR_CHK_END, DPR_CHK_RD, DPR_CHK_WR, DPR_CHK_CALL,  /* check.cc */
 	DPR_CHK_MAYBE, DPR_CHK_BACK, DPR_CHK_ENTRY,
 	DPR_CHK_ITER, DPR_CHK_ITER_END, DPR_CHK_LOOP_END,  /* check.cc: loop candidates */
+	DPR_CHK_FREE,           /* check.cc: before each free() of checked code */
 	DPR_N
 };
 extern tree dp_roots[DPR_N];

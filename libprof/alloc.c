@@ -2,6 +2,8 @@
  * alloc.c — allocation counting: malloc and friends are interposed, counted
  * on the current csd (or the thread's outside sink) and passed to glibc's
  * own __libc_* entry points, so there is no dlsym bootstrap and no recursion.
+ * free() is not interposed: it counts nothing, and a check build's checked
+ * code calls __deepprof_chk_free before it (check.c).
  * Part of deepprof's libprof. MIT licence.
  */
 #include <errno.h>
@@ -17,7 +19,9 @@ extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
-extern void __libc_free(void *);
+
+/* Nonzero inside a check build's candidate call (check.c): the thread's own. */
+__thread unsigned dp_ck_on __attribute__((tls_model("initial-exec")));
 
 /* One allocation of n bytes asked, by the calling thread. */
 static inline void count(size_t n)
@@ -72,13 +76,6 @@ DP_ALLOC_FN void *realloc(void *p, size_t n)
 	if (unlikely(dp_ck_on) && p)
 		dp_check_free(p);
 	return ALLOC(__libc_realloc(p, n), n);
-}
-
-DP_ALLOC_FN void free(void *p)
-{
-	if (unlikely(dp_ck_on))
-		dp_check_free(p);
-	__libc_free(p);
 }
 
 DP_ALLOC_FN void *memalign(size_t align, size_t n)

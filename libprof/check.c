@@ -101,8 +101,8 @@ struct ck_thread {
 	uint32_t depth, cap;
 };
 
-/* Nonzero inside a candidate call: the one thing every hook tests first. */
-__thread unsigned dp_ck_on __attribute__((tls_model("initial-exec")));
+/* dp_ck_on (alloc.c), nonzero inside a candidate call, is the one thing
+ * every hook tests first. */
 static __thread struct ck_thread *ck_self __attribute__((tls_model("initial-exec")));
 /* a stack window: addresses in [sp - CK_STACK, sp) are a call's own frames */
 #define CK_STACK ((uintptr_t)64 << 20)
@@ -397,7 +397,7 @@ void dp_check_alloc(void *p, size_t n)
 	iset_push(&call_of(&t->stack[t->depth - 1])->allocs, (uintptr_t)p, (uintptr_t)p + n, NULL);
 }
 
-void dp_check_free(void *p)
+static void free_at(const void *p, const char *loc)
 {
 	struct ck_thread *t = ck_self;
 	if (!p || !t || !t->depth)
@@ -411,7 +411,20 @@ void dp_check_free(void *p)
 			return;
 		}
 	/* a block from outside the call: freeing it writes all of it */
-	iset_add(&c->w, a, a + malloc_usable_size(p), "free()");
+	iset_add(&c->w, a, a + malloc_usable_size((void *)p), loc);
+}
+
+/* realloc (alloc.c) frees the block it moves */
+void dp_check_free(void *p)
+{
+	free_at(p, "realloc()");
+}
+
+/* Before free(p) in checked code (libprof does not interpose free()). */
+DP_EXPORT void __deepprof_chk_free(const void *p, const char *loc)
+{
+	if (unlikely(dp_ck_on))
+		free_at(p, loc);
 }
 
 /* ---- the end of an execution ---- */

@@ -665,13 +665,17 @@ bool dp_plugin_region_push(struct dp_thread *t, struct dp_csd *c, uintptr_t sp);
 void dp_plugin_region_pop(struct dp_thread *t, uintptr_t sp);
 
 /* runtime.c: lifecycle. */
-/* check.c: the targeted dependence check (deepprof-cc --deepprof-check) */
+/* check.c: the targeted dependence check (deepprof-cc --deepprof-check).
+ * check.o is linked from libprof.a only into a check build (its program
+ * calls the __deepprof_chk_ hooks): the references from alloc.c and
+ * write.c are weak, so elsewhere these are NULL. dp_ck_on, nonzero only
+ * inside a check build's candidate call, is alloc.c's. */
 extern __thread unsigned dp_ck_on __attribute__((tls_model("initial-exec")));
-void dp_check_alloc(void *p, size_t n);
-void dp_check_free(void *p);
-uint32_t dp_check_regions(void);
+void dp_check_alloc(void *p, size_t n) __attribute__((weak));
+void dp_check_free(void *p) __attribute__((weak));
+uint32_t dp_check_regions(void) __attribute__((weak));
 struct msgpack_packer;
-void dp_check_pack(struct msgpack_packer *pk);
+void dp_check_pack(struct msgpack_packer *pk) __attribute__((weak));
 
 void dp_runtime_init(void);
 struct dp_thread *dp_thread_init(void);

@@ -76,9 +76,11 @@ $(LIBPROF_SO): $(LIBPROF_PICS)
 # without alloc.c and omp.c, whose malloc and GOMP_* wrappers would add
 # frames and cost to every sampled program (record.c stubs dp_alloc_link),
 # and sigmask.c and sigwrap.c, whose wrappers record.c has with its own
-# checks, and dlwrap.c (record's writes rescan the modules).
+# checks, and dlwrap.c (record's writes rescan the modules); nor check.c,
+# the check build's (write.c's references to it are weak).
 LIBPROF_REC_SO := $(LIB_DIR)/libprof-record.so
-LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o %/sigwrap.o %/dlwrap.o %/procwrap.o,$(LIBPROF_PICS)) \
+LIBPROF_REC_PICS := $(filter-out %/alloc.o %/omp.o %/sigmask.o %/sigwrap.o %/dlwrap.o %/procwrap.o \
+	%/check.o,$(LIBPROF_PICS)) \
 	$(OBJ_DIR)/libprof/pic/record.o $(OBJ_DIR)/libprof/pic/procwrap-rec.o
 all: $(LIBPROF_REC_SO)
 $(LIBPROF_REC_SO): $(LIBPROF_REC_PICS)

@@ -351,8 +351,9 @@ static void pack_header(msgpack_packer *pk, bool final, const uint64_t *tot, dou
 	/* a sampled profile (record.c) is format 2: readers of 1 know no
 	 * "samples" clock and would show its zero calls as real */
 	bool sampled = dp_rt.sampling;
-	/* a check build's findings (check.c), when a candidate call ran */
-	bool check = dp_check_regions() > 0;
+	/* a check build's findings (check.c, linked only there), when a
+	 * candidate call ran */
+	bool check = dp_check_regions && dp_check_regions() > 0;
 	msgpack_pack_map(pk, (split ? 27 : 25) + (sampled ? 3 : 0) + check);
 	pack_key(pk, "magic");       pack_cstr(pk, "deepprof");
 	pack_key(pk, "version");     msgpack_pack_uint64(pk, sampled ? 2 : 1);

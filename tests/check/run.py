@@ -32,6 +32,7 @@ CASES = os.path.join(HERE, "cases.c")
 QUARTERS = os.path.join(HERE, "quarters.c")
 THREADS = os.path.join(HERE, "threads.c")
 TWO_A, TWO_B = os.path.join(HERE, "two-a.c"), os.path.join(HERE, "two-b.c")
+FREES = os.path.join(HERE, "frees.c")
 
 
 class Ctx(dptest.BuildCtx):
@@ -82,6 +83,12 @@ def conflict(reg, kind):
     ks = [c for c in reg["conflicts"] if c["kind"] == kind]
     eq(len(ks), 1, "%s conflicts of %s" % (kind, reg["fn"]))
     return ks[0]
+
+
+def defines(ctx, exe, sym):
+    """Whether program exe (in ctx's directory) defines function sym (nm)."""
+    out = ctx.run(["nm", "--defined-only", ctx.path(exe)]).stdout
+    return any(l.split()[-1] == sym and l.split()[1] in "TtWw" for l in out.splitlines() if l.strip())
 
 
 def t_findings(ctx):
@@ -220,6 +227,31 @@ def t_inputs(ctx):
     eq([(x["proc"]["fn"], x["safety"], x["check_inputs"]) for x in back["candidates"]],
        [(x["proc"]["fn"], x["safety"], x["check_inputs"]) for x in both["candidates"]],
        "the MessagePack feedback")
+
+
+def t_frees(ctx):
+    """free() in checked code: libprof does not interpose it (no build
+    defines it; malloc it does), the check build's code calls
+    __deepprof_chk_free before it. A block a call allocates and frees is
+    its own; freeing one from outside writes all of it, at the free's place."""
+    ctx.profile(FREES)
+    eq(ctx.check_build(FREES), "", "the check build's diagnostics")
+    out = ctx.check_run("ck.data")
+    eq(out, ctx.run([ctx.path("prof")], env={"DEEPPROF_FILE": "p2.data"}).stdout, "its output")
+    for exe in ("prof", "chk"):
+        eq((defines(ctx, exe, "free"), defines(ctx, exe, "malloc")), (False, True),
+           "%s defines free, malloc" % exe)
+    regs, top = regions(ctx, "ck.data")
+    eq(top["lost"], 0, "executions lost")
+    eq(sorted(regs), ["case_release", "case_scratch", "main"], "regions checked")
+    for fn in ("case_scratch", "main"):     # main's v is freed in its call 1 only
+        eq((regs[fn]["executions"], regs[fn]["conflicts"], regs[fn]["opaque"]), (1, [], []), fn)
+    r = regs["case_release"]
+    eq((r["executions"], r["opaque"]), (1, []), "case_release")
+    eq([(c["i"], c["j"], c["kind"], c["at_i"], c["var_i"], c["at_j"], c["var_j"], c["size"])
+        for c in r["conflicts"]],
+       [(0, 1, "read-write", "frees.c:38:10", "v", "frees.c:45:2", "v", 80000)],
+       "case_release: drop() frees what scan() read")
 
 
 def t_quarters(ctx):
@@ -573,7 +605,8 @@ TESTS = [("t001_findings", t_findings),
          ("t008_two_units", t_two_units),
          ("t009_batch", t_batch),
          ("t010_bad_findings", t_bad_findings),
-         ("t011_loops", t_loops)]
+         ("t011_loops", t_loops),
+         ("t012_frees", t_frees)]
 
 
 def main():

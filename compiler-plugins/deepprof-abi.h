@@ -205,6 +205,10 @@ void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * indirect call, else NULL — made if new, stored in pd's slot, returned as
  * the slot holds it (its hot part | 1). */
 void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
+/* The same for an indirect site whose target fn is procedure ps of tu (the
+ * compiler found it constant and inlined its body): the csd is bound to
+ * ps too, made so if it was not (the site checks its callee_ps). */
+void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, void *pd, uint32_t ps);
 /* A part GCC split off procedure `ps` (f.part.0) runs in the activation
  * that called it, whose csd dp_cur names; when dp_cur's csd does not run
  * `ps` (a signal handler ran since the activation last set it, and left

@@ -186,6 +186,21 @@ void dp_v2_place_after(gimple *g, gimple *at, basic_block at_bb)
 	place_after(cfun, g, at, at_bb);
 }
 
+/* EXP = &__deepprof_tu.ps[PS], added to S. */
+static void ps_addr(gimple_seq *s, tree exp, unsigned ps, location_t loc)
+{
+	if (tree psd = dp_roots[DPR_PS_DECL]) {
+		/* the tables exist (lower.cc, after them): a link-time constant */
+		tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(psd)), psd, size_int(ps), NULL_TREE, NULL_TREE);
+		add(s, gimple_build_assign(exp, build_fold_addr_expr_with_type(elt, ptr_type_node)), loc);
+	} else {
+		tree tps = reg(ptr_type_node, "dp_ps");
+		add(s, gimple_build_assign(tps, dp_tu_ps_ref()), loc);
+		add(s, gimple_build_assign(exp, POINTER_PLUS_EXPR, tps,
+					   size_int(ps * sizeof(struct dp_ps_static))), loc);
+	}
+}
+
 /* The prologue of function PS: find my csd (*ME) and pd (*PD), placed as
  * place_after places. Before SSA *ME and *PD are the variables to set; in
  * SSA form they are made here. RESUME: the code of a part GCC split off
@@ -234,16 +249,7 @@ static void emit_prologue(function *fun, unsigned ps, tree *mep, tree *pdp, gimp
 		add(&s, gimple_build_assign(pps, mem(cp, DP_CSD_CALLEE_PS - 1, ptr_type_node)), loc);
 		add(&s, gimple_build_assign(me_fast, POINTER_PLUS_EXPR, cp, size_int(-1)), loc);
 	}
-	if (tree psd = dp_roots[DPR_PS_DECL]) {
-		/* the tables exist (lower.cc, after them): a link-time constant */
-		tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(psd)), psd, size_int(ps), NULL_TREE, NULL_TREE);
-		add(&s, gimple_build_assign(exp, build_fold_addr_expr_with_type(elt, ptr_type_node)), loc);
-	} else {
-		tree tps = reg(ptr_type_node, "dp_ps");
-		add(&s, gimple_build_assign(tps, dp_tu_ps_ref()), loc);
-		add(&s, gimple_build_assign(exp, POINTER_PLUS_EXPR, tps,
-					    size_int(ps * sizeof(struct dp_ps_static))), loc);
-	}
+	ps_addr(&s, exp, ps, loc);
 	add(&s, gimple_build_cond(NE_EXPR, pps, exp, NULL_TREE, NULL_TREE), loc);
 
 	gimple_seq slow = NULL;
@@ -301,19 +307,26 @@ void dp_v2_continuation(function *fun, tree *me, tree *pd)
  * or where lower.cc found the call hook): slot SLOT of the caller's pd,
  * or with -1 none (the slow path finds the csd every time); FN the target
  * of an indirect site, else NULL_TREE; QUIET: a quiet body's site (lower.cc),
- * which counts the return too and leaves dp_cur alone. Returns the site's
- * csd. */
+ * which counts the return too and leaves dp_cur alone; BOUND (with FN): the
+ * procedure FN is, whose csd the site checks it has (dp_abi_call_bound).
+ * Returns the site's csd. */
 static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, location_t loc,
-		     bool quiet = false)
+		     bool quiet = false, int bound = -1)
 {
 	struct dp_site_rec *r = &dp_sites[site];
 	bool ssa = gimple_in_ssa_p(cfun);
 	tree csd = reg(ptr_type_node, "dp_csd");
 	tree fast = ssa && slot >= 0 ? make_ssa_name(ptr_type_node) : csd;
 	tree slow_csd = ssa && slot >= 0 ? make_ssa_name(ptr_type_node) : csd;
-	gcall *sc = gimple_build_call(dp_hook_decl(DPR_CALL_SLOW), 4, dp_tu_addr(),
-				      build_int_cst(uint32_type_node, site),
-				      fn ? fn : null_pointer_node, pd);
+	if (!fn)
+		bound = -1;
+	gcall *sc = bound >= 0
+		? gimple_build_call(dp_hook_decl(DPR_CALL_BOUND), 5, dp_tu_addr(),
+				    build_int_cst(uint32_type_node, site), fn, pd,
+				    build_int_cst(uint32_type_node, bound))
+		: gimple_build_call(dp_hook_decl(DPR_CALL_SLOW), 4, dp_tu_addr(),
+				    build_int_cst(uint32_type_node, site),
+				    fn ? fn : null_pointer_node, pd);
 	gimple_call_set_lhs(sc, slow_csd);
 	gimple_set_location(sc, loc);
 	gimple_stmt_iterator gsi = gsi_for_stmt(pos);
@@ -322,7 +335,14 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 	} else {
 		gimple_seq s = NULL;
 		add(&s, gimple_build_assign(fast, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
-		if (fn) {       /* slots of indirect sites never hold NULL (the runtime's rule) */
+		if (bound >= 0) {
+			/* one load, as the prologue's: bound to the procedure
+			 * fn is (so fn's csd; the placeholder is bound to none) */
+			tree cps = reg(ptr_type_node, "dp_ps"), exp = reg(ptr_type_node, "dp_ps");
+			add(&s, gimple_build_assign(cps, mem(fast, TAGGED_OFF(DP_CSD_CALLEE_PS), ptr_type_node)), loc);
+			ps_addr(&s, exp, (unsigned)bound, loc);
+			add(&s, gimple_build_cond(NE_EXPR, cps, exp, NULL_TREE, NULL_TREE), loc);
+		} else if (fn) {       /* slots of indirect sites never hold NULL (the runtime's rule) */
 			tree tgt = reg(ptr_type_node, "dp_tgt");
 			add(&s, gimple_build_assign(tgt, mem(fast, TAGGED_OFF(DP_CSD_TARGET), ptr_type_node)), loc);
 			add(&s, gimple_build_cond(NE_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
@@ -352,7 +372,8 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
  * nothing where no call returns (leaf-callee, tail and noreturn sites).
  * PENDING: the csds of the quiet bodies the site is in (lower.cc), whose
  * returns were counted before them: one less while the call runs, so that
- * a longjmp over the call leaves the bodies' exits uncounted too. */
+ * a longjmp over the call leaves the bodies' exits uncounted too (not
+ * around a call that always returns: DP_CSS_RETURNS, leaf callees). */
 static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, location_t loc,
 			   const vec<tree> *pending = NULL)
 {
@@ -368,7 +389,7 @@ static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, 
 	 * for a library function declared leaf, which always returns here) */
 	gimple_seq restore = NULL;
 	add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
-	if (pending)
+	if (pending && !(r->flags & DP_CSS_RETURNS))
 		for (tree p : *pending)
 			add_increment(&restore, p, DP_CSD_EXITS, loc);
 	if (r->flags & DP_CSS_TAIL)
@@ -393,7 +414,8 @@ static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree m
 {
 	location_t loc = gimple_location(call);
 	tree csd = emit_pre(pos, site, slot, pd, fn, loc);
-	if (pending && !(dp_sites[site].flags & DP_CSS_LEAF_CALLEE)) {   /* (a leaf returns) */
+	/* (a leaf returns, and so does a library function declared leaf) */
+	if (pending && !(dp_sites[site].flags & (DP_CSS_LEAF_CALLEE | DP_CSS_RETURNS))) {
 		gimple_seq p = NULL;
 		for (tree x : *pending)
 			add_increment(&p, x, DP_CSD_EXITS, loc, -1);
@@ -418,9 +440,9 @@ void dp_v2_site(gimple *pos, gimple *call, unsigned site, int slot, tree me, tre
 	emit_site(pos, call, site, slot, me, pd, fn, pending);
 }
 
-tree dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool quiet)
+tree dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool quiet, int bound)
 {
-	return emit_pre(pos, site, slot, pd, fn, gimple_location(pos), quiet);
+	return emit_pre(pos, site, slot, pd, fn, gimple_location(pos), quiet, bound);
 }
 
 void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd)

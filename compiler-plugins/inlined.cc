@@ -43,16 +43,28 @@ static bool is_tu_addr(tree a, tree tu)
 	return a && TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == tu;
 }
 
-/* C is the dp_abi_call_slow of a direct site of this TU: the site's
- * index, else -1. */
-static long direct_slow_site(gimple *c, tree tu)
+/* C is the dp_abi_call_slow of a direct site of this TU, or the
+ * dp_abi_call_bound of a devirtualized one: the site's index, else -1;
+ * *PS the procedure its csd is bound to. */
+static long direct_slow_site(gimple *c, tree tu, long *ps)
 {
-	if (!c || !is_gimple_call(c) || gimple_call_fndecl(c) != dp_roots[DPR_CALL_SLOW] ||
-	    gimple_call_num_args(c) != 4 || !is_tu_addr(gimple_call_arg(c, 0), tu) ||
-	    !integer_zerop(gimple_call_arg(c, 2)) || !tree_fits_uhwi_p(gimple_call_arg(c, 1)) ||
+	if (!c || !is_gimple_call(c) || gimple_call_num_args(c) < 4 ||
+	    !is_tu_addr(gimple_call_arg(c, 0), tu) || !tree_fits_uhwi_p(gimple_call_arg(c, 1)) ||
 	    tree_to_uhwi(gimple_call_arg(c, 1)) >= dp_n_sites)
 		return -1;
-	return (long)tree_to_uhwi(gimple_call_arg(c, 1));
+	long site = (long)tree_to_uhwi(gimple_call_arg(c, 1));
+	const struct dp_site_rec *r = &dp_sites[site];
+	if (gimple_call_fndecl(c) == dp_roots[DPR_CALL_SLOW] && gimple_call_num_args(c) == 4 &&
+	    integer_zerop(gimple_call_arg(c, 2))) {
+		*ps = r->callee_uid <= -2 ? -2 - r->callee_uid : -1;
+		return site;
+	}
+	if (gimple_call_fndecl(c) == dp_roots[DPR_CALL_BOUND] && gimple_call_num_args(c) == 5 &&
+	    tree_fits_uhwi_p(gimple_call_arg(c, 4))) {
+		*ps = (long)tree_to_uhwi(gimple_call_arg(c, 4));
+		return site;
+	}
+	return -1;
 }
 
 /* PHI joins SLOW (the call_slow of direct site SITE) with the load of
@@ -77,9 +89,10 @@ static tree slot_load(gphi *phi, gimple *slow, long site)
 }
 
 /* V is (uintptr) csd with csd the PHI of a direct site's slot and its
- * dp_abi_call_slow (both tagged: a slot holds csd | 1): that site's index,
- * else -1. */
-static long tagged_site(tree v, tree tu)
+ * dp_abi_call_slow (both tagged: a slot holds csd | 1), or a devirtualized
+ * site's and its dp_abi_call_bound: that site's index, else -1; *PS the
+ * procedure its csd is bound to (-1: none). */
+static long tagged_site(tree v, tree tu, long *ps)
 {
 	gimple *cv = dp_def_of(v);
 	if (!cv || !is_gimple_assign(cv) || !CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(cv)))
@@ -89,7 +102,7 @@ static long tagged_site(tree v, tree tu)
 		return -1;
 	for (unsigned i = 0; i < 2; i++) {
 		gimple *c = dp_def_of(gimple_phi_arg_def(phi, i));
-		long site = direct_slow_site(c, tu);
+		long site = direct_slow_site(c, tu, ps);
 		if (site >= 0)
 			return slot_load(phi, c, site) ? site : -1;
 	}
@@ -113,11 +126,9 @@ static bool fold_prologue(gcall *slow, tree tu, tree cur)
 		gimple *st = reaching_store(load, cur);
 		v = st && gimple_assign_single_p(st) ? gimple_assign_rhs1(st) : NULL_TREE;
 	}
-	long site = v ? tagged_site(v, tu) : -1;
-	if (site < 0)
-		return false;
-	const struct dp_site_rec *r = &dp_sites[site];
-	if (r->callee_uid > -2 || (unsigned)(-2 - r->callee_uid) != ps)
+	long bound = -1;
+	long site = v ? tagged_site(v, tu, &bound) : -1;
+	if (site < 0 || bound != (long)ps)
 		return false;
 	/* the slow call's block, entered from the check's only */
 	basic_block bb = gimple_bb(slow);
@@ -187,6 +198,7 @@ static tree slot_of(gcall *slow, long site)
 
 static void strip_leaf_sites(function *fun, tree tu, tree cur)
 {
+	long ps;
 	auto_vec<gimple *> dead;
 	auto_vec<tree> slots;
 	basic_block bb;
@@ -194,11 +206,11 @@ static void strip_leaf_sites(function *fun, tree tu, tree cur)
 		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
 			gimple *s = gsi_stmt(g);
 			if (gimple_assign_single_p(s) && gimple_assign_lhs(s) == cur &&
-			    leaf_site(tagged_site(gimple_assign_rhs1(s), tu))) {
+			    leaf_site(tagged_site(gimple_assign_rhs1(s), tu, &ps))) {
 				dead.safe_push(s);      /* the store that tags (if DSE left it) */
 				continue;
 			}
-			long site = direct_slow_site(s, tu);
+			long site = direct_slow_site(s, tu, &ps);
 			if (!leaf_site(site))
 				continue;
 			if (tree m = slot_of(as_a<gcall *>(s), site))
@@ -228,7 +240,8 @@ public:
 	bool gate(function *) override
 	{
 		return dp_opt.abi == 2 && !dp_opt.late && !in_lto_p && !seen_error() && dp_n_sites &&
-		       dp_roots[DPR_TU_DECL] && dp_roots[DPR_ENTER_SLOW] && dp_roots[DPR_CALL_SLOW] &&
+		       dp_roots[DPR_TU_DECL] && dp_roots[DPR_ENTER_SLOW] &&
+		       (dp_roots[DPR_CALL_SLOW] || dp_roots[DPR_CALL_BOUND]) &&
 		       dp_roots[DPR_CUR];
 	}
 	unsigned int execute(function *fun) override;

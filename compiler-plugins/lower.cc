@@ -326,6 +326,26 @@ struct body {
 	                           inlined into it: runs in its activation */
 };
 
+/* Call hook H of indirect site SITE whose call GCC inlined: the procedure
+ * of this TU its target is (GCC found the pointer constant, made the call
+ * direct and inlined it; schemas/plugin-abi.md, "Devirtualized sites"),
+ * if that procedure has a prologue (a body of it here has its enter
+ * hook), else -1. */
+static int devirt_ps(const vec<body> &bodies, gimple *h, unsigned site)
+{
+	if (dp_sites[site].kind != DP_CSS_KIND_INDIRECT)
+		return -1;
+	tree fn = gimple_call_arg(h, 2);
+	STRIP_NOPS(fn);
+	if (TREE_CODE(fn) != ADDR_EXPR || TREE_CODE(TREE_OPERAND(fn, 0)) != FUNCTION_DECL)
+		return -1;
+	int p = ps_of_decl(TREE_OPERAND(fn, 0));
+	for (const body &b : bodies)
+		if (p >= 0 && b.enter && b.ps == p)
+			return p;
+	return -1;
+}
+
 static unsigned body_index(vec<body> &bodies, hash_map<tree, unsigned> &index, tree key)
 {
 	tree k = key ? key : error_mark_node;   /* (a hash_map key is never NULL) */
@@ -645,7 +665,9 @@ static void quiet_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, con
 			continue;
 		unsigned long site = tree_to_uhwi(gimple_call_arg(h, 1));
 		const struct dp_site_rec *r = &dp_sites[site];
-		if (r->kind != DP_CSS_KIND_NORMAL || r->callee_uid > -2)
+		int cps = r->kind == DP_CSS_KIND_NORMAL && r->callee_uid <= -2 ? -2 - r->callee_uid
+			: devirt_ps(bodies, h, (unsigned)site);
+		if (cps < 0)
 			continue;
 		hash_set<int_hash<int, -1, -2>> inner;
 		hash_set<gimple *> calls;
@@ -653,7 +675,7 @@ static void quiet_sites(const vec<gimple *> &hooks, const vec<unsigned> &of, con
 		if (e < 0)
 			continue;
 		body &b = bodies[of[e]];
-		if (b.enter != hooks[e] || b.ps != -2 - r->callee_uid || !b.key)
+		if (b.enter != hooks[e] || b.ps != cps || !b.key)
 			continue;
 		if (claimed[of[e]]) {   /* reached from two call hooks: not quiet */
 			if (b.from >= 0)
@@ -910,7 +932,9 @@ static unsigned int lower_bodies(function *fun)
 			const body &e = bodies[of[i]];
 			int ps = e.ps;
 			int slot = ps >= 0 && dp_sites[site].caller == (unsigned)ps ? (int)(site - dp_fns[ps].first_css) : -1;
-			tree csd = dp_v2_site_pre(hooks[i], site, slot, hpd[i], NULL_TREE, true);
+			int bound = devirt_ps(bodies, hooks[i], site);
+			tree csd = dp_v2_site_pre(hooks[i], site, slot, hpd[i],
+						  bound >= 0 ? gimple_call_arg(hooks[i], 2) : NULL_TREE, true, bound);
 			b.me = dp_v2_quiet_body(hooks[i], csd);
 			done[i] = true;
 			quiet[bi] = true;
@@ -974,7 +998,7 @@ static unsigned int lower_bodies(function *fun)
 				/* GCC inlined the callee's body: the call's code
 				 * before the body, the return's after (an indirect
 				 * site's exits go to what its slot holds then) */
-				dp_v2_site_pre(h, site, slot, pd, fn, lean[i]);
+				dp_v2_site_pre(h, site, slot, pd, fn, lean[i], devirt_ps(bodies, h, site));
 			} else if (!call_of[i] && !lean[i]) {
 				dp_v2_site_post(h, site, slot, me, pd);
 			}

@@ -101,6 +101,7 @@ enum dp_root {
 	DPR_CALL, DPR_RETURN, DPR_ENTER, DPR_BACKEDGE, DPR_REGISTER, DPR_UNREGISTER,
 	DPR_TICKS,              /* the thread-local dp_loop_ticks */
 	DPR_ENTER_SLOW, DPR_CALL_SLOW,  /* abi=2 */
+	DPR_CALL_BOUND,         /* abi=2: dp_abi_call_bound, a devirtualized site's slow path */
 	DPR_RESUME,             /* abi=2: a split part's activation, when dp_cur lost it */
 	DPR_LAND,               /* abi=2: after each setjmp & co returns */
 	DPR_EXITING,            /* before each call of _exit or _Exit */
@@ -161,8 +162,10 @@ void dp_v2_resume(function *fun, unsigned ps, gimple *before, tree *me, tree *pd
  * body, lower.cc), whose me dp_v2_quiet_body gives from the csd, and
  * pd dp_v2_quiet_pd from me before each of its sites;
  * pending: the mes of the quiet bodies a site is in, whose exits it
- * takes back while its call runs */
-tree dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool quiet);
+ * takes back while its call runs; bound: at an indirect site whose target
+ * fn is procedure BOUND of this TU (GCC made the call direct and inlined
+ * it), the site checks that its csd is bound to it (dp_abi_call_bound) */
+tree dp_v2_site_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, bool quiet, int bound = -1);
 void dp_v2_site_post(gimple *pos, unsigned site, int slot, tree me, tree pd);
 tree dp_v2_quiet_body(gimple *pos, tree csd);
 tree dp_v2_quiet_pd(gimple *pos, tree me);

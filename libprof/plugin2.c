@@ -761,6 +761,35 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 	return call_slow(tu, site, fn, pd);
 }
 
+/* An indirect site whose target fn the compiler found to be procedure ps
+ * of its TU, and inlined (GCC made the call direct after the site was
+ * made): the csd for fn as dp_abi_call_slow finds it, bound to ps when it
+ * is not yet, as a direct site's is when made. The site checks callee_ps
+ * instead of the target, so the inlined body's prologue has nothing left
+ * to check (schemas/plugin-abi.md, "Devirtualized sites"). */
+DP_EXPORT void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, void *pd, uint32_t ps)
+{
+	int saved_errno = errno;
+	struct dp_csd_hot *r = call(tu, site, fn, pd);
+	if (r != &sink_csd.hot && r->callee_ps != (ps < tu->n_ps ? &tu->ps[ps] : NULL)) {
+		struct dp_thread *t = ready();
+		struct dp_ps *p = t && ps < tu->n_ps ? dp_plugin_static_ps(tu, ps) : NULL;
+		bool ok = false;
+		if (p && r->callee == &unbound_pd) {
+			dp_busy_on(t);
+			ok = bind2(t, CSD2(r), p) == 0;
+			dp_busy_off(t);
+		}
+		if (!ok) {      /* out of memory (a csd bound elsewhere cannot be fn's) */
+			if (t)
+				t->lost++;
+			r = &sink_csd.hot;
+		}
+	}
+	errno = saved_errno;
+	return (void *)SLOTV(r);
+}
+
 DP_EXPORT void dp_abi_land(struct dp_tu *tu, void *me)
 {
 	(void)tu;

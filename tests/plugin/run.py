@@ -649,6 +649,54 @@ def test_lean_sites():
           "lean sites: counts %r" % got)
 
 
+RETURNS_SRC = """#include <wctype.h>
+static int up(int c)
+{
+	if (c >= 'a')
+		return towupper(c);
+	return c;
+}
+void f(int *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		s[i] = up(s[i]);
+}
+"""
+
+
+def test_devirt_sites():
+    """Devirtualized sites (schemas/plugin-abi.md): in pass_a of
+    tests/plugin-rt/s-devirt.c GCC inlines each() with odd and twice as
+    its targets; the sites of is_x and to_y check that their csds are bound
+    to odd's and twice's procedures (their slow path dp_abi_call_bound),
+    and odd's inlined body,
+    which calls note on a path, is quiet: the one prologue check left in
+    pass_a is its own (two before). And a quiet body's call of a library
+    function declared leaf (towupper: DP_CSS_RETURNS, it always returns)
+    takes no exits back around it: f touches up's exits once, where its
+    site counts the return (three more times before). Counts: plugin-rt
+    t043."""
+    c = os.path.join(HERE, "..", "plugin-rt", "s-devirt.c")
+    asm = out("devirt.s")
+    cc(["-O2", "-S", c, "-o", asm], link=False, abi=2)
+    with open(asm) as f:
+        pa = fn_asm(f.read(), "pass_a")
+    check("call\todd" not in pa and "call\teach" not in pa and "call\t*" not in pa,
+          "devirtualized sites: each or odd is not inlined into pass_a: the test shows nothing:\n" + pa)
+    check(pa.count("call\tdp_abi_call_bound") == 2 and pa.count("call\tdp_abi_enter_slow") == 1,
+          "devirtualized sites: pass_a's slow paths:\n" + pa)
+    src, asm = out("returns.c"), out("returns.s")
+    with open(src, "w") as f:
+        f.write(RETURNS_SRC)
+    cc(["-O2", "-S", src, "-o", asm], link=False, abi=2)
+    with open(asm) as f:
+        fa = fn_asm(f.read(), "f")
+    check("towupper" in fa and "call\tup" not in fa,
+          "quiet bodies: up is not inlined into f, or calls no towupper:\n" + fa)
+    check(fa.count(" 39(%") == 1,
+          "quiet bodies: f touches exits (39 past a tagged csd) other than once:\n" + fa)
+
+
 ESTIMATE_SRC = """extern int g(int);
 static int h(int x) { return x * 3 + 1; }
 int f(const int *a, int n)
@@ -951,7 +999,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

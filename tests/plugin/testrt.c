@@ -293,6 +293,18 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
 	return (void *)pd->hot.slot[slot];
 }
 
+/* A devirtualized site (fn is procedure psi of tu): fn's csd, bound to psi. */
+void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot, uint32_t psi)
+{
+	uintptr_t v = (uintptr_t)dp_abi_call_slow(tu, site, fn, pd_hot);
+	struct dp_csd_hot *c = (struct dp_csd_hot *)(v & ~(uintptr_t)1);
+	if (c->callee == &unbound_pd) {
+		bind(c, &new_pd(tu, psi)->hot);
+		v2_binds++;
+	}
+	return (void *)v;
+}
+
 void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t psi, uintptr_t cur)
 {
 	struct dp_csd_hot *me = (struct dp_csd_hot *)(cur & ~(uintptr_t)1);

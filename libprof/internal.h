@@ -487,16 +487,16 @@ static inline struct dp_csd *dp_plugin2_csd(uintptr_t cur)
 	struct dp_csd *c = (struct dp_csd *)((char *)(cur & ~(uintptr_t)1) - offsetof(struct dp_csd, hot));
 	return c->hot.magic == DP_CSD_MAGIC_V2 ? c : NULL;   /* c->v2, from the hot line */
 }
-/* The csd costs go to now on t: the top frame's, ABI v2's dp_cur, or t's sink. */
+/* The csd costs go to now on t: the top frame's, ABI v2's dp_cur, or t's
+ * sink. (dp_cur names a v2 csd only once a v2 TU has made one: until then
+ * it is root_csd, no v2 csd, so no test of dp_rt.abi2 first.) */
 static inline struct dp_csd *dp_cur_csd(struct dp_thread *t)
 {
 	if (t->h->stop & ~(uint32_t)DP_ALT)
 		return &t->outside;
-	if (__atomic_load_n(&dp_rt.abi2, __ATOMIC_RELAXED)) {
-		struct dp_csd *c = dp_plugin2_csd(dp_cur);
-		if (c)
-			return c;
-	}
+	struct dp_csd *c = dp_plugin2_csd(dp_cur);
+	if (c)
+		return c;
 	const struct dp_frame *f = __atomic_load_n(&t->h->top, __ATOMIC_RELAXED);
 	while (f->sp == DP_SP_DEAD)         /* a push in progress: its caller's */
 		f--;

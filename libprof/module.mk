@@ -46,6 +46,10 @@ $(OBJ_DIR)/libprof/pic/procwrap-rec.o: libprof/procwrap.c libprof/module.mk
 	$(OBJCOPY) $(LIBPROF_TEXT) $@.tmp $@
 	rm -f $@.tmp
 
+# alloc.c's malloc & co run at every allocation: GCC's SLP vectorizer made
+# the two increments of a csd's allocs and bytes six SSE instructions.
+$(OBJ_DIR)/libprof/alloc.o $(OBJ_DIR)/libprof/pic/alloc.o: LIBPROF_CFLAGS += -fno-tree-slp-vectorize
+
 # The -finstrument-functions hooks run at every call: no frame pointer
 # (three instructions per hook; their call frame information is exact).
 $(OBJ_DIR)/libprof/cyg.o $(OBJ_DIR)/libprof/pic/cyg.o: LIBPROF_CFLAGS += -fomit-frame-pointer

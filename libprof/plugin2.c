@@ -749,13 +749,17 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 	if (likely(t && t->callmemo && !t->h->stop)) {
 		uint64_t gen = t->callmemo_gen;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		const struct dp_callmemo *m = callmemo(t, pd, &tu->css[site], fn);
-		const void *mpd = m->pd, *msite = m->site, *mfn = m->fn;
-		uintptr_t csd = m->csd, *slot = m->slot;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (mpd == pd && msite == &tu->css[site] && mfn == fn && t->callmemo_gen == gen) {
-			*slot = csd;             /* the last target first, as call() does */
-			return (void *)csd;
+		const void *s = &tu->css[site];
+		const struct dp_callmemo *m = callmemo(t, pd, s, fn);
+		/* compared as loaded (no register holds them all: no frame
+		 * to save), all between the two reads of the generation */
+		if (m->pd == pd && m->site == s && m->fn == fn) {
+			uintptr_t csd = m->csd, *slot = m->slot;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			if (t->callmemo_gen == gen) {
+				*slot = csd;     /* the last target first, as call() does */
+				return (void *)csd;
+			}
 		}
 	}
 	return call_slow(tu, site, fn, pd);

@@ -63,6 +63,12 @@ class Ctx(e2e.Ctx):
         return subprocess.run([exe] + list(args), capture_output=True, text=True, check=True).stdout
 
 
+def counts(p, caller, callee, keys=("calls", "exits")):
+    """The csds from caller to callee in profile p, each as the tuple of
+    its keys, sorted."""
+    return sorted(tuple(c[k] for k in keys) for c in p.csds(caller, callee))
+
+
 def invariants(p, lost=0):
     """What every plugin-mode profile satisfies (e2e's, for clock calls+loops);
     lost: the events the runtime counts as lost, 0 but where a test says."""

@@ -2,11 +2,12 @@
 DEREF (DEREF also within force), each calling out on a path, and a
 longjmp from r_unref leaves them: every csd's calls, exits and non-local
 exits are exact and the same at -O0 (nothing inlined), in both ABIs."""
+import prt
 from prt import eq, invariants
 
 
 def counts(p, caller, callee):
-    return sorted((c["calls"], c["exits"], c["nonlocal_exits"]) for c in p.csds(caller, callee))
+    return prt.counts(p, caller, callee, ("calls", "exits", "nonlocal_exits"))
 
 
 def run(ctx):

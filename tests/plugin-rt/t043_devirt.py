@@ -6,11 +6,7 @@ bodies of odd and even are quiet. Every csd's calls and exits are exact
 and the same at -O0 (real calls through pointers), in both ABIs."""
 import subprocess
 
-from prt import eq, check, invariants
-
-
-def counts(p, caller, callee):
-    return sorted((c["calls"], c["exits"]) for c in p.csds(caller, callee))
+from prt import eq, check, counts, invariants
 
 
 def run(ctx):

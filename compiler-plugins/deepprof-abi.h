@@ -36,7 +36,7 @@ enum dp_css_flags {
 	DP_CSS_LEAF_CALLEE = 1u << 1,  /* the callee is a leaf of this TU (DP_PS_LEAF) */
 	DP_CSS_NORETURN    = 1u << 2,  /* the callee never returns (exit, abort, longjmp) */
 	DP_CSS_SAME_LOC    = 1u << 3,  /* another site has the same file:line:col */
-	DP_CSS_RETURNS     = 1u << 4   /* kind external, its callee declared leaf (glibc's
+	DP_CSS_RETURNS     = 1u << 4,  /* kind external, its callee declared leaf (glibc's
 	                                  __THROW): it cannot reach this program's code,
 	                                  so it returns to the site; ABI v2 counts no exits
 	                                  there, and the runtime takes its calls for exits.
@@ -44,6 +44,13 @@ enum dp_css_flags {
 	                                  function; with DP_CSS_TAIL in tail position
 	                                  (no restore: the runtime knows the call has
 	                                  returned when a prologue finds its csd) */
+	DP_CSS_LEAF_PROC   = 1u << 5   /* abi 2, kind normal, not in tail position: the
+	                                  callee is a leaf of this TU (DP_PS_LEAF) with a
+	                                  prologue; nothing in it can leave it but its
+	                                  return (it makes no call), so the inline code
+	                                  need count no exits there, and the runtime
+	                                  takes its calls for exits (as for
+	                                  DP_CSS_LEAF_CALLEE and DP_CSS_RETURNS) */
 };
 
 /* dp_ps_static.flags (bits) */

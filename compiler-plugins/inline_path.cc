@@ -359,8 +359,10 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 
 	gimple_seq pre = NULL;
 	add_increment(&pre, csd, TAGGED_OFF(DP_CSD_CALLS), loc);
-	if (quiet)      /* a quiet body's return, counted before it (lower.cc) */
-		add_increment(&pre, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
+	if (quiet) {    /* a quiet body's return, counted before it (lower.cc) */
+		if (!(r->flags & DP_CSS_LEAF_PROC))     /* (the runtime's, there) */
+			add_increment(&pre, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
+	}
 	else if (!(r->flags & DP_CSS_LEAF_CALLEE))
 		add_set_cur(&pre, csd, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);   /* tagged already */
 	gsi_insert_seq_before(&gsi, pre, GSI_SAME_STMT);
@@ -373,7 +375,8 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
  * PENDING: the csds of the quiet bodies the site is in (lower.cc), whose
  * returns were counted before them: one less while the call runs, so that
  * a longjmp over the call leaves the bodies' exits uncounted too (not
- * around a call that always returns: DP_CSS_RETURNS, leaf callees). */
+ * around a call that always returns: DP_CSS_RETURNS, leaf callees, with
+ * or without a prologue). */
 static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, location_t loc,
 			   const vec<tree> *pending = NULL)
 {
@@ -389,11 +392,11 @@ static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, 
 	 * for a library function declared leaf, which always returns here) */
 	gimple_seq restore = NULL;
 	add_set_cur(&restore, me, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);
-	if (pending && !(r->flags & DP_CSS_RETURNS))
+	if (pending && !(r->flags & (DP_CSS_RETURNS | DP_CSS_LEAF_PROC)))
 		for (tree p : *pending)
 			add_increment(&restore, p, DP_CSD_EXITS, loc);
-	if (r->flags & DP_CSS_TAIL)
-		return restore;
+	if (r->flags & (DP_CSS_TAIL | DP_CSS_LEAF_PROC))
+		return restore;         /* (a leaf's calls all return: the runtime's rule) */
 	if (csd) {
 		add_increment(&restore, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
 	} else if (slot >= 0 && !(r->flags & DP_CSS_RETURNS)) {
@@ -415,7 +418,7 @@ static void emit_site(gimple *pos, gimple *call, unsigned site, int slot, tree m
 	location_t loc = gimple_location(call);
 	tree csd = emit_pre(pos, site, slot, pd, fn, loc);
 	/* (a leaf returns, and so does a library function declared leaf) */
-	if (pending && !(dp_sites[site].flags & (DP_CSS_LEAF_CALLEE | DP_CSS_RETURNS))) {
+	if (pending && !(dp_sites[site].flags & (DP_CSS_LEAF_CALLEE | DP_CSS_RETURNS | DP_CSS_LEAF_PROC))) {
 		gimple_seq p = NULL;
 		for (tree x : *pending)
 			add_increment(&p, x, DP_CSD_EXITS, loc, -1);

@@ -318,6 +318,13 @@ static void resolve_callees(void)
 				 * its exits and tags dp_cur, which inlined.cc removes */
 				if ((dp_fns[i].flags & DP_PS_LEAF) && (dp_opt.abi == 1 || !dp_fns[i].v2_entry))
 					s->flags |= DP_CSS_LEAF_CALLEE;
+				/* a leaf with a prologue: its calls all return (the
+				 * code made before the tables, at -O0, still counts
+				 * them; the runtime goes by the flag) */
+				else if ((dp_fns[i].flags & DP_PS_LEAF) && dp_opt.abi == 2 &&
+					 s->kind == DP_CSS_KIND_NORMAL &&
+					 !(s->flags & (DP_CSS_TAIL | DP_CSS_NORETURN)))
+					s->flags |= DP_CSS_LEAF_PROC;
 				s->callee_uid = -2 - (int)i;    /* -2 - index: resolved */
 				break;
 			}

@@ -219,7 +219,7 @@ static enum how how(const struct dp_csd *c)
 	if (DP_CSS_IS_REGION(c->css->kind))
 		return BY_COUNT;                /* omp.c counts a region's runs and returns */
 	uint32_t f = c->css->sflags;
-	return f & DP_CSS_NORETURN ? NORET : f & (DP_CSS_LEAF_CALLEE | DP_CSS_RETURNS) ? LEAF :
+	return f & DP_CSS_NORETURN ? NORET : f & (DP_CSS_LEAF_CALLEE | DP_CSS_RETURNS | DP_CSS_LEAF_PROC) ? LEAF :
 	       f & DP_CSS_TAIL ? TAIL : BY_COUNT;
 }
 

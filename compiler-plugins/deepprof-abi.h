@@ -223,6 +223,42 @@ void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, void *pd, uin
  * thread's chain from `cur`, or the sink. Sets dp_cur to it (untagged)
  * and returns it. */
 void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
+/*
+ * The same three slow paths as the optimised code on x86-64 calls them
+ * (compiler-plugins/slow_regs.cc): from an asm that moves the stack
+ * pointer past the red zone, pushes four words (the arguments, last
+ * first; a three-argument path's fourth is 0) and calls through the GOT
+ * (bound when the module is loaded: no lazy PLT binding, which may use
+ * r10 and r11); the result is in rax, every other general register is
+ * kept (the flags, vector and x87 registers are not: the asm declares
+ * them clobbered), and the caller drops the four words.
+ * DP_ABI_REGS_ENTRY(name, target) defines one (the runtime, and
+ * tests/plugin's testrt.c): it saves the registers a SysV call may change
+ * but rax, loads the arguments, and calls target on a stack it aligns
+ * (endbr64 first: the call through the GOT is an indirect one where the
+ * runtime is a shared library, which IBT would check).
+ */
+void *dp_abi_enter_slow_regs(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
+void *dp_abi_call_slow_regs(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
+void *dp_abi_resume_regs(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define DP_ABI_REGS_ENTRY(name, target)                                         \
+	__asm__(".text\n\t.p2align 4\n\t.globl " #name "\n\t"                \
+		".type " #name ", @function\n" #name ":\n\t"                   \
+		".cfi_startproc\n\tendbr64\n\tpushq %rbp\n\t"                  \
+		".cfi_def_cfa_offset 16\n\t"                                      \
+		".cfi_offset %rbp, -16\n\tmovq %rsp, %rbp\n\t"                  \
+		".cfi_def_cfa_register %rbp\n\t"                                  \
+		"pushq %rdi\n\tpushq %rsi\n\tpushq %rdx\n\tpushq %rcx\n\t"      \
+		"pushq %r8\n\tpushq %r9\n\tpushq %r10\n\tpushq %r11\n\t"        \
+		"movq 16(%rbp), %rdi\n\tmovq 24(%rbp), %rsi\n\t"                 \
+		"movq 32(%rbp), %rdx\n\tmovq 40(%rbp), %rcx\n\t"                 \
+		"andq $-16, %rsp\n\tcall " #target "@PLT\n\t"                     \
+		"leaq -64(%rbp), %rsp\n\tpopq %r11\n\tpopq %r10\n\t"             \
+		"popq %r9\n\tpopq %r8\n\tpopq %rcx\n\tpopq %rdx\n\t"            \
+		"popq %rsi\n\tpopq %rdi\n\tpopq %rbp\n\t.cfi_def_cfa %rsp, 8\n\t" \
+		"ret\n\t.cfi_endproc\n\t.size " #name ", .-" #name "\n\t.previous")
+#endif
 /* After each return of a call of setjmp & co (returns_twice) in a function
  * with a prologue: `me` is that function's csd (what its prologue found).
  * dp_cur naming another csd means a longjmp landed here: the runtime

@@ -11,7 +11,7 @@ PLUGIN_INC  := $(shell $(PLUGIN_GCC) -print-file-name=plugin)/include
 PLUGIN_GCCV := $(shell $(PLUGIN_GCC) -dumpfullversion 2>/dev/null)
 PLUGIN_CXXFLAGS := -std=gnu++14 -fPIC -fno-rtti -fno-exceptions -g -O2 $(WARN) \
 	-Wno-unused-parameter -I$(PLUGIN_INC) -Icompiler-plugins
-PLUGIN_SRCS := plugin_main.cc tables.cc instrument.cc progrep.cc surviving.cc inlined.cc inline_cost.cc locations.cc inline_path.cc lower.cc ticks.cc escapes.cc omp_regions.cc use.cc parallel.cc check.cc
+PLUGIN_SRCS := plugin_main.cc tables.cc instrument.cc progrep.cc surviving.cc inlined.cc inline_cost.cc locations.cc inline_path.cc lower.cc ticks.cc slow_regs.cc escapes.cc omp_regions.cc use.cc parallel.cc check.cc
 PLUGIN_OBJS := $(PLUGIN_SRCS:%.cc=$(OBJ_DIR)/compiler-plugins/%.o) $(OBJ_DIR)/compiler-plugins/use_feedback.o
 # The use build reads feedback files through the feedback library (and
 # libdpa under it), linked into the plugin: position-independent and never

@@ -55,6 +55,8 @@ struct dp_options {
 	const char *check;      /* the check build's feedback files, ':'-separated (check.cc), or NULL */
 	bool inline_discount;   /* take the instrumentation's size out of GCC's function
 	                           summaries (inline-cost=plain, the default; inline_cost.cc) */
+	bool slow_regs;         /* abi 2 on x86-64: slow calls keep the caller's registers
+	                           (slow_regs.cc; slow-calls=regs, the default, or plain) */
 	int tls;                /* how the code reaches dp_cur and dp_loop_ticks (tls=):
 	                           -1 not given (local-exec unless compiling for a shared
 	                           library), 0 initial-exec, 1 local-exec */
@@ -186,6 +188,7 @@ opt_pass *dp_make_lower_pass(gcc::context *ctxt);
 /* lower.cc: abi 2's default where instrument.cc gave hooks, after inlining */
 opt_pass *dp_make_lower_inlined_pass(gcc::context *ctxt);
 opt_pass *dp_make_ticks_pass(gcc::context *ctxt);       /* ticks.cc */
+opt_pass *dp_make_slow_regs_pass(gcc::context *ctxt);   /* slow_regs.cc: before "optimized" */
 void dp_late_extras(void);              /* the extra slots, before the tables (IPA end) */
 enum dp_hook_kind { DPH_NONE, DPH_ENTER, DPH_CALL, DPH_RETURN, DPH_BACKEDGE, DPH_LAND, DPH_OTHER };
 enum dp_hook_kind dp_hook_of(gimple *s);    /* by name: works in ltrans too */

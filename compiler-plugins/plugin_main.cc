@@ -13,7 +13,7 @@ int plugin_is_GPL_compatible;
 /* abi 2 (the inline fast path) is the default; backedges=call selects abi 1
  * unless abi is given, and so does calls=surviving under -flto or in a
  * use or check build (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, -1 };
+struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, true, -1 };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -170,6 +170,8 @@ static bool parse_args(const struct plugin_name_args *info)
 			bool le = false;
 			ok &= parse_choice(a, "initial-exec", "local-exec", &le);
 			dp_opt.tls = le;
+		} else if (!strcmp(a->key, "slow-calls")) {
+			ok &= parse_choice(a, "plain", "regs", &dp_opt.slow_regs);
 		} else if (!strcmp(a->key, "instrument")) {
 			ok &= parse_bool(a, &dp_opt.instrument);
 		} else if (!strcmp(a->key, "remarks")) {
@@ -198,7 +200,8 @@ static bool parse_args(const struct plugin_name_args *info)
 			dp_opt.check = a->value;
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
-			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, inline-cost, tls, instrument, "
+			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, inline-cost, tls, slow-calls, "
+			      "instrument, "
 			      "use, remarks, parallelize, check)", a->key);
 			ok = false;
 		}
@@ -295,6 +298,12 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	sv.pass = dp_make_inlined_pass(g);
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 	sv.pass = dp_make_lower_inlined_pass(g);    /* abi 2's default: first */
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
+	/* abi 2: the slow calls as calls that keep registers, after every
+	 * GIMPLE pass (slow_regs.cc) */
+	sv.pass = dp_make_slow_regs_pass(g);
+	sv.reference_pass_name = "optimized";
+	sv.pos_op = PASS_POS_INSERT_BEFORE;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 
 	/* GCC's inliner weighs the program's code only: after each summary

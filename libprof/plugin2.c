@@ -794,6 +794,13 @@ DP_EXPORT void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, voi
 	return (void *)SLOTV(r);
 }
 
+#ifdef DP_ABI_REGS_ENTRY
+/* the slow paths as the optimised code calls them (deepprof-abi.h) */
+DP_ABI_REGS_ENTRY(dp_abi_enter_slow_regs, dp_abi_enter_slow);
+DP_ABI_REGS_ENTRY(dp_abi_call_slow_regs, dp_abi_call_slow);
+DP_ABI_REGS_ENTRY(dp_abi_resume_regs, dp_abi_resume);
+#endif
+
 DP_EXPORT void dp_abi_land(struct dp_tu *tu, void *me)
 {
 	(void)tu;

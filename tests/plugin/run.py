@@ -487,7 +487,7 @@ def test_abi2():
                 text = f.read()
             body = text[text.index("\nmain:"):]
             body = body[:body.index(".size\tmain")]
-            n = body.count("call\tdp_abi_enter_slow")
+            n = slow_calls(body, "dp_abi_enter_slow")
             check(n == 1, tag + ": main calls dp_abi_enter_slow %d times, not once" % n)
 
 
@@ -618,6 +618,12 @@ def fn_asm(text, name):
     return body[:body.index(".size\t%s" % name)]
 
 
+def slow_calls(text, name):
+    """Calls of slow path NAME in assembly TEXT: plain calls, and the asm
+    calls of its _regs entry point (compiler-plugins/slow_regs.cc)."""
+    return text.count("call\t%s" % name) + text.count("call *%s_regs@GOTPCREL(%%rip)" % name)
+
+
 def test_lean_sites():
     """Quiet bodies (lower.cc, schemas/plugin-abi.md): a call GCC inlined
     into a body that makes no call (sq, public, so it has a prologue where
@@ -686,7 +692,7 @@ def test_devirt_sites():
         pa = fn_asm(f.read(), "pass_a")
     check("call\todd" not in pa and "call\teach" not in pa and "call\t*" not in pa,
           "devirtualized sites: each or odd is not inlined into pass_a: the test shows nothing:\n" + pa)
-    check(pa.count("call\tdp_abi_call_bound") == 2 and pa.count("call\tdp_abi_enter_slow") == 1,
+    check(pa.count("call\tdp_abi_call_bound") == 2 and slow_calls(pa, "dp_abi_enter_slow") == 1,
           "devirtualized sites: pass_a's slow paths:\n" + pa)
     src, asm = out("returns.c"), out("returns.s")
     with open(src, "w") as f:
@@ -721,6 +727,63 @@ int f(const int *a, int n)
 def heuristics(path):
     with open(path) as f:
         return [l.strip() for l in f if "heuristics" in l]
+
+
+SLOW_REGS_SRC = r"""
+#include <stdio.h>
+static int sq(int x) { return x * x; }
+static int cube(int x) { return x * sq(x); }
+int f(int a, int b, int c) { return sq(a) + cube(b) + sq(c) * a; }
+int main(void)
+{
+	int s = 0;
+	for (int i = 0; i < 100; i++)
+		s += f(i, i + 1, i + 2);
+	printf("%d\n", s);
+	return 0;
+}
+"""
+
+
+def test_slow_regs():
+    """Slow paths that keep registers (compiler-plugins/slow_regs.cc,
+    schemas/plugin-abi.md): at -O2 on ABI v2, f's calls are all inlined and
+    its prologue's and its four sites' slow paths are asms calling the
+    _regs entry points, so f keeps its three arguments where they came and saves no
+    register (with slow-calls=plain they are calls, across which the
+    arguments must sit in callee-saved registers: f pushes). Both builds
+    count the same calls; at -O0 the slow paths stay calls."""
+    c = out("slowregs.c")
+    with open(c, "w") as f:
+        f.write(SLOW_REGS_SRC)
+    res = {}
+    for mode in ("regs", "plain"):
+        arg = ["--deepprof-arg=slow-calls=" + mode]
+        asm = out("slowregs-%s.s" % mode)
+        cc(arg + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
+        with open(asm) as fh:
+            body = fn_asm(fh.read(), "f")
+        res[mode] = body
+        exe = out("slowregs-" + mode)
+        cc(arg + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("slowregs.c", {"site": {}, "enter": {}})
+        got = ({k: n for k, (n, r) in t["site"].items()}, t["enter"], stdout.split()[:1])
+        res[mode + " counts"] = got
+    r, p = res["regs"], res["plain"]
+    check("call *dp_abi_enter_slow_regs@GOTPCREL(%rip)" in r and r.count("call *dp_abi_call_slow_regs@GOTPCREL(%rip)") == 4
+          and r.count("lea -128(%rsp), %rsp") == 5 and "call\t" not in r and not re.search(r"\tpushq?\t%r", r),
+          "slow-calls=regs: f's slow paths are not asm calls of the _regs entry points, or f saves registers:\n" + r)
+    check("call\tdp_abi_enter_slow" in p and re.search(r"\tpushq?\t%r", p),
+          "slow-calls=plain: f does not call dp_abi_enter_slow, or saves no register (the test shows nothing):\n" + p)
+    check(res["regs counts"] == res["plain counts"] and res["regs counts"][1].get("f") == 100 and
+          res["regs counts"][2] == ["51666550"],
+          "slow-calls=regs and plain: counts or output differ: %s, %s" % (res["regs counts"], res["plain counts"]))
+    asm = out("slowregs-O0.s")
+    cc(["-O0", "-S", c, "-o", asm], link=False, abi=2)
+    with open(asm) as fh:
+        body = fn_asm(fh.read(), "f")
+    check("call\tdp_abi_enter_slow" in body and "_regs" not in body, "-O0: f's slow paths are not calls:\n" + body)
 
 
 def test_estimate():
@@ -967,6 +1030,8 @@ def test_errors():
                  "expected 'counted' or 'plain'")
     expect_error("bad tls=", g + ["-fplugin-arg-deepprof-tls=global-dynamic"] + c, nz,
                  "expected 'initial-exec' or 'local-exec'")
+    expect_error("bad slow-calls=", g + ["-fplugin-arg-deepprof-slow-calls=fast"] + c, nz,
+                 "expected 'plain' or 'regs'")
     expect_error("abi=2 and calls=surviving under -flto",
                  g + ["-flto", "-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1' under '-flto'")
@@ -1002,7 +1067,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

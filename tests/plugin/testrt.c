@@ -342,6 +342,13 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t psi, uintptr_t cur)
 	exit(3);
 }
 
+#ifdef DP_ABI_REGS_ENTRY
+/* as the optimised code calls them (deepprof-abi.h) */
+DP_ABI_REGS_ENTRY(dp_abi_enter_slow_regs, dp_abi_enter_slow);
+DP_ABI_REGS_ENTRY(dp_abi_call_slow_regs, dp_abi_call_slow);
+DP_ABI_REGS_ENTRY(dp_abi_resume_regs, dp_abi_resume);
+#endif
+
 /* After setjmp & co returned: a longjmp landed when dp_cur names another
  * csd than me; the test runtime only puts dp_cur back. */
 void dp_abi_land(struct dp_tu *tu, void *me)

@@ -1,0 +1,104 @@
+/*
+ * test_abi_regs.c — the slow paths' entry points that keep registers
+ * (DP_ABI_REGS_ENTRY, compiler-plugins/deepprof-abi.h; the asm that calls
+ * them: compiler-plugins/slow_regs.cc). An entry point made by the macro
+ * around a target that scrambles every register a SysV call may change,
+ * called as the plugin's asm calls it: the target gets the four pushed
+ * words as its arguments on an aligned stack, its result comes back in
+ * rax, and every other general register, and the caller's red zone, hold
+ * what they held before.
+ * Part of deepprof's tests. MIT licence.
+ */
+#include <stdint.h>
+#include "unit.h"
+#include "../../compiler-plugins/deepprof-abi.h"
+
+#ifndef DP_ABI_REGS_ENTRY
+#error "deepprof builds for x86-64 (LP64) only"
+#endif
+
+static uint64_t got[4];
+static int aligned, calls;
+
+void *dp_test_regs_target(struct dp_tu *tu, uint32_t a, void *b, void *c);
+void *dp_test_regs_target(struct dp_tu *tu, uint32_t a, void *b, void *c)
+{
+	_Alignas(16) volatile char probe[16];
+	uintptr_t at = (uintptr_t)probe;
+	__asm__("" : "+r"(at));         /* not folded: GCC takes the stack as aligned */
+	aligned = (at & 15) == 0;
+	got[0] = (uint64_t)(uintptr_t)tu;
+	got[1] = a;
+	got[2] = (uint64_t)(uintptr_t)b;
+	got[3] = (uint64_t)(uintptr_t)c;
+	calls++;
+	/* what any C code may do to them */
+	__asm__ volatile("mov $-1, %%rdi\n\tmov $-1, %%rsi\n\tmov $-1, %%rdx\n\tmov $-1, %%rcx\n\t"
+			 "mov $-1, %%r8\n\tmov $-1, %%r9\n\tmov $-1, %%r10\n\tmov $-1, %%r11"
+			 ::: "rdi", "rsi", "rdx", "rcx", "r8", "r9", "r10", "r11");
+	return (void *)(uintptr_t)0x5eed;
+}
+
+void *dp_test_regs_entry(struct dp_tu *tu, uint32_t a, void *b, void *c);
+DP_ABI_REGS_ENTRY(dp_test_regs_entry, dp_test_regs_target);
+
+static void test_registers_kept(void)
+{
+	register uint64_t rbx __asm__("rbx") = 0x1b, rcx __asm__("rcx") = 0x1c, rdx __asm__("rdx") = 0x1d;
+	register uint64_t rsi __asm__("rsi") = 0x51, rdi __asm__("rdi") = 0xd1;
+	register uint64_t r8 __asm__("r8") = 0x8, r9 __asm__("r9") = 0x9, r10 __asm__("r10") = 0x10;
+	register uint64_t r11 __asm__("r11") = 0x11, r12 __asm__("r12") = 0x12, r13 __asm__("r13") = 0x13;
+	register uint64_t r14 __asm__("r14") = 0x14, r15 __asm__("r15") = 0x15;
+	uint64_t res;
+	calls = 0;
+	__asm__ volatile("lea -128(%%rsp), %%rsp\n\t"
+			 "push $0x44\n\tpush $0x33\n\tpush $0x22\n\tpush $0x11\n\t"
+			 "call *dp_test_regs_entry@GOTPCREL(%%rip)\n\t"
+			 "lea 160(%%rsp), %%rsp"
+			 : "=a"(res), "+r"(rbx), "+r"(rcx), "+r"(rdx), "+r"(rsi), "+r"(rdi), "+r"(r8),
+			   "+r"(r9), "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r13), "+r"(r14), "+r"(r15)
+			 : : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+			   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+	/* copied before any call (which may reuse the registers) */
+	uint64_t now[] = { rbx, rcx, rdx, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15 };
+	CU_ASSERT_EQUAL(calls, 1);
+	CU_ASSERT_EQUAL(res, 0x5eed);
+	CU_ASSERT_EQUAL(got[0], 0x11);
+	CU_ASSERT_EQUAL(got[1], 0x22);
+	CU_ASSERT_EQUAL(got[2], 0x33);
+	CU_ASSERT_EQUAL(got[3], 0x44);
+	CU_ASSERT(aligned);
+	uint64_t want[] = { 0x1b, 0x1c, 0x1d, 0x51, 0xd1, 0x8, 0x9, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15 };
+	for (unsigned i = 0; i < sizeof want / sizeof *want; i++)
+		CU_ASSERT_EQUAL(now[i], want[i]);
+}
+
+/* the caller's red zone (a function GCC sees make no call may keep data
+ * below its stack pointer) and a misaligned stack on the way in */
+static void test_red_zone_and_alignment(void)
+{
+	for (int mis = 0; mis < 2; mis++) {
+		uint64_t kept = 0, res;
+		aligned = 0;
+		__asm__ volatile("sub %[mis], %%rsp\n\t"
+				 "movq $0x2ed2, -8(%%rsp)\n\tmovq $0x2ed1, -128(%%rsp)\n\t"
+				 "lea -128(%%rsp), %%rsp\n\t"
+				 "push $4\n\tpush $3\n\tpush $2\n\tpush $1\n\t"
+				 "call *dp_test_regs_entry@GOTPCREL(%%rip)\n\t"
+				 "lea 160(%%rsp), %%rsp\n\t"
+				 "mov -8(%%rsp), %[kept]\n\tadd -128(%%rsp), %[kept]\n\t"
+				 "add %[mis], %%rsp"
+				 : "=a"(res), [kept] "+r"(kept)
+				 : [mis] "r"((uint64_t)(mis * 8))
+				 : "memory", "cc", "rdi", "rsi", "rdx", "rcx", "r8", "r9", "r10", "r11",
+				   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+				   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+		CU_ASSERT_EQUAL(res, 0x5eed);
+		CU_ASSERT_EQUAL(kept, 0x2ed2 + 0x2ed1);
+		CU_ASSERT(aligned);
+		CU_ASSERT_EQUAL(got[0], 1);
+		CU_ASSERT_EQUAL(got[3], 4);
+	}
+}
+
+DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_red_zone_and_alignment))

@@ -56,6 +56,21 @@ class Ctx(e2e.Ctx):
     def compile(self, src, out=None, link="static", extra=(), opt="-O0"):
         return self.build([src], out or os.path.splitext(src)[0], opt=opt, extra=extra)
 
+    def like_plain(self, name, args=(), plain=None, opts=("-O0", "-O2")):
+        """Source NAME built at each of opts, run with args and the clock off,
+        printing what the plain build prints (plain, if given, stripped);
+        yields (opt, exe, profile), the profile checked by invariants()."""
+        want = self.plain_output(name, args)
+        if plain is not None:
+            eq(want.strip(), plain, "plain output")
+        for opt in opts:
+            exe = self.build([name], os.path.splitext(name)[0] + opt, opt=opt)
+            r = self.run(exe, list(args), env={"DEEPPROF_HZ": "0"})
+            eq(r.stdout, want, "output " + opt)
+            p = self.dump()
+            invariants(p)
+            yield opt, exe, p
+
     def plain_output(self, name, args=()):
         """What plain gcc -O2's build of source NAME prints, run with args."""
         exe = self.path(os.path.splitext(name)[0] + "-plain")

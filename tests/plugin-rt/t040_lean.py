@@ -3,17 +3,11 @@ inlines into f1 leave dp_cur alone (sq's inlined body makes no call), and
 still count exact calls and exits; chk's inlined body calls bump on a path
 and keeps its site's stores. -O0 (nothing inlined) and -O2, both ABIs:
 the same counts, the plain build's output."""
-from prt import eq, invariants
+from prt import eq
 
 
 def run(ctx):
-    want = ctx.plain_output("s-lean.c", ["1000"])
-    for opt in ("-O0", "-O2"):
-        exe = ctx.build(["s-lean.c"], "lean" + opt, opt=opt)
-        r = ctx.run(exe, ["1000"], env={"DEEPPROF_HZ": "0"})
-        eq(r.stdout, want, "output " + opt)
-        p = ctx.dump()
-        invariants(p)
+    for opt, exe, p in ctx.like_plain("s-lean.c", ["1000"]):
         eq(p.counts("f1", "sq"), (1000, 1000, 0), "f1 -> sq " + opt)
         eq(p.counts("main", "sq"), (1, 1, 0), "main -> sq " + opt)
         eq(p.counts("f2", "chk"), (1000, 1000, 0), "f2 -> chk " + opt)

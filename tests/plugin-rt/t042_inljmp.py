@@ -3,7 +3,7 @@ DEREF (DEREF also within force), each calling out on a path, and a
 longjmp from r_unref leaves them: every csd's calls, exits and non-local
 exits are exact and the same at -O0 (nothing inlined), in both ABIs."""
 import prt
-from prt import eq, invariants
+from prt import eq
 
 
 def counts(p, caller, callee):
@@ -11,14 +11,7 @@ def counts(p, caller, callee):
 
 
 def run(ctx):
-    want = ctx.plain_output("s-inljmp.c", [])
-    eq(want.strip(), "10 6", "plain output")
-    for opt in ("-O0", "-O2"):
-        exe = ctx.build(["s-inljmp.c"], "inljmp" + opt, opt=opt)
-        r = ctx.run(exe, [], env={"DEEPPROF_HZ": "0"})
-        eq(r.stdout, want, "output " + opt)
-        p = ctx.dump()
-        invariants(p)
+    for opt, exe, p in ctx.like_plain("s-inljmp.c", plain="10 6"):
         eq(counts(p, "main", "f"), [(1, 0, 1), (1, 0, 1), (10, 10, 0)], "main -> f " + opt)
         eq(counts(p, "f", "force"), [(1, 0, 1), (1, 1, 0), (10, 10, 0)], "f -> force " + opt)
         eq(counts(p, "f", "DEREF"), [(1, 0, 1), (10, 10, 0)], "f -> DEREF " + opt)

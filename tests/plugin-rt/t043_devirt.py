@@ -6,18 +6,11 @@ bodies of odd and even are quiet. Every csd's calls and exits are exact
 and the same at -O0 (real calls through pointers), in both ABIs."""
 import subprocess
 
-from prt import eq, check, counts, invariants
+from prt import eq, check, counts
 
 
 def run(ctx):
-    want = ctx.plain_output("s-devirt.c", [])
-    eq(want.strip(), "210 810", "plain output")
-    for opt in ("-O0", "-O2"):
-        exe = ctx.build(["s-devirt.c"], "devirt" + opt, opt=opt)
-        r = ctx.run(exe, [], env={"DEEPPROF_HZ": "0"})
-        eq(r.stdout, want, "output " + opt)
-        p = ctx.dump()
-        invariants(p)
+    for opt, exe, p in ctx.like_plain("s-devirt.c", plain="210 810"):
         eq(counts(p, "main", "pass_a"), [(3, 3)], "main -> pass_a " + opt)
         eq(counts(p, "main", "pass_b"), [(4, 4)], "main -> pass_b " + opt)
         eq(counts(p, "main", "pass_c"), [(2, 2)], "main -> pass_c " + opt)

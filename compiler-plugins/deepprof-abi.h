@@ -174,7 +174,14 @@ struct dp_csd_hot {
 	uint64_t loop_cscs;         /* back-edge ticks while it was current */
 	struct dp_pd_hot *callee;   /* the callee's pd (after recursion folding) */
 	const void *target;         /* indirect sites: the function this csd is for */
-	struct dp_csd_hot *next;    /* indirect sites: csds of other targets (the runtime's) */
+	uintptr_t next;             /* indirect sites: a csd of the same slot (as a slot
+	                               holds it, | 1), the runtime's choice, or a
+	                               placeholder whose target is NULL; never 0. When
+	                               the slot's csd is for another target, the site
+	                               tries this one before its slow path and, if it is
+	                               for the target, makes it the slot's and the slot's
+	                               old csd its next (two targets in turn: no slow
+	                               path) */
 	uint64_t exits;             /* calls that returned normally to a site that is not
 	                               DP_CSS_TAIL, DP_CSS_NORETURN, DP_CSS_LEAF_CALLEE
 	                               nor DP_CSS_RETURNS */

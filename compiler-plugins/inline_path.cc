@@ -303,6 +303,41 @@ void dp_v2_continuation(function *fun, tree *me, tree *pd)
 	gsi_insert_seq_after(&gsi, s, GSI_NEW_STMT);
 }
 
+/* An indirect site's check, SSA form: COND_SEQ (the slot's csd FAST,
+ * whether its target is not FN) goes before *GSI, and where it holds, the
+ * slot's csd's next (deepprof-abi.h: a csd of the same slot, or a
+ * placeholder) is tried before the slow call SC (of SLOT of PD):
+ *
+ *     alt = fast->next;
+ *     if (alt->target == fn) { pd->slot[SLOT] = alt; alt->next = fast; }
+ *     else alt = SC;
+ *
+ * so a site whose calls go to two targets in turn makes no slow call.
+ * CSD (the PHI after it all) is the site's csd, SLOW_CSD SC's value. */
+static void emit_indirect_alt(gimple_stmt_iterator *gsi, gimple_seq cond_seq, gcall *sc, tree pd,
+			      int slot, tree fn, tree csd, tree fast, tree slow_csd, location_t loc)
+{
+	tree alt = make_ssa_name(ptr_type_node), tgt = make_ssa_name(ptr_type_node);
+	tree found = make_ssa_name(ptr_type_node), mark = make_ssa_name(ptr_type_node);
+	gimple_seq a = NULL;
+	add(&a, gimple_build_assign(alt, mem(fast, TAGGED_OFF(DP_CSD_NEXT), ptr_type_node)), loc);
+	add(&a, gimple_build_assign(tgt, mem(alt, TAGGED_OFF(DP_CSD_TARGET), ptr_type_node)), loc);
+	gimple *at = gimple_build_assign(mark, alt);    /* where the two paths split (a copy) */
+	add(&a, at, loc);
+	insert_if_then(gsi, cond_seq, a, csd, fast, found);
+	gimple_stmt_iterator g = gsi_for_stmt(at);
+	gimple_seq hit = NULL, test = NULL;
+	add(&test, gimple_build_cond(EQ_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
+	add(&hit, gimple_build_assign(mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node), alt), loc);
+	add(&hit, gimple_build_assign(mem(alt, TAGGED_OFF(DP_CSD_NEXT), ptr_type_node), fast), loc);
+	insert_if_then(&g, test, hit);
+	g = gsi_for_stmt(at);
+	gimple_seq miss = NULL, slow = NULL;
+	add(&miss, gimple_build_cond(NE_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
+	gimple_seq_add_stmt(&slow, sc);
+	insert_if_then(&g, miss, slow, found, alt, slow_csd);
+}
+
 /* Site SITE's code before the call, placed before POS (the call itself,
  * or where lower.cc found the call hook): slot SLOT of the caller's pd,
  * or with -1 none (the slow path finds the csd every time); FN the target
@@ -346,6 +381,10 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 			tree tgt = reg(ptr_type_node, "dp_tgt");
 			add(&s, gimple_build_assign(tgt, mem(fast, TAGGED_OFF(DP_CSD_TARGET), ptr_type_node)), loc);
 			add(&s, gimple_build_cond(NE_EXPR, tgt, fn, NULL_TREE, NULL_TREE), loc);
+			if (ssa) {
+				emit_indirect_alt(&gsi, s, sc, pd, slot, fn, csd, fast, slow_csd, loc);
+				goto counted;
+			}
 		} else {
 			add(&s, gimple_build_cond(EQ_EXPR, fast, null_pointer_node, NULL_TREE, NULL_TREE), loc);
 		}
@@ -356,7 +395,7 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 		else
 			insert_if_then(&gsi, s, slow);
 	}
-
+counted:;
 	gimple_seq pre = NULL;
 	add_increment(&pre, csd, TAGGED_OFF(DP_CSD_CALLS), loc);
 	if (quiet) {    /* a quiet body's return, counted before it (lower.cc) */

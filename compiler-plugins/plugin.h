@@ -127,6 +127,7 @@ extern tree dp_roots[DPR_N];
 #define DP_CSD_LOOP     8
 #define DP_CSD_CALLEE   16
 #define DP_CSD_TARGET   24
+#define DP_CSD_NEXT     32
 #define DP_CSD_EXITS    40
 #define DP_CSD_CALLEE_PS 56
 #define DP_PD_PS        0

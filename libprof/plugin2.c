@@ -35,6 +35,7 @@ _Static_assert(offsetof(struct dp_csd_hot, calls) == 0, "csd calls");
 _Static_assert(offsetof(struct dp_csd_hot, loop_cscs) == 8, "csd loop_cscs");
 _Static_assert(offsetof(struct dp_csd_hot, callee) == 16, "csd callee");
 _Static_assert(offsetof(struct dp_csd_hot, target) == 24, "csd target");
+_Static_assert(offsetof(struct dp_csd_hot, next) == 32, "csd next");
 _Static_assert(offsetof(struct dp_csd_hot, exits) == 40, "csd exits");
 _Static_assert(offsetof(struct dp_csd_hot, callee_ps) == 56, "csd callee_ps");
 _Static_assert(sizeof(struct dp_csd_hot) <= DP_LINE, "a csd's hot part is one line");
@@ -65,11 +66,15 @@ struct pd2 {
  * sink_csd: what the slow paths return when nothing can be recorded (the
  *   runtime stopped, busy, out of memory); its callee sink_pd has as many
  *   slots as any registered procedure has sites, every one sink_csd.
+ * The next of each (deepprof-abi.h: what an indirect site tries before its
+ * slow path) is itself, whose target matches no call.
  */
 static struct dp_pd_hot unbound_pd;
 static struct dp_csd root_csd = { .hot = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC } };
-static struct dp_csd null_csd = { .hot = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC } };
-static struct dp_csd sink_csd = { .hot = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC } };
+static struct dp_csd null_csd = { .hot = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC,
+					     .next = (uintptr_t)&null_csd.hot + 1 } };
+static struct dp_csd sink_csd = { .hot = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC,
+					     .next = (uintptr_t)&sink_csd.hot + 1 } };
 static uint32_t sink_slots;         /* sink_pd's slots (under dp_rt.lock) */
 
 /* The running activation's csd, bit 0 set from a call site until the
@@ -596,6 +601,18 @@ static inline struct dp_callmemo *callmemo(struct dp_thread *t, const void *pd, 
 	return &t->callmemo[(h ^ h >> 11) & (DP_CALLMEMO - 1)];
 }
 
+/* An indirect site's csd h becomes its slot's, whose csd was old (both as
+ * a slot holds them): old becomes h's next, which the site tries when the
+ * slot's csd is for another target (deepprof-abi.h), so two targets in
+ * turn find each other there. Stored before the slot: code that reads h
+ * from the slot finds a csd of the slot in its next, whenever a signal
+ * handler's call lands. */
+static inline void set_next(struct dp_csd_hot *h, uintptr_t old)
+{
+	if (SLOT_HOT(old) != h)
+		h->next = old;
+}
+
 /* Remember that call() found (or made) csd x for fn in slot of pdh: a
  * csd's target and its place in a pd never change, so the memo is right
  * for as long as it stays. Called busy: a signal handler's slow path
@@ -643,6 +660,7 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 	struct dp_csd *first = head && head != &null_csd.hot ? CSD2(head)->thead : NULL;
 	for (struct dp_csd *x = first; x; x = x->tnext)
 		if (x->fn == (uintptr_t)fn) {
+			set_next(&x->hot, pdh->slot[i]);
 			pdh->slot[i] = SLOTV(&x->hot);        /* the last target first */
 			dp_busy_on(t);
 			memo_call(t, tu, site, fn, pdh, &pdh->slot[i], SLOTV(&x->hot));
@@ -660,6 +678,7 @@ DP_COLD static struct dp_csd_hot *call(struct dp_tu *tu, uint32_t site, void *fn
 		dp_csd_set_v2(c);
 		c->hot.callee = &unbound_pd;
 		c->hot.target = fn;
+		c->hot.next = pdh->slot[i];     /* a csd of this slot, or null_csd: never 0 */
 		if (css->callee && bind2(t, c, css->callee) < 0)
 			c = NULL;
 	}
@@ -757,6 +776,7 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 			uintptr_t csd = m->csd, *slot = m->slot;
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			if (t->callmemo_gen == gen) {
+				set_next(SLOT_HOT(csd), *slot);
 				*slot = csd;     /* the last target first, as call() does */
 				return (void *)csd;
 			}

@@ -448,7 +448,7 @@ def test_abi2():
         if eager:
             want["twice"] = 2
         check(tu["enter"] == want, tag + ": entries %s" % tu["enter"])
-        check(tu["slow"] == "%d binds, 1 callbacks, 13 new csds" % (12 if eager else 10),
+        check(tu["slow"] == "%d binds, 1 callbacks, 13 new csds, 1 indirect" % (12 if eager else 10),
               tag + ": slow paths %s" % tu["slow"])
         key = lambda r: (r.get("record", ""), r.get("ps", -1))
         check(sorted(strip_ids(progrep(exe)), key=key) == sorted(strip_ids(progrep(out("p1" + sfx))), key=key),
@@ -787,6 +787,50 @@ def test_slow_regs():
     check("call\tdp_abi_enter_slow" in body and "_regs" not in body, "-O0: f's slow paths are not calls:\n" + body)
 
 
+ALT_SRC = r"""
+#include <stdio.h>
+__attribute__((noinline)) static int f(int x) { return x + 1; }
+__attribute__((noinline)) static int g(int x) { return x * 2; }
+__attribute__((noinline)) static int h(int x) { return x - 3; }
+int (*volatile two[2])(int) = { f, g };
+int (*volatile three[3])(int) = { f, g, h };
+int main(void)
+{
+	int s = 0;
+	for (int i = 0; i < 1000; i++)
+		s += two[i & 1](i);
+	for (int i = 0; i < 300; i++)
+		s += three[i % 3](i);
+	printf("%d\n", s);
+	return 0;
+}
+"""
+
+
+def test_indirect_alt():
+    """An indirect site tries its slot's csd's next before its slow path
+    (deepprof-abi.h, schemas/plugin-abi.md "Two targets in turn"): at -O2
+    (abi=2, SSA form) a site calling f and g in turn takes the slow path
+    for the first call of each only, one calling three targets in turn
+    every time (300); at -O0 (no such try) every change of target (1,300).
+    The counts per site are the same in both."""
+    c = out("alt.c")
+    with open(c, "w") as fh:
+        fh.write(ALT_SRC)
+    want_out = "%d\n" % (sum((i + 1) if i % 2 == 0 else 2 * i for i in range(1000)) +
+                         sum((i + 1, 2 * i, i - 3)[i % 3] for i in range(300)))
+    for opt, slow in (("-O2", 302), ("-O0", 1300)):
+        exe = out("alt" + opt)
+        cc([opt, c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("alt.c", {"site": {}, "slow": ""})
+        calls = sorted(n for k, (n, r) in t["site"].items() if k[0].startswith("main->*"))
+        check(stdout == want_out and calls == [300, 1000],
+              "indirect alt %s: output %r (want %r), indirect sites' calls %s" % (opt, stdout, want_out, calls))
+        check(t["slow"].endswith(", %d indirect" % slow), "indirect alt %s: slow paths %s, want %d indirect"
+              % (opt, t["slow"], slow))
+
+
 def test_estimate():
     """GCC guesses the program's branches as in the plain build: its
     "call" heuristic (a branch guarding a call is not taken) does not see
@@ -1068,7 +1112,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

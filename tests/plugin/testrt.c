@@ -55,7 +55,7 @@ static void settle(void)
 
 struct tu_counts;
 static void settle_v2(struct tu_counts *t);
-static unsigned long v2_callbacks, v2_binds, v2_call_slow;   /* slow paths taken */
+static unsigned long v2_callbacks, v2_binds, v2_call_slow, v2_indirect_slow;   /* slow paths taken */
 
 static FILE *out(void)
 {
@@ -135,8 +135,8 @@ void dp_unregister_tu(struct dp_tu *tu)
 	if (stray_backedges)
 		fprintf(f, "  stray backedges %lu\n", stray_backedges);
 	if (tu->abi_version == 2)
-		fprintf(f, "  slow paths: %lu binds, %lu callbacks, %lu new csds\n", v2_binds,
-			v2_callbacks, v2_call_slow);
+		fprintf(f, "  slow paths: %lu binds, %lu callbacks, %lu new csds, %lu indirect\n", v2_binds,
+			v2_callbacks, v2_call_slow, v2_indirect_slow);
 }
 
 void dp_abi_enter(struct dp_tu *tu, uint32_t ps)
@@ -215,11 +215,13 @@ struct csdx {
 	uint32_t site;
 	const void *cb_from;            /* callback csds: the csd current when entered */
 	struct csdx *all;               /* every csd, for the report */
+	struct csdx *tfirst, *tnext;    /* indirect sites: the slot's csds, one per target */
 };
 
 static struct dp_pd_hot unbound_pd, external_pd;   /* ps NULL: never match */
 static struct dp_csd_hot root_csd = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC };
-static struct dp_csd_hot null_csd = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC };
+static struct dp_csd_hot null_csd = { .callee = &unbound_pd, .magic = DP_CSD_MAGIC,
+				       .next = (uintptr_t)&null_csd + 1 };
 __thread uintptr_t dp_cur = (uintptr_t)&root_csd;
 static struct csdx *all_csds;
 
@@ -269,17 +271,31 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
 	v2_call_slow++;
 	uint32_t slot = site - tu->ps[pd->psi].first_css;
 	/* a slot holds its csd | 1, which the site stores in dp_cur as it is */
-	struct dp_csd_hot *head = (struct dp_csd_hot *)(pd->hot.slot[slot] & ~(uintptr_t)1);
+	uintptr_t old = pd->hot.slot[slot];
+	struct dp_csd_hot *head = (struct dp_csd_hot *)(old & ~(uintptr_t)1);
 	if (fn) {
-		for (struct dp_csd_hot *c = head; c && c != &null_csd; c = c->next)
-			if (c->target == fn) {
-				pd->hot.slot[slot] = (uintptr_t)c | 1;  /* the last target first */
+		v2_indirect_slow++;
+		/* the ABI's rule: the slot's csd for the target becomes the
+		 * slot's, the slot's old csd its next (what the site tries
+		 * before calling here) */
+		for (struct csdx *c = head != &null_csd ? ((struct csdx *)head)->tfirst : NULL; c; c = c->tnext)
+			if (c->hot.target == fn) {
+				if (&c->hot != head)
+					c->hot.next = old;
+				pd->hot.slot[slot] = (uintptr_t)&c->hot | 1;  /* the last target first */
 				return (void *)pd->hot.slot[slot];
 			}
 	}
 	struct csdx *c = new_csd(tu, site, fn);
-	if (fn && head != &null_csd)
-		c->hot.next = head;
+	if (fn) {
+		c->hot.next = old;      /* never 0: a csd of the slot, or null_csd */
+		struct csdx *first = head != &null_csd ? ((struct csdx *)head)->tfirst : c;
+		c->tfirst = first;
+		if (first != c) {
+			c->tnext = first->tnext;
+			first->tnext = c;
+		}
+	}
 	/* the ABI's rule: a direct site whose callee is a procedure of its TU
 	 * gets a csd bound to it (an inlined callee's prologue does not check;
 	 * a leaf without a prologue is counted by its sites, not bound here) */

@@ -25,8 +25,9 @@
  * the caller's frame 128 bytes off where its CFA is the stack pointer:
  * the runtime never unwinds there.)
  *
- * Only when optimising (at -O0 every value lives on the stack anyway) and
- * for x86-64's LP64 SysV ABI; slow-calls=plain keeps the calls.
+ * Only when optimising (at -O0 every value lives on the stack anyway),
+ * for x86-64's LP64 ABI and not in the large code models;
+ * slow-calls=plain keeps the calls.
  * Part of deepprof's compiler plugins. MIT licence.
  */
 #include "plugin.h"
@@ -124,8 +125,10 @@ public:
 	slow_regs_pass(gcc::context *ctxt) : gimple_opt_pass(slow_regs_pass_data, ctxt) {}
 	bool gate(function *) override
 	{
+		/* (the large code models: the GOT may be out of a 32-bit
+		 * reach of the code) */
 		return dp_opt.abi == 2 && dp_opt.slow_regs && optimize && TARGET_64BIT && !TARGET_X32 &&
-		       !in_lto_p && !seen_error();
+		       ix86_cmodel != CM_LARGE && ix86_cmodel != CM_LARGE_PIC && !in_lto_p && !seen_error();
 	}
 	unsigned int execute(function *fun) override;
 };

@@ -752,7 +752,8 @@ def test_slow_regs():
     _regs entry points, so f keeps its three arguments where they came and saves no
     register (with slow-calls=plain they are calls, across which the
     arguments must sit in callee-saved registers: f pushes). Both builds
-    count the same calls; at -O0 the slow paths stay calls. (Under
+    count the same calls; at -O0 and in the large code model the slow
+    paths stay calls. (Under
     -fsanitize=undefined, f also calls UBSan's handlers on cold paths.)"""
     c = out("slowregs.c")
     with open(c, "w") as f:
@@ -780,11 +781,13 @@ def test_slow_regs():
     check(res["regs counts"] == res["plain counts"] and res["regs counts"][1].get("f") == 100 and
           res["regs counts"][2] == ["51666550"],
           "slow-calls=regs and plain: counts or output differ: %s, %s" % (res["regs counts"], res["plain counts"]))
-    asm = out("slowregs-O0.s")
-    cc(["-O0", "-S", c, "-o", asm], link=False, abi=2)
-    with open(asm) as fh:
-        body = fn_asm(fh.read(), "f")
-    check("call\tdp_abi_enter_slow" in body and "_regs" not in body, "-O0: f's slow paths are not calls:\n" + body)
+    for v in (["-O0"], ["-O2", "-mcmodel=large"]):     # (large: the GOT may be out of reach)
+        asm = out("slowregs%s.s" % "".join(v))
+        cc(v + ["-S", c, "-o", asm], link=False, abi=2)
+        with open(asm) as fh:
+            body = fn_asm(fh.read(), "f")
+        check("dp_abi_enter_slow" in body and "_regs" not in body,
+              "%s: f's slow paths are not calls:\n%s" % (" ".join(v), body))
 
 
 ALT_SRC = r"""

@@ -232,7 +232,10 @@ void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, void *pd, uin
 void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 /*
  * The same three slow paths as the optimised code on x86-64 calls them
- * (compiler-plugins/slow_regs.cc): from an asm that moves the stack
+ * (compiler-plugins/slow_regs.cc), dp_abi_enter_slow_regs,
+ * dp_abi_call_slow_regs and dp_abi_resume_regs: entry points of their
+ * own convention, not C functions (so no prototypes here): from an asm
+ * that moves the stack
  * pointer past the red zone, pushes four words (the arguments, last
  * first; a three-argument path's fourth is 0) and calls through the GOT
  * (bound when the module is loaded: no lazy PLT binding, which may use
@@ -245,9 +248,6 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * (endbr64 first: the call through the GOT is an indirect one where the
  * runtime is a shared library, which IBT would check).
  */
-void *dp_abi_enter_slow_regs(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
-void *dp_abi_call_slow_regs(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
-void *dp_abi_resume_regs(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 #if defined(__x86_64__) && !defined(__ILP32__)
 #define DP_ABI_REGS_ENTRY(name, target)                                         \
 	__asm__(".text\n\t.p2align 4\n\t.globl " #name "\n\t"                \

@@ -14,16 +14,17 @@
  * per 50,000 rows, a fifth of its overhead).
  *
  * Here, as the last of GIMPLE (before "optimized"), each such call becomes
- * an asm that calls the runtime's _regs entry point through the GOT
- * (libprof saves and restores every general register but rax there:
- * deepprof-abi.h), with its arguments in the SysV registers and the result
- * in rax. The asm clobbers the flags, the vector and x87 registers (the
- * runtime's C code and libc may use them) and memory, as the call did;
- * values in the general registers stay there. It moves the stack pointer past the red zone first: GCC
- * does not see a call, so a function with no other may keep data below
- * its stack pointer. (An unwinder stopped inside a slow path then reads
- * the caller's frame 128 bytes off where its CFA is the stack pointer:
- * the runtime never unwinds there.)
+ * an asm that pushes the arguments (from whatever registers GCC chose, or
+ * as constants) and calls the runtime's _regs entry point through the GOT
+ * (libprof saves and restores every general register but rax there, the
+ * result: deepprof-abi.h). The asm clobbers the flags, the vector and x87
+ * registers (the runtime's C code and libc may use them) and memory, as
+ * the call did; values in the general registers stay there. It moves the
+ * stack pointer past the red zone first: GCC does not see a call, so a
+ * function with no other may keep data below its stack pointer. (An
+ * unwinder stopped inside a slow path then reads the caller's frame 160
+ * bytes off where its CFA is the stack pointer: the runtime never unwinds
+ * there.)
  *
  * Only when optimising (at -O0 every value lives on the stack anyway),
  * for x86-64's LP64 ABI and not in the large code models;

@@ -39,7 +39,6 @@ void *dp_test_regs_target(struct dp_tu *tu, uint32_t a, void *b, void *c)
 	return (void *)(uintptr_t)0x5eed;
 }
 
-void *dp_test_regs_entry(struct dp_tu *tu, uint32_t a, void *b, void *c);
 DP_ABI_REGS_ENTRY(dp_test_regs_entry, dp_test_regs_target);
 
 static void test_registers_kept(void)

@@ -265,6 +265,25 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 		"popq %r9\n\tpopq %r8\n\tpopq %rcx\n\tpopq %rdx\n\t"            \
 		"popq %rsi\n\tpopq %rdi\n\tpopq %rbp\n\t.cfi_def_cfa %rsp, 8\n\t" \
 		"ret\n\t.cfi_endproc\n\t.size " #name ", .-" #name "\n\t.previous")
+/*
+ * A direct site's check as one asm (compiler-plugins/slow_regs.cc), so
+ * that it makes no block of its own: operand csd ("=r", given the slot's
+ * value as its input) is the slot's csd, or when the slot is 0 what the
+ * stub returns, which the asm puts after the function's code (.subsection
+ * 1): it calls ENTRY, a string (dp_abi_call_slow_regs), as above with
+ * (tu, site, 0, pd), operands tu ("i", the TU's record), site ("i") and
+ * pd ("r"), and keeps every general register but csd (rax too, through
+ * the stack) and the red zone. The asm also names the slot "+m" (the
+ * runtime stores the csd there) and clobbers the flags and the vector and
+ * x87 registers, not memory.
+ */
+#define DP_ABI_SITE_CHECK(entry)                                                \
+	"test %[csd], %[csd]\n\tje 86421f\n86422:\n\t.subsection 1\n86421:\n\t" \
+	"lea -128(%%rsp), %%rsp\n\tpush %%rax\n\tpush %[pd]\n\tpush $0\n\t"     \
+	"push %[site]\n\tlea %c[tu](%%rip), %%rax\n\tpush %%rax\n\t"              \
+	"call *" entry "@GOTPCREL(%%rip)\n\tlea 32(%%rsp), %%rsp\n\t"            \
+	"xchg %%rax, (%%rsp)\n\tpop %[csd]\n\tlea 128(%%rsp), %%rsp\n\t"          \
+	"jmp 86422b\n\t.subsection 0"
 #endif
 /* After each return of a call of setjmp & co (returns_twice) in a function
  * with a prologue: `me` is that function's csd (what its prologue found).

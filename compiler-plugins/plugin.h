@@ -60,6 +60,9 @@ struct dp_options {
 	int tls;                /* how the code reaches dp_cur and dp_loop_ticks (tls=):
 	                           -1 not given (local-exec unless compiling for a shared
 	                           library), 0 initial-exec, 1 local-exec */
+	bool site_asm;          /* with slow_regs: direct sites' checks as one asm each,
+	                           no block of their own (site-checks=asm, the default,
+	                           or blocks; slow_regs.cc) */
 };
 extern struct dp_options dp_opt;
 
@@ -190,6 +193,7 @@ opt_pass *dp_make_lower_pass(gcc::context *ctxt);
 opt_pass *dp_make_lower_inlined_pass(gcc::context *ctxt);
 opt_pass *dp_make_ticks_pass(gcc::context *ctxt);       /* ticks.cc */
 opt_pass *dp_make_slow_regs_pass(gcc::context *ctxt);   /* slow_regs.cc: before "optimized" */
+opt_pass *dp_make_site_asm_pass(gcc::context *ctxt);    /* slow_regs.cc: after the plugin's passes after inlining */
 void dp_late_extras(void);              /* the extra slots, before the tables (IPA end) */
 enum dp_hook_kind { DPH_NONE, DPH_ENTER, DPH_CALL, DPH_RETURN, DPH_BACKEDGE, DPH_LAND, DPH_OTHER };
 enum dp_hook_kind dp_hook_of(gimple *s);    /* by name: works in ltrans too */

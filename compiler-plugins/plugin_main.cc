@@ -13,7 +13,7 @@ int plugin_is_GPL_compatible;
 /* abi 2 (the inline fast path) is the default; backedges=call selects abi 1
  * unless abi is given, and so does calls=surviving under -flto or in a
  * use or check build (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, true, -1 };
+struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, true, -1, true };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -172,6 +172,8 @@ static bool parse_args(const struct plugin_name_args *info)
 			dp_opt.tls = le;
 		} else if (!strcmp(a->key, "slow-calls")) {
 			ok &= parse_choice(a, "plain", "regs", &dp_opt.slow_regs);
+		} else if (!strcmp(a->key, "site-checks")) {
+			ok &= parse_choice(a, "blocks", "asm", &dp_opt.site_asm);
 		} else if (!strcmp(a->key, "instrument")) {
 			ok &= parse_bool(a, &dp_opt.instrument);
 		} else if (!strcmp(a->key, "remarks")) {
@@ -286,10 +288,12 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	 * the surviving pass, then (calls=surviving on abi 2) the inline path
 	 * made of what it left; abi 2: inlined callees' prologues. */
 	struct register_pass_info sv;
-	sv.pass = dp_make_ticks_pass(g);          /* abi 2: last, ticks.cc */
+	sv.pass = dp_make_site_asm_pass(g);       /* abi 2: after them all, slow_regs.cc */
 	sv.reference_pass_name = "ehdisp";
 	sv.ref_pass_instance_number = 1;
 	sv.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
+	sv.pass = dp_make_ticks_pass(g);          /* abi 2: ticks.cc */
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);
 	sv.pass = dp_make_lower_pass(g);
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &sv);

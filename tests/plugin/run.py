@@ -781,13 +781,93 @@ def test_slow_regs():
     check(res["regs counts"] == res["plain counts"] and res["regs counts"][1].get("f") == 100 and
           res["regs counts"][2] == ["51666550"],
           "slow-calls=regs and plain: counts or output differ: %s, %s" % (res["regs counts"], res["plain counts"]))
-    for v in (["-O0"], ["-O2", "-mcmodel=large"]):     # (large: the GOT may be out of reach)
+    # (large: the GOT may be out of reach; intel: the templates are AT&T's, which
+    # made the assembler fail there before)
+    for v in (["-O0"], ["-O2", "-mcmodel=large"], ["-O2", "-masm=intel"]):
         asm = out("slowregs%s.s" % "".join(v))
         cc(v + ["-S", c, "-o", asm], link=False, abi=2)
         with open(asm) as fh:
             body = fn_asm(fh.read(), "f")
         check("dp_abi_enter_slow" in body and "_regs" not in body,
               "%s: f's slow paths are not calls:\n%s" % (" ".join(v), body))
+
+
+SITE_ASM_SRC = r"""
+#include <stdio.h>
+__attribute__((noinline)) static long g(long x) { return x * 3 + 1; }
+__attribute__((noinline)) long h(long x) { return x ^ 0x55; }
+static inline long q(long x) { return x > 1000000 ? g(x) : x + 7; }
+static inline long p(long x) { return x * 2 + 1; }
+long f(long a, long b)
+{
+	long r = h(a);          /* its restore, then p's checks only, then h's tag */
+	r = h(p(r) * p(b));
+	/* live across q's checks, in every register GCC has */
+	long x0 = a * b, x1 = a + 3 * b, x2 = a ^ b, x3 = a - b, x4 = a * 5 + b, x5 = b * b;
+	long x6 = a * a, x7 = a | b, x8 = a & b, x9 = a * 7 - b, x10 = b * 11 + a;
+	long t = q(x0) * q(x1) + q(x2) * q(x3);
+	return t + x0 * 3 + x1 * 5 + x2 * 7 + x3 * 11 + x4 * 13 + x5 * 17 + x6 * 19 + x7 * 23
+	       + x8 * 29 + x9 * 31 + x10 * 37 + r + g(b);
+}
+int main(void)
+{
+	long s = 0;
+	for (long i = 0; i < 100; i++)
+		s += f(i, i + 2);
+	printf("%ld\n", s);
+	return 0;
+}
+"""
+
+
+def test_site_asm():
+    """Direct sites' checks as one asm each (compiler-plugins/slow_regs.cc,
+    schemas/plugin-abi.md "Checks without blocks"): at -O2 on ABI v2, f's
+    nine direct sites (h twice, g, the two inlined p, the four inlined q;
+    q's own sites of g are four more) make no block of their own: tree PRE sees no
+    dp_abi_call_slow and two blocks per site fewer than with
+    site-checks=blocks; the stubs the asms put after the code call the
+    _regs entry point. Both builds and plain GCC print the same, and count
+    the same calls: every site's first call in each pd runs its stub
+    (eleven values are live across q's checks, in the registers a call
+    would clobber: a stub that lost one, rax, would show). f reaches
+    dp_cur as often in both (plugin-rt t044 shows the restore a check
+    must keep, in libprof's local-exec code)."""
+    c = out("siteasm.c")
+    with open(c, "w") as fh:
+        fh.write(SITE_ASM_SRC)
+    plain = out("siteasm-plain")
+    must(["gcc", "-O2", c, "-o", plain])
+    want = must([plain]).stdout
+    res = {}
+    for mode in ("asm", "blocks"):
+        arg = ["--deepprof-arg=site-checks=" + mode]
+        asm = out("siteasm-%s.s" % mode)
+        dump = out("siteasm-%s.opt" % mode)
+        cc(arg + ["-O2", "-S", c, "-o", asm, "-fdump-tree-pre=" + dump], link=False, abi=2)
+        with open(asm) as fh:
+            body = fn_asm(fh.read(), "f")
+        with open(dump) as fh:
+            opt = fh.read()
+        fopt = opt[opt.index(";; Function f "):]
+        fopt = fopt[:fopt.index("\n}\n")]
+        exe = out("siteasm-" + mode)
+        cc(arg + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("siteasm.c", {"site": {}, "enter": {}})
+        res[mode] = (body, fopt.count("dp_abi_call_slow ("), len(re.findall(r"<bb \d+>", fopt)),
+                     {k: n for k, (n, r) in t["site"].items()}, stdout)
+    a, b = res["asm"], res["blocks"]
+    check(a[1] == 0 and b[1] == 13 and a[2] <= b[2] - 2 * 13,
+          "site-checks: f before tree PRE has %d and %d slow calls (want 0 and 13), %d and %d blocks"
+          % (a[1], b[1], a[2], b[2]))
+    check(a[0].count(".subsection 1") == 13 and a[0].count("call *dp_abi_call_slow_regs@GOTPCREL(%rip)") == 13,
+          "site-checks=asm: f's thirteen direct sites are not asms with a stub after the code:\n" + a[0])
+    check(a[0].count("%fs:") == b[0].count("%fs:") > 0,
+          "site-checks=asm: f accesses dp_cur %d times, %d with blocks (a restore before a check "
+          "is not a dead store: the asm reads dp_cur):\n%s" % (a[0].count("%fs:"), b[0].count("%fs:"), a[0]))
+    check(a[3] == b[3] and a[4] == b[4] == want and len(a[3]) >= 4,
+          "site-checks=asm and blocks: counts or output differ (plain GCC: %r): %s" % (want, res))
 
 
 ALT_SRC = r"""
@@ -1080,6 +1160,8 @@ def test_errors():
                  "expected 'initial-exec' or 'local-exec'")
     expect_error("bad slow-calls=", g + ["-fplugin-arg-deepprof-slow-calls=fast"] + c, nz,
                  "expected 'plain' or 'regs'")
+    expect_error("bad site-checks=", g + ["-fplugin-arg-deepprof-site-checks=inline"] + c, nz,
+                 "expected 'blocks' or 'asm'")
     expect_error("abi=2 and calls=surviving under -flto",
                  g + ["-flto", "-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1' under '-flto'")
@@ -1115,7 +1197,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

@@ -100,4 +100,58 @@ static void test_red_zone_and_alignment(void)
 	}
 }
 
-DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_red_zone_and_alignment))
+/* A direct site's check (DP_ABI_SITE_CHECK, the template the plugin's
+ * asm uses): with the slot set, its value and no call; with it 0, the
+ * stub's call with (tu, site, 0, pd) and its result; the general
+ * registers kept either way (those that fit in an asm's 30 operands), rax
+ * too (the stub's own scratch register), and the result where the asm's
+ * operand is, rax or another. */
+static char fake_tu;
+static void test_site_check(void)
+{
+	for (int set = 0; set < 2; set++) {
+		uintptr_t slot = set ? 0x1234 : 0, value = slot;
+		register uint64_t rax __asm__("rax") = 0xa0, rbx __asm__("rbx") = 0x1b;
+		register uint64_t rcx __asm__("rcx") = 0x1c, rsi __asm__("rsi") = 0x51;
+		register uint64_t rdi __asm__("rdi") = 0xd1, r8 __asm__("r8") = 0x8;
+		register uint64_t r10 __asm__("r10") = 0x10, r11 __asm__("r11") = 0x11;
+		register uint64_t r12 __asm__("r12") = 0x12, r14 __asm__("r14") = 0x14;
+		register uintptr_t csd __asm__("rdx");
+		uint64_t pd = 0xfeed;
+		calls = 0;
+		__asm__ volatile(DP_ABI_SITE_CHECK("dp_test_regs_entry")
+				 : [csd] "=r"(csd), "+m"(slot), "+r"(rax), "+r"(rbx), "+r"(rcx), "+r"(rsi),
+				   "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r14)
+				 : "0"(value), [site] "i"(17), [pd] "r"(pd), [tu] "i"(&fake_tu)
+				 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+				   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+		uint64_t now[] = { rax, rbx, rcx, rsi, rdi, r8, r10, r11, r12, r14 };
+		uintptr_t got_csd = csd;
+		uint64_t want[] = { 0xa0, 0x1b, 0x1c, 0x51, 0xd1, 0x8, 0x10, 0x11, 0x12, 0x14 };
+		for (unsigned i = 0; i < sizeof want / sizeof *want; i++)
+			CU_ASSERT_EQUAL(now[i], want[i]);
+		CU_ASSERT_EQUAL(calls, set ? 0 : 1);
+		CU_ASSERT_EQUAL(got_csd, set ? 0x1234 : 0x5eed);
+		if (!set) {
+			CU_ASSERT_EQUAL(got[0], (uint64_t)(uintptr_t)&fake_tu);
+			CU_ASSERT_EQUAL(got[1], 17);
+			CU_ASSERT_EQUAL(got[2], 0);
+			CU_ASSERT_EQUAL(got[3], 0xfeed);
+		}
+	}
+	/* the result in rax */
+	uintptr_t slot = 0, value = 0, res;
+	uint64_t pd = 0xfeed;
+	calls = 0;
+	__asm__ volatile(DP_ABI_SITE_CHECK("dp_test_regs_entry")
+			 : [csd] "=a"(res), "+m"(slot)
+			 : "0"(value), [site] "i"(3), [pd] "r"(pd), [tu] "i"(&fake_tu)
+			 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+			   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+	CU_ASSERT_EQUAL(res, 0x5eed);
+	CU_ASSERT_EQUAL(calls, 1);
+	CU_ASSERT_EQUAL(got[1], 3);
+}
+
+DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_red_zone_and_alignment),
+	       DPA_TEST(test_site_check))

@@ -284,6 +284,21 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 	"call *" entry "@GOTPCREL(%%rip)\n\tlea 32(%%rsp), %%rsp\n\t"            \
 	"xchg %%rax, (%%rsp)\n\tpop %[csd]\n\tlea 128(%%rsp), %%rsp\n\t"          \
 	"jmp 86422b\n\t.subsection 0"
+/*
+ * A prologue's check the same way: me ("=r", given c - 1 as its input) is
+ * that, or when the word pps ("rm": the one at c + 55, or for a split
+ * part its pd's ps) is not exp ("r": &tu->ps[PS]) what ENTRY
+ * (dp_abi_enter_slow_regs, dp_abi_resume_regs) returns for (tu, ps, c,
+ * 0); operands c ("r"), ps ("i"), tu ("i"). The asm also names dp_cur
+ * "+m" (the slow path sets it).
+ */
+#define DP_ABI_ENTER_CHECK(entry)                                               \
+	"cmp %[exp], %[pps]\n\tjne 86423f\n86424:\n\t.subsection 1\n86423:\n\t"   \
+	"lea -128(%%rsp), %%rsp\n\tpush %%rax\n\tpush $0\n\tpush %[c]\n\t"       \
+	"push %[ps]\n\tlea %c[tu](%%rip), %%rax\n\tpush %%rax\n\t"                \
+	"call *" entry "@GOTPCREL(%%rip)\n\tlea 32(%%rsp), %%rsp\n\t"            \
+	"xchg %%rax, (%%rsp)\n\tpop %[me]\n\tlea 128(%%rsp), %%rsp\n\t"           \
+	"jmp 86424b\n\t.subsection 0"
 #endif
 /* After each return of a call of setjmp & co (returns_twice) in a function
  * with a prologue: `me` is that function's csd (what its prologue found).

@@ -173,41 +173,39 @@ unsigned int slow_regs_pass::execute(function *fun)
  * memory and rax: the slow path writes only the slot, the new csd and
  * pds (which no code reads but through the csd it returns) and the
  * runtime's own state; the program's memory stays in registers across
- * the check.
+ * the check. A prologue's check (or a split part's) becomes one asm the
+ * same way (DP_ABI_ENTER_CHECK), which names dp_cur as written.
  */
 const char site_named[] = DP_ABI_SITE_CHECK("dp_abi_call_slow_regs");
+const char enter_named[] = DP_ABI_ENTER_CHECK("dp_abi_enter_slow_regs");
+const char resume_named[] = DP_ABI_ENTER_CHECK("dp_abi_resume_regs");
 
-/* The template with its operand names as numbers (the front end resolves
- * them, not gimple_build_asm_vec): outputs csd 0 and the slot 1; inputs
- * the slot's value 2 (as csd), site 3, pd 4, tu 5 */
-const char *site_text(void)
+/* NAMED with its operand names as numbers (the front end resolves them,
+ * not gimple_build_asm_vec): NAMES[i] is operand i's ("[csd]"), NULL for
+ * one the template does not name. Kept in *CACHE. */
+const char *numbered(const char *named, const char *const *names, unsigned n, char **cache)
 {
-	static char *text;
-	if (text)
-		return text;
-	static const char *const names[][2] = {
-		{ "[csd]", "0" }, { "[site]", "3" }, { "[pd]", "4" }, { "[tu]", "5" },
-	};
-	text = XNEWVEC(char, sizeof site_named);       /* (never longer) */
+	if (*cache)
+		return *cache;
+	char *text = XNEWVEC(char, strlen(named) + 1);  /* (never longer) */
 	char *o = text;
-	for (const char *p = site_named; *p;) {
-		bool hit = false;
-		for (const auto &n : names)
-			if (!strncmp(p, n[0], strlen(n[0]))) {
-				o = stpcpy(o, n[1]);
-				p += strlen(n[0]);
-				hit = true;
-				break;
-			}
-		if (!hit)
+	for (const char *p = named; *p;) {
+		unsigned i = 0;
+		while (i < n && !(names[i] && !strncmp(p, names[i], strlen(names[i]))))
+			i++;
+		if (i < n) {
+			o += sprintf(o, "%u", i);
+			p += strlen(names[i]);
+		} else {
 			*o++ = *p++;
+		}
 	}
 	*o = 0;
-	return text;
+	return *cache = text;
 }
 
-/* The clobbers of a site's asm: those of the call but memory, and rax */
-vec<tree, va_gc> *site_clobbers(void)
+/* The clobbers of a check's asm: those of the call but memory */
+vec<tree, va_gc> *check_clobbers(void)
 {
 	vec<tree, va_gc> *all = clobbers(), *v = NULL;
 	for (tree c : *all)
@@ -216,72 +214,141 @@ vec<tree, va_gc> *site_clobbers(void)
 	return v;
 }
 
-/* SLOW, a direct site's dp_abi_call_slow alone in the block its check's
- * condition enters: the check as one asm before the condition, which then
- * never holds (the CFG cleanup removes the block). false if the shape is
- * not the one inline_path.cc makes. */
-bool merge_site(gcall *slow, tree tu)
+void add_op(vec<tree, va_gc> **v, const char *constraint, tree t)
 {
-	tree lhs = gimple_call_lhs(slow), pd = gimple_call_arg(slow, 3);
-	tree ta = gimple_call_arg(slow, 0);
-	if (!lhs || TREE_CODE(lhs) != SSA_NAME || !integer_zerop(gimple_call_arg(slow, 2)) ||
-	    TREE_CODE(ta) != ADDR_EXPR || TREE_OPERAND(ta, 0) != tu ||
-	    !tree_fits_uhwi_p(gimple_call_arg(slow, 1)) || TREE_CODE(pd) != SSA_NAME)
-		return false;
+	vec_safe_push(*v, build_tree_list(build_tree_list(NULL_TREE, str(constraint)), t));
+}
+
+/* A check as inline_path.cc makes it: COND (code CODE) enters, when it
+ * holds, a block holding SLOW alone, and PHI, where both paths join, is
+ * FAST (the value from the other path) or SLOW's result. */
+struct diamond {
+	gcond *cond;
+	edge fall;
+	gphi *phi;
+	tree fast;
+};
+
+bool find_diamond(gcall *slow, enum tree_code code, struct diamond *d)
+{
+	tree lhs = gimple_call_lhs(slow);
 	basic_block bb = gimple_bb(slow);
-	if (!single_pred_p(bb) || !single_succ_p(bb))
+	if (!lhs || TREE_CODE(lhs) != SSA_NAME || !single_pred_p(bb) || !single_succ_p(bb))
 		return false;
 	for (gimple_stmt_iterator g = gsi_start_nondebug_bb(bb); !gsi_end_p(g); gsi_next_nondebug(&g))
 		if (gsi_stmt(g) != slow)
 			return false;
 	edge in = single_pred_edge(bb), out = single_succ_edge(bb);
-	basic_block cb = in->src, join = out->dest;
-	gcond *cond = dyn_cast<gcond *>(last_stmt(cb));
-	if (!cond || !(in->flags & EDGE_TRUE_VALUE) || gimple_cond_code(cond) != EQ_EXPR ||
-	    !integer_zerop(gimple_cond_rhs(cond)) || EDGE_COUNT(cb->succs) != 2)
+	basic_block cb = in->src;
+	d->cond = dyn_cast<gcond *>(last_stmt(cb));
+	if (!d->cond || !(in->flags & EDGE_TRUE_VALUE) || gimple_cond_code(d->cond) != code ||
+	    EDGE_COUNT(cb->succs) != 2)
 		return false;
-	edge fall = EDGE_SUCC(cb, 0) == in ? EDGE_SUCC(cb, 1) : EDGE_SUCC(cb, 0);
-	tree fast = gimple_cond_lhs(cond);
-	gimple *load = dp_def_of(fast);
-	if (fall->dest != join || !load || !gimple_assign_single_p(load) ||
-	    TREE_CODE(gimple_assign_rhs1(load)) != MEM_REF || TREE_OPERAND(gimple_assign_rhs1(load), 0) != pd)
+	d->fall = EDGE_SUCC(cb, 0) == in ? EDGE_SUCC(cb, 1) : EDGE_SUCC(cb, 0);
+	if (d->fall->dest != out->dest)
 		return false;
-	gphi *phi = NULL;
-	for (gphi_iterator p = gsi_start_phis(join); !gsi_end_p(p); gsi_next(&p)) {
+	d->phi = NULL;
+	for (gphi_iterator p = gsi_start_phis(out->dest); !gsi_end_p(p); gsi_next(&p)) {
 		gphi *x = p.phi();
 		if (virtual_operand_p(gimple_phi_result(x)))
 			continue;
-		if (PHI_ARG_DEF_FROM_EDGE(x, out) != lhs || PHI_ARG_DEF_FROM_EDGE(x, fall) != fast || phi)
+		if (PHI_ARG_DEF_FROM_EDGE(x, out) != lhs || d->phi)
 			return false;
-		phi = x;
+		d->phi = x;
 	}
-	if (!phi)
+	if (!d->phi)
 		return false;
-	tree csd = make_ssa_name(TREE_TYPE(fast));
-	vec<tree, va_gc> *in_ops = NULL, *out_ops = NULL;
-	vec_safe_push(out_ops, build_tree_list(build_tree_list(NULL_TREE, str("=r")), csd));
-	vec_safe_push(out_ops, build_tree_list(build_tree_list(NULL_TREE, str("+m")),
-					       unshare_expr(gimple_assign_rhs1(load))));
-	vec_safe_push(in_ops, build_tree_list(build_tree_list(NULL_TREE, str("0")), fast));
-	vec_safe_push(in_ops, build_tree_list(build_tree_list(NULL_TREE, str("i")), gimple_call_arg(slow, 1)));
-	vec_safe_push(in_ops, build_tree_list(build_tree_list(NULL_TREE, str("r")), pd));
-	vec_safe_push(in_ops, build_tree_list(build_tree_list(NULL_TREE, str("i")), ta));
+	d->fast = PHI_ARG_DEF_FROM_EDGE(d->phi, d->fall);
+	return TREE_CODE(d->fast) == SSA_NAME;
+}
+
+/* The asm TEXT with outputs OUT (the first the check's result) and
+ * inputs IN takes D's place: before the condition, which then never
+ * holds (the CFG cleanup removes the slow block), its result where the
+ * fast path's value joined */
+void replace_diamond(const struct diamond &d, gcall *slow, const char *text, vec<tree, va_gc> *in,
+		     vec<tree, va_gc> *out)
+{
+	tree r = TREE_VALUE((*out)[0]);
+	gasm *a = gimple_build_asm_vec(text, in, out, check_clobbers(), NULL);
+	gimple_asm_set_volatile(a, true);
+	gimple_set_location(a, gimple_location(slow));
+	gimple_set_block(a, gimple_block(slow));
+	SSA_NAME_DEF_STMT(r) = a;
+	gimple_stmt_iterator g = gsi_for_stmt(d.cond);
+	gsi_insert_before(&g, a, GSI_SAME_STMT);
+	SET_PHI_ARG_DEF(d.phi, d.fall->dest_idx, r);
+	gimple_cond_make_false(d.cond);
+	update_stmt(d.cond);
+}
+
+bool is_tu(tree a, tree tu)
+{
+	return TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == tu;
+}
+
+/* SLOW, a direct site's dp_abi_call_slow (tu, SITE, 0, pd) behind
+ * `if (csd == 0)`, csd the load of pd's slot: the check as one asm.
+ * false if the shape is not the one inline_path.cc makes. */
+bool merge_site(gcall *slow, tree tu)
+{
+	tree pd = gimple_call_arg(slow, 3), ta = gimple_call_arg(slow, 0);
+	struct diamond d;
+	if (!integer_zerop(gimple_call_arg(slow, 2)) || !is_tu(ta, tu) ||
+	    !tree_fits_uhwi_p(gimple_call_arg(slow, 1)) || TREE_CODE(pd) != SSA_NAME ||
+	    !find_diamond(slow, EQ_EXPR, &d) || gimple_cond_lhs(d.cond) != d.fast ||
+	    !integer_zerop(gimple_cond_rhs(d.cond)))
+		return false;
+	gimple *load = dp_def_of(d.fast);
+	if (!load || !gimple_assign_single_p(load) || TREE_CODE(gimple_assign_rhs1(load)) != MEM_REF ||
+	    TREE_OPERAND(gimple_assign_rhs1(load), 0) != pd)
+		return false;
+	static const char *const names[] = { "[csd]", NULL, NULL, "[site]", "[pd]", "[tu]" };
+	static char *text;
+	vec<tree, va_gc> *in = NULL, *out = NULL;
+	add_op(&out, "=r", make_ssa_name(TREE_TYPE(d.fast)));
+	add_op(&out, "+m", unshare_expr(gimple_assign_rhs1(load)));     /* the slot */
+	add_op(&in, "0", d.fast);
+	add_op(&in, "i", gimple_call_arg(slow, 1));
+	add_op(&in, "r", pd);
+	add_op(&in, "i", ta);
 	/* read, for the order of the stores before it: a restore of dp_cur
 	 * followed by the next site's tag would be a dead store to GCC, and
 	 * a clock tick between them would go to the callee that returned
 	 * (and the activation's me need not outlive its calls: libprof's
 	 * split.c finds it on the stack) */
-	vec_safe_push(in_ops, build_tree_list(build_tree_list(NULL_TREE, str("m")), dp_roots[DPR_CUR]));
-	gasm *a = gimple_build_asm_vec(site_text(), in_ops, out_ops, site_clobbers(), NULL);
-	gimple_asm_set_volatile(a, true);
-	gimple_set_location(a, gimple_location(slow));
-	gimple_set_block(a, gimple_block(slow));
-	SSA_NAME_DEF_STMT(csd) = a;
-	gimple_stmt_iterator g = gsi_for_stmt(cond);
-	gsi_insert_before(&g, a, GSI_SAME_STMT);
-	SET_PHI_ARG_DEF(phi, fall->dest_idx, csd);
-	gimple_cond_make_false(cond);
-	update_stmt(cond);
+	add_op(&in, "m", dp_roots[DPR_CUR]);
+	replace_diamond(d, slow, numbered(site_named, names, ARRAY_SIZE(names), &text), in, out);
+	return true;
+}
+
+/* SLOW, a prologue's dp_abi_enter_slow (tu, PS, c) behind `if (ps !=
+ * &tu->ps[PS])`, ps loaded from memory (the word at c + 55, or for a
+ * split part's dp_abi_resume, the pd's ps): the check as one asm, which
+ * compares with that memory itself. */
+bool merge_prologue(gcall *slow, tree tu, bool resume)
+{
+	tree ta = gimple_call_arg(slow, 0), c = gimple_call_arg(slow, 2);
+	struct diamond d;
+	if (!is_tu(ta, tu) || !tree_fits_uhwi_p(gimple_call_arg(slow, 1)) || TREE_CODE(c) != SSA_NAME ||
+	    !find_diamond(slow, NE_EXPR, &d) || TREE_CODE(gimple_cond_lhs(d.cond)) != SSA_NAME)
+		return false;
+	gimple *load = dp_def_of(gimple_cond_lhs(d.cond));
+	if (!load || !gimple_assign_single_p(load) || TREE_CODE(gimple_assign_rhs1(load)) != MEM_REF)
+		return false;
+	static const char *const names[] = { "[me]", NULL, NULL, "[c]", "[ps]", "[tu]", "[exp]", "[pps]" };
+	static char *text[2];
+	vec<tree, va_gc> *in = NULL, *out = NULL;
+	add_op(&out, "=r", make_ssa_name(TREE_TYPE(d.fast)));
+	add_op(&out, "+m", dp_roots[DPR_CUR]);      /* the slow path sets it */
+	add_op(&in, "0", d.fast);
+	add_op(&in, "r", c);
+	add_op(&in, "i", gimple_call_arg(slow, 1));
+	add_op(&in, "i", ta);
+	add_op(&in, "r", gimple_cond_rhs(d.cond));
+	add_op(&in, "rm", unshare_expr(gimple_assign_rhs1(load)));
+	replace_diamond(d, slow, numbered(resume ? resume_named : enter_named, names, ARRAY_SIZE(names),
+					  &text[resume]), in, out);
 	return true;
 }
 
@@ -308,12 +375,20 @@ unsigned int site_asm_pass::execute(function *fun)
 	FOR_EACH_BB_FN(bb, fun)
 		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
 			gcall *c = dyn_cast<gcall *>(gsi_stmt(g));
-			if (c && gimple_call_fndecl(c) == dp_roots[DPR_CALL_SLOW] && gimple_call_num_args(c) == 4)
+			tree fn = c ? gimple_call_fndecl(c) : NULL_TREE;
+			if (fn && ((fn == dp_roots[DPR_CALL_SLOW] && gimple_call_num_args(c) == 4) ||
+				   ((fn == dp_roots[DPR_ENTER_SLOW] || fn == dp_roots[DPR_RESUME]) &&
+				    gimple_call_num_args(c) == 3)))
 				slow.safe_push(c);
 		}
 	bool any = false;
-	for (gcall *c : slow)
-		any |= merge_site(c, dp_roots[DPR_TU_DECL]);
+	for (gcall *c : slow) {
+		tree fn = gimple_call_fndecl(c);
+		if (fn == dp_roots[DPR_CALL_SLOW])
+			any |= merge_site(c, dp_roots[DPR_TU_DECL]);
+		else
+			any |= merge_prologue(c, dp_roots[DPR_TU_DECL], fn == dp_roots[DPR_RESUME]);
+	}
 	if (!any)
 		return 0;
 	mark_virtual_operands_for_renaming(fun);

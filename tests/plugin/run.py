@@ -824,8 +824,9 @@ def test_site_asm():
     """Direct sites' checks as one asm each (compiler-plugins/slow_regs.cc,
     schemas/plugin-abi.md "Checks without blocks"): at -O2 on ABI v2, f's
     nine direct sites (h twice, g, the two inlined p, the four inlined q;
-    q's own sites of g are four more) make no block of their own: tree PRE sees no
-    dp_abi_call_slow and two blocks per site fewer than with
+    q's own sites of g are four more) and its prologue make no block of
+    their own: tree PRE sees no dp_abi_call_slow nor dp_abi_enter_slow,
+    and two blocks per check fewer than with
     site-checks=blocks; the stubs the asms put after the code call the
     _regs entry point. Both builds and plain GCC print the same, and count
     the same calls: every site's first call in each pd runs its stub
@@ -855,14 +856,18 @@ def test_site_asm():
         cc(arg + ["-O2", c, "-o", exe], abi=2)
         tus, cyg, stdout = run_prog(exe)
         t = tus.get("siteasm.c", {"site": {}, "enter": {}})
-        res[mode] = (body, fopt.count("dp_abi_call_slow ("), len(re.findall(r"<bb \d+>", fopt)),
+        res[mode] = (body, fopt.count("dp_abi_call_slow (") + fopt.count("dp_abi_enter_slow ("),
+                     len(re.findall(r"<bb \d+>", fopt)),
                      {k: n for k, (n, r) in t["site"].items()}, stdout)
     a, b = res["asm"], res["blocks"]
-    check(a[1] == 0 and b[1] == 13 and a[2] <= b[2] - 2 * 13,
-          "site-checks: f before tree PRE has %d and %d slow calls (want 0 and 13), %d and %d blocks"
+    check(a[1] == 0 and b[1] == 14 and a[2] <= b[2] - 2 * 14,
+          "site-checks: f before tree PRE has %d and %d slow calls (want 0 and 14), %d and %d blocks"
           % (a[1], b[1], a[2], b[2]))
-    check(a[0].count(".subsection 1") == 13 and a[0].count("call *dp_abi_call_slow_regs@GOTPCREL(%rip)") == 13,
-          "site-checks=asm: f's thirteen direct sites are not asms with a stub after the code:\n" + a[0])
+    check(a[0].count("je 86421f") == 13 and a[0].count("call *dp_abi_call_slow_regs@GOTPCREL(%rip)") == 13 and
+          a[0].count("jne 86423f") == 1 and a[0].count("call *dp_abi_enter_slow_regs@GOTPCREL(%rip)") == 1 and
+          a[0].count(".subsection 1") == 14,
+          "site-checks=asm: f's thirteen direct sites and its prologue are not asms with a stub after "
+          "the code:\n" + a[0])
     check(a[0].count("%fs:") == b[0].count("%fs:") > 0,
           "site-checks=asm: f accesses dp_cur %d times, %d with blocks (a restore before a check "
           "is not a dead store: the asm reads dp_cur):\n%s" % (a[0].count("%fs:"), b[0].count("%fs:"), a[0]))

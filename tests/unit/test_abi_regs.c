@@ -153,5 +153,43 @@ static void test_site_check(void)
 	CU_ASSERT_EQUAL(got[1], 3);
 }
 
+/* A prologue's check (DP_ABI_ENTER_CHECK): the word compared equal, me
+ * as given and no call; unequal, the stub's call with (tu, ps, c, 0) and
+ * its result; the general registers kept either way, rax too */
+static void test_enter_check(void)
+{
+	for (int bound = 0; bound < 2; bound++) {
+		uint64_t word = bound ? 0x5a5a : 0x7777, expect = 0x5a5a;
+		register uint64_t rax __asm__("rax") = 0xa0, rbx __asm__("rbx") = 0x1b;
+		register uint64_t rdx __asm__("rdx") = 0x1d, rsi __asm__("rsi") = 0x51;
+		register uint64_t rdi __asm__("rdi") = 0xd1, r8 __asm__("r8") = 0x8;
+		register uint64_t r10 __asm__("r10") = 0x10, r11 __asm__("r11") = 0x11;
+		register uintptr_t me __asm__("rcx");
+		uint64_t c = 0xc0ff;
+		uintptr_t fast = c - 1;
+		calls = 0;
+		__asm__ volatile(DP_ABI_ENTER_CHECK("dp_test_regs_entry")
+				 : [me] "=r"(me), "+m"(fake_tu), "+r"(rax), "+r"(rbx), "+r"(rdx), "+r"(rsi),
+				   "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11)
+				 : "0"(fast), [c] "r"(c), [ps] "i"(9), [tu] "i"(&fake_tu), [exp] "r"(expect),
+				   [pps] "m"(word)
+				 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+				   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+		uint64_t now[] = { rax, rbx, rdx, rsi, rdi, r8, r10, r11 };
+		uintptr_t got_me = me;
+		uint64_t want[] = { 0xa0, 0x1b, 0x1d, 0x51, 0xd1, 0x8, 0x10, 0x11 };
+		for (unsigned i = 0; i < sizeof want / sizeof *want; i++)
+			CU_ASSERT_EQUAL(now[i], want[i]);
+		CU_ASSERT_EQUAL(calls, bound ? 0 : 1);
+		CU_ASSERT_EQUAL(got_me, bound ? 0xc0fe : 0x5eed);
+		if (!bound) {
+			CU_ASSERT_EQUAL(got[0], (uint64_t)(uintptr_t)&fake_tu);
+			CU_ASSERT_EQUAL(got[1], 9);
+			CU_ASSERT_EQUAL(got[2], 0xc0ff);
+			CU_ASSERT_EQUAL(got[3], 0);
+		}
+	}
+}
+
 DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_red_zone_and_alignment),
-	       DPA_TEST(test_site_check))
+	       DPA_TEST(test_site_check), DPA_TEST(test_enter_check))

@@ -38,18 +38,13 @@ static gimple *reaching_store(gimple *load, tree cur)
 	return NULL;
 }
 
-static bool is_tu_addr(tree a, tree tu)
-{
-	return a && TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == tu;
-}
-
 /* C is the dp_abi_call_slow of a direct site of this TU, or the
  * dp_abi_call_bound of a devirtualized one: the site's index, else -1;
  * *PS the procedure its csd is bound to. */
 static long direct_slow_site(gimple *c, tree tu, long *ps)
 {
 	if (!c || !is_gimple_call(c) || gimple_call_num_args(c) < 4 ||
-	    !is_tu_addr(gimple_call_arg(c, 0), tu) || !tree_fits_uhwi_p(gimple_call_arg(c, 1)) ||
+	    !dp_is_tu_addr(gimple_call_arg(c, 0), tu) || !tree_fits_uhwi_p(gimple_call_arg(c, 1)) ||
 	    tree_to_uhwi(gimple_call_arg(c, 1)) >= dp_n_sites)
 		return -1;
 	long site = (long)tree_to_uhwi(gimple_call_arg(c, 1));
@@ -113,7 +108,7 @@ static long tagged_site(tree v, tree tu, long *ps)
  * that stored the dp_cur it loads calls its procedure directly. */
 static bool fold_prologue(gcall *slow, tree tu, tree cur)
 {
-	if (gimple_call_num_args(slow) != 3 || !is_tu_addr(gimple_call_arg(slow, 0), tu) ||
+	if (gimple_call_num_args(slow) != 3 || !dp_is_tu_addr(gimple_call_arg(slow, 0), tu) ||
 	    !tree_fits_uhwi_p(gimple_call_arg(slow, 1)))
 		return false;
 	unsigned ps = (unsigned)tree_to_uhwi(gimple_call_arg(slow, 1));

@@ -60,7 +60,7 @@ struct dp_options {
 	int tls;                /* how the code reaches dp_cur and dp_loop_ticks (tls=):
 	                           -1 not given (local-exec unless compiling for a shared
 	                           library), 0 initial-exec, 1 local-exec */
-	bool site_asm;          /* with slow_regs: direct sites' checks as one asm each,
+	bool site_asm;          /* with slow_regs: direct sites' and prologues' checks as one asm each,
 	                           no block of their own (site-checks=asm, the default,
 	                           or blocks; slow_regs.cc) */
 };
@@ -278,6 +278,7 @@ bool dp_skip_function(tree fndecl);     /* not instrumented: artificial, no_inst
 const char *dp_decl_name(tree decl);
 bool dp_builtin_op(tree fn);           /* a builtin that is no call: __builtin_*, __atomic_*, __sync_* */
 gimple *dp_def_of(tree t);              /* an SSA name's defining statement, else NULL */
+bool dp_is_tu_addr(tree a, tree tu);    /* A is &TU (the TU's record, a hook's first argument) */
 void dp_remove_stmt(gimple *s);         /* in SSA form, its virtual definition unlinked */
 
 #endif

@@ -73,6 +73,11 @@ gimple *dp_def_of(tree t)
 	return t && TREE_CODE(t) == SSA_NAME ? SSA_NAME_DEF_STMT(t) : NULL;
 }
 
+bool dp_is_tu_addr(tree a, tree tu)
+{
+	return a && TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == tu;
+}
+
 void dp_remove_stmt(gimple *s)
 {
 	gimple_stmt_iterator g = gsi_for_stmt(s);

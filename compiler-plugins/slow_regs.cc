@@ -1,8 +1,9 @@
 /*
  * slow_regs.cc — ABI v2 on x86-64: the inline path's slow calls become
  * calls that keep the caller's registers (schemas/plugin-abi.md, "Slow
- * paths that keep registers"), and direct sites' checks asms with no
- * block of their own ("Checks without blocks", the second pass below).
+ * paths that keep registers"), and the checks of direct sites and
+ * prologues asms with no block of their own ("Checks without blocks",
+ * the second pass below).
  *
  * A site's slow path (dp_abi_call_slow) and a prologue's (dp_abi_enter_slow,
  * dp_abi_resume) are calls that seldom run, but to GCC's register
@@ -125,16 +126,22 @@ const pass_data slow_regs_pass_data = {
 	PROP_cfg | PROP_ssa, 0, 0, 0, 0
 };
 
+/* Whether this compilation may have the asms (both passes) */
+bool asm_ok(void)
+{
+	/* (the large code models: the GOT may be out of a 32-bit reach of
+	 * the code; -masm=intel: the templates are AT&T's) */
+	return dp_opt.abi == 2 && dp_opt.slow_regs && optimize && TARGET_64BIT && !TARGET_X32 &&
+	       ix86_cmodel != CM_LARGE && ix86_cmodel != CM_LARGE_PIC && !in_lto_p && !seen_error() &&
+	       ix86_asm_dialect == ASM_ATT;
+}
+
 class slow_regs_pass : public gimple_opt_pass {
 public:
 	slow_regs_pass(gcc::context *ctxt) : gimple_opt_pass(slow_regs_pass_data, ctxt) {}
 	bool gate(function *) override
 	{
-		/* (the large code models: the GOT may be out of a 32-bit
-		 * reach of the code) */
-		return dp_opt.abi == 2 && dp_opt.slow_regs && optimize && TARGET_64BIT && !TARGET_X32 &&
-		       ix86_cmodel != CM_LARGE && ix86_cmodel != CM_LARGE_PIC && !in_lto_p && !seen_error() &&
-		       ix86_asm_dialect == ASM_ATT;      /* (the templates are AT&T's: not -masm=intel) */
+		return asm_ok();
 	}
 	unsigned int execute(function *fun) override;
 };
@@ -282,11 +289,6 @@ void replace_diamond(const struct diamond &d, gcall *slow, const char *text, vec
 	update_stmt(d.cond);
 }
 
-bool is_tu(tree a, tree tu)
-{
-	return TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == tu;
-}
-
 /* SLOW, a direct site's dp_abi_call_slow (tu, SITE, 0, pd) behind
  * `if (csd == 0)`, csd the load of pd's slot: the check as one asm.
  * false if the shape is not the one inline_path.cc makes. */
@@ -294,7 +296,7 @@ bool merge_site(gcall *slow, tree tu)
 {
 	tree pd = gimple_call_arg(slow, 3), ta = gimple_call_arg(slow, 0);
 	struct diamond d;
-	if (!integer_zerop(gimple_call_arg(slow, 2)) || !is_tu(ta, tu) ||
+	if (!integer_zerop(gimple_call_arg(slow, 2)) || !dp_is_tu_addr(ta, tu) ||
 	    !tree_fits_uhwi_p(gimple_call_arg(slow, 1)) || TREE_CODE(pd) != SSA_NAME ||
 	    !find_diamond(slow, EQ_EXPR, &d) || gimple_cond_lhs(d.cond) != d.fast ||
 	    !integer_zerop(gimple_cond_rhs(d.cond)))
@@ -330,7 +332,7 @@ bool merge_prologue(gcall *slow, tree tu, bool resume)
 {
 	tree ta = gimple_call_arg(slow, 0), c = gimple_call_arg(slow, 2);
 	struct diamond d;
-	if (!is_tu(ta, tu) || !tree_fits_uhwi_p(gimple_call_arg(slow, 1)) || TREE_CODE(c) != SSA_NAME ||
+	if (!dp_is_tu_addr(ta, tu) || !tree_fits_uhwi_p(gimple_call_arg(slow, 1)) || TREE_CODE(c) != SSA_NAME ||
 	    !find_diamond(slow, NE_EXPR, &d) || TREE_CODE(gimple_cond_lhs(d.cond)) != SSA_NAME)
 		return false;
 	gimple *load = dp_def_of(gimple_cond_lhs(d.cond));
@@ -360,10 +362,9 @@ const pass_data site_asm_pass_data = {
 class site_asm_pass : public gimple_opt_pass {
 public:
 	site_asm_pass(gcc::context *ctxt) : gimple_opt_pass(site_asm_pass_data, ctxt) {}
-	bool gate(function *fun) override
+	bool gate(function *) override
 	{
-		return slow_regs_pass(m_ctxt).gate(fun) && dp_opt.site_asm && dp_roots[DPR_CALL_SLOW] &&
-		       dp_roots[DPR_TU_DECL] && dp_roots[DPR_CUR];
+		return asm_ok() && dp_opt.site_asm && dp_roots[DPR_TU_DECL] && dp_roots[DPR_CUR];
 	}
 	unsigned int execute(function *fun) override;
 };

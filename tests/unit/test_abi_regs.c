@@ -169,7 +169,7 @@ static void test_enter_check(void)
 		uintptr_t fast = c - 1;
 		calls = 0;
 		__asm__ volatile(DP_ABI_ENTER_CHECK("dp_test_regs_entry")
-				 : [me] "=r"(me), "+m"(fake_tu), "+r"(rax), "+r"(rbx), "+r"(rdx), "+r"(rsi),
+				 : [me] "=r"(me), "+m"(fake_tu) /* (dp_cur's place) */, "+r"(rax), "+r"(rbx), "+r"(rdx), "+r"(rsi),
 				   "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11)
 				 : "0"(fast), [c] "r"(c), [ps] "i"(9), [tu] "i"(&fake_tu), [exp] "r"(expect),
 				   [pps] "m"(word)

@@ -285,6 +285,31 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 	"xchg %%rax, (%%rsp)\n\tpop %[csd]\n\tlea 128(%%rsp), %%rsp\n\t"          \
 	"jmp 86422b\n\t.subsection 0"
 /*
+ * The site's code before its call, as one asm: the slot's load (operand
+ * slot, "+m"), the check as above, one more call of the csd (its calls,
+ * the word at csd - 1: the csd is tagged) and for DP_ABI_SITE_ENTER
+ * dp_cur set to it (operand cur, "+m"; not at a site whose callee is a
+ * leaf). csd is "=&r" (written before pd is read). No code touches a
+ * csd's calls but these asms and the runtime, which is why the asm need
+ * not name that word (it cannot: the csd is its output).
+ */
+#define DP_ABI_SITE_COUNT(entry)                                                \
+	"mov %[slot], %[csd]\n\t" DP_ABI_SITE_CHECK(entry)                       \
+	"\n\taddq $1, -1(%[csd])"
+#define DP_ABI_SITE_ENTER(entry)                                                \
+	DP_ABI_SITE_COUNT(entry) "\n\tmov %[csd], %[cur]"
+/*
+ * After a site's call returned: dp_cur (cur, "+m") set back to the
+ * caller's csd me ("r") and one more exit of the site's csd, the one
+ * it had (csd, "r", tagged) or, for a direct site, the one its slot
+ * ("m") holds (csd then a scratch register, "=&r"). As above, the asm
+ * need not name the exits' word, which only these asms and the runtime
+ * touch.
+ */
+#define DP_ABI_SITE_RESTORE "mov %[me], %[cur]\n\taddq $1, 39(%[csd])"
+#define DP_ABI_SITE_RESTORE_LOAD                                                \
+	"mov %[me], %[cur]\n\tmov %[slot], %[csd]\n\taddq $1, 39(%[csd])"
+/*
  * A prologue's check the same way: me ("=r", given c - 1 as its input) is
  * that, or when the word pps ("rm": the one at c + 55, or for a split
  * part its pd's ps) is not exp ("r": &tu->ps[PS]) what ENTRY

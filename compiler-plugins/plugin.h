@@ -60,9 +60,10 @@ struct dp_options {
 	int tls;                /* how the code reaches dp_cur and dp_loop_ticks (tls=):
 	                           -1 not given (local-exec unless compiling for a shared
 	                           library), 0 initial-exec, 1 local-exec */
-	bool site_asm;          /* with slow_regs: direct sites' and prologues' checks as one asm each,
-	                           no block of their own (site-checks=asm, the default,
-	                           or blocks; slow_regs.cc) */
+	int site_asm;           /* with slow_regs: direct sites' and prologues' checks as one asm each,
+	                           no block of their own (site-checks=, slow_regs.cc): 0 blocks,
+	                           1 check (the check alone), 2 asm (the default: a direct
+	                           site's asm counts the call and sets dp_cur too) */
 };
 extern struct dp_options dp_opt;
 

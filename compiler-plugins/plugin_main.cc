@@ -13,7 +13,7 @@ int plugin_is_GPL_compatible;
 /* abi 2 (the inline fast path) is the default; backedges=call selects abi 1
  * unless abi is given, and so does calls=surviving under -flto or in a
  * use or check build (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, true, -1, true };
+struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, true, -1, 2 };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -178,7 +178,16 @@ static bool parse_args(const struct plugin_name_args *info)
 		} else if (!strcmp(a->key, "slow-calls")) {
 			ok &= parse_choice(a, "plain", "regs", &dp_opt.slow_regs);
 		} else if (!strcmp(a->key, "site-checks")) {
-			ok &= parse_choice(a, "blocks", "asm", &dp_opt.site_asm);
+			static const char *const forms[] = { "blocks", "check", "asm" };
+			int i = 0;
+			while (i < 3 && !(a->value && !strcmp(a->value, forms[i])))
+				i++;
+			if (i == 3) {
+				error("deepprof plugin: %<-fplugin-arg-deepprof-%s=%s%>: expected %qs, %qs or %qs",
+				      a->key, a->value ? a->value : "", forms[0], forms[1], forms[2]);
+				ok = false;
+			}
+			dp_opt.site_asm = i % 3;
 		} else if (!strcmp(a->key, "instrument")) {
 			ok &= parse_bool(a, &dp_opt.instrument);
 		} else if (!strcmp(a->key, "remarks")) {

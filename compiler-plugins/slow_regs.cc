@@ -182,8 +182,23 @@ unsigned int slow_regs_pass::execute(function *fun)
  * runtime's own state; the program's memory stays in registers across
  * the check. A prologue's check (or a split part's) becomes one asm the
  * same way (DP_ABI_ENTER_CHECK), which names dp_cur as written.
+ *
+ * With site-checks=asm (the default) the asm of a direct site also takes
+ * the statements around it: the slot's load before the check, the
+ * increment of the csd's calls and the tag's store to dp_cur after it
+ * (DP_ABI_SITE_ENTER, _COUNT), and another asm after the call the
+ * restore of dp_cur and the increment of the csd's exits
+ * (DP_ABI_SITE_RESTORE, _LOAD): ten statements of the site's code, six of
+ * them memory accesses, become two, and the amalgamation compiles in
+ * 1.7x plain instead of 1.9x. The asms do not name the words they count
+ * (schemas/plugin-abi.md, "A site's code as two asms": no other code
+ * touches them).
  */
 const char site_named[] = DP_ABI_SITE_CHECK("dp_abi_call_slow_regs");
+const char site_count_named[] = DP_ABI_SITE_COUNT("dp_abi_call_slow_regs");
+const char site_enter_named[] = DP_ABI_SITE_ENTER("dp_abi_call_slow_regs");
+const char restore_named[] = DP_ABI_SITE_RESTORE;
+const char restore_load_named[] = DP_ABI_SITE_RESTORE_LOAD;
 const char enter_named[] = DP_ABI_ENTER_CHECK("dp_abi_enter_slow_regs");
 const char resume_named[] = DP_ABI_ENTER_CHECK("dp_abi_resume_regs");
 
@@ -289,6 +304,55 @@ void replace_diamond(const struct diamond &d, gcall *slow, const char *text, vec
 	update_stmt(d.cond);
 }
 
+/* Whether AT[0..2] are an increment as inline_path.cc makes them: a load
+ * of the word at *BASE + *OFF (out), one added (or DELTA), the store */
+bool increment(gimple *const *at, tree *base, HOST_WIDE_INT *off, int delta = 1)
+{
+	if (!at[0] || !at[1] || !at[2] || !gimple_assign_single_p(at[0]))
+		return false;
+	tree m = gimple_assign_rhs1(at[0]), n = gimple_assign_lhs(at[0]);
+	if (TREE_CODE(m) != MEM_REF || TREE_CODE(n) != SSA_NAME || !has_single_use(n) ||
+	    TREE_CODE(TREE_OPERAND(m, 0)) != SSA_NAME || !is_gimple_assign(at[1]) ||
+	    gimple_assign_rhs_code(at[1]) != PLUS_EXPR || gimple_assign_rhs1(at[1]) != n ||
+	    TREE_CODE(gimple_assign_rhs2(at[1])) != INTEGER_CST ||
+	    !wi::eq_p(wi::to_wide(gimple_assign_rhs2(at[1])),
+		      wi::shwi(delta, TYPE_PRECISION(TREE_TYPE(n)))) ||
+	    !has_single_use(gimple_assign_lhs(at[1])) || !gimple_assign_single_p(at[2]) ||
+	    !operand_equal_p(gimple_assign_lhs(at[2]), m, 0) ||
+	    gimple_assign_rhs1(at[2]) != gimple_assign_lhs(at[1]))
+		return false;
+	*base = TREE_OPERAND(m, 0);
+	*off = mem_ref_offset(m).force_shwi().to_constant();
+	return true;
+}
+
+/* What inline_path.cc puts right after a direct site's check, where its
+ * csd CSD joins: the increment of its calls (the word at csd - 1, three
+ * statements) and, unless its callee is a leaf, the store of csd (cast)
+ * to dp_cur. Those statements in STMTS; false if the calls' increment is
+ * not there. */
+bool find_count(basic_block join, tree csd, auto_vec<gimple *, 5> &stmts, bool *set_cur)
+{
+	gimple_stmt_iterator g = gsi_start_nondebug_after_labels_bb(join);
+	gimple *at[5] = {};
+	for (int i = 0; i < 5 && !gsi_end_p(g); i++, gsi_next_nondebug(&g))
+		at[i] = gsi_stmt(g);
+	tree base;
+	HOST_WIDE_INT off;
+	if (!increment(at, &base, &off) || base != csd || off != DP_CSD_CALLS - 1)
+		return false;
+	stmts.safe_push(at[0]);
+	stmts.safe_push(at[1]);
+	stmts.safe_push(at[2]);
+	*set_cur = at[3] && is_gimple_assign(at[3]) && CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(at[3])) &&
+		gimple_assign_rhs1(at[3]) == csd && at[4] && gimple_assign_single_p(at[4]) &&
+		gimple_assign_lhs(at[4]) == dp_roots[DPR_CUR] &&
+		gimple_assign_rhs1(at[4]) == gimple_assign_lhs(at[3]);
+	if (*set_cur)
+		stmts.safe_push(at[4]);     /* (the cast goes as dead code) */
+	return true;
+}
+
 /* SLOW, a direct site's dp_abi_call_slow (tu, SITE, 0, pd) behind
  * `if (csd == 0)`, csd the load of pd's slot: the check as one asm.
  * false if the shape is not the one inline_path.cc makes. */
@@ -305,22 +369,104 @@ bool merge_site(gcall *slow, tree tu)
 	if (!load || !gimple_assign_single_p(load) || TREE_CODE(gimple_assign_rhs1(load)) != MEM_REF ||
 	    TREE_OPERAND(gimple_assign_rhs1(load), 0) != pd)
 		return false;
-	static const char *const names[] = { "[csd]", NULL, NULL, "[site]", "[pd]", "[tu]" };
-	static char *text;
+	/* with the slot's load and what follows the check when it is there:
+	 * the calls' increment, and the store to dp_cur */
+	auto_vec<gimple *, 5> count;
+	bool set_cur = false, counted = dp_opt.site_asm > 1 &&
+		find_count(d.fall->dest, gimple_phi_result(d.phi), count, &set_cur);
+	int form = !counted ? 0 : set_cur ? 2 : 1;
+	static const char *const names[][7] = {
+		{ "[csd]", NULL, "[cur]", NULL, "[site]", "[pd]", "[tu]" },    /* csd given */
+		{ "[csd]", "[slot]", "[cur]", "[site]", "[pd]", "[tu]", NULL },   /* the asm loads it */
+	};
+	static const char *const named[] = { site_named, site_count_named, site_enter_named };
+	static char *text[3];
 	vec<tree, va_gc> *in = NULL, *out = NULL;
-	add_op(&out, "=r", make_ssa_name(TREE_TYPE(d.fast)));
+	add_op(&out, form ? "=&r" : "=r", make_ssa_name(TREE_TYPE(d.fast)));
 	add_op(&out, "+m", unshare_expr(gimple_assign_rhs1(load)));     /* the slot */
-	add_op(&in, "0", d.fast);
+	/* dp_cur read (written too, with the store), for the order of the
+	 * stores before it: a restore of dp_cur followed by the next site's
+	 * tag would be a dead store to GCC, and a clock tick between them
+	 * would go to the callee that returned (and the activation's me need
+	 * not outlive its calls: libprof's split.c finds it on the stack) */
+	add_op(&out, "+m", dp_roots[DPR_CUR]);
+	if (!form)
+		add_op(&in, "0", d.fast);
 	add_op(&in, "i", gimple_call_arg(slow, 1));
 	add_op(&in, "r", pd);
 	add_op(&in, "i", ta);
-	/* read, for the order of the stores before it: a restore of dp_cur
-	 * followed by the next site's tag would be a dead store to GCC, and
-	 * a clock tick between them would go to the callee that returned
-	 * (and the activation's me need not outlive its calls: libprof's
-	 * split.c finds it on the stack) */
-	add_op(&in, "m", dp_roots[DPR_CUR]);
-	replace_diamond(d, slow, numbered(site_named, names, ARRAY_SIZE(names), &text), in, out);
+	for (gimple *x : count)
+		dp_remove_stmt(x);
+	replace_diamond(d, slow, numbered(named[form], names[!!form], 7, &text[form]), in, out);
+	return true;
+}
+
+/* STORE, dp_cur = (uintptr) me, the restore after a site's call as
+ * inline_path.cc's post_seq makes it, then the increments of the exits of
+ * the quiet bodies the site is in (the word at p + 40: those stay where
+ * they are, GCC's to see) and of the site's csd (the word at csd + 39:
+ * tagged), loaded again from the pd's slot or the one the site had: the
+ * restore and the site's increment as one asm. false if that is not what
+ * follows. */
+bool merge_restore(gimple *store)
+{
+	tree u = gimple_assign_rhs1(store);
+	gimple *cast = TREE_CODE(u) == SSA_NAME ? SSA_NAME_DEF_STMT(u) : NULL;
+	if (!cast || !is_gimple_assign(cast) || !CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(cast)))
+		return false;
+	enum { N = 3 * 8 + 4 };
+	gimple *at[N + 3] = {};
+	gimple_stmt_iterator g = gsi_for_stmt(store);
+	gsi_next_nondebug(&g);
+	for (int i = 0; i < N && !gsi_end_p(g); i++, gsi_next_nondebug(&g))
+		at[i] = gsi_stmt(g);
+	gimple *load = NULL, **inc = NULL;
+	tree csd = NULL_TREE, base;
+	HOST_WIDE_INT off;
+	for (int k = 0; k + 3 <= N && at[k] && !inc; k += 3) {
+		/* the reload: a load of a pointer whose only uses are the
+		 * increment's load and store */
+		tree l = gimple_assign_single_p(at[k]) ? gimple_assign_lhs(at[k]) : NULL_TREE;
+		if (l && TREE_CODE(l) == SSA_NAME && POINTER_TYPE_P(TREE_TYPE(l)) &&
+		    TREE_CODE(gimple_assign_rhs1(at[k])) == MEM_REF && num_imm_uses(l) == 2 &&
+		    increment(at + k + 1, &base, &off) && base == l && off == DP_CSD_EXITS - 1) {
+			load = at[k];
+			inc = at + k + 1;
+			csd = l;
+		} else if (increment(at + k, &base, &off) && off == DP_CSD_EXITS - 1) {
+			inc = at + k;
+			csd = base;
+		} else if (!increment(at + k, &base, &off) && !increment(at + k, &base, &off, -1)) {
+			return false;
+		} else if (off != DP_CSD_EXITS) {
+			return false;       /* (not a quiet body's) */
+		}
+	}
+	if (!inc)
+		return false;
+	static const char *const names[2][4] = { { "[cur]", "[me]", "[csd]", NULL },
+						  { "[csd]", "[cur]", "[me]", "[slot]" } };
+	static char *text[2];
+	vec<tree, va_gc> *in = NULL, *out = NULL;
+	if (load)
+		add_op(&out, "=&r", make_ssa_name(TREE_TYPE(csd)));
+	add_op(&out, "+m", dp_roots[DPR_CUR]);
+	add_op(&in, "r", gimple_assign_rhs1(cast));
+	add_op(&in, load ? "m" : "r", load ? unshare_expr(gimple_assign_rhs1(load)) : csd);
+	gasm *a = gimple_build_asm_vec(numbered(load ? restore_load_named : restore_named, names[!!load], 4,
+						&text[!!load]), in, out, NULL, NULL);
+	gimple_asm_set_volatile(a, true);
+	gimple_set_location(a, gimple_location(store));
+	gimple_set_block(a, gimple_block(store));
+	if (load)
+		SSA_NAME_DEF_STMT(TREE_VALUE((*out)[0])) = a;
+	gimple_stmt_iterator s = gsi_for_stmt(store);
+	gsi_insert_before(&s, a, GSI_SAME_STMT);
+	for (int i = 2; i >= 0; i--)
+		dp_remove_stmt(inc[i]);
+	if (load)
+		dp_remove_stmt(load);
+	dp_remove_stmt(store);          /* (the cast goes as dead code) */
 	return true;
 }
 
@@ -372,16 +518,42 @@ public:
 unsigned int site_asm_pass::execute(function *fun)
 {
 	auto_vec<gcall *> slow;
+	auto_vec<gimple *> restores;
 	basic_block bb;
 	FOR_EACH_BB_FN(bb, fun)
 		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
-			gcall *c = dyn_cast<gcall *>(gsi_stmt(g));
+			gimple *st = gsi_stmt(g);
+			if (dp_opt.site_asm > 1 && gimple_assign_single_p(st) &&
+			    gimple_assign_lhs(st) == dp_roots[DPR_CUR])
+				restores.safe_push(st);
+			gcall *c = dyn_cast<gcall *>(st);
 			tree fn = c ? gimple_call_fndecl(c) : NULL_TREE;
 			if (fn && ((fn == dp_roots[DPR_CALL_SLOW] && gimple_call_num_args(c) == 4) ||
 				   ((fn == dp_roots[DPR_ENTER_SLOW] || fn == dp_roots[DPR_RESUME]) &&
 				    gimple_call_num_args(c) == 3)))
 				slow.safe_push(c);
 		}
+	/* The asms hide the stores to dp_cur they take from GCC: first, each
+	 * read of dp_cur that reads what such a store wrote (the store's
+	 * memory state its own: an inlined body's prologue or its loop's
+	 * tick right after a site's tag, a continuation after a restore)
+	 * takes the value itself, as GCC's passes would have */
+	auto_vec<gimple *> reads;
+	for (gimple *st : restores) {
+		tree vdef = gimple_vdef(st), val = gimple_assign_rhs1(st);
+		imm_use_iterator it;
+		gimple *use;
+		reads.truncate(0);
+		if (vdef)
+			FOR_EACH_IMM_USE_STMT(use, it, vdef)
+				if (gimple_assign_single_p(use) && gimple_assign_rhs1(use) == dp_roots[DPR_CUR] &&
+				    useless_type_conversion_p(TREE_TYPE(gimple_assign_lhs(use)), TREE_TYPE(val)))
+					reads.safe_push(use);
+		for (gimple *r : reads) {
+			gimple_assign_set_rhs1(r, val);
+			update_stmt(r);
+		}
+	}
 	bool any = false;
 	for (gcall *c : slow) {
 		tree fn = gimple_call_fndecl(c);
@@ -390,6 +562,9 @@ unsigned int site_asm_pass::execute(function *fun)
 		else
 			any |= merge_prologue(c, dp_roots[DPR_TU_DECL], fn == dp_roots[DPR_RESUME]);
 	}
+	for (gimple *st : restores)
+		if (gimple_bb(st))      /* (not a site's store merge_site took) */
+			any |= merge_restore(st);
 	if (!any)
 		return 0;
 	mark_virtual_operands_for_renaming(fun);

@@ -828,12 +828,16 @@ def test_site_asm():
     their own: tree PRE sees no dp_abi_call_slow nor dp_abi_enter_slow,
     and two blocks per check fewer than with
     site-checks=blocks; the stubs the asms put after the code call the
-    _regs entry point. Both builds and plain GCC print the same, and count
+    _regs entry point. With site-checks=asm (the default) each site's asm
+    also loads the slot and counts the call, so tree PRE sees thirteen
+    loads fewer and no increment of a csd's calls (thirteen with
+    site-checks=check). All three builds and plain GCC print the same, and count
     the same calls: every site's first call in each pd runs its stub
     (eleven values are live across q's checks, in the registers a call
     would clobber: a stub that lost one, rax, would show). f reaches
-    dp_cur as often in both (plugin-rt t044 shows the restore a check
-    must keep, in libprof's local-exec code)."""
+    dp_cur as often in all three (plugin-rt t044 shows the restore a check
+    must keep, in libprof's local-exec code; t045 the restores and exits
+    the asms take)."""
     c = out("siteasm.c")
     with open(c, "w") as fh:
         fh.write(SITE_ASM_SRC)
@@ -841,7 +845,7 @@ def test_site_asm():
     must(["gcc", "-O2", c, "-o", plain])
     want = must([plain]).stdout
     res = {}
-    for mode in ("asm", "blocks"):
+    for mode in ("asm", "check", "blocks"):
         arg = ["--deepprof-arg=site-checks=" + mode]
         asm = out("siteasm-%s.s" % mode)
         dump = out("siteasm-%s.opt" % mode)
@@ -858,22 +862,30 @@ def test_site_asm():
         t = tus.get("siteasm.c", {"site": {}, "enter": {}})
         res[mode] = (body, fopt.count("dp_abi_call_slow (") + fopt.count("dp_abi_enter_slow ("),
                      len(re.findall(r"<bb \d+>", fopt)),
-                     {k: n for k, (n, r) in t["site"].items()}, stdout)
-    a, b = res["asm"], res["blocks"]
-    check(a[1] == 0 and b[1] == 14 and a[2] <= b[2] - 2 * 14,
-          "site-checks: f before tree PRE has %d and %d slow calls (want 0 and 14), %d and %d blocks"
-          % (a[1], b[1], a[2], b[2]))
-    check(a[0].count("je 86421f") == 13 and a[0].count("call *dp_abi_call_slow_regs@GOTPCREL(%rip)") == 13 and
-          a[0].count("jne 86423f") == 1 and a[0].count("call *dp_abi_enter_slow_regs@GOTPCREL(%rip)") == 1 and
-          a[0].count(".subsection 1") == 14,
-          "site-checks=asm: f's thirteen direct sites and its prologue are not asms with a stub after "
-          "the code:\n" + a[0])
-    check(a[0].count("%fs:") == b[0].count("%fs:") > 0,
-          "site-checks=asm: f accesses dp_cur %d times, %d with blocks (a restore before a check "
-          "is not a dead store: the asm reads dp_cur):\n%s" % (a[0].count("%fs:"), b[0].count("%fs:"), a[0]))
-    check(a[3] == b[3] and a[4] == b[4] == want and len(a[3]) >= 4,
-          "site-checks=asm and blocks: counts or output differ (plain GCC: %r): %s" % (want, res))
-
+                     {k: n for k, (n, r) in t["site"].items()}, stdout,
+                     len(re.findall(r"^  _\d+ = MEM <void \*> \[\(struct __deepprof_rt \*\)_\d+ \+ \d+B\];", fopt, re.M)),
+                     len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ -1B\] = ",
+                                    fopt, re.M)))
+    a, k, b = res["asm"], res["check"], res["blocks"]
+    check(a[1] == k[1] == 0 and b[1] == 14 and a[2] <= b[2] - 2 * 14 and k[2] <= b[2] - 2 * 14,
+          "site-checks: f before tree PRE has %d, %d and %d slow calls (want 0, 0 and 14), %d, %d and %d blocks"
+          % (a[1], k[1], b[1], a[2], k[2], b[2]))
+    for x in (a, k):
+        check(x[0].count("je 86421f") == 13 and x[0].count("call *dp_abi_call_slow_regs@GOTPCREL(%rip)") == 13 and
+              x[0].count("jne 86423f") == 1 and x[0].count("call *dp_abi_enter_slow_regs@GOTPCREL(%rip)") == 1 and
+              x[0].count(".subsection 1") == 14,
+              "site-checks=asm/check: f's thirteen direct sites and its prologue are not asms with a stub after "
+              "the code:\n" + x[0])
+    check(a[5] == k[5] - 13 and a[6] == 0 and k[6] == 13,
+          "site-checks=asm: f before tree PRE loads %d pointers of the instrumentation and counts %d calls, "
+          "%d and %d with site-checks=check (want 13 loads fewer: the slots, and 0 and 13 counts)"
+          % (a[5], a[6], k[5], k[6]))
+    check(a[0].count("%fs:") == k[0].count("%fs:") == b[0].count("%fs:") > 0,
+          "site-checks: f accesses dp_cur %d, %d and %d times with asm, check and blocks (a restore before "
+          "a check is not a dead store: the asm reads dp_cur):\n%s"
+          % (a[0].count("%fs:"), k[0].count("%fs:"), b[0].count("%fs:"), a[0]))
+    check(a[3] == k[3] == b[3] and a[4] == k[4] == b[4] == want and len(a[3]) >= 4,
+          "site-checks=asm, check and blocks: counts or output differ (plain GCC: %r): %s" % (want, res))
 
 ALT_SRC = r"""
 #include <stdio.h>
@@ -1166,7 +1178,7 @@ def test_errors():
     expect_error("bad slow-calls=", g + ["-fplugin-arg-deepprof-slow-calls=fast"] + c, nz,
                  "expected 'plain' or 'regs'")
     expect_error("bad site-checks=", g + ["-fplugin-arg-deepprof-site-checks=inline"] + c, nz,
-                 "expected 'blocks' or 'asm'")
+                 "expected 'blocks', 'check' or 'asm'")
     expect_error("abi=2 and calls=surviving under -flto",
                  g + ["-flto", "-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1' under '-flto'")

@@ -19,6 +19,7 @@
 
 static uint64_t got[4];
 static int aligned, calls;
+static uintptr_t result = 0x5eed;       /* what the target returns */
 
 void *dp_test_regs_target(struct dp_tu *tu, uint32_t a, void *b, void *c);
 void *dp_test_regs_target(struct dp_tu *tu, uint32_t a, void *b, void *c)
@@ -36,7 +37,7 @@ void *dp_test_regs_target(struct dp_tu *tu, uint32_t a, void *b, void *c)
 	__asm__ volatile("mov $-1, %%rdi\n\tmov $-1, %%rsi\n\tmov $-1, %%rdx\n\tmov $-1, %%rcx\n\t"
 			 "mov $-1, %%r8\n\tmov $-1, %%r9\n\tmov $-1, %%r10\n\tmov $-1, %%r11"
 			 ::: "rdi", "rsi", "rdx", "rcx", "r8", "r9", "r10", "r11");
-	return (void *)(uintptr_t)0x5eed;
+	return (void *)result;
 }
 
 DP_ABI_REGS_ENTRY(dp_test_regs_entry, dp_test_regs_target);
@@ -153,6 +154,79 @@ static void test_site_check(void)
 	CU_ASSERT_EQUAL(got[1], 3);
 }
 
+/* A direct site's code before its call (DP_ABI_SITE_ENTER): the slot's
+ * csd, or the stub's when the slot is 0, is the result, one more call of
+ * it (the word at csd - 1: csds are tagged), the current csd's place set
+ * to it; the general registers kept, rax too. DP_ABI_SITE_COUNT leaves
+ * the current csd alone. */
+static void test_site_enter(void)
+{
+	uint64_t line[2][8] = { { 0 } };
+	for (int set = 0; set < 2; set++) {
+		uintptr_t tagged = (uintptr_t)line[set] + 1, slot = set ? tagged : 0, cur = 0x7;
+		register uint64_t rax __asm__("rax") = 0xa0, rbx __asm__("rbx") = 0x1b;
+		register uint64_t rcx __asm__("rcx") = 0x1c, rsi __asm__("rsi") = 0x51;
+		register uint64_t rdi __asm__("rdi") = 0xd1, r8 __asm__("r8") = 0x8;
+		register uint64_t r10 __asm__("r10") = 0x10, r11 __asm__("r11") = 0x11;
+		register uintptr_t csd __asm__("rdx");
+		uint64_t pd = 0xfeed;
+		calls = 0;
+		result = tagged;
+		__asm__ volatile(DP_ABI_SITE_ENTER("dp_test_regs_entry")
+				 : [csd] "=&r"(csd), [slot] "+m"(slot), [cur] "+m"(cur), "+r"(rax), "+r"(rbx),
+				   "+r"(rcx), "+r"(rsi), "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11)
+				 : [site] "i"(17), [pd] "r"(pd), [tu] "i"(&fake_tu)
+				 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+				   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+		uint64_t now[] = { rax, rbx, rcx, rsi, rdi, r8, r10, r11 };
+		uintptr_t got_csd = csd;
+		uint64_t want[] = { 0xa0, 0x1b, 0x1c, 0x51, 0xd1, 0x8, 0x10, 0x11 };
+		for (unsigned i = 0; i < sizeof want / sizeof *want; i++)
+			CU_ASSERT_EQUAL(now[i], want[i]);
+		CU_ASSERT_EQUAL(calls, set ? 0 : 1);
+		CU_ASSERT_EQUAL(got_csd, tagged);
+		CU_ASSERT_EQUAL(cur, tagged);
+		CU_ASSERT_EQUAL(line[set][0], 1);
+		CU_ASSERT_EQUAL(line[set][5], 0);
+		if (!set)
+			CU_ASSERT_EQUAL(got[3], 0xfeed);
+	}
+	/* the count alone, the result in rax */
+	uintptr_t slot = (uintptr_t)line[1] + 1, res, cur = 0x7;
+	uint64_t pd = 0xfeed;
+	calls = 0;
+	__asm__ volatile(DP_ABI_SITE_COUNT("dp_test_regs_entry")
+			 : [csd] "=&a"(res), [slot] "+m"(slot), [cur] "+m"(cur)
+			 : [site] "i"(3), [pd] "r"(pd), [tu] "i"(&fake_tu)
+			 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+			   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+	CU_ASSERT_EQUAL(res, slot);
+	CU_ASSERT_EQUAL(calls, 0);
+	CU_ASSERT_EQUAL(line[1][0], 2);
+	CU_ASSERT_EQUAL(cur, 0x7);
+	result = 0x5eed;
+}
+
+/* After a site's call (DP_ABI_SITE_RESTORE, _LOAD): the current csd's
+ * place set back to me and one more exit (the word at csd + 39) of the
+ * csd given, or of the slot's */
+static void test_site_restore(void)
+{
+	uint64_t line[2][8] = { { 0 } };
+	uintptr_t cur = 0x7, me = 0x1230, tmp;
+	uintptr_t given = (uintptr_t)line[0] + 1, slot = (uintptr_t)line[1] + 1;
+	__asm__ volatile(DP_ABI_SITE_RESTORE : [cur] "+m"(cur) : [me] "r"(me), [csd] "r"(given) : "cc");
+	CU_ASSERT_EQUAL(cur, 0x1230);
+	CU_ASSERT_EQUAL(line[0][5], 1);
+	cur = 0x7;
+	__asm__ volatile(DP_ABI_SITE_RESTORE_LOAD
+			 : [csd] "=&r"(tmp), [cur] "+m"(cur) : [me] "r"(me), [slot] "m"(slot) : "cc");
+	CU_ASSERT_EQUAL(cur, 0x1230);
+	CU_ASSERT_EQUAL(tmp, slot);
+	CU_ASSERT_EQUAL(line[1][5], 1);
+	CU_ASSERT_EQUAL(line[1][0] + line[0][0], 0);
+}
+
 /* A prologue's check (DP_ABI_ENTER_CHECK): the word compared equal, me
  * as given and no call; unequal, the stub's call with (tu, ps, c, 0) and
  * its result; the general registers kept either way, rax too */
@@ -192,4 +266,5 @@ static void test_enter_check(void)
 }
 
 DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_red_zone_and_alignment),
-	       DPA_TEST(test_site_check), DPA_TEST(test_enter_check))
+	       DPA_TEST(test_site_check), DPA_TEST(test_site_enter), DPA_TEST(test_site_restore),
+	       DPA_TEST(test_enter_check))

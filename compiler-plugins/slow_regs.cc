@@ -197,6 +197,7 @@ unsigned int slow_regs_pass::execute(function *fun)
 const char site_named[] = DP_ABI_SITE_CHECK("dp_abi_call_slow_regs");
 const char site_count_named[] = DP_ABI_SITE_COUNT("dp_abi_call_slow_regs");
 const char site_enter_named[] = DP_ABI_SITE_ENTER("dp_abi_call_slow_regs");
+const char site_count_exit_named[] = DP_ABI_SITE_COUNT_EXIT("dp_abi_call_slow_regs");
 const char restore_named[] = DP_ABI_SITE_RESTORE;
 const char restore_load_named[] = DP_ABI_SITE_RESTORE_LOAD;
 const char enter_named[] = DP_ABI_ENTER_CHECK("dp_abi_enter_slow_regs");
@@ -326,31 +327,76 @@ bool increment(gimple *const *at, tree *base, HOST_WIDE_INT *off, int delta = 1)
 	return true;
 }
 
+enum { CHECK, COUNT, ENTER, COUNT_EXIT };
+
+/* Whether no code but the increment INC reaches the exits of a quiet
+ * body's csd, the word at P + EXITS: every use of P is a load or store of
+ * another of its words (the callee's pd, which the body's own sites read;
+ * a loop's count), or makes a pointer at a constant offset from it (the
+ * body's me) whose uses are so too, at most DEPTH deep */
+bool exits_alone(tree p, HOST_WIDE_INT exits, gimple *const *inc, int depth = 2)
+{
+	imm_use_iterator it;
+	gimple *use;
+	FOR_EACH_IMM_USE_STMT(use, it, p) {
+		if (use == inc[0] || use == inc[2])
+			continue;
+		if (!is_gimple_assign(use))
+			return false;
+		tree l = gimple_assign_lhs(use), r = gimple_assign_rhs1(use);
+		if (gimple_assign_rhs_code(use) == POINTER_PLUS_EXPR && r == p && depth > 0 &&
+		    TREE_CODE(l) == SSA_NAME && TREE_CODE(gimple_assign_rhs2(use)) == INTEGER_CST) {
+			/* (sizetype: -1 is all ones) */
+			HOST_WIDE_INT d = (HOST_WIDE_INT)TREE_INT_CST_LOW(gimple_assign_rhs2(use));
+			if (!exits_alone(l, exits - d, inc, depth - 1))
+				return false;
+			continue;
+		}
+		if (!gimple_assign_single_p(use))
+			return false;
+		tree m = TREE_CODE(l) == MEM_REF && TREE_OPERAND(l, 0) == p ? l : r;
+		if (TREE_CODE(m) != MEM_REF || TREE_OPERAND(m, 0) != p || gimple_assign_rhs1(use) == p ||
+		    maybe_eq(mem_ref_offset(m), exits))
+			return false;
+	}
+	return true;
+}
+
 /* What inline_path.cc puts right after a direct site's check, where its
  * csd CSD joins: the increment of its calls (the word at csd - 1, three
- * statements) and, unless its callee is a leaf, the store of csd (cast)
- * to dp_cur. Those statements in STMTS; false if the calls' increment is
- * not there. */
-bool find_count(basic_block join, tree csd, auto_vec<gimple *, 5> &stmts, bool *set_cur)
+ * statements), then, unless its callee is a leaf, the store of csd (cast)
+ * to dp_cur, or at a quiet body's site the increment of its exits (the
+ * word at csd + 39). Those statements in STMTS, and the form of the asm
+ * that takes them (site_forms): 0 if the calls' increment is not there.
+ * A quiet body's exits are taken only where no other code uses its csd:
+ * a body that makes calls counts them as pending around those (post_seq),
+ * where GCC sees them, and must see them all. */
+int find_count(basic_block join, tree csd, auto_vec<gimple *, 6> &stmts)
 {
 	gimple_stmt_iterator g = gsi_start_nondebug_after_labels_bb(join);
-	gimple *at[5] = {};
-	for (int i = 0; i < 5 && !gsi_end_p(g); i++, gsi_next_nondebug(&g))
+	gimple *at[6] = {};
+	for (int i = 0; i < 6 && !gsi_end_p(g); i++, gsi_next_nondebug(&g))
 		at[i] = gsi_stmt(g);
 	tree base;
 	HOST_WIDE_INT off;
 	if (!increment(at, &base, &off) || base != csd || off != DP_CSD_CALLS - 1)
-		return false;
+		return CHECK;
 	stmts.safe_push(at[0]);
 	stmts.safe_push(at[1]);
 	stmts.safe_push(at[2]);
-	*set_cur = at[3] && is_gimple_assign(at[3]) && CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(at[3])) &&
-		gimple_assign_rhs1(at[3]) == csd && at[4] && gimple_assign_single_p(at[4]) &&
-		gimple_assign_lhs(at[4]) == dp_roots[DPR_CUR] &&
-		gimple_assign_rhs1(at[4]) == gimple_assign_lhs(at[3]);
-	if (*set_cur)
+	if (at[3] && is_gimple_assign(at[3]) && CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(at[3])) &&
+	    gimple_assign_rhs1(at[3]) == csd && at[4] && gimple_assign_single_p(at[4]) &&
+	    gimple_assign_lhs(at[4]) == dp_roots[DPR_CUR] && gimple_assign_rhs1(at[4]) == gimple_assign_lhs(at[3])) {
 		stmts.safe_push(at[4]);     /* (the cast goes as dead code) */
-	return true;
+		return ENTER;
+	}
+	if (increment(at + 3, &base, &off) && base == csd && off == DP_CSD_EXITS - 1 && exits_alone(csd, DP_CSD_EXITS - 1, at + 3)) {
+		stmts.safe_push(at[3]);
+		stmts.safe_push(at[4]);
+		stmts.safe_push(at[5]);
+		return COUNT_EXIT;
+	}
+	return COUNT;
 }
 
 /* SLOW, a direct site's dp_abi_call_slow (tu, SITE, 0, pd) behind
@@ -371,16 +417,15 @@ bool merge_site(gcall *slow, tree tu)
 		return false;
 	/* with the slot's load and what follows the check when it is there:
 	 * the calls' increment, and the store to dp_cur */
-	auto_vec<gimple *, 5> count;
-	bool set_cur = false, counted = dp_opt.site_asm > 1 &&
-		find_count(d.fall->dest, gimple_phi_result(d.phi), count, &set_cur);
-	int form = !counted ? 0 : set_cur ? 2 : 1;
+	auto_vec<gimple *, 6> count;
+	int form = dp_opt.site_asm > 1 ? find_count(d.fall->dest, gimple_phi_result(d.phi), count) : CHECK;
 	static const char *const names[][7] = {
 		{ "[csd]", NULL, "[cur]", NULL, "[site]", "[pd]", "[tu]" },    /* csd given */
 		{ "[csd]", "[slot]", "[cur]", "[site]", "[pd]", "[tu]", NULL },   /* the asm loads it */
 	};
-	static const char *const named[] = { site_named, site_count_named, site_enter_named };
-	static char *text[3];
+	static const char *const named[] = { site_named, site_count_named, site_enter_named,
+					     site_count_exit_named };
+	static char *text[4];
 	vec<tree, va_gc> *in = NULL, *out = NULL;
 	add_op(&out, form ? "=&r" : "=r", make_ssa_name(TREE_TYPE(d.fast)));
 	add_op(&out, "+m", unshare_expr(gimple_assign_rhs1(load)));     /* the slot */

@@ -829,9 +829,9 @@ def test_site_asm():
     and two blocks per check fewer than with
     site-checks=blocks; the stubs the asms put after the code call the
     _regs entry point. With site-checks=asm (the default) each site's asm
-    also loads the slot and counts the call, so tree PRE sees thirteen
-    loads fewer and no increment of a csd's calls (thirteen with
-    site-checks=check). All three builds and plain GCC print the same, and count
+    also loads the slot and counts the call (and the exit of an inlined
+    body that makes no call, p's), so tree PRE sees thirteen loads fewer
+    and no increment of a csd's calls (thirteen with site-checks=check). All three builds and plain GCC print the same, and count
     the same calls: every site's first call in each pd runs its stub
     (eleven values are live across q's checks, in the registers a call
     would clobber: a stub that lost one, rax, would show). f reaches
@@ -876,6 +876,12 @@ def test_site_asm():
               x[0].count(".subsection 1") == 14,
               "site-checks=asm/check: f's thirteen direct sites and its prologue are not asms with a stub after "
               "the code:\n" + x[0])
+    # p's two inlined bodies make no call: nothing but their sites' asms
+    # counts their exits
+    quiet = len([x for x in re.findall(r"#APP\n(.*?)#NO_APP", a[0], re.S)
+                 if "addq $1, -1(" in x and "addq $1, 39(" in x])
+    check(quiet >= 2, "site-checks=asm: %d quiet bodies' exits counted in their sites' asms in f, "
+          "want p's two at least:\n%s" % (quiet, a[0]))
     check(a[5] == k[5] - 13 and a[6] == 0 and k[6] == 13,
           "site-checks=asm: f before tree PRE loads %d pointers of the instrumentation and counts %d calls, "
           "%d and %d with site-checks=check (want 13 loads fewer: the slots, and 0 and 13 counts)"

@@ -42,6 +42,14 @@ void *dp_test_regs_target(struct dp_tu *tu, uint32_t a, void *b, void *c)
 
 DP_ABI_REGS_ENTRY(dp_test_regs_entry, dp_test_regs_target);
 
+/* the registers as the asm left them (copied before any call) against
+ * what they held before it */
+static void same_regs(const uint64_t *now, const uint64_t *want, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(now[i], want[i]);
+}
+
 static void test_registers_kept(void)
 {
 	register uint64_t rbx __asm__("rbx") = 0x1b, rcx __asm__("rcx") = 0x1c, rdx __asm__("rdx") = 0x1d;
@@ -69,8 +77,7 @@ static void test_registers_kept(void)
 	CU_ASSERT_EQUAL(got[3], 0x44);
 	CU_ASSERT(aligned);
 	uint64_t want[] = { 0x1b, 0x1c, 0x1d, 0x51, 0xd1, 0x8, 0x9, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15 };
-	for (unsigned i = 0; i < sizeof want / sizeof *want; i++)
-		CU_ASSERT_EQUAL(now[i], want[i]);
+	same_regs(now, want, sizeof want / sizeof *want);
 }
 
 /* the caller's red zone (a function GCC sees make no call may keep data
@@ -129,8 +136,7 @@ static void test_site_check(void)
 		uint64_t now[] = { rax, rbx, rcx, rsi, rdi, r8, r10, r11, r12, r14 };
 		uintptr_t got_csd = csd;
 		uint64_t want[] = { 0xa0, 0x1b, 0x1c, 0x51, 0xd1, 0x8, 0x10, 0x11, 0x12, 0x14 };
-		for (unsigned i = 0; i < sizeof want / sizeof *want; i++)
-			CU_ASSERT_EQUAL(now[i], want[i]);
+		same_regs(now, want, sizeof want / sizeof *want);
 		CU_ASSERT_EQUAL(calls, set ? 0 : 1);
 		CU_ASSERT_EQUAL(got_csd, set ? 0x1234 : 0x5eed);
 		if (!set) {
@@ -181,8 +187,7 @@ static void test_site_enter(void)
 		uint64_t now[] = { rax, rbx, rcx, rsi, rdi, r8, r10, r11 };
 		uintptr_t got_csd = csd;
 		uint64_t want[] = { 0xa0, 0x1b, 0x1c, 0x51, 0xd1, 0x8, 0x10, 0x11 };
-		for (unsigned i = 0; i < sizeof want / sizeof *want; i++)
-			CU_ASSERT_EQUAL(now[i], want[i]);
+		same_regs(now, want, sizeof want / sizeof *want);
 		CU_ASSERT_EQUAL(calls, set ? 0 : 1);
 		CU_ASSERT_EQUAL(got_csd, tagged);
 		CU_ASSERT_EQUAL(cur, tagged);
@@ -252,8 +257,7 @@ static void test_enter_check(void)
 		uint64_t now[] = { rax, rbx, rdx, rsi, rdi, r8, r10, r11 };
 		uintptr_t got_me = me;
 		uint64_t want[] = { 0xa0, 0x1b, 0x1d, 0x51, 0xd1, 0x8, 0x10, 0x11 };
-		for (unsigned i = 0; i < sizeof want / sizeof *want; i++)
-			CU_ASSERT_EQUAL(now[i], want[i]);
+		same_regs(now, want, sizeof want / sizeof *want);
 		CU_ASSERT_EQUAL(calls, bound ? 0 : 1);
 		CU_ASSERT_EQUAL(got_me, bound ? 0xc0fe : 0x5eed);
 		if (!bound) {

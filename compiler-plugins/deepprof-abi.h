@@ -240,11 +240,14 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * first; a three-argument path's fourth is 0) and calls through the GOT
  * (bound when the module is loaded: no lazy PLT binding, which may use
  * r10 and r11); the result is in rax, every other general register is
- * kept (the flags, vector and x87 registers are not: the asm declares
- * them clobbered), and the caller drops the four words.
+ * kept, and so are the x87, MMX and SSE registers (xmm0-15, their low
+ * 128 bits) and MXCSR (not the flags, nor the upper halves of AVX's
+ * registers: a function compiled for AVX declares the vector registers
+ * clobbered), and the caller drops the four words.
  * DP_ABI_REGS_ENTRY(name, target) defines one (the runtime, and
  * tests/plugin's testrt.c): it saves the registers a SysV call may change
- * but rax, loads the arguments, and calls target on a stack it aligns
+ * but rax (the general ones by push, the others by fxsave64, which every
+ * x86-64 has), loads the arguments, and calls target on a stack it aligns
  * (endbr64 first: the call through the GOT is an indirect one where the
  * runtime is a shared library, which IBT would check).
  */
@@ -260,7 +263,8 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 		"pushq %r8\n\tpushq %r9\n\tpushq %r10\n\tpushq %r11\n\t"        \
 		"movq 16(%rbp), %rdi\n\tmovq 24(%rbp), %rsi\n\t"                 \
 		"movq 32(%rbp), %rdx\n\tmovq 40(%rbp), %rcx\n\t"                 \
-		"andq $-16, %rsp\n\tcall " #target "@PLT\n\t"                     \
+		"andq $-16, %rsp\n\tsubq $512, %rsp\n\tfxsave64 (%rsp)\n\t"   \
+		"call " #target "@PLT\n\tfxrstor64 (%rsp)\n\t"                 \
 		"leaq -64(%rbp), %rsp\n\tpopq %r11\n\tpopq %r10\n\t"             \
 		"popq %r9\n\tpopq %r8\n\tpopq %rcx\n\tpopq %rdx\n\t"            \
 		"popq %rsi\n\tpopq %rdi\n\tpopq %rbp\n\t.cfi_def_cfa %rsp, 8\n\t" \
@@ -274,8 +278,8 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * (tu, site, 0, pd), operands tu ("i", the TU's record), site ("i") and
  * pd ("r"), and keeps every general register but csd (rax too, through
  * the stack) and the red zone. The asm also names the slot "+m" (the
- * runtime stores the csd there) and clobbers the flags and the vector and
- * x87 registers, not memory.
+ * runtime stores the csd there) and clobbers the flags (and in a
+ * function compiled for AVX the vector and x87 registers), not memory.
  */
 #define DP_ABI_SITE_CHECK(entry)                                                \
 	"test %[csd], %[csd]\n\tje 86421f\n86422:\n\t.subsection 1\n86421:\n\t" \

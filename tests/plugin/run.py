@@ -893,6 +893,75 @@ def test_site_asm():
     check(a[3] == k[3] == b[3] and a[4] == k[4] == b[4] == want and len(a[3]) >= 4,
           "site-checks=asm, check and blocks: counts or output differ (plain GCC: %r): %s" % (want, res))
 
+
+VECTOR_SRC = r"""
+#include <stdio.h>
+static inline double p(double x) { return x * 0.5 + 1.0; }
+__attribute__((noinline)) double f(double a, double b)
+{
+	/* live across p's four inlined bodies' checks */
+	double x0 = a * b, x1 = a + 3 * b, x2 = a - b, x3 = a * 5 + b, x4 = b * b, x5 = a * a;
+	double t = p(x0) * p(x1) + p(x2) * p(x3);
+	return t + x0 * 3 + x1 * 5 + x2 * 7 + x3 * 11 + x4 * 13 + x5 * 17;
+}
+int main(void)
+{
+	double s = 0;
+	for (int i = 0; i < 100; i++)
+		s += f(i, i + 2);
+	printf("%.6f\n", s);
+	return 0;
+}
+"""
+
+
+def test_vector_checks():
+    """The _regs entry points keep the x87 and SSE state (fxsave64,
+    deepprof-abi.h), so in a function compiled without AVX the checks'
+    asms do not name the vector registers as changed (naming them was a
+    tenth of sqlite3's compile): f's six doubles stay in xmm registers
+    across p's four inlined bodies' checks, no spill to the stack. With
+    -mavx (the runtime's libc may clear the upper halves) the asms name
+    them, and f spills. Both print what plain GCC's build prints and
+    count the same calls (unit abi_regs test_vector_kept runs the entry
+    point itself)."""
+    c = out("vector.c")
+    with open(c, "w") as fh:
+        fh.write(VECTOR_SRC)
+    plain = out("vector-plain")
+    must(["gcc", "-O2", c, "-o", plain])
+    want = must([plain]).stdout
+    with open("/proc/cpuinfo") as fh:
+        avx = " avx " in fh.read().replace("\n", " ")
+    res = {}
+    for isa in ("", "-mavx"):
+        flags = ["-O2"] + ([isa] if isa else [])
+        asm, dump = out("vector%s.s" % isa), out("vector%s.opt" % isa)
+        cc(flags + ["-S", c, "-o", asm, "-fdump-tree-optimized=" + dump], link=False, abi=2)
+        with open(asm) as fh:
+            body = fn_asm(fh.read(), "f")
+        with open(dump) as fh:
+            opt = fh.read()
+        fopt = opt[opt.index(";; Function f "):]
+        fopt = fopt[:fopt.index("\n}\n")]
+        spills = len(re.findall(r"mov[a-z]*\t%[xy]mm\d+, -?\d*\(%rsp\)", body))
+        res[isa] = (fopt.count("__asm__"), fopt.count('"xmm0"'), spills)
+        if isa and not avx:
+            continue
+        exe = out("vector" + isa)
+        cc(flags + [c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("vector.c", {"site": {}})
+        check(stdout == want and sorted(n for (e, l), (n, r) in t["site"].items() if e == "f->p") == [100] * 4,
+              "vector%s: output %r (plain GCC %r) or counts %r" % (isa, stdout, want, t["site"]))
+    (n, clob, spills), (n_avx, clob_avx, spills_avx) = res[""], res["-mavx"]
+    check(n >= 5 and clob == 0 and spills == 0,
+          "without AVX f's %d asms name xmm0 %d times and f spills %d xmm registers (want 0 and 0)"
+          % (n, clob, spills))
+    check(n_avx >= 5 and clob_avx == n_avx and spills_avx > 0,
+          "with -mavx f's %d asms name xmm0 %d times (want all) and f spills %d (want some)"
+          % (n_avx, clob_avx, spills_avx))
+
 ALT_SRC = r"""
 #include <stdio.h>
 __attribute__((noinline)) static int f(int x) { return x + 1; }
@@ -1220,7 +1289,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_vector_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

@@ -33,10 +33,18 @@ void *dp_test_regs_target(struct dp_tu *tu, uint32_t a, void *b, void *c)
 	got[2] = (uint64_t)(uintptr_t)b;
 	got[3] = (uint64_t)(uintptr_t)c;
 	calls++;
-	/* what any C code may do to them */
+	/* what any C code may do to them, and to the x87 and SSE state */
 	__asm__ volatile("mov $-1, %%rdi\n\tmov $-1, %%rsi\n\tmov $-1, %%rdx\n\tmov $-1, %%rcx\n\t"
 			 "mov $-1, %%r8\n\tmov $-1, %%r9\n\tmov $-1, %%r10\n\tmov $-1, %%r11"
 			 ::: "rdi", "rsi", "rdx", "rcx", "r8", "r9", "r10", "r11");
+	__asm__ volatile("fninit\n\tpcmpeqd %%xmm0, %%xmm0\n\tpcmpeqd %%xmm1, %%xmm1\n\t"
+			 "pcmpeqd %%xmm2, %%xmm2\n\tpcmpeqd %%xmm3, %%xmm3\n\tpcmpeqd %%xmm4, %%xmm4\n\t"
+			 "pcmpeqd %%xmm5, %%xmm5\n\tpcmpeqd %%xmm6, %%xmm6\n\tpcmpeqd %%xmm7, %%xmm7\n\t"
+			 "pcmpeqd %%xmm8, %%xmm8\n\tpcmpeqd %%xmm9, %%xmm9\n\tpcmpeqd %%xmm10, %%xmm10\n\t"
+			 "pcmpeqd %%xmm11, %%xmm11\n\tpcmpeqd %%xmm12, %%xmm12\n\tpcmpeqd %%xmm13, %%xmm13\n\t"
+			 "pcmpeqd %%xmm14, %%xmm14\n\tpcmpeqd %%xmm15, %%xmm15"
+			 ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+			   "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 	return (void *)result;
 }
 
@@ -78,6 +86,45 @@ static void test_registers_kept(void)
 	CU_ASSERT(aligned);
 	uint64_t want[] = { 0x1b, 0x1c, 0x1d, 0x51, 0xd1, 0x8, 0x9, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15 };
 	same_regs(now, want, sizeof want / sizeof *want);
+}
+
+/* the x87 stack and the SSE registers, which the asms of a function
+ * compiled without AVX do not declare changed (the target resets the
+ * x87 unit and sets every xmm register to all ones) */
+static void test_vector_kept(void)
+{
+	/* (two calls: an asm has at most 30 operands, and "+x" counts twice) */
+	register double x0 __asm__("xmm0") = 0.5, x1 __asm__("xmm1") = 1.5, x2 __asm__("xmm2") = 2.5;
+	register double x3 __asm__("xmm3") = 3.5, x4 __asm__("xmm4") = 4.5, x5 __asm__("xmm5") = 5.5;
+	register double x6 __asm__("xmm6") = 6.5, x7 __asm__("xmm7") = 7.5;
+	double top = 0;
+	uint64_t res;
+	calls = 0;
+#define DP_TEST_CALL                                                            \
+	"lea -128(%%rsp), %%rsp\n\tpush $0x44\n\tpush $0x33\n\tpush $0x22\n\t"  \
+	"push $0x11\n\tcall *dp_test_regs_entry@GOTPCREL(%%rip)\n\tlea 160(%%rsp), %%rsp"
+	__asm__ volatile("fld1\n\t" DP_TEST_CALL "\n\tfstpl %[top]"
+			 : "=a"(res), [top] "=m"(top), "+x"(x0), "+x"(x1), "+x"(x2), "+x"(x3), "+x"(x4),
+			   "+x"(x5), "+x"(x6), "+x"(x7)
+			 : : "memory", "cc", "rdi", "rsi", "rdx", "rcx", "r8", "r9", "r10", "r11");
+	double low[] = { x0, x1, x2, x3, x4, x5, x6, x7 };
+	register double x8 __asm__("xmm8") = 8.5, x9 __asm__("xmm9") = 9.5, x10 __asm__("xmm10") = 10.5;
+	register double x11 __asm__("xmm11") = 11.5, x12 __asm__("xmm12") = 12.5;
+	register double x13 __asm__("xmm13") = 13.5, x14 __asm__("xmm14") = 14.5;
+	register double x15 __asm__("xmm15") = 15.5;
+	__asm__ volatile(DP_TEST_CALL
+			 : "=a"(res), "+x"(x8), "+x"(x9), "+x"(x10), "+x"(x11), "+x"(x12), "+x"(x13),
+			   "+x"(x14), "+x"(x15)
+			 : : "memory", "cc", "rdi", "rsi", "rdx", "rcx", "r8", "r9", "r10", "r11");
+#undef DP_TEST_CALL
+	double high[] = { x8, x9, x10, x11, x12, x13, x14, x15 };
+	CU_ASSERT_EQUAL(calls, 2);
+	CU_ASSERT_EQUAL(res, 0x5eed);
+	CU_ASSERT_EQUAL(top, 1.0);
+	for (unsigned i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(low[i], i + 0.5);
+		CU_ASSERT_EQUAL(high[i], i + 8.5);
+	}
 }
 
 /* the caller's red zone (a function GCC sees make no call may keep data
@@ -269,6 +316,7 @@ static void test_enter_check(void)
 	}
 }
 
-DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_red_zone_and_alignment),
+DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_vector_kept),
+	       DPA_TEST(test_red_zone_and_alignment),
 	       DPA_TEST(test_site_check), DPA_TEST(test_site_enter), DPA_TEST(test_site_restore),
 	       DPA_TEST(test_enter_check))

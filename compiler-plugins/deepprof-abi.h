@@ -240,18 +240,38 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * first; a three-argument path's fourth is 0) and calls through the GOT
  * (bound when the module is loaded: no lazy PLT binding, which may use
  * r10 and r11); the result is in rax, every other general register is
- * kept, and so are the x87, MMX and SSE registers (xmm0-15, their low
- * 128 bits) and MXCSR (not the flags, nor the upper halves of AVX's
- * registers: a function compiled for AVX declares the vector registers
- * clobbered), and the caller drops the four words.
- * DP_ABI_REGS_ENTRY(name, target) defines one (the runtime, and
+ * kept, and so are the SSE registers (xmm0-15, their low 128 bits; not
+ * the flags, the x87 and MMX registers, nor the upper halves of AVX's
+ * registers: the asm declares those clobbered, the vector registers
+ * too in a function compiled for AVX), and the caller drops the four
+ * words. DP_ABI_REGS_ENTRY(name, target) defines one (the runtime, and
  * tests/plugin's testrt.c): it saves the registers a SysV call may change
- * but rax (the general ones by push, the others by fxsave64, which every
- * x86-64 has), loads the arguments, and calls target on a stack it aligns
+ * but rax (the general ones by push, the SSE ones by movaps: fxsave64,
+ * tried first, made calls=surviving's frequent slow paths of sqlite3 40%
+ * slower), loads the arguments, and calls target on a stack it aligns
  * (endbr64 first: the call through the GOT is an indirect one where the
  * runtime is a shared library, which IBT would check).
  */
 #if defined(__x86_64__) && !defined(__ILP32__)
+/* xmm0-15 to the 256 bytes at the stack pointer, and back */
+#define DP_ABI_XMM_SAVE                                                     \
+	"movaps %xmm0, 0(%rsp)\n\tmovaps %xmm1, 16(%rsp)\n\t"                      \
+	"movaps %xmm2, 32(%rsp)\n\tmovaps %xmm3, 48(%rsp)\n\t"                     \
+	"movaps %xmm4, 64(%rsp)\n\tmovaps %xmm5, 80(%rsp)\n\t"                     \
+	"movaps %xmm6, 96(%rsp)\n\tmovaps %xmm7, 112(%rsp)\n\t"                    \
+	"movaps %xmm8, 128(%rsp)\n\tmovaps %xmm9, 144(%rsp)\n\t"                   \
+	"movaps %xmm10, 160(%rsp)\n\tmovaps %xmm11, 176(%rsp)\n\t"                 \
+	"movaps %xmm12, 192(%rsp)\n\tmovaps %xmm13, 208(%rsp)\n\t"                 \
+	"movaps %xmm14, 224(%rsp)\n\tmovaps %xmm15, 240(%rsp)\n\t"
+#define DP_ABI_XMM_LOAD                                                     \
+	"movaps 0(%rsp), %xmm0\n\tmovaps 16(%rsp), %xmm1\n\t"                      \
+	"movaps 32(%rsp), %xmm2\n\tmovaps 48(%rsp), %xmm3\n\t"                     \
+	"movaps 64(%rsp), %xmm4\n\tmovaps 80(%rsp), %xmm5\n\t"                     \
+	"movaps 96(%rsp), %xmm6\n\tmovaps 112(%rsp), %xmm7\n\t"                    \
+	"movaps 128(%rsp), %xmm8\n\tmovaps 144(%rsp), %xmm9\n\t"                   \
+	"movaps 160(%rsp), %xmm10\n\tmovaps 176(%rsp), %xmm11\n\t"                 \
+	"movaps 192(%rsp), %xmm12\n\tmovaps 208(%rsp), %xmm13\n\t"                 \
+	"movaps 224(%rsp), %xmm14\n\tmovaps 240(%rsp), %xmm15\n\t"
 #define DP_ABI_REGS_ENTRY(name, target)                                         \
 	__asm__(".text\n\t.p2align 4\n\t.globl " #name "\n\t"                \
 		".type " #name ", @function\n" #name ":\n\t"                   \
@@ -263,8 +283,8 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 		"pushq %r8\n\tpushq %r9\n\tpushq %r10\n\tpushq %r11\n\t"        \
 		"movq 16(%rbp), %rdi\n\tmovq 24(%rbp), %rsi\n\t"                 \
 		"movq 32(%rbp), %rdx\n\tmovq 40(%rbp), %rcx\n\t"                 \
-		"andq $-16, %rsp\n\tsubq $512, %rsp\n\tfxsave64 (%rsp)\n\t"   \
-		"call " #target "@PLT\n\tfxrstor64 (%rsp)\n\t"                 \
+		"andq $-16, %rsp\n\tsubq $256, %rsp\n\t"                        \
+		DP_ABI_XMM_SAVE "call " #target "@PLT\n\t" DP_ABI_XMM_LOAD        \
 		"leaq -64(%rbp), %rsp\n\tpopq %r11\n\tpopq %r10\n\t"             \
 		"popq %r9\n\tpopq %r8\n\tpopq %rcx\n\tpopq %rdx\n\t"            \
 		"popq %rsi\n\tpopq %rdi\n\tpopq %rbp\n\t.cfi_def_cfa %rsp, 8\n\t" \
@@ -278,8 +298,9 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * (tu, site, 0, pd), operands tu ("i", the TU's record), site ("i") and
  * pd ("r"), and keeps every general register but csd (rax too, through
  * the stack) and the red zone. The asm also names the slot "+m" (the
- * runtime stores the csd there) and clobbers the flags (and in a
- * function compiled for AVX the vector and x87 registers), not memory.
+ * runtime stores the csd there) and clobbers the flags and the x87
+ * registers (and in a function compiled for AVX the vector registers),
+ * not memory.
  */
 #define DP_ABI_SITE_CHECK(entry)                                                \
 	"test %[csd], %[csd]\n\tje 86421f\n86422:\n\t.subsection 1\n86421:\n\t" \

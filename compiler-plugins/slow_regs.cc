@@ -19,9 +19,10 @@
  * an asm that pushes the arguments (from whatever registers GCC chose, or
  * as constants) and calls the runtime's _regs entry point through the GOT
  * (libprof saves and restores every general register but rax there, the
- * result, and the x87 and SSE state: deepprof-abi.h). The asm clobbers
- * the flags and memory, as the call did, and in a function compiled for
- * AVX the vector and x87 registers; values in the registers stay there. It moves the
+ * result, and the SSE registers: deepprof-abi.h). The asm clobbers the
+ * flags, the x87 registers and memory, as the call did, and in a
+ * function compiled for AVX the vector registers; values in the general
+ * and SSE registers stay there. It moves the
  * stack pointer past the red zone first: GCC does not see a call, so a
  * function with no other may keep data below its stack pointer. (An
  * unwinder stopped inside a slow path then reads the caller's frame 160
@@ -69,22 +70,21 @@ void add_clobber(vec<tree, va_gc> **v, const char *reg)
 vec<tree, va_gc> *clobbers(void)
 {
 	vec<tree, va_gc> *v = NULL;
-	add_clobber(&v, "memory");
-	add_clobber(&v, "cc");
-	/* The entry points keep the x87, MMX and SSE registers (fxsave64):
-	 * all a function compiled without AVX keeps values in. With AVX the
-	 * runtime's libc may clear their upper halves (vzeroupper), so the
-	 * asm says they change. Each clobber is an operand of every asm to
-	 * GCC's passes: naming these 34 at every check took 2 s off 24 of
-	 * sqlite3's amalgamation. */
-	if (!TARGET_AVX)
-		return v;
 	static const char *const fixed[] = {
+		"memory", "cc",
 		"st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",
 		"mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7",
 	};
 	for (const char *r : fixed)
 		add_clobber(&v, r);
+	/* The entry points keep xmm0-15 (their low 128 bits): all a function
+	 * compiled without AVX keeps values in. With AVX the runtime's libc
+	 * may clear their upper halves (vzeroupper), so the asm says they
+	 * change. Each clobber is an operand of every asm to GCC's passes:
+	 * not naming these 16 at every check took 2 s off 24 of sqlite3's
+	 * amalgamation (the x87 ones, which stay, cost little). */
+	if (!TARGET_AVX)
+		return v;
 	char name[8];
 	unsigned n_xmm = TARGET_AVX512F ? 32 : 16;
 	for (unsigned i = 0; i < n_xmm; i++) {

@@ -916,10 +916,9 @@ int main(void)
 
 
 def test_vector_checks():
-    """The _regs entry points keep the x87 and SSE state (fxsave64,
-    deepprof-abi.h), so in a function compiled without AVX the checks'
-    asms do not name the vector registers as changed (naming them was a
-    tenth of sqlite3's compile): f's six doubles stay in xmm registers
+    """The _regs entry points keep the SSE registers (deepprof-abi.h), so
+    in a function compiled without AVX the checks' asms do not name them
+    as changed (naming them was a tenth of sqlite3's compile): f's six doubles stay in xmm registers
     across p's four inlined bodies' checks, no spill to the stack. With
     -mavx (the runtime's libc may clear the upper halves) the asms name
     them, and f spills. Both print what plain GCC's build prints and

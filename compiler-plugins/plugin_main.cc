@@ -186,8 +186,9 @@ static bool parse_args(const struct plugin_name_args *info)
 				error("deepprof plugin: %<-fplugin-arg-deepprof-%s=%s%>: expected %qs, %qs or %qs",
 				      a->key, a->value ? a->value : "", forms[0], forms[1], forms[2]);
 				ok = false;
+			} else {
+				dp_opt.site_asm = i;
 			}
-			dp_opt.site_asm = i % 3;
 		} else if (!strcmp(a->key, "instrument")) {
 			ok &= parse_bool(a, &dp_opt.instrument);
 		} else if (!strcmp(a->key, "remarks")) {
@@ -217,7 +218,7 @@ static bool parse_args(const struct plugin_name_args *info)
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
 			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, inline-cost, tls, slow-calls, "
-			      "instrument, "
+			      "site-checks, instrument, "
 			      "use, remarks, parallelize, check)", a->key);
 			ok = false;
 		}

@@ -37,7 +37,7 @@
  */
 #include "plugin.h"
 #include "stringpool.h"
-#include "gimplify.h"
+#include "gimplify.h"          /* unshare_expr */
 #include "tree-into-ssa.h"
 
 namespace {
@@ -376,10 +376,10 @@ bool exits_alone(tree p, HOST_WIDE_INT exits, gimple *const *inc, int depth = 2)
  * statements), then, unless its callee is a leaf, the store of csd (cast)
  * to dp_cur, or at a quiet body's site the increment of its exits (the
  * word at csd + 39). Those statements in STMTS, and the form of the asm
- * that takes them (site_forms): 0 if the calls' increment is not there.
- * A quiet body's exits are taken only where no other code uses its csd:
- * a body that makes calls counts them as pending around those (post_seq),
- * where GCC sees them, and must see them all. */
+ * that takes them: CHECK if the calls' increment is not there. A quiet
+ * body's exit is taken only where no other code reaches that word
+ * (exits_alone): a body that makes calls counts it pending around those
+ * (post_seq), where GCC sees them, and must see them all. */
 int find_count(basic_block join, tree csd, auto_vec<gimple *, 6> &stmts)
 {
 	gimple_stmt_iterator g = gsi_start_nondebug_after_labels_bb(join);
@@ -395,11 +395,13 @@ int find_count(basic_block join, tree csd, auto_vec<gimple *, 6> &stmts)
 	stmts.safe_push(at[2]);
 	if (at[3] && is_gimple_assign(at[3]) && CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(at[3])) &&
 	    gimple_assign_rhs1(at[3]) == csd && at[4] && gimple_assign_single_p(at[4]) &&
-	    gimple_assign_lhs(at[4]) == dp_roots[DPR_CUR] && gimple_assign_rhs1(at[4]) == gimple_assign_lhs(at[3])) {
+	    gimple_assign_lhs(at[4]) == dp_roots[DPR_CUR] &&
+	    gimple_assign_rhs1(at[4]) == gimple_assign_lhs(at[3])) {
 		stmts.safe_push(at[4]);     /* (the cast goes as dead code) */
 		return ENTER;
 	}
-	if (increment(at + 3, &base, &off) && base == csd && off == DP_CSD_EXITS - 1 && exits_alone(csd, DP_CSD_EXITS - 1, at + 3)) {
+	if (increment(at + 3, &base, &off) && base == csd && off == DP_CSD_EXITS - 1 &&
+	    exits_alone(csd, DP_CSD_EXITS - 1, at + 3)) {
 		stmts.safe_push(at[3]);
 		stmts.safe_push(at[4]);
 		stmts.safe_push(at[5]);
@@ -490,10 +492,8 @@ bool merge_restore(gimple *store)
 		} else if (increment(at + k, &base, &off) && off == DP_CSD_EXITS - 1) {
 			inc = at + k;
 			csd = base;
-		} else if (!increment(at + k, &base, &off) && !increment(at + k, &base, &off, -1)) {
-			return false;
-		} else if (off != DP_CSD_EXITS) {
-			return false;       /* (not a quiet body's) */
+		} else if (!increment(at + k, &base, &off) || off != DP_CSD_EXITS) {
+			return false;       /* (not a quiet body's pending exit) */
 		}
 	}
 	if (!inc)

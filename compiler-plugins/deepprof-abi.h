@@ -298,9 +298,9 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * (tu, site, 0, pd), operands tu ("i", the TU's record), site ("i") and
  * pd ("r"), and keeps every general register but csd (rax too, through
  * the stack) and the red zone. The asm also names the slot "+m" (the
- * runtime stores the csd there) and clobbers the flags and the x87
- * registers (and in a function compiled for AVX the vector registers),
- * not memory.
+ * runtime stores the csd there) and clobbers the flags (and the x87
+ * and MMX registers in a function that may use them, the vector
+ * registers in a function compiled for AVX), not memory.
  */
 #define DP_ABI_SITE_CHECK(entry)                                                \
 	"test %[csd], %[csd]\n\tje 86421f\n86422:\n\t.subsection 1\n86421:\n\t" \
@@ -338,6 +338,14 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 #define DP_ABI_SITE_RESTORE "mov %[me], %[cur]\n\taddq $1, 39(%[csd])"
 #define DP_ABI_SITE_RESTORE_LOAD                                                \
 	"mov %[me], %[cur]\n\tmov %[slot], %[csd]\n\taddq $1, 39(%[csd])"
+/*
+ * A quiet body's pending exit (schemas/plugin-abi.md, "Quiet bodies"):
+ * the word at p + off ("i", printed bare) gains d ("i": 1 after a call
+ * made in the body, -1 before it), p ("r") the body's csd or its me. Only
+ * where DP_ABI_SITE_COUNT_EXIT counts the body's exit, so that no other
+ * code touches that word either.
+ */
+#define DP_ABI_PENDING_EXIT "addq %[d], %c[off](%[p])"
 /*
  * A prologue's check the same way: me ("=r", given c - 1 as its input) is
  * that, or when the word pps ("rm": the one at c + 55, or for a split

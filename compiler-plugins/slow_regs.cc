@@ -20,8 +20,9 @@
  * as constants) and calls the runtime's _regs entry point through the GOT
  * (libprof saves and restores every general register but rax there, the
  * result, and the SSE registers: deepprof-abi.h). The asm clobbers the
- * flags, the x87 registers and memory, as the call did, and in a
- * function compiled for AVX the vector registers; values in the general
+ * flags and memory, as the call did, the x87 and MMX registers in a
+ * function that may use them (uses_x87) and in a function compiled for
+ * AVX the vector registers; values in the general
  * and SSE registers stay there. It moves the
  * stack pointer past the red zone first: GCC does not see a call, so a
  * function with no other may keep data below its stack pointer. (An
@@ -65,6 +66,70 @@ void add_clobber(vec<tree, va_gc> **v, const char *reg)
 	vec_safe_push(*v, build_tree_list(NULL_TREE, str(reg)));
 }
 
+/* Whether the x87 or MMX registers may hold a value of the function
+ * the pass runs on (fn_x87, set when it starts) */
+bool fn_x87;
+
+bool x87_mode(tree t)
+{
+	if (!t || !TREE_TYPE(t) || TYPE_P(t))
+		return false;
+	machine_mode m = TYPE_MODE(TREE_TYPE(t));
+	return m == XFmode || m == XCmode ||
+	       ((ix86_fpmath & FPMATH_387) && (m == SFmode || m == DFmode || m == SCmode || m == DCmode));
+}
+
+/* Whether asm A names an x87 or MMX register: an operand's constraint
+ * with a letter of theirs (t, u, f, y: any letter so, to be safe), or a
+ * clobber (ours name none, but where the function needs them) */
+bool asm_x87(gasm *a)
+{
+	for (unsigned i = 0; i < gimple_asm_ninputs(a) + gimple_asm_noutputs(a); i++) {
+		tree op = i < gimple_asm_ninputs(a) ? gimple_asm_input_op(a, i)
+						    : gimple_asm_output_op(a, i - gimple_asm_ninputs(a));
+		if (strpbrk(TREE_STRING_POINTER(TREE_VALUE(TREE_PURPOSE(op))), "tufy"))
+			return true;
+	}
+	for (unsigned i = 0; i < gimple_asm_nclobbers(a); i++) {
+		const char *c = TREE_STRING_POINTER(TREE_VALUE(gimple_asm_clobber_op(a, i)));
+		if (!strncmp(c, "st", 2) || !strncmp(c, "mm", 2) || !strncmp(c, "%st", 3) || !strncmp(c, "%mm", 3) ||
+		    !strcmp(c, "fpsr") || !strcmp(c, "fpcr"))
+			return true;
+	}
+	return false;
+}
+
+/* Whether FUN may keep values in x87 or MMX registers: code for x87 or
+ * MMX (-mfpmath=387, no SSE2), a value in long double (or complex long
+ * double: GCC computes and returns those on the x87 stack), or an asm
+ * that names those registers (asm_x87). Without
+ * these GCC allocates none of them on x86-64 (MMX's vector types live in
+ * SSE registers there). */
+bool uses_x87(function *fun)
+{
+	if ((ix86_fpmath & FPMATH_387) || (TARGET_MMX && !TARGET_MMX_WITH_SSE) || x87_mode(DECL_RESULT(fun->decl)))
+		return true;
+	for (tree a = DECL_ARGUMENTS(fun->decl); a; a = DECL_CHAIN(a))
+		if (x87_mode(a))
+			return true;
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, fun) {
+		for (gphi_iterator p = gsi_start_phis(bb); !gsi_end_p(p); gsi_next(&p))
+			if (x87_mode(gimple_phi_result(p.phi())))
+				return true;
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+			gimple *st = gsi_stmt(g);
+			if (gasm *a = dyn_cast<gasm *>(st))
+				if (asm_x87(a))
+					return true;
+			for (unsigned i = 0; i < gimple_num_ops(st); i++)
+				if (x87_mode(gimple_op(st, i)))
+					return true;
+		}
+	}
+	return false;
+}
+
 /* The clobbers of every such asm: what a SysV call clobbers but the
  * general registers (the entry point restores them but rax, the result) */
 vec<tree, va_gc> *clobbers(void)
@@ -75,8 +140,11 @@ vec<tree, va_gc> *clobbers(void)
 		"st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",
 		"mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7",
 	};
-	for (const char *r : fixed)
-		add_clobber(&v, r);
+	/* The entry points keep neither: the x87 and MMX registers are
+	 * named only where the function may hold a value there (uses_x87;
+	 * naming the 16 at every asm cost sqlite3's amalgamation 1.5 s of 22) */
+	for (unsigned i = 0; i < (fn_x87 ? ARRAY_SIZE(fixed) : 2); i++)
+		add_clobber(&v, fixed[i]);
 	/* The entry points keep xmm0-15 (their low 128 bits): all a function
 	 * compiled without AVX keeps values in. With AVX the runtime's libc
 	 * may clear their upper halves (vzeroupper), so the asm says they
@@ -157,6 +225,7 @@ public:
 
 unsigned int slow_regs_pass::execute(function *fun)
 {
+	fn_x87 = uses_x87(fun);
 	basic_block bb;
 	FOR_EACH_BB_FN(bb, fun)
 		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g);) {
@@ -209,6 +278,7 @@ const char site_enter_named[] = DP_ABI_SITE_ENTER("dp_abi_call_slow_regs");
 const char site_count_exit_named[] = DP_ABI_SITE_COUNT_EXIT("dp_abi_call_slow_regs");
 const char restore_named[] = DP_ABI_SITE_RESTORE;
 const char restore_load_named[] = DP_ABI_SITE_RESTORE_LOAD;
+const char pending_named[] = DP_ABI_PENDING_EXIT;
 const char enter_named[] = DP_ABI_ENTER_CHECK("dp_abi_enter_slow_regs");
 const char resume_named[] = DP_ABI_ENTER_CHECK("dp_abi_resume_regs");
 
@@ -338,12 +408,53 @@ bool increment(gimple *const *at, tree *base, HOST_WIDE_INT *off, int delta = 1)
 
 enum { CHECK, COUNT, ENTER, COUNT_EXIT };
 
+/* Whether S, which reads or writes the word at Q + OFF, is in one of the
+ * increments a quiet body's pending exits are (+1 or -1, its three
+ * statements in a row): the increment's first statement, else NULL */
+gimple *pending_at(gimple *s, tree q, HOST_WIDE_INT off)
+{
+	gimple *at[3] = {};
+	gimple_stmt_iterator g = gsi_for_stmt(s);
+	bool load = TREE_CODE(gimple_assign_lhs(s)) == SSA_NAME;
+	for (int i = 0; i < 3 && !gsi_end_p(g); i++) {
+		at[load ? i : 2 - i] = gsi_stmt(g);
+		if (load)
+			gsi_next_nondebug(&g);
+		else
+			gsi_prev_nondebug(&g);
+	}
+	tree b;
+	HOST_WIDE_INT o;
+	for (int d = -1; d <= 1; d += 2)
+		if (increment(at, &b, &o, d) && b == q && o == off)
+			return at[0];
+	return NULL;
+}
+
+/* Whether V's only uses are stores to dp_cur */
+bool stored_to_cur(tree v)
+{
+	imm_use_iterator it;
+	gimple *use;
+	if (TREE_CODE(v) != SSA_NAME)
+		return false;
+	FOR_EACH_IMM_USE_STMT(use, it, v)
+		if (!gimple_assign_single_p(use) || gimple_assign_lhs(use) != dp_roots[DPR_CUR] ||
+		    gimple_assign_rhs1(use) != v)
+			return false;
+	return true;
+}
+
 /* Whether no code but the increment INC reaches the exits of a quiet
- * body's csd, the word at P + EXITS: every use of P is a load or store of
- * another of its words (the callee's pd, which the body's own sites read;
- * a loop's count), or makes a pointer at a constant offset from it (the
- * body's me) whose uses are so too, at most DEPTH deep */
-bool exits_alone(tree p, HOST_WIDE_INT exits, gimple *const *inc, int depth = 2)
+ * body's csd, the word at P + EXITS, but the increments of its pending
+ * exits, which are added to *PENDING (their first statements): every
+ * other use of P is a load or store of another of its words (the callee's
+ * pd, which the body's own sites read; a loop's count), or makes a
+ * pointer at a constant offset from it (the body's me) whose uses are so
+ * too, at most DEPTH deep, or (with PENDING) is stored in dp_cur while a
+ * part GCC split off the body's function runs (dp_v2_quiet_part: code of
+ * another function, whose csds are its own) */
+bool exits_alone(tree p, HOST_WIDE_INT exits, gimple *const *inc, vec<gimple *> *pending, int depth = 2)
 {
 	imm_use_iterator it;
 	gimple *use;
@@ -357,18 +468,66 @@ bool exits_alone(tree p, HOST_WIDE_INT exits, gimple *const *inc, int depth = 2)
 		    TREE_CODE(l) == SSA_NAME && TREE_CODE(gimple_assign_rhs2(use)) == INTEGER_CST) {
 			/* (sizetype: -1 is all ones) */
 			HOST_WIDE_INT d = (HOST_WIDE_INT)TREE_INT_CST_LOW(gimple_assign_rhs2(use));
-			if (!exits_alone(l, exits - d, inc, depth - 1))
+			if (!exits_alone(l, exits - d, inc, pending, depth - 1))
 				return false;
 			continue;
 		}
+		if (pending && CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(use)) && r == p && stored_to_cur(l))
+			continue;   /* (the body's me in dp_cur while a part of it runs) */
 		if (!gimple_assign_single_p(use))
 			return false;
 		tree m = TREE_CODE(l) == MEM_REF && TREE_OPERAND(l, 0) == p ? l : r;
-		if (TREE_CODE(m) != MEM_REF || TREE_OPERAND(m, 0) != p || gimple_assign_rhs1(use) == p ||
-		    maybe_eq(mem_ref_offset(m), exits))
+		if (TREE_CODE(m) != MEM_REF || TREE_OPERAND(m, 0) != p || gimple_assign_rhs1(use) == p)
 			return false;
+		if (!maybe_eq(mem_ref_offset(m), exits))
+			continue;
+		gimple *first = pending ? pending_at(use, p, exits) : NULL;
+		if (!first)
+			return false;
+		if (!pending->contains(first))
+			pending->safe_push(first);
 	}
 	return true;
+}
+
+/* The increment of a pending exit at FIRST (pending_at) as one asm
+ * (DP_ABI_PENDING_EXIT), which does not name the word it counts: only
+ * when every other code that counts it is such an asm, or the site's */
+const char *pending_text(void)
+{
+	static const char *const names[] = { "[p]", "[d]", "[off]" };
+	static char *text;
+	return numbered(pending_named, names, 3, &text);
+}
+
+void pending_asm(gimple *first)
+{
+	gimple *at[3] = { first };
+	gimple_stmt_iterator g = gsi_for_stmt(first);
+	for (int i = 1; i < 3; i++) {
+		gsi_next_nondebug(&g);
+		at[i] = gsi_stmt(g);
+	}
+	tree m = gimple_assign_rhs1(first);
+	vec<tree, va_gc> *in = NULL;
+	add_op(&in, "r", TREE_OPERAND(m, 0));
+	add_op(&in, "i", fold_convert(long_integer_type_node, gimple_assign_rhs2(at[1])));
+	add_op(&in, "i", build_int_cst(long_integer_type_node, mem_ref_offset(m).force_shwi()));
+	gasm *a = gimple_build_asm_vec(pending_text(), in, NULL, NULL, NULL);
+	gimple_asm_set_volatile(a, true);
+	gimple_set_location(a, gimple_location(at[2]));
+	gimple_set_block(a, gimple_block(at[2]));
+	g = gsi_for_stmt(first);
+	gsi_insert_before(&g, a, GSI_SAME_STMT);
+	for (int i = 2; i >= 0; i--)
+		dp_remove_stmt(at[i]);
+}
+
+bool is_pending_asm(gimple *s)
+{
+	gasm *a = dyn_cast<gasm *>(s);
+	return a && gimple_asm_ninputs(a) == 3 && gimple_asm_noutputs(a) == 0 &&
+	       !strcmp(gimple_asm_string(a), pending_text());
 }
 
 /* What inline_path.cc puts right after a direct site's check, where its
@@ -379,8 +538,9 @@ bool exits_alone(tree p, HOST_WIDE_INT exits, gimple *const *inc, int depth = 2)
  * that takes them: CHECK if the calls' increment is not there. A quiet
  * body's exit is taken only where no other code reaches that word
  * (exits_alone): a body that makes calls counts it pending around those
- * (post_seq), where GCC sees them, and must see them all. */
-int find_count(basic_block join, tree csd, auto_vec<gimple *, 6> &stmts)
+ * (post_seq), and those increments, put in PENDING, become asms too
+ * (pending_asm), since GCC must see all or none of them. */
+int find_count(basic_block join, tree csd, auto_vec<gimple *, 6> &stmts, vec<gimple *> *pending)
 {
 	gimple_stmt_iterator g = gsi_start_nondebug_after_labels_bb(join);
 	gimple *at[6] = {};
@@ -401,7 +561,7 @@ int find_count(basic_block join, tree csd, auto_vec<gimple *, 6> &stmts)
 		return ENTER;
 	}
 	if (increment(at + 3, &base, &off) && base == csd && off == DP_CSD_EXITS - 1 &&
-	    exits_alone(csd, DP_CSD_EXITS - 1, at + 3)) {
+	    exits_alone(csd, DP_CSD_EXITS - 1, at + 3, pending)) {
 		stmts.safe_push(at[3]);
 		stmts.safe_push(at[4]);
 		stmts.safe_push(at[5]);
@@ -429,7 +589,9 @@ bool merge_site(gcall *slow, tree tu)
 	/* with the slot's load and what follows the check when it is there:
 	 * the calls' increment, and the store to dp_cur */
 	auto_vec<gimple *, 6> count;
-	int form = dp_opt.site_asm > 1 ? find_count(d.fall->dest, gimple_phi_result(d.phi), count) : CHECK;
+	auto_vec<gimple *> pending;
+	int form = dp_opt.site_asm > 1 ? find_count(d.fall->dest, gimple_phi_result(d.phi), count, &pending) :
+					 CHECK;
 	static const char *const names[][7] = {
 		{ "[csd]", NULL, "[cur]", NULL, "[site]", "[pd]", "[tu]" },    /* csd given */
 		{ "[csd]", "[slot]", "[cur]", "[site]", "[pd]", "[tu]", NULL },   /* the asm loads it */
@@ -453,6 +615,10 @@ bool merge_site(gcall *slow, tree tu)
 	add_op(&in, "i", ta);
 	for (gimple *x : count)
 		dp_remove_stmt(x);
+	if (form != COUNT_EXIT)
+		pending.truncate(0);
+	for (gimple *x : pending)
+		pending_asm(x);
 	replace_diamond(d, slow, numbered(named[form], names[!!form], 7, &text[form]), in, out);
 	return true;
 }
@@ -479,7 +645,11 @@ bool merge_restore(gimple *store)
 	gimple *load = NULL, **inc = NULL;
 	tree csd = NULL_TREE, base;
 	HOST_WIDE_INT off;
-	for (int k = 0; k + 3 <= N && at[k] && !inc; k += 3) {
+	for (int k = 0, step = 3; k + 3 <= N && at[k] && !inc; k += step, step = 3) {
+		if (is_pending_asm(at[k])) {
+			step = 1;   /* (a quiet body's pending exit, pending_asm's) */
+			continue;
+		}
 		/* the reload: a load of a pointer whose only uses are the
 		 * increment's load and store */
 		tree l = gimple_assign_single_p(at[k]) ? gimple_assign_lhs(at[k]) : NULL_TREE;
@@ -571,6 +741,7 @@ public:
 
 unsigned int site_asm_pass::execute(function *fun)
 {
+	fn_x87 = uses_x87(fun);
 	auto_vec<gcall *> slow;
 	auto_vec<gimple *> restores;
 	basic_block bb;

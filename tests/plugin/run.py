@@ -830,7 +830,7 @@ def test_site_asm():
     site-checks=blocks; the stubs the asms put after the code call the
     _regs entry point. With site-checks=asm (the default) each site's asm
     also loads the slot and counts the call (and the exit of an inlined
-    body that makes no call, p's), so tree PRE sees thirteen loads fewer
+    body, p's and q's: g is a leaf), so tree PRE sees thirteen loads fewer
     and no increment of a csd's calls (thirteen with site-checks=check). All three builds and plain GCC print the same, and count
     the same calls: every site's first call in each pd runs its stub
     (eleven values are live across q's checks, in the registers a call
@@ -865,6 +865,8 @@ def test_site_asm():
                      {k: n for k, (n, r) in t["site"].items()}, stdout,
                      len(re.findall(r"^  _\d+ = MEM <void \*> \[\(struct __deepprof_rt \*\)_\d+ \+ \d+B\];", fopt, re.M)),
                      len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ -1B\] = ",
+                                    fopt, re.M)),
+                     len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ (?:39|40)B\] = ",
                                     fopt, re.M)))
     a, k, b = res["asm"], res["check"], res["blocks"]
     check(a[1] == k[1] == 0 and b[1] == 14 and a[2] <= b[2] - 2 * 14 and k[2] <= b[2] - 2 * 14,
@@ -882,6 +884,10 @@ def test_site_asm():
                  if "addq $1, -1(" in x and "addq $1, 39(" in x])
     check(quiet >= 2, "site-checks=asm: %d quiet bodies' exits counted in their sites' asms in f, "
           "want p's two at least:\n%s" % (quiet, a[0]))
+    # p's and q's six bodies: their exits counted in their sites' asms
+    check(a[7] == 0 and k[7] == 6,
+          "site-checks=asm: f before tree PRE counts %d exits of inlined bodies (want 0; with "
+          "site-checks=check %d, want 6)" % (a[7], k[7]))
     check(a[5] == k[5] - 13 and a[6] == 0 and k[6] == 13,
           "site-checks=asm: f before tree PRE loads %d pointers of the instrumentation and counts %d calls, "
           "%d and %d with site-checks=check (want 13 loads fewer: the slots, and 0 and 13 counts)"
@@ -892,6 +898,76 @@ def test_site_asm():
           % (a[0].count("%fs:"), k[0].count("%fs:"), b[0].count("%fs:"), a[0]))
     check(a[3] == k[3] == b[3] and a[4] == k[4] == b[4] == want and len(a[3]) >= 4,
           "site-checks=asm, check and blocks: counts or output differ (plain GCC: %r): %s" % (want, res))
+
+
+PENDING_SRC = r"""
+#include <stdio.h>
+__attribute__((noinline)) long leaf(long x) { return x ^ 3; }
+__attribute__((noinline)) long h(long x) { return leaf(x) + 1; }
+static inline long q(long x) { return x > 50 ? h(x) : x + 7; }
+long f(long a, long b)
+{
+	return q(a) * q(b) + q(a + b);
+}
+int main(void)
+{
+	long s = 0;
+	for (long i = 0; i < 100; i++)
+		s += f(i, i + 2);
+	printf("%ld\n", s);
+	return 0;
+}
+"""
+
+
+def test_pending_exits():
+    """A quiet body's exits as asms (compiler-plugins/slow_regs.cc,
+    pending_asm; schemas/plugin-abi.md "A site's code as two asms"): q,
+    inlined three times into f, calls h (not a leaf) on a path, so each
+    body counts its exit before it runs and takes it back around that call
+    (-1 before, +1 after: a longjmp out of h leaves it a non-local exit).
+    With site-checks=asm (the default) none of those nine increments is
+    GCC's to see before tree PRE (all or none of a body's are: GCC must not
+    move one it sees past an asm that counts the same word), the code has
+    the pending ones as asms, and the counts and the output are those of
+    site-checks=check and of plain GCC (plugin-rt t042 checks the
+    non-local exits through such bodies)."""
+    c = out("pending.c")
+    with open(c, "w") as fh:
+        fh.write(PENDING_SRC)
+    plain = out("pending-plain")
+    must(["gcc", "-O2", c, "-o", plain])
+    want = must([plain]).stdout
+    res = {}
+    for mode in ("asm", "check"):
+        arg = ["--deepprof-arg=site-checks=" + mode]
+        asm = out("pending-%s.s" % mode)
+        dump = out("pending-%s.opt" % mode)
+        cc(arg + ["-O2", "-S", c, "-o", asm, "-fdump-tree-pre=" + dump], link=False, abi=2)
+        with open(asm) as fh:
+            body = fn_asm(fh.read(), "f")
+        with open(dump) as fh:
+            opt = fh.read()
+        fopt = opt[opt.index(";; Function f "):]
+        fopt = fopt[:fopt.index("\n}\n")]
+        exe = out("pending-" + mode)
+        cc(arg + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("pending.c", {"site": {}, "enter": {}})
+        res[mode] = (body, len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ "
+                                          r"(?:39|40)B\] = ", fopt, re.M)),
+                     {k: n for k, (n, r) in t["site"].items()}, stdout)
+    a, k = res["asm"], res["check"]
+    check(a[1] == 0 and k[1] == 9,
+          "pending exits: f before tree PRE counts %d and %d exits of q's bodies with site-checks=asm and "
+          "check (want 0 and 9)" % (a[1], k[1]))
+    dec = re.findall(r"addq \$-1, 40\(%\w+\)", a[0])
+    inc = re.findall(r"addq \$1, 40\(%\w+\)", a[0])
+    check(len(dec) >= 3 and len(inc) >= 3 and "addq $-1, 40(" not in k[0],
+          "pending exits: f's code has %d and %d pending exits as asms, want 3 each (and none with "
+          "site-checks=check):\n%s" % (len(dec), len(inc), a[0]))
+    check(a[2] == k[2] and a[3] == k[3] == want and len(a[2]) >= 3,
+          "pending exits: counts or output differ (plain GCC: %r): %s" % (want, res))
 
 
 VECTOR_SRC = r"""
@@ -913,6 +989,75 @@ int main(void)
 	return 0;
 }
 """
+
+
+X87_SRC = r"""
+#include <stdio.h>
+static inline long p(long x) { return x * 3 + 1; }
+__attribute__((noinline)) long double f(long double a, long double b)
+{
+	/* live on the x87 stack across p's inlined bodies' checks */
+	long double x0 = a * b, x1 = a + 3 * b, x2 = a - b;
+	long k = p((long)a) + p((long)b);
+	return x0 * k + x1 * p(k) + x2 * p(k + 1);
+}
+__attribute__((noinline)) double g(double a, double b)
+{
+	double x0 = a * b, x1 = a + 3 * b;
+	long k = p((long)a) + p((long)b);
+	return x0 * k + x1 * p(k);
+}
+int main(void)
+{
+	long double s = 0;
+	double t = 0;
+	for (int i = 0; i < 100; i++) {
+		s += f(i, i + 0.5L);
+		t += g(i, i + 0.25);
+	}
+	printf("%.6Lf %.6f\n", s, t);
+	return 0;
+}
+"""
+
+
+def test_x87_checks():
+    """The _regs entry points keep neither the x87 nor the MMX registers,
+    so the asms name them where the function may hold a value there
+    (compiler-plugins/slow_regs.cc, uses_x87; naming them everywhere was
+    a fifteenth of sqlite3's compile): f, which computes in long double,
+    names them at every asm, g (double, in SSE registers) at none; with
+    -mfpmath=387 g's doubles are x87's and its asms name them too. Both
+    builds print what plain GCC's print and count p's calls."""
+    c = out("x87.c")
+    with open(c, "w") as fh:
+        fh.write(X87_SRC)
+    res = {}
+    for isa in ("", "-mfpmath=387"):
+        flags = ["-O2"] + ([isa] if isa else [])
+        plain = out("x87-plain" + isa)
+        must(["gcc"] + flags + [c, "-o", plain])
+        want = must([plain]).stdout
+        dump = out("x87%s.opt" % isa)
+        cc(flags + ["-S", c, "-o", out("x87%s.s" % isa), "-fdump-tree-optimized=" + dump], link=False, abi=2)
+        with open(dump) as fh:
+            opt = fh.read()
+        for fn in ("f", "g"):
+            fopt = opt[opt.index(";; Function %s " % fn):]
+            fopt = fopt[:fopt.index("\n}\n")]
+            res[isa, fn] = (fopt.count("__asm__"), fopt.count('"st"'), fopt.count('"mm0"'))
+        exe = out("x87" + isa)
+        cc(flags + [c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("x87.c", {"site": {}})
+        calls = sorted(n for (e, l), (n, r) in t["site"].items() if e in ("f->p", "g->p"))
+        check(stdout == want and calls == [100] * 7,
+              "x87%s: output %r (plain GCC %r) or p's calls %r" % (isa, stdout, want, calls))
+    f, g, g387 = res["", "f"], res["", "g"], res["-mfpmath=387", "g"]
+    check(f[0] >= 4 and f[1] == f[2] == f[0] and g[0] >= 4 and g[1] == g[2] == 0 and
+          g387[0] >= 4 and g387[1] == g387[0],
+          "x87: asms, and those naming st and mm0: f %r (want all), g %r (want none), g with -mfpmath=387 %r "
+          "(want all)" % (f, g, g387))
 
 
 def test_vector_checks():
@@ -1288,7 +1433,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_vector_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_pending_exits, test_vector_checks, test_x87_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

@@ -277,6 +277,25 @@ static void test_site_restore(void)
 	CU_ASSERT_EQUAL(line[1][0] + line[0][0], 0);
 }
 
+/* A quiet body's pending exit (DP_ABI_PENDING_EXIT): the word at p + off
+ * gains d, -1 or 1, and no other word changes (the asms here name
+ * memory, as the plugin's need not: no other code there reads that word) */
+static void test_pending_exit(void)
+{
+	uint64_t line[8] = { 0 };
+	line[5] = 10;
+	uintptr_t me = (uintptr_t)line, tagged = me + 1;
+	__asm__ volatile(DP_ABI_PENDING_EXIT : : [p] "r"(me), [d] "i"(-1L), [off] "i"(40L) : "cc", "memory");
+	CU_ASSERT_EQUAL(line[5], 9);
+	__asm__ volatile(DP_ABI_PENDING_EXIT : : [p] "r"(tagged), [d] "i"(1L), [off] "i"(39L) : "cc", "memory");
+	__asm__ volatile(DP_ABI_PENDING_EXIT : : [p] "r"(me), [d] "i"(1L), [off] "i"(40L) : "cc", "memory");
+	CU_ASSERT_EQUAL(line[5], 11);
+	uint64_t rest = 0;
+	for (int i = 0; i < 8; i++)
+		rest += i == 5 ? 0 : line[i];
+	CU_ASSERT_EQUAL(rest, 0);
+}
+
 /* A prologue's check (DP_ABI_ENTER_CHECK): the word compared equal, me
  * as given and no call; unequal, the stub's call with (tu, ps, c, 0) and
  * its result; the general registers kept either way, rax too */
@@ -316,5 +335,5 @@ static void test_enter_check(void)
 
 DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_vector_kept),
 	       DPA_TEST(test_red_zone_and_alignment),
-	       DPA_TEST(test_site_check), DPA_TEST(test_site_enter), DPA_TEST(test_site_restore),
+	       DPA_TEST(test_site_check), DPA_TEST(test_site_enter), DPA_TEST(test_site_restore), DPA_TEST(test_pending_exit),
 	       DPA_TEST(test_enter_check))

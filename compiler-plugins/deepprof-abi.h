@@ -333,11 +333,14 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * it had (csd, "r", tagged) or, for a direct site, the one its slot
  * ("m") holds (csd then a scratch register, "=&r"). As above, the asm
  * need not name the exits' word, which only these asms and the runtime
- * touch.
+ * touch. DP_ABI_RESTORE alone where no exit is counted after the call
+ * (a leaf with a prologue, a library function declared leaf, a tail
+ * site in an inlined body).
  */
-#define DP_ABI_SITE_RESTORE "mov %[me], %[cur]\n\taddq $1, 39(%[csd])"
+#define DP_ABI_RESTORE "mov %[me], %[cur]"
+#define DP_ABI_SITE_RESTORE DP_ABI_RESTORE "\n\taddq $1, 39(%[csd])"
 #define DP_ABI_SITE_RESTORE_LOAD                                                \
-	"mov %[me], %[cur]\n\tmov %[slot], %[csd]\n\taddq $1, 39(%[csd])"
+	DP_ABI_RESTORE "\n\tmov %[slot], %[csd]\n\taddq $1, 39(%[csd])"
 /*
  * A quiet body's pending exit (schemas/plugin-abi.md, "Quiet bodies"):
  * the word at p + off ("i", printed bare) gains d ("i": 1 after a call

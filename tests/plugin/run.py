@@ -991,6 +991,70 @@ int main(void)
 """
 
 
+EXTERNAL_SRC = r"""
+#include <stdio.h>
+#include <string.h>
+char buf[1 << 20];
+__attribute__((noinline)) void clear(int n)
+{
+	memset(buf, n, sizeof buf);
+	buf[n] = 1;
+}
+int main(void)
+{
+	for (int i = 0; i < 10; i++)
+		clear(i);
+	printf("%d %d\n", buf[5], buf[9]);
+	return 0;
+}
+"""
+
+
+def test_external_tag():
+    """A call of a function GCC knows (memset) has its tag stored and
+    dp_cur restored by volatile stores, which dead-store elimination would
+    otherwise drop (the tag, as overwritten by the restore: GCC knows
+    memset never reads dp_cur, and a clock tick in memset went to the
+    caller). With site-checks=asm the tag is in the site's asm
+    (DP_ABI_SITE_ENTER), which GCC never drops either, and the restore
+    stays a volatile store (as an asm, DP_ABI_RESTORE, it kept GCC from
+    trimming a memset before it): clear's code stores the tag to dp_cur
+    before the call and the restore right after it, tree PRE sees one
+    volatile store, and the output and counts are those of
+    site-checks=check and plain GCC."""
+    c = out("external.c")
+    with open(c, "w") as fh:
+        fh.write(EXTERNAL_SRC)
+    plain = out("external-plain")
+    must(["gcc", "-O2", c, "-o", plain])
+    want = must([plain]).stdout
+    res = {}
+    for mode in ("asm", "check"):
+        arg = ["--deepprof-arg=site-checks=" + mode]
+        asm, dump = out("external-%s.s" % mode), out("external-%s.opt" % mode)
+        cc(arg + ["-O2", "-S", c, "-o", asm, "-fdump-tree-pre=" + dump], link=False, abi=2)
+        with open(asm) as fh:
+            body = fn_asm(fh.read(), "clear")
+        with open(dump) as fh:
+            opt = fh.read()
+        fopt = opt[opt.index(";; Function clear "):]
+        fopt = fopt[:fopt.index("\n}\n")]
+        exe = out("external-" + mode)
+        cc(arg + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("external.c", {"site": {}})
+        res[mode] = (body, fopt.count("={v}"), {k: n for k, (n, r) in t["site"].items()}, stdout)
+    a, k = res["asm"], res["check"]
+    m = re.search(r"mov %\w+, %fs:\S+\n# 0 \"\" 2\n#NO_APP\n(?:(?!#APP|%fs:).)*call\s+memset[^\n]*\n"
+                  r"\s*movq\s+%\w+, %fs:", a[0], re.S)
+    check(m and a[1] == 1 and k[1] == 2,
+          "external: clear's tag before memset is not in its site's asm, or its restore is not right after "
+          "(tree PRE sees %d volatile stores, %d with site-checks=check, want 1 and 2):\n%s" % (a[1], k[1], a[0]))
+    check(a[2] == k[2] and a[3] == k[3] == want and
+          [n for (e, l), n in a[2].items() if e == "clear->memset"] == [10],
+          "external: counts or output differ (plain GCC: %r): %s" % (want, res))
+
+
 X87_SRC = r"""
 #include <stdio.h>
 static inline long p(long x) { return x * 3 + 1; }
@@ -1433,7 +1497,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_pending_exits, test_vector_checks, test_x87_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_pending_exits, test_external_tag, test_vector_checks, test_x87_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

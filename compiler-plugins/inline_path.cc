@@ -359,7 +359,7 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 		? gimple_build_call(dp_hook_decl(DPR_CALL_BOUND), 5, dp_tu_addr(),
 				    build_int_cst(uint32_type_node, site), fn, pd,
 				    build_int_cst(uint32_type_node, bound))
-		: gimple_build_call(dp_hook_decl(DPR_CALL_SLOW), 4, dp_tu_addr(),
+		: gimple_build_call(dp_hook_decl(slot < 0 ? DPR_CALL_NOSLOT : DPR_CALL_SLOW), 4, dp_tu_addr(),
 				    build_int_cst(uint32_type_node, site),
 				    fn ? fn : null_pointer_node, pd);
 	gimple_call_set_lhs(sc, slow_csd);

@@ -5,7 +5,11 @@
  * prologues asms with no block of their own ("Checks without blocks",
  * the second pass below).
  *
- * A site's slow path (dp_abi_call_slow) and a prologue's (dp_abi_enter_slow,
+ * A site's slow path (dp_abi_call_slow; not dp_abi_call_noslot, the call
+ * of a site with no slot, which runs every time: a call GCC sees saves
+ * only the registers live across it, and costs less than the entry point
+ * that saves them all: sqlite3's run with calls=surviving, whose split
+ * parts' sites have no slot, 986.0 -> 979.4 M instructions) and a prologue's (dp_abi_enter_slow,
  * dp_abi_resume) are calls that seldom run, but to GCC's register
  * allocator they are calls like any other: every value live across one
  * must sit in a callee-saved register or on the stack, and a function

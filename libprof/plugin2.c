@@ -785,6 +785,15 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 	return call_slow(tu, site, fn, pd);
 }
 
+/* The path of a site with no slot in its pd (a site of a part GCC split
+ * off a function inlined elsewhere, with calls=surviving), which runs at
+ * each of its calls: the same as dp_abi_call_slow, called as a call the
+ * compiler sees (no _regs entry point: it saves only what is live). */
+DP_EXPORT void *dp_abi_call_noslot(struct dp_tu *tu, uint32_t site, void *fn, void *pd)
+{
+	return dp_abi_call_slow(tu, site, fn, pd);
+}
+
 /* An indirect site whose target fn the compiler found to be procedure ps
  * of its TU, and inlined (GCC made the call direct after the site was
  * made): the csd for fn as dp_abi_call_slow finds it, bound to ps when it

@@ -310,6 +310,12 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
 }
 
 /* A devirtualized site (fn is procedure psi of tu): fn's csd, bound to psi. */
+/* a site with no slot (libprof's: the same path, a plain call) */
+void *dp_abi_call_noslot(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
+{
+	return dp_abi_call_slow(tu, site, fn, pd_hot);
+}
+
 void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot, uint32_t psi)
 {
 	uintptr_t v = (uintptr_t)dp_abi_call_slow(tu, site, fn, pd_hot);

@@ -9,7 +9,7 @@
  * of a site with no slot, which runs every time: a call GCC sees saves
  * only the registers live across it, and costs less than the entry point
  * that saves them all: sqlite3's run with calls=surviving, whose split
- * parts' sites have no slot, 986.0 -> 979.4 M instructions) and a prologue's (dp_abi_enter_slow,
+ * parts' sites have no slot, 986.0 -> 969.9 M instructions) and a prologue's (dp_abi_enter_slow,
  * dp_abi_resume) are calls that seldom run, but to GCC's register
  * allocator they are calls like any other: every value live across one
  * must sit in a callee-saved register or on the stack, and a function
@@ -651,11 +651,13 @@ bool merge_site(gcall *slow, tree tu)
 
 /* STORE, dp_cur = (uintptr) me, the restore after a site's call as
  * inline_path.cc's post_seq makes it, then the increments of the exits of
- * the quiet bodies the site is in (the word at p + 40: those stay where
- * they are, GCC's to see) and of the site's csd (the word at csd + 39:
- * tagged), loaded again from the pd's slot or the one the site had: the
- * restore and the site's increment as one asm. false if that is not what
- * follows. */
+ * the quiet bodies the site is in (the word at p + 40: GCC's to see, or
+ * pending_asm's asms, stepped over) and of the site's csd (the word at
+ * csd + 39: tagged), loaded again from the pd's slot or the one the site
+ * had: the restore and the site's increment as one asm; where no such
+ * increment follows, the store alone (any store of a value cast to
+ * dp_cur: a tag no site's asm took too), unless it is volatile. false
+ * if STORE is neither. */
 bool merge_restore(gimple *store)
 {
 	tree u = cur_store(store);

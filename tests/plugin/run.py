@@ -792,6 +792,47 @@ def test_slow_regs():
               "%s: f's slow paths are not calls:\n%s" % (" ".join(v), body))
 
 
+def site_modes(name, src, fn, modes):
+    """SRC (the file NAME.c) built by plain GCC and with the plugin at -O2
+    (ABI v2) in each site-checks= MODE: plain GCC's output, and per mode
+    FN's code, FN before tree PRE, the calls per site {(edge, loc): n}
+    and the output."""
+    c = out(name + ".c")
+    with open(c, "w") as fh:
+        fh.write(src)
+    plain = out(name + "-plain")
+    must(["gcc", "-O2", c, "-o", plain])
+    res = {}
+    for mode in modes:
+        arg = ["--deepprof-arg=site-checks=" + mode]
+        asm, dump = out("%s-%s.s" % (name, mode)), out("%s-%s.opt" % (name, mode))
+        cc(arg + ["-O2", "-S", c, "-o", asm, "-fdump-tree-pre=" + dump], link=False, abi=2)
+        with open(asm) as fh:
+            body = fn_asm(fh.read(), fn)
+        with open(dump) as fh:
+            opt = fh.read()
+        fopt = opt[opt.index(";; Function %s " % fn):]
+        fopt = fopt[:fopt.index("\n}\n")]
+        exe = out("%s-%s" % (name, mode))
+        cc(arg + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get(name + ".c", {"site": {}})
+        res[mode] = (body, fopt, {k: n for k, (n, r) in t["site"].items()}, stdout)
+    return must([plain]).stdout, res
+
+
+# main of the programs that test f(long, long): 100 calls, the sum printed
+F_MAIN = r"""
+int main(void)
+{
+	long s = 0;
+	for (long i = 0; i < 100; i++)
+		s += f(i, i + 2);
+	printf("%ld\n", s);
+	return 0;
+}
+"""
+
 SITE_ASM_SRC = r"""
 #include <stdio.h>
 __attribute__((noinline)) static long g(long x) { return x * 3 + 1; }
@@ -809,15 +850,7 @@ long f(long a, long b)
 	return t + x0 * 3 + x1 * 5 + x2 * 7 + x3 * 11 + x4 * 13 + x5 * 17 + x6 * 19 + x7 * 23
 	       + x8 * 29 + x9 * 31 + x10 * 37 + r + g(b);
 }
-int main(void)
-{
-	long s = 0;
-	for (long i = 0; i < 100; i++)
-		s += f(i, i + 2);
-	printf("%ld\n", s);
-	return 0;
-}
-"""
+""" + F_MAIN
 
 
 def test_site_asm():
@@ -838,31 +871,11 @@ def test_site_asm():
     dp_cur as often in all three (plugin-rt t044 shows the restore a check
     must keep, in libprof's local-exec code; t045 the restores and exits
     the asms take)."""
-    c = out("siteasm.c")
-    with open(c, "w") as fh:
-        fh.write(SITE_ASM_SRC)
-    plain = out("siteasm-plain")
-    must(["gcc", "-O2", c, "-o", plain])
-    want = must([plain]).stdout
+    want, built = site_modes("siteasm", SITE_ASM_SRC, "f", ("asm", "check", "blocks"))
     res = {}
-    for mode in ("asm", "check", "blocks"):
-        arg = ["--deepprof-arg=site-checks=" + mode]
-        asm = out("siteasm-%s.s" % mode)
-        dump = out("siteasm-%s.opt" % mode)
-        cc(arg + ["-O2", "-S", c, "-o", asm, "-fdump-tree-pre=" + dump], link=False, abi=2)
-        with open(asm) as fh:
-            body = fn_asm(fh.read(), "f")
-        with open(dump) as fh:
-            opt = fh.read()
-        fopt = opt[opt.index(";; Function f "):]
-        fopt = fopt[:fopt.index("\n}\n")]
-        exe = out("siteasm-" + mode)
-        cc(arg + ["-O2", c, "-o", exe], abi=2)
-        tus, cyg, stdout = run_prog(exe)
-        t = tus.get("siteasm.c", {"site": {}, "enter": {}})
+    for mode, (body, fopt, sites, stdout) in built.items():
         res[mode] = (body, fopt.count("dp_abi_call_slow (") + fopt.count("dp_abi_enter_slow ("),
-                     len(re.findall(r"<bb \d+>", fopt)),
-                     {k: n for k, (n, r) in t["site"].items()}, stdout,
+                     len(re.findall(r"<bb \d+>", fopt)), sites, stdout,
                      len(re.findall(r"^  _\d+ = MEM <void \*> \[\(struct __deepprof_rt \*\)_\d+ \+ \d+B\];", fopt, re.M)),
                      len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ -1B\] = ",
                                     fopt, re.M)),
@@ -909,15 +922,7 @@ long f(long a, long b)
 {
 	return q(a) * q(b) + q(a + b);
 }
-int main(void)
-{
-	long s = 0;
-	for (long i = 0; i < 100; i++)
-		s += f(i, i + 2);
-	printf("%ld\n", s);
-	return 0;
-}
-"""
+""" + F_MAIN
 
 
 def test_pending_exits():
@@ -932,31 +937,10 @@ def test_pending_exits():
     the pending ones as asms, and the counts and the output are those of
     site-checks=check and of plain GCC (plugin-rt t042 checks the
     non-local exits through such bodies)."""
-    c = out("pending.c")
-    with open(c, "w") as fh:
-        fh.write(PENDING_SRC)
-    plain = out("pending-plain")
-    must(["gcc", "-O2", c, "-o", plain])
-    want = must([plain]).stdout
-    res = {}
-    for mode in ("asm", "check"):
-        arg = ["--deepprof-arg=site-checks=" + mode]
-        asm = out("pending-%s.s" % mode)
-        dump = out("pending-%s.opt" % mode)
-        cc(arg + ["-O2", "-S", c, "-o", asm, "-fdump-tree-pre=" + dump], link=False, abi=2)
-        with open(asm) as fh:
-            body = fn_asm(fh.read(), "f")
-        with open(dump) as fh:
-            opt = fh.read()
-        fopt = opt[opt.index(";; Function f "):]
-        fopt = fopt[:fopt.index("\n}\n")]
-        exe = out("pending-" + mode)
-        cc(arg + ["-O2", c, "-o", exe], abi=2)
-        tus, cyg, stdout = run_prog(exe)
-        t = tus.get("pending.c", {"site": {}, "enter": {}})
-        res[mode] = (body, len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ "
-                                          r"(?:39|40)B\] = ", fopt, re.M)),
-                     {k: n for k, (n, r) in t["site"].items()}, stdout)
+    want, built = site_modes("pending", PENDING_SRC, "f", ("asm", "check"))
+    res = {mode: (body, len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ "
+                                       r"(?:39|40)B\] = ", fopt, re.M)), sites, stdout)
+           for mode, (body, fopt, sites, stdout) in built.items()}
     a, k = res["asm"], res["check"]
     check(a[1] == 0 and k[1] == 9,
           "pending exits: f before tree PRE counts %d and %d exits of q's bodies with site-checks=asm and "
@@ -1022,28 +1006,8 @@ def test_external_tag():
     before the call and the restore right after it, tree PRE sees one
     volatile store, and the output and counts are those of
     site-checks=check and plain GCC."""
-    c = out("external.c")
-    with open(c, "w") as fh:
-        fh.write(EXTERNAL_SRC)
-    plain = out("external-plain")
-    must(["gcc", "-O2", c, "-o", plain])
-    want = must([plain]).stdout
-    res = {}
-    for mode in ("asm", "check"):
-        arg = ["--deepprof-arg=site-checks=" + mode]
-        asm, dump = out("external-%s.s" % mode), out("external-%s.opt" % mode)
-        cc(arg + ["-O2", "-S", c, "-o", asm, "-fdump-tree-pre=" + dump], link=False, abi=2)
-        with open(asm) as fh:
-            body = fn_asm(fh.read(), "clear")
-        with open(dump) as fh:
-            opt = fh.read()
-        fopt = opt[opt.index(";; Function clear "):]
-        fopt = fopt[:fopt.index("\n}\n")]
-        exe = out("external-" + mode)
-        cc(arg + ["-O2", c, "-o", exe], abi=2)
-        tus, cyg, stdout = run_prog(exe)
-        t = tus.get("external.c", {"site": {}})
-        res[mode] = (body, fopt.count("={v}"), {k: n for k, (n, r) in t["site"].items()}, stdout)
+    want, built = site_modes("external", EXTERNAL_SRC, "clear", ("asm", "check"))
+    res = {mode: (body, fopt.count("={v}"), sites, stdout) for mode, (body, fopt, sites, stdout) in built.items()}
     a, k = res["asm"], res["check"]
     m = re.search(r"mov %\w+, %fs:\S+\n# 0 \"\" 2\n#NO_APP\n(?:(?!#APP|%fs:).)*call\s+memset[^\n]*\n"
                   r"\s*movq\s+%\w+, %fs:", a[0], re.S)

@@ -202,6 +202,17 @@ struct dp_pd_hot {
 	                               a csd's hot part | 1, the value a site stores in
 	                               dp_cur as it is, or 0 */
 };
+/*
+ * Below a pd's hot part, two words per slot: a direct site's counters
+ * (the slot i's at DP_PD_COUNT(i) from the pd's address: its calls, then
+ * 8 bytes on its exits), which the inline code adds to with no load of
+ * the slot. The calls word starts at all ones, so the first call made
+ * through the slot takes it to 0, which sends the site to
+ * dp_abi_count_slow (below): the runtime makes the slot's csd there,
+ * whose calls and exits are then its hot part's and those words' sums.
+ * The exits word starts at 0.
+ */
+#define DP_PD_COUNT(i) (-16 * ((long)(i) + 2))
 
 /* The running activation's csd, packed with a flag: bit 0 is set by a call
  * site (the csd it counted), so one load tells a prologue both who called
@@ -219,6 +230,11 @@ void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  * indirect call, else NULL — made if new, stored in pd's slot, returned as
  * the slot holds it (its hot part | 1). */
 void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
+/* A direct site's slow path at its first call through a pd (its calls
+ * word went from all ones to 0, DP_PD_COUNT): the slot's csd, made if new
+ * (as dp_abi_call_slow makes it), the word set to 1 and tied to the csd;
+ * returned as the slot holds it. fn is 0. */
+void *dp_abi_count_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd);
 /* The same for an indirect site whose target fn is procedure ps of tu (the
  * compiler found it constant and inlined its body): the csd is bound to
  * ps too, made so if it was not (the site checks its callee_ps). */
@@ -231,9 +247,10 @@ void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, void *pd, uin
  * and returns it. */
 void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 /*
- * The same three slow paths as the optimised code on x86-64 calls them
+ * The same slow paths as the optimised code on x86-64 calls them
  * (compiler-plugins/slow_regs.cc), dp_abi_enter_slow_regs,
- * dp_abi_call_slow_regs and dp_abi_resume_regs: entry points of their
+ * dp_abi_call_slow_regs, dp_abi_count_slow_regs and dp_abi_resume_regs:
+ * entry points of their
  * own convention, not C functions (so no prototypes here): from an asm
  * that moves the stack
  * pointer past the red zone, pushes four words (the arguments, last
@@ -290,43 +307,46 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 		"popq %rsi\n\tpopq %rdi\n\tpopq %rbp\n\t.cfi_def_cfa %rsp, 8\n\t" \
 		"ret\n\t.cfi_endproc\n\t.size " #name ", .-" #name "\n\t.previous")
 /*
- * A direct site's check as one asm (compiler-plugins/slow_regs.cc), so
- * that it makes no block of its own: operand csd ("=r", given the slot's
- * value as its input) is the slot's csd, or when the slot is 0 what the
- * stub returns, which the asm puts after the function's code (.subsection
- * 1): it calls ENTRY, a string (dp_abi_call_slow_regs), as above with
- * (tu, site, 0, pd), operands tu ("i", the TU's record), site ("i") and
- * pd ("r"), and keeps every general register but csd (rax too, through
- * the stack) and the red zone. The asm also names the slot "+m" (the
- * runtime stores the csd there) and clobbers the flags (and the x87
- * and MMX registers in a function that may use them, the vector
- * registers in a function compiled for AVX), not memory.
+ * A direct site's code before its call as one asm (compiler-plugins/
+ * slow_regs.cc), so that its check makes no block of its own: one more
+ * call in its calls word in its pd's counters (DP_PD_COUNT; operands pd
+ * "r" and cnt "i", the word's offset); when that made the word 0 (the
+ * first call through the pd), a stub the asm puts after the function's
+ * code (.subsection 1) calls ENTRY, a string (dp_abi_count_slow_regs), as
+ * above with (tu, site, 0, pd), operands tu ("i", the TU's record) and
+ * site ("i"), keeping every general register but csd (rax too, through
+ * the stack) and the red zone. DP_ABI_COUNT_EXIT: a quiet body's site
+ * (one whose call GCC inlined), its exit too (the word 8 bytes on).
+ * _CHECK: the site's csd too (csd "=r", given the slot's value as its
+ * input), or at the first call what the stub returns; _LOAD: the same,
+ * the asm loading the slot (slot "+m", csd "=&r", written before pd is
+ * read); _ENTER: and dp_cur set to it (cur "+m"; not at a site whose
+ * callee is a leaf). The asms name dp_cur "+m" (for the order of the
+ * stores to it around them) and clobber the flags (and the x87 and MMX
+ * registers in a function that may use them, the vector registers in a
+ * function compiled for AVX), not memory: no code touches the counters
+ * but these asms and the runtime, which is why they need not name them.
  */
-#define DP_ABI_SITE_CHECK(entry)                                                \
-	"test %[csd], %[csd]\n\tje 86421f\n86422:\n\t.subsection 1\n86421:\n\t" \
-	"lea -128(%%rsp), %%rsp\n\tpush %%rax\n\tpush %[pd]\n\tpush $0\n\t"     \
-	"push %[site]\n\tlea %c[tu](%%rip), %%rax\n\tpush %%rax\n\t"              \
-	"call *" entry "@GOTPCREL(%%rip)\n\tlea 32(%%rsp), %%rsp\n\t"            \
-	"xchg %%rax, (%%rsp)\n\tpop %[csd]\n\tlea 128(%%rsp), %%rsp\n\t"          \
-	"jmp 86422b\n\t.subsection 0"
-/*
- * The site's code before its call, as one asm: the slot's load (operand
- * slot, "+m"), the check as above, one more call of the csd (its calls,
- * the word at csd - 1: the csd is tagged) and for DP_ABI_SITE_ENTER
- * dp_cur set to it (operand cur, "+m"; not at a site whose callee is a
- * leaf). csd is "=&r" (written before pd is read). No code touches a
- * csd's calls but these asms and the runtime, which is why the asm need
- * not name that word (it cannot: the csd is its output).
- */
-#define DP_ABI_SITE_COUNT(entry)                                                \
-	"mov %[slot], %[csd]\n\t" DP_ABI_SITE_CHECK(entry)                       \
-	"\n\taddq $1, -1(%[csd])"
-#define DP_ABI_SITE_ENTER(entry)                                                \
-	DP_ABI_SITE_COUNT(entry) "\n\tmov %[csd], %[cur]"
-/* a quiet body's site (one whose call GCC inlined): its exit too, the
- * word at csd + 39, where nothing else counts that body's exits */
-#define DP_ABI_SITE_COUNT_EXIT(entry)                                           \
-	DP_ABI_SITE_COUNT(entry) "\n\taddq $1, 39(%[csd])"
+#define DP_ABI_COUNT_STUB(entry, ret)                                           \
+	"\n86422:\n\t.subsection 1\n86421:\n\t"                                    \
+	"lea -128(%%rsp), %%rsp\n\tpush %%rax\n\tpush %[pd]\n\tpush $0\n\t"      \
+	"push %[site]\n\tlea %c[tu](%%rip), %%rax\n\tpush %%rax\n\t"               \
+	"call *" entry "@GOTPCREL(%%rip)\n\tlea 32(%%rsp), %%rsp\n\t" ret           \
+	"lea 128(%%rsp), %%rsp\n\tjmp 86422b\n\t.subsection 0"
+#define DP_ABI_COUNT(entry)                                                     \
+	"addq $1, %c[cnt](%[pd])\n\tje 86421f" DP_ABI_COUNT_STUB(entry, "pop %%rax\n\t")
+#define DP_ABI_COUNT_EXIT(entry)                                                \
+	DP_ABI_COUNT(entry) "\n\taddq $1, 8+%c[cnt](%[pd])"
+#define DP_ABI_COUNT_CHECK(entry)                                               \
+	"addq $1, %c[cnt](%[pd])\n\tje 86421f"                                   \
+	DP_ABI_COUNT_STUB(entry, "xchg %%rax, (%%rsp)\n\tpop %[csd]\n\t")
+#define DP_ABI_COUNT_LOAD(entry)                                                \
+	"addq $1, %c[cnt](%[pd])\n\tmov %[slot], %[csd]\n\tje 86421f"             \
+	DP_ABI_COUNT_STUB(entry, "xchg %%rax, (%%rsp)\n\tpop %[csd]\n\t")
+#define DP_ABI_COUNT_LOAD_EXIT(entry)                                           \
+	DP_ABI_COUNT_LOAD(entry) "\n\taddq $1, 8+%c[cnt](%[pd])"
+#define DP_ABI_COUNT_ENTER(entry)                                               \
+	DP_ABI_COUNT_LOAD(entry) "\n\tmov %[csd], %[cur]"
 /*
  * After a site's call returned: dp_cur (cur, "+m") set back to the
  * caller's csd me ("r") and one more exit of the site's csd, the one
@@ -341,12 +361,15 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
 #define DP_ABI_SITE_RESTORE DP_ABI_RESTORE "\n\taddq $1, 39(%[csd])"
 #define DP_ABI_SITE_RESTORE_LOAD                                                \
 	DP_ABI_RESTORE "\n\tmov %[slot], %[csd]\n\taddq $1, 39(%[csd])"
+/* a direct site's exit in its pd's counters (pd "r", ex "i": the exits
+ * word's offset, DP_PD_COUNT + 8) */
+#define DP_ABI_RESTORE_COUNT DP_ABI_RESTORE "\n\taddq $1, %c[ex](%[pd])"
 /*
  * A quiet body's pending exit (schemas/plugin-abi.md, "Quiet bodies"):
  * the word at p + off ("i", printed bare) gains d ("i": 1 after a call
  * made in the body, -1 before it), p ("r") the body's csd or its me. Only
- * where DP_ABI_SITE_COUNT_EXIT counts the body's exit, so that no other
- * code touches that word either.
+ * where every other such increment of that word is one too (GCC must see
+ * all or none of them).
  */
 #define DP_ABI_PENDING_EXIT "addq %[d], %c[off](%[p])"
 /*

@@ -55,14 +55,23 @@ static void add(gimple_seq *seq, gimple *g, location_t loc)
 	gimple_seq_add_stmt(seq, g);
 }
 
-/* MEM[base + off] += delta (uint64) */
-static void add_increment(gimple_seq *seq, tree base, int off, location_t loc, int delta = 1)
+/* MEM[base + off] += delta (uint64): the new value */
+static tree add_increment(gimple_seq *seq, tree base, int off, location_t loc, int delta = 1)
 {
 	tree a = reg(uint64_type_node, "dp_n"), b = reg(uint64_type_node, "dp_n");
 	add(seq, gimple_build_assign(a, mem(base, off, uint64_type_node)), loc);
 	add(seq, gimple_build_assign(b, PLUS_EXPR, a, build_int_cst(uint64_type_node, delta)), loc);
 	add(seq, gimple_build_assign(mem(base, off, uint64_type_node), b), loc);
+	return b;
 }
+
+/* A direct site's counters in its pd (deepprof-abi.h): its calls, and
+ * 8 bytes on its exits */
+static int count_off(int slot)
+{
+	return (int)DP_PD_COUNT(slot);
+}
+#define EXITS_OFF(slot) (count_off(slot) + 8)
 
 /* dp_cur = (uintptr) ptr | tag; a volatile store when VOL. Around a call
  * into uninstrumented code the stores must be volatile: GCC knows what a
@@ -355,12 +364,15 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 	tree slow_csd = ssa && slot >= 0 ? make_ssa_name(ptr_type_node) : csd;
 	if (!fn)
 		bound = -1;
+	/* a direct site with a slot counts in its pd's counters (COUNTED),
+	 * whose first call through the pd takes the slow path */
+	bool counted = slot >= 0 && !fn;
 	gcall *sc = bound >= 0
 		? gimple_build_call(dp_hook_decl(DPR_CALL_BOUND), 5, dp_tu_addr(),
 				    build_int_cst(uint32_type_node, site), fn, pd,
 				    build_int_cst(uint32_type_node, bound))
-		: gimple_build_call(dp_hook_decl(slot < 0 ? DPR_CALL_NOSLOT : DPR_CALL_SLOW), 4, dp_tu_addr(),
-				    build_int_cst(uint32_type_node, site),
+		: gimple_build_call(dp_hook_decl(slot < 0 ? DPR_CALL_NOSLOT : counted ? DPR_COUNT_SLOW : DPR_CALL_SLOW),
+				    4, dp_tu_addr(), build_int_cst(uint32_type_node, site),
 				    fn ? fn : null_pointer_node, pd);
 	gimple_call_set_lhs(sc, slow_csd);
 	gimple_set_location(sc, loc);
@@ -369,8 +381,13 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 		gsi_insert_before(&gsi, sc, GSI_SAME_STMT);
 	} else {
 		gimple_seq s = NULL;
+		tree n = counted ? add_increment(&s, pd, count_off(slot), loc) : NULL_TREE;
 		add(&s, gimple_build_assign(fast, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
-		if (bound >= 0) {
+		if (counted) {
+			/* (its calls word from all ones to 0: the first call) */
+			add(&s, gimple_build_cond(EQ_EXPR, n, build_int_cst(uint64_type_node, 0), NULL_TREE,
+						  NULL_TREE), loc);
+		} else if (bound >= 0) {
 			/* one load, as the prologue's: bound to the procedure
 			 * fn is (so fn's csd; the placeholder is bound to none) */
 			tree cps = reg(ptr_type_node, "dp_ps"), exp = reg(ptr_type_node, "dp_ps");
@@ -397,10 +414,12 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 	}
 counted:;
 	gimple_seq pre = NULL;
-	add_increment(&pre, csd, TAGGED_OFF(DP_CSD_CALLS), loc);
+	if (!counted)
+		add_increment(&pre, csd, TAGGED_OFF(DP_CSD_CALLS), loc);
 	if (quiet) {    /* a quiet body's return, counted before it (lower.cc) */
 		if (!(r->flags & DP_CSS_LEAF_PROC))     /* (the runtime's, there) */
-			add_increment(&pre, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
+			add_increment(&pre, counted ? pd : csd, counted ? EXITS_OFF(slot) : TAGGED_OFF(DP_CSD_EXITS),
+				      loc);
 	}
 	else if (!(r->flags & DP_CSS_LEAF_CALLEE))
 		add_set_cur(&pre, csd, 0, r->kind == DP_CSS_KIND_EXTERNAL, loc);   /* tagged already */
@@ -438,9 +457,12 @@ static gimple_seq post_seq(unsigned site, int slot, tree me, tree pd, tree csd, 
 		return restore;         /* (a leaf's calls all return: the runtime's rule) */
 	if (csd) {
 		add_increment(&restore, csd, TAGGED_OFF(DP_CSD_EXITS), loc);
+	} else if (slot >= 0 && !(r->flags & DP_CSS_RETURNS) && r->kind != DP_CSS_KIND_INDIRECT) {
+		/* a direct site's exits word in its pd (deepprof-abi.h) */
+		add_increment(&restore, pd, EXITS_OFF(slot), loc);
 	} else if (slot >= 0 && !(r->flags & DP_CSS_RETURNS)) {
-		/* a direct site's slot never changes once set (the runtime's
-		 * rule): reloading it keeps csd out of a callee-saved register */
+		/* an indirect site whose call GCC inlined: what its slot holds
+		 * after the body (the runtime sets it before the body's code) */
 		tree again = reg(ptr_type_node, "dp_csd");
 		add(&restore, gimple_build_assign(again, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
 		add_increment(&restore, again, TAGGED_OFF(DP_CSD_EXITS), loc);

@@ -49,7 +49,8 @@ static long direct_slow_site(gimple *c, tree tu, long *ps)
 		return -1;
 	long site = (long)tree_to_uhwi(gimple_call_arg(c, 1));
 	const struct dp_site_rec *r = &dp_sites[site];
-	if ((gimple_call_fndecl(c) == dp_roots[DPR_CALL_SLOW] || gimple_call_fndecl(c) == dp_roots[DPR_CALL_NOSLOT]) &&
+	if ((gimple_call_fndecl(c) == dp_roots[DPR_CALL_SLOW] || gimple_call_fndecl(c) == dp_roots[DPR_CALL_NOSLOT] ||
+	     gimple_call_fndecl(c) == dp_roots[DPR_COUNT_SLOW]) &&
 	    gimple_call_num_args(c) == 4 &&
 	    integer_zerop(gimple_call_arg(c, 2))) {
 		*ps = r->callee_uid <= -2 ? -2 - r->callee_uid : -1;
@@ -237,7 +238,7 @@ public:
 	{
 		return dp_opt.abi == 2 && !dp_opt.late && !in_lto_p && !seen_error() && dp_n_sites &&
 		       dp_roots[DPR_TU_DECL] && dp_roots[DPR_ENTER_SLOW] &&
-		       (dp_roots[DPR_CALL_SLOW] || dp_roots[DPR_CALL_BOUND]) &&
+		       (dp_roots[DPR_CALL_SLOW] || dp_roots[DPR_COUNT_SLOW] || dp_roots[DPR_CALL_BOUND]) &&
 		       dp_roots[DPR_CUR];
 	}
 	unsigned int execute(function *fun) override;

@@ -109,6 +109,7 @@ enum dp_root {
 	DPR_ENTER_SLOW, DPR_CALL_SLOW,  /* abi=2 */
 	DPR_CALL_BOUND,         /* abi=2: dp_abi_call_bound, a devirtualized site's slow path */
 	DPR_CALL_NOSLOT,        /* abi=2: dp_abi_call_noslot, the path of a site with no slot */
+	DPR_COUNT_SLOW,         /* abi=2: dp_abi_count_slow, a direct site's first call through a pd */
 	DPR_RESUME,             /* abi=2: a split part's activation, when dp_cur lost it */
 	DPR_LAND,               /* abi=2: after each setjmp & co returns */
 	DPR_EXITING,            /* before each call of _exit or _Exit */

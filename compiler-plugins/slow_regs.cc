@@ -55,6 +55,7 @@ struct slow_kind {
 };
 const struct slow_kind kinds[] = {
 	{ DPR_CALL_SLOW, "dp_abi_call_slow_regs", 4 },
+	{ DPR_COUNT_SLOW, "dp_abi_count_slow_regs", 4 },
 	{ DPR_ENTER_SLOW, "dp_abi_enter_slow_regs", 3 },
 	{ DPR_RESUME, "dp_abi_resume_regs", 3 },
 };
@@ -247,44 +248,52 @@ unsigned int slow_regs_pass::execute(function *fun)
 
 /*
  * Direct sites' checks without a block of their own. A direct site's
- * check is `csd = pd->slot[s]; if (csd == 0) csd = dp_abi_call_slow(tu,
- * SITE, 0, pd);`: a condition, a block for the slow call and a join, at
- * every direct site, inlined bodies' too. GCC's passes walk those blocks
- * and the memory states they merge: with the plugin sqlite3's
+ * check is `n = ++pd's calls word of the site; csd = pd->slot[s]; if (n
+ * == 0) csd = dp_abi_count_slow(tu, SITE, 0, pd);` (deepprof-abi.h,
+ * DP_PD_COUNT: the word starts at all ones, so the first call through
+ * the pd goes slow): a condition, a block for the slow call and a join,
+ * at every direct site, inlined bodies' too. GCC's passes walk those
+ * blocks and the memory states they merge: with the plugin sqlite3's
  * amalgamation compiled in 2.1x the plain build's time, 1.8x with each
  * check one asm. So right after the plugin's passes that read the
  * diamonds (inlined.cc folds prologues by them), each becomes one asm on
- * the main path (DP_ABI_SITE_CHECK, deepprof-abi.h): the test and a
- * branch to a stub that the asm puts after the function's code
+ * the main path (DP_ABI_COUNT_CHECK, deepprof-abi.h): the count, the
+ * branch on it to a stub that the asm puts after the function's code
  * (.subsection 1), which calls the entry point as above, keeping rax on
- * the stack, and jumps back. The asm reads and writes the slot ("+m",
- * the runtime stores the csd there) and clobbers what the call does but
- * memory and rax: the slow path writes only the slot, the new csd and
+ * the stack, and jumps back; where the site's csd is not used (a leaf's
+ * site, a quiet body that makes no call), the count and the branch alone
+ * (DP_ABI_COUNT). The asm reads and writes the slot ("+m", the runtime
+ * stores the csd there) and clobbers what the call does but memory and
+ * rax: the slow path writes only the slot, the counters, the new csd and
  * pds (which no code reads but through the csd it returns) and the
  * runtime's own state; the program's memory stays in registers across
  * the check. A prologue's check (or a split part's) becomes one asm the
  * same way (DP_ABI_ENTER_CHECK), which names dp_cur as written.
  *
  * With site-checks=asm (the default) the asm of a direct site also takes
- * the statements around it: the slot's load before the check, the
- * increment of the csd's calls and the tag's store to dp_cur after it
- * (DP_ABI_SITE_ENTER, _COUNT), and another asm after the call the
- * restore of dp_cur and the increment of the csd's exits
- * (DP_ABI_SITE_RESTORE, _LOAD): ten statements of the site's code, six of
- * them memory accesses, become two, and the amalgamation compiles in
- * 1.7x plain instead of 1.9x. The asms do not name the words they count
- * (schemas/plugin-abi.md, "A site's code as two asms": no other code
- * touches them).
+ * the statements around it: the slot's load, and after it the tag's
+ * store to dp_cur or a quiet body's exit in the counters (DP_ABI_COUNT_
+ * LOAD, _ENTER, _EXIT, _LOAD_EXIT), and another asm after the call the
+ * restore of dp_cur and the increment of the site's exits word
+ * (DP_ABI_RESTORE_COUNT; DP_ABI_SITE_RESTORE, _LOAD where an indirect
+ * site's csd counts them): the site's code becomes two asms, four
+ * instructions before the call and two after it at a site whose callee
+ * is no leaf (eight in all with the counts in the csd, sessions before
+ * 29). The asms do not name the words they count (schemas/plugin-abi.md,
+ * "A site's code as two asms": no other code touches them).
  */
-const char site_named[] = DP_ABI_SITE_CHECK("dp_abi_call_slow_regs");
-const char site_count_named[] = DP_ABI_SITE_COUNT("dp_abi_call_slow_regs");
-const char site_enter_named[] = DP_ABI_SITE_ENTER("dp_abi_call_slow_regs");
-const char site_count_exit_named[] = DP_ABI_SITE_COUNT_EXIT("dp_abi_call_slow_regs");
 const char restore_named[] = DP_ABI_SITE_RESTORE;
 const char restore_load_named[] = DP_ABI_SITE_RESTORE_LOAD;
 const char restore_only_named[] = DP_ABI_RESTORE;
 const char pending_named[] = DP_ABI_PENDING_EXIT;
 const char enter_named[] = DP_ABI_ENTER_CHECK("dp_abi_enter_slow_regs");
+const char count_named[] = DP_ABI_COUNT("dp_abi_count_slow_regs");
+const char count_exit_named[] = DP_ABI_COUNT_EXIT("dp_abi_count_slow_regs");
+const char count_check_named[] = DP_ABI_COUNT_CHECK("dp_abi_count_slow_regs");
+const char count_load_named[] = DP_ABI_COUNT_LOAD("dp_abi_count_slow_regs");
+const char count_load_exit_named[] = DP_ABI_COUNT_LOAD_EXIT("dp_abi_count_slow_regs");
+const char count_enter_named[] = DP_ABI_COUNT_ENTER("dp_abi_count_slow_regs");
+const char restore_count_named[] = DP_ABI_RESTORE_COUNT;
 const char resume_named[] = DP_ABI_ENTER_CHECK("dp_abi_resume_regs");
 
 /* NAMED with its operand names as numbers (the front end resolves them,
@@ -390,8 +399,9 @@ void replace_diamond(const struct diamond &d, gcall *slow, const char *text, vec
 }
 
 /* Whether AT[0..2] are an increment as inline_path.cc makes them: a load
- * of the word at *BASE + *OFF (out), one added (or DELTA), the store */
-bool increment(gimple *const *at, tree *base, HOST_WIDE_INT *off, int delta = 1)
+ * of the word at *BASE + *OFF (out), one added (or DELTA), the store;
+ * USES: of the new value (2 where a condition reads it too) */
+bool increment(gimple *const *at, tree *base, HOST_WIDE_INT *off, int delta = 1, unsigned uses = 1)
 {
 	if (!at[0] || !at[1] || !at[2] || !gimple_assign_single_p(at[0]))
 		return false;
@@ -402,7 +412,7 @@ bool increment(gimple *const *at, tree *base, HOST_WIDE_INT *off, int delta = 1)
 	    TREE_CODE(gimple_assign_rhs2(at[1])) != INTEGER_CST ||
 	    !wi::eq_p(wi::to_wide(gimple_assign_rhs2(at[1])),
 		      wi::shwi(delta, TYPE_PRECISION(TREE_TYPE(n)))) ||
-	    !has_single_use(gimple_assign_lhs(at[1])) || !gimple_assign_single_p(at[2]) ||
+	    num_imm_uses(gimple_assign_lhs(at[1])) != uses || !gimple_assign_single_p(at[2]) ||
 	    !operand_equal_p(gimple_assign_lhs(at[2]), m, 0) ||
 	    gimple_assign_rhs1(at[2]) != gimple_assign_lhs(at[1]))
 		return false;
@@ -410,8 +420,6 @@ bool increment(gimple *const *at, tree *base, HOST_WIDE_INT *off, int delta = 1)
 	*off = mem_ref_offset(m).force_shwi().to_constant();
 	return true;
 }
-
-enum { CHECK, COUNT, ENTER, COUNT_EXIT };
 
 /* Whether S, which reads or writes the word at Q + OFF, is in one of the
  * increments a quiet body's pending exits are (+1 or -1, its three
@@ -554,98 +562,127 @@ tree cur_store(gimple *st)
 											  : NULL_TREE;
 }
 
-/* What inline_path.cc puts right after a direct site's check, where its
- * csd CSD joins: the increment of its calls (the word at csd - 1, three
- * statements), then, unless its callee is a leaf, the store of csd (cast)
- * to dp_cur, or at a quiet body's site the increment of its exits (the
- * word at csd + 39). Those statements in STMTS, and the form of the asm
- * that takes them: CHECK if the calls' increment is not there. A quiet
- * body's exit is taken only where no other code reaches that word
- * (exits_alone): a body that makes calls counts it pending around those
- * (post_seq), and those increments, put in PENDING, become asms too
- * (pending_asm), since GCC must see all or none of them. */
-int find_count(basic_block join, tree csd, auto_vec<gimple *, 6> &stmts, vec<gimple *> *pending)
-{
-	gimple_stmt_iterator g = gsi_start_nondebug_after_labels_bb(join);
-	gimple *at[6] = {};
-	for (int i = 0; i < 6 && !gsi_end_p(g); i++, gsi_next_nondebug(&g))
-		at[i] = gsi_stmt(g);
-	tree base;
-	HOST_WIDE_INT off;
-	if (!increment(at, &base, &off) || base != csd || off != DP_CSD_CALLS - 1)
-		return CHECK;
-	stmts.safe_push(at[0]);
-	stmts.safe_push(at[1]);
-	stmts.safe_push(at[2]);
-	if (at[3] && is_gimple_assign(at[3]) && CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(at[3])) &&
-	    gimple_assign_rhs1(at[3]) == csd) {
-		/* (a volatile store comes after its address's statement) */
-		for (int i = 4; i < 6; i++)
-			if (cur_store(at[i]) == gimple_assign_lhs(at[3])) {
-				stmts.safe_push(at[i]);     /* (the cast goes as dead code) */
-				return ENTER;
-			}
-	}
-	if (increment(at + 3, &base, &off) && base == csd && off == DP_CSD_EXITS - 1 &&
-	    exits_alone(csd, DP_CSD_EXITS - 1, at + 3, pending)) {
-		stmts.safe_push(at[3]);
-		stmts.safe_push(at[4]);
-		stmts.safe_push(at[5]);
-		return COUNT_EXIT;
-	}
-	return COUNT;
-}
-
-/* SLOW, a direct site's dp_abi_call_slow (tu, SITE, 0, pd) behind
- * `if (csd == 0)`, csd the load of pd's slot: the check as one asm.
- * false if the shape is not the one inline_path.cc makes. */
-bool merge_site(gcall *slow, tree tu)
+/*
+ * SLOW, a direct site's dp_abi_count_slow (tu, SITE, 0, pd) behind `if
+ * (n == 0)`, n one more call in the site's calls word in pd (three
+ * statements), then the load of its slot (fast, which the PHI after
+ * joins with SLOW's result: the site's csd): all of it as one asm
+ * (DP_ABI_COUNT...), with what inline_path.cc puts after it when it is
+ * there: a quiet body's exit in the exits word (three statements), the
+ * store of the csd to dp_cur. The asm loads the slot only where the csd
+ * is used. A quiet body's pending exits (the word at csd + 39, which now
+ * only they touch) become asms too where exits_alone finds them all.
+ * false if the shape is not the one inline_path.cc makes.
+ */
+bool merge_count(gcall *slow, tree tu)
 {
 	tree pd = gimple_call_arg(slow, 3), ta = gimple_call_arg(slow, 0);
 	struct diamond d;
 	if (!integer_zerop(gimple_call_arg(slow, 2)) || !dp_is_tu_addr(ta, tu) ||
 	    !tree_fits_uhwi_p(gimple_call_arg(slow, 1)) || TREE_CODE(pd) != SSA_NAME ||
-	    !find_diamond(slow, EQ_EXPR, &d) || gimple_cond_lhs(d.cond) != d.fast ||
-	    !integer_zerop(gimple_cond_rhs(d.cond)))
+	    !find_diamond(slow, EQ_EXPR, &d) || !integer_zerop(gimple_cond_rhs(d.cond)))
 		return false;
-	gimple *load = dp_def_of(d.fast);
-	if (!load || !gimple_assign_single_p(load) || TREE_CODE(gimple_assign_rhs1(load)) != MEM_REF ||
-	    TREE_OPERAND(gimple_assign_rhs1(load), 0) != pd)
+	/* before the condition: the increment of the calls word, the load */
+	gimple *at[4] = {};
+	gimple_stmt_iterator g = gsi_for_stmt(d.cond);
+	for (int i = 3; i >= 0; i--) {
+		gsi_prev_nondebug(&g);
+		if (gsi_end_p(g))
+			return false;
+		at[i] = gsi_stmt(g);
+	}
+	tree base;
+	HOST_WIDE_INT cnt;
+	gimple *load = at[3];
+	if (!increment(at, &base, &cnt, 1, 2) || base != pd || cnt >= 0 ||
+	    gimple_cond_lhs(d.cond) != gimple_assign_lhs(at[1]) ||
+	    !gimple_assign_single_p(load) || gimple_assign_lhs(load) != d.fast ||
+	    TREE_CODE(gimple_assign_rhs1(load)) != MEM_REF || TREE_OPERAND(gimple_assign_rhs1(load), 0) != pd)
 		return false;
-	/* with the slot's load and what follows the check when it is there:
-	 * the calls' increment, and the store to dp_cur */
-	auto_vec<gimple *, 6> count;
+	tree csd = gimple_phi_result(d.phi);
+	/* after the join: the exit's increment, the store to dp_cur */
+	auto_vec<gimple *, 6> after;
+	gimple_stmt_iterator j = gsi_start_nondebug_after_labels_bb(d.fall->dest);
+	gimple *nx[6] = {};
+	for (int i = 0; i < 6 && !gsi_end_p(j); i++, gsi_next_nondebug(&j))
+		nx[i] = gsi_stmt(j);
+	int k = 0;
+	bool full = dp_opt.site_asm > 1, exit = false, enter = false;
+	HOST_WIDE_INT ex;
+	if (full && increment(nx, &base, &ex) && base == pd && ex == cnt + 8) {
+		exit = true;
+		after.safe_push(nx[0]);
+		after.safe_push(nx[1]);
+		after.safe_push(nx[2]);
+		k = 3;
+	}
+	if (full && !exit && nx[k] && is_gimple_assign(nx[k]) && CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(nx[k])) &&
+	    gimple_assign_rhs1(nx[k]) == csd) {
+		for (int i = k + 1; i < k + 3 && i < 6; i++)
+			if (cur_store(nx[i]) == gimple_assign_lhs(nx[k])) {
+				after.safe_push(nx[i]);     /* (the cast goes as dead code) */
+				enter = true;
+				break;
+			}
+	}
+	/* the quiet body's pending exits, where nothing else reaches them */
 	auto_vec<gimple *> pending;
-	int form = dp_opt.site_asm > 1 ? find_count(d.fall->dest, gimple_phi_result(d.phi), count, &pending) :
-					 CHECK;
-	static const char *const names[][7] = {
-		{ "[csd]", NULL, "[cur]", NULL, "[site]", "[pd]", "[tu]" },    /* csd given */
-		{ "[csd]", "[slot]", "[cur]", "[site]", "[pd]", "[tu]", NULL },   /* the asm loads it */
+	gimple *none[3] = {};
+	if (exit && !exits_alone(csd, DP_CSD_EXITS - 1, none, &pending))
+		pending.truncate(0);
+	/* the csd: none (its PHI unused), given (_CHECK), or loaded */
+	int has = has_zero_uses(csd) && !enter ? 0 : full ? 2 : 1;
+	static const char *const names[][8] = {
+		{ "[cur]", "[pd]", "[cnt]", "[site]", "[tu]", NULL, NULL, NULL },
+		{ "[csd]", "[slot]", "[cur]", NULL, "[pd]", "[cnt]", "[site]", "[tu]" },
+		{ "[csd]", "[slot]", "[cur]", "[pd]", "[cnt]", "[site]", "[tu]", NULL },
 	};
-	static const char *const named[] = { site_named, site_count_named, site_enter_named,
-					     site_count_exit_named };
-	static char *text[4];
+	static const char *const named[] = { count_named, count_exit_named, count_check_named, count_check_named,
+					     count_load_named, count_load_exit_named, count_enter_named };
+	int form = enter ? 6 : 2 * has + exit;
+	static char *text[7];
 	vec<tree, va_gc> *in = NULL, *out = NULL;
-	add_op(&out, form ? "=&r" : "=r", make_ssa_name(TREE_TYPE(d.fast)));
-	add_op(&out, "+m", unshare_expr(gimple_assign_rhs1(load)));     /* the slot */
+	if (has) {
+		add_op(&out, has == 1 ? "=r" : "=&r", make_ssa_name(TREE_TYPE(d.fast)));
+		add_op(&out, "+m", unshare_expr(gimple_assign_rhs1(load)));     /* the slot */
+	}
 	/* dp_cur read (written too, with the store), for the order of the
 	 * stores before it: a restore of dp_cur followed by the next site's
 	 * tag would be a dead store to GCC, and a clock tick between them
 	 * would go to the callee that returned (and the activation's me need
 	 * not outlive its calls: libprof's split.c finds it on the stack) */
 	add_op(&out, "+m", dp_roots[DPR_CUR]);
-	if (!form)
+	if (has == 1)
 		add_op(&in, "0", d.fast);
-	add_op(&in, "i", gimple_call_arg(slow, 1));
 	add_op(&in, "r", pd);
+	add_op(&in, "i", build_int_cst(long_integer_type_node, cnt));
+	add_op(&in, "i", gimple_call_arg(slow, 1));
 	add_op(&in, "i", ta);
-	for (gimple *x : count)
+	for (gimple *x : after)
 		dp_remove_stmt(x);
-	if (form != COUNT_EXIT)
-		pending.truncate(0);
 	for (gimple *x : pending)
 		pending_asm(x);
-	replace_diamond(d, slow, numbered(named[form], names[!!form], 7, &text[form]), in, out);
+	const char *t = numbered(named[form], names[has], 8, &text[form]);
+	if (has) {
+		replace_diamond(d, slow, t, in, out);
+	} else {
+		/* no csd: the asm before the condition, whose slow block
+		 * goes, and the PHI, which nothing uses */
+		gasm *a = gimple_build_asm_vec(t, in, out, check_clobbers(), NULL);
+		gimple_asm_set_volatile(a, true);
+		gimple_set_location(a, gimple_location(slow));
+		gimple_set_block(a, gimple_block(slow));
+		gimple_stmt_iterator c = gsi_for_stmt(d.cond);
+		gsi_insert_before(&c, a, GSI_SAME_STMT);
+		gphi_iterator pi = gsi_for_phi(d.phi);
+		remove_phi_node(&pi, true);
+		gimple_cond_make_false(d.cond);
+		update_stmt(d.cond);
+	}
+	for (int i = 2; i >= 0; i--)
+		dp_remove_stmt(at[i]);
+	if (has != 1)
+		dp_remove_stmt(load);       /* (the asm's is the slot's load, or none is) */
 	return true;
 }
 
@@ -672,7 +709,7 @@ bool merge_restore(gimple *store)
 		at[i] = gsi_stmt(g);
 	gimple *load = NULL, **inc = NULL;
 	tree csd = NULL_TREE, base;
-	HOST_WIDE_INT off;
+	HOST_WIDE_INT off, counter = 0;
 	for (int k = 0, step = 3; k + 3 <= N && at[k] && !inc; k += step, step = 3) {
 		if (is_pending_asm(at[k])) {
 			step = 1;   /* (a quiet body's pending exit, pending_asm's) */
@@ -687,9 +724,10 @@ bool merge_restore(gimple *store)
 			load = at[k];
 			inc = at + k + 1;
 			csd = l;
-		} else if (increment(at + k, &base, &off) && off == DP_CSD_EXITS - 1) {
-			inc = at + k;
+		} else if (increment(at + k, &base, &off) && (off == DP_CSD_EXITS - 1 || off < 0)) {
+			inc = at + k;       /* (off < 0: a direct site's exits word in its pd) */
 			csd = base;
+			counter = off < 0 ? off : 0;
 		} else if (!increment(at + k, &base, &off) || off != DP_CSD_EXITS) {
 			break;      /* (not a quiet body's pending exit) */
 		}
@@ -701,12 +739,14 @@ bool merge_restore(gimple *store)
 	 * instructions), even as "=m" */
 	if (!inc && gimple_assign_lhs(store) != dp_roots[DPR_CUR])
 		return false;
-	int form = !inc ? 2 : load ? 1 : 0;
-	static const char *const names[3][4] = { { "[cur]", "[me]", "[csd]", NULL },
+	int form = !inc ? 2 : load ? 1 : counter ? 3 : 0;
+	static const char *const names[4][4] = { { "[cur]", "[me]", "[csd]", NULL },
 						  { "[csd]", "[cur]", "[me]", "[slot]" },
-						  { "[cur]", "[me]", NULL, NULL } };
-	static const char *const named[] = { restore_named, restore_load_named, restore_only_named };
-	static char *text[3];
+						  { "[cur]", "[me]", NULL, NULL },
+						  { "[cur]", "[me]", "[pd]", "[ex]" } };
+	static const char *const named[] = { restore_named, restore_load_named, restore_only_named,
+					     restore_count_named };
+	static char *text[4];
 	vec<tree, va_gc> *in = NULL, *out = NULL;
 	if (load)
 		add_op(&out, "=&r", make_ssa_name(TREE_TYPE(csd)));
@@ -714,6 +754,8 @@ bool merge_restore(gimple *store)
 	add_op(&in, "r", gimple_assign_rhs1(cast));
 	if (inc)
 		add_op(&in, load ? "m" : "r", load ? unshare_expr(gimple_assign_rhs1(load)) : csd);
+	if (counter)
+		add_op(&in, "i", build_int_cst(long_integer_type_node, counter));
 	gasm *a = gimple_build_asm_vec(numbered(named[form], names[form], 4, &text[form]), in, out, NULL, NULL);
 	gimple_asm_set_volatile(a, true);
 	gimple_set_location(a, gimple_location(store));
@@ -788,7 +830,7 @@ unsigned int site_asm_pass::execute(function *fun)
 				restores.safe_push(st);
 			gcall *c = dyn_cast<gcall *>(st);
 			tree fn = c ? gimple_call_fndecl(c) : NULL_TREE;
-			if (fn && ((fn == dp_roots[DPR_CALL_SLOW] && gimple_call_num_args(c) == 4) ||
+			if (fn && ((fn == dp_roots[DPR_COUNT_SLOW] && gimple_call_num_args(c) == 4) ||
 				   ((fn == dp_roots[DPR_ENTER_SLOW] || fn == dp_roots[DPR_RESUME]) &&
 				    gimple_call_num_args(c) == 3)))
 				slow.safe_push(c);
@@ -817,13 +859,13 @@ unsigned int site_asm_pass::execute(function *fun)
 	bool any = false;
 	for (gcall *c : slow) {
 		tree fn = gimple_call_fndecl(c);
-		if (fn == dp_roots[DPR_CALL_SLOW])
-			any |= merge_site(c, dp_roots[DPR_TU_DECL]);
+		if (fn == dp_roots[DPR_COUNT_SLOW])
+			any |= merge_count(c, dp_roots[DPR_TU_DECL]);
 		else
 			any |= merge_prologue(c, dp_roots[DPR_TU_DECL], fn == dp_roots[DPR_RESUME]);
 	}
 	for (gimple *st : restores)
-		if (gimple_bb(st))      /* (not a site's store merge_site took) */
+		if (gimple_bb(st))      /* (not a site's store merge_count took) */
 			any |= merge_restore(st);
 	if (!any)
 		return 0;

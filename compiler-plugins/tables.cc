@@ -189,6 +189,9 @@ tree dp_hook_decl(enum dp_root which)
 	case DPR_CALL_NOSLOT:
 		d = make_hook("dp_abi_call_noslot", build_function_type_list(p, p, u32, p, p, NULL_TREE));
 		break;
+	case DPR_COUNT_SLOW:
+		d = make_hook("dp_abi_count_slow", build_function_type_list(p, p, u32, p, p, NULL_TREE));
+		break;
 	case DPR_CALL_BOUND:
 		d = make_hook("dp_abi_call_bound", build_function_type_list(p, p, u32, p, p, u32, NULL_TREE));
 		break;
@@ -270,6 +273,7 @@ bool dp_is_probe(tree fndecl)
 			return true;
 	if (fndecl == dp_roots[DPR_ENTER_SLOW] || fndecl == dp_roots[DPR_CALL_SLOW] ||
 	    fndecl == dp_roots[DPR_CALL_BOUND] || fndecl == dp_roots[DPR_CALL_NOSLOT] ||
+	    fndecl == dp_roots[DPR_COUNT_SLOW] ||
 	    fndecl == dp_roots[DPR_RESUME] || fndecl == dp_roots[DPR_LAND] || fndecl == dp_roots[DPR_EXITING] ||
 	    fndecl == dp_roots[DPR_EXEC])
 		return true;

@@ -138,6 +138,11 @@ struct dp_csd {
 	uint32_t snap;              /* v2: how the write under way counts the calls not seen
 	                               returning (dp_plugin2_prepare, plugin2.c) */
 	struct dp_csd *in_next;     /* v2: the next csd bound to the same callee pd */
+	uint64_t *ctr;              /* v2, a direct site's csd: the counters of its slot in
+	                               its caller's pd (deepprof-abi.h, DP_PD_COUNT), calls
+	                               and exits the inline code counted there, added to
+	                               hot's (plugin2.c: v2_calls, v2_exits); NULL until
+	                               dp_abi_count_slow sets it */
 	uint32_t ctx;               /* omp.c: a context-only copy, in the graph of a thread that
 	                               ran an OpenMP region, of a csd of the thread that made the
 	                               region: it counts nothing (fn has DP_CTX_FN set) */

@@ -49,6 +49,33 @@ struct pd2 {
 	struct dp_pd_hot hot;       /* last: its slot[] follows */
 };
 #define PD2(h)  ((struct pd2 *)((char *)(h) - offsetof(struct pd2, hot)))
+/* Slot i's counters (deepprof-abi.h, DP_PD_COUNT): below the pd2, made
+ * with it. A pd2 of n slots takes PD2_SIZE(n) bytes from its start, its
+ * counters first (PD2_AT: the pd2 in such a block) */
+#define PD_COUNT(h, i) ((uint64_t *)((char *)(h) + DP_PD_COUNT(i)))
+#define PD2_SIZE(n) (16 * ((size_t)(n) + 1) + sizeof(struct pd2) + (size_t)(n) * sizeof(uintptr_t))
+#define PD2_AT(m, n) ((struct pd2 *)((char *)(m) + 16 * ((size_t)(n) + 1)))
+_Static_assert(offsetof(struct pd2, hot) == 8, "the counters end 8 bytes below the pd2");
+/* Each slot's counters: calls at all ones (the first call's add makes
+ * it 0, the inline code's cue for its slow path), exits 0 */
+static void counters_init(struct dp_pd_hot *h, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		PD_COUNT(h, i)[0] = ~(uint64_t)0;
+		PD_COUNT(h, i)[1] = 0;
+	}
+}
+/* What a csd counted: its hot part's and its slot's counters' */
+static inline uint64_t v2_calls(const struct dp_csd *c)
+{
+	const uint64_t *k = DP_LOAD_ACQ(&c->ctr);
+	return DP_LOAD(&c->hot.calls) + (k ? DP_LOAD(&k[0]) : 0);
+}
+static inline uint64_t v2_exits(const struct dp_csd *c)
+{
+	const uint64_t *k = DP_LOAD_ACQ(&c->ctr);
+	return DP_LOAD(&c->hot.exits) + (k ? DP_LOAD(&k[1]) : 0);
+}
 #define CSD2(h) ((struct dp_csd *)((char *)(h) - offsetof(struct dp_csd, hot)))
 /* A slot's value: a csd's hot part, tagged as a site stores it in dp_cur
  * (deepprof-abi.h), and back */
@@ -128,8 +155,10 @@ static int ensure(struct dp_tu *tu)
 	int r = 0;
 	dp_lock();
 	if (n > sink_slots) {
-		struct pd2 *s = dp_mem_map(sizeof *s + n * sizeof(uintptr_t));     /* its slots */
+		char *m = dp_mem_map(PD2_SIZE(n));     /* its counters and slots */
+		struct pd2 *s = m ? PD2_AT(m, n) : NULL;
 		if (s) {
+			counters_init(&s->hot, n);
 			for (uint32_t i = 0; i < n; i++)
 				s->hot.slot[i] = SLOTV(&sink_csd.hot);
 			s->hot.n_slot = n;
@@ -198,10 +227,12 @@ static struct dp_pd *pd_new2(struct dp_thread *t, struct dp_ps *ps, struct dp_cs
 	/* an OpenMP region of a plugin function has the function's sites */
 	bool st = ps->kind == DP_PS_STATIC || (ps->kind == DP_PS_REGION && ps->layout);
 	uint32_t n = st ? ps->n_css + ps->n_extra : 0;
-	struct pd2 *h = dp_mem_thread(t, sizeof *h + n * sizeof(uintptr_t));     /* its slots */
+	char *m = dp_mem_thread(t, PD2_SIZE(n));     /* its counters and slots */
+	struct pd2 *h = m ? PD2_AT(m, n) : NULL;
 	struct dp_pd *pd = h ? dp_graph_pd_new(t, ps) : NULL;
 	if (!pd)
 		return NULL;
+	counters_init(&h->hot, n);
 	h->pd = pd;
 	h->hot.ps = !st ? NULL : ps->kind == DP_PS_REGION ? ps->layout : (const struct dp_ps_static *)ps->fn;
 	h->hot.n_slot = n;
@@ -245,7 +276,7 @@ static bool leaf_tail(const struct dp_csd *c)
  */
 static bool running(const struct dp_csd *c)
 {
-	return how(c) == BY_COUNT && c->hot.calls > c->hot.exits + c->nonlocal;
+	return how(c) == BY_COUNT && v2_calls(c) > v2_exits(c) + c->nonlocal;
 }
 
 /* Pushes pd on t->seen (the search stack, *n entries), marking it with
@@ -339,7 +370,7 @@ DP_COLD static void land(struct dp_thread *t, struct dp_csd *me, uintptr_t cur)
 		for (struct dp_csd *c = pd->in_head; c; c = c->in_next) {
 			bool run = running(c);
 			if (run)
-				c->nonlocal = c->hot.calls - c->hot.exits;
+				c->nonlocal = v2_calls(c) - v2_exits(c);
 			struct dp_pd *up = c->caller;
 			if ((c == pd->parent || run) && up && up->mark != live && up->mark != dead &&
 			    push(t, &n, up, dead) < 0)
@@ -704,6 +735,23 @@ lost:
 	return &sink_csd.hot;
 }
 
+/* What a direct site could not do at its first call through pdh: its
+ * slot's csd, made by call() if new, and its counters (whose calls the
+ * site took from all ones to 0) counting for it from this call on. The
+ * sink where nothing can be recorded: the counters then count for none. */
+DP_COLD static struct dp_csd_hot *count(struct dp_tu *tu, uint32_t site, struct dp_pd_hot *pdh)
+{
+	struct dp_csd_hot *h = call(tu, site, NULL, pdh);
+	if (h == &sink_csd.hot)
+		return h;
+	uint64_t *k = PD_COUNT(pdh, site_slot(PD2(pdh)->pd->ps, site));
+	k[0] += 1;
+	struct dp_csd *c = CSD2(h);
+	if (!c->ctr)
+		DP_STORE_REL(&c->ctr, k);
+	return h;
+}
+
 DP_EXPORT void *dp_abi_enter_slow(struct dp_tu *tu, uint32_t ps, uintptr_t cur)
 {
 	/* a library calling the same callback again (qsort's comparator):
@@ -785,6 +833,15 @@ DP_EXPORT void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void
 	return call_slow(tu, site, fn, pd);
 }
 
+DP_EXPORT void *dp_abi_count_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd)
+{
+	(void)fn;
+	int saved_errno = errno;
+	struct dp_csd_hot *r = count(tu, site, pd);
+	errno = saved_errno;
+	return (void *)SLOTV(r);
+}
+
 /* The path of a site with no slot in its pd (a site of a part GCC split
  * off a function inlined elsewhere, with calls=surviving), which runs at
  * each of its calls: the same as dp_abi_call_slow, called as a call the
@@ -827,6 +884,7 @@ DP_EXPORT void *dp_abi_call_bound(struct dp_tu *tu, uint32_t site, void *fn, voi
 /* the slow paths as the optimised code calls them (deepprof-abi.h) */
 DP_ABI_REGS_ENTRY(dp_abi_enter_slow_regs, dp_abi_enter_slow);
 DP_ABI_REGS_ENTRY(dp_abi_call_slow_regs, dp_abi_call_slow);
+DP_ABI_REGS_ENTRY(dp_abi_count_slow_regs, dp_abi_count_slow);
 DP_ABI_REGS_ENTRY(dp_abi_resume_regs, dp_abi_resume);
 #endif
 
@@ -873,7 +931,7 @@ static void each_slot_csd(struct dp_thread *t, void (*fn)(struct dp_thread *, st
  * an uninstrumented function (t is the calling thread). */
 static void bind_if_pending(struct dp_thread *t, struct dp_csd *x)
 {
-	if (x->hot.callee == &unbound_pd && x->hot.calls && bind_uninstrumented2(t, x) < 0)
+	if (x->hot.callee == &unbound_pd && v2_calls(x) && bind_uninstrumented2(t, x) < 0)
 		t->lost++;
 }
 
@@ -940,7 +998,7 @@ void dp_plugin2_prepare(struct dp_thread *t)
 		c->snap = ended ? SNAP_ENDED : 0;
 		if (how(c) != BY_COUNT)
 			continue;
-		uint64_t calls = DP_LOAD(&c->hot.calls), exits = DP_LOAD(&c->hot.exits);
+		uint64_t calls = v2_calls(c), exits = v2_exits(c);
 		c->callee->in_calls += calls;
 		c->callee->in_exits += exits < calls ? exits : calls;
 	}
@@ -962,7 +1020,7 @@ void dp_plugin2_prepare(struct dp_thread *t)
  */
 void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *exits_out, uint64_t *nonlocal_out)
 {
-	uint64_t calls = DP_LOAD(&c->hot.calls), exits, nl = DP_LOAD(&c->nonlocal);
+	uint64_t calls = v2_calls(c), exits, nl = DP_LOAD(&c->nonlocal);
 	bool ended = c->snap & SNAP_ENDED;
 	uint64_t running = ended ? 0 : c->snap;
 	switch (how(c)) {
@@ -973,7 +1031,7 @@ void dp_plugin2_counts(const struct dp_csd *c, uint64_t *calls_out, uint64_t *ex
 		exits = calls;
 		break;
 	case BY_COUNT:
-		exits = DP_LOAD(&c->hot.exits);
+		exits = v2_exits(c);
 		if (exits > calls)
 			exits = calls;  /* a forked child: calls made in the parent returned */
 		running = ended ? 0 : calls - exits - (nl < calls - exits ? nl : calls - exits);
@@ -1008,6 +1066,8 @@ static void forget(struct dp_thread *t, struct dp_csd *x)
 	if (running(x))
 		x->inherited = 1;
 	x->hot.calls = x->hot.loop_cscs = x->hot.exits = 0;
+	if (x->ctr)
+		x->ctr[0] = x->ctr[1] = 0;
 	x->nonlocal = 0;
 }
 

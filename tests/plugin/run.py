@@ -658,6 +658,11 @@ def test_lean_sites():
           "lean sites: counts %r" % got)
 
 
+# an instruction that counts exits: a site's in its pd's counters (the
+# exits word of DP_PD_COUNT, 8 bytes past the calls word), or a quiet
+# body's pending ones in its csd (39 past the csd tagged, 40 past it)
+EXITS_TOUCH = re.compile(r"addq\s+\$-?1, (?:8\+-\d+|39|40)\(%")
+
 RETURNS_SRC = """#include <wctype.h>
 static int up(int c)
 {
@@ -702,8 +707,9 @@ def test_devirt_sites():
         fa = fn_asm(f.read(), "f")
     check("towupper" in fa and "call\tup" not in fa,
           "quiet bodies: up is not inlined into f, or calls no towupper:\n" + fa)
-    check(fa.count(" 39(%") == 1,
-          "quiet bodies: f touches exits (39 past a tagged csd) other than once:\n" + fa)
+    check(len(EXITS_TOUCH.findall(fa)) == 1,
+          "quiet bodies: f touches exits (its counters' 8+DP_PD_COUNT, or 39 past a tagged csd, 40 past a csd) "
+          "other than once:\n" + fa)
 
 
 ESTIMATE_SRC = """extern int g(int);
@@ -748,7 +754,8 @@ int main(void)
 def test_slow_regs():
     """Slow paths that keep registers (compiler-plugins/slow_regs.cc,
     schemas/plugin-abi.md): at -O2 on ABI v2, f's calls are all inlined and
-    its prologue's and its four sites' slow paths are asms calling the
+    its prologue's and its four sites' slow paths (dp_abi_count_slow, a
+    direct site's first call through a pd) are asms calling the
     _regs entry points, so f keeps its three arguments where they came and saves no
     register (with slow-calls=plain they are calls, across which the
     arguments must sit in callee-saved registers: f pushes). Both builds
@@ -773,7 +780,7 @@ def test_slow_regs():
         got = ({k: n for k, (n, r) in t["site"].items()}, t["enter"], stdout.split()[:1])
         res[mode + " counts"] = got
     r, p = res["regs"], res["plain"]
-    check("call *dp_abi_enter_slow_regs@GOTPCREL(%rip)" in r and r.count("call *dp_abi_call_slow_regs@GOTPCREL(%rip)") == 4
+    check("call *dp_abi_enter_slow_regs@GOTPCREL(%rip)" in r and r.count("call *dp_abi_count_slow_regs@GOTPCREL(%rip)") == 4
           and r.count("lea -128(%rsp), %rsp") == 5 and "call\tdp_abi" not in r and not re.search(r"\tpushq?\t%r", r),
           "slow-calls=regs: f's slow paths are not asm calls of the _regs entry points, or f saves registers:\n" + r)
     check("call\tdp_abi_enter_slow" in p and re.search(r"\tpushq?\t%r", p),
@@ -821,6 +828,15 @@ def site_modes(name, src, fn, modes):
     return must([plain]).stdout, res
 
 
+def rt_stores(dump, want):
+    """The stores in a GIMPLE DUMP to a word of the runtime's memory at an
+    offset WANT(offset) accepts (a csd's calls at -1 from its tagged
+    pointer, exits at 39 or 40; a pd's counters at DP_PD_COUNT, below it:
+    calls at a multiple of 16, exits 8 past)"""
+    return [o for o in map(int, re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ "
+                                             r"(-?\d+)B\] = ", dump, re.M)) if want(o)]
+
+
 # main of the programs that test f(long, long): 100 calls, the sum printed
 F_MAIN = r"""
 int main(void)
@@ -858,13 +874,15 @@ def test_site_asm():
     schemas/plugin-abi.md "Checks without blocks"): at -O2 on ABI v2, f's
     nine direct sites (h twice, g, the two inlined p, the four inlined q;
     q's own sites of g are four more) and its prologue make no block of
-    their own: tree PRE sees no dp_abi_call_slow nor dp_abi_enter_slow,
+    their own: tree PRE sees no dp_abi_count_slow nor dp_abi_enter_slow,
     and two blocks per check fewer than with
     site-checks=blocks; the stubs the asms put after the code call the
-    _regs entry point. With site-checks=asm (the default) each site's asm
-    also loads the slot and counts the call (and the exit of an inlined
-    body, p's and q's: g is a leaf), so tree PRE sees thirteen loads fewer
-    and no increment of a csd's calls (thirteen with site-checks=check). All three builds and plain GCC print the same, and count
+    _regs entry point. A direct site's check is the count of its call in
+    its pd's counters (deepprof-abi.h, DP_PD_COUNT), so in both modes its
+    asm counts the call; with site-checks=asm (the default) it also loads
+    the slot where the csd is used (h's tags, q's bodies) and counts the
+    exit of an inlined body (p's and q's: g is a leaf), so tree PRE sees
+    six loads fewer and no exit counted (six with site-checks=check). All three builds and plain GCC print the same, and count
     the same calls: every site's first call in each pd runs its stub
     (eleven values are live across q's checks, in the registers a call
     would clobber: a stub that lost one, rax, would show). f reaches
@@ -874,36 +892,37 @@ def test_site_asm():
     want, built = site_modes("siteasm", SITE_ASM_SRC, "f", ("asm", "check", "blocks"))
     res = {}
     for mode, (body, fopt, sites, stdout) in built.items():
-        res[mode] = (body, fopt.count("dp_abi_call_slow (") + fopt.count("dp_abi_enter_slow ("),
+        res[mode] = (body, len(re.findall(r"dp_abi_(?:call|count|enter)_slow \(", fopt)),
                      len(re.findall(r"<bb \d+>", fopt)), sites, stdout,
                      len(re.findall(r"^  _\d+ = MEM <void \*> \[\(struct __deepprof_rt \*\)_\d+ \+ \d+B\];", fopt, re.M)),
-                     len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ -1B\] = ",
-                                    fopt, re.M)),
-                     len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ (?:39|40)B\] = ",
-                                    fopt, re.M)))
+                     len(rt_stores(fopt, lambda o: o == -1 or (o < -1 and o % 16 == 0))),
+                     len(rt_stores(fopt, lambda o: o in (39, 40) or (o < -1 and o % 16 == 8))))
     a, k, b = res["asm"], res["check"], res["blocks"]
     check(a[1] == k[1] == 0 and b[1] == 14 and a[2] <= b[2] - 2 * 14 and k[2] <= b[2] - 2 * 14,
           "site-checks: f before tree PRE has %d, %d and %d slow calls (want 0, 0 and 14), %d, %d and %d blocks"
           % (a[1], k[1], b[1], a[2], k[2], b[2]))
     for x in (a, k):
-        check(x[0].count("je 86421f") == 13 and x[0].count("call *dp_abi_call_slow_regs@GOTPCREL(%rip)") == 13 and
+        check(x[0].count("je 86421f") == 13 and x[0].count("call *dp_abi_count_slow_regs@GOTPCREL(%rip)") == 13 and
               x[0].count("jne 86423f") == 1 and x[0].count("call *dp_abi_enter_slow_regs@GOTPCREL(%rip)") == 1 and
               x[0].count(".subsection 1") == 14,
               "site-checks=asm/check: f's thirteen direct sites and its prologue are not asms with a stub after "
               "the code:\n" + x[0])
     # p's two inlined bodies make no call: nothing but their sites' asms
-    # counts their exits
+    # counts their calls and exits (in f's pd: DP_PD_COUNT, and 8 past it)
     quiet = len([x for x in re.findall(r"#APP\n(.*?)#NO_APP", a[0], re.S)
-                 if "addq $1, -1(" in x and "addq $1, 39(" in x])
+                 if re.search(r"addq \$1, -\d+\(", x) and "addq $1, 8+-" in x])
     check(quiet >= 2, "site-checks=asm: %d quiet bodies' exits counted in their sites' asms in f, "
           "want p's two at least:\n%s" % (quiet, a[0]))
     # p's and q's six bodies: their exits counted in their sites' asms
     check(a[7] == 0 and k[7] == 6,
           "site-checks=asm: f before tree PRE counts %d exits of inlined bodies (want 0; with "
           "site-checks=check %d, want 6)" % (a[7], k[7]))
-    check(a[5] == k[5] - 13 and a[6] == 0 and k[6] == 13,
+    # the slots of the six sites whose csd the code uses (h's two tags, q's
+    # four bodies' mes) loaded in the asms; the calls counted in them in
+    # both modes (the count is the check)
+    check(a[5] == k[5] - 6 and a[6] == k[6] == 0,
           "site-checks=asm: f before tree PRE loads %d pointers of the instrumentation and counts %d calls, "
-          "%d and %d with site-checks=check (want 13 loads fewer: the slots, and 0 and 13 counts)"
+          "%d and %d with site-checks=check (want 6 loads fewer: the slots, and no count)"
           % (a[5], a[6], k[5], k[6]))
     check(a[0].count("%fs:") == k[0].count("%fs:") == b[0].count("%fs:") > 0,
           "site-checks: f accesses dp_cur %d, %d and %d times with asm, check and blocks (a restore before "
@@ -930,7 +949,8 @@ def test_pending_exits():
     pending_asm; schemas/plugin-abi.md "A site's code as two asms"): q,
     inlined three times into f, calls h (not a leaf) on a path, so each
     body counts its exit before it runs and takes it back around that call
-    (-1 before, +1 after: a longjmp out of h leaves it a non-local exit).
+    (-1 before, +1 after: a longjmp out of h leaves it a non-local exit;
+    the first in its site's counters in f's pd, the others in its csd).
     With site-checks=asm (the default) none of those nine increments is
     GCC's to see before tree PRE (all or none of a body's are: GCC must not
     move one it sees past an asm that counts the same word), the code has
@@ -938,8 +958,7 @@ def test_pending_exits():
     site-checks=check and of plain GCC (plugin-rt t042 checks the
     non-local exits through such bodies)."""
     want, built = site_modes("pending", PENDING_SRC, "f", ("asm", "check"))
-    res = {mode: (body, len(re.findall(r"^  MEM <long unsigned int> \[\(struct __deepprof_rt \*\)_\d+ \+ "
-                                       r"(?:39|40)B\] = ", fopt, re.M)), sites, stdout)
+    res = {mode: (body, len(rt_stores(fopt, lambda o: o in (39, 40) or (o < -1 and o % 16 == 8))), sites, stdout)
            for mode, (body, fopt, sites, stdout) in built.items()}
     a, k = res["asm"], res["check"]
     check(a[1] == 0 and k[1] == 9,

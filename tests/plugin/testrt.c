@@ -216,6 +216,7 @@ struct csdx {
 	const void *cb_from;            /* callback csds: the csd current when entered */
 	struct csdx *all;               /* every csd, for the report */
 	struct csdx *tfirst, *tnext;    /* indirect sites: the slot's csds, one per target */
+	uint64_t *ctr;                  /* direct sites: their counters in the pd (DP_PD_COUNT) */
 };
 
 static struct dp_pd_hot unbound_pd, external_pd;   /* ps NULL: never match */
@@ -228,9 +229,13 @@ static struct csdx *all_csds;
 static struct pdx *new_pd(struct dp_tu *tu, uint32_t psi)
 {
 	const struct dp_ps_static *ps = &tu->ps[psi];
-	struct pdx *p = calloc(1, sizeof *p + ps->n_css * sizeof(void *));
-	if (!p)
+	/* below it, two counters per slot (deepprof-abi.h, DP_PD_COUNT) */
+	char *m = calloc(1, 16 * (ps->n_css + 1) + sizeof(struct pdx) + ps->n_css * sizeof(void *));
+	if (!m)
 		abort();
+	struct pdx *p = (struct pdx *)(m + 16 * (ps->n_css + 1));
+	for (uint32_t i = 0; i < ps->n_css; i++)      /* calls from all ones: the first goes slow */
+		*(uint64_t *)((char *)&p->hot + DP_PD_COUNT(i)) = ~(uint64_t)0;
 	p->tu = tu;
 	p->psi = psi;
 	p->hot.ps = ps;
@@ -309,6 +314,22 @@ void *dp_abi_call_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
 	return (void *)pd->hot.slot[slot];
 }
 
+/* A direct site's first call through a pd: its slot's csd counts in the
+ * slot's counters from now on (deepprof-abi.h) */
+void *dp_abi_count_slow(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
+{
+	(void)fn;
+	struct pdx *pd = PDX(pd_hot);
+	uint32_t slot = site - tu->ps[pd->psi].first_css;
+	uint64_t *k = (uint64_t *)((char *)pd_hot + DP_PD_COUNT(slot));
+	uintptr_t v = pd->hot.slot[slot] ? pd->hot.slot[slot] : (uintptr_t)dp_abi_call_slow(tu, site, NULL, pd_hot);
+	struct csdx *c = (struct csdx *)(v & ~(uintptr_t)1);
+	k[0] += 1;
+	if (!c->ctr)
+		c->ctr = k;
+	return (void *)v;
+}
+
 /* A devirtualized site (fn is procedure psi of tu): fn's csd, bound to psi. */
 /* a site with no slot (libprof's: the same path, a plain call) */
 void *dp_abi_call_noslot(struct dp_tu *tu, uint32_t site, void *fn, void *pd_hot)
@@ -368,6 +389,7 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t psi, uintptr_t cur)
 /* as the optimised code calls them (deepprof-abi.h) */
 DP_ABI_REGS_ENTRY(dp_abi_enter_slow_regs, dp_abi_enter_slow);
 DP_ABI_REGS_ENTRY(dp_abi_call_slow_regs, dp_abi_call_slow);
+DP_ABI_REGS_ENTRY(dp_abi_count_slow_regs, dp_abi_count_slow);
 DP_ABI_REGS_ENTRY(dp_abi_resume_regs, dp_abi_resume);
 #endif
 
@@ -384,11 +406,12 @@ void dp_abi_land(struct dp_tu *tu, void *me)
 static void settle_v2(struct tu_counts *t)
 {
 	for (struct csdx *c = all_csds; c; c = c->all) {
+		uint64_t calls = c->hot.calls + (c->ctr ? c->ctr[0] : 0);
 		if (c->tu == t->tu)
-			t->calls[c->site] += c->hot.calls;
+			t->calls[c->site] += calls;
 		struct dp_pd_hot *callee = c->hot.callee;
 		if (callee && callee->ps && PDX(callee)->tu == t->tu) {
-			t->enters[PDX(callee)->psi] += c->hot.calls;
+			t->enters[PDX(callee)->psi] += calls;
 			t->backedges[PDX(callee)->psi] += c->hot.loop_cscs;
 		}
 	}

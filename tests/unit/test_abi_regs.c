@@ -153,113 +153,130 @@ static void test_red_zone_and_alignment(void)
 	}
 }
 
-/* A direct site's check (DP_ABI_SITE_CHECK, the template the plugin's
- * asm uses): with the slot set, its value and no call; with it 0, the
- * stub's call with (tu, site, 0, pd) and its result; the general
- * registers kept either way (those that fit in an asm's 30 operands), rax
- * too (the stub's own scratch register), and the result where the asm's
- * operand is, rax or another. */
+/* A direct site's count and check (DP_ABI_COUNT, the template the
+ * plugin's asm uses): one more call in the calls word at pd + cnt
+ * (deepprof-abi.h, DP_PD_COUNT); when that made it 0, the stub's call
+ * with (tu, site, 0, pd), otherwise none; the general registers kept
+ * either way (those that fit in an asm's 30 operands), rax too (the
+ * stub's own scratch register). _EXIT: one more exit, 8 bytes on. */
 static char fake_tu;
-static void test_site_check(void)
+static void test_count(void)
 {
-	for (int set = 0; set < 2; set++) {
-		uintptr_t slot = set ? 0x1234 : 0, value = slot;
+	for (int first = 0; first < 2; first++) {
+		uint64_t words[6] = { 0 };
+		words[2] = first ? ~(uint64_t)0 : 41;
 		register uint64_t rax __asm__("rax") = 0xa0, rbx __asm__("rbx") = 0x1b;
 		register uint64_t rcx __asm__("rcx") = 0x1c, rsi __asm__("rsi") = 0x51;
 		register uint64_t rdi __asm__("rdi") = 0xd1, r8 __asm__("r8") = 0x8;
 		register uint64_t r10 __asm__("r10") = 0x10, r11 __asm__("r11") = 0x11;
 		register uint64_t r12 __asm__("r12") = 0x12, r14 __asm__("r14") = 0x14;
-		register uintptr_t csd __asm__("rdx");
-		uint64_t pd = 0xfeed;
+		uintptr_t pd = (uintptr_t)&words[4], cur = 0x7;
 		calls = 0;
-		__asm__ volatile(DP_ABI_SITE_CHECK("dp_test_regs_entry")
-				 : [csd] "=r"(csd), "+m"(slot), "+r"(rax), "+r"(rbx), "+r"(rcx), "+r"(rsi),
+		__asm__ volatile(DP_ABI_COUNT_EXIT("dp_test_regs_entry")
+				 : [cur] "+m"(cur), "+r"(rax), "+r"(rbx), "+r"(rcx), "+r"(rsi),
 				   "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r14)
-				 : "0"(value), [site] "i"(17), [pd] "r"(pd), [tu] "i"(&fake_tu)
-				 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+				 : [pd] "r"(pd), [cnt] "i"(-16L), [site] "i"(17), [tu] "i"(&fake_tu)
+				 : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
 				   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 		uint64_t now[] = { rax, rbx, rcx, rsi, rdi, r8, r10, r11, r12, r14 };
-		uintptr_t got_csd = csd;
 		uint64_t want[] = { 0xa0, 0x1b, 0x1c, 0x51, 0xd1, 0x8, 0x10, 0x11, 0x12, 0x14 };
 		same_regs(now, want, sizeof want / sizeof *want);
-		CU_ASSERT_EQUAL(calls, set ? 0 : 1);
-		CU_ASSERT_EQUAL(got_csd, set ? 0x1234 : 0x5eed);
-		if (!set) {
+		CU_ASSERT_EQUAL(calls, first ? 1 : 0);
+		CU_ASSERT_EQUAL(words[2], first ? 0 : 42);
+		CU_ASSERT_EQUAL(words[3], 1);
+		CU_ASSERT_EQUAL(words[0] + words[1] + words[4] + words[5], 0);
+		CU_ASSERT_EQUAL(cur, 0x7);
+		if (first) {
 			CU_ASSERT_EQUAL(got[0], (uint64_t)(uintptr_t)&fake_tu);
 			CU_ASSERT_EQUAL(got[1], 17);
 			CU_ASSERT_EQUAL(got[2], 0);
-			CU_ASSERT_EQUAL(got[3], 0xfeed);
+			CU_ASSERT_EQUAL(got[3], pd);
 		}
 	}
-	/* the result in rax */
-	uintptr_t slot = 0, value = 0, res;
-	uint64_t pd = 0xfeed;
+	/* DP_ABI_COUNT: the calls word only */
+	uint64_t words[4] = { 5, 9, 0, 0 };
+	uintptr_t pd = (uintptr_t)&words[2], cur = 0x7;
 	calls = 0;
-	__asm__ volatile(DP_ABI_SITE_CHECK("dp_test_regs_entry")
-			 : [csd] "=a"(res), "+m"(slot)
-			 : "0"(value), [site] "i"(3), [pd] "r"(pd), [tu] "i"(&fake_tu)
-			 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+	__asm__ volatile(DP_ABI_COUNT("dp_test_regs_entry")
+			 : [cur] "+m"(cur)
+			 : [pd] "r"(pd), [cnt] "i"(-16L), [site] "i"(3), [tu] "i"(&fake_tu)
+			 : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+			   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+	CU_ASSERT_EQUAL(words[0], 6);
+	CU_ASSERT_EQUAL(words[1], 9);
+	CU_ASSERT_EQUAL(calls, 0);
+}
+
+/* The count and check with the site's csd (DP_ABI_COUNT_CHECK, given the
+ * slot's value; _LOAD, _ENTER, loading it): the slot's csd, or at the
+ * first call (the calls word made 0) the stub's; _ENTER sets the current
+ * csd's place to it; the general registers kept, rax too, and the result
+ * where the asm's operand is, rax or another. */
+static void test_count_csd(void)
+{
+	for (int form = 0; form < 3; form++)
+		for (int first = 0; first < 2; first++) {
+			uint64_t words[3] = { first ? ~(uint64_t)0 : 7, 0, 0 };
+			uintptr_t pd = (uintptr_t)&words[2], slot = first ? 0 : 0x1235, cur = 0x7;
+			register uint64_t rax __asm__("rax") = 0xa0, rbx __asm__("rbx") = 0x1b;
+			register uint64_t rcx __asm__("rcx") = 0x1c, rsi __asm__("rsi") = 0x51;
+			register uint64_t rdi __asm__("rdi") = 0xd1, r8 __asm__("r8") = 0x8;
+			register uint64_t r10 __asm__("r10") = 0x10, r11 __asm__("r11") = 0x11;
+			register uintptr_t csd __asm__("rdx");
+			calls = 0;
+			result = 0x5eed;
+			if (form == 0)
+				__asm__ volatile(DP_ABI_COUNT_CHECK("dp_test_regs_entry")
+						 : [csd] "=r"(csd), [slot] "+m"(slot), [cur] "+m"(cur), "+r"(rax),
+						   "+r"(rbx), "+r"(rcx), "+r"(rsi), "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11)
+						 : "0"(slot), [pd] "r"(pd), [cnt] "i"(-16L), [site] "i"(17),
+						   [tu] "i"(&fake_tu)
+						 : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+						   "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+			else if (form == 1)
+				__asm__ volatile(DP_ABI_COUNT_LOAD("dp_test_regs_entry")
+						 : [csd] "=&r"(csd), [slot] "+m"(slot), [cur] "+m"(cur), "+r"(rax),
+						   "+r"(rbx), "+r"(rcx), "+r"(rsi), "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11)
+						 : [pd] "r"(pd), [cnt] "i"(-16L), [site] "i"(17), [tu] "i"(&fake_tu)
+						 : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+						   "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+			else
+				__asm__ volatile(DP_ABI_COUNT_ENTER("dp_test_regs_entry")
+						 : [csd] "=&r"(csd), [slot] "+m"(slot), [cur] "+m"(cur), "+r"(rax),
+						   "+r"(rbx), "+r"(rcx), "+r"(rsi), "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11)
+						 : [pd] "r"(pd), [cnt] "i"(-16L), [site] "i"(17), [tu] "i"(&fake_tu)
+						 : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+						   "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+			uint64_t now[] = { rax, rbx, rcx, rsi, rdi, r8, r10, r11 };
+			uintptr_t got_csd = csd;
+			uint64_t want[] = { 0xa0, 0x1b, 0x1c, 0x51, 0xd1, 0x8, 0x10, 0x11 };
+			same_regs(now, want, sizeof want / sizeof *want);
+			CU_ASSERT_EQUAL(calls, first ? 1 : 0);
+			CU_ASSERT_EQUAL(words[0], first ? 0 : 8);
+			CU_ASSERT_EQUAL(words[1], 0);
+			CU_ASSERT_EQUAL(got_csd, first ? 0x5eed : 0x1235);
+			CU_ASSERT_EQUAL(cur, form == 2 ? got_csd : 0x7);
+			if (first)
+				CU_ASSERT_EQUAL(got[3], pd);
+		}
+	/* the result in rax */
+	uint64_t words[3] = { ~(uint64_t)0, 0, 0 };
+	uintptr_t pd = (uintptr_t)&words[2], slot = 0, cur = 0x7, res;
+	calls = 0;
+	__asm__ volatile(DP_ABI_COUNT_LOAD("dp_test_regs_entry")
+			 : [csd] "=&a"(res), [slot] "+m"(slot), [cur] "+m"(cur)
+			 : [pd] "r"(pd), [cnt] "i"(-16L), [site] "i"(3), [tu] "i"(&fake_tu)
+			 : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
 			   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 	CU_ASSERT_EQUAL(res, 0x5eed);
 	CU_ASSERT_EQUAL(calls, 1);
 	CU_ASSERT_EQUAL(got[1], 3);
 }
 
-/* A direct site's code before its call (DP_ABI_SITE_ENTER): the slot's
- * csd, or the stub's when the slot is 0, is the result, one more call of
- * it (the word at csd - 1: csds are tagged), the current csd's place set
- * to it; the general registers kept, rax too. DP_ABI_SITE_COUNT leaves
- * the current csd alone. */
-static void test_site_enter(void)
-{
-	uint64_t line[2][8] = { { 0 } };
-	for (int set = 0; set < 2; set++) {
-		uintptr_t tagged = (uintptr_t)line[set] + 1, slot = set ? tagged : 0, cur = 0x7;
-		register uint64_t rax __asm__("rax") = 0xa0, rbx __asm__("rbx") = 0x1b;
-		register uint64_t rcx __asm__("rcx") = 0x1c, rsi __asm__("rsi") = 0x51;
-		register uint64_t rdi __asm__("rdi") = 0xd1, r8 __asm__("r8") = 0x8;
-		register uint64_t r10 __asm__("r10") = 0x10, r11 __asm__("r11") = 0x11;
-		register uintptr_t csd __asm__("rdx");
-		uint64_t pd = 0xfeed;
-		calls = 0;
-		result = tagged;
-		__asm__ volatile(DP_ABI_SITE_ENTER("dp_test_regs_entry")
-				 : [csd] "=&r"(csd), [slot] "+m"(slot), [cur] "+m"(cur), "+r"(rax), "+r"(rbx),
-				   "+r"(rcx), "+r"(rsi), "+r"(rdi), "+r"(r8), "+r"(r10), "+r"(r11)
-				 : [site] "i"(17), [pd] "r"(pd), [tu] "i"(&fake_tu)
-				 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-				   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
-		uint64_t now[] = { rax, rbx, rcx, rsi, rdi, r8, r10, r11 };
-		uintptr_t got_csd = csd;
-		uint64_t want[] = { 0xa0, 0x1b, 0x1c, 0x51, 0xd1, 0x8, 0x10, 0x11 };
-		same_regs(now, want, sizeof want / sizeof *want);
-		CU_ASSERT_EQUAL(calls, set ? 0 : 1);
-		CU_ASSERT_EQUAL(got_csd, tagged);
-		CU_ASSERT_EQUAL(cur, tagged);
-		CU_ASSERT_EQUAL(line[set][0], 1);
-		CU_ASSERT_EQUAL(line[set][5], 0);
-		if (!set)
-			CU_ASSERT_EQUAL(got[3], 0xfeed);
-	}
-	/* the count alone, the result in rax */
-	uintptr_t slot = (uintptr_t)line[1] + 1, res, cur = 0x7;
-	uint64_t pd = 0xfeed;
-	calls = 0;
-	__asm__ volatile(DP_ABI_SITE_COUNT("dp_test_regs_entry")
-			 : [csd] "=&a"(res), [slot] "+m"(slot), [cur] "+m"(cur)
-			 : [site] "i"(3), [pd] "r"(pd), [tu] "i"(&fake_tu)
-			 : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-			   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
-	CU_ASSERT_EQUAL(res, slot);
-	CU_ASSERT_EQUAL(calls, 0);
-	CU_ASSERT_EQUAL(line[1][0], 2);
-	CU_ASSERT_EQUAL(cur, 0x7);
-	result = 0x5eed;
-}
-
-/* After a site's call (DP_ABI_SITE_RESTORE, _LOAD): the current csd's
- * place set back to me and one more exit (the word at csd + 39) of the
- * csd given, or of the slot's */
+/* After a site's call (DP_ABI_SITE_RESTORE, _LOAD, DP_ABI_RESTORE_COUNT):
+ * the current csd's place set back to me and one more exit: the word at
+ * csd + 39 of the csd given, or of the slot's, or the word at pd + ex (a
+ * direct site's counters, deepprof-abi.h) */
 static void test_site_restore(void)
 {
 	uint64_t line[2][8] = { { 0 } };
@@ -275,6 +292,13 @@ static void test_site_restore(void)
 	CU_ASSERT_EQUAL(tmp, slot);
 	CU_ASSERT_EQUAL(line[1][5], 1);
 	CU_ASSERT_EQUAL(line[1][0] + line[0][0], 0);
+	uint64_t words[4] = { 3, 4, 0, 0 };
+	cur = 0x7;
+	__asm__ volatile(DP_ABI_RESTORE_COUNT
+			 : [cur] "+m"(cur) : [me] "r"(me), [pd] "r"(&words[2]), [ex] "i"(-8L) : "cc", "memory");
+	CU_ASSERT_EQUAL(cur, 0x1230);
+	CU_ASSERT_EQUAL(words[0], 3);
+	CU_ASSERT_EQUAL(words[1], 5);
 }
 
 /* A quiet body's pending exit (DP_ABI_PENDING_EXIT): the word at p + off
@@ -335,5 +359,5 @@ static void test_enter_check(void)
 
 DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_vector_kept),
 	       DPA_TEST(test_red_zone_and_alignment),
-	       DPA_TEST(test_site_check), DPA_TEST(test_site_enter), DPA_TEST(test_site_restore), DPA_TEST(test_pending_exit),
+	       DPA_TEST(test_count), DPA_TEST(test_count_csd), DPA_TEST(test_site_restore), DPA_TEST(test_pending_exit),
 	       DPA_TEST(test_enter_check))

@@ -346,7 +346,10 @@ def par_feedback(ctx):
     ids are checked, so that the tests below name the right ones."""
     ctx.run([ctx.cc, "-O2", "-g", PAR, "-o", "prof"])
     ctx.run([ctx.path("prof")])
-    ctx.run([ctx.dp, "feedback", "Deep.data", "-o", "fb.json"])
+    # the time per CSC given, not the run's: its ~45 ms of CPU sit where
+    # the model's cut-off for leaves() turns from 4 (below ~43 ms) to 5,
+    # so the answer followed this machine's load (t011, under make check)
+    ctx.run([ctx.dp, "feedback", "Deep.data", "--program-time=80ms", "-o", "fb.json"])
     with open(ctx.path("fb.json")) as f:
         got = {c["id"]: (c["calls"][0]["at"]["line"], c["verdict"]) for c in json.load(f)["candidates"]}
     eq(got, {1: (57, "accepted"), 2: (47, "accepted"), 3: (64, "accepted"), 4: (78, "accepted"),

@@ -745,6 +745,108 @@ static void pending_mes(const vec<body> &bodies, const vec<int> &up, int b, vec<
 		out.safe_push(bodies[u].me);
 }
 
+/* Whether no statement in BB but COND's condition and assignments of
+ * SSA names (the prologue's: inline_path.cc's emit_prologue) */
+static bool prologue_only(basic_block bb)
+{
+	for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+		gimple *st = gsi_stmt(g);
+		if (is_gimple_debug(st) || gimple_code(st) == GIMPLE_COND)
+			continue;
+		if (!is_gimple_assign(st) || TREE_CODE(gimple_assign_lhs(st)) != SSA_NAME)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Lazy prologues (schemas/plugin-abi.md, "Prologues where they are
+ * needed"). The prologue of a function that only its TU's sites call
+ * (not public, address never taken: dp_fns' v2_entry false) need not run
+ * on a path that uses neither its me nor its pd (no site, tick, restore
+ * or landing): the call was counted at its site, its exit is counted
+ * after it, and its csd was bound to it when made (the runtime's rule for
+ * direct sites of TU callees). So the prologue's blocks (the condition's,
+ * with the load of dp_cur; the slow call's; the join's, me's PHI and pd's
+ * load) move from the function's entry to the start of the nearest block
+ * that dominates every use of me and pd and is in no loop: an early return
+ * before it runs none of it. Nothing writes dp_cur before it (every store
+ * to dp_cur is a site's, a restore or a part's: uses), so it reads the
+ * tag its caller's site stored. Not in a function that calls setjmp & co,
+ * nor where that block has abnormal or EH edges in.
+ */
+static void lazy_prologue(function *fun, tree me, tree pd)
+{
+	gimple *load = SSA_NAME_DEF_STMT(pd);
+	gphi *phi = dyn_cast<gphi *>(SSA_NAME_DEF_STMT(me));
+	if (!phi || !load || gimple_bb(load) != gimple_bb(phi) || fun->calls_setjmp)
+		return;
+	basic_block join = gimple_bb(phi), cond = NULL, slow = NULL;
+	if (EDGE_COUNT(join->preds) != 2 || gsi_stmt(gsi_start_nondebug_bb(join)) != load)
+		return;
+	for (int i = 0; i < 2; i++) {
+		basic_block a = EDGE_PRED(join, i)->src, b = EDGE_PRED(join, 1 - i)->src;
+		if (single_pred_p(a) && single_succ_p(a) && single_pred(a) == b)
+			slow = a, cond = b;
+	}
+	if (!cond || !single_pred_p(cond) || single_pred(cond) != ENTRY_BLOCK_PTR_FOR_FN(fun) ||
+	    !prologue_only(cond) || !dyn_cast<gcond *>(last_stmt(cond)))
+		return;
+	free_dominance_info(CDI_DOMINATORS);     /* (the blocks the lowering added) */
+	calculate_dominance_info(CDI_DOMINATORS);
+	basic_block ncd = NULL;
+	for (tree v : { me, pd }) {
+		imm_use_iterator it;
+		use_operand_p u;
+		FOR_EACH_IMM_USE_FAST(u, it, v) {
+			gimple *st = USE_STMT(u);
+			basic_block bb = gimple_bb(st);
+			if (is_gimple_debug(st) || st == load)
+				continue;
+			if (gphi *ph = dyn_cast<gphi *>(st))
+				bb = gimple_phi_arg_edge(ph, PHI_ARG_INDEX_FROM_USE(u))->src;
+			ncd = ncd ? nearest_common_dominator(CDI_DOMINATORS, ncd, bb) : bb;
+		}
+	}
+	while (ncd && ncd != join && bb_loop_depth(ncd) > 0)
+		ncd = get_immediate_dominator(CDI_DOMINATORS, ncd);
+	bool move = ncd && ncd != join && ncd != EXIT_BLOCK_PTR_FOR_FN(fun) && dominated_by_p(CDI_DOMINATORS, ncd, join);
+	if (move) {
+		edge e;
+		edge_iterator ei;
+		FOR_EACH_EDGE(e, ei, ncd->preds)
+			if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
+				move = false;
+	}
+	if (!move) {
+		free_dominance_info(CDI_DOMINATORS);
+		return;
+	}
+	edge out = split_block(join, load);     /* join: me's PHI and pd's load alone */
+	edge in = single_pred_edge(cond);
+	redirect_edge_succ(in, out->dest);       /* the entry goes on without them */
+	edge at = split_block_after_labels(ncd);
+	basic_block rest = at->dest;
+	redirect_edge_succ(at, cond);            /* ... to them here */
+	redirect_edge_succ(out, rest);
+	cond->count = ncd->count;
+	join->count = ncd->count;
+	slow->count = ncd->count.apply_probability(single_pred_edge(slow)->probability);
+	free_dominance_info(CDI_DOMINATORS);
+	/* debug binds of me or pd the moved definitions no longer dominate */
+	calculate_dominance_info(CDI_DOMINATORS);
+	for (tree v : { me, pd }) {
+		imm_use_iterator it;
+		gimple *st;
+		FOR_EACH_IMM_USE_STMT(st, it, v)
+			if (is_gimple_debug(st) && !dominated_by_p(CDI_DOMINATORS, gimple_bb(st), join)) {
+				gimple_debug_bind_reset_value(st);
+				update_stmt(st);
+			}
+	}
+	free_dominance_info(CDI_DOMINATORS);
+}
+
 static unsigned int lower_bodies(function *fun)
 {
 	auto_vec<gimple *> hooks;
@@ -1012,6 +1114,9 @@ static unsigned int lower_bodies(function *fun)
 		if (dp_hook_of(hooks[i]) != DPH_LAND || !hme[i])
 			dp_remove_stmt(hooks[i]);
 	gsi_commit_edge_inserts();
+	for (const body &b : bodies)
+		if (!b.key && b.enter && b.me && b.pd && b.ps >= 0 && !dp_fns[b.ps].v2_entry && dp_opt.lazy_prologue)
+			lazy_prologue(fun, b.me, b.pd);
 	mark_virtual_operands_for_renaming(fun);
 	if (current_loops)
 		loops_state_set(LOOPS_NEED_FIXUP);

@@ -64,6 +64,9 @@ struct dp_options {
 	                           no block of their own (site-checks=, slow_regs.cc): 0 blocks,
 	                           1 check (the check alone), 2 asm (the default: a direct
 	                           site's asm counts the call and sets dp_cur too) */
+	bool lazy_prologue;     /* abi 2: a function only its TU's sites call runs its prologue
+	                           where its me or pd is first needed (prologues=lazy, the
+	                           default; entry keeps it first: lower.cc) */
 };
 extern struct dp_options dp_opt;
 

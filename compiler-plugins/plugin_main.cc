@@ -13,7 +13,8 @@ int plugin_is_GPL_compatible;
 /* abi 2 (the inline fast path) is the default; backedges=call selects abi 1
  * unless abi is given, and so does calls=surviving under -flto or in a
  * use or check build (plugin_init) */
-struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, true, -1, 2 };
+struct dp_options dp_opt = { true, true, false, true, false, false, 2, NULL, true, NULL, false, "safe", NULL, true, true, -1, 2,
+			     true };
 static bool abi_given;          /* -fplugin-arg-deepprof-abi= was given */
 tree dp_roots[DPR_N];
 
@@ -177,6 +178,8 @@ static bool parse_args(const struct plugin_name_args *info)
 			dp_opt.tls = le;
 		} else if (!strcmp(a->key, "slow-calls")) {
 			ok &= parse_choice(a, "plain", "regs", &dp_opt.slow_regs);
+		} else if (!strcmp(a->key, "prologues")) {
+			ok &= parse_choice(a, "entry", "lazy", &dp_opt.lazy_prologue);
 		} else if (!strcmp(a->key, "site-checks")) {
 			static const char *const forms[] = { "blocks", "check", "asm" };
 			int i = 0;
@@ -218,7 +221,7 @@ static bool parse_args(const struct plugin_name_args *info)
 		} else {
 			error("deepprof plugin: unknown argument %<-fplugin-arg-deepprof-%s%> "
 			      "(known: progrep, backedges, tailcalls, progrep-file, calls, abi, inline-cost, tls, slow-calls, "
-			      "site-checks, instrument, "
+			      "site-checks, prologues, instrument, "
 			      "use, remarks, parallelize, check)", a->key);
 			ok = false;
 		}

@@ -932,6 +932,84 @@ def test_site_asm():
           "site-checks=asm, check and blocks: counts or output differ (plain GCC: %r): %s" % (want, res))
 
 
+LAZY_SRC = r"""
+#include <stdio.h>
+__attribute__((noinline)) static long h(long x) { return x * 3 + 1; }
+__attribute__((noinline)) static long f(long x)
+{
+	if (x & 1)
+		return x;
+	long s = h(x);
+	for (int i = 0; i < 3; i++)
+		s += h(s + i);
+	return s;
+}
+__attribute__((noinline)) long g(long x)
+{
+	if (x & 1)
+		return x;
+	long s = h(x);
+	for (int i = 0; i < 3; i++)
+		s += h(s + i);
+	return s;
+}
+int main(void)
+{
+	long t = 0;
+	for (long i = 0; i < 100; i++)
+		t += f(i) + g(i);
+	printf("%ld\n", t);
+	return 0;
+}
+"""
+
+
+def test_lazy_prologue():
+    """Prologues where they are needed (compiler-plugins/lower.cc,
+    lazy_prologue; schemas/plugin-abi.md): f, static and called only by
+    main's site, returns early on odd x with no site and no back-edge, so
+    with prologues=lazy (the default) its code tests x before it reads
+    dp_cur, and its odd calls run no prologue; g, the same body but public
+    (uninstrumented code may call it), and f with prologues=entry read
+    dp_cur first. Every build counts the same (f and g 100 calls each, h
+    400, 150 back-edges each) and prints what plain GCC prints."""
+    c = out("lazy.c")
+    with open(c, "w") as fh:
+        fh.write(LAZY_SRC)
+    want = must(["gcc", "-O2", c, "-o", out("lazy-plain")]) and must([out("lazy-plain")]).stdout
+    res = {}
+    for mode in ("lazy", "entry"):
+        arg = ["--deepprof-arg=prologues=" + mode]
+        asm = out("lazy-%s.s" % mode)
+        cc(arg + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
+        with open(asm) as fh:
+            text = fh.read()
+        first = {}
+        for fn in ("f", "g"):
+            body = fn_asm(text, fn)
+            ins = [l for l in body.splitlines() if l.startswith("\t") and not l.startswith("\t.")]
+            first[fn] = next((i for i, l in enumerate(ins) if "%fs:" in l or "dp_cur" in l), None)
+            first[fn + " test"] = next((i for i, l in enumerate(ins) if l.startswith(("\ttestb", "\ttestl", "\ttestq"))
+                                        and "$1" in l), None)
+        exe = out("lazy-" + mode)
+        cc(arg + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get("lazy.c", {"site": {}, "enter": {}, "back": {}})
+        edges = {}
+        for (edge, loc), (n, r) in t["site"].items():
+            edges[edge] = edges.get(edge, 0) + n
+        res[mode] = (first, edges, t["enter"],
+                     {k: n for k, n in t["back"].items() if n}, stdout)
+    lz, en = res["lazy"], res["entry"]
+    before = lambda r, fn: r[0][fn + " test"] is not None and r[0][fn] is not None and r[0][fn + " test"] < r[0][fn]
+    check(before(lz, "f") and not before(lz, "g") and not before(en, "f") and not before(en, "g"),
+          "lazy prologues: where f and g test x and read dp_cur (lazy, entry): %r, %r" % (lz[0], en[0]))
+    check(lz[1:] == en[1:] and lz[4] == want and lz[1].get("main->f") == 100 and lz[1].get("f->h") == 200 and
+          lz[1].get("g->h") == 200 and lz[2] == {"f": 100, "g": 100, "main": 1} and
+          lz[3] == {"f": 150, "g": 150, "main": 100},
+          "lazy prologues: counts or output differ (plain GCC: %r): %r, %r" % (want, lz[1:], en[1:]))
+
+
 PENDING_SRC = r"""
 #include <stdio.h>
 __attribute__((noinline)) long leaf(long x) { return x ^ 3; }
@@ -1445,6 +1523,8 @@ def test_errors():
                  "expected 'plain' or 'regs'")
     expect_error("bad site-checks=", g + ["-fplugin-arg-deepprof-site-checks=inline"] + c, nz,
                  "expected 'blocks', 'check' or 'asm'")
+    expect_error("bad prologues=", g + ["-fplugin-arg-deepprof-prologues=late"] + c, nz,
+                 "expected 'entry' or 'lazy'")
     expect_error("abi=2 and calls=surviving under -flto",
                  g + ["-flto", "-fplugin-arg-deepprof-abi=2", "-fplugin-arg-deepprof-calls=surviving"] + c, nz,
                  "'-fplugin-arg-deepprof-calls=surviving' needs 'abi=1' under '-flto'")
@@ -1480,7 +1560,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_pending_exits, test_external_tag, test_vector_checks, test_x87_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_pending_exits, test_lazy_prologue, test_external_tag, test_vector_checks, test_x87_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

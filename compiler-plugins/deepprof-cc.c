@@ -36,6 +36,7 @@ struct opts {
 	bool link, shared, inputs, verbose;
 	const char *output;
 	bool openmp;            /* -fopenmp: libprof wraps libgomp's entry points */
+	bool asan;              /* -fsanitize=address (not taken back by -fno-sanitize=) */
 	/* the use build (--deepprof-use): feedback files, comma-separated as given */
 	const char *use;
 	bool use_instrument;    /* --deepprof-instrument: instrument the use build too */
@@ -307,6 +308,16 @@ static bool takes_value(const char *a)
 	return false;
 }
 
+/* Whether the comma-separated LIST names SAN */
+static bool names(const char *list, const char *san)
+{
+	size_t n = strlen(san);
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, san, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 static void scan_compiler_args(struct opts *o, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -320,6 +331,10 @@ static void scan_compiler_args(struct opts *o, int argc, char **argv)
 			o->shared = true;
 		else if (!strcmp(a, "-fopenmp"))
 			o->openmp = true;
+		else if (starts(a, "-fsanitize=") && names(a + 11, "address"))
+			o->asan = true;
+		else if (starts(a, "-fno-sanitize=") && (names(a + 14, "address") || names(a + 14, "all")))
+			o->asan = false;
 		else if (!strcmp(a, "-o") && i + 1 < argc)
 			o->output = argv[i + 1];
 		else if (starts(a, "-o") && a[2])
@@ -490,6 +505,11 @@ int main(int argc, char **argv)
 	}
 
 	if (instrument && o.link && !o.shared) {
+		/* libprof takes over malloc, as ASan's runtime does: such a
+		 * program aborted before main in ASan's own checks */
+		if (o.asan)
+			die("-fsanitize=address: a program linked with libprof cannot run under "
+			    "AddressSanitizer (both take over malloc); profile it without (-fsanitize=undefined works)");
 		const char *rt = o.runtime && *o.runtime ? o.runtime : NULL;
 		const char *libs = o.libs;
 		if (!rt) {

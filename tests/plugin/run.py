@@ -1535,6 +1535,12 @@ def test_errors():
     expect_error("wrapper: unknown option", [DPCC, "--deepprof-bogus"] + c, two,
                  "deepprof-cc: unknown option --deepprof-bogus")
     expect_error("wrapper: bad mode", [DPCC, "--deepprof-mode=fast"] + c, two, "unknown mode")
+    for v in (["-fsanitize=address"], ["-fsanitize=undefined,address"], ["--deepprof-mode=cyg", "-fsanitize=address"]):
+        expect_error("wrapper: linking %s" % " ".join(v), [DPCC] + v + [src("p1.c"), "-o", out("asan")], two,
+                     "-fsanitize=address: a program linked with libprof cannot run under AddressSanitizer")
+    # compiling alone, or with ASan taken back, is no error
+    must([DPCC, "-fsanitize=address", "-c", src("p2help.c"), "-o", out("asan.o")])
+    must([DPCC, "-fsanitize=address", "-fno-sanitize=address", src("p1.c"), "-o", out("noasan")])
     expect_error("wrapper: clang", [DPCC, "--deepprof-cc=clang"] + c, two,
                  "plugin mode needs GCC")
     expect_error("wrapper: output dir", [DPCC, "-c", src("p2help.c"), "-o", "/nonexistent/dir/x.o"],

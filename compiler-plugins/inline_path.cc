@@ -67,11 +67,8 @@ static tree add_increment(gimple_seq *seq, tree base, int off, location_t loc, i
 
 /* A direct site's counters in its pd (deepprof-abi.h): its calls, and
  * 8 bytes on its exits */
-static int count_off(int slot)
-{
-	return (int)DP_PD_COUNT(slot);
-}
-#define EXITS_OFF(slot) (count_off(slot) + 8)
+#define CALLS_OFF(slot) ((int)DP_PD_COUNT(slot))
+#define EXITS_OFF(slot) (CALLS_OFF(slot) + 8)
 
 /* dp_cur = (uintptr) ptr | tag; a volatile store when VOL. Around a call
  * into uninstrumented code the stores must be volatile: GCC knows what a
@@ -381,7 +378,7 @@ static tree emit_pre(gimple *pos, unsigned site, int slot, tree pd, tree fn, loc
 		gsi_insert_before(&gsi, sc, GSI_SAME_STMT);
 	} else {
 		gimple_seq s = NULL;
-		tree n = counted ? add_increment(&s, pd, count_off(slot), loc) : NULL_TREE;
+		tree n = counted ? add_increment(&s, pd, CALLS_OFF(slot), loc) : NULL_TREE;
 		add(&s, gimple_build_assign(fast, mem(pd, DP_PD_SLOT + 8 * slot, ptr_type_node)), loc);
 		if (counted) {
 			/* (its calls word from all ones to 0: the first call) */

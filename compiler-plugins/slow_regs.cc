@@ -5,7 +5,9 @@
  * prologues asms with no block of their own ("Checks without blocks",
  * the second pass below).
  *
- * A site's slow path (dp_abi_call_slow; not dp_abi_call_noslot, the call
+ * A site's slow path (dp_abi_count_slow, a direct site's first call
+ * through a pd; dp_abi_call_slow, an indirect site's new target; not
+ * dp_abi_call_noslot, the call
  * of a site with no slot, which runs every time: a call GCC sees saves
  * only the registers live across it, and costs less than the entry point
  * that saves them all: sqlite3's run with calls=surviving, whose split
@@ -458,22 +460,21 @@ bool stored_to_cur(tree v)
 	return true;
 }
 
-/* Whether no code but the increment INC reaches the exits of a quiet
- * body's csd, the word at P + EXITS, but the increments of its pending
- * exits, which are added to *PENDING (their first statements): every
+/* Whether no code reaches the exits of a quiet body's csd, the word at
+ * P + EXITS, but the increments of its pending exits (its exit counted
+ * before the body is in its pd's counters: another word), which are
+ * added to *PENDING (their first statements): every
  * other use of P is a load or store of another of its words (the callee's
  * pd, which the body's own sites read; a loop's count), or makes a
  * pointer at a constant offset from it (the body's me) whose uses are so
  * too, at most DEPTH deep, or (with PENDING) is stored in dp_cur while a
  * part GCC split off the body's function runs (dp_v2_quiet_part: code of
  * another function, whose csds are its own) */
-bool exits_alone(tree p, HOST_WIDE_INT exits, gimple *const *inc, vec<gimple *> *pending, int depth = 2)
+bool exits_alone(tree p, HOST_WIDE_INT exits, vec<gimple *> *pending, int depth = 2)
 {
 	imm_use_iterator it;
 	gimple *use;
 	FOR_EACH_IMM_USE_STMT(use, it, p) {
-		if (use == inc[0] || use == inc[2])
-			continue;
 		if (!is_gimple_assign(use))
 			return false;
 		tree l = gimple_assign_lhs(use), r = gimple_assign_rhs1(use);
@@ -481,7 +482,7 @@ bool exits_alone(tree p, HOST_WIDE_INT exits, gimple *const *inc, vec<gimple *> 
 		    TREE_CODE(l) == SSA_NAME && TREE_CODE(gimple_assign_rhs2(use)) == INTEGER_CST) {
 			/* (sizetype: -1 is all ones) */
 			HOST_WIDE_INT d = (HOST_WIDE_INT)TREE_INT_CST_LOW(gimple_assign_rhs2(use));
-			if (!exits_alone(l, exits - d, inc, pending, depth - 1))
+			if (!exits_alone(l, exits - d, pending, depth - 1))
 				return false;
 			continue;
 		}
@@ -627,8 +628,7 @@ bool merge_count(gcall *slow, tree tu)
 	}
 	/* the quiet body's pending exits, where nothing else reaches them */
 	auto_vec<gimple *> pending;
-	gimple *none[3] = {};
-	if (exit && !exits_alone(csd, DP_CSD_EXITS - 1, none, &pending))
+	if (exit && !exits_alone(csd, DP_CSD_EXITS - 1, &pending))
 		pending.truncate(0);
 	/* the csd: none (its PHI unused), given (_CHECK), or loaded */
 	int has = has_zero_uses(csd) && !enter ? 0 : full ? 2 : 1;

@@ -373,6 +373,15 @@ void *dp_abi_resume(struct dp_tu *tu, uint32_t ps, uintptr_t cur);
  */
 #define DP_ABI_PENDING_EXIT "addq %[d], %c[off](%[p])"
 /*
+ * A back-edge tick in a loop that makes a call (compiler-plugins/ticks.cc):
+ * the csd's loop count, named as the asm's operand n ("+m"), gains 1 in
+ * one instruction. GCC sees the word read and written, so its other
+ * accesses (a call-free loop's count kept in a register) keep their order
+ * with it; as a load, an add and a store its value would be kept in a
+ * register across a loop where no call intervenes.
+ */
+#define DP_ABI_TICK "addq $1, %[n]"
+/*
  * A prologue's check the same way: me ("=r", given c - 1 as its input) is
  * that, or when the word pps ("rm": the one at c + 55, or for a split
  * part its pd's ps) is not exp ("r": &tu->ps[PS]) what ENTRY

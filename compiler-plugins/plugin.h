@@ -198,6 +198,7 @@ opt_pass *dp_make_lower_pass(gcc::context *ctxt);
 /* lower.cc: abi 2's default where instrument.cc gave hooks, after inlining */
 opt_pass *dp_make_lower_inlined_pass(gcc::context *ctxt);
 opt_pass *dp_make_ticks_pass(gcc::context *ctxt);       /* ticks.cc */
+bool dp_tick_asm_p(gimple *s, tree *base, HOST_WIDE_INT *off); /* ticks.cc: a tick as an asm, its word */
 opt_pass *dp_make_slow_regs_pass(gcc::context *ctxt);   /* slow_regs.cc: before "optimized" */
 opt_pass *dp_make_site_asm_pass(gcc::context *ctxt);    /* slow_regs.cc: after the plugin's passes after inlining */
 void dp_late_extras(void);              /* the extra slots, before the tables (IPA end) */

@@ -475,6 +475,10 @@ bool exits_alone(tree p, HOST_WIDE_INT exits, vec<gimple *> *pending, int depth 
 	imm_use_iterator it;
 	gimple *use;
 	FOR_EACH_IMM_USE_STMT(use, it, p) {
+		tree tb;
+		HOST_WIDE_INT to;
+		if (dp_tick_asm_p(use, &tb, &to) && tb == p && to != exits)
+			continue;   /* (a loop's count, ticks.cc's asm) */
 		if (!is_gimple_assign(use))
 			return false;
 		tree l = gimple_assign_lhs(use), r = gimple_assign_rhs1(use);

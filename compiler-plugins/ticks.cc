@@ -74,6 +74,63 @@ static gimple *promotable(class loop *l, tree *base)
 	return ok ? tick : NULL;
 }
 
+/* Whether loop L's body (its inner loops' included) makes a call. */
+static bool makes_call(class loop *l)
+{
+	basic_block *bbs = get_loop_body(l);
+	bool call = false;
+	for (unsigned i = 0; !call && i < l->num_nodes; i++)
+		for (gimple_stmt_iterator g = gsi_start_bb(bbs[i]); !call && !gsi_end_p(g); gsi_next(&g))
+			call = is_gimple_call(gsi_stmt(g)) && !gimple_call_internal_p(gsi_stmt(g));
+	free(bbs);
+	return call;
+}
+
+/* TICK (is_tick, of csd BASE) as one asm, DP_ABI_TICK, which names the
+ * word as "+m": the load, the add and the store it was, in one
+ * instruction, and no register keeping the count from one iteration to
+ * the next (GCC's PRE did that around VdbeExec's dispatch loop, where
+ * some paths make no call). */
+static void tick_asm(gimple *tick)
+{
+	tree lhs = gimple_assign_lhs(tick);
+	gimple *add = dp_def_of(gimple_assign_rhs1(tick));
+	gimple *load = dp_def_of(gimple_assign_rhs1(add));
+	vec<tree, va_gc> *out = NULL;
+	vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(3, "+m")), unshare_expr(lhs)));
+	static const char text[] = DP_ABI_TICK;
+	char *t = XNEWVEC(char, sizeof text);
+	strcpy(t, text);
+	strcpy(strstr(t, "%[n]"), "%0");
+	gasm *a = gimple_build_asm_vec(t, NULL, out, NULL, NULL);
+	XDELETEVEC(t);
+	gimple_asm_set_volatile(a, true);
+	gimple_set_location(a, gimple_location(tick));
+	gimple_set_block(a, gimple_block(tick));
+	gimple_stmt_iterator g = gsi_for_stmt(tick);
+	gsi_insert_before(&g, a, GSI_SAME_STMT);
+	dp_remove_stmt(tick);
+	if (has_zero_uses(gimple_assign_lhs(add)))
+		dp_remove_stmt(add);
+	if (has_zero_uses(gimple_assign_lhs(load)))
+		dp_remove_stmt(load);
+}
+
+/* S is a tick as tick_asm makes it: its word, MEM_REF[*BASE + *OFF] */
+bool dp_tick_asm_p(gimple *s, tree *base, HOST_WIDE_INT *off)
+{
+	gasm *a = dyn_cast<gasm *>(s);
+	if (!a || gimple_asm_noutputs(a) != 1 || gimple_asm_ninputs(a) != 0 ||
+	    strncmp(gimple_asm_string(a), DP_ABI_TICK, strlen(DP_ABI_TICK) - 4))
+		return false;
+	tree m = TREE_VALUE(gimple_asm_output_op(a, 0));
+	if (TREE_CODE(m) != MEM_REF || TREE_CODE(TREE_OPERAND(m, 0)) != SSA_NAME)
+		return false;
+	*base = TREE_OPERAND(m, 0);
+	*off = mem_ref_offset(m).force_shwi().to_constant();
+	return true;
+}
+
 /* The one edge entering L's header from outside L, or NULL. */
 static edge entry_edge(class loop *l)
 {
@@ -139,9 +196,24 @@ unsigned int ticks_pass::execute(function *fun)
 		update_stmt(tick);
 		any = true;
 	}
+	/* the other ticks of loops that make a call: as asms */
+	auto_vec<gimple *> asms;
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, fun) {
+		class loop *l = bb->loop_father;
+		if (!l || !loop_outer(l))
+			continue;
+		for (gimple_stmt_iterator g = gsi_start_bb(bb); !gsi_end_p(g); gsi_next(&g)) {
+			tree b;
+			if (is_tick(gsi_stmt(g), &b) && makes_call(l))
+				asms.safe_push(gsi_stmt(g));
+		}
+	}
 	if (own)
 		loop_optimizer_finalize();
-	if (!any)
+	for (gimple *t : asms)
+		tick_asm(t);
+	if (!any && asms.is_empty())
 		return 0;
 	gsi_commit_edge_inserts();
 	mark_virtual_operands_for_renaming(fun);

@@ -570,6 +570,60 @@ def test_tick_register():
         check(t["back"].get("up") == 15, "%s: up's back-edges %r" % (tag, t["back"]))
 
 
+TICK_ASM_SRC = r"""#include <stdio.h>
+__attribute__((noinline)) static int g(int x) { return x * 3; }
+__attribute__((noinline)) int f(char *d, const char *s, int n)
+{
+	int t = 0;
+	for (int i = 0; i < n; i++) {
+		if (i % 3 == 0)
+			t += g(i);
+		for (int j = 0; j < (i & 7); j++)
+			d[j] = s[j] + 1;
+	}
+	return t;
+}
+int main(int argc, char **argv)
+{
+	(void)argv;
+	char d[8] = "";
+	printf("%d %s\n", f(d, "abcdefg", 9 + argc), d);
+	return 0;
+}
+"""
+
+
+def test_tick_asm():
+    """A loop that makes a call on some of its paths: its tick is one add
+    to the csd's count in memory (ticks.cc's asm, DP_ABI_TICK), not a load,
+    an add and a store whose value GCC keeps in a register around the
+    paths that make no call; the call-free loop inside it still keeps its
+    count in a register, and the counts of both stay exact (10 outer
+    iterations, 29 inner ones)."""
+    c = out("tickasm.c")
+    with open(c, "w") as f:
+        f.write(TICK_ASM_SRC)
+    for more in ([], ["--deepprof-arg=calls=surviving"]):
+        tag = "tick asm %s" % (more or "")
+        asm = out("tickasm.s")
+        cc(more + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
+        with open(asm) as f:
+            body = fn_asm(f.read(), "f")
+        if not any("-fsanitize" in x for x in EXTRA):
+            check(len(re.findall(r"\baddq\s+\$1, 8\(%r\w+\)", body)) == 1,
+                  "%s: f's outer loop does not tick in one add:\n%s" % (tag, body))
+            check(re.search(r"\bmovq\t%r\w+, 8\(%r", body),
+                  "%s: f's inner loop keeps no count in a register:\n%s" % (tag, body))
+        exe = out("tickasm")
+        cc(more + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        check(stdout == "54 bcdefgh\n", tag + ": output %r" % stdout)
+        t = tus.get("tickasm.c", {"back": {}, "site": {}})
+        check(t["back"].get("f") == 39, "%s: f's back-edges %r" % (tag, t["back"]))
+        calls = {k: c_ for k, (c_, r) in t["site"].items() if k[0] == "f->g"}
+        check(sum(calls.values()) == 4, "%s: f->g %r" % (tag, calls))
+
+
 LATE_LEAF_SRC = """static int leafy(int x);
 __attribute__((noinline)) static int mid(int x) { return leafy(x) + leafy(x + 1); }
 __attribute__((noinline)) static int leafy(int x) { return x * 7; }
@@ -1561,7 +1615,7 @@ def test_errors():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_pending_exits, test_lazy_prologue, test_external_tag, test_vector_checks, test_x87_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
+    for t in (test_p1, test_p2, test_p3, test_abi2, test_vectorized, test_tick_register, test_tick_asm, test_late_leaf, test_lean_sites, test_devirt_sites, test_slow_regs, test_site_asm, test_pending_exits, test_lazy_prologue, test_external_tag, test_vector_checks, test_x87_checks, test_indirect_alt, test_estimate, test_inline_cost, test_modes, test_tls, test_make_project, test_errors):
         t()
     print("plugin: %d passed, %d failed" % (n_checks - len(failures), len(failures)))
     if failures:

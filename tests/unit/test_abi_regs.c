@@ -320,6 +320,17 @@ static void test_pending_exit(void)
 	CU_ASSERT_EQUAL(rest, 0);
 }
 
+/* A back-edge tick in a loop that makes a call (DP_ABI_TICK): the word
+ * named gains 1, in its whole 64 bits, and no other word changes */
+static void test_tick(void)
+{
+	uint64_t line[4] = { 0, 0xffffffffu, 0, 0 };
+	for (int i = 0; i < 3; i++)
+		__asm__ volatile(DP_ABI_TICK : [n] "+m"(line[1]));
+	CU_ASSERT_EQUAL(line[1], 0x100000002ull);
+	CU_ASSERT_EQUAL(line[0] + line[2] + line[3], 0);
+}
+
 /* A prologue's check (DP_ABI_ENTER_CHECK): the word compared equal, me
  * as given and no call; unequal, the stub's call with (tu, ps, c, 0) and
  * its result; the general registers kept either way, rax too */
@@ -359,5 +370,5 @@ static void test_enter_check(void)
 
 DPA_TEST_SUITE(abi_regs, DPA_TEST(test_registers_kept), DPA_TEST(test_vector_kept),
 	       DPA_TEST(test_red_zone_and_alignment),
-	       DPA_TEST(test_count), DPA_TEST(test_count_csd), DPA_TEST(test_site_restore), DPA_TEST(test_pending_exit),
+	       DPA_TEST(test_count), DPA_TEST(test_count_csd), DPA_TEST(test_site_restore), DPA_TEST(test_pending_exit), DPA_TEST(test_tick),
 	       DPA_TEST(test_enter_check))

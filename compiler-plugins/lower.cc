@@ -847,6 +847,61 @@ static void lazy_prologue(function *fun, tree me, tree pd)
 	free_dominance_info(CDI_DOMINATORS);
 }
 
+/*
+ * The pd's load where the pd is needed: a function whose prologue stays
+ * at its entry (code other than its TU's sites may call it: the check
+ * must count such an entry, or lazy_prologue found no place) loads its
+ * pd, its csd's callee, at the start of the nearest block that
+ * dominates every use of it and is in no loop the prologue is not in.
+ * The csd is bound once the check has passed, and a bound csd's callee
+ * never changes, so the load reads what it read at the entry; a path
+ * that makes no call through a slot (sqlite3's comparators, called
+ * through pointers, return early most of the time) then neither loads
+ * it nor keeps a register for it.
+ */
+static void lazy_pd(function *fun, tree pd)
+{
+	gimple *load = SSA_NAME_DEF_STMT(pd);
+	if (!load || !gimple_assign_single_p(load) || gimple_has_volatile_ops(load) || fun->calls_setjmp)
+		return;
+	basic_block from = gimple_bb(load);
+	calculate_dominance_info(CDI_DOMINATORS);
+	basic_block ncd = NULL;
+	imm_use_iterator it;
+	use_operand_p u;
+	FOR_EACH_IMM_USE_FAST(u, it, pd) {
+		gimple *st = USE_STMT(u);
+		if (is_gimple_debug(st))
+			continue;
+		basic_block bb = gimple_bb(st);
+		if (gphi *ph = dyn_cast<gphi *>(st))
+			bb = gimple_phi_arg_edge(ph, PHI_ARG_INDEX_FROM_USE(u))->src;
+		ncd = ncd ? nearest_common_dominator(CDI_DOMINATORS, ncd, bb) : bb;
+	}
+	while (ncd && ncd != from && bb_loop_depth(ncd) > bb_loop_depth(from))
+		ncd = get_immediate_dominator(CDI_DOMINATORS, ncd);
+	bool move = ncd && ncd != from && ncd != EXIT_BLOCK_PTR_FOR_FN(fun) &&
+		    dominated_by_p(CDI_DOMINATORS, ncd, from);
+	if (move) {
+		edge e;
+		edge_iterator ei;
+		FOR_EACH_EDGE(e, ei, ncd->preds)
+			if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
+				move = false;
+	}
+	if (move) {
+		gimple_stmt_iterator g = gsi_for_stmt(load), to = gsi_after_labels(ncd);
+		gsi_move_before(&g, &to);
+		gimple *st;
+		FOR_EACH_IMM_USE_STMT(st, it, pd)
+			if (is_gimple_debug(st) && !dominated_by_p(CDI_DOMINATORS, gimple_bb(st), ncd)) {
+				gimple_debug_bind_reset_value(st);
+				update_stmt(st);
+			}
+	}
+	free_dominance_info(CDI_DOMINATORS);
+}
+
 static unsigned int lower_bodies(function *fun)
 {
 	auto_vec<gimple *> hooks;
@@ -1115,8 +1170,11 @@ static unsigned int lower_bodies(function *fun)
 			dp_remove_stmt(hooks[i]);
 	gsi_commit_edge_inserts();
 	for (const body &b : bodies)
-		if (!b.key && b.enter && b.me && b.pd && b.ps >= 0 && !dp_fns[b.ps].v2_entry && dp_opt.lazy_prologue)
-			lazy_prologue(fun, b.me, b.pd);
+		if (!b.key && b.enter && b.me && b.pd && b.ps >= 0 && dp_opt.lazy_prologue) {
+			if (!dp_fns[b.ps].v2_entry)
+				lazy_prologue(fun, b.me, b.pd);
+			lazy_pd(fun, b.pd);
+		}
 	mark_virtual_operands_for_renaming(fun);
 	if (current_loops)
 		loops_state_set(LOOPS_NEED_FIXUP);

@@ -759,6 +759,55 @@ static bool prologue_only(basic_block bb)
 	return true;
 }
 
+/* The nearest common dominator of NCD (NULL: none yet) and the blocks
+ * of V's uses but debug binds and SKIP (a PHI's use is on its edge's
+ * source) */
+static basic_block uses_dominator(tree v, gimple *skip, basic_block ncd)
+{
+	imm_use_iterator it;
+	use_operand_p u;
+	FOR_EACH_IMM_USE_FAST(u, it, v) {
+		gimple *st = USE_STMT(u);
+		if (is_gimple_debug(st) || st == skip)
+			continue;
+		basic_block bb = gimple_bb(st);
+		if (gphi *ph = dyn_cast<gphi *>(st))
+			bb = gimple_phi_arg_edge(ph, PHI_ARG_INDEX_FROM_USE(u))->src;
+		ncd = ncd ? nearest_common_dominator(CDI_DOMINATORS, ncd, bb) : bb;
+	}
+	return ncd;
+}
+
+/* Where code now in FROM may move to serve the uses NCD dominates: NCD or
+ * its nearest dominator in no loop deeper than FROM's; NULL if that is
+ * FROM itself, not dominated by it, or entered by an abnormal or EH edge */
+static basic_block moved_to(function *fun, basic_block ncd, basic_block from)
+{
+	while (ncd && ncd != from && bb_loop_depth(ncd) > bb_loop_depth(from))
+		ncd = get_immediate_dominator(CDI_DOMINATORS, ncd);
+	if (!ncd || ncd == from || ncd == EXIT_BLOCK_PTR_FOR_FN(fun) || !dominated_by_p(CDI_DOMINATORS, ncd, from))
+		return NULL;
+	edge e;
+	edge_iterator ei;
+	FOR_EACH_EDGE(e, ei, ncd->preds)
+		if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
+			return NULL;
+	return ncd;
+}
+
+/* V's debug binds that its definition, now in DEF, no longer dominates
+ * bind nothing */
+static void unbind_undominated(tree v, basic_block def)
+{
+	imm_use_iterator it;
+	gimple *st;
+	FOR_EACH_IMM_USE_STMT(st, it, v)
+		if (is_gimple_debug(st) && !dominated_by_p(CDI_DOMINATORS, gimple_bb(st), def)) {
+			gimple_debug_bind_reset_value(st);
+			update_stmt(st);
+		}
+}
+
 /*
  * Lazy prologues (schemas/plugin-abi.md, "Prologues where they are
  * needed"). The prologue of a function that only its TU's sites call
@@ -794,31 +843,8 @@ static void lazy_prologue(function *fun, tree me, tree pd)
 		return;
 	free_dominance_info(CDI_DOMINATORS);     /* (the blocks the lowering added) */
 	calculate_dominance_info(CDI_DOMINATORS);
-	basic_block ncd = NULL;
-	for (tree v : { me, pd }) {
-		imm_use_iterator it;
-		use_operand_p u;
-		FOR_EACH_IMM_USE_FAST(u, it, v) {
-			gimple *st = USE_STMT(u);
-			basic_block bb = gimple_bb(st);
-			if (is_gimple_debug(st) || st == load)
-				continue;
-			if (gphi *ph = dyn_cast<gphi *>(st))
-				bb = gimple_phi_arg_edge(ph, PHI_ARG_INDEX_FROM_USE(u))->src;
-			ncd = ncd ? nearest_common_dominator(CDI_DOMINATORS, ncd, bb) : bb;
-		}
-	}
-	while (ncd && ncd != join && bb_loop_depth(ncd) > 0)
-		ncd = get_immediate_dominator(CDI_DOMINATORS, ncd);
-	bool move = ncd && ncd != join && ncd != EXIT_BLOCK_PTR_FOR_FN(fun) && dominated_by_p(CDI_DOMINATORS, ncd, join);
-	if (move) {
-		edge e;
-		edge_iterator ei;
-		FOR_EACH_EDGE(e, ei, ncd->preds)
-			if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
-				move = false;
-	}
-	if (!move) {
+	basic_block ncd = moved_to(fun, uses_dominator(pd, load, uses_dominator(me, load, NULL)), join);
+	if (!ncd) {
 		free_dominance_info(CDI_DOMINATORS);
 		return;
 	}
@@ -835,15 +861,8 @@ static void lazy_prologue(function *fun, tree me, tree pd)
 	free_dominance_info(CDI_DOMINATORS);
 	/* debug binds of me or pd the moved definitions no longer dominate */
 	calculate_dominance_info(CDI_DOMINATORS);
-	for (tree v : { me, pd }) {
-		imm_use_iterator it;
-		gimple *st;
-		FOR_EACH_IMM_USE_STMT(st, it, v)
-			if (is_gimple_debug(st) && !dominated_by_p(CDI_DOMINATORS, gimple_bb(st), join)) {
-				gimple_debug_bind_reset_value(st);
-				update_stmt(st);
-			}
-	}
+	unbind_undominated(me, join);
+	unbind_undominated(pd, join);
 	free_dominance_info(CDI_DOMINATORS);
 }
 
@@ -864,40 +883,12 @@ static void lazy_pd(function *fun, tree pd)
 	gimple *load = SSA_NAME_DEF_STMT(pd);
 	if (!load || !gimple_assign_single_p(load) || gimple_has_volatile_ops(load) || fun->calls_setjmp)
 		return;
-	basic_block from = gimple_bb(load);
 	calculate_dominance_info(CDI_DOMINATORS);
-	basic_block ncd = NULL;
-	imm_use_iterator it;
-	use_operand_p u;
-	FOR_EACH_IMM_USE_FAST(u, it, pd) {
-		gimple *st = USE_STMT(u);
-		if (is_gimple_debug(st))
-			continue;
-		basic_block bb = gimple_bb(st);
-		if (gphi *ph = dyn_cast<gphi *>(st))
-			bb = gimple_phi_arg_edge(ph, PHI_ARG_INDEX_FROM_USE(u))->src;
-		ncd = ncd ? nearest_common_dominator(CDI_DOMINATORS, ncd, bb) : bb;
-	}
-	while (ncd && ncd != from && bb_loop_depth(ncd) > bb_loop_depth(from))
-		ncd = get_immediate_dominator(CDI_DOMINATORS, ncd);
-	bool move = ncd && ncd != from && ncd != EXIT_BLOCK_PTR_FOR_FN(fun) &&
-		    dominated_by_p(CDI_DOMINATORS, ncd, from);
-	if (move) {
-		edge e;
-		edge_iterator ei;
-		FOR_EACH_EDGE(e, ei, ncd->preds)
-			if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
-				move = false;
-	}
-	if (move) {
-		gimple_stmt_iterator g = gsi_for_stmt(load), to = gsi_after_labels(ncd);
-		gsi_move_before(&g, &to);
-		gimple *st;
-		FOR_EACH_IMM_USE_STMT(st, it, pd)
-			if (is_gimple_debug(st) && !dominated_by_p(CDI_DOMINATORS, gimple_bb(st), ncd)) {
-				gimple_debug_bind_reset_value(st);
-				update_stmt(st);
-			}
+	basic_block to = moved_to(fun, uses_dominator(pd, NULL, NULL), gimple_bb(load));
+	if (to) {
+		gimple_stmt_iterator g = gsi_for_stmt(load), at = gsi_after_labels(to);
+		gsi_move_before(&g, &at);
+		unbind_undominated(pd, to);
 	}
 	free_dominance_info(CDI_DOMINATORS);
 }

@@ -989,6 +989,37 @@ def test_site_asm():
 # f's and g's body: an early return with no site, then four calls of h
 # and three back-edges (written out for each: a macro would give both
 # calls of h one location)
+def asm_ins(text, fn):
+    """FN's instructions in assembler TEXT (no directives)."""
+    return [l for l in fn_asm(text, fn).splitlines() if l.startswith("\t") and not l.startswith("\t.")]
+
+
+def prologue_modes(stem, src, probe):
+    """SRC built with prologues=lazy and =entry: what plain GCC's build
+    prints, and per mode (PROBE of its assembler, its sites' counts by
+    edge, its enter counts, its nonzero back-edge counts, its output)."""
+    c = out(stem + ".c")
+    with open(c, "w") as fh:
+        fh.write(src)
+    want = must(["gcc", "-O2", c, "-o", out(stem + "-plain")]) and must([out(stem + "-plain")]).stdout
+    res = {}
+    for mode in ("lazy", "entry"):
+        arg = ["--deepprof-arg=prologues=" + mode]
+        asm = out("%s-%s.s" % (stem, mode))
+        cc(arg + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
+        with open(asm) as fh:
+            facts = probe(fh.read())
+        exe = out("%s-%s" % (stem, mode))
+        cc(arg + ["-O2", c, "-o", exe], abi=2)
+        tus, cyg, stdout = run_prog(exe)
+        t = tus.get(stem + ".c", {"site": {}, "enter": {}, "back": {}})
+        edges = {}
+        for (edge, loc), (n, r) in t["site"].items():
+            edges[edge] = edges.get(edge, 0) + n
+        res[mode] = (facts, edges, t["enter"], {f: n for f, n in t["back"].items() if n}, stdout)
+    return want, res
+
+
 LAZY_BODY = r"""
 {
 	if (x & 1)
@@ -1023,32 +1054,14 @@ def test_lazy_prologue():
     dp_cur first: only the first f has a return before its read of dp_cur
     (the odd path). Every build counts the same (f and g 100 calls each, h
     400, 150 back-edges each) and prints what plain GCC prints."""
-    c = out("lazy.c")
-    with open(c, "w") as fh:
-        fh.write(LAZY_SRC)
-    want = must(["gcc", "-O2", c, "-o", out("lazy-plain")]) and must([out("lazy-plain")]).stdout
-    res = {}
-    for mode in ("lazy", "entry"):
-        arg = ["--deepprof-arg=prologues=" + mode]
-        asm = out("lazy-%s.s" % mode)
-        cc(arg + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
-        with open(asm) as fh:
-            text = fh.read()
+    def probe(text):
         first = {}
         for fn in ("f", "g"):
-            body = fn_asm(text, fn)
-            ins = [l for l in body.splitlines() if l.startswith("\t") and not l.startswith("\t.")]
+            ins = asm_ins(text, fn)
             first[fn] = next((i for i, l in enumerate(ins) if "%fs:" in l or "dp_cur" in l), None)
             first[fn + " ret"] = next((i for i, l in enumerate(ins) if l.startswith(("\tret", "\trep ret"))), None)
-        exe = out("lazy-" + mode)
-        cc(arg + ["-O2", c, "-o", exe], abi=2)
-        tus, cyg, stdout = run_prog(exe)
-        t = tus.get("lazy.c", {"site": {}, "enter": {}, "back": {}})
-        edges = {}
-        for (edge, loc), (n, r) in t["site"].items():
-            edges[edge] = edges.get(edge, 0) + n
-        res[mode] = (first, edges, t["enter"],
-                     {k: n for k, n in t["back"].items() if n}, stdout)
+        return first
+    want, res = prologue_modes("lazy", LAZY_SRC, probe)
     lz, en = res["lazy"], res["entry"]
     before = lambda r, fn: r[0][fn + " ret"] is not None and r[0][fn] is not None and r[0][fn + " ret"] < r[0][fn]
     check(before(lz, "f") and not before(lz, "g") and not before(en, "f") and not before(en, "g"),
@@ -1094,27 +1107,11 @@ def test_lazy_pd():
     first (GCC does not sink that load past the stores of the loop's
     count). Both count the same (k 10 calls, 45 back-edges; h 6) and
     print what plain GCC prints."""
-    c = out("lazypd.c")
-    with open(c, "w") as fh:
-        fh.write(LAZY_PD_SRC)
-    want = must(["gcc", "-O2", c, "-o", out("lazypd-plain")]) and must([out("lazypd-plain")]).stdout
-    res = {}
-    for mode in ("lazy", "entry"):
-        arg = ["--deepprof-arg=prologues=" + mode]
-        asm = out("lazypd-%s.s" % mode)
-        cc(arg + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
-        with open(asm) as fh:
-            ins = [l for l in fn_asm(fh.read(), "k").splitlines() if l.startswith("\t") and not l.startswith("\t.")]
-        ret = next((i for i, l in enumerate(ins) if l.startswith(("\tret", "\trep ret"))), None)
-        load = next((i for i, l in enumerate(ins) if re.match(r"\tmovq\t16\(%r\w+\), %r", l)), None)
-        exe = out("lazypd-" + mode)
-        cc(arg + ["-O2", c, "-o", exe], abi=2)
-        tus, cyg, stdout = run_prog(exe)
-        t = tus.get("lazypd.c", {"site": {}, "enter": {}, "back": {}})
-        edges = {}
-        for (edge, loc), (n, r) in t["site"].items():
-            edges[edge] = edges.get(edge, 0) + n
-        res[mode] = ((ret, load), edges, t["enter"], {f: n for f, n in t["back"].items() if n}, stdout)
+    def probe(text):
+        ins = asm_ins(text, "k")
+        return (next((i for i, l in enumerate(ins) if l.startswith(("\tret", "\trep ret"))), None),
+                next((i for i, l in enumerate(ins) if re.match(r"\tmovq\t16\(%r\w+\), %r", l)), None))
+    want, res = prologue_modes("lazypd", LAZY_PD_SRC, probe)
     lz, en = res["lazy"], res["entry"]
     if not any("-fsanitize" in x for x in EXTRA):
         check(None not in lz[0] + en[0] and lz[0][0] < lz[0][1] and en[0][1] < en[0][0],

@@ -554,6 +554,36 @@ def deep_data_stats(a, progs, res, b):
     return stats
 
 
+CLOCKLESS = ["plain", "plugin", "plugin-surv"]   # the variants measured without a clock
+
+
+def clockless(a, progs, b, bdir, inputs):
+    """{(prog, variant): (instructions, I1 misses) or a message}: the real
+    programs' plain and plugin builds under cachegrind on the small input,
+    libprof's clock off (DEEPPROF_HZ=0): figures this VM's timing noise
+    (a few percent from run to run) does not move."""
+    counts = {}
+    if not a.callgrind:
+        return counts
+    for p in progs:
+        if not p.third_party:
+            continue
+        small = [x.replace("{input}", inputs[p.input]["small"]) for x in p.argv]
+        for v in CLOCKLESS:
+            key = (p.name, v)
+            if key in b.broken or key not in b.exes:
+                continue
+            try:
+                ir, i1, _ = cachegrind_counts(b.exes[key], small,
+                                              os.path.join(bdir, "run", "%s-%s-cachegrind" % key),
+                                              {"DEEPPROF_HZ": "0"})
+                counts[key] = (ir, i1)
+            except (Fatal, subprocess.TimeoutExpired) as e:
+                counts[key] = str(e)
+                print("bench: %s" % e, file=sys.stderr, flush=True)
+    return counts
+
+
 def progrep_size(exe):
     """The size in bytes of exe's .deepprof.progrep section, or None."""
     r = subprocess.run(["readelf", "-SW", exe], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -626,7 +656,7 @@ def fmt_s(x):
     return "%.3f" % x if x < 100 else "%.1f" % x
 
 
-def report(a, progs, res, cg, stats, b, load_before, started, tools=None):
+def report(a, progs, res, cg, stats, b, load_before, started, tools=None, clock_free=None):
     L = []
     L.append("deepprof bench — %s UTC, %s, %d cores, %s" % (
         started.strftime("%Y-%m-%d %H:%M"), platform.node(), os.cpu_count() or 0,
@@ -765,6 +795,28 @@ def report(a, progs, res, cg, stats, b, load_before, started, tools=None):
             else:
                 L.append("  %-16s %-11s %s" % (p.label, v, st))
     L.append("")
+
+    if clock_free:
+        L.append("Measured without a clock (issue 14): instructions executed and I1 (32 KiB) "
+                 "misses under cachegrind on 1/%d of the input, libprof's clock off "
+                 "(DEEPPROF_HZ=0); x plain" % a.cg_shrink)
+        hdr = "  %-16s %-11s %14s %8s %12s %8s" % ("program", "variant", "instructions", "x plain",
+                                                  "I1 misses", "x plain")
+        L.append(hdr)
+        for p in progs:
+            base = clock_free.get((p.name, "plain"))
+            for v in CLOCKLESS:
+                c = clock_free.get((p.name, v))
+                if c is None:
+                    continue
+                if not isinstance(c, tuple):
+                    L.append("  %-16s %-11s FAILED: %s" % (p.label, v, c[:200]))
+                    continue
+                ok = isinstance(base, tuple)
+                L.append("  %-16s %-11s %14d %8s %12d %8s" % (
+                    p.label, v, c[0], "%.3f" % (c[0] / base[0]) if ok and base[0] else "-",
+                    c[1], "%.1f" % (c[1] / base[1]) if ok and base[1] else "-"))
+        L.append("")
 
     if tools:
         L.append("Reading the program representation (issue 14): CPU s, median of %d runs "
@@ -987,17 +1039,18 @@ def pgo_verdict(ratio, noise, n):
     return "same"
 
 
-def cachegrind_counts(exe, argv, d):
+def cachegrind_counts(exe, argv, d, env=None):
     """Instructions executed and I1 misses of exe argv under cachegrind (its
-    simulated caches: the same on a busy machine as on an idle one), run in d;
-    (I refs, I1 misses, output digest). Raises Fatal."""
+    simulated caches: the same on a busy machine as on an idle one), run in d
+    (with env, if given, added to the environment); (I refs, I1 misses,
+    output digest). Raises Fatal."""
     clean_dir(d)
     out = os.path.join(d, "cg.out")
     cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + out,
            exe] + argv
     with open(os.path.join(d, "out"), "wb") as o:
         r = subprocess.run(cmd, cwd=d, stdin=subprocess.DEVNULL, stdout=o, stderr=subprocess.PIPE,
-                           timeout=TIMEOUT)
+                           timeout=TIMEOUT, env=dict(os.environ, **env) if env else None)
     err = r.stderr.decode(errors="replace")
     if r.returncode != 0:
         raise Fatal("`valgrind --tool=cachegrind %s` exited with %d" % (exe, r.returncode))
@@ -1351,7 +1404,7 @@ def main():
     run_record = True
     res = {}
     real = []
-    tools = {}
+    tools, clock_free = {}, {}
     b = Build()
     try:
         progs = programs(a, src)
@@ -1384,7 +1437,10 @@ def main():
             print("bench: timing deepprof progrep and feedback on the plugin builds",
                   file=sys.stderr, flush=True)
             tools = tool_times(a, progs, res, b)
-            lines = report(a, progs, res, cg, stats, b, load_before, started, tools)
+            print("bench: instructions and I1 misses under cachegrind (1/%d input)" % a.cg_shrink,
+                  file=sys.stderr, flush=True)
+            clock_free = clockless(a, progs, b, bdir, inputs)
+            lines = report(a, progs, res, cg, stats, b, load_before, started, tools, clock_free)
         else:
             lines = report(a, progs, res, {}, {}, b, load_before, started)
         if run_analyses:
@@ -1416,7 +1472,8 @@ def main():
     print("bench: table saved in %s" % out, file=sys.stderr)
     failed = sum(len(s.failures) for s in res.values()) + \
         sum(1 for k in b.broken if k[1] not in OPTIONAL and not res[k].failures) + \
-        sum(1 for t in tools.values() if not isinstance(t, dict))
+        sum(1 for t in tools.values() if not isinstance(t, dict)) + \
+        sum(1 for c in clock_free.values() if not isinstance(c, tuple))
     if failed:
         print("bench: %d runs or builds failed (see the table)" % failed, file=sys.stderr)
         return 1

@@ -91,6 +91,18 @@ static bool makes_call(class loop *l)
  * instruction, and no register keeping the count from one iteration to
  * the next (GCC's PRE did that around VdbeExec's dispatch loop, where
  * some paths make no call). */
+/* DP_ABI_TICK with its operand by number (gimple_build_asm_vec does not
+ * resolve names) */
+static const char *tick_text(void)
+{
+	static char text[sizeof DP_ABI_TICK];
+	if (!text[0]) {
+		strcpy(text, DP_ABI_TICK);
+		strcpy(strstr(text, "%[n]"), "%0");
+	}
+	return text;
+}
+
 static void tick_asm(gimple *tick)
 {
 	tree lhs = gimple_assign_lhs(tick);
@@ -98,12 +110,7 @@ static void tick_asm(gimple *tick)
 	gimple *load = dp_def_of(gimple_assign_rhs1(add));
 	vec<tree, va_gc> *out = NULL;
 	vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(3, "+m")), unshare_expr(lhs)));
-	static const char text[] = DP_ABI_TICK;
-	char *t = XNEWVEC(char, sizeof text);
-	strcpy(t, text);
-	strcpy(strstr(t, "%[n]"), "%0");
-	gasm *a = gimple_build_asm_vec(t, NULL, out, NULL, NULL);
-	XDELETEVEC(t);
+	gasm *a = gimple_build_asm_vec(tick_text(), NULL, out, NULL, NULL);
 	gimple_asm_set_volatile(a, true);
 	gimple_set_location(a, gimple_location(tick));
 	gimple_set_block(a, gimple_block(tick));
@@ -121,7 +128,7 @@ bool dp_tick_asm_p(gimple *s, tree *base, HOST_WIDE_INT *off)
 {
 	gasm *a = dyn_cast<gasm *>(s);
 	if (!a || gimple_asm_noutputs(a) != 1 || gimple_asm_ninputs(a) != 0 ||
-	    strncmp(gimple_asm_string(a), DP_ABI_TICK, strlen(DP_ABI_TICK) - 4))
+	    strcmp(gimple_asm_string(a), tick_text()))
 		return false;
 	tree m = TREE_VALUE(gimple_asm_output_op(a, 0));
 	if (TREE_CODE(m) != MEM_REF || TREE_CODE(TREE_OPERAND(m, 0)) != SSA_NAME)

@@ -86,11 +86,6 @@ static bool makes_call(class loop *l)
 	return call;
 }
 
-/* TICK (is_tick, of csd BASE) as one asm, DP_ABI_TICK, which names the
- * word as "+m": the load, the add and the store it was, in one
- * instruction, and no register keeping the count from one iteration to
- * the next (GCC's PRE did that around VdbeExec's dispatch loop, where
- * some paths make no call). */
 /* DP_ABI_TICK with its operand by number (gimple_build_asm_vec does not
  * resolve names) */
 static const char *tick_text(void)
@@ -103,6 +98,11 @@ static const char *tick_text(void)
 	return text;
 }
 
+/* TICK (is_tick) as one asm, DP_ABI_TICK, which names the count's word
+ * as "+m": the load, the add and the store it was, in one instruction,
+ * and no register keeping the count from one iteration to the next
+ * (GCC's PRE did that around VdbeExec's dispatch loop, where some paths
+ * make no call). */
 static void tick_asm(gimple *tick)
 {
 	tree lhs = gimple_assign_lhs(tick);

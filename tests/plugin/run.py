@@ -541,23 +541,27 @@ int main(void)
 """
 
 
+def each_calls_mode(stem, src, fn, label):
+    """SRC written to STEM.c and compiled to assembler at -O2 (ABI v2) in
+    both ways of counting calls: for each, (the extra arguments, a tag for
+    messages, FN's assembler, the source's path)."""
+    c = out(stem + ".c")
+    with open(c, "w") as f:
+        f.write(src)
+    for more in ([], ["--deepprof-arg=calls=surviving"]):
+        asm = out(stem + ".s")
+        cc(more + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
+        with open(asm) as f:
+            yield more, "%s %s" % (label, more or ""), fn_asm(f.read(), fn), c
+
+
 def test_tick_register():
     """A loop that makes no call and stores chars, which may alias the
     back-edge counter: its tick loads the count once where the loop is
     entered and stores it each iteration (ticks.cc), no add to memory in
     the loop (a chain through memory per iteration), in both ways of
     counting calls; the counts stay exact."""
-    c = out("upcase.c")
-    with open(c, "w") as f:
-        f.write(UPCASE_SRC)
-    for more in ([], ["--deepprof-arg=calls=surviving"]):
-        tag = "tick register %s" % (more or "")
-        asm = out("upcase.s")
-        cc(more + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
-        with open(asm) as f:
-            text = f.read()
-        body = text[text.index("\nup:"):]
-        body = body[:body.index(".size\tup")]
+    for more, tag, body, c in each_calls_mode("upcase", UPCASE_SRC, "up", "tick register"):
         # (under the sanitizers the loop calls their reports: not this case)
         check(any("-fsanitize" in f for f in EXTRA) or
               not re.search(r"\baddq\t\$1, 8\(%r", body) and re.search(r"\bmovq\t%r\w+, 8\(%r", body),
@@ -600,15 +604,7 @@ def test_tick_asm():
     paths that make no call; the call-free loop inside it still keeps its
     count in a register, and the counts of both stay exact (10 outer
     iterations, 29 inner ones)."""
-    c = out("tickasm.c")
-    with open(c, "w") as f:
-        f.write(TICK_ASM_SRC)
-    for more in ([], ["--deepprof-arg=calls=surviving"]):
-        tag = "tick asm %s" % (more or "")
-        asm = out("tickasm.s")
-        cc(more + ["-O2", "-S", c, "-o", asm], link=False, abi=2)
-        with open(asm) as f:
-            body = fn_asm(f.read(), "f")
+    for more, tag, body, c in each_calls_mode("tickasm", TICK_ASM_SRC, "f", "tick asm"):
         if not any("-fsanitize" in x for x in EXTRA):
             check(len(re.findall(r"\baddq\s+\$1, 8\(%r\w+\)", body)) == 1,
                   "%s: f's outer loop does not tick in one add:\n%s" % (tag, body))
